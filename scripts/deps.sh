@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gql needs to build and test, when missing.
+# Usage: scripts/deps.sh [--bench]   (--bench adds what the benchmarks use)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  libcriterion-dev libxxhash-dev libdouble-conversion-dev
+  libuv1-dev node-llhttp python3 python3-yaml curl
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(nodejs npm valgrind wrk hyperfine libcjson-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each for SECONDS.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-30}
+shift || true
+build=$root/build-fuzz
+CC=clang CXX=clang++ "$root/scripts/build.sh" "$build" -DGQL_FUZZ=ON \
+  -DGQL_BUILD_TESTS=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in "$root"/fuzz/fuzz_*.c; do targets+=("$(basename "$f" .c)"); done
+fi
+export UBSAN_OPTIONS=halt_on_error=1
+for t in "${targets[@]}"; do
+  corpus=$build/corpus/$t
+  mkdir -p "$corpus"
+  seeds=()
+  [[ -d "$root/fuzz/seeds/$t" ]] && seeds=("$root/fuzz/seeds/$t")
+  echo "fuzz: $t for ${secs}s"
+  "$build/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
+    -print_final_stats=0 "$corpus" "${seeds[@]}" 2>"$build/$t.log" || {
+    tail -n 60 "$build/$t.log"
+    echo "fuzz: $t FAILED"
+    exit 1
+  }
+  grep -E '^#[0-9]+ +DONE' "$build/$t.log" | tail -n 1 || true
+done
+echo "fuzz: ${#targets[@]} targets, no failure"

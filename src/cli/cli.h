@@ -1,0 +1,29 @@
+/* The gql command: shared helpers and the command table. */
+#ifndef GQL_CLI_H
+#define GQL_CLI_H
+
+#include "core/core.h"
+
+#include <stdio.h>
+
+typedef struct gql_cli_command {
+  const char *name;
+  const char *summary;
+  const char *usage; /* full help text for `gql CMD --help` */
+  int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} gql_cli_command;
+
+/* Reads a whole file ("-" or NULL: standard input) into a malloc'ed,
+ * NUL-terminated buffer. Returns NULL and prints a message on failure. */
+char *gql_cli_read_file(const char *path, size_t *len);
+/* The name to show for a path in messages ("<stdin>" for "-"). */
+const char *gql_cli_display_name(const char *path);
+/* True when argv has -h or --help. */
+bool gql_cli_wants_help(int argc, char **argv);
+/* Prints a command's usage to `f`. */
+void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
+
+/* The commands, each in its own file. */
+extern const gql_cli_command gql_cmd_format;
+
+#endif

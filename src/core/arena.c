@@ -1,0 +1,141 @@
+#include "core.h"
+
+#include <stdio.h>
+
+/* Blocks are chained newest first. The first block is kept by reset so a
+ * reused arena costs no allocator call in the steady state. */
+typedef struct block {
+  struct block *prev;
+  size_t size; /* bytes of data[] */
+  size_t used;
+  _Alignas(16) char data[];
+} block;
+
+struct gql_arena {
+  gql_allocator alc;
+  block *head;
+  size_t reserved;
+  size_t used;
+  size_t limit;
+};
+
+enum { FIRST_BLOCK = 4096 - sizeof(block), MAX_BLOCK_STEP = 1 << 20 };
+
+static block *block_new(gql_arena *a, size_t size) {
+  if (a->limit && a->reserved + size > a->limit)
+    return NULL;
+  block *b = a->alc.malloc(a->alc.ctx, sizeof(block) + size);
+  if (!b)
+    return NULL;
+  b->prev = a->head;
+  b->size = size;
+  b->used = 0;
+  a->head = b;
+  a->reserved += size;
+  return b;
+}
+
+gql_arena *gql_arena_new(const gql_allocator *alc) {
+  alc = gql_alc_or_default(alc);
+  gql_arena *a = alc->malloc(alc->ctx, sizeof *a);
+  if (!a)
+    return NULL;
+  *a = (gql_arena){.alc = *alc};
+  return a;
+}
+
+static void free_blocks(gql_arena *a, block *stop) {
+  while (a->head != stop) {
+    block *prev = a->head->prev;
+    a->reserved -= a->head->size;
+    a->alc.free(a->alc.ctx, a->head, sizeof(block) + a->head->size);
+    a->head = prev;
+  }
+}
+
+void gql_arena_free(gql_arena *a) {
+  if (!a)
+    return;
+  free_blocks(a, NULL);
+  gql_allocator alc = a->alc;
+  alc.free(alc.ctx, a, sizeof *a);
+}
+
+void gql_arena_reset(gql_arena *a) {
+  if (!a->head)
+    return;
+  block *first = a->head;
+  while (first->prev)
+    first = first->prev;
+  free_blocks(a, first);
+  first->used = 0;
+  a->used = 0;
+}
+
+void *gql_arena_alloc(gql_arena *a, size_t size) {
+  size = (size + 7) & ~(size_t)7;
+  block *b = a->head;
+  if (GQL_UNLIKELY(!b || b->size - b->used < size)) {
+    size_t want = b ? b->size * 2 : FIRST_BLOCK;
+    if (want > MAX_BLOCK_STEP)
+      want = MAX_BLOCK_STEP;
+    if (want < size)
+      want = size;
+    if (size > SIZE_MAX / 2)
+      return NULL;
+    b = block_new(a, want);
+    if (!b)
+      return NULL;
+  }
+  void *p = b->data + b->used;
+  b->used += size;
+  a->used += size;
+  return p;
+}
+
+size_t gql_arena_used(const gql_arena *a) { return a->used; }
+size_t gql_arena_reserved(const gql_arena *a) { return a->reserved; }
+void gql_arena_set_limit(gql_arena *a, size_t max_bytes) {
+  a->limit = max_bytes;
+}
+
+char *gql_arena_strndup(gql_arena *a, const char *s, size_t len) {
+  char *p = gql_arena_alloc(a, len + 1);
+  if (!p)
+    return NULL;
+  if (len)
+    memcpy(p, s, len);
+  p[len] = 0;
+  return p;
+}
+
+char *gql_arena_vsprintf(gql_arena *a, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0)
+    return NULL;
+  char *p = gql_arena_alloc(a, (size_t)n + 1);
+  if (p)
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+  return p;
+}
+
+char *gql_arena_sprintf(gql_arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *p = gql_arena_vsprintf(a, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void *gql_arena_grow(gql_arena *a, void *old, size_t old_cap, size_t new_cap,
+                     size_t elem) {
+  if (new_cap && elem > SIZE_MAX / new_cap)
+    return NULL;
+  void *p = gql_arena_alloc(a, new_cap * elem);
+  if (p && old && old_cap)
+    memcpy(p, old, old_cap * elem);
+  return p;
+}

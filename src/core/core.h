@@ -1,0 +1,110 @@
+/* Internal utilities shared by every part of libgql. */
+#ifndef GQL_CORE_H
+#define GQL_CORE_H
+
+#include "gql.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define GQL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GQL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GQL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define gql_container_of(ptr, type, member)                                    \
+  ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#define GQL_STR(lit) ((gql_str){(lit), sizeof(lit) - 1})
+
+static inline gql_str gql_str_from(const char *s, size_t n) {
+  return (gql_str){s, n};
+}
+static inline gql_str gql_cstr(const char *s) {
+  return (gql_str){s, s ? strlen(s) : 0};
+}
+static inline bool gql_str_eq(gql_str a, gql_str b) {
+  return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+static inline bool gql_str_eq_cstr(gql_str a, const char *b) {
+  size_t n = strlen(b);
+  return a.len == n && memcmp(a.ptr, b, n) == 0;
+}
+
+/* ---- allocator helpers: NULL allocator means libc */
+const gql_allocator *gql_alc_or_default(const gql_allocator *alc);
+void *gql_alc_malloc(const gql_allocator *alc, size_t size);
+void *gql_alc_realloc(const gql_allocator *alc, void *p, size_t old_size,
+                      size_t new_size);
+void gql_alc_free(const gql_allocator *alc, void *p, size_t size);
+
+/* ---- arena extras */
+/* Copies `len` bytes into the arena and NUL-terminates them. */
+char *gql_arena_strndup(gql_arena *arena, const char *s, size_t len);
+/* printf into the arena; NULL on failure. */
+char *gql_arena_sprintf(gql_arena *arena, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+char *gql_arena_vsprintf(gql_arena *arena, const char *fmt, va_list ap);
+/* Grows an arena array from `old_cap` to `new_cap` elements of `elem`
+ * bytes, copying the old contents (the old block is not reclaimed). */
+void *gql_arena_grow(gql_arena *arena, void *old, size_t old_cap,
+                     size_t new_cap, size_t elem);
+
+/* ---- byte buffer: a growable string on an allocator (not the arena), for
+ * output that is handed out or reused across requests. */
+typedef struct gql_buf {
+  char *data;
+  size_t len;
+  size_t cap;
+  const gql_allocator *alc;
+  bool failed; /* set once an allocation failed; later appends are dropped */
+} gql_buf;
+
+void gql_buf_init(gql_buf *b, const gql_allocator *alc);
+void gql_buf_free(gql_buf *b);
+bool gql_buf_reserve(gql_buf *b, size_t extra);
+void gql_buf_append(gql_buf *b, const void *p, size_t n);
+void gql_buf_printf(gql_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void gql_buf_putc(gql_buf *b, char c) {
+  if (GQL_LIKELY(b->len < b->cap) || gql_buf_reserve(b, 1))
+    b->data[b->len++] = c;
+}
+static inline void gql_buf_puts(gql_buf *b, const char *s) {
+  gql_buf_append(b, s, strlen(s));
+}
+static inline void gql_buf_put_str(gql_buf *b, gql_str s) {
+  gql_buf_append(b, s.ptr, s.len);
+}
+/* NUL-terminates (without counting the NUL in len); NULL when failed. */
+const char *gql_buf_cstr(gql_buf *b);
+
+/* ---- hashing (build time only): seeded XXH3 */
+uint64_t gql_hash(const void *p, size_t n, uint64_t seed);
+/* A per-process random seed, drawn once. */
+uint64_t gql_hash_seed(void);
+
+/* A string → uint32 map with open addressing, keys borrowed (not copied).
+ * Used where names are looked up while building (schema, documents). */
+typedef struct gql_strmap {
+  struct gql_strmap_slot *slots;
+  uint32_t cap; /* power of two or 0 */
+  uint32_t count;
+  uint64_t seed;
+  const gql_allocator *alc;
+} gql_strmap;
+
+void gql_strmap_init(gql_strmap *m, const gql_allocator *alc);
+void gql_strmap_free(gql_strmap *m);
+/* Inserts key → value unless present. Returns 1 when inserted, 0 when the
+ * key was present (value left as it was), negative on allocation failure. */
+int gql_strmap_put(gql_strmap *m, gql_str key, uint32_t value);
+/* Finds key; returns true and sets *value when present. */
+bool gql_strmap_get(const gql_strmap *m, gql_str key, uint32_t *value);
+
+/* ---- UTF-8 */
+/* Appends code point `cp` as UTF-8 to `out` (4 bytes room); returns bytes. */
+size_t gql_utf8_encode(uint32_t cp, char *out);
+/* Decodes one code point at s[0..n); returns its length or 0 if invalid. */
+size_t gql_utf8_decode(const char *s, size_t n, uint32_t *cp);
+
+#endif

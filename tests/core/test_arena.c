@@ -1,0 +1,115 @@
+#include "core/core.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+/* A counting allocator and one that fails after N calls. */
+typedef struct counting {
+  size_t mallocs, frees, live_bytes;
+  long fail_after; /* -1: never */
+} counting;
+
+static void *c_malloc(void *ctx, size_t size) {
+  counting *c = ctx;
+  if (c->fail_after == 0)
+    return NULL;
+  if (c->fail_after > 0)
+    c->fail_after--;
+  c->mallocs++;
+  c->live_bytes += size;
+  return malloc(size);
+}
+static void *c_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+  counting *c = ctx;
+  if (c->fail_after == 0)
+    return NULL;
+  if (c->fail_after > 0)
+    c->fail_after--;
+  c->mallocs++;
+  c->live_bytes += new_size - old_size;
+  return realloc(p, new_size);
+}
+static void c_free(void *ctx, void *p, size_t size) {
+  counting *c = ctx;
+  c->frees++;
+  c->live_bytes -= size;
+  free(p);
+}
+
+Test(arena, allocations_are_aligned_and_distinct) {
+  gql_arena *a = gql_arena_new(NULL);
+  cr_assert_not_null(a);
+  char *p = gql_arena_alloc(a, 3);
+  char *q = gql_arena_alloc(a, 5);
+  cr_assert_eq((uintptr_t)p % 8, 0);
+  cr_assert_eq((uintptr_t)q % 8, 0);
+  cr_assert(q >= p + 3);
+  cr_assert_eq(gql_arena_used(a), 16);
+  gql_arena_free(a);
+}
+
+Test(arena, large_allocations_get_their_own_block) {
+  gql_arena *a = gql_arena_new(NULL);
+  char *big = gql_arena_alloc(a, 5 << 20);
+  cr_assert_not_null(big);
+  memset(big, 1, 5 << 20);
+  cr_assert_geq(gql_arena_reserved(a), (size_t)5 << 20);
+  gql_arena_free(a);
+}
+
+Test(arena, free_returns_every_byte_to_the_allocator) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  for (int i = 0; i < 10000; i++)
+    cr_assert_not_null(gql_arena_alloc(a, 100));
+  cr_assert_gt(c.mallocs, 2);
+  gql_arena_free(a);
+  cr_assert_eq(c.mallocs, c.frees);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
+Test(arena, reset_keeps_first_block_so_reuse_does_not_allocate) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  gql_arena_alloc(a, 64);
+  gql_arena_reset(a);
+  size_t before = c.mallocs;
+  for (int i = 0; i < 10; i++) {
+    gql_arena_alloc(a, 64);
+    gql_arena_reset(a);
+  }
+  cr_assert_eq(c.mallocs, before);
+  cr_assert_eq(gql_arena_used(a), 0);
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
+Test(arena, failing_allocator_gives_null_not_a_crash) {
+  counting c = {.fail_after = 1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  cr_assert_not_null(a);
+  cr_assert_null(gql_arena_alloc(a, 16));
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
+Test(arena, limit_caps_reserved_bytes) {
+  gql_arena *a = gql_arena_new(NULL);
+  gql_arena_set_limit(a, 64 << 10);
+  size_t total = 0;
+  while (gql_arena_alloc(a, 1000))
+    total += 1000;
+  cr_assert_lt(total, (size_t)64 << 10);
+  cr_assert_leq(gql_arena_reserved(a), (size_t)64 << 10);
+  gql_arena_free(a);
+}
+
+Test(arena, sprintf_formats_into_the_arena) {
+  gql_arena *a = gql_arena_new(NULL);
+  char *s = gql_arena_sprintf(a, "Expected %s, found %d.", "Name", 42);
+  cr_assert_str_eq(s, "Expected Name, found 42.");
+  gql_arena_free(a);
+}
