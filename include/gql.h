@@ -116,9 +116,9 @@ GQL_API gql_location gql_location_of(const char *source, size_t source_len,
 
 /* Limits for the parser. Zero in a field means the default. */
 typedef struct gql_parse_options {
-  uint32_t max_tokens;  /* default 100,000 (graphql-js maxTokens) */
-  uint32_t max_depth;   /* nesting of selections, values, types; default 256 */
-  size_t max_size;      /* bytes of source; default 8 MiB */
+  uint32_t max_tokens; /* default 100,000 (graphql-js maxTokens) */
+  uint32_t max_depth;  /* nesting of selections, values, types; default 256 */
+  size_t max_size;     /* bytes of source; default 8 MiB */
 } gql_parse_options;
 
 #define GQL_DEFAULT_MAX_TOKENS 100000u
@@ -148,6 +148,55 @@ GQL_API int gql_parse(gql_arena *arena, const char *source, size_t len,
  * the arena and is NUL-terminated; its length goes to *len when not NULL. */
 GQL_API int gql_print(gql_arena *arena, const gql_document *doc,
                       const char **out, size_t *len);
+
+/* ---------------------------------------------------------------- schema */
+
+/* A GraphQL error as graphql-js reports it: a message and the places in the
+ * source it is about (possibly none). Strings live in the arena given by the
+ * caller of the function that produced it. */
+typedef struct gql_error {
+  const char *message;
+  gql_location *locations;
+  uint32_t nlocations;
+} gql_error;
+
+/* A schema built from SDL: long-lived, owns its memory (including a copy of
+ * the SDL text), immutable once built and safe to share between threads. */
+typedef struct gql_schema gql_schema;
+
+/* Builds a schema from SDL as graphql-js 16's buildASTSchema does, after the
+ * SDL validation rules (validateSDL) and followed by the type-system checks
+ * (validateSchema). `alc` (NULL: libc) provides the schema's memory.
+ * On failure returns GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM, sets *out to
+ * NULL and, when `err_arena` is not NULL, points *errors at the errors
+ * (allocated in err_arena; *nerrors of them). */
+GQL_API int gql_schema_from_sdl(const char *sdl, size_t len,
+                                const gql_allocator *alc, gql_schema **out,
+                                gql_arena *err_arena, const gql_error **errors,
+                                uint32_t *nerrors);
+/* Extends `base` with more SDL as graphql-js's extendSchema does, making a
+ * new schema (base is left as it was). Same contract as gql_schema_from_sdl. */
+GQL_API int gql_schema_extend(const gql_schema *base, const char *sdl,
+                              size_t len, const gql_allocator *alc,
+                              gql_schema **out, gql_arena *err_arena,
+                              const gql_error **errors, uint32_t *nerrors);
+/* Frees the schema and everything in it. NULL is allowed. */
+GQL_API void gql_schema_free(gql_schema *schema);
+/* Number of types (built-ins and introspection types included). */
+GQL_API uint32_t gql_schema_type_count(const gql_schema *schema);
+/* The index of the named type, or -1 when there is none. */
+GQL_API int64_t gql_schema_type_by_name(const gql_schema *schema,
+                                        const char *name, size_t len);
+/* The name of type `index` (NULL when out of range). */
+GQL_API gql_str gql_schema_type_name(const gql_schema *schema, uint32_t index);
+/* The index of field `name` of object or interface type `index`, or -1. */
+GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
+                                       uint32_t type_index, const char *name,
+                                       size_t len);
+/* Prints the schema as graphql-js 16's printSchema does (no trailing
+ * newline). The text lives in `arena`, NUL-terminated; length to *len. */
+GQL_API int gql_schema_print(const gql_schema *schema, gql_arena *arena,
+                             const char **out, size_t *len);
 
 #ifdef __cplusplus
 }
