@@ -122,7 +122,8 @@ static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
   return rc;
 }
 
-/* graphql-js printCodePointAt: <EOF>, "c" for printable ASCII, else U+XXXX.
+/* graphql-js printCodePointAt: <EOF>, "c" for printable ASCII ('"' for a
+ * double quote), else U+XXXX.
  * A malformed UTF-8 byte has no code point: the message then names the
  * byte instead, whatever the context. */
 static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
@@ -134,7 +135,7 @@ static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
     return fail(lx, pos, "Invalid UTF-8 byte 0x%02X.", (unsigned)cp);
   default:
     if (cp == '"')
-      return fail(lx, pos, "%s\"\\\"\".", prefix);
+      return fail(lx, pos, "%s'\"'.", prefix);
     if (cp >= 0x20 && cp <= 0x7E)
       return fail(lx, pos, "%s\"%c\".", prefix, (char)cp);
     return fail(lx, pos, "%sU+%04X.", prefix, (unsigned)cp);

@@ -899,7 +899,7 @@ static int finish(parser *p, void *result, gql_syntax_error *err) {
   if (result)
     return 0;
   if (err) {
-    err->message = p->message ? p->message : "Syntax Error: out of memory.";
+    err->message = p->message ? p->message : "Out of memory.";
     err->offset = p->err_offset;
     err->location = gql_location_of(p->lx.src, p->lx.len, p->err_offset);
   }
