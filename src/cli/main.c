@@ -5,6 +5,7 @@
 
 static const gql_cli_command *const commands[] = {
     &gql_cmd_format,
+    &gql_cmd_print_schema,
 };
 
 static void print_help(FILE *f) {

@@ -7,7 +7,7 @@
  *
  * Names are interned: the schema holds one copy of each name and equal names
  * are the same pointer, so two schema names compare by pointer. All strings
- * are gql_str slices into schema memory (NUL-terminated as well). Absent
+ * are gql_str slices into schema memory (names are NUL-terminated). Absent
  * strings (no description, not deprecated, ...) have ptr == NULL.
  *
  * The schema owns its arena, a copy of every SDL text it was built from and
@@ -179,7 +179,10 @@ struct gql_schema {
   uint32_t t_string, t_int, t_float, t_boolean, t_id;
   gql_strmap type_map;      /* name → type index */
   gql_strmap directive_map; /* name → directive index */
-  gql_strmap names;         /* interned names → unused */
+  gql_strmap names;         /* interned names → index in name_list */
+  gql_str *name_list;
+  uint32_t nnames, names_cap;
+  gql_document *builtin_doc; /* the built-in SDL, parsed */
 };
 
 /* ---- build */
@@ -192,7 +195,8 @@ typedef struct gql_schema_build_options {
   uint32_t max_errors;       /* cutoff for errors (0: 100) */
 } gql_schema_build_options;
 
-/* Builds a schema from SDL text (copied) with `opts` (NULL: defaults).
+/* Builds a schema from SDL text (copied) with `opts` (NULL: defaults);
+ * sdl NULL means no text at all (only the base or the built-ins).
  * Syntax, SDL and type-system errors go to `errors`. Returns 0,
  * GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM; *out is NULL on failure. */
 int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,

@@ -1,0 +1,50 @@
+/* Internals shared by the files of src/schema. */
+#ifndef GQL_SCHEMA_INTERNAL_H
+#define GQL_SCHEMA_INTERNAL_H
+
+#include "schema.h"
+
+/* The SDL of the built-in scalars, directives, introspection types and
+ * the meta-fields (on the pseudo-type __Meta). */
+gql_str gql_schema_builtin_sdl(void);
+/* String, Int, Float, Boolean, ID. */
+bool gql_schema_is_std_scalar_name(gql_str name);
+/* __Schema, __Type, ... */
+bool gql_schema_is_introspection_name(gql_str name);
+/* include, skip, deprecated, specifiedBy, oneOf. */
+bool gql_schema_is_std_directive_name(gql_str name);
+
+/* The interned copy of `name` (NUL-terminated, in the schema arena), made
+ * on first use; ptr NULL on allocation failure. */
+gql_str gql_schema_intern(gql_schema *s, gql_str name);
+
+/* The first directive named `name` in `dirs`, or NULL. */
+const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
+                                                const char *name);
+/* The argument named `name` of a directive node, or NULL. */
+const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
+                                              const char *name);
+
+/* Appends to `out` the default value `v` of an input of type `t` as
+ * graphql-js prints it (astFromValue(valueFromAST(v, t), t)); returns false
+ * (and appends nothing) when graphql-js would print no default. */
+bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
+                              const gql_ast_value *v, gql_buf *out);
+
+/* graphql-js isPrintableAsBlockString. */
+bool gql_is_printable_as_block_string(gql_str s);
+/* A description as printSchema prints it: block string when printable as
+ * one, else a quoted string. */
+void gql_schema_print_description_string(gql_buf *out, gql_str s);
+
+/* graphql-js suggestionList: the options within lexical distance of input,
+ * best first; up to `max` written to out; returns the count. */
+uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
+                             uint32_t noptions, gql_str *out, uint32_t max,
+                             gql_arena *scratch);
+/* graphql-js didYouMean: nothing, or " Did you mean [SUB ]\"a\", \"b\", or
+ * \"c\"?" (names quoted; at most 5) appended to out. `sub` may be NULL. */
+void gql_did_you_mean(gql_buf *out, const char *sub, const gql_str *names,
+                      uint32_t n);
+
+#endif

@@ -1,0 +1,219 @@
+/* The schema's life: copy and parse the SDL, validate it, build, check. */
+#include "internal.h"
+
+int gql_schema_build_docs(gql_schema *s, gql_error_list *errors);
+
+static gql_schema *schema_new(const gql_allocator *alc) {
+  alc = gql_alc_or_default(alc);
+  gql_arena *arena = gql_arena_new(alc);
+  if (!arena)
+    return NULL;
+  gql_schema *s = gql_arena_alloc(arena, sizeof *s);
+  if (!s) {
+    gql_arena_free(arena);
+    return NULL;
+  }
+  memset(s, 0, sizeof *s);
+  s->arena = arena;
+  s->alc = *alc;
+  s->query = s->mutation = s->subscription = GQL_NO_TYPE;
+  gql_strmap_init(&s->type_map, &s->alc);
+  gql_strmap_init(&s->directive_map, &s->alc);
+  gql_strmap_init(&s->names, &s->alc);
+  return s;
+}
+
+void gql_schema_free(gql_schema *s) {
+  if (!s)
+    return;
+  gql_strmap_free(&s->type_map);
+  gql_strmap_free(&s->directive_map);
+  gql_strmap_free(&s->names);
+  gql_arena_free(s->arena);
+}
+
+/* Copies `text` into the schema and parses it; a syntax error goes to
+ * `errors` with its location. */
+static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
+  uint32_t cap = s->nsources;
+  gql_schema_source *src =
+      gql_arena_grow(s->arena, s->sources, cap, cap + 1, sizeof *src);
+  char *copy = gql_arena_strndup(s->arena, text.ptr ? text.ptr : "", text.len);
+  if (!src || !copy)
+    return GQL_ENOMEM;
+  s->sources = src;
+  gql_schema_source *ns = &src[s->nsources];
+  ns->text = (gql_str){copy, text.len};
+  gql_syntax_error err = {0};
+  int rc = gql_parse(s->arena, copy, text.len, NULL, &ns->doc, &err);
+  if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
+    if (errors && err.message)
+      gql_error_list_push(
+          errors,
+          gql_arena_strndup(errors->arena, err.message, strlen(err.message)),
+          &err.location, 1);
+    return rc;
+  }
+  if (rc)
+    return rc;
+  s->nsources++;
+  return 0;
+}
+
+int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
+                     const gql_schema_build_options *opts, gql_schema **out,
+                     gql_error_list *errors) {
+  gql_schema_build_options o = {0};
+  if (opts)
+    o = *opts;
+  *out = NULL;
+  gql_schema *s = schema_new(alc);
+  if (!s)
+    return GQL_ENOMEM;
+  int rc = 0;
+  gql_syntax_error err = {0};
+  gql_str builtin = gql_schema_builtin_sdl();
+  rc = gql_parse(s->arena, builtin.ptr, builtin.len, NULL, &s->builtin_doc,
+                 &err);
+  if (rc)
+    goto fail;
+  if (o.base) {
+    for (uint32_t i = 0; i < o.base->nsources && !rc; i++)
+      rc = add_source(s, o.base->sources[i].text, NULL);
+    if (rc)
+      goto fail;
+  }
+  if (sdl) {
+    rc = add_source(s, (gql_str){sdl, len}, errors);
+    if (rc)
+      goto fail;
+  }
+  if (sdl && !o.skip_sdl_validation) {
+    const gql_schema_source *src = &s->sources[s->nsources - 1];
+    uint32_t before = errors ? errors->count : 0;
+    rc = gql_sdl_validate(src->doc, src->text, o.base, NULL, errors);
+    if (rc)
+      goto fail;
+    if (errors && errors->count > before) {
+      rc = GQL_ESCHEMA;
+      goto fail;
+    }
+  }
+  rc = gql_schema_build_docs(s, errors);
+  if (rc)
+    goto fail;
+  if (!o.skip_type_validation) {
+    uint32_t before = errors ? errors->count : 0;
+    gql_error_list scratch;
+    gql_arena *tmp = NULL;
+    gql_error_list *el = errors;
+    if (!el) {
+      tmp = gql_arena_new(alc);
+      if (!tmp) {
+        rc = GQL_ENOMEM;
+        goto fail;
+      }
+      gql_error_list_init(&scratch, tmp, 1);
+      el = &scratch;
+    }
+    rc = gql_schema_validate(s, el);
+    bool bad = el->count > (errors ? before : 0) || el->truncated;
+    gql_arena_free(tmp);
+    if (!rc && bad)
+      rc = GQL_ESCHEMA;
+    if (rc)
+      goto fail;
+  }
+  *out = s;
+  return 0;
+fail:
+  if (errors && errors->nomem && !rc)
+    rc = GQL_ENOMEM;
+  gql_schema_free(s);
+  return rc;
+}
+
+/* ---- public API */
+
+static int public_build(const gql_schema *base, const char *sdl, size_t len,
+                        const gql_allocator *alc, gql_schema **out,
+                        gql_arena *err_arena, const gql_error **errors,
+                        uint32_t *nerrors) {
+  gql_error_list list;
+  if (errors)
+    *errors = NULL;
+  if (nerrors)
+    *nerrors = 0;
+  if (!out || (!sdl && len))
+    return GQL_EINVAL;
+  if (err_arena)
+    gql_error_list_init(&list, err_arena, 100);
+  gql_schema_build_options o = {.base = base};
+  int rc = gql_schema_build(sdl ? sdl : "", len, alc, &o, out,
+                            err_arena ? &list : NULL);
+  if (err_arena) {
+    if (errors)
+      *errors = list.items;
+    if (nerrors)
+      *nerrors = list.count;
+  }
+  return rc;
+}
+
+int gql_schema_from_sdl(const char *sdl, size_t len, const gql_allocator *alc,
+                        gql_schema **out, gql_arena *err_arena,
+                        const gql_error **errors, uint32_t *nerrors) {
+  return public_build(NULL, sdl, len, alc, out, err_arena, errors, nerrors);
+}
+
+int gql_schema_extend(const gql_schema *base, const char *sdl, size_t len,
+                      const gql_allocator *alc, gql_schema **out,
+                      gql_arena *err_arena, const gql_error **errors,
+                      uint32_t *nerrors) {
+  if (!base) {
+    if (out)
+      *out = NULL;
+    return GQL_EINVAL;
+  }
+  return public_build(base, sdl, len, alc, out, err_arena, errors, nerrors);
+}
+
+uint32_t gql_schema_type_count(const gql_schema *s) {
+  return s->ntypes;
+}
+
+int64_t gql_schema_type_by_name(const gql_schema *s, const char *name,
+                                size_t len) {
+  uint32_t id = gql_schema_type_index(s, (gql_str){name, len});
+  return id == GQL_NO_TYPE ? -1 : (int64_t)id;
+}
+
+gql_str gql_schema_type_name(const gql_schema *s, uint32_t index) {
+  return index < s->ntypes ? s->types[index].name : (gql_str){NULL, 0};
+}
+
+int64_t gql_schema_field_index(const gql_schema *s, uint32_t type_index,
+                               const char *name, size_t len) {
+  if (type_index >= s->ntypes)
+    return -1;
+  const gql_type *t = &s->types[type_index];
+  const gql_field *f = gql_type_field(t, (gql_str){name, len});
+  return f ? (int64_t)(f - t->fields) : -1;
+}
+
+int gql_schema_print(const gql_schema *s, gql_arena *arena, const char **out,
+                     size_t *len) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_schema_print_sdl(s, &b);
+  const char *c = gql_buf_cstr(&b);
+  char *copy = c ? gql_arena_strndup(arena, c, b.len) : NULL;
+  size_t n = b.len;
+  gql_buf_free(&b);
+  if (!copy)
+    return GQL_ENOMEM;
+  *out = copy;
+  if (len)
+    *len = n;
+  return 0;
+}
