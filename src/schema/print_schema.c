@@ -538,6 +538,8 @@ static void print_type(const gql_schema *s, gql_buf *out, const gql_type *t) {
   case GQL_TYPE_INPUT_OBJECT:
     gql_buf_puts(out, "input ");
     gql_buf_put_str(out, t->name);
+    if (t->one_of)
+      gql_buf_puts(out, " @oneOf");
     if (t->ninput_fields) {
       gql_buf_puts(out, " {\n");
       for (uint32_t i = 0; i < t->ninput_fields; i++) {

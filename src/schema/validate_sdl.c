@@ -631,8 +631,8 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
       print_ast_type(&b, a->type);
       gql_str ts = msg_buf_str(c, &b);
       report(c, &d->h.start, 1,
-             "Argument \"@%.*s(%.*s:)\" of type \"%.*s\" is required, but it "
-             "was not provided.",
+             "Directive \"@%.*s\" argument \"%.*s\" of type \"%.*s\" is "
+             "required, but it was not provided.",
              NAMEF(dname), NAMEF(an), NAMEF(ts));
     }
     return;
@@ -653,8 +653,8 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
       print_ast_type(&b, a->ast->type);
     gql_str ts = msg_buf_str(c, &b);
     report(c, &d->h.start, 1,
-           "Argument \"@%.*s(%.*s:)\" of type \"%.*s\" is required, but it "
-           "was not provided.",
+           "Directive \"@%.*s\" argument \"%.*s\" of type \"%.*s\" is "
+           "required, but it was not provided.",
            NAMEF(dname), NAMEF(a->name), NAMEF(ts));
   }
 }
