@@ -75,7 +75,7 @@ static int run_rule(const char *rule, const gql_schema *base, const char *src,
 
 static int run(int argc, char **argv) {
   const char *path = NULL, *base_path = NULL, *rule = NULL;
-  bool json = false;
+  bool json = false, assume_valid = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--base") == 0 && i + 1 < argc) {
       base_path = argv[++i];
@@ -83,6 +83,10 @@ static int run(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--sdl-rule") == 0 && i + 1 < argc) {
       rule = argv[++i];
+      continue;
+    }
+    if (strcmp(argv[i], "--assume-valid") == 0) {
+      assume_valid = true;
       continue;
     }
     if (strcmp(argv[i], "--json-errors") == 0) {
@@ -137,7 +141,8 @@ static int run(int argc, char **argv) {
     status = run_rule(rule, base, src, len, path, arena, json);
     goto done;
   }
-  gql_schema_build_options o = {.base = base};
+  gql_schema_build_options o = {.base = base,
+                                .skip_type_validation = assume_valid};
   int rc = gql_schema_build(src, len, NULL, &o, &schema, &errors);
   if (rc) {
     if (!errors.count)
@@ -177,5 +182,7 @@ const gql_cli_command gql_cmd_print_schema = {
     "  --base BASE       FILE extends the schema in BASE (extendSchema)\n"
     "  --sdl-rule RULE   only run the SDL validation rule RULE (or 'all')\n"
     "                    and report its errors; print no schema\n"
+    "  --assume-valid    skip the type-system checks (graphql-js\n"
+    "                    validateSchema); SDL rules still apply\n"
     "  --json-errors     report errors as a JSON array on standard output\n",
     run};

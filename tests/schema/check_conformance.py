@@ -53,7 +53,7 @@ fixture = open(os.path.join(conf, 'fixtures', 'validation-testSchema.printed.gra
 schemas.append(fixture.rstrip('\n'))
 ok = 0
 for s in schemas:
-    r = run([write('s.graphql', s)])
+    r = run(['--assume-valid', write('s.graphql', s)])
     if r.returncode == 0 and r.stdout == s + '\n':
         ok += 1
     elif verbose:
