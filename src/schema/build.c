@@ -9,8 +9,6 @@
  */
 #include "internal.h"
 
-#include <stdlib.h>
-
 typedef struct builder {
   gql_schema *s;
   gql_error_list *errors;
@@ -610,14 +608,16 @@ static void remap_fields(const uint32_t *map, gql_field *f, uint32_t n) {
 static void finish_order(builder *b) {
   gql_schema *s = b->s;
   uint32_t n = b->ntypes;
-  bool *in_set = calloc(n, sizeof *in_set);
-  uint32_t *order = malloc((size_t)n * sizeof *order);
-  uint32_t *map = malloc((size_t)n * sizeof *map);
+  /* scratch in the schema arena: a few bytes per type */
+  bool *in_set = gql_arena_alloc(s->arena, (size_t)n * sizeof *in_set);
+  uint32_t *order = gql_arena_alloc(s->arena, (size_t)n * sizeof *order);
+  uint32_t *map = gql_arena_alloc(s->arena, (size_t)n * sizeof *map);
   gql_type *types = gql_arena_alloc(s->arena, (size_t)n * sizeof *types);
   if (!in_set || !order || !map || !types) {
     b->rc = GQL_ENOMEM;
-    goto done;
+    return;
   }
+  memset(in_set, 0, (size_t)n * sizeof *in_set);
   order_state o = {b, in_set, order, 0};
   for (uint32_t i = 0; i < b->nconfig; i++)
     in_set[b->config[i]] = true;
@@ -653,10 +653,6 @@ static void finish_order(builder *b) {
       *roots[i] = map[*roots[i]];
   s->types = types;
   s->ntypes = o.n;
-done:
-  free(in_set);
-  free(order);
-  free(map);
 }
 
 /* Possible types of abstract types, implementing interfaces, name maps. */

@@ -45,7 +45,10 @@ static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
   gql_schema_source *ns = &src[s->nsources];
   ns->text = (gql_str){copy, text.len};
   gql_syntax_error err = {0};
-  int rc = gql_parse(s->arena, copy, text.len, NULL, &ns->doc, &err);
+  /* SDL comes from the service, not from clients: big schemas are fine */
+  gql_parse_options po = {.max_tokens = UINT32_MAX,
+                          .max_size = (size_t)1 << 30};
+  int rc = gql_parse(s->arena, copy, text.len, &po, &ns->doc, &err);
   if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
     if (errors && err.message)
       gql_error_list_push(
@@ -60,6 +63,11 @@ static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
   return 0;
 }
 
+/* True when errors were added to `l` since (count, truncated) was taken. */
+static bool grew(const gql_error_list *l, uint32_t count, bool truncated) {
+  return l->count > count || (l->truncated && !truncated);
+}
+
 int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
                      const gql_schema_build_options *opts, gql_schema **out,
                      gql_error_list *errors) {
@@ -67,68 +75,55 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
   if (opts)
     o = *opts;
   *out = NULL;
+  /* without a list from the caller, errors still need somewhere to go */
+  gql_error_list scratch;
+  gql_arena *tmp = NULL;
+  if (!errors) {
+    tmp = gql_arena_new(alc);
+    if (!tmp)
+      return GQL_ENOMEM;
+    gql_error_list_init(&scratch, tmp, 1);
+    errors = &scratch;
+  }
+  uint32_t count0 = errors->count;
+  bool trunc0 = errors->truncated;
   gql_schema *s = schema_new(alc);
-  if (!s)
-    return GQL_ENOMEM;
-  int rc = 0;
+  int rc = s ? 0 : GQL_ENOMEM;
+  if (rc)
+    goto fail;
   gql_syntax_error err = {0};
   gql_str builtin = gql_schema_builtin_sdl();
   rc = gql_parse(s->arena, builtin.ptr, builtin.len, NULL, &s->builtin_doc,
                  &err);
+  for (uint32_t i = 0; o.base && i < o.base->nsources && !rc; i++)
+    rc = add_source(s, o.base->sources[i].text, NULL);
+  if (!rc && sdl)
+    rc = add_source(s, (gql_str){sdl, len}, errors);
   if (rc)
     goto fail;
-  if (o.base) {
-    for (uint32_t i = 0; i < o.base->nsources && !rc; i++)
-      rc = add_source(s, o.base->sources[i].text, NULL);
-    if (rc)
-      goto fail;
-  }
-  if (sdl) {
-    rc = add_source(s, (gql_str){sdl, len}, errors);
-    if (rc)
-      goto fail;
-  }
   if (sdl && !o.skip_sdl_validation) {
     const gql_schema_source *src = &s->sources[s->nsources - 1];
-    uint32_t before = errors ? errors->count : 0;
-    rc = gql_sdl_validate(src->doc, src->text, o.base, NULL, errors);
+    rc = gql_sdl_validate(src->doc, src->text, o.base, NULL, errors, &s->alc);
+    if (!rc && grew(errors, count0, trunc0))
+      rc = GQL_ESCHEMA;
     if (rc)
       goto fail;
-    if (errors && errors->count > before) {
-      rc = GQL_ESCHEMA;
-      goto fail;
-    }
   }
   rc = gql_schema_build_docs(s, errors);
+  if (!rc && !o.skip_type_validation) {
+    rc = gql_schema_validate(s, errors);
+    if (!rc && grew(errors, count0, trunc0))
+      rc = GQL_ESCHEMA;
+  }
   if (rc)
     goto fail;
-  if (!o.skip_type_validation) {
-    uint32_t before = errors ? errors->count : 0;
-    gql_error_list scratch;
-    gql_arena *tmp = NULL;
-    gql_error_list *el = errors;
-    if (!el) {
-      tmp = gql_arena_new(alc);
-      if (!tmp) {
-        rc = GQL_ENOMEM;
-        goto fail;
-      }
-      gql_error_list_init(&scratch, tmp, 1);
-      el = &scratch;
-    }
-    rc = gql_schema_validate(s, el);
-    bool bad = el->count > (errors ? before : 0) || el->truncated;
-    gql_arena_free(tmp);
-    if (!rc && bad)
-      rc = GQL_ESCHEMA;
-    if (rc)
-      goto fail;
-  }
+  gql_arena_free(tmp);
   *out = s;
   return 0;
 fail:
-  if (errors && errors->nomem && !rc)
+  if (errors->nomem)
     rc = GQL_ENOMEM;
+  gql_arena_free(tmp);
   gql_schema_free(s);
   return rc;
 }

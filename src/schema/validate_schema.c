@@ -5,8 +5,6 @@
  */
 #include "internal.h"
 
-#include <stdlib.h>
-
 typedef struct vctx {
   const gql_schema *s;
   gql_error_list *errors;
@@ -521,7 +519,13 @@ static void validate_input_fields(vctx *c, const gql_type *t) {
 
 /* Input object cycles through non-null fields (graphql-js
  * createInputObjectCircularRefsValidator), iterative to bound the stack. */
+typedef struct cycle_frame {
+  uint32_t type;
+  uint32_t next_field;
+} cycle_frame;
+
 typedef struct cycle_state {
+  cycle_frame *stack; /* one frame per type at most */
   bool *visited;
   int32_t *path_index; /* per type: index in path, or -1 */
   const gql_input_value **path;
@@ -529,18 +533,11 @@ typedef struct cycle_state {
 } cycle_state;
 
 static void detect_cycles(vctx *c, cycle_state *st, uint32_t root) {
-  typedef struct frame {
-    uint32_t type;
-    uint32_t next_field;
-  } frame;
+  typedef cycle_frame frame;
   const gql_schema *s = c->s;
   if (st->visited[root])
     return;
-  frame *stack = malloc((size_t)s->ntypes * sizeof *stack);
-  if (!stack) {
-    c->rc = GQL_ENOMEM;
-    return;
-  }
+  frame *stack = st->stack;
   uint32_t depth = 0;
   st->visited[root] = true;
   st->path_index[root] = (int32_t)st->npath;
@@ -594,7 +591,6 @@ static void detect_cycles(vctx *c, cycle_state *st, uint32_t root) {
     gql_buf_free(&b);
     st->npath--;
   }
-  free(stack);
 }
 
 int gql_schema_validate(const gql_schema *s, gql_error_list *errors) {
@@ -602,14 +598,16 @@ int gql_schema_validate(const gql_schema *s, gql_error_list *errors) {
   if (!c.scratch)
     return GQL_ENOMEM;
   cycle_state st = {0};
-  st.visited = calloc(s->ntypes ? s->ntypes : 1, sizeof *st.visited);
-  st.path_index =
-      malloc((size_t)(s->ntypes ? s->ntypes : 1) * sizeof *st.path_index);
-  st.path = malloc((size_t)(s->ntypes ? s->ntypes : 1) * sizeof *st.path);
-  if (!st.visited || !st.path_index || !st.path) {
+  size_t n = s->ntypes ? s->ntypes : 1;
+  st.visited = gql_arena_alloc(c.scratch, n * sizeof *st.visited);
+  st.path_index = gql_arena_alloc(c.scratch, n * sizeof *st.path_index);
+  st.path = gql_arena_alloc(c.scratch, n * sizeof *st.path);
+  st.stack = gql_arena_alloc(c.scratch, n * sizeof *st.stack);
+  if (!st.visited || !st.path_index || !st.path || !st.stack) {
     c.rc = GQL_ENOMEM;
     goto done;
   }
+  memset(st.visited, 0, n * sizeof *st.visited);
   for (uint32_t i = 0; i < s->ntypes; i++)
     st.path_index[i] = -1;
   validate_roots(&c);
@@ -639,9 +637,6 @@ int gql_schema_validate(const gql_schema *s, gql_error_list *errors) {
     }
   }
 done:
-  free(st.visited);
-  free(st.path_index);
-  free(st.path);
   gql_arena_free(c.scratch);
   return c.rc;
 }

@@ -55,7 +55,8 @@ typedef struct ctx {
   const gql_schema *dir_schema; /* where known directives come from */
   gql_error_list *errors;
   gql_arena *arena; /* scratch */
-  uint32_t rules;   /* bit per rule */
+  const gql_allocator *alc;
+  uint32_t rules; /* bit per rule */
   int rc;
   /* directives known to the rules (schema's or the specified ones, then
    * the document's definitions) */
@@ -441,7 +442,7 @@ static void possible_type_extensions(ctx *c, const gql_ast_type_def *n) {
   gql_str sugg[5];
   uint32_t ns = gql_suggestion_list(name, opts, nopt, sugg, 5, c->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_buf_init(&b, c->alc);
   gql_did_you_mean(&b, NULL, sugg, ns);
   gql_str dym = msg_buf_str(c, &b);
   report(c, &n->name.start, 1,
@@ -492,7 +493,7 @@ static void known_type_name(ctx *c, const gql_ast_type *t, bool sdl) {
   gql_str sugg[5];
   uint32_t ns = gql_suggestion_list(name, opts, n, sugg, 5, c->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_buf_init(&b, c->alc);
   gql_did_you_mean(&b, NULL, sugg, ns);
   gql_str dym = msg_buf_str(c, &b);
   report(c, &t->h.start, 1, "Unknown type \"%.*s\".%.*s", NAMEF(name),
@@ -582,7 +583,7 @@ static void known_arg_names(ctx *c, const gql_ast_directive *d,
     gql_str sugg[5];
     uint32_t ns = gql_suggestion_list(an, known, nknown, sugg, 5, c->arena);
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_buf_init(&b, c->alc);
     gql_did_you_mean(&b, NULL, sugg, ns);
     gql_str dym = msg_buf_str(c, &b);
     report(c, &a->h.start, 1,
@@ -627,7 +628,7 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
       if (dup || arg_given(d, an))
         continue;
       gql_buf b;
-      gql_buf_init(&b, NULL);
+      gql_buf_init(&b, c->alc);
       print_ast_type(&b, a->type);
       gql_str ts = msg_buf_str(c, &b);
       report(c, &d->h.start, 1,
@@ -646,7 +647,7 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
     if (arg_given(d, a->name))
       continue;
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_buf_init(&b, c->alc);
     if (s)
       gql_type_ref_print(s, a->type, &b);
     else if (a->ast)
@@ -924,11 +925,11 @@ bool gql_sdl_rule_exists(const char *rule) {
 
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
-                     gql_error_list *errors) {
+                     gql_error_list *errors, const gql_allocator *alc) {
   ctx c = {.doc = doc, .src = source, .schema = base, .errors = errors};
   if (rule_mask(rule, &c.rules))
     return GQL_ENOTFOUND;
-  const gql_allocator *alc = base ? &base->alc : NULL;
+  c.alc = alc;
   c.arena = gql_arena_new(alc);
   if (!c.arena)
     return GQL_ENOMEM;
