@@ -19,7 +19,6 @@ typedef struct builder {
   gql_strmap tmap;         /* name → temporary index */
   uint32_t *config;        /* config.types order (temporary indices) */
   uint32_t nconfig, config_cap;
-  uint32_t first_doc_config;     /* entries of config from the first user doc */
   const gql_ast_type_def **exts; /* type extensions in document order */
   uint32_t nexts, exts_cap;
   const gql_ast_directive_def **dirdefs; /* user directive definitions */
@@ -249,7 +248,6 @@ static void register_doc(builder *b, const gql_document *doc, bool first) {
     }
   }
   if (first) {
-    b->first_doc_config = b->nconfig;
     b->first_doc_dirdefs = b->ndirdefs;
   }
 }
@@ -521,11 +519,18 @@ static void set_roots(builder *b) {
         s->subscription = r.type;
     }
   }
-  if (!b->first_doc_has_schema_def) {
-    /* buildASTSchema: the types named Query, Mutation, Subscription */
-    for (uint32_t i = 0; i < b->first_doc_config; i++) {
-      uint32_t id = b->config[i];
-      gql_str name = b->types[id].name;
+  if (!b->first_doc_has_schema_def && s->nsources) {
+    /* buildASTSchema: the types named Query, Mutation, Subscription among
+     * the first document's definitions */
+    const gql_document *doc = s->sources[0].doc;
+    for (uint32_t i = 0; i < doc->definitions.count; i++) {
+      const gql_ast_node *n = doc->definitions.items[i];
+      if (!gql_ast_is_type_definition(n->kind))
+        continue;
+      gql_str name = gql_ast_name_str(((const gql_ast_type_def *)n)->name);
+      uint32_t id;
+      if (!gql_strmap_get(&b->tmap, name, &id))
+        continue;
       if (gql_str_eq_cstr(name, "Query"))
         s->query = id;
       else if (gql_str_eq_cstr(name, "Mutation"))
@@ -721,12 +726,39 @@ static void build_meta(builder *b) {
   b->s->meta_schema.ast = b->s->meta_type.ast = b->s->meta_typename.ast = NULL;
 }
 
-int gql_schema_build_docs(gql_schema *s, gql_error_list *errors) {
+/* extendSchema keeps the base's whole type map (built-ins and introspection
+ * types included) in its order, then adds the new definitions. */
+static void base_config(builder *b, const gql_schema *base, uint32_t start) {
+  uint32_t nnew = b->nconfig - start;
+  uint32_t *fresh =
+      gql_arena_alloc(b->s->arena, (size_t)(nnew ? nnew : 1) * sizeof *fresh);
+  if (!fresh) {
+    b->rc = GQL_ENOMEM;
+    return;
+  }
+  memcpy(fresh, b->config + start, (size_t)nnew * sizeof *fresh);
+  b->nconfig = 0;
+  for (uint32_t i = 0; i < base->ntypes && !b->rc; i++) {
+    uint32_t id;
+    if (gql_strmap_get(&b->tmap, base->types[i].name, &id))
+      push_config(b, id);
+  }
+  for (uint32_t i = 0; i < nnew && !b->rc; i++)
+    push_config(b, fresh[i]);
+}
+
+int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
+                          gql_error_list *errors) {
   builder b = {.s = s, .errors = errors};
   gql_strmap_init(&b.tmap, &s->alc);
   register_builtins(&b, s->builtin_doc);
-  for (uint32_t i = 0; i < s->nsources && !b.rc; i++)
+  uint32_t last_start = 0;
+  for (uint32_t i = 0; i < s->nsources && !b.rc; i++) {
+    last_start = b.nconfig;
     register_doc(&b, s->sources[i].doc, i == 0);
+  }
+  if (!b.rc && base)
+    base_config(&b, base, last_start);
   if (!b.rc)
     attach_extensions(&b);
   for (uint32_t i = 0; i < b.ntypes && !b.rc; i++)

@@ -1,7 +1,8 @@
 /* The schema's life: copy and parse the SDL, validate it, build, check. */
 #include "internal.h"
 
-int gql_schema_build_docs(gql_schema *s, gql_error_list *errors);
+int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
+                          gql_error_list *errors);
 
 static gql_schema *schema_new(const gql_allocator *alc) {
   alc = gql_alc_or_default(alc);
@@ -109,7 +110,7 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
     if (rc)
       goto fail;
   }
-  rc = gql_schema_build_docs(s, errors);
+  rc = gql_schema_build_docs(s, o.base, errors);
   if (!rc && !o.skip_type_validation) {
     rc = gql_schema_validate(s, errors);
     if (!rc && grew(errors, count0, trunc0))
