@@ -15,6 +15,7 @@ typedef struct builder {
   gql_type *types; /* temporary indices */
   uint32_t ntypes, cap;
   uint32_t *ext_cap;       /* per type: capacity of extensions */
+  uint8_t *in_config;      /* per type: already in config */
   uint32_t nbuiltin_types; /* temporary indices [0, nbuiltin_types) */
   gql_strmap tmap;         /* name → temporary index */
   uint32_t *config;        /* config.types order (temporary indices) */
@@ -145,18 +146,22 @@ static uint32_t new_type(builder *b, const gql_ast_type_def *def,
         gql_arena_grow(b->s->arena, b->types, b->cap, ncap, sizeof *t);
     uint32_t *e =
         gql_arena_grow(b->s->arena, b->ext_cap, b->cap, ncap, sizeof *e);
-    if (!t || !e) {
+    uint8_t *ic =
+        gql_arena_grow(b->s->arena, b->in_config, b->cap, ncap, sizeof *ic);
+    if (!t || !e || !ic) {
       b->rc = GQL_ENOMEM;
       return GQL_NO_TYPE;
     }
     b->types = t;
     b->ext_cap = e;
+    b->in_config = ic;
     b->cap = ncap;
   }
   uint32_t id = b->ntypes++;
   gql_type *t = &b->types[id];
   memset(t, 0, sizeof *t);
   b->ext_cap[id] = 0;
+  b->in_config[id] = 0;
   switch (def->h.kind) {
   case GQL_AST_SCALAR_TYPE_DEFINITION:
     t->kind = GQL_TYPE_SCALAR;
@@ -188,9 +193,9 @@ static uint32_t new_type(builder *b, const gql_ast_type_def *def,
 }
 
 static void push_config(builder *b, uint32_t id) {
-  for (uint32_t i = 0; i < b->nconfig; i++)
-    if (b->config[i] == id)
-      return;
+  if (b->in_config[id])
+    return;
+  b->in_config[id] = 1;
   PUSH(b, b->config, b->nconfig, b->config_cap, id);
 }
 
@@ -269,13 +274,17 @@ static void attach_extensions(builder *b) {
 /* ---- contents */
 
 static void resolve_ref(builder *b, const gql_ast_type *at, gql_type_ref *out) {
-  char mods[64];
+  char small[32];
+  char *mods = small;
   uint32_t n = 0;
+  for (const gql_ast_type *t = at; t->h.kind != GQL_AST_NAMED_TYPE; t = t->of)
+    n++;
+  if (n > sizeof small && !(mods = gql_arena_alloc(b->s->arena, n))) {
+    b->rc = GQL_ENOMEM;
+    return;
+  }
+  n = 0;
   while (at->h.kind != GQL_AST_NAMED_TYPE) {
-    if (n == sizeof mods) {
-      b->rc = GQL_ELIMIT;
-      return;
-    }
     mods[n++] = at->h.kind == GQL_AST_LIST_TYPE ? 'L' : '!';
     at = at->of;
   }
@@ -672,33 +681,39 @@ static void finish_indexes(builder *b) {
       t->npossible = t->nmembers;
     }
   }
-  for (uint32_t i = 0; i < s->ntypes && !b->rc; i++) {
-    gql_type *t = &s->types[i];
-    if (t->kind != GQL_TYPE_OBJECT && t->kind != GQL_TYPE_INTERFACE)
-      continue;
-    for (uint32_t j = 0; j < t->ninterfaces && !b->rc; j++) {
-      gql_type *iface = &s->types[t->interfaces[j]];
-      if (iface->kind != GQL_TYPE_INTERFACE)
+  /* implementations of each interface: count, allocate, fill (objects
+   * into possible, interfaces into implementing_interfaces, type order) */
+  for (int pass = 0; pass < 2 && !b->rc; pass++) {
+    for (uint32_t i = 0; i < s->ntypes; i++) {
+      gql_type *t = &s->types[i];
+      if (t->kind != GQL_TYPE_OBJECT && t->kind != GQL_TYPE_INTERFACE)
         continue;
-      /* capacities are not tracked: grow one at a time, rare enough */
-      uint32_t **arr = t->kind == GQL_TYPE_OBJECT
-                           ? &iface->possible
-                           : &iface->implementing_interfaces;
-      uint32_t *cnt = t->kind == GQL_TYPE_OBJECT
-                          ? &iface->npossible
-                          : &iface->nimplementing_interfaces;
-      bool dup = false;
-      for (uint32_t k = 0; k < *cnt; k++)
-        dup |= (*arr)[k] == i;
-      if (dup)
-        continue;
-      uint32_t *g = gql_arena_grow(s->arena, *arr, *cnt, *cnt + 1, sizeof *g);
-      if (!g) {
-        b->rc = GQL_ENOMEM;
-        return;
+      for (uint32_t j = 0; j < t->ninterfaces; j++) {
+        gql_type *iface = &s->types[t->interfaces[j]];
+        if (iface->kind != GQL_TYPE_INTERFACE)
+          continue;
+        bool obj = t->kind == GQL_TYPE_OBJECT;
+        uint32_t *cnt =
+            obj ? &iface->npossible : &iface->nimplementing_interfaces;
+        uint32_t *arr = obj ? iface->possible : iface->implementing_interfaces;
+        if (pass == 0) {
+          (*cnt)++;
+        } else if (*cnt == 0 || arr[*cnt - 1] != i) {
+          arr[(*cnt)++] = i;
+        }
       }
-      g[(*cnt)++] = i;
-      *arr = g;
+    }
+    for (uint32_t i = 0; pass == 0 && i < s->ntypes && !b->rc; i++) {
+      gql_type *t = &s->types[i];
+      if (t->kind != GQL_TYPE_INTERFACE)
+        continue;
+      size_t n1 = t->npossible, n2 = t->nimplementing_interfaces;
+      t->possible = gql_arena_alloc(s->arena, (n1 ? n1 : 1) * sizeof(uint32_t));
+      t->implementing_interfaces =
+          gql_arena_alloc(s->arena, (n2 ? n2 : 1) * sizeof(uint32_t));
+      if (!t->possible || !t->implementing_interfaces)
+        b->rc = GQL_ENOMEM;
+      t->npossible = t->nimplementing_interfaces = 0;
     }
   }
   for (uint32_t i = 0; i < s->ndirectives && !b->rc; i++)
@@ -738,6 +753,7 @@ static void base_config(builder *b, const gql_schema *base, uint32_t start) {
   }
   memcpy(fresh, b->config + start, (size_t)nnew * sizeof *fresh);
   b->nconfig = 0;
+  memset(b->in_config, 0, b->ntypes);
   for (uint32_t i = 0; i < base->ntypes && !b->rc; i++) {
     uint32_t id;
     if (gql_strmap_get(&b->tmap, base->types[i].name, &id))

@@ -337,7 +337,7 @@ static bool print_object(const gql_schema *s, const gql_type *t,
 
 static bool coerce_print(const gql_schema *s, gql_type_ref t,
                          const gql_ast_value *v, gql_buf *out, int depth) {
-  if (depth > 64 || v->h.kind == GQL_AST_VARIABLE)
+  if (depth > 1024 || v->h.kind == GQL_AST_VARIABLE)
     return false;
   if (gql_type_ref_is_non_null(t)) {
     if (v->h.kind == GQL_AST_NULL_VALUE)

@@ -405,6 +405,8 @@ static int type_to_ext(gql_type_kind k) {
 }
 
 static void possible_type_extensions(ctx *c, const gql_ast_type_def *n) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str name = gql_ast_name_str(n->name);
   const gql_ast_type_def *def = last_def(c, name);
   const gql_type *et = existing_type(c, name);
@@ -458,6 +460,8 @@ static bool is_std_type_name(gql_str name) {
 }
 
 static void known_type_name(ctx *c, const gql_ast_type *t, bool sdl) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str name = gql_ast_name_str(t->name);
   uint32_t dummy;
   if ((c->schema && gql_schema_type(c->schema, name)) ||
@@ -562,6 +566,8 @@ static void visit_value(ctx *c, const gql_ast_value *v, int depth) {
 
 static void known_arg_names(ctx *c, const gql_ast_directive *d,
                             const dir_info *di) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str dname = gql_ast_name_str(d->name);
   uint32_t nknown = 0;
   gql_str known[64];
@@ -948,7 +954,9 @@ int gql_sdl_validate(const gql_document *doc, gql_str source,
   }
   if (!rc)
     rc = setup(&c, std);
-  for (uint32_t i = 0; i < doc->definitions.count && !rc && !c.rc; i++) {
+  for (uint32_t i = 0; i < doc->definitions.count && !rc && !c.rc &&
+                       !gql_error_list_full(errors);
+       i++) {
     const gql_ast_node *n = doc->definitions.items[i];
     if (gql_ast_is_type_definition(n->kind) ||
         gql_ast_is_type_extension(n->kind))
