@@ -37,14 +37,4 @@ bool gql_is_printable_as_block_string(gql_str s);
  * one, else a quoted string. */
 void gql_schema_print_description_string(gql_buf *out, gql_str s);
 
-/* graphql-js suggestionList: the options within lexical distance of input,
- * best first; up to `max` written to out; returns the count. */
-uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
-                             uint32_t noptions, gql_str *out, uint32_t max,
-                             gql_arena *scratch);
-/* graphql-js didYouMean: nothing, or " Did you mean [SUB ]\"a\", \"b\", or
- * \"c\"?" (names quoted; at most 5) appended to out. `sub` may be NULL. */
-void gql_did_you_mean(gql_buf *out, const char *sub, const gql_str *names,
-                      uint32_t n);
-
 #endif

@@ -343,6 +343,18 @@ bool gql_schema_do_types_overlap(const gql_schema *s, uint32_t a, uint32_t b);
 /* graphql-js printSchema into `out` (no trailing newline). */
 void gql_schema_print_sdl(const gql_schema *s, gql_buf *out);
 
+/* ---- "Did you mean" hints (shared with document validation) */
+
+/* graphql-js suggestionList: the options within lexical distance of input,
+ * best first; up to `max` written to out; returns the count. */
+uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
+                             uint32_t noptions, gql_str *out, uint32_t max,
+                             gql_arena *scratch);
+/* graphql-js didYouMean: nothing, or " Did you mean [SUB ]\"a\", \"b\", or
+ * \"c\"?" (names quoted; at most 5) appended to out. `sub` may be NULL. */
+void gql_did_you_mean(gql_buf *out, const char *sub, const gql_str *names,
+                      uint32_t n);
+
 /* ---- locations of schema nodes (for type-system errors) */
 
 /* The source text a node of the schema's documents lies in, found by a
