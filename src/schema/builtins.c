@@ -1,5 +1,9 @@
 /* The built-in scalars, directives and introspection types, written as SDL
  * and parsed into every schema (graphql-js 16 wording for descriptions).
+ * The introspection types are those graphql-js 16.11+ answers with
+ * (__Schema.directives(includeDeprecated:), __Directive.isDeprecated), minus
+ * the DIRECTIVE_DEFINITION location, which the September 2025 spec does
+ * not have (see ../shared/conformance/introspection/README.md).
  * The pseudo-type __Meta carries the meta-fields; it never enters the type
  * map. */
 #include "internal.h"
@@ -65,7 +69,7 @@ static const char builtin_sdl[] =
     "operations will be rooted at.\"\n"
     "  subscriptionType: __Type\n"
     "  \"A list of all directives supported by this server.\"\n"
-    "  directives: [__Directive!]!\n"
+    "  directives(includeDeprecated: Boolean! = false): [__Directive!]!\n"
     "}\n"
     "\"\"\"The fundamental unit of any GraphQL Schema is the type. There are "
     "many kinds of types in GraphQL as represented by the `__TypeKind` "
@@ -156,6 +160,8 @@ static const char builtin_sdl[] =
     "  isRepeatable: Boolean!\n"
     "  locations: [__DirectiveLocation!]!\n"
     "  args(includeDeprecated: Boolean = false): [__InputValue!]!\n"
+    "  isDeprecated: Boolean!\n"
+    "  deprecationReason: String\n"
     "}\n"
     "\"\"\"A Directive can be adjacent to many parts of the GraphQL language, "
     "a __DirectiveLocation describes one such possible adjacencies.\"\"\"\n"

@@ -269,6 +269,14 @@ Test(build, introspection_types_have_the_sept2025_members) {
   cr_assert_not_null(gql_type_field(d, GQL_STR("isRepeatable")));
   const gql_field *args = gql_type_field(d, GQL_STR("args"));
   cr_assert_not_null(gql_field_arg(args, GQL_STR("includeDeprecated")));
+  cr_assert_not_null(gql_type_field(d, GQL_STR("isDeprecated")));
+  cr_assert_not_null(gql_type_field(d, GQL_STR("deprecationReason")));
+  const gql_field *dirs = gql_type_field(
+      gql_schema_type(s, GQL_STR("__Schema")), GQL_STR("directives"));
+  const gql_input_value *inc =
+      gql_field_arg(dirs, GQL_STR("includeDeprecated"));
+  cr_assert(gql_type_ref_is_non_null(inc->type));
+  cr_assert_not_null(inc->default_value);
   const gql_type *loc = gql_schema_type(s, GQL_STR("__DirectiveLocation"));
   cr_assert_eq(loc->nvalues, GQL_DIRLOC_COUNT);
   cr_assert(loc->builtin);
