@@ -47,6 +47,7 @@ for c in cases:
             print('  want', json.dumps(want))
             print('  got ', json.dumps(got), r.stderr.strip())
 print(f'validateSDL: {ok}/{total}')
+failed = ok != total
 
 schemas = sorted({c['schema'] for c in cases if c.get('schema')})
 fixture = open(os.path.join(conf, 'fixtures', 'validation-testSchema.printed.graphql')).read()
@@ -61,3 +62,5 @@ for s in schemas:
         import difflib
         print(''.join(list(difflib.unified_diff((s + '\n').splitlines(1), r.stdout.splitlines(1)))[:30]))
 print(f'printSchema round trip: {ok}/{len(schemas)}')
+failed = failed or ok != len(schemas)
+sys.exit(1 if failed else 0)
