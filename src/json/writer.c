@@ -17,6 +17,16 @@ static inline bool has_special(uint64_t w) {
   return (t & HIGHS) != 0;
 }
 
+/* Appends with the capacity check inline; the slow path grows. */
+static inline void put(gql_buf *b, const void *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
+
 static const char hex_digits[] = "0123456789abcdef";
 
 static void write_escape(gql_buf *b, unsigned char c) {
@@ -46,15 +56,19 @@ static void write_escape(gql_buf *b, unsigned char c) {
   default:
     e[1] = 'u', e[2] = '0', e[3] = '0';
     e[4] = hex_digits[c >> 4], e[5] = hex_digits[c & 15];
-    gql_buf_append(b, e, 6);
+    put(b, e, 6);
     return;
   }
-  gql_buf_append(b, e, 2);
+  put(b, e, 2);
 }
 
-void gql_json_write_string(gql_buf *b, gql_str s) {
-  const char *p = s.ptr, *end = p + s.len, *run = p;
-  gql_buf_reserve(b, s.len + 2);
+static inline bool plain_byte(unsigned char c) {
+  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* From `p`, the first byte that needs a look, on. */
+static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
+  const char *end = s.ptr + s.len, *run = s.ptr;
   gql_buf_putc(b, '"');
   while (p < end) {
     while (end - p >= 8) {
@@ -74,21 +88,48 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
         p += l;
         continue;
       }
-      gql_buf_append(b, run, (size_t)(p - run));
-      gql_buf_append(b, "\xEF\xBF\xBD", 3); /* U+FFFD for a bad byte */
+      put(b, run, (size_t)(p - run));
+      put(b, "\xEF\xBF\xBD", 3); /* U+FFFD for a bad byte */
       run = ++p;
       continue;
     }
-    if (c >= 0x20 && c != '"' && c != '\\') {
+    if (plain_byte(c)) {
       p++;
       continue;
     }
-    gql_buf_append(b, run, (size_t)(p - run));
+    put(b, run, (size_t)(p - run));
     write_escape(b, c);
     run = ++p;
   }
-  gql_buf_append(b, run, (size_t)(end - run));
+  put(b, run, (size_t)(end - run));
   gql_buf_putc(b, '"');
+}
+
+/* Most strings in a response need no escape: scan, then copy once. */
+void gql_json_write_string(gql_buf *b, gql_str s) {
+  const char *p = s.ptr, *end = p + s.len;
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    if (has_special(w))
+      break;
+    p += 8;
+  }
+  while (p < end && plain_byte((unsigned char)*p))
+    p++;
+  if (p != end) {
+    write_string_slow(b, s, p);
+    return;
+  }
+  if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
+      !gql_buf_reserve(b, s.len + 2))
+    return;
+  char *o = b->data + b->len;
+  o[0] = '"';
+  if (s.len)
+    memcpy(o + 1, s.ptr, s.len);
+  o[s.len + 1] = '"';
+  b->len += s.len + 2;
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -104,10 +145,9 @@ static const char digit_pairs[] = "00010203040506070809"
                                   "80818283848586878889"
                                   "90919293949596979899";
 
-void gql_json_write_int(gql_buf *b, int64_t v) {
-  char tmp[24];
-  char *end = tmp + sizeof tmp, *p = end;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+/* Writes the decimal digits of u ending at `end`; returns the start. */
+static char *utoa_back(char *end, uint64_t u) {
+  char *p = end;
   while (u >= 100) {
     unsigned r = (unsigned)(u % 100);
     u /= 100;
@@ -120,14 +160,59 @@ void gql_json_write_int(gql_buf *b, int64_t v) {
   } else {
     *--p = (char)('0' + u);
   }
+  return p;
+}
+
+void gql_json_write_int(gql_buf *b, int64_t v) {
+  char tmp[24];
+  char *end = tmp + sizeof tmp;
+  char *p = utoa_back(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
   if (v < 0)
     *--p = '-';
-  gql_buf_append(b, p, (size_t)(end - p));
+  put(b, p, (size_t)(end - p));
+}
+
+static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
+                                     1e5, 1e6, 1e7, 1e8, 1e9};
+static const uint64_t pow10_int[] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+
+/* Short decimals such as 0.5, 19.99 or 37.7749295 without the general
+ * algorithm. If m / 10^k (m < 10^15, one correctly rounded division of
+ * exact operands) is the double, then "m e-k" reads back as it, and since
+ * distinct decimals of at most 15 digits never share a double (DBL_DIG),
+ * no shorter decimal does: it is the shortest, so JavaScript prints it in
+ * fixed notation for 1e-6 <= |d| < 1e21. The smallest k gives no trailing
+ * zero. Returns false when no k <= 9 fits. */
+static bool write_short_decimal(gql_buf *b, double d) {
+  double a = d < 0 ? -d : d;
+  if (!(a >= 1e-6 && a < 1e15))
+    return false;
+  for (int k = 1; k < (int)GQL_ARRAY_LEN(pow10_exact); k++) {
+    double scaled = a * pow10_exact[k];
+    if (scaled >= 1e15)
+      return false;
+    uint64_t m = (uint64_t)(scaled + 0.5);
+    if ((double)m / pow10_exact[k] != a)
+      continue;
+    char tmp[40];
+    char *end = tmp + sizeof tmp;
+    char *p = utoa_back(end, m % pow10_int[k]);
+    while (end - p < k) /* leading zeros of the fraction */
+      *--p = '0';
+    *--p = '.';
+    p = utoa_back(p, m / pow10_int[k]);
+    if (d < 0)
+      *--p = '-';
+    put(b, p, (size_t)(end - p));
+    return true;
+  }
+  return false;
 }
 
 void gql_json_write_double(gql_buf *b, double d) {
   if (!isfinite(d)) {
-    gql_buf_append(b, "null", 4);
+    put(b, "null", 4);
     return;
   }
   /* Integers below 2^53 print all their digits in JavaScript, which is
@@ -137,8 +222,10 @@ void gql_json_write_double(gql_buf *b, double d) {
     gql_json_write_int(b, (int64_t)d);
     return;
   }
+  if (write_short_decimal(b, d))
+    return;
   char out[32];
-  gql_buf_append(b, out, gql_dtoa(d, out));
+  put(b, out, gql_dtoa(d, out));
 }
 
 /* ----------------------------------------------------------------- values */

@@ -35,6 +35,13 @@ static gql_json_value *parse(const char *src) {
 
 /* ---- numbers: expected strings are what node prints for String(x) */
 
+static uint64_t pow10_u(int n) {
+  uint64_t p = 1;
+  while (n-- > 0)
+    p *= 10;
+  return p;
+}
+
 typedef struct num_case {
   double d;
   const char *js;
@@ -104,6 +111,53 @@ Test(json_writer, dtoa_shim_prints_shortest_round_trip_digits) {
     buf[n] = 0;
     double back = strtod(buf, NULL);
     cr_assert_eq(memcmp(&back, &d, sizeof d), 0, "%s", buf);
+  }
+}
+
+/* The writer's own paths (integers, short decimals) must print exactly
+ * what the general EcmaScript converter prints. */
+static void expect_same_as_dtoa(double d) {
+  char want[33];
+  want[gql_dtoa(d, want)] = 0;
+  out.len = 0;
+  gql_json_write_double(&out, d);
+  cr_assert_str_eq(take(), want, "%.17g", d);
+}
+
+Test(json_writer, fast_number_paths_agree_with_the_ecmascript_converter) {
+  static const double pow10[] = {1,   1e1, 1e2, 1e3,  1e4,  1e5,  1e6,
+                                 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < 300000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    /* decimals m / 10^k of up to 17 digits, both signs */
+    uint64_t m = x % pow10_u(1 + (int)(x >> 59) % 17);
+    double d = (double)m / pow10[(x >> 40) % GQL_ARRAY_LEN(pow10)];
+    expect_same_as_dtoa(x & 1 ? -d : d);
+    /* arbitrary bit patterns */
+    memcpy(&d, &x, sizeof d);
+    if (isfinite(d))
+      expect_same_as_dtoa(d);
+  }
+  static const double edges[] = {1e-6,
+                                 0.0000015,
+                                 9.99e-7,
+                                 0.000001000001,
+                                 999999999999999.9,
+                                 999999999999999.0,
+                                 1e15 + 0.5,
+                                 0.1 + 0.2,
+                                 123456.7890123,
+                                 4503599627370495.5,
+                                 9007199254740991.0,
+                                 9007199254740993.0,
+                                 0.123456789,
+                                 0.0123456789,
+                                 37.7749295,
+                                 19.99};
+  for (size_t i = 0; i < GQL_ARRAY_LEN(edges); i++) {
+    expect_same_as_dtoa(edges[i]);
+    expect_same_as_dtoa(-edges[i]);
   }
 }
 
