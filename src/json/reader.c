@@ -108,14 +108,40 @@ static inline const char *skip_ws(const char *p, const char *end) {
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
-/* True when one of the 8 bytes ends the fast path: '"', '\\', a control
- * character or a non-ASCII byte. */
-static inline bool has_special(uint64_t w) {
+/* The bytes of w that end the fast path ('"', '\\', a control character
+ * or a non-ASCII byte) have their high bit set in the result. Bytes below
+ * the first such byte are never flagged (no borrow reaches them), so on a
+ * little-endian machine the lowest set bit locates it. */
+static inline uint64_t special_mask(uint64_t w) {
   uint64_t quote = w ^ (ONES * '"');
   uint64_t slash = w ^ (ONES * '\\');
   uint64_t t = ((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) |
                ((w - ONES * 0x20) & ~w) | w;
-  return (t & HIGHS) != 0;
+  return t & HIGHS;
+}
+
+static inline bool plain_byte(unsigned char c) {
+  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* The first byte at or after s that is not plain, or end. */
+static inline const char *skip_plain(const char *s, const char *end) {
+  while (end - s >= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    uint64_t t = special_mask(w);
+    if (t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      return s + (__builtin_ctzll(t) >> 3);
+#else
+      break;
+#endif
+    }
+    s += 8;
+  }
+  while (s < end && plain_byte((unsigned char)*s))
+    s++;
+  return s;
 }
 
 static int hex4(const char *p, const char *end, uint32_t *out) {
@@ -139,10 +165,28 @@ static int hex4(const char *p, const char *end, uint32_t *out) {
   return 0;
 }
 
-/* Checks the multi-byte UTF-8 sequence at s; returns its length or 0. */
-static inline size_t utf8_len(const char *s, const char *end) {
-  uint32_t cp;
-  return gql_utf8_decode(s, (size_t)(end - s), &cp);
+/* The length of the well-formed multi-byte UTF-8 sequence at s, or 0
+ * (Unicode table 3-7: no overlong forms, surrogates or code points above
+ * U+10FFFF). Inline because non-ASCII text goes through it per character. */
+static inline size_t utf8_len(const char *str, const char *end) {
+  const unsigned char *s = (const unsigned char *)str;
+  size_t n = (size_t)(end - str);
+  unsigned c = s[0];
+  if (c >= 0xC2 && c <= 0xDF)
+    return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (n < 3 || (s[2] & 0xC0) != 0x80)
+      return 0;
+    unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return s[1] >= lo && s[1] <= hi ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (n < 4 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+      return 0;
+    unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return s[1] >= lo && s[1] <= hi ? 4 : 0;
+  }
+  return 0;
 }
 
 static int control_char(parser *ps, const char *at) {
@@ -162,6 +206,10 @@ static int decode_string(parser *ps, const char *body, const char *s,
   size_t n = (size_t)(s - body);
   memcpy(buf, body, n);
   for (;;) {
+    const char *run = s;
+    s = skip_plain(s, end);
+    memcpy(buf + n, run, (size_t)(s - run));
+    n += (size_t)(s - run);
     if (s >= end)
       return fail(ps, GQL_EJSON, end, "Unterminated string");
     unsigned char c = (unsigned char)*s;
@@ -179,11 +227,6 @@ static int decode_string(parser *ps, const char *body, const char *s,
       memcpy(buf + n, s, l);
       n += l;
       s += l;
-      continue;
-    }
-    if (c != '\\') {
-      buf[n++] = (char)c;
-      s++;
       continue;
     }
     if (s + 1 >= end)
@@ -256,17 +299,11 @@ static int parse_string(parser *ps, gql_str *out) {
   const char *body = ps->p + 1;
   const char *s = body;
   for (;;) {
-    while (end - s >= 8) {
-      uint64_t w;
-      memcpy(&w, s, 8);
-      if (has_special(w))
-        break;
-      s += 8;
-    }
+    s = skip_plain(s, end);
     if (s >= end)
       return fail(ps, GQL_EJSON, end, "Unterminated string");
     unsigned char c = (unsigned char)*s;
-    if (c == '"') {
+    if (GQL_LIKELY(c == '"')) {
       ps->p = s + 1;
       *out = (gql_str){body, (size_t)(s - body)};
       return 0;
@@ -275,14 +312,10 @@ static int parse_string(parser *ps, gql_str *out) {
       break;
     if (c < 0x20)
       return control_char(ps, s);
-    if (c >= 0x80) {
-      size_t l = utf8_len(s, end);
-      if (!l)
-        return fail(ps, GQL_EJSON, s, "Invalid UTF-8 in string");
-      s += l;
-    } else {
-      s++;
-    }
+    size_t l = utf8_len(s, end);
+    if (!l)
+      return fail(ps, GQL_EJSON, s, "Invalid UTF-8 in string");
+    s += l;
   }
   /* Escapes: find the closing quote to size the copy, then decode. */
   const char *q = s;

@@ -322,6 +322,47 @@ Test(json_reader, rejects_invalid_utf8_in_and_out_of_strings) {
                1);
 }
 
+/* The reader's inline UTF-8 check accepts exactly what the strict core
+ * decoder accepts: every 2-byte sequence, every 3-byte one over all first
+ * two bytes, and 4-byte ones over all first two bytes, in both the plain
+ * and the escape path. */
+static void expect_utf8_agrees(const unsigned char *seq, size_t n) {
+  char doc[16];
+  uint32_t cp;
+  bool valid = gql_utf8_decode((const char *)seq, n, &cp) == n;
+  for (int path = 0; path < 2; path++) {
+    size_t len = 0;
+    doc[len++] = '"';
+    if (path) {
+      doc[len++] = '\\';
+      doc[len++] = 'n';
+    }
+    memcpy(doc + len, seq, n);
+    len += n;
+    doc[len++] = '"';
+    gql_json_value *v;
+    int rc = gql_json_parse(arena, doc, len, NULL, &v, NULL);
+    cr_assert_eq(rc == 0, valid, "%02x %02x %02x %02x (n=%zu, path %d)", seq[0],
+                 seq[1], n > 2 ? seq[2] : 0, n > 3 ? seq[3] : 0, n, path);
+  }
+}
+
+Test(json_reader, utf8_validation_matches_the_strict_decoder) {
+  unsigned char seq[4];
+  for (unsigned a = 0x80; a < 0x100; a++) {
+    for (unsigned b = 0; b < 0x100; b++) {
+      if (b == '"' || b == '\\')
+        continue;
+      seq[0] = (unsigned char)a, seq[1] = (unsigned char)b;
+      expect_utf8_agrees(seq, 2);
+      seq[2] = 0x80 | (b & 0x3F);
+      expect_utf8_agrees(seq, 3);
+      seq[3] = 0xBF;
+      expect_utf8_agrees(seq, 4);
+    }
+  }
+}
+
 Test(json_reader, rejects_lone_surrogate_escapes) {
   expect_error("\"\\uD800\"",
                "Lone high surrogate '\\uD800' in string at line 1, column 2",
