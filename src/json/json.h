@@ -6,6 +6,11 @@
  * recursion), allocates only from the arena (plus one scratch stack that
  * is reused for the whole document), and keeps strings without escapes as
  * slices of the source, which must then outlive the values.
+ *
+ * Memory: a value takes 40 bytes of arena and a member 56, so a document
+ * such as [0,0,0,...] costs about 20 arena bytes per byte of text, plus a
+ * transient scratch stack of up to 28 per byte. Bound both with max_size
+ * and gql_arena_set_limit (an exhausted arena gives GQL_ENOMEM).
  */
 #ifndef GQL_JSON_H
 #define GQL_JSON_H
@@ -116,7 +121,9 @@ void gql_json_write_double(gql_buf *buf, double d);
 /* An integer in decimal. */
 void gql_json_write_int(gql_buf *buf, int64_t i);
 /* A whole value, compact as JSON.stringify(v). Iterative. 0, or GQL_ENOMEM
- * when the buffer failed. */
+ * when the buffer failed. Members are written as stored: in document order
+ * and with repeated keys kept (JSON.stringify(JSON.parse(t)) would keep one
+ * per key), which a last-wins reader reads back as the same object. */
 int gql_json_write_value(gql_buf *buf, const gql_json_value *v);
 /* As JSON.stringify(v, null, indent) with indent spaces (1..10). */
 int gql_json_write_value_pretty(gql_buf *buf, const gql_json_value *v,

@@ -244,9 +244,9 @@ static void write_scalar(gql_buf *b, const gql_json_value *v) {
   switch (v->kind) {
   case GQL_JSON_BOOL:
     if (v->boolean)
-      gql_buf_append(b, "true", 4);
+      put(b, "true", 4);
     else
-      gql_buf_append(b, "false", 5);
+      put(b, "false", 5);
     return;
   case GQL_JSON_NUMBER:
     write_number(b, v);
@@ -255,7 +255,7 @@ static void write_scalar(gql_buf *b, const gql_json_value *v) {
     gql_json_write_string(b, v->string);
     return;
   default:
-    gql_buf_append(b, "null", 4);
+    put(b, "null", 4);
     return;
   }
 }
@@ -287,9 +287,9 @@ typedef struct frame {
 static int write_value(gql_buf *b, const gql_json_value *v, int indent) {
   if (!is_container(v) || child_count(v) == 0) {
     if (v->kind == GQL_JSON_ARRAY)
-      gql_buf_append(b, "[]", 2);
+      put(b, "[]", 2);
     else if (v->kind == GQL_JSON_OBJECT)
-      gql_buf_append(b, "{}", 2);
+      put(b, "{}", 2);
     else
       write_scalar(b, v);
     return b->failed ? GQL_ENOMEM : 0;
@@ -328,9 +328,9 @@ static int write_value(gql_buf *b, const gql_json_value *v, int indent) {
     f->i++;
     if (!is_container(x) || child_count(x) == 0) {
       if (x->kind == GQL_JSON_ARRAY)
-        gql_buf_append(b, "[]", 2);
+        put(b, "[]", 2);
       else if (x->kind == GQL_JSON_OBJECT)
-        gql_buf_append(b, "{}", 2);
+        put(b, "{}", 2);
       else
         write_scalar(b, x);
       continue;
