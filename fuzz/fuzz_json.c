@@ -30,6 +30,10 @@ static void round_trip(gql_arena *a, const gql_json_value *v, int indent) {
   gql_buf_free(&second);
 }
 
+/* The whole input is the document, parsed with the defaults; then, when
+ * it is long enough, the first byte picks a small depth limit and an arena
+ * byte cap for a second parse of the rest, so that limit and out-of-memory
+ * paths are explored too. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_arena *a = gql_arena_new(NULL);
   if (!a)
@@ -48,6 +52,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(err.offset <= size);
     CHECK(err.location.line >= 1 && err.location.column >= 1);
   }
+  gql_arena_free(a);
+
+  if (size < 2)
+    return 0;
+  a = gql_arena_new(NULL);
+  if (!a)
+    return 0;
+  gql_arena_set_limit(a, (size_t)4096 << (data[0] & 7));
+  gql_json_options opt = {.max_depth = 1u + (data[0] >> 3)};
+  rc = gql_json_parse(a, (const char *)data + 1, size - 1, &opt, &v, &err);
+  if (rc == 0)
+    CHECK(v != NULL);
+  else
+    CHECK(v == NULL && err.message[0] != 0 && err.offset <= size - 1 &&
+          (rc == GQL_EJSON || rc == GQL_ELIMIT || rc == GQL_ENOMEM));
   gql_arena_free(a);
   return 0;
 }
