@@ -413,3 +413,34 @@ Test(json_writer, failing_buffer_allocator_reports_nomem) {
   gql_buf_free(&b);
   gql_buf_free(&src);
 }
+
+/* ---- hand-built values, as the executor makes them */
+
+Test(json_writer, hand_built_values_write_like_parsed_ones) {
+  gql_json_value items[3] = {
+      {.kind = GQL_JSON_NUMBER, .number = {.d = 0.25}},
+      {.kind = GQL_JSON_NUMBER, .is_int = true, .number = {.d = 7, .i = 7}},
+      {.kind = GQL_JSON_STRING, .string = {"a\0b", 3}},
+  };
+  gql_json_member members[2] = {
+      {GQL_STR("list"),
+       {.kind = GQL_JSON_ARRAY, .array = {.items = items, .count = 3}}},
+      {GQL_STR("empty"), {.kind = GQL_JSON_OBJECT}},
+  };
+  gql_json_value root = {.kind = GQL_JSON_OBJECT,
+                         .object = {.members = members, .count = 2}};
+  cr_assert_eq(gql_json_write_value(&out, &root), 0);
+  cr_assert_str_eq(take(), "{\"list\":[0.25,7,\"a\\u0000b\"],\"empty\":{}}");
+  cr_assert_null(gql_json_get(NULL, GQL_STR("list")));
+  cr_assert_eq(gql_json_get(&root, GQL_STR("list"))->array.count, 3);
+}
+
+Test(json_writer, pretty_indent_is_clamped_like_json_stringify) {
+  gql_json_value *v = parse("[1,[2]]");
+  cr_assert_eq(gql_json_write_value_pretty(&out, v, 0), 0);
+  cr_assert_str_eq(take(), "[1,[2]]");
+  out.len = 0;
+  cr_assert_eq(gql_json_write_value_pretty(&out, v, 40), 0);
+  cr_assert_str_eq(take(), "[\n          1,\n          [\n                    2"
+                           "\n          ]\n]");
+}
