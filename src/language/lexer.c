@@ -43,6 +43,15 @@ static const uint8_t char_class[256] = {
     ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* Keeps the hot path (names, punctuators) free of the register pressure of
+ * the rarer token kinds and of error formatting. */
+#define COLD __attribute__((noinline, cold))
+#define NOINLINE __attribute__((noinline))
+
+/* Whitespace, line terminators and commas. */
+static const bool ignored[256] = {
+    [' '] = 1, ['\t'] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1};
+
 static inline bool is_digit(unsigned c) {
   return c - '0' < 10;
 }
@@ -103,7 +112,8 @@ static int decode_at(const gql_lexer *lx, uint32_t pos, uint32_t *cp,
 
 /* ---- errors */
 
-static int failv(gql_lexer *lx, uint32_t offset, const char *fmt, va_list ap) {
+static COLD int failv(gql_lexer *lx, uint32_t offset, const char *fmt,
+                      va_list ap) {
   char body[256];
   vsnprintf(body, sizeof body, fmt, ap);
   lx->err_offset = offset;
@@ -114,7 +124,7 @@ static int failv(gql_lexer *lx, uint32_t offset, const char *fmt, va_list ap) {
 
 static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
+static COLD int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = failv(lx, offset, fmt, ap);
@@ -126,7 +136,7 @@ static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
  * double quote), else U+XXXX.
  * A malformed UTF-8 byte has no code point: the message then names the
  * byte instead, whatever the context. */
-static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
+static COLD int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
   uint32_t cp, size;
   switch (decode_at(lx, pos, &cp, &size)) {
   case CP_EOF:
@@ -143,14 +153,14 @@ static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
 }
 
 /* A character inside a string that is not a source character. */
-static int fail_in_string(gql_lexer *lx, uint32_t pos) {
+static COLD int fail_in_string(gql_lexer *lx, uint32_t pos) {
   return fail_char(lx, pos, "Invalid character within String: ");
 }
 
 /* src[pos .. pos + chars characters), clamped to the source, for messages
  * that quote a slice as graphql-js body.slice() does. */
-static int fail_escape(gql_lexer *lx, uint32_t pos, uint32_t chars,
-                       const char *what) {
+static COLD int fail_escape(gql_lexer *lx, uint32_t pos, uint32_t chars,
+                            const char *what) {
   uint32_t end = pos, cp, size;
   for (uint32_t i = 0; i < chars && end < lx->len; i++) {
     decode_at(lx, end, &cp, &size);
@@ -194,7 +204,7 @@ static int read_digits(gql_lexer *lx, uint32_t *pos) {
   return 0;
 }
 
-static int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start, len = lx->len;
   bool is_float = false;
@@ -338,8 +348,8 @@ static int read_escape(gql_lexer *lx, uint32_t pos, char *out, uint32_t *size,
 /* A string with escapes: a first pass finds where it can end (escapes
  * skipped), so that the decoded copy is allocated once with a bound; the
  * second pass decodes and reports errors in source order. */
-static int lex_escaped_string(gql_lexer *lx, gql_token *tok, uint32_t start,
-                              uint32_t pos) {
+static NOINLINE int lex_escaped_string(gql_lexer *lx, gql_token *tok,
+                                       uint32_t start, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t len = lx->len, bound = pos;
   while (bound < len) {
@@ -383,7 +393,7 @@ static int lex_escaped_string(gql_lexer *lx, gql_token *tok, uint32_t start,
   return 0;
 }
 
-static int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
@@ -414,7 +424,8 @@ static inline bool is_triple_quote(const gql_lexer *lx, uint32_t pos) {
          lx->src[pos + 2] == '"';
 }
 
-static int lex_block_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
+                                     uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
@@ -523,7 +534,7 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
   return 0;
 }
 
-static int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   while (pos < len) {
@@ -542,7 +553,7 @@ static int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
   return 0;
 }
 
-static int unexpected_char(gql_lexer *lx, uint32_t pos) {
+static NOINLINE int unexpected_char(gql_lexer *lx, uint32_t pos) {
   uint32_t cp, size;
   if (lx->src[pos] == '\'')
     return fail(lx, pos,
@@ -555,7 +566,7 @@ static int unexpected_char(gql_lexer *lx, uint32_t pos) {
 
 /* Schema coordinates allow no ignored tokens (graphql-js 17
  * SchemaCoordinateLexer). */
-static int next_coordinate(gql_lexer *lx, gql_token *tok) {
+static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   uint32_t pos = lx->pos;
   if (pos >= lx->len)
     return make(lx, tok, GQL_TOK_EOF, lx->len, lx->len);
@@ -585,6 +596,8 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = lx->pos, len = lx->len;
   for (;;) {
+    while (pos < len && ignored[s[pos]])
+      pos++;
     if (pos >= len)
       return make(lx, tok, GQL_TOK_EOF, len, len);
     unsigned c = s[pos];

@@ -27,11 +27,18 @@ typedef struct parser {
   gql_arena *arena;
   void **stack; /* scratch where arrays collect before their arena copy */
   uint32_t sp, cap;
+  char *cur, *lim; /* the chunk of arena memory nodes are cut from */
+  size_t chunk;
   int rc;
   const char *message;
   uint32_t err_offset;
   jmp_buf jmp;
 } parser;
+
+/* A slice equals a string literal; the length is known at compile time so
+ * the comparison inlines (keywords are compared on every definition). */
+#define STR_IS(s, lit)                                                         \
+  ((s).len == sizeof(lit) - 1 && memcmp((s).ptr, (lit), sizeof(lit) - 1) == 0)
 
 /* ---- errors */
 
@@ -113,14 +120,15 @@ static inline bool peek(const parser *p, int kind) {
   return p->tok.kind == kind;
 }
 
-static gql_token expect(parser *p, int kind) {
-  gql_token t = p->tok;
-  if (GQL_LIKELY(t.kind == kind)) {
-    advance(p);
-    return t;
-  }
-  failf(p, GQL_ESYNTAX, t.start, "Expected %s, found %s.",
-        gql_token_kind_desc((gql_token_kind)kind), token_desc(p, &t));
+static noreturn void expected(parser *p, int kind) {
+  failf(p, GQL_ESYNTAX, p->tok.start, "Expected %s, found %s.",
+        gql_token_kind_desc((gql_token_kind)kind), token_desc(p, &p->tok));
+}
+
+static inline void expect(parser *p, int kind) {
+  if (GQL_UNLIKELY(p->tok.kind != kind))
+    expected(p, kind);
+  advance(p);
 }
 
 static bool expect_optional(parser *p, int kind) {
@@ -130,11 +138,15 @@ static bool expect_optional(parser *p, int kind) {
   return true;
 }
 
-static bool is_keyword(const gql_token *t, const char *kw) {
-  return t->kind == GQL_TOK_NAME && gql_str_eq_cstr(t->value, kw);
+static inline __attribute__((always_inline)) bool is_keyword(const gql_token *t,
+                                                             const char *kw) {
+  size_t n = strlen(kw); /* folds: kw is always a literal */
+  return t->kind == GQL_TOK_NAME && t->value.len == n &&
+         memcmp(t->value.ptr, kw, n) == 0;
 }
 
-static void expect_keyword(parser *p, const char *kw) {
+static inline __attribute__((always_inline)) void
+expect_keyword(parser *p, const char *kw) {
   if (is_keyword(&p->tok, kw)) {
     advance(p);
     return;
@@ -143,7 +155,8 @@ static void expect_keyword(parser *p, const char *kw) {
         token_desc(p, &p->tok));
 }
 
-static bool expect_optional_keyword(parser *p, const char *kw) {
+static inline __attribute__((always_inline)) bool
+expect_optional_keyword(parser *p, const char *kw) {
   if (!is_keyword(&p->tok, kw))
     return false;
   advance(p);
@@ -162,10 +175,34 @@ static inline void leave(parser *p) {
 
 /* ---- nodes and arrays */
 
-static void *node(parser *p, size_t size, int kind, uint32_t start) {
-  gql_ast_node *n = gql_arena_alloc(p->arena, size);
-  if (!n)
+/* Nodes are cut from arena chunks that grow from 512 bytes to 64 KiB: one
+ * arena call per chunk instead of one per node, and a small document still
+ * fits in the arena's first block. */
+static __attribute__((noinline)) void refill(parser *p, size_t size) {
+  size_t want = p->chunk ? p->chunk * 2 : 512;
+  if (want > 65536)
+    want = 65536;
+  if (want < size)
+    want = size;
+  char *c = gql_arena_alloc(p->arena, want);
+  if (!c)
     nomem(p);
+  p->cur = c;
+  p->lim = c + want;
+  p->chunk = want;
+}
+
+static inline void *alloc(parser *p, size_t size) {
+  size = (size + 7) & ~(size_t)7;
+  if (GQL_UNLIKELY((size_t)(p->lim - p->cur) < size))
+    refill(p, size);
+  void *r = p->cur;
+  p->cur += size;
+  return r;
+}
+
+static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
+  gql_ast_node *n = alloc(p, size);
   memset(n, 0, size);
   n->kind = (uint8_t)kind;
   n->start = start;
@@ -192,9 +229,7 @@ static void *take(parser *p, uint32_t mark) {
   uint32_t n = p->sp - mark;
   if (!n)
     return NULL;
-  void **items = gql_arena_alloc(p->arena, n * sizeof *items);
-  if (!items)
-    nomem(p);
+  void **items = alloc(p, n * sizeof *items);
   memcpy(items, p->stack + mark, n * sizeof *items);
   p->sp = mark;
   return items;
@@ -239,8 +274,11 @@ static void *take(parser *p, uint32_t mark) {
 /* ---- names, values, types */
 
 static gql_ast_name parse_name(parser *p) {
-  gql_token t = expect(p, GQL_TOK_NAME);
-  return (gql_ast_name){t.value.ptr, (uint32_t)t.value.len, t.start};
+  if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
+    expected(p, GQL_TOK_NAME);
+  gql_ast_name n = {p->tok.value.ptr, (uint32_t)p->tok.value.len, p->tok.start};
+  advance(p);
+  return n;
 }
 
 static gql_ast_value *parse_string_literal(parser *p) {
@@ -322,10 +360,10 @@ static gql_ast_value *parse_value(parser *p, bool is_const) {
     return parse_string_literal(p);
   case GQL_TOK_NAME:
     advance(p);
-    if (gql_str_eq_cstr(t.value, "true") || gql_str_eq_cstr(t.value, "false")) {
+    if (STR_IS(t.value, "true") || STR_IS(t.value, "false")) {
       v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, t.start);
       v->u.boolean = t.value.len == 4;
-    } else if (gql_str_eq_cstr(t.value, "null")) {
+    } else if (STR_IS(t.value, "null")) {
       v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, t.start);
     } else {
       v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, t.start);
@@ -428,7 +466,7 @@ static gql_ast_directives parse_directives(parser *p, bool is_const) {
 static gql_ast_selection_set *parse_selection_set(parser *p);
 
 static gql_ast_name parse_fragment_name(parser *p) {
-  if (has_value(&p->tok) && gql_str_eq_cstr(p->tok.value, "on"))
+  if (has_value(&p->tok) && STR_IS(p->tok.value, "on"))
     unexpected(p, &p->tok);
   return parse_name(p);
 }
@@ -500,12 +538,13 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
 }
 
 static gql_operation_type parse_operation_type(parser *p) {
-  gql_token t = expect(p, GQL_TOK_NAME);
-  if (gql_str_eq_cstr(t.value, "query"))
+  gql_token t = p->tok;
+  expect(p, GQL_TOK_NAME);
+  if (STR_IS(t.value, "query"))
     return GQL_OP_QUERY;
-  if (gql_str_eq_cstr(t.value, "mutation"))
+  if (STR_IS(t.value, "mutation"))
     return GQL_OP_MUTATION;
-  if (gql_str_eq_cstr(t.value, "subscription"))
+  if (STR_IS(t.value, "subscription"))
     return GQL_OP_SUBSCRIPTION;
   unexpected(p, &t);
 }
@@ -601,9 +640,8 @@ static gql_ast_field_def *parse_field_definition(parser *p) {
 
 static gql_ast_name parse_enum_value_name(parser *p) {
   const gql_token *t = &p->tok;
-  if (has_value(t) &&
-      (gql_str_eq_cstr(t->value, "true") ||
-       gql_str_eq_cstr(t->value, "false") || gql_str_eq_cstr(t->value, "null")))
+  if (has_value(t) && (STR_IS(t->value, "true") || STR_IS(t->value, "false") ||
+                       STR_IS(t->value, "null")))
     failf(p, GQL_ESYNTAX, t->start,
           "%s is reserved and cannot be used for an enum value.",
           token_desc(p, t));
@@ -696,9 +734,7 @@ static gql_ast_name *parse_directive_location(parser *p) {
   gql_ast_name name = parse_name(p);
   if (!is_directive_location(gql_ast_name_str(name)))
     unexpected(p, &start);
-  gql_ast_name *n = gql_arena_alloc(p->arena, sizeof *n);
-  if (!n)
-    nomem(p);
+  gql_ast_name *n = alloc(p, sizeof *n);
   *n = name;
   return n;
 }
@@ -750,29 +786,33 @@ static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
 }
 
 static const struct {
-  const char *keyword;
+  gql_str keyword;
   int def_kind, ext_kind;
 } type_keywords[] = {
-    {"scalar", GQL_AST_SCALAR_TYPE_DEFINITION, GQL_AST_SCALAR_TYPE_EXTENSION},
-    {"type", GQL_AST_OBJECT_TYPE_DEFINITION, GQL_AST_OBJECT_TYPE_EXTENSION},
-    {"interface", GQL_AST_INTERFACE_TYPE_DEFINITION,
+    {GQL_STR("scalar"), GQL_AST_SCALAR_TYPE_DEFINITION,
+     GQL_AST_SCALAR_TYPE_EXTENSION},
+    {GQL_STR("type"), GQL_AST_OBJECT_TYPE_DEFINITION,
+     GQL_AST_OBJECT_TYPE_EXTENSION},
+    {GQL_STR("interface"), GQL_AST_INTERFACE_TYPE_DEFINITION,
      GQL_AST_INTERFACE_TYPE_EXTENSION},
-    {"union", GQL_AST_UNION_TYPE_DEFINITION, GQL_AST_UNION_TYPE_EXTENSION},
-    {"enum", GQL_AST_ENUM_TYPE_DEFINITION, GQL_AST_ENUM_TYPE_EXTENSION},
-    {"input", GQL_AST_INPUT_OBJECT_TYPE_DEFINITION,
+    {GQL_STR("union"), GQL_AST_UNION_TYPE_DEFINITION,
+     GQL_AST_UNION_TYPE_EXTENSION},
+    {GQL_STR("enum"), GQL_AST_ENUM_TYPE_DEFINITION,
+     GQL_AST_ENUM_TYPE_EXTENSION},
+    {GQL_STR("input"), GQL_AST_INPUT_OBJECT_TYPE_DEFINITION,
      GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
 };
 
 static gql_ast_node *parse_type_system_extension(parser *p) {
   const gql_token *kw = lookahead(p);
   if (kw->kind == GQL_TOK_NAME) {
-    if (gql_str_eq_cstr(kw->value, "schema"))
+    if (STR_IS(kw->value, "schema"))
       return parse_schema_extension(p);
     for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq_cstr(kw->value, type_keywords[i].keyword))
+      if (gql_str_eq(kw->value, type_keywords[i].keyword))
         return parse_type_extension(p, type_keywords[i].def_kind,
                                     type_keywords[i].ext_kind,
-                                    type_keywords[i].keyword);
+                                    type_keywords[i].keyword.ptr);
   }
   gql_token t = *kw;
   unexpected(p, &t);
@@ -791,25 +831,24 @@ static gql_ast_node *parse_definition(parser *p) {
           "Unexpected description, descriptions are not supported on "
           "shorthand queries.");
   if (kw.kind == GQL_TOK_NAME) {
-    if (gql_str_eq_cstr(kw.value, "schema"))
+    if (STR_IS(kw.value, "schema"))
       return parse_schema_definition(p);
     for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq_cstr(kw.value, type_keywords[i].keyword))
+      if (gql_str_eq(kw.value, type_keywords[i].keyword))
         return parse_type_definition(p, type_keywords[i].def_kind,
-                                     type_keywords[i].keyword);
-    if (gql_str_eq_cstr(kw.value, "directive"))
+                                     type_keywords[i].keyword.ptr);
+    if (STR_IS(kw.value, "directive"))
       return parse_directive_definition(p);
-    if (gql_str_eq_cstr(kw.value, "query") ||
-        gql_str_eq_cstr(kw.value, "mutation") ||
-        gql_str_eq_cstr(kw.value, "subscription"))
+    if (STR_IS(kw.value, "query") || STR_IS(kw.value, "mutation") ||
+        STR_IS(kw.value, "subscription"))
       return parse_operation_definition(p);
-    if (gql_str_eq_cstr(kw.value, "fragment"))
+    if (STR_IS(kw.value, "fragment"))
       return parse_fragment_definition(p);
     if (has_description)
       failf(p, GQL_ESYNTAX, p->tok.start,
             "Unexpected description, only GraphQL definitions support "
             "descriptions.");
-    if (gql_str_eq_cstr(kw.value, "extend"))
+    if (STR_IS(kw.value, "extend"))
       return parse_type_system_extension(p);
   }
   unexpected(p, &kw);
