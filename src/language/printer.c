@@ -587,14 +587,30 @@ static const char *type_def_keyword(int kind) {
   }
 }
 
+/* The definition kind an extension kind extends. */
+static int definition_kind(int extension_kind) {
+  switch (extension_kind) {
+  case GQL_AST_OBJECT_TYPE_EXTENSION:
+    return GQL_AST_OBJECT_TYPE_DEFINITION;
+  case GQL_AST_INTERFACE_TYPE_EXTENSION:
+    return GQL_AST_INTERFACE_TYPE_DEFINITION;
+  case GQL_AST_UNION_TYPE_EXTENSION:
+    return GQL_AST_UNION_TYPE_DEFINITION;
+  case GQL_AST_ENUM_TYPE_EXTENSION:
+    return GQL_AST_ENUM_TYPE_DEFINITION;
+  case GQL_AST_INPUT_OBJECT_TYPE_EXTENSION:
+    return GQL_AST_INPUT_OBJECT_TYPE_DEFINITION;
+  default:
+    return GQL_AST_SCALAR_TYPE_DEFINITION;
+  }
+}
+
 /* Every type definition and extension: description, keyword, name, then
  * the parts that apply to the kind, joined by spaces. */
 static void print_type_def(printer *p, const gql_ast_type_def *t) {
   int kind = t->h.kind;
   bool ext = gql_ast_is_type_extension(kind);
-  int base = ext ? kind - GQL_AST_SCALAR_TYPE_EXTENSION +
-                       GQL_AST_SCALAR_TYPE_DEFINITION
-                 : kind;
+  int base = ext ? definition_kind(kind) : kind;
   if (!ext)
     print_description(p, t->description);
   put(p, type_def_keyword(kind));
