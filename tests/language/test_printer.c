@@ -698,3 +698,44 @@ Test(printer, schema_kitchen_sink_matches_graphql_js) {
   expect_golden("schema-kitchen-sink.graphql",
                 "schema-kitchen-sink.printed.graphql");
 }
+
+/* ----------------------------------------------------------------- depth */
+
+Test(printer, deeply_nested_selections_indent_two_spaces_a_level) {
+  enum { DEPTH = 200 };
+  char *src = gql_arena_alloc(arena, DEPTH * 3 + 2);
+  char *p = src;
+  for (int i = 0; i < DEPTH; i++)
+    p += sprintf(p, "a{");
+  *p++ = 'b';
+  for (int i = 0; i < DEPTH; i++)
+    *p++ = '}';
+  *p = 0;
+  char *wrapped = gql_arena_sprintf(arena, "{%s}", src);
+  const char *got = pp(wrapped);
+  /* the innermost field sits at depth DEPTH + 1 */
+  char *line = gql_arena_alloc(arena, 2 * (DEPTH + 1) + 4);
+  memset(line, ' ', 2 * (DEPTH + 1));
+  strcpy(line + 2 * (DEPTH + 1), "b\n");
+  char *needle = gql_arena_sprintf(arena, "{\n%s", line);
+  cr_assert(strstr(got, needle), "innermost field not indented as expected");
+  cr_assert_eq(got[strlen(got) - 1], '}');
+  cr_assert_str_eq(pp(got), got);
+}
+
+Test(printer, nodes_print_alone_without_enclosing_indentation) {
+  gql_document *doc = NULL;
+  gql_syntax_error err = {0};
+  const char *src = "{ outer { f(x: \"\"\"a\nb\"\"\") { g } } }";
+  cr_assert_eq(gql_parse(arena, src, strlen(src), NULL, &doc, &err), 0);
+  const gql_ast_operation *op =
+      (const gql_ast_operation *)doc->definitions.items[0];
+  const gql_ast_selection *outer = op->selection_set->selections.items[0];
+  const gql_ast_selection *f = outer->selection_set->selections.items[0];
+  cr_assert_str_eq(print_node(&f->h), "f(x: \"\"\"\na\nb\n\"\"\") {\n  g\n}");
+  cr_assert_str_eq(print_node(&f->args.items[0]->h), "x: \"\"\"\na\nb\n\"\"\"");
+  cr_assert_str_eq(
+      print_node(&op->selection_set->h),
+      "{\n  outer {\n    f(x: \"\"\"\n    a\n    b\n    \"\"\") {\n"
+      "      g\n    }\n  }\n}");
+}
