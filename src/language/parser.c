@@ -175,9 +175,9 @@ static inline void leave(parser *p) {
 
 /* ---- nodes and arrays */
 
-/* Nodes are cut from arena chunks that grow from 512 bytes to 64 KiB: one
- * arena call per chunk instead of one per node, and a small document still
- * fits in the arena's first block. */
+/* Nodes are cut from zeroed arena chunks that grow from 512 bytes to 64 KiB:
+ * one arena call and one memset per chunk instead of per node, and a small
+ * document still fits in the arena's first block. */
 static __attribute__((noinline)) void refill(parser *p, size_t size) {
   size_t want = p->chunk ? p->chunk * 2 : 512;
   if (want > 65536)
@@ -187,6 +187,7 @@ static __attribute__((noinline)) void refill(parser *p, size_t size) {
   char *c = gql_arena_alloc(p->arena, want);
   if (!c)
     nomem(p);
+  memset(c, 0, want); /* once per chunk, not once per node */
   p->cur = c;
   p->lim = c + want;
   p->chunk = want;
@@ -202,8 +203,7 @@ static inline void *alloc(parser *p, size_t size) {
 }
 
 static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
-  gql_ast_node *n = alloc(p, size);
-  memset(n, 0, size);
+  gql_ast_node *n = alloc(p, size); /* zeroed by refill() */
   n->kind = (uint8_t)kind;
   n->start = start;
   return n;
@@ -281,12 +281,13 @@ static gql_ast_name parse_name(parser *p) {
   return n;
 }
 
+/* Tokens are read field by field, never copied whole: the lexer writes
+ * them with narrow stores, and a wide load right after would stall. */
 static gql_ast_value *parse_string_literal(parser *p) {
-  gql_token t = p->tok;
+  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, p->tok.start);
+  v->u.string.value = p->tok.value;
+  v->u.string.block = p->tok.kind == GQL_TOK_BLOCK_STRING;
   advance(p);
-  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, t.start);
-  v->u.string.value = t.value;
-  v->u.string.block = t.kind == GQL_TOK_BLOCK_STRING;
   FINISH(p, v);
   return v;
 }
@@ -341,9 +342,11 @@ static gql_ast_value *parse_list_or_object(parser *p, bool is_const) {
 }
 
 static gql_ast_value *parse_value(parser *p, bool is_const) {
-  gql_token t = p->tok;
+  int kind = p->tok.kind;
+  uint32_t start = p->tok.start;
+  gql_str value = p->tok.value;
   gql_ast_value *v;
-  switch (t.kind) {
+  switch (kind) {
   case GQL_TOK_BRACKET_L:
   case GQL_TOK_BRACE_L:
     return parse_list_or_object(p, is_const);
@@ -351,37 +354,37 @@ static gql_ast_value *parse_value(parser *p, bool is_const) {
   case GQL_TOK_FLOAT:
     advance(p);
     v = NEW(p, gql_ast_value,
-            t.kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
-            t.start);
-    v->u.raw = t.value;
+            kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
+            start);
+    v->u.raw = value;
     break;
   case GQL_TOK_STRING:
   case GQL_TOK_BLOCK_STRING:
     return parse_string_literal(p);
   case GQL_TOK_NAME:
     advance(p);
-    if (STR_IS(t.value, "true") || STR_IS(t.value, "false")) {
-      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, t.start);
-      v->u.boolean = t.value.len == 4;
-    } else if (STR_IS(t.value, "null")) {
-      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, t.start);
+    if (STR_IS(value, "true") || STR_IS(value, "false")) {
+      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, start);
+      v->u.boolean = value.len == 4;
+    } else if (STR_IS(value, "null")) {
+      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, start);
     } else {
-      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, t.start);
-      v->u.raw = t.value;
+      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, start);
+      v->u.raw = value;
     }
     break;
   case GQL_TOK_DOLLAR:
     if (is_const) {
       advance(p);
       if (peek(p, GQL_TOK_NAME))
-        failf(p, GQL_ESYNTAX, t.start,
+        failf(p, GQL_ESYNTAX, start,
               "Unexpected variable \"$%.*s\" in constant value.",
               (int)p->tok.value.len, p->tok.value.ptr);
-      unexpected(p, &t);
+      failf(p, GQL_ESYNTAX, start, "Unexpected \"$\".");
     }
     return parse_variable(p);
   default:
-    unexpected(p, &t);
+    unexpected(p, &p->tok);
   }
   FINISH(p, v);
   return v;
@@ -538,15 +541,19 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
 }
 
 static gql_operation_type parse_operation_type(parser *p) {
-  gql_token t = p->tok;
-  expect(p, GQL_TOK_NAME);
-  if (STR_IS(t.value, "query"))
-    return GQL_OP_QUERY;
-  if (STR_IS(t.value, "mutation"))
-    return GQL_OP_MUTATION;
-  if (STR_IS(t.value, "subscription"))
-    return GQL_OP_SUBSCRIPTION;
-  unexpected(p, &t);
+  if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
+    expected(p, GQL_TOK_NAME);
+  gql_operation_type op;
+  if (STR_IS(p->tok.value, "query"))
+    op = GQL_OP_QUERY;
+  else if (STR_IS(p->tok.value, "mutation"))
+    op = GQL_OP_MUTATION;
+  else if (STR_IS(p->tok.value, "subscription"))
+    op = GQL_OP_SUBSCRIPTION;
+  else
+    unexpected(p, &p->tok);
+  advance(p);
+  return op;
 }
 
 static gql_ast_node *parse_operation_definition(parser *p) {
@@ -825,33 +832,33 @@ static gql_ast_node *parse_definition(parser *p) {
     return parse_operation_definition(p);
   bool has_description =
       peek(p, GQL_TOK_STRING) || peek(p, GQL_TOK_BLOCK_STRING);
-  gql_token kw = has_description ? *lookahead(p) : p->tok;
-  if (has_description && kw.kind == GQL_TOK_BRACE_L)
+  const gql_token *kw = has_description ? lookahead(p) : &p->tok;
+  if (has_description && kw->kind == GQL_TOK_BRACE_L)
     failf(p, GQL_ESYNTAX, p->tok.start,
           "Unexpected description, descriptions are not supported on "
           "shorthand queries.");
-  if (kw.kind == GQL_TOK_NAME) {
-    if (STR_IS(kw.value, "schema"))
+  if (kw->kind == GQL_TOK_NAME) {
+    if (STR_IS(kw->value, "schema"))
       return parse_schema_definition(p);
     for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq(kw.value, type_keywords[i].keyword))
+      if (gql_str_eq(kw->value, type_keywords[i].keyword))
         return parse_type_definition(p, type_keywords[i].def_kind,
                                      type_keywords[i].keyword.ptr);
-    if (STR_IS(kw.value, "directive"))
+    if (STR_IS(kw->value, "directive"))
       return parse_directive_definition(p);
-    if (STR_IS(kw.value, "query") || STR_IS(kw.value, "mutation") ||
-        STR_IS(kw.value, "subscription"))
+    if (STR_IS(kw->value, "query") || STR_IS(kw->value, "mutation") ||
+        STR_IS(kw->value, "subscription"))
       return parse_operation_definition(p);
-    if (STR_IS(kw.value, "fragment"))
+    if (STR_IS(kw->value, "fragment"))
       return parse_fragment_definition(p);
     if (has_description)
       failf(p, GQL_ESYNTAX, p->tok.start,
             "Unexpected description, only GraphQL definitions support "
             "descriptions.");
-    if (STR_IS(kw.value, "extend"))
+    if (STR_IS(kw->value, "extend"))
       return parse_type_system_extension(p);
   }
-  unexpected(p, &kw);
+  unexpected(p, kw);
 }
 
 static gql_document *parse_document(parser *p) {
