@@ -89,19 +89,28 @@ static noreturn void unexpected(parser *p, const gql_token *t) {
 
 /* ---- tokens */
 
-static void advance(parser *p) {
+static noreturn void lex_failed(parser *p) {
+  fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+}
+
+static noreturn void too_many_tokens(parser *p) {
+  failf(p, GQL_ELIMIT, p->tok.start,
+        "Document contains more than %u tokens. Parsing aborted.",
+        p->max_tokens);
+}
+
+static inline void advance(parser *p) {
   p->prev_end = p->tok.end;
-  if (p->has_ahead) {
+  if (GQL_UNLIKELY(p->has_ahead)) {
     p->tok = p->ahead;
     p->has_ahead = false;
-  } else if (gql_lexer_next(&p->lx, &p->tok)) {
-    fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+  } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
+    lex_failed(p);
   }
   /* graphql-js counts every token the parser moves onto, except EOF. */
-  if (p->tok.kind != GQL_TOK_EOF && ++p->tokens > p->max_tokens)
-    failf(p, GQL_ELIMIT, p->tok.start,
-          "Document contains more than %u tokens. Parsing aborted.",
-          p->max_tokens);
+  p->tokens += p->tok.kind != GQL_TOK_EOF;
+  if (GQL_UNLIKELY(p->tokens > p->max_tokens))
+    too_many_tokens(p);
 }
 
 static const gql_token *lookahead(parser *p) {
@@ -109,7 +118,7 @@ static const gql_token *lookahead(parser *p) {
     if (p->tok.kind == GQL_TOK_EOF) {
       p->ahead = p->tok;
     } else if (gql_lexer_next(&p->lx, &p->ahead)) {
-      fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+      lex_failed(p);
     }
     p->has_ahead = true;
   }
@@ -212,15 +221,18 @@ static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
 #define NEW(p, T, kind, start) ((T *)node((p), sizeof(T), (kind), (start)))
 #define FINISH(p, n) ((n)->h.end = (p)->prev_end)
 
-static void push(parser *p, void *item) {
-  if (GQL_UNLIKELY(p->sp == p->cap)) {
-    uint32_t cap = p->cap ? p->cap * 2 : 64;
-    void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
-    if (!s)
-      nomem(p);
-    p->stack = s;
-    p->cap = cap;
-  }
+static __attribute__((noinline)) void grow_stack(parser *p) {
+  uint32_t cap = p->cap ? p->cap * 2 : 64;
+  void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
+  if (!s)
+    nomem(p);
+  p->stack = s;
+  p->cap = cap;
+}
+
+static inline void push(parser *p, void *item) {
+  if (GQL_UNLIKELY(p->sp == p->cap))
+    grow_stack(p);
   p->stack[p->sp++] = item;
 }
 
@@ -697,11 +709,11 @@ static void parse_type_body(parser *p, gql_ast_type_def *t, int def_kind) {
   }
 }
 
-static gql_ast_node *parse_type_definition(parser *p, int kind,
-                                           const char *keyword) {
+/* Called with the keyword (after any description) known to match. */
+static gql_ast_node *parse_type_definition(parser *p, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
   t->description = parse_description(p);
-  expect_keyword(p, keyword);
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, kind);
   FINISH(p, t);
@@ -778,11 +790,11 @@ static gql_ast_node *parse_schema_extension(parser *p) {
   return &s->h;
 }
 
-static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
-                                          const char *keyword) {
+/* Called with the keyword after `extend` known to match. */
+static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
-  expect_keyword(p, "extend");
-  expect_keyword(p, keyword);
+  advance(p); /* extend */
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, def_kind);
   if (!t->interfaces.count && !t->directives.count && !t->fields.count &&
@@ -793,33 +805,43 @@ static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
 }
 
 static const struct {
-  gql_str keyword;
   int def_kind, ext_kind;
-} type_keywords[] = {
-    {GQL_STR("scalar"), GQL_AST_SCALAR_TYPE_DEFINITION,
-     GQL_AST_SCALAR_TYPE_EXTENSION},
-    {GQL_STR("type"), GQL_AST_OBJECT_TYPE_DEFINITION,
-     GQL_AST_OBJECT_TYPE_EXTENSION},
-    {GQL_STR("interface"), GQL_AST_INTERFACE_TYPE_DEFINITION,
-     GQL_AST_INTERFACE_TYPE_EXTENSION},
-    {GQL_STR("union"), GQL_AST_UNION_TYPE_DEFINITION,
-     GQL_AST_UNION_TYPE_EXTENSION},
-    {GQL_STR("enum"), GQL_AST_ENUM_TYPE_DEFINITION,
-     GQL_AST_ENUM_TYPE_EXTENSION},
-    {GQL_STR("input"), GQL_AST_INPUT_OBJECT_TYPE_DEFINITION,
-     GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
+} type_kinds[] = {
+    {GQL_AST_SCALAR_TYPE_DEFINITION, GQL_AST_SCALAR_TYPE_EXTENSION},
+    {GQL_AST_OBJECT_TYPE_DEFINITION, GQL_AST_OBJECT_TYPE_EXTENSION},
+    {GQL_AST_INTERFACE_TYPE_DEFINITION, GQL_AST_INTERFACE_TYPE_EXTENSION},
+    {GQL_AST_UNION_TYPE_DEFINITION, GQL_AST_UNION_TYPE_EXTENSION},
+    {GQL_AST_ENUM_TYPE_DEFINITION, GQL_AST_ENUM_TYPE_EXTENSION},
+    {GQL_AST_INPUT_OBJECT_TYPE_DEFINITION, GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
 };
+
+/* The index in type_kinds of a type keyword (a Name's value), or -1. */
+static int type_keyword(gql_str v) {
+  switch (v.ptr[0]) {
+  case 's':
+    return STR_IS(v, "scalar") ? 0 : -1;
+  case 't':
+    return STR_IS(v, "type") ? 1 : -1;
+  case 'i':
+    return STR_IS(v, "interface") ? 2 : STR_IS(v, "input") ? 5 : -1;
+  case 'u':
+    return STR_IS(v, "union") ? 3 : -1;
+  case 'e':
+    return STR_IS(v, "enum") ? 4 : -1;
+  default:
+    return -1;
+  }
+}
 
 static gql_ast_node *parse_type_system_extension(parser *p) {
   const gql_token *kw = lookahead(p);
   if (kw->kind == GQL_TOK_NAME) {
     if (STR_IS(kw->value, "schema"))
       return parse_schema_extension(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq(kw->value, type_keywords[i].keyword))
-        return parse_type_extension(p, type_keywords[i].def_kind,
-                                    type_keywords[i].ext_kind,
-                                    type_keywords[i].keyword.ptr);
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_extension(p, type_kinds[i].def_kind,
+                                  type_kinds[i].ext_kind);
   }
   gql_token t = *kw;
   unexpected(p, &t);
@@ -840,10 +862,9 @@ static gql_ast_node *parse_definition(parser *p) {
   if (kw->kind == GQL_TOK_NAME) {
     if (STR_IS(kw->value, "schema"))
       return parse_schema_definition(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq(kw->value, type_keywords[i].keyword))
-        return parse_type_definition(p, type_keywords[i].def_kind,
-                                     type_keywords[i].keyword.ptr);
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_definition(p, type_kinds[i].def_kind);
     if (STR_IS(kw->value, "directive"))
       return parse_directive_definition(p);
     if (STR_IS(kw->value, "query") || STR_IS(kw->value, "mutation") ||
