@@ -85,6 +85,30 @@ static inline uint32_t skip_spaces(const unsigned char *s, uint32_t pos,
   return pos;
 }
 
+/* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
+ * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
+ * Everything else is taken as is. */
+static const uint8_t stop_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+};
+
+static inline bool string_stop(unsigned c) {
+  return stop_class[c] & 1;
+}
+static inline bool block_stop(unsigned c) {
+  return stop_class[c] & 2;
+}
+
 static inline bool is_digit(unsigned c) {
   return c - '0' < 10;
 }
@@ -430,6 +454,8 @@ static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
+    while (pos < len && !string_stop(s[pos]))
+      pos++;
     if (GQL_UNLIKELY(pos >= len))
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -463,6 +489,8 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
   for (;;) {
+    while (pos < len && !block_stop(s[pos]))
+      pos++;
     if (pos >= len)
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -621,13 +649,10 @@ static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   return fail_char(lx, pos, "Invalid character: ");
 }
 
-int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
-  if (GQL_UNLIKELY(lx->err))
-    return lx->err;
-  if (GQL_UNLIKELY(lx->coordinate))
-    return next_coordinate(lx, tok);
+/* Every token kind, after ignored tokens from pos. */
+static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos, len = lx->len;
+  uint32_t len = lx->len;
   for (;;) {
     while (pos < len && ignored[s[pos]]) {
       if (s[pos++] == '\n')
@@ -687,4 +712,35 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
     lx->pos = pos;
     return unexpected_char(lx, pos);
   }
+}
+
+/* The common tokens (names, one-character punctuators, after whitespace)
+ * in a small function that needs few registers; the rest, comments and
+ * errors go to lex_general. */
+int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
+  if (GQL_UNLIKELY(lx->err))
+    return lx->err;
+  if (GQL_UNLIKELY(lx->coordinate))
+    return next_coordinate(lx, tok);
+  const unsigned char *s = (const unsigned char *)lx->src;
+  uint32_t pos = lx->pos, len = lx->len;
+  while (pos < len && ignored[s[pos]]) {
+    if (s[pos++] == '\n')
+      pos = skip_spaces(s, pos, len);
+  }
+  if (GQL_LIKELY(pos < len)) {
+    unsigned c = s[pos];
+    unsigned k = punct_kind[c];
+    if (k)
+      return make(lx, tok, (int)k, pos, pos + 1);
+    if (char_class[c] == 1) {
+      uint32_t end = pos + 1;
+      while (end < len && char_class[s[end]])
+        end++;
+      make(lx, tok, GQL_TOK_NAME, pos, end);
+      tok->value = (gql_str){lx->src + pos, end - pos};
+      return 0;
+    }
+  }
+  return lex_general(lx, tok, pos);
 }
