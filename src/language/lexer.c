@@ -52,6 +52,63 @@ static const uint8_t char_class[256] = {
 static const bool ignored[256] = {
     [' '] = 1, ['\t'] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1};
 
+/* The one-character punctuators (0: not one). */
+static const uint8_t punct_kind[256] = {
+    ['!'] = GQL_TOK_BANG,      ['$'] = GQL_TOK_DOLLAR,
+    ['&'] = GQL_TOK_AMP,       ['('] = GQL_TOK_PAREN_L,
+    [')'] = GQL_TOK_PAREN_R,   [':'] = GQL_TOK_COLON,
+    ['='] = GQL_TOK_EQUALS,    ['@'] = GQL_TOK_AT,
+    ['['] = GQL_TOK_BRACKET_L, [']'] = GQL_TOK_BRACKET_R,
+    ['{'] = GQL_TOK_BRACE_L,   ['|'] = GQL_TOK_PIPE,
+    ['}'] = GQL_TOK_BRACE_R,
+};
+
+/* The indentation after a newline, eight bytes at a time where the byte
+ * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
+static inline uint32_t skip_spaces(const unsigned char *s, uint32_t pos,
+                                   uint32_t len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (pos + 8 <= len) {
+    uint64_t x;
+    memcpy(&x, s + pos, 8);
+    x ^= 0x2020202020202020ull;
+    uint64_t nonzero =
+        (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x) &
+        0x8080808080808080ull;
+    if (nonzero)
+      return pos + ((uint32_t)__builtin_ctzll(nonzero) >> 3);
+    pos += 8;
+  }
+#endif
+  while (pos < len && s[pos] == ' ')
+    pos++;
+  return pos;
+}
+
+/* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
+ * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
+ * Everything else is taken as is. */
+static const uint8_t stop_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+};
+
+static inline bool string_stop(unsigned c) {
+  return stop_class[c] & 1;
+}
+static inline bool block_stop(unsigned c) {
+  return stop_class[c] & 2;
+}
+
 static inline bool is_digit(unsigned c) {
   return c - '0' < 10;
 }
@@ -397,6 +454,8 @@ static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
+    while (pos < len && !string_stop(s[pos]))
+      pos++;
     if (GQL_UNLIKELY(pos >= len))
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -430,6 +489,8 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
   for (;;) {
+    while (pos < len && !block_stop(s[pos]))
+      pos++;
     if (pos >= len)
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -588,27 +649,31 @@ static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   return fail_char(lx, pos, "Invalid character: ");
 }
 
-int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
-  if (GQL_UNLIKELY(lx->err))
-    return lx->err;
-  if (GQL_UNLIKELY(lx->coordinate))
-    return next_coordinate(lx, tok);
+/* Every token kind, after ignored tokens from pos. */
+static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos, len = lx->len;
+  uint32_t len = lx->len;
   for (;;) {
-    while (pos < len && ignored[s[pos]])
-      pos++;
+    while (pos < len && ignored[s[pos]]) {
+      if (s[pos++] == '\n')
+        pos = skip_spaces(s, pos, len);
+    }
     if (pos >= len)
       return make(lx, tok, GQL_TOK_EOF, len, len);
     unsigned c = s[pos];
+    /* Names and one-character punctuators are most tokens: a table lookup
+     * and a name scan inline, everything else through the switch. */
+    if (char_class[c] == 1) {
+      uint32_t end = pos + 1;
+      while (end < len && char_class[s[end]])
+        end++;
+      make(lx, tok, GQL_TOK_NAME, pos, end);
+      tok->value = (gql_str){lx->src + pos, end - pos};
+      return 0;
+    }
+    if (punct_kind[c])
+      return make(lx, tok, punct_kind[c], pos, pos + 1);
     switch (c) {
-    case ' ':
-    case '\t':
-    case ',':
-    case '\n':
-    case '\r':
-      pos++;
-      continue;
     case 0xEF:
       if (pos + 2 < len && s[pos + 1] == 0xBB && s[pos + 2] == 0xBF) {
         pos += 3;
@@ -621,36 +686,10 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
         return 0;
       pos = tok->end;
       continue;
-    case '!':
-      return make(lx, tok, GQL_TOK_BANG, pos, pos + 1);
-    case '$':
-      return make(lx, tok, GQL_TOK_DOLLAR, pos, pos + 1);
-    case '&':
-      return make(lx, tok, GQL_TOK_AMP, pos, pos + 1);
-    case '(':
-      return make(lx, tok, GQL_TOK_PAREN_L, pos, pos + 1);
-    case ')':
-      return make(lx, tok, GQL_TOK_PAREN_R, pos, pos + 1);
     case '.':
       if (pos + 2 < len && s[pos + 1] == '.' && s[pos + 2] == '.')
         return make(lx, tok, GQL_TOK_SPREAD, pos, pos + 3);
       break;
-    case ':':
-      return make(lx, tok, GQL_TOK_COLON, pos, pos + 1);
-    case '=':
-      return make(lx, tok, GQL_TOK_EQUALS, pos, pos + 1);
-    case '@':
-      return make(lx, tok, GQL_TOK_AT, pos, pos + 1);
-    case '[':
-      return make(lx, tok, GQL_TOK_BRACKET_L, pos, pos + 1);
-    case ']':
-      return make(lx, tok, GQL_TOK_BRACKET_R, pos, pos + 1);
-    case '{':
-      return make(lx, tok, GQL_TOK_BRACE_L, pos, pos + 1);
-    case '|':
-      return make(lx, tok, GQL_TOK_PIPE, pos, pos + 1);
-    case '}':
-      return make(lx, tok, GQL_TOK_BRACE_R, pos, pos + 1);
     case '"':
       if (is_triple_quote(lx, pos))
         return lex_block_string(lx, tok, pos);
@@ -668,11 +707,40 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
     case '9':
       return lex_number(lx, tok, pos);
     default:
-      if (char_class[c] == 1)
-        return lex_name(lx, tok, pos);
       break;
     }
     lx->pos = pos;
     return unexpected_char(lx, pos);
   }
+}
+
+/* The common tokens (names, one-character punctuators, after whitespace)
+ * in a small function that needs few registers; the rest, comments and
+ * errors go to lex_general. */
+int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
+  if (GQL_UNLIKELY(lx->err))
+    return lx->err;
+  if (GQL_UNLIKELY(lx->coordinate))
+    return next_coordinate(lx, tok);
+  const unsigned char *s = (const unsigned char *)lx->src;
+  uint32_t pos = lx->pos, len = lx->len;
+  while (pos < len && ignored[s[pos]]) {
+    if (s[pos++] == '\n')
+      pos = skip_spaces(s, pos, len);
+  }
+  if (GQL_LIKELY(pos < len)) {
+    unsigned c = s[pos];
+    unsigned k = punct_kind[c];
+    if (k)
+      return make(lx, tok, (int)k, pos, pos + 1);
+    if (char_class[c] == 1) {
+      uint32_t end = pos + 1;
+      while (end < len && char_class[s[end]])
+        end++;
+      make(lx, tok, GQL_TOK_NAME, pos, end);
+      tok->value = (gql_str){lx->src + pos, end - pos};
+      return 0;
+    }
+  }
+  return lex_general(lx, tok, pos);
 }

@@ -89,19 +89,28 @@ static noreturn void unexpected(parser *p, const gql_token *t) {
 
 /* ---- tokens */
 
-static void advance(parser *p) {
+static noreturn void lex_failed(parser *p) {
+  fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+}
+
+static noreturn void too_many_tokens(parser *p) {
+  failf(p, GQL_ELIMIT, p->tok.start,
+        "Document contains more than %u tokens. Parsing aborted.",
+        p->max_tokens);
+}
+
+static inline void advance(parser *p) {
   p->prev_end = p->tok.end;
-  if (p->has_ahead) {
+  if (GQL_UNLIKELY(p->has_ahead)) {
     p->tok = p->ahead;
     p->has_ahead = false;
-  } else if (gql_lexer_next(&p->lx, &p->tok)) {
-    fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+  } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
+    lex_failed(p);
   }
   /* graphql-js counts every token the parser moves onto, except EOF. */
-  if (p->tok.kind != GQL_TOK_EOF && ++p->tokens > p->max_tokens)
-    failf(p, GQL_ELIMIT, p->tok.start,
-          "Document contains more than %u tokens. Parsing aborted.",
-          p->max_tokens);
+  p->tokens += p->tok.kind != GQL_TOK_EOF;
+  if (GQL_UNLIKELY(p->tokens > p->max_tokens))
+    too_many_tokens(p);
 }
 
 static const gql_token *lookahead(parser *p) {
@@ -109,7 +118,7 @@ static const gql_token *lookahead(parser *p) {
     if (p->tok.kind == GQL_TOK_EOF) {
       p->ahead = p->tok;
     } else if (gql_lexer_next(&p->lx, &p->ahead)) {
-      fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+      lex_failed(p);
     }
     p->has_ahead = true;
   }
@@ -175,9 +184,9 @@ static inline void leave(parser *p) {
 
 /* ---- nodes and arrays */
 
-/* Nodes are cut from arena chunks that grow from 512 bytes to 64 KiB: one
- * arena call per chunk instead of one per node, and a small document still
- * fits in the arena's first block. */
+/* Nodes are cut from zeroed arena chunks that grow from 512 bytes to 64 KiB:
+ * one arena call and one memset per chunk instead of per node, and a small
+ * document still fits in the arena's first block. */
 static __attribute__((noinline)) void refill(parser *p, size_t size) {
   size_t want = p->chunk ? p->chunk * 2 : 512;
   if (want > 65536)
@@ -187,6 +196,7 @@ static __attribute__((noinline)) void refill(parser *p, size_t size) {
   char *c = gql_arena_alloc(p->arena, want);
   if (!c)
     nomem(p);
+  memset(c, 0, want); /* once per chunk, not once per node */
   p->cur = c;
   p->lim = c + want;
   p->chunk = want;
@@ -202,8 +212,7 @@ static inline void *alloc(parser *p, size_t size) {
 }
 
 static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
-  gql_ast_node *n = alloc(p, size);
-  memset(n, 0, size);
+  gql_ast_node *n = alloc(p, size); /* zeroed by refill() */
   n->kind = (uint8_t)kind;
   n->start = start;
   return n;
@@ -212,15 +221,18 @@ static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
 #define NEW(p, T, kind, start) ((T *)node((p), sizeof(T), (kind), (start)))
 #define FINISH(p, n) ((n)->h.end = (p)->prev_end)
 
-static void push(parser *p, void *item) {
-  if (GQL_UNLIKELY(p->sp == p->cap)) {
-    uint32_t cap = p->cap ? p->cap * 2 : 64;
-    void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
-    if (!s)
-      nomem(p);
-    p->stack = s;
-    p->cap = cap;
-  }
+static __attribute__((noinline)) void grow_stack(parser *p) {
+  uint32_t cap = p->cap ? p->cap * 2 : 64;
+  void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
+  if (!s)
+    nomem(p);
+  p->stack = s;
+  p->cap = cap;
+}
+
+static inline void push(parser *p, void *item) {
+  if (GQL_UNLIKELY(p->sp == p->cap))
+    grow_stack(p);
   p->stack[p->sp++] = item;
 }
 
@@ -281,12 +293,13 @@ static gql_ast_name parse_name(parser *p) {
   return n;
 }
 
+/* Tokens are read field by field, never copied whole: the lexer writes
+ * them with narrow stores, and a wide load right after would stall. */
 static gql_ast_value *parse_string_literal(parser *p) {
-  gql_token t = p->tok;
+  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, p->tok.start);
+  v->u.string.value = p->tok.value;
+  v->u.string.block = p->tok.kind == GQL_TOK_BLOCK_STRING;
   advance(p);
-  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, t.start);
-  v->u.string.value = t.value;
-  v->u.string.block = t.kind == GQL_TOK_BLOCK_STRING;
   FINISH(p, v);
   return v;
 }
@@ -341,9 +354,11 @@ static gql_ast_value *parse_list_or_object(parser *p, bool is_const) {
 }
 
 static gql_ast_value *parse_value(parser *p, bool is_const) {
-  gql_token t = p->tok;
+  int kind = p->tok.kind;
+  uint32_t start = p->tok.start;
+  gql_str value = p->tok.value;
   gql_ast_value *v;
-  switch (t.kind) {
+  switch (kind) {
   case GQL_TOK_BRACKET_L:
   case GQL_TOK_BRACE_L:
     return parse_list_or_object(p, is_const);
@@ -351,37 +366,37 @@ static gql_ast_value *parse_value(parser *p, bool is_const) {
   case GQL_TOK_FLOAT:
     advance(p);
     v = NEW(p, gql_ast_value,
-            t.kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
-            t.start);
-    v->u.raw = t.value;
+            kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
+            start);
+    v->u.raw = value;
     break;
   case GQL_TOK_STRING:
   case GQL_TOK_BLOCK_STRING:
     return parse_string_literal(p);
   case GQL_TOK_NAME:
     advance(p);
-    if (STR_IS(t.value, "true") || STR_IS(t.value, "false")) {
-      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, t.start);
-      v->u.boolean = t.value.len == 4;
-    } else if (STR_IS(t.value, "null")) {
-      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, t.start);
+    if (STR_IS(value, "true") || STR_IS(value, "false")) {
+      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, start);
+      v->u.boolean = value.len == 4;
+    } else if (STR_IS(value, "null")) {
+      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, start);
     } else {
-      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, t.start);
-      v->u.raw = t.value;
+      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, start);
+      v->u.raw = value;
     }
     break;
   case GQL_TOK_DOLLAR:
     if (is_const) {
       advance(p);
       if (peek(p, GQL_TOK_NAME))
-        failf(p, GQL_ESYNTAX, t.start,
+        failf(p, GQL_ESYNTAX, start,
               "Unexpected variable \"$%.*s\" in constant value.",
               (int)p->tok.value.len, p->tok.value.ptr);
-      unexpected(p, &t);
+      failf(p, GQL_ESYNTAX, start, "Unexpected \"$\".");
     }
     return parse_variable(p);
   default:
-    unexpected(p, &t);
+    unexpected(p, &p->tok);
   }
   FINISH(p, v);
   return v;
@@ -538,15 +553,19 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
 }
 
 static gql_operation_type parse_operation_type(parser *p) {
-  gql_token t = p->tok;
-  expect(p, GQL_TOK_NAME);
-  if (STR_IS(t.value, "query"))
-    return GQL_OP_QUERY;
-  if (STR_IS(t.value, "mutation"))
-    return GQL_OP_MUTATION;
-  if (STR_IS(t.value, "subscription"))
-    return GQL_OP_SUBSCRIPTION;
-  unexpected(p, &t);
+  if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
+    expected(p, GQL_TOK_NAME);
+  gql_operation_type op;
+  if (STR_IS(p->tok.value, "query"))
+    op = GQL_OP_QUERY;
+  else if (STR_IS(p->tok.value, "mutation"))
+    op = GQL_OP_MUTATION;
+  else if (STR_IS(p->tok.value, "subscription"))
+    op = GQL_OP_SUBSCRIPTION;
+  else
+    unexpected(p, &p->tok);
+  advance(p);
+  return op;
 }
 
 static gql_ast_node *parse_operation_definition(parser *p) {
@@ -690,11 +709,11 @@ static void parse_type_body(parser *p, gql_ast_type_def *t, int def_kind) {
   }
 }
 
-static gql_ast_node *parse_type_definition(parser *p, int kind,
-                                           const char *keyword) {
+/* Called with the keyword (after any description) known to match. */
+static gql_ast_node *parse_type_definition(parser *p, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
   t->description = parse_description(p);
-  expect_keyword(p, keyword);
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, kind);
   FINISH(p, t);
@@ -771,11 +790,11 @@ static gql_ast_node *parse_schema_extension(parser *p) {
   return &s->h;
 }
 
-static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
-                                          const char *keyword) {
+/* Called with the keyword after `extend` known to match. */
+static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
-  expect_keyword(p, "extend");
-  expect_keyword(p, keyword);
+  advance(p); /* extend */
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, def_kind);
   if (!t->interfaces.count && !t->directives.count && !t->fields.count &&
@@ -786,33 +805,43 @@ static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
 }
 
 static const struct {
-  gql_str keyword;
   int def_kind, ext_kind;
-} type_keywords[] = {
-    {GQL_STR("scalar"), GQL_AST_SCALAR_TYPE_DEFINITION,
-     GQL_AST_SCALAR_TYPE_EXTENSION},
-    {GQL_STR("type"), GQL_AST_OBJECT_TYPE_DEFINITION,
-     GQL_AST_OBJECT_TYPE_EXTENSION},
-    {GQL_STR("interface"), GQL_AST_INTERFACE_TYPE_DEFINITION,
-     GQL_AST_INTERFACE_TYPE_EXTENSION},
-    {GQL_STR("union"), GQL_AST_UNION_TYPE_DEFINITION,
-     GQL_AST_UNION_TYPE_EXTENSION},
-    {GQL_STR("enum"), GQL_AST_ENUM_TYPE_DEFINITION,
-     GQL_AST_ENUM_TYPE_EXTENSION},
-    {GQL_STR("input"), GQL_AST_INPUT_OBJECT_TYPE_DEFINITION,
-     GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
+} type_kinds[] = {
+    {GQL_AST_SCALAR_TYPE_DEFINITION, GQL_AST_SCALAR_TYPE_EXTENSION},
+    {GQL_AST_OBJECT_TYPE_DEFINITION, GQL_AST_OBJECT_TYPE_EXTENSION},
+    {GQL_AST_INTERFACE_TYPE_DEFINITION, GQL_AST_INTERFACE_TYPE_EXTENSION},
+    {GQL_AST_UNION_TYPE_DEFINITION, GQL_AST_UNION_TYPE_EXTENSION},
+    {GQL_AST_ENUM_TYPE_DEFINITION, GQL_AST_ENUM_TYPE_EXTENSION},
+    {GQL_AST_INPUT_OBJECT_TYPE_DEFINITION, GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
 };
+
+/* The index in type_kinds of a type keyword (a Name's value), or -1. */
+static int type_keyword(gql_str v) {
+  switch (v.ptr[0]) {
+  case 's':
+    return STR_IS(v, "scalar") ? 0 : -1;
+  case 't':
+    return STR_IS(v, "type") ? 1 : -1;
+  case 'i':
+    return STR_IS(v, "interface") ? 2 : STR_IS(v, "input") ? 5 : -1;
+  case 'u':
+    return STR_IS(v, "union") ? 3 : -1;
+  case 'e':
+    return STR_IS(v, "enum") ? 4 : -1;
+  default:
+    return -1;
+  }
+}
 
 static gql_ast_node *parse_type_system_extension(parser *p) {
   const gql_token *kw = lookahead(p);
   if (kw->kind == GQL_TOK_NAME) {
     if (STR_IS(kw->value, "schema"))
       return parse_schema_extension(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq(kw->value, type_keywords[i].keyword))
-        return parse_type_extension(p, type_keywords[i].def_kind,
-                                    type_keywords[i].ext_kind,
-                                    type_keywords[i].keyword.ptr);
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_extension(p, type_kinds[i].def_kind,
+                                  type_kinds[i].ext_kind);
   }
   gql_token t = *kw;
   unexpected(p, &t);
@@ -825,33 +854,32 @@ static gql_ast_node *parse_definition(parser *p) {
     return parse_operation_definition(p);
   bool has_description =
       peek(p, GQL_TOK_STRING) || peek(p, GQL_TOK_BLOCK_STRING);
-  gql_token kw = has_description ? *lookahead(p) : p->tok;
-  if (has_description && kw.kind == GQL_TOK_BRACE_L)
+  const gql_token *kw = has_description ? lookahead(p) : &p->tok;
+  if (has_description && kw->kind == GQL_TOK_BRACE_L)
     failf(p, GQL_ESYNTAX, p->tok.start,
           "Unexpected description, descriptions are not supported on "
           "shorthand queries.");
-  if (kw.kind == GQL_TOK_NAME) {
-    if (STR_IS(kw.value, "schema"))
+  if (kw->kind == GQL_TOK_NAME) {
+    if (STR_IS(kw->value, "schema"))
       return parse_schema_definition(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq(kw.value, type_keywords[i].keyword))
-        return parse_type_definition(p, type_keywords[i].def_kind,
-                                     type_keywords[i].keyword.ptr);
-    if (STR_IS(kw.value, "directive"))
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_definition(p, type_kinds[i].def_kind);
+    if (STR_IS(kw->value, "directive"))
       return parse_directive_definition(p);
-    if (STR_IS(kw.value, "query") || STR_IS(kw.value, "mutation") ||
-        STR_IS(kw.value, "subscription"))
+    if (STR_IS(kw->value, "query") || STR_IS(kw->value, "mutation") ||
+        STR_IS(kw->value, "subscription"))
       return parse_operation_definition(p);
-    if (STR_IS(kw.value, "fragment"))
+    if (STR_IS(kw->value, "fragment"))
       return parse_fragment_definition(p);
     if (has_description)
       failf(p, GQL_ESYNTAX, p->tok.start,
             "Unexpected description, only GraphQL definitions support "
             "descriptions.");
-    if (STR_IS(kw.value, "extend"))
+    if (STR_IS(kw->value, "extend"))
       return parse_type_system_extension(p);
   }
-  unexpected(p, &kw);
+  unexpected(p, kw);
 }
 
 static gql_document *parse_document(parser *p) {
