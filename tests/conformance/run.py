@@ -46,7 +46,10 @@ class Runner:
 
     def write(self, name, text):
         path = os.path.join(self.tmp, name)
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        # Lone surrogates (JavaScript strings allow them) are written as
+        # their 3-byte WTF-8 forms, which gql reports as graphql-js does.
+        with open(path, "w", encoding="utf-8", errors="surrogatepass",
+                  newline="") as f:
             f.write(text)
         return path
 
