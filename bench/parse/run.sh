@@ -13,7 +13,7 @@ if [[ ! -d $peers/node_modules/graphql ]]; then
   (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16 >/dev/null)
 fi
 gen=$peers/generated-1mb.graphql
-"$root/build/bench_parse" --generate "$gen" 1048576
+"$root/build/bench/bench_parse" --generate "$gen" 1048576
 docs=(
   "kitchen-sink=$shared/conformance/fixtures/kitchen-sink.graphql"
   "schema-kitchen=$shared/conformance/fixtures/schema-kitchen-sink.graphql"
@@ -22,7 +22,7 @@ docs=(
 )
 gqlout=$(mktemp)
 jsout=$(mktemp)
-"$root/build/bench_parse" "${docs[@]}" | tee "$gqlout"
+"$root/build/bench/bench_parse" "${docs[@]}" | tee "$gqlout"
 echo
 (cd "$peers" && NODE_PATH=$peers/node_modules node "$root/bench/parse/parse.js" "${docs[@]}") | tee "$jsout"
 echo
