@@ -59,9 +59,8 @@ static int run_rule(const char *rule, const gql_schema *base, const char *src,
     return 1;
   }
   if (!rc)
-    rc =
-        gql_sdl_validate(doc, (gql_str){src, len}, base,
-                         strcmp(rule, "all") == 0 ? NULL : rule, &errors, NULL);
+    rc = gql_sdl_validate(doc, (gql_str){src, len}, base,
+                          strcmp(rule, "all") == 0 ? NULL : rule, &errors);
   if (rc == GQL_ENOTFOUND) {
     fprintf(stderr, "gql print-schema: unknown SDL rule '%s'\n", rule);
     return 2;

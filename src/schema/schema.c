@@ -104,7 +104,8 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
     goto fail;
   if (sdl && !o.skip_sdl_validation) {
     const gql_schema_source *src = &s->sources[s->nsources - 1];
-    rc = gql_sdl_validate(src->doc, src->text, o.base, NULL, errors, &s->alc);
+    rc = gql_sdl_validate_alc(src->doc, src->text, o.base, NULL, errors,
+                              &s->alc);
     if (!rc && grew(errors, count0, trunc0))
       rc = GQL_ESCHEMA;
     if (rc)

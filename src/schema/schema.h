@@ -207,12 +207,16 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
 
 /* Runs the SDL rule named `rule` ("UniqueTypeNamesRule", ...; NULL: all,
  * in graphql-js specifiedSDLRules order) on `doc` (parsed from `source`),
- * optionally extending `base`. Errors go to `errors`; scratch memory comes
- * from `alc` (NULL: libc). Returns 0, GQL_ENOTFOUND for an unknown rule
- * name, or GQL_ENOMEM. */
+ * optionally extending `base`. Errors go to `errors`. Scratch memory comes
+ * from base's allocator (libc without a base). Returns 0, GQL_ENOTFOUND for
+ * an unknown rule name, or GQL_ENOMEM. */
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
-                     gql_error_list *errors, const gql_allocator *alc);
+                     gql_error_list *errors);
+/* gql_sdl_validate with scratch memory from `alc` (NULL: libc). */
+int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
+                         const gql_schema *base, const char *rule,
+                         gql_error_list *errors, const gql_allocator *alc);
 /* True when `rule` names one of the SDL rules. */
 bool gql_sdl_rule_exists(const char *rule);
 /* Runs graphql-js validateSchema's type-system checks; errors to `errors`. */

@@ -931,7 +931,14 @@ bool gql_sdl_rule_exists(const char *rule) {
 
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
-                     gql_error_list *errors, const gql_allocator *alc) {
+                     gql_error_list *errors) {
+  return gql_sdl_validate_alc(doc, source, base, rule, errors,
+                              base ? &base->alc : NULL);
+}
+
+int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
+                         const gql_schema *base, const char *rule,
+                         gql_error_list *errors, const gql_allocator *alc) {
   ctx c = {.doc = doc, .src = source, .schema = base, .errors = errors};
   if (rule_mask(rule, &c.rules))
     return GQL_ENOTFOUND;
