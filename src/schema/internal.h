@@ -25,12 +25,6 @@ const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
 const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
                                               const char *name);
 
-/* Appends to `out` the default value `v` of an input of type `t` as
- * graphql-js prints it (astFromValue(valueFromAST(v, t), t)); returns false
- * (and appends nothing) when graphql-js would print no default. */
-bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
-                              const gql_ast_value *v, gql_buf *out);
-
 /* graphql-js isPrintableAsBlockString. */
 bool gql_is_printable_as_block_string(gql_str s);
 /* A description as printSchema prints it: block string when printable as

@@ -346,6 +346,12 @@ bool gql_schema_do_types_overlap(const gql_schema *s, uint32_t a, uint32_t b);
 
 /* graphql-js printSchema into `out` (no trailing newline). */
 void gql_schema_print_sdl(const gql_schema *s, gql_buf *out);
+/* Appends the default value `v` of an input of type `t` as graphql-js
+ * prints it, print(astFromValue(valueFromAST(v, t), t)) — printSchema and
+ * __InputValue.defaultValue. Returns false (appending nothing) when
+ * graphql-js would give no default (the literal does not coerce). */
+bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
+                              const gql_ast_value *v, gql_buf *out);
 
 /* ---- "Did you mean" hints (shared with document validation) */
 
