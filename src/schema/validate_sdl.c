@@ -71,6 +71,7 @@ typedef struct ctx {
   gql_strmap field_defs;  /* "Type.field" → name offset */
   gql_strmap directive_names;
   gql_strmap defined_types;   /* KnownTypeNames: names defined in the doc */
+  gql_strmap last_defs;       /* name → index of its last definition */
   gql_strmap type_dirs;       /* "Type@dir" → directive offset */
   gql_strmap schema_dirs;     /* dir → offset */
   gql_str *type_name_options; /* suggestions for KnownTypeNames */
@@ -191,19 +192,22 @@ static int setup(ctx *c, const gql_schema *std) {
       map_put(c, &c->defined_types, name, i);
     }
   }
+  /* the first put wins, so walk backwards to keep the last definition */
+  for (uint32_t i = c->doc->definitions.count; i-- > 0 && !c->rc;) {
+    const gql_ast_node *d = c->doc->definitions.items[i];
+    if (gql_ast_is_type_definition(d->kind))
+      map_put(c, &c->last_defs,
+              gql_ast_name_str(((const gql_ast_type_def *)d)->name), i);
+  }
   return c->rc;
 }
 
 /* The last definition in the document of type `name`, or NULL. */
 static const gql_ast_type_def *last_def(ctx *c, gql_str name) {
-  const gql_ast_type_def *found = NULL;
-  for (uint32_t i = 0; i < c->doc->definitions.count; i++) {
-    const gql_ast_node *d = c->doc->definitions.items[i];
-    if (gql_ast_is_type_definition(d->kind) &&
-        gql_str_eq(gql_ast_name_str(((const gql_ast_type_def *)d)->name), name))
-      found = (const gql_ast_type_def *)d;
-  }
-  return found;
+  uint32_t i;
+  if (!gql_strmap_get(&c->last_defs, name, &i))
+    return NULL;
+  return (const gql_ast_type_def *)c->doc->definitions.items[i];
 }
 
 /* ---- rules on definitions */
@@ -948,7 +952,7 @@ int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
     return GQL_ENOMEM;
   gql_strmap *maps[] = {&c.dir_map,    &c.type_names,      &c.enum_values,
                         &c.field_defs, &c.directive_names, &c.defined_types,
-                        &c.type_dirs,  &c.schema_dirs};
+                        &c.type_dirs,  &c.schema_dirs,     &c.last_defs};
   for (size_t i = 0; i < GQL_ARRAY_LEN(maps); i++)
     gql_strmap_init(maps[i], alc);
   /* the specified directives come from an empty schema */
