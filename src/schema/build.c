@@ -389,6 +389,16 @@ static void add_input_fields(builder *b, gql_type *t,
   }
 }
 
+/* Which source a name (a pointer into its text) comes from. */
+static uint32_t doc_index(const gql_schema *s, const char *ptr) {
+  for (uint32_t i = 0; i < s->nsources; i++) {
+    gql_str t = s->sources[i].text;
+    if (ptr >= t.ptr && ptr <= t.ptr + t.len)
+      return i;
+  }
+  return UINT32_MAX;
+}
+
 static void build_type(builder *b, uint32_t id) {
   gql_type *t = &b->types[id];
   const gql_ast_type_def *def = t->exec_data;
@@ -423,6 +433,18 @@ static void build_type(builder *b, uint32_t id) {
     bool present;
     t->specified_by_url = directive_string(&def->directives, "specifiedBy",
                                            "url", NULL, &present);
+    /* extendSchema (a later document) takes @specifiedBy from extensions;
+     * buildASTSchema (the same document) does not */
+    uint32_t def_doc = doc_index(b->s, def->name.ptr);
+    for (uint32_t k = 0; k < t->nextensions; k++) {
+      const gql_ast_type_def *e = t->extensions[k];
+      if (doc_index(b->s, e->name.ptr) <= def_doc)
+        continue;
+      gql_str url = directive_string(&e->directives, "specifiedBy", "url", NULL,
+                                     &present);
+      if (url.ptr)
+        t->specified_by_url = url;
+    }
   }
   if (t->kind == GQL_TYPE_INPUT_OBJECT)
     t->one_of = gql_ast_find_directive(&def->directives, "oneOf") != NULL;

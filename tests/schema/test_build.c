@@ -395,3 +395,17 @@ Test(build, unknown_type_without_sdl_validation_fails_cleanly) {
   cr_assert_str_eq(e, " Unknown type: \"Nope\".\n");
   free(e);
 }
+
+Test(build, specified_by_on_a_later_extension_applies_as_in_extend_schema) {
+  gql_schema *base = build_ok("type Query { a: S } scalar S\n"
+                              "extend scalar S @specifiedBy(url: \"same\")");
+  cr_assert_null(gql_schema_type(base, GQL_STR("S"))->specified_by_url.ptr);
+  const char *ext = "extend scalar S @specifiedBy(url: \"later\")";
+  gql_schema *s;
+  cr_assert_eq(
+      gql_schema_extend(base, ext, strlen(ext), NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert(gql_str_eq_cstr(gql_schema_type(s, GQL_STR("S"))->specified_by_url,
+                            "later"));
+  gql_schema_free(s);
+  gql_schema_free(base);
+}
