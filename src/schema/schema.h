@@ -14,7 +14,12 @@
  * the parsed documents, so `ast` pointers stay valid as long as the schema.
  * Type order is graphql-js 16's schema.getTypeMap() order: defined types in
  * document order, each followed by the built-in scalars it first refers to,
- * then those the directives refer to, then the introspection types.
+ * then those the directives refer to, then the introspection types. An
+ * extended schema keeps its base's order and appends the new types (each
+ * followed by the built-in scalars it is first to use), as extendSchema.
+ *
+ * Errors (gql_error_list, src/core/errors.h) carry graphql-js's messages
+ * and locations; the SDL error list's cutoff is the caller's.
  */
 #ifndef GQL_SCHEMA_H
 #define GQL_SCHEMA_H
@@ -192,7 +197,6 @@ typedef struct gql_schema_build_options {
   const gql_schema *base;    /* extend this schema (NULL: build anew) */
   bool skip_sdl_validation;  /* do not run the SDL rules first */
   bool skip_type_validation; /* do not run validateSchema's checks */
-  uint32_t max_errors;       /* cutoff for errors (0: 100) */
 } gql_schema_build_options;
 
 /* Builds a schema from SDL text (copied) with `opts` (NULL: defaults);
