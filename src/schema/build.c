@@ -696,7 +696,8 @@ static void finish_indexes(builder *b) {
   gql_schema *s = b->s;
   for (uint32_t i = 0; i < s->ntypes && !b->rc; i++) {
     gql_type *t = &s->types[i];
-    if (gql_strmap_put(&s->type_map, t->name, i) < 0)
+    if (gql_strmap_put(&s->type_map, t->name, i) < 0 ||
+        gql_type_build_member_index(t, s->arena) < 0)
       b->rc = GQL_ENOMEM;
     if (t->kind == GQL_TYPE_UNION) {
       t->possible = t->members;

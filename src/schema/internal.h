@@ -25,6 +25,10 @@ const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
 const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
                                               const char *name);
 
+/* Builds t->member_index when t has many fields / values / input fields
+ * (call once the arrays are final). 0 or GQL_ENOMEM. */
+int gql_type_build_member_index(gql_type *t, gql_arena *arena);
+
 /* graphql-js isPrintableAsBlockString. */
 bool gql_is_printable_as_block_string(gql_str s);
 /* A description as printSchema prints it: block string when printable as

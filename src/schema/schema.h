@@ -137,6 +137,10 @@ typedef struct gql_type {
   uint32_t nextensions;
   void *exec_data; /* for the execution engine (e.g. is_type_of) */
   bool sync;       /* for the execution engine: proven synchronous */
+  /* A hash index over the names of fields / enum values / input fields
+   * (whichever the kind has) when there are many; NULL: scan. */
+  uint32_t *member_index; /* slots of item index + 1, 0 empty */
+  uint32_t member_mask;
 } gql_type;
 
 typedef struct gql_directive {

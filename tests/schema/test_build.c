@@ -409,3 +409,40 @@ Test(build, specified_by_on_a_later_extension_applies_as_in_extend_schema) {
   gql_schema_free(s);
   gql_schema_free(base);
 }
+
+Test(build, members_of_large_types_are_found_through_the_index) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "type Query {");
+  for (int i = 0; i < 100; i++)
+    gql_buf_printf(&b, " f%d: Int", i);
+  gql_buf_puts(&b, " }\nenum E {");
+  for (int i = 0; i < 50; i++)
+    gql_buf_printf(&b, " V%d", i);
+  gql_buf_puts(&b, " }\ninput In {");
+  for (int i = 0; i < 30; i++)
+    gql_buf_printf(&b, " i%d: E", i);
+  gql_buf_puts(&b, " }\n");
+  gql_schema *s = build_ok(gql_buf_cstr(&b));
+  gql_buf_free(&b);
+  const gql_type *q = gql_schema_type(s, GQL_STR("Query"));
+  const gql_type *e = gql_schema_type(s, GQL_STR("E"));
+  const gql_type *in = gql_schema_type(s, GQL_STR("In"));
+  cr_assert_not_null(q->member_index);
+  char name[16];
+  for (int i = 0; i < 100; i++) {
+    snprintf(name, sizeof name, "f%d", i);
+    const gql_field *f = gql_type_field(q, gql_cstr(name));
+    cr_assert_not_null(f);
+    cr_assert_eq(f - q->fields, i);
+  }
+  cr_assert_null(gql_type_field(q, GQL_STR("f100")));
+  cr_assert_null(gql_type_field(q, GQL_STR("")));
+  cr_assert_eq(gql_type_enum_value(e, GQL_STR("V49")) - e->values, 49);
+  cr_assert_null(gql_type_enum_value(e, GQL_STR("V50")));
+  cr_assert_eq(gql_type_input_field(in, GQL_STR("i7")) - in->input_fields, 7);
+  cr_assert_null(gql_type_input_field(in, GQL_STR("i30")));
+  cr_assert_eq(gql_schema_field_def(s, s->query, GQL_STR("f42")),
+               &q->fields[42]);
+  gql_schema_free(s);
+}
