@@ -170,7 +170,8 @@ typedef struct gql_schema gql_schema;
  * (validateSchema). `alc` (NULL: libc) provides the schema's memory.
  * On failure returns GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM, sets *out to
  * NULL and, when `err_arena` is not NULL, points *errors at the errors
- * (allocated in err_arena; *nerrors of them). */
+ * (allocated in err_arena; *nerrors of them, at most 100) in graphql-js's
+ * order with its messages and locations. */
 GQL_API int gql_schema_from_sdl(const char *sdl, size_t len,
                                 const gql_allocator *alc, gql_schema **out,
                                 gql_arena *err_arena, const gql_error **errors,
@@ -188,7 +189,7 @@ GQL_API uint32_t gql_schema_type_count(const gql_schema *schema);
 /* The index of the named type, or -1 when there is none. */
 GQL_API int64_t gql_schema_type_by_name(const gql_schema *schema,
                                         const char *name, size_t len);
-/* The name of type `index` (NULL when out of range). */
+/* The name of type `index` (ptr NULL when out of range). */
 GQL_API gql_str gql_schema_type_name(const gql_schema *schema, uint32_t index);
 /* The index of field `name` of object or interface type `index`, or -1. */
 GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
