@@ -239,19 +239,16 @@ const char *gql_type_ref_str(const gql_schema *s, gql_type_ref r,
   char *p = gql_arena_alloc(arena, n + 1);
   if (!p)
     return NULL;
-  size_t lists = 0, o = 0;
+  size_t o = 0;
   for (uint32_t i = 0; i < r.nmods; i++)
     if (r.mods[i] == 'L')
       p[o++] = '[';
   memcpy(p + o, t->name.ptr, t->name.len);
   o += t->name.len;
   /* closers from the inside out */
-  for (uint32_t i = r.nmods; i-- > 0;) {
+  for (uint32_t i = r.nmods; i-- > 0;)
     p[o++] = r.mods[i] == 'L' ? ']' : '!';
-    lists += r.mods[i] == 'L';
-  }
   p[o] = 0;
-  (void)lists;
   return p;
 }
 
