@@ -29,6 +29,7 @@ typedef struct builder {
   uint32_t nstd_dirdefs;
   const gql_ast_type_def *meta;
   bool first_doc_has_schema_def;
+  uint32_t schema_ext_cap;
   int rc;
 } builder;
 
@@ -241,14 +242,9 @@ static void register_doc(builder *b, const gql_document *doc, bool first) {
       if (first)
         b->first_doc_has_schema_def = true;
     } else if (n->kind == GQL_AST_SCHEMA_EXTENSION) {
-      uint32_t cap = s->nextensions; /* grown one by one: rare */
-      const gql_ast_schema_def **e = gql_arena_grow(
-          s->arena, (void *)s->extensions, cap, cap + 1, sizeof *e);
-      if (!e) {
-        b->rc = GQL_ENOMEM;
-        return;
-      }
-      e[s->nextensions++] = (const gql_ast_schema_def *)n;
+      const gql_ast_schema_def **e = (const gql_ast_schema_def **)s->extensions;
+      PUSH(b, e, s->nextensions, b->schema_ext_cap,
+           (const gql_ast_schema_def *)n);
       s->extensions = e;
     }
   }
@@ -529,15 +525,12 @@ static uint32_t type_named(builder *b, const char *name) {
 static void set_roots(builder *b) {
   gql_schema *s = b->s;
   s->query = s->mutation = s->subscription = GQL_NO_TYPE;
-  const gql_ast_schema_def *nodes[1 + 64];
-  uint32_t n = 0;
-  if (s->ast)
-    nodes[n++] = s->ast;
-  for (uint32_t i = 0; i < s->nextensions && n < GQL_ARRAY_LEN(nodes); i++)
-    nodes[n++] = s->extensions[i];
-  for (uint32_t i = 0; i < n && !b->rc; i++) {
-    for (uint32_t j = 0; j < nodes[i]->operation_types.count && !b->rc; j++) {
-      const gql_ast_operation_type_def *ot = nodes[i]->operation_types.items[j];
+  for (uint32_t i = 0; i <= s->nextensions && !b->rc; i++) {
+    const gql_ast_schema_def *node = i == 0 ? s->ast : s->extensions[i - 1];
+    if (!node)
+      continue;
+    for (uint32_t j = 0; j < node->operation_types.count && !b->rc; j++) {
+      const gql_ast_operation_type_def *ot = node->operation_types.items[j];
       gql_type_ref r;
       resolve_ref(b, ot->type, &r);
       if (b->rc)

@@ -125,16 +125,12 @@ static bool is_required(const gql_input_value *v) {
 
 static const gql_ast_node *op_type_node(const gql_schema *s,
                                         gql_operation_type op) {
-  const gql_ast_schema_def *nodes[1 + MAX_NODES];
-  uint32_t n = 0;
-  if (s->ast)
-    nodes[n++] = s->ast;
-  for (uint32_t i = 0; i < s->nextensions && n < GQL_ARRAY_LEN(nodes); i++)
-    nodes[n++] = s->extensions[i];
-  for (uint32_t i = 0; i < n; i++)
-    for (uint32_t j = 0; j < nodes[i]->operation_types.count; j++)
-      if (nodes[i]->operation_types.items[j]->operation == op)
-        return &nodes[i]->operation_types.items[j]->type->h;
+  for (uint32_t i = 0; i <= s->nextensions; i++) {
+    const gql_ast_schema_def *node = i == 0 ? s->ast : s->extensions[i - 1];
+    for (uint32_t j = 0; node && j < node->operation_types.count; j++)
+      if (node->operation_types.items[j]->operation == op)
+        return &node->operation_types.items[j]->type->h;
+  }
   return NULL;
 }
 
