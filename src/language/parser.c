@@ -552,20 +552,21 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
   return vd;
 }
 
+/* graphql-js advances past the Name before it checks the keyword, so a
+ * lexer error in the next token wins over an unknown operation type. */
 static gql_operation_type parse_operation_type(parser *p) {
   if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
     expected(p, GQL_TOK_NAME);
-  gql_operation_type op;
-  if (STR_IS(p->tok.value, "query"))
-    op = GQL_OP_QUERY;
-  else if (STR_IS(p->tok.value, "mutation"))
-    op = GQL_OP_MUTATION;
-  else if (STR_IS(p->tok.value, "subscription"))
-    op = GQL_OP_SUBSCRIPTION;
-  else
-    unexpected(p, &p->tok);
+  gql_str v = p->tok.value;
+  uint32_t start = p->tok.start;
   advance(p);
-  return op;
+  if (STR_IS(v, "query"))
+    return GQL_OP_QUERY;
+  if (STR_IS(v, "mutation"))
+    return GQL_OP_MUTATION;
+  if (STR_IS(v, "subscription"))
+    return GQL_OP_SUBSCRIPTION;
+  failf(p, GQL_ESYNTAX, start, "Unexpected Name \"%.*s\".", (int)v.len, v.ptr);
 }
 
 static gql_ast_node *parse_operation_definition(parser *p) {

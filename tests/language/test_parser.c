@@ -500,6 +500,14 @@ Test(parser, error_messages_and_locations) {
                "Syntax Error: Expected \":\", found \")\".", 1, 14);
 }
 
+Test(parser, lexer_error_after_a_name_wins_as_in_graphql_js) {
+  /* graphql-js reads the next token before it rejects the operation type */
+  assert_error("schema { foo ~ }", "Syntax Error: Unexpected character: \"~\".",
+               1, 14);
+  assert_error("schema { foo }", "Syntax Error: Unexpected Name \"foo\".", 1,
+               10);
+}
+
 Test(parser, lexer_errors_carry_their_location) {
   assert_error("{ a }\n{ b ~ }", "Syntax Error: Unexpected character: \"~\".",
                2, 5);
