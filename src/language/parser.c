@@ -936,7 +936,8 @@ static void *run(parser *p, int what) {
 }
 
 static int start(parser *p, gql_arena *arena, const char *source, size_t len,
-                 const gql_parse_options *options, gql_syntax_error *err) {
+                 const gql_parse_options *options, const void *out,
+                 gql_syntax_error *err) {
   gql_parse_options o = options ? *options : (gql_parse_options){0};
   size_t max_size = o.max_size ? o.max_size : GQL_DEFAULT_MAX_SIZE;
   if (max_size > UINT32_MAX - 1)
@@ -946,7 +947,7 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
   p->max_depth = o.max_depth ? o.max_depth : GQL_DEFAULT_MAX_DEPTH;
   p->tok.kind = GQL_TOK_SOF;
-  if (!arena || (!source && len))
+  if (!arena || !out || (!source && len))
     return GQL_EINVAL;
   if (len > max_size) {
     if (err) {
@@ -978,7 +979,7 @@ int gql_parse(gql_arena *arena, const char *source, size_t len,
               const gql_parse_options *options, gql_document **out,
               gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_document *doc = run(&p, WHAT_DOCUMENT);
@@ -995,7 +996,7 @@ int gql_parse_value(gql_arena *arena, const char *source, size_t len,
                     const gql_parse_options *options, bool const_only,
                     gql_ast_value **out, gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_ast_value *v = run(&p, const_only ? WHAT_CONST_VALUE : WHAT_VALUE);
@@ -1009,7 +1010,7 @@ int gql_parse_type(gql_arena *arena, const char *source, size_t len,
                    const gql_parse_options *options, gql_ast_type **out,
                    gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_ast_type *t = run(&p, WHAT_TYPE);
@@ -1023,7 +1024,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
                                 size_t len, gql_ast_schema_coordinate **out,
                                 gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, NULL, err);
+  int rc = start(&p, arena, source, len, NULL, out, err);
   if (rc)
     return rc;
   p.lx.coordinate = true;

@@ -733,3 +733,15 @@ Test(parser, schema_coordinate_errors) {
             16);
   coord_err("", "Syntax Error: Expected Name, found <EOF>.", 0);
 }
+
+Test(parser, invalid_arguments_are_rejected) {
+  gql_document *doc = NULL;
+  gql_syntax_error err = {0};
+  cr_assert_eq(gql_parse(arena, "{ a }", 5, NULL, NULL, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(NULL, "{ a }", 5, NULL, &doc, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(arena, NULL, 3, NULL, &doc, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(arena, NULL, 0, NULL, &doc, &err), GQL_ESYNTAX);
+  cr_assert_str_eq(err.message, "Syntax Error: Unexpected <EOF>.");
+  /* no error structure wanted: the code alone */
+  cr_assert_eq(gql_parse(arena, "{", 1, NULL, &doc, NULL), GQL_ESYNTAX);
+}
