@@ -745,3 +745,23 @@ Test(parser, invalid_arguments_are_rejected) {
   /* no error structure wanted: the code alone */
   cr_assert_eq(gql_parse(arena, "{", 1, NULL, &doc, NULL), GQL_ESYNTAX);
 }
+
+Test(parser, empty_extensions_and_reserved_names) {
+  assert_error("extend schema", "Syntax Error: Unexpected <EOF>.", 1, 14);
+  assert_error("extend schema {}", "Syntax Error: Expected Name, found \"}\".",
+               1, 16);
+  assert_error("extend type A", "Syntax Error: Unexpected <EOF>.", 1, 14);
+  assert_error("extend scalar S { a }", "Syntax Error: Unexpected \"{\".", 1,
+               17);
+  assert_error("extend input I\ntype B",
+               "Syntax Error: Unexpected Name \"type\".", 2, 1);
+  assert_error("fragment on on on { on }",
+               "Syntax Error: Unexpected Name \"on\".", 1, 10);
+  assert_error("{ ...on }", "Syntax Error: Expected Name, found \"}\".", 1, 9);
+  gql_document *doc = parse_ok("{ ...on on { a } ...On }");
+  gql_ast_selection_set *ss =
+      ((gql_ast_operation *)doc->definitions.items[0])->selection_set;
+  cr_assert_eq(ss->selections.items[0]->h.kind, GQL_AST_INLINE_FRAGMENT);
+  assert_name(ss->selections.items[0]->type_condition->name, "on");
+  cr_assert_eq(ss->selections.items[1]->h.kind, GQL_AST_FRAGMENT_SPREAD);
+}
