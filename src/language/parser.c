@@ -908,6 +908,10 @@ static gql_ast_schema_coordinate *parse_schema_coordinate(parser *p) {
 
 /* ---- entry points */
 
+/* Whatever max_depth asks for, recursion stops here: a level costs well
+ * under 100 bytes of stack, so this stays under 1 MiB, safe on any thread. */
+enum { HARD_MAX_DEPTH = 10000 };
+
 enum { WHAT_DOCUMENT, WHAT_VALUE, WHAT_CONST_VALUE, WHAT_TYPE, WHAT_COORD };
 
 /* Runs one parse under setjmp. Only `p` and `what` are used after the
@@ -946,6 +950,8 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   p->arena = arena;
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
   p->max_depth = o.max_depth ? o.max_depth : GQL_DEFAULT_MAX_DEPTH;
+  if (p->max_depth > HARD_MAX_DEPTH)
+    p->max_depth = HARD_MAX_DEPTH;
   p->tok.kind = GQL_TOK_SOF;
   if (!arena || !out || (!source && len))
     return GQL_EINVAL;

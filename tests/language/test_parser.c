@@ -765,3 +765,12 @@ Test(parser, empty_extensions_and_reserved_names) {
   assert_name(ss->selections.items[0]->type_condition->name, "on");
   cr_assert_eq(ss->selections.items[1]->h.kind, GQL_AST_FRAGMENT_SPREAD);
 }
+
+Test(parser, depth_limit_has_a_hard_ceiling_against_stack_overflow) {
+  gql_parse_options o = {.max_depth = 4000000000u, .max_tokens = 4000000000u};
+  char *src = repeat("", "{a", 200000, "");
+  gql_syntax_error err = parse_err_opts(src, strlen(src), &o, GQL_ELIMIT);
+  cr_assert_str_eq(err.message, "Syntax Error: Document nesting exceeds the "
+                                "maximum depth of 10000.");
+  free(src);
+}
