@@ -1,4 +1,5 @@
 /* SingleFieldSubscriptionsRule: placeholder until the rule lands. */
 #include "validation.h"
 
-const gql_vrule gql_rule_SingleFieldSubscriptionsRule = {"SingleFieldSubscriptionsRule", 0, NULL, NULL, NULL};
+const gql_vrule gql_rule_SingleFieldSubscriptionsRule = {
+    "SingleFieldSubscriptionsRule", 0, NULL, NULL, NULL};

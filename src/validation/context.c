@@ -1,0 +1,347 @@
+/*
+ * The validation context's document helpers (graphql-js ValidationContext):
+ * fragments by name, fragment spreads of a selection set, the fragments an
+ * operation uses transitively and variable usages, each computed once per
+ * node and cached; and error reporting.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+/* ---- pointer map */
+
+static uint32_t ptr_hash(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+void *gql_ptrmap_get(const gql_ptrmap *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  for (uint32_t i = ptr_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (m->keys[i] == key)
+      return m->values[i];
+    if (!m->keys[i])
+      return NULL;
+  }
+}
+
+static void put_slot(const void **keys, void **values, uint32_t cap,
+                     const void *key, void *value) {
+  uint32_t i = ptr_hash(key) & (cap - 1);
+  while (keys[i] && keys[i] != key)
+    i = (i + 1) & (cap - 1);
+  keys[i] = key;
+  values[i] = value;
+}
+
+bool gql_ptrmap_put(gql_ptrmap *m, gql_arena *arena, const void *key,
+                    void *value) {
+  if ((m->count + 1) * 2 > m->cap) {
+    uint32_t cap = m->cap ? m->cap * 2 : 16;
+    const void **keys = gql_arena_alloc(arena, cap * sizeof *keys);
+    void **values = gql_arena_alloc(arena, cap * sizeof *values);
+    if (!keys || !values)
+      return false;
+    memset(keys, 0, cap * sizeof *keys);
+    for (uint32_t i = 0; i < m->cap; i++)
+      if (m->keys[i])
+        put_slot(keys, values, cap, m->keys[i], m->values[i]);
+    m->keys = keys;
+    m->values = values;
+    m->cap = cap;
+  }
+  m->count++;
+  put_slot(m->keys, m->values, m->cap, key, value);
+  return true;
+}
+
+/* ---- reporting */
+
+static void nomem(gql_vctx *ctx) {
+  ctx->errors->nomem = true;
+}
+
+void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
+                     const char *fmt, ...) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (impl->aborted || ctx->errors->nomem)
+    return;
+  if (ctx->errors->count >= impl->max_errors) {
+    gql_error_list_push(ctx->errors,
+                        "Too many validation errors, error limit reached. "
+                        "Validation aborted.",
+                        NULL, 0);
+    impl->aborted = true;
+    return;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = gql_arena_vsprintf(ctx->errors->arena, fmt, ap);
+  va_end(ap);
+  if (!msg) {
+    nomem(ctx);
+    return;
+  }
+  gql_location small[4];
+  gql_location *locs = small;
+  if (n > GQL_ARRAY_LEN(small)) {
+    locs = gql_arena_alloc(ctx->arena, (size_t)n * sizeof *locs);
+    if (!locs) {
+      nomem(ctx);
+      return;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    locs[i] = gql_location_of(ctx->source.ptr, ctx->source.len, offsets[i]);
+  gql_error_list_push(ctx->errors, msg, locs, n);
+}
+
+/* ---- fragments */
+
+const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (!impl->fragments_built) {
+    impl->fragments_built = true;
+    /* graphql-js keeps the last definition of a name: walk backwards and
+     * keep the first put */
+    for (uint32_t k = ctx->doc->definitions.count; k-- > 0;) {
+      const gql_ast_node *d = ctx->doc->definitions.items[k];
+      if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
+        continue;
+      gql_str n = gql_ast_name_str(((const gql_ast_fragment *)d)->name);
+      if (gql_strmap_put(&impl->fragments, n, k) < 0) {
+        nomem(ctx);
+        return NULL;
+      }
+    }
+  }
+  uint32_t i;
+  if (gql_strmap_get(&impl->fragments, name, &i))
+    return (const gql_ast_fragment *)ctx->doc->definitions.items[i];
+  return NULL;
+}
+
+/* A growable array of pointers in the arena. */
+typedef struct ptrvec {
+  const void **items;
+  uint32_t count, cap;
+} ptrvec;
+
+static bool vec_push(gql_vctx *ctx, ptrvec *v, const void *p) {
+  if (v->count == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 8;
+    const void **items =
+        gql_arena_grow(ctx->arena, v->items, v->cap, cap, sizeof *items);
+    if (!items) {
+      nomem(ctx);
+      return false;
+    }
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->count++] = p;
+  return true;
+}
+
+gql_spread_list gql_vctx_fragment_spreads(gql_vctx *ctx,
+                                          const gql_ast_selection_set *set) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  gql_spread_list *cached = gql_ptrmap_get(&impl->spreads, set);
+  if (cached)
+    return *cached;
+  ptrvec spreads = {0}, stack = {0};
+  if (!vec_push(ctx, &stack, set))
+    return (gql_spread_list){0};
+  while (stack.count) {
+    const gql_ast_selection_set *s = stack.items[--stack.count];
+    for (uint32_t i = 0; i < s->selections.count; i++) {
+      const gql_ast_selection *sel = s->selections.items[i];
+      if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD) {
+        if (!vec_push(ctx, &spreads, sel))
+          return (gql_spread_list){0};
+      } else if (sel->selection_set) {
+        if (!vec_push(ctx, &stack, sel->selection_set))
+          return (gql_spread_list){0};
+      }
+    }
+  }
+  gql_spread_list *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  if (!l) {
+    nomem(ctx);
+    return (gql_spread_list){0};
+  }
+  *l = (gql_spread_list){(const gql_ast_selection **)spreads.items,
+                         spreads.count};
+  if (!gql_ptrmap_put(&impl->spreads, ctx->arena, set, l))
+    nomem(ctx);
+  return *l;
+}
+
+static const gql_ast_selection_set *selection_set_of(const gql_ast_node *def) {
+  if (def->kind == GQL_AST_OPERATION_DEFINITION)
+    return ((const gql_ast_operation *)def)->selection_set;
+  if (def->kind == GQL_AST_FRAGMENT_DEFINITION)
+    return ((const gql_ast_fragment *)def)->selection_set;
+  return NULL;
+}
+
+gql_fragment_list gql_vctx_recursive_fragments(gql_vctx *ctx,
+                                               const gql_ast_node *def) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  gql_fragment_list *cached = gql_ptrmap_get(&impl->rec_frags, def);
+  if (cached)
+    return *cached;
+  ptrvec frags = {0}, stack = {0};
+  gql_strmap collected;
+  gql_strmap_init(&collected, NULL);
+  const gql_ast_selection_set *root = selection_set_of(def);
+  if (root && !vec_push(ctx, &stack, root))
+    goto fail;
+  while (stack.count) {
+    const gql_ast_selection_set *set = stack.items[--stack.count];
+    gql_spread_list spreads = gql_vctx_fragment_spreads(ctx, set);
+    for (uint32_t i = 0; i < spreads.count; i++) {
+      gql_str name = gql_ast_name_str(spreads.items[i]->name);
+      int rc = gql_strmap_put(&collected, name, 0);
+      if (rc < 0) {
+        nomem(ctx);
+        goto fail;
+      }
+      if (rc == 0)
+        continue;
+      const gql_ast_fragment *f = gql_vctx_fragment(ctx, name);
+      if (f && (!vec_push(ctx, &frags, f) ||
+                !vec_push(ctx, &stack, f->selection_set)))
+        goto fail;
+    }
+  }
+  gql_strmap_free(&collected);
+  gql_fragment_list *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  if (!l) {
+    nomem(ctx);
+    return (gql_fragment_list){0};
+  }
+  *l = (gql_fragment_list){(const gql_ast_fragment **)frags.items, frags.count};
+  if (!gql_ptrmap_put(&impl->rec_frags, ctx->arena, def, l))
+    nomem(ctx);
+  return *l;
+fail:
+  gql_strmap_free(&collected);
+  return (gql_fragment_list){0};
+}
+
+/* ---- variable usages: a walk with a fresh TypeInfo */
+
+typedef struct usage_walker {
+  gql_walker w;
+  gql_vctx *ctx;
+  gql_variable_usage *items;
+  uint32_t count, cap;
+} usage_walker;
+
+static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
+  usage_walker *u = (usage_walker *)w;
+  if (node->kind == GQL_AST_VARIABLE_DEFINITION)
+    return false;
+  if (node->kind != GQL_AST_VARIABLE)
+    return true;
+  if (u->count == u->cap) {
+    uint32_t cap = u->cap ? u->cap * 2 : 8;
+    gql_variable_usage *items =
+        gql_arena_grow(u->ctx->arena, u->items, u->cap, cap, sizeof *items);
+    if (!items) {
+      nomem(u->ctx);
+      w->stop = true;
+      return false;
+    }
+    u->items = items;
+    u->cap = cap;
+  }
+  gql_type_info *ti = w->ti;
+  gql_variable_usage *use = &u->items[u->count++];
+  *use = (gql_variable_usage){.node = (const gql_ast_value *)node};
+  if (ti->ninput_types && ti->ninput_types <= ti->cinput_types) {
+    gql_opt_type t = ti->input_types[ti->ninput_types - 1];
+    use->has_type = t.has;
+    use->type = t.ref;
+  }
+  if (ti->ndefaults && ti->ndefaults <= ti->cdefaults) {
+    use->has_default = ti->defaults[ti->ndefaults - 1].has;
+    use->default_value = ti->defaults[ti->ndefaults - 1].value;
+  }
+  if (ti->ninput_types >= 2 && ti->ninput_types <= ti->cinput_types) {
+    gql_opt_type p = ti->input_types[ti->ninput_types - 2];
+    use->parent_is_one_of =
+        p.has && p.ref.type != GQL_NO_TYPE &&
+        ti->schema->types[p.ref.type].kind == GQL_TYPE_INPUT_OBJECT &&
+        ti->schema->types[p.ref.type].one_of;
+  }
+  return true;
+}
+
+static void usage_leave(gql_walker *w, const gql_ast_node *node) {
+  (void)w;
+  (void)node;
+}
+
+gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
+                                             const gql_ast_node *node) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  gql_variable_usages *cached = gql_ptrmap_get(&impl->usages, node);
+  if (cached)
+    return *cached;
+  gql_type_info ti;
+  gql_type_info_init(&ti, ctx->schema, ctx->arena);
+  usage_walker u = {
+      .w = {.ti = &ti, .enter = usage_enter, .leave = usage_leave}, .ctx = ctx};
+  gql_walk(&u.w, node);
+  if (ti.nomem)
+    nomem(ctx);
+  gql_variable_usages *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  if (!l) {
+    nomem(ctx);
+    return (gql_variable_usages){0};
+  }
+  *l = (gql_variable_usages){u.items, u.count};
+  if (!gql_ptrmap_put(&impl->usages, ctx->arena, node, l))
+    nomem(ctx);
+  return *l;
+}
+
+gql_variable_usages
+gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  gql_variable_usages *cached = gql_ptrmap_get(&impl->rec_usages, op);
+  if (cached)
+    return *cached;
+  gql_variable_usages own = gql_vctx_variable_usages(ctx, &op->h);
+  gql_fragment_list frags = gql_vctx_recursive_fragments(ctx, &op->h);
+  uint64_t total = own.count;
+  for (uint32_t i = 0; i < frags.count; i++)
+    total += gql_vctx_variable_usages(ctx, &frags.items[i]->h).count;
+  gql_variable_usages *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  gql_variable_usage *items =
+      total ? gql_arena_alloc(ctx->arena, total * sizeof *items) : NULL;
+  if (!l || (total && !items)) {
+    nomem(ctx);
+    return (gql_variable_usages){0};
+  }
+  uint32_t n = 0;
+  if (own.count)
+    memcpy(items, own.items, own.count * sizeof *items);
+  n = own.count;
+  for (uint32_t i = 0; i < frags.count; i++) {
+    gql_variable_usages fu = gql_vctx_variable_usages(ctx, &frags.items[i]->h);
+    if (fu.count)
+      memcpy(items + n, fu.items, fu.count * sizeof *items);
+    n += fu.count;
+  }
+  *l = (gql_variable_usages){items, n};
+  if (!gql_ptrmap_put(&impl->rec_usages, ctx->arena, op, l))
+    nomem(ctx);
+  return *l;
+}
