@@ -59,6 +59,87 @@ bool gql_ptrmap_put(gql_ptrmap *m, gql_arena *arena, const void *key,
   return true;
 }
 
+/* ---- name map */
+
+static uint32_t *name_slot(const gql_namemap *m, gql_str key, bool *found) {
+  uint32_t mask = m->cap - 1;
+  for (uint32_t i = (uint32_t)gql_hash(key.ptr, key.len, m->seed) & mask;;
+       i = (i + 1) & mask) {
+    if (!m->keys[i].ptr) {
+      *found = false;
+      return &m->values[i];
+    }
+    if (gql_str_eq(m->keys[i], key)) {
+      *found = true;
+      return &m->values[i];
+    }
+  }
+}
+
+/* Empty names get a non-NULL pointer so that a slot's key is never NULL. */
+static gql_str key_of(gql_str key) {
+  return key.ptr ? key : (gql_str){"", 0};
+}
+
+bool gql_namemap_get(const gql_namemap *m, gql_str key, uint32_t *value) {
+  if (!m->cap)
+    return false;
+  key = key_of(key);
+  bool found;
+  uint32_t *v = name_slot(m, key, &found);
+  if (found)
+    *value = *v;
+  return found;
+}
+
+static bool namemap_grow(gql_namemap *m, gql_arena *arena) {
+  uint32_t cap = m->cap ? m->cap * 2 : 16;
+  gql_namemap n = {gql_arena_alloc(arena, cap * sizeof *n.keys),
+                   gql_arena_alloc(arena, cap * sizeof *n.values), cap, 0,
+                   m->cap ? m->seed : gql_hash_seed()};
+  if (!n.keys || !n.values)
+    return false;
+  memset(n.keys, 0, cap * sizeof *n.keys);
+  for (uint32_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i].ptr)
+      continue;
+    bool found;
+    uint32_t *v = name_slot(&n, m->keys[i], &found);
+    n.keys[v - n.values] = m->keys[i];
+    *v = m->values[i];
+    n.count++;
+  }
+  *m = n;
+  return true;
+}
+
+static int namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                       uint32_t value, bool overwrite) {
+  key = key_of(key);
+  if ((m->count + 1) * 2 > m->cap && !namemap_grow(m, arena))
+    return -1;
+  bool found;
+  uint32_t *v = name_slot(m, key, &found);
+  if (found && !overwrite)
+    return 0;
+  if (!found) {
+    m->keys[v - m->values] = key;
+    m->count++;
+  }
+  *v = value;
+  return found ? 0 : 1;
+}
+
+int gql_namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                    uint32_t value) {
+  return namemap_put(m, arena, key, value, false);
+}
+
+bool gql_namemap_set(gql_namemap *m, gql_arena *arena, gql_str key,
+                     uint32_t value) {
+  return namemap_put(m, arena, key, value, true) >= 0;
+}
+
 /* ---- reporting */
 
 static void nomem(gql_vctx *ctx) {

@@ -66,6 +66,24 @@ void *gql_ptrmap_get(const gql_ptrmap *m, const void *key);
 bool gql_ptrmap_put(gql_ptrmap *m, gql_arena *arena, const void *key,
                     void *value);
 
+/* A map from names to uint32 values in the arena (nothing to free), for
+ * rules. Zero-initialised is empty. */
+typedef struct gql_namemap {
+  gql_str *keys;
+  uint32_t *values;
+  uint32_t cap, count;
+  uint64_t seed;
+} gql_namemap;
+
+bool gql_namemap_get(const gql_namemap *m, gql_str key, uint32_t *value);
+/* Inserts key → value unless present: 1 inserted, 0 present (value kept),
+ * -1 out of memory. */
+int gql_namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                    uint32_t value);
+/* Inserts or overwrites; false when out of memory. */
+bool gql_namemap_set(gql_namemap *m, gql_arena *arena, gql_str key,
+                     uint32_t value);
+
 struct gql_vctx_impl {
   gql_type_info ti;
   uint32_t max_errors;
