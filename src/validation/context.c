@@ -146,6 +146,80 @@ static void nomem(gql_vctx *ctx) {
   ctx->errors->nomem = true;
 }
 
+/* UTF-16 code units of s[0..n) (continuation bytes count nothing, 4-byte
+ * sequences two), as gql_location_of counts columns. */
+static uint32_t utf16_units(const char *s, size_t n) {
+  uint32_t u = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c & 0xC0) != 0x80)
+      u += c >= 0xF0 ? 2 : 1;
+  }
+  return u;
+}
+
+static bool line_end(const char *src, size_t len, size_t i) {
+  return src[i] == '\n' ||
+         (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'));
+}
+
+/* Builds the line and block tables; false when out of memory. Lines end
+ * at "\r\n", "\n" or "\r", as in gql_location_of. */
+static bool build_lines(gql_vctx *ctx) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  const char *src = ctx->source.ptr;
+  size_t len = ctx->source.len;
+  uint32_t n = 1;
+  for (size_t i = 0; i < len; i++)
+    n += line_end(src, len, i);
+  size_t nblocks = len / 64 + 1;
+  impl->line_starts = gql_arena_alloc(ctx->arena, n * sizeof(uint32_t));
+  impl->block_units = gql_arena_alloc(ctx->arena, nblocks * sizeof(uint32_t));
+  if (!impl->line_starts || !impl->block_units)
+    return false;
+  impl->line_starts[0] = 0;
+  n = 1;
+  for (size_t i = 0; i < len; i++)
+    if (line_end(src, len, i))
+      impl->line_starts[n++] = (uint32_t)(i + 1);
+  impl->nlines = n;
+  uint32_t units = 0;
+  for (size_t b = 0; b < nblocks; b++) {
+    impl->block_units[b] = units;
+    size_t end = (b + 1) * 64 < len ? (b + 1) * 64 : len;
+    if (b * 64 < end)
+      units += utf16_units(src + b * 64, end - b * 64);
+  }
+  impl->lines_built = true;
+  return true;
+}
+
+static uint32_t units_before(const gql_vctx *ctx, uint32_t offset) {
+  uint32_t b = offset / 64;
+  return ctx->impl->block_units[b] +
+         utf16_units(ctx->source.ptr + (size_t)b * 64, offset - b * 64);
+}
+
+/* gql_location_of in O(log lines + 64), for documents with many errors. */
+static gql_location locate(gql_vctx *ctx, uint32_t offset) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (offset > ctx->source.len)
+    offset = (uint32_t)ctx->source.len;
+  if (!impl->lines_built && !build_lines(ctx))
+    return gql_location_of(ctx->source.ptr, ctx->source.len, offset);
+  uint32_t lo = 0, hi = impl->nlines; /* the last line start <= offset */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (impl->line_starts[mid] <= offset)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  uint32_t start = impl->line_starts[lo];
+  return (gql_location){lo + 1, units_before(ctx, offset) -
+                                    units_before(ctx, start) + 1};
+}
+
 void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
                      const char *fmt, ...) {
   struct gql_vctx_impl *impl = ctx->impl;
@@ -177,7 +251,7 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
     }
   }
   for (uint32_t i = 0; i < n; i++)
-    locs[i] = gql_location_of(ctx->source.ptr, ctx->source.len, offsets[i]);
+    locs[i] = locate(ctx, offsets[i]);
   gql_error_list_push(ctx->errors, msg, locs, n);
 }
 

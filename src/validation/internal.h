@@ -94,6 +94,12 @@ struct gql_vctx_impl {
   gql_ptrmap rec_frags; /* definition → gql_fragment_list* */
   gql_ptrmap usages;    /* node → gql_variable_usages* */
   gql_ptrmap rec_usages;
+  /* For locations in long documents: where lines start, and UTF-16 units
+   * before every 64-byte block (built on the first error). */
+  bool lines_built;
+  uint32_t *line_starts;
+  uint32_t nlines;
+  uint32_t *block_units;
 };
 
 #endif
