@@ -97,11 +97,41 @@ static void add_field(collector *c, const gql_ast_selection *f) {
   gr->fields[gr->count++] = f;
 }
 
-/* Recursion follows inline fragments (bounded by the parser's depth) and
- * fragment spreads, each fragment at most once. */
-static void collect(collector *c, const gql_ast_selection_set *set) {
-  for (uint32_t i = 0; i < set->selections.count && !c->nomem; i++) {
-    const gql_ast_selection *sel = set->selections.items[i];
+/* A selection set being collected and the next selection in it. */
+typedef struct cursor {
+  const gql_ast_selection_set *set;
+  uint32_t next;
+} cursor;
+
+/* Depth-first like graphql-js's recursive collectFieldsImpl, with an
+ * explicit stack: a chain of fragments can be as long as the document. */
+static void collect(collector *c, const gql_ast_selection_set *root) {
+  cursor *stack = NULL;
+  uint32_t n = 0, cap = 0;
+  const gql_ast_selection_set *push = root;
+  while (!c->nomem) {
+    if (push) {
+      if (n == cap) {
+        uint32_t ncap = cap ? cap * 2 : 16;
+        cursor *p = gql_arena_grow(c->ctx->arena, stack, cap, ncap, sizeof *p);
+        if (!p) {
+          c->nomem = true;
+          return;
+        }
+        stack = p;
+        cap = ncap;
+      }
+      stack[n++] = (cursor){push, 0};
+      push = NULL;
+    }
+    if (!n)
+      return;
+    cursor *top = &stack[n - 1];
+    if (top->next == top->set->selections.count) {
+      n--;
+      continue;
+    }
+    const gql_ast_selection *sel = top->set->selections.items[top->next++];
     if (!should_include(&sel->directives))
       continue;
     switch (sel->h.kind) {
@@ -110,7 +140,7 @@ static void collect(collector *c, const gql_ast_selection_set *set) {
       break;
     case GQL_AST_INLINE_FRAGMENT:
       if (condition_matches(c, sel->type_condition))
-        collect(c, sel->selection_set);
+        push = sel->selection_set;
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
       gql_str name = gql_ast_name_str(sel->name);
@@ -121,7 +151,7 @@ static void collect(collector *c, const gql_ast_selection_set *set) {
         break;
       const gql_ast_fragment *f = gql_vctx_fragment(c->ctx, name);
       if (f && condition_matches(c, f->type_condition))
-        collect(c, f->selection_set);
+        push = f->selection_set;
       break;
     }
     default:
