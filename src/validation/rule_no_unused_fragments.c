@@ -13,26 +13,16 @@ static void leave(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   if (node->kind != GQL_AST_DOCUMENT)
     return;
   const gql_document *doc = (const gql_document *)node;
-  gql_namemap used = {0};
-  for (uint32_t i = 0; i < doc->definitions.count; i++) {
-    const gql_ast_node *d = doc->definitions.items[i];
-    if (d->kind != GQL_AST_OPERATION_DEFINITION)
-      continue;
-    gql_fragment_list l = gql_vctx_recursive_fragments(ctx, d);
-    for (uint32_t j = 0; j < l.count; j++)
-      if (gql_namemap_put(&used, ctx->arena, gql_ast_name_str(l.items[j]->name),
-                          0) < 0) {
-        ctx->errors->nomem = true;
-        return;
-      }
-  }
-  uint32_t unused;
+  /* the union of every operation's recursively referenced fragments, in
+   * one walk of the fragment graph */
+  if (!gql_vctx_mark_used_fragments(ctx))
+    return;
   for (uint32_t i = 0; i < doc->definitions.count; i++) {
     const gql_ast_node *d = doc->definitions.items[i];
     if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
       continue;
     gql_ast_name name = ((const gql_ast_fragment *)d)->name;
-    if (gql_namemap_get(&used, gql_ast_name_str(name), &unused))
+    if (gql_vctx_fragment_used(ctx, gql_ast_name_str(name)))
       continue;
     uint32_t at = d->start;
     gql_vctx_report(ctx, &at, 1, "Fragment \"%.*s\" is never used.",

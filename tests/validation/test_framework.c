@@ -373,12 +373,19 @@ Test(framework, variable_usages_carry_expected_types_and_defaults) {
 
 /* ---- hostile documents: every rule, linear time */
 
+/* The best CPU time of three validations with every rule. */
 static double validate_ms(const char *src, gql_error_list *out) {
   gql_document *doc = parse_doc(arena, src);
-  gql_error_list_init(out, arena, 0);
-  double t0 = now_ms();
-  cr_assert_eq(gql_validate_document(schema, doc, NULL, 0, NULL, out), 0);
-  return now_ms() - t0;
+  double best = 1e9;
+  for (int i = 0; i < 3; i++) {
+    gql_error_list_init(out, arena, 0);
+    double t0 = now_ms();
+    cr_assert_eq(gql_validate_document(schema, doc, NULL, 0, NULL, out), 0);
+    double t = now_ms() - t0;
+    if (t < best)
+      best = t;
+  }
+  return best;
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -472,4 +479,22 @@ Test(framework, thousand_variables_validate_fast) {
   cr_assert_eq(l.count, 1);
   cr_assert_str_eq(l.items[0].message,
                    "Variable \"$v0\" is never used in operation \"Q\".");
+}
+
+Test(framework, many_operations_sharing_fragments_validate_fast) {
+  /* every operation reaches the same 4,000 fragments: graphql-js walks the
+   * fragment graph once per operation; we do too, without allocating */
+  char *src = build("", "query Q%u { dog { ...F0 } }\n", 1000,
+                    "fragment F0 on Dog { ", "...G%u ", 4000, "}\n");
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, src);
+  for (uint32_t i = 0; i < 4000; i++)
+    gql_buf_printf(&b, "fragment G%u on Dog { name }\n", i);
+  src = gql_arena_strndup(arena, b.data, b.len);
+  gql_buf_free(&b);
+  gql_error_list l;
+  double ms = validate_ms(src, &l);
+  cr_assert_eq(l.count, 0, "%s", l.count ? l.items[0].message : "");
+  cr_assert_lt(ms, BUDGET_MS, "took %.1f ms", ms);
 }
