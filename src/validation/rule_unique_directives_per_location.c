@@ -107,6 +107,11 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   if (!ds || !ds->count)
     return true;
   gql_namemap local = {0};
+  if (ds->count == 1 && node->kind != GQL_AST_SCHEMA_DEFINITION &&
+      node->kind != GQL_AST_SCHEMA_EXTENSION &&
+      !gql_ast_is_type_definition(node->kind) &&
+      !gql_ast_is_type_extension(node->kind))
+    return true; /* one directive alone: nothing to compare (no map made) */
   gql_namemap *seen = seen_for(ctx, s, node, &local);
   if (!seen) {
     ctx->errors->nomem = true;

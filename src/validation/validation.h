@@ -138,7 +138,8 @@ const gql_enum_value *gql_vctx_enum_value(const gql_vctx *ctx);
 
 /* ---- document helpers (computed once per validation and cached) */
 
-/* The fragment definition named `name` (the first with that name), or NULL. */
+/* The fragment definition named `name`, or NULL. With duplicate names the
+ * last definition wins, as in graphql-js's getFragment. */
 const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name);
 /* The fragment spreads directly inside a selection set, nested inline
  * fragments included, fragments not followed (getFragmentSpreads). */
