@@ -632,7 +632,8 @@ gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op) {
       nomem(ctx);
       return (gql_variable_usages){0};
     }
-    memcpy(sum.items, own.items, own.count * sizeof *sum.items);
+    if (own.count)
+      memcpy(sum.items, own.items, own.count * sizeof *sum.items);
     sum.n = own.count;
     if (!walk_fragments(ctx, op->selection_set, true, add_usages, &sum))
       return (gql_variable_usages){0};

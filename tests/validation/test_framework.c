@@ -498,3 +498,39 @@ Test(framework, many_operations_sharing_fragments_validate_fast) {
   cr_assert_eq(l.count, 0, "%s", l.count ? l.items[0].message : "");
   cr_assert_lt(ms, BUDGET_MS, "took %.1f ms", ms);
 }
+
+Test(framework, out_of_memory_anywhere_is_reported_not_crashed) {
+  const char *src =
+      "query Q($a: Int, $a: Int, $f: Filter) { dog { name nope ...F "
+      "... on Dog { barks(loud: $a) } } find(filter: $f, list: [[1]]) "
+      "{ name ...G } }\n"
+      "subscription { a b }\n"
+      "fragment F on Dog { friends { ...F name } }\n"
+      "fragment G on Pet { ... on Dog { barks(loud: $z) } }\n"
+      "fragment Unused on Cat { meows @skip(if: true) @skip(if: true) }\n"
+      "type Extra { x: Strin @nope }\n";
+  gql_document *doc = parse_doc(arena, src);
+  /* Fill a capped arena with padding first, so that the cap is hit at a
+   * different allocation of the validation each time. */
+  uint32_t failed = 0, completed = 0;
+  for (size_t pad = 0; pad < 400000; pad += 331) {
+    gql_arena *small = gql_arena_new(NULL);
+    gql_arena_set_limit(small, 400000);
+    for (size_t p = 0; p + 256 <= pad; p += 256)
+      if (!gql_arena_alloc(small, 256))
+        break;
+    gql_error_list l;
+    gql_error_list_init(&l, small, 0);
+    int rc = gql_validate_document(schema, doc, NULL, 0, NULL, &l);
+    cr_assert(rc == 0 || rc == GQL_ENOMEM, "rc %d", rc);
+    if (rc == 0) {
+      completed++;
+      cr_assert_gt(l.count, 5);
+    } else {
+      failed++;
+    }
+    gql_arena_free(small);
+  }
+  cr_assert_gt(completed, 0);
+  cr_assert_gt(failed, 0);
+}
