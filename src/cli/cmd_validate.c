@@ -169,8 +169,11 @@ static int run(int argc, char **argv) {
       status = 2;
       goto done;
     }
+    /* For --sdl the base is only the schema being extended: graphql-js's
+     * validateSDL does not require it to be a valid schema on its own. */
+    gql_schema_build_options bo = {.skip_type_validation = o.sdl};
     int rc =
-        gql_schema_build(schema_src, schema_len, NULL, NULL, &schema, &errors);
+        gql_schema_build(schema_src, schema_len, NULL, &bo, &schema, &errors);
     if (rc) {
       if (!errors.count)
         fprintf(stderr, "gql validate: %s: %s\n",

@@ -26,7 +26,8 @@ class Corpus:
         self.name = name
         self.passed = 0
         self.failed = 0
-        self.notes = 0
+        self.reworded = 0   # 2018 messages graphql-js 16 words otherwise
+        self.relocated = 0  # 2018 locations graphql-js 16 puts elsewhere
         self.failures = []
 
     def ok(self):
@@ -43,6 +44,7 @@ class Runner:
         self.root = root
         self.verbose = verbose
         self.tmp = tempfile.mkdtemp(prefix="gql-conformance-")
+        self.js_validation = None
 
     def write(self, name, text):
         path = os.path.join(self.tmp, name)
@@ -139,6 +141,238 @@ def corpus_fixtures(r, c):
                    % diff(out, out2))
 
 
+
+# -------------------------------------------------------------- validation
+
+def validate(r, schema_text, doc_text, rules=(), sdl=False):
+    """Runs `gql validate`; returns the error list, or a string saying what
+    went wrong."""
+    args = ["validate"]
+    if schema_text is not None:
+        args += ["--schema", r.write("schema.graphql", schema_text)]
+    for rule in rules:
+        args += ["--rule", rule]
+    if sdl:
+        args.append("--sdl")
+    args.append(r.write("doc.graphql", doc_text))
+    rc, out, err = r.run(args)
+    try:
+        errors = json.loads(out)
+    except ValueError:
+        return "rc=%d, no JSON: %r %r" % (rc, out[:200], err[:200])
+    if (rc == 0) != (errors == []):
+        return "rc=%d does not agree with %d errors" % (rc, len(errors))
+    return errors
+
+
+def corpus_validation(r, c, kind):
+    path = os.path.join(r.root, "graphql-js", "validation-cases.jsonl")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            case = json.loads(line)
+            if case["kind"] != kind:
+                continue
+            sdl = kind == "validateSDL"
+            doc = case["sdl"] if sdl else case["query"]
+            schema = case.get("schema")
+            all_key = ("allSpecifiedSDLRulesErrors" if sdl
+                       else "allSpecifiedRulesErrors")
+            for rules, want in (([case["rule"]], case["errors"]),
+                                ((), case[all_key])):
+                got = validate(r, schema, doc, rules, sdl)
+                label = "line %d %s (%s)" % (n, case["test"][:70],
+                                             rules[0] if rules else "all rules")
+                if got == want:
+                    c.ok()
+                else:
+                    c.fail(label, "want %s\n got %s" % (
+                        json.dumps(want)[:600], json.dumps(got)[:600]))
+
+
+def corpus_validate(r, c):
+    corpus_validation(r, c, "validate")
+
+
+def corpus_validate_sdl(r, c):
+    corpus_validation(r, c, "validateSDL")
+
+
+TOKEN = re.compile(r'"""(?:\\"""|[^"]|"(?!""))*"""|"(?:\\.|[^"\\])*"|\.\.\.|'
+                   r'[-\w.]+|[^\s,\w]')
+
+
+def tokens_with_locations(text):
+    out = []
+    for m in TOKEN.finditer(text):
+        before = text[:m.start()]
+        line = before.count("\n") + 1
+        col = m.start() - (before.rfind("\n") + 1) + 1
+        out.append((m.group(0), line, col))
+    return out
+
+
+def recorded_js_locations(r, query, rule):
+    """graphql-js 16's recorded locations for the same document (same tokens
+    in the same order) under the same rule, translated into this text's
+    lines and columns by token index; None when the corpus does not have it.
+    The 2018 scenarios sometimes locate an error on another node than
+    graphql-js 16 does; the recorded graphql-js answer decides then."""
+    if r.js_validation is None:
+        path = os.path.join(r.root, "graphql-js", "validation-cases.jsonl")
+        with open(path, encoding="utf-8") as f:
+            r.js_validation = [json.loads(l) for l in f]
+    mine = tokens_with_locations(query)
+    words = [t[0] for t in mine]
+    for case in r.js_validation:
+        if case["kind"] != "validate" or case["rule"] != rule:
+            continue
+        theirs = tokens_with_locations(case["query"])
+        if [t[0] for t in theirs] != words:
+            continue
+        index = {(t[1], t[2]): i for i, t in enumerate(theirs)}
+        result = []
+        for e in case["errors"]:
+            locs = []
+            for l in e.get("locations", []):
+                i = index.get((l["line"], l["column"]))
+                if i is None:
+                    return None
+                locs.append((mine[i][1], mine[i][2]))
+            result.append(locs)
+        return result
+    return None
+
+
+def cats_locations(x):
+    loc = x.get("loc")
+    if loc is None:
+        return None
+    if isinstance(loc, dict):
+        loc = [loc]
+    return [(l["line"], l["column"]) if isinstance(l, dict) else tuple(l)
+            for l in loc]
+
+
+# The directives graphql-cats's test schemas use (its README's "Schema
+# Directives", and @enumInt for enum values' internal values).
+CATS_DIRECTIVES = {
+    "resolveString": "(value: String!) on FIELD_DEFINITION",
+    "argumentsJson": " on FIELD_DEFINITION",
+    "resolvePromiseString": "(value: String!) on FIELD_DEFINITION",
+    "resolveEmptyObject": " on FIELD_DEFINITION",
+    "resolveTestData": "(name: String!) on FIELD_DEFINITION",
+    "resolvePromiseTestData": "(name: String!) on FIELD_DEFINITION",
+    "resolvePromise": " on FIELD_DEFINITION",
+    "resolveError": "(message: String!) on FIELD_DEFINITION",
+    "resolveErrorList": "(values: [String!]!, messages: [String!]!) on FIELD_DEFINITION",
+    "resolvePromiseReject": "(message: String!) on FIELD_DEFINITION",
+    "resolvePromiseRejectList": "(values: [String!]!, messages: [String!]!) on FIELD_DEFINITION",
+    "enumInt": "(value: Int!) on ENUM_VALUE",
+}
+
+
+def with_cats_directives(schema_text):
+    """The schema with definitions for the test directives it uses."""
+    if schema_text is None:
+        return None
+    used = set(re.findall(r"@(\w+)", schema_text))
+    defined = set(re.findall(r"directive\s+@(\w+)", schema_text))
+    prelude = "".join("directive @%s%s\n" % (d, CATS_DIRECTIVES[d])
+                      for d in sorted(used - defined) if d in CATS_DIRECTIVES)
+    return prelude + schema_text
+
+
+def corpus_cats_validation(r, c):
+    folder = os.path.join(r.root, "graphql-cats", "scenarios", "validation")
+    mapping = load_yaml(os.path.join(r.root, "graphql-cats", "scenarios",
+                                     "error-mapping.yaml"))
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".yaml"):
+            continue
+        scenario = load_yaml(os.path.join(folder, name))
+        bg = scenario.get("background", {})
+        schema_text = None
+        if "schema-file" in bg:
+            with open(os.path.join(folder, bg["schema-file"]),
+                      encoding="utf-8") as f:
+                schema_text = f.read()
+        schema_text = bg.get("schema", schema_text)
+        for t in scenario["tests"]:
+            given = t["given"]
+            rules = [x if x.endswith("Rule") else x + "Rule"
+                     for x in t["when"]["validate"]]
+            schema = with_cats_directives(given.get("schema", schema_text))
+            got = validate(r, schema, given["query"], rules)
+            label = "%s: %s" % (name, t["name"])
+            if isinstance(got, str):
+                c.fail(label, got)
+                continue
+            then = t["then"]
+            thens = then if isinstance(then, list) else [then]
+            why = check_cats_errors(r, thens, got, given["query"], rules,
+                                    mapping, c)
+            if why:
+                c.fail(label, why + "\n got %s" % json.dumps(got)[:400])
+            else:
+                c.ok()
+
+
+def selection_set_after(query, locs):
+    """The location of the first "{" after each location: graphql-js 16
+    reports ScalarLeafsRule's noSubselectionAllowed at the field's selection
+    set (`nodes: selectionSet`), where the 2018 scenarios name the field."""
+    toks = tokens_with_locations(query)
+    out = []
+    for loc in locs:
+        after = [t for t in toks if (t[1], t[2]) > loc and t[0] == "{"]
+        if not after:
+            return None
+        out.append((after[0][1], after[0][2]))
+    return out
+
+
+# Error codes whose location graphql-js 16 moved since the 2018 scenarios:
+# code -> function(query, scenario locations) -> graphql-js 16 locations.
+RELOCATED_SINCE_2018 = {"noSubselectionAllowed": selection_set_after}
+
+
+def check_cats_errors(r, thens, got, query, rules, mapping, c):
+    got_locs = [[(l["line"], l["column"]) for l in e.get("locations", [])]
+                for e in got]
+    for x in thens:
+        if x.get("passes") and got:
+            return "want no error"
+        if "error-count" in x and x["error-count"] != len(got):
+            return "want %d errors" % x["error-count"]
+        if "error-code" in x:
+            want_locs = cats_locations(x)
+            template = mapping.get(x["error-code"], {}).get("message", "")
+            message = re.sub(r"\$\{(\w+)\}",
+                             lambda m: str(x.get("args", {}).get(m.group(1), "")),
+                             template)
+            candidates = [e for e in got if e["message"] == message]
+            if not candidates:
+                # 2018 wording that graphql-js 16 no longer uses: compare
+                # locations only (the count was checked above).
+                c.reworded += 1
+                candidates = got
+            if want_locs is None:
+                continue
+            if any(got_locs[got.index(e)] == want_locs for e in candidates):
+                continue
+            js = recorded_js_locations(r, query, rules[0]) if len(rules) == 1 else None
+            if js is not None and sorted(js) == sorted(got_locs):
+                c.relocated += 1
+                continue
+            moved = RELOCATED_SINCE_2018.get(x["error-code"])
+            if moved and any(got_locs[got.index(e)] == moved(query, want_locs)
+                             for e in candidates):
+                c.relocated += 1
+                continue
+            return "want an error at %s (%s)" % (want_locs, message)
+    return None
+
+
 def diff(a, b):
     import difflib
     return "".join(list(difflib.unified_diff(
@@ -149,6 +383,9 @@ CORPORA = [
     ("graphql-js syntax errors", corpus_syntax_errors, False),
     ("graphql-cats parsing", corpus_cats_parsing, True),
     ("printer fixtures", corpus_fixtures, False),
+    ("graphql-js validate", corpus_validate, False),
+    ("graphql-js validateSDL", corpus_validate_sdl, False),
+    ("graphql-cats validation", corpus_cats_validation, True),
 ]
 
 
@@ -184,7 +421,12 @@ def main():
         if len(shown) < len(c.failures):
             print("  ... %d more failures (--verbose shows all)"
                   % (len(c.failures) - len(shown)))
-        print("%s: %d passed, %d failed" % (name, c.passed, c.failed))
+        extra = ""
+        if c.reworded or c.relocated:
+            extra = " (graphql-js 16 differs from the 2018 scenario: %d " \
+                    "messages reworded, %d locations moved)" % (
+                        c.reworded, c.relocated)
+        print("%s: %d passed, %d failed%s" % (name, c.passed, c.failed, extra))
         total_pass += c.passed
         total_fail += c.failed
     print("conformance: %d passed, %d failed" % (total_pass, total_fail))
