@@ -189,6 +189,29 @@ def corpus_validation(r, c, kind):
                         json.dumps(want)[:600], json.dumps(got)[:600]))
 
 
+def corpus_print_schema(r, c):
+    """Every schema of the recorded validation cases is printSchema output,
+    as is the validation test schema fixture: building and printing each
+    must give it back byte for byte."""
+    path = os.path.join(r.root, "graphql-js", "validation-cases.jsonl")
+    with open(path, encoding="utf-8") as f:
+        schemas = sorted({json.loads(l).get("schema") or "" for l in f} - {""})
+    with open(os.path.join(r.root, "fixtures",
+                           "validation-testSchema.printed.graphql"),
+              encoding="utf-8") as f:
+        schemas.append(f.read().rstrip("\n"))
+    for n, text in enumerate(schemas):
+        # --assume-valid: some recorded schemas have no query type, which
+        # printSchema does not mind either.
+        rc, out, err = r.run(["print-schema", "--assume-valid",
+                              r.write("schema.graphql", text)])
+        if rc == 0 and out == text + "\n":
+            c.ok()
+        else:
+            c.fail("schema %d" % n, "rc=%d %s\n%s" % (rc, err[:200],
+                                                      diff(text + "\n", out)))
+
+
 def corpus_validate(r, c):
     corpus_validation(r, c, "validate")
 
@@ -385,6 +408,7 @@ CORPORA = [
     ("printer fixtures", corpus_fixtures, False),
     ("graphql-js validate", corpus_validate, False),
     ("graphql-js validateSDL", corpus_validate_sdl, False),
+    ("graphql-js printSchema", corpus_print_schema, False),
     ("graphql-cats validation", corpus_cats_validation, True),
 ]
 
