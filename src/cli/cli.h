@@ -26,5 +26,6 @@ void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 /* The commands, each in its own file. */
 extern const gql_cli_command gql_cmd_format;
 extern const gql_cli_command gql_cmd_print_schema;
+extern const gql_cli_command gql_cmd_exec;
 
 #endif
