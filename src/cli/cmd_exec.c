@@ -92,8 +92,8 @@ static int run(int argc, char **argv) {
       goto done;
     const gql_error *errs;
     uint32_t nerrs = 0;
-    if (gql_schema_from_sdl(sdl, sdl_len, NULL, &schema, arena, &errs,
-                            &nerrs) < 0) {
+    if (gql_schema_from_sdl(sdl, sdl_len, NULL, &schema, arena, &errs, &nerrs) <
+        0) {
       for (uint32_t i = 0; i < nerrs; i++)
         fprintf(stderr, "%s: %s\n", schema_path, errs[i].message);
       goto done;
@@ -114,8 +114,8 @@ static int run(int argc, char **argv) {
     goto done;
   gql_prepare_options po = {.no_validate = no_validate};
   gql_str errors = {0};
-  int rc = gql_prepare(schema, query, query_len, op, &po, &prepared, arena,
-                       &errors);
+  int rc =
+      gql_prepare(schema, query, query_len, op, &po, &prepared, arena, &errors);
   if (rc < 0) {
     if (errors.ptr) {
       printf("%.*s\n", (int)errors.len, errors.ptr);

@@ -2,8 +2,8 @@
  * getArgumentValues for fields, coerceVariableValues / coerceInputValue for
  * JSON variables. Coerced values are JSON values in the arena; an explicit
  * null is gql_exec_null_value and "undefined" is NULL. */
-#include "exec.h"
 #include "../schema/internal.h"
+#include "exec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,8 +99,8 @@ static const gql_json_value *untyped(const coerce_ctx *c,
     gql_json_value *o = new_value(a, GQL_JSON_OBJECT);
     if (!o)
       return NULL;
-    o->object.members = gql_arena_alloc(
-        a, sizeof(gql_json_member) * (v->u.fields.count + 1));
+    o->object.members =
+        gql_arena_alloc(a, sizeof(gql_json_member) * (v->u.fields.count + 1));
     if (!o->object.members)
       return NULL;
     for (uint32_t i = 0; i < v->u.fields.count; i++) {
@@ -118,8 +118,7 @@ static const gql_json_value *untyped(const coerce_ctx *c,
 }
 
 static const gql_json_value *leaf_from_ast(const coerce_ctx *c,
-                                           const gql_ast_value *v,
-                                           uint32_t t) {
+                                           const gql_ast_value *v, uint32_t t) {
   const gql_schema *s = c->s;
   const gql_type *ty = gql_schema_type_at(s, t);
   int k = v->h.kind;
@@ -143,12 +142,10 @@ static const gql_json_value *leaf_from_ast(const coerce_ctx *c,
     return new_number(c->arena, strtod(v->u.raw.ptr, NULL));
   }
   if (is_builtin(c, t, s->t_string))
-    return k == GQL_AST_STRING_VALUE
-               ? new_string(c->arena, v->u.string.value)
-               : NULL;
+    return k == GQL_AST_STRING_VALUE ? new_string(c->arena, v->u.string.value)
+                                     : NULL;
   if (is_builtin(c, t, s->t_boolean))
-    return k == GQL_AST_BOOLEAN_VALUE ? new_bool(c->arena, v->u.boolean)
-                                      : NULL;
+    return k == GQL_AST_BOOLEAN_VALUE ? new_bool(c->arena, v->u.boolean) : NULL;
   if (is_builtin(c, t, s->t_id)) {
     if (k == GQL_AST_STRING_VALUE)
       return new_string(c->arena, v->u.string.value);
@@ -296,7 +293,8 @@ int gql_exec_arg_values(const coerce_ctx *c, const gql_input_value *defs,
       if (d->default_value) {
         const gql_json_value *dv = gql_exec_default_value(c, d);
         if (dv)
-          o->object.members[o->object.count++] = (gql_json_member){d->name, *dv};
+          o->object.members[o->object.count++] =
+              (gql_json_member){d->name, *dv};
       } else if (gql_type_ref_is_non_null(d->type)) {
         *msg = gql_arena_sprintf(a,
                                  "Argument \"%.*s\" of required type \"%s\" "
@@ -438,8 +436,7 @@ static char *inspect_str(gql_arena *a, const gql_json_value *v) {
 }
 
 static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
-                                          const gql_json_value *v,
-                                          uint32_t t) {
+                                          const gql_json_value *v, uint32_t t) {
   const coerce_ctx *c = e->c;
   const gql_schema *s = c->s;
   const gql_type *ty = gql_schema_type_at(s, t);
@@ -467,8 +464,8 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
                      ty->name.ptr);
       if (names) {
         gql_str sug[8];
-        uint32_t n = gql_suggestion_list(v->string, names, ty->nvalues, sug, 8,
-                                         a);
+        uint32_t n =
+            gql_suggestion_list(v->string, names, ty->nvalues, sug, 8, a);
         gql_did_you_mean(&b, NULL, sug, n);
       }
     }
@@ -661,14 +658,14 @@ int gql_exec_coerce_variables(const coerce_ctx *c, gql_str source,
       failed = true;
       continue;
     }
-    const gql_json_value *in =
-        inputs && inputs->kind == GQL_JSON_OBJECT ? gql_json_get(inputs, pv->name)
-                                                  : NULL;
+    const gql_json_value *in = inputs && inputs->kind == GQL_JSON_OBJECT
+                                   ? gql_json_get(inputs, pv->name)
+                                   : NULL;
     if (!in) {
       if (pv->def->default_value) {
         coerce_ctx plain = {.s = c->s, .arena = c->arena};
-        vals[i] = gql_exec_value_from_ast(&plain, pv->def->default_value,
-                                          pv->type);
+        vals[i] =
+            gql_exec_value_from_ast(&plain, pv->def->default_value, pv->type);
       } else if (gql_type_ref_is_non_null(pv->type)) {
         gql_error_list_addf(errors, source, &off, 1,
                             "Variable \"$%.*s\" of required type \"%s\" was "

@@ -102,7 +102,7 @@ struct gql_prepared {
   plan_set *root;
   plan_var *vars;
   uint32_t nvars;
-  uint32_t nslots; /* argument slots that depend on variables */
+  uint32_t nslots;        /* argument slots that depend on variables */
   const char *root_error; /* "Schema is not configured to execute ..." */
 };
 

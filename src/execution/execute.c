@@ -24,9 +24,9 @@ typedef struct rnode {
   uint8_t kind;
   bool nullable;
   struct rnode *parent;
-  size_t start, end;     /* R_BYTES: range of the byte buffer */
-  struct rnode *kids;    /* R_OBJECT, R_LIST */
-  const gql_str *keys;   /* R_OBJECT */
+  size_t start, end;   /* R_BYTES: range of the byte buffer */
+  struct rnode *kids;  /* R_OBJECT, R_LIST */
+  const gql_str *keys; /* R_OBJECT */
   uint32_t nkids;
 } rnode;
 
@@ -93,7 +93,7 @@ struct gql_pending {
 
 static void finish(exec_ctx *ctx);
 static void pending_done(gql_out *o);
-#define DONE(o)                                                                 \
+#define DONE(o)                                                                \
   do {                                                                         \
     if ((o)->pending_root)                                                     \
       pending_done(o);                                                         \
@@ -142,8 +142,8 @@ static void add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
                       uint32_t off, const path_frame *path) {
   if (ctx->nerrs == ctx->cap) {
     uint32_t nc = ctx->cap ? ctx->cap * 2 : 8;
-    exec_error *n = gql_arena_grow(ctx->arena, ctx->errs, ctx->cap, nc,
-                                   sizeof *n);
+    exec_error *n =
+        gql_arena_grow(ctx->arena, ctx->errs, ctx->cap, nc, sizeof *n);
     if (!n)
       return;
     ctx->errs = n;
@@ -435,8 +435,11 @@ static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
     return pf->args_const;
   if (ctx->slots[pf->arg_slot])
     return ctx->slots[pf->arg_slot];
-  coerce_ctx cc = {.s = ctx->s, .arena = ctx->arena, .vars = ctx->vars,
-                   .var_defs = ctx->p->vars, .nvars = ctx->p->nvars};
+  coerce_ctx cc = {.s = ctx->s,
+                   .arena = ctx->arena,
+                   .vars = ctx->vars,
+                   .var_defs = ctx->p->vars,
+                   .nvars = ctx->p->nvars};
   const gql_ast_selection *node = pf->occs[0].node;
   const char *msg;
   uint32_t off;
@@ -492,8 +495,12 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
 
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
                      gql_type_ref type, const path_frame *path, rnode *node) {
-  *o = (gql_out){.ctx = ctx, .pf = pf, .type = type, .path = path,
-                 .node = node, .mark = ctx->out->len};
+  *o = (gql_out){.ctx = ctx,
+                 .pf = pf,
+                 .type = type,
+                 .path = path,
+                 .node = node,
+                 .mark = ctx->out->len};
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -559,7 +566,8 @@ static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
     }
     rnode *kid = &kids[k];
     keys[k++] = pf->key;
-    *kid = (rnode){.kind = R_EMPTY, .parent = node,
+    *kid = (rnode){.kind = R_EMPTY,
+                   .parent = node,
                    .nullable = !gql_type_ref_is_non_null(pf->field->type)};
     path_frame fr = {path, pf->key, -1};
     gql_out o;
@@ -583,8 +591,9 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
   if (!ps) {
     const gql_type *ct = &ctx->s->types[concrete];
     const gql_type *at = &ctx->s->types[o->type.type];
-    field_errorf(o, "Runtime Object type \"%.*s\" is not a possible type for "
-                    "\"%.*s\".",
+    field_errorf(o,
+                 "Runtime Object type \"%.*s\" is not a possible type for "
+                 "\"%.*s\".",
                  (int)ct->name.len, ct->name.ptr, (int)at->name.len,
                  at->name.ptr);
     return;
@@ -615,14 +624,16 @@ static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
   const gql_type *at = &ctx->s->types[o->type.type];
   uint32_t t = gql_schema_type_index(ctx->s, name);
   if (t == GQL_NO_TYPE) {
-    field_errorf(o, "Abstract type \"%.*s\" was resolved to a type \"%.*s\" "
-                    "that does not exist inside the schema.",
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a type \"%.*s\" "
+                 "that does not exist inside the schema.",
                  (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
     return;
   }
   if (ctx->s->types[t].kind != GQL_TYPE_OBJECT) {
-    field_errorf(o, "Abstract type \"%.*s\" was resolved to a non-object type "
-                    "\"%.*s\".",
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a non-object type "
+                 "\"%.*s\".",
                  (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
     return;
   }
@@ -633,10 +644,11 @@ static void no_runtime_type(gql_out *o) {
   exec_ctx *ctx = o->ctx;
   const gql_str *an = &ctx->s->types[o->type.type].name;
   const gql_str *pn = parent_name(o);
-  field_errorf(o, "Abstract type \"%.*s\" must resolve to an Object type at "
-                  "runtime for field \"%.*s.%.*s\". Either the \"%.*s\" type "
-                  "should provide a \"resolveType\" function or each possible "
-                  "type should provide an \"isTypeOf\" function.",
+  field_errorf(o,
+               "Abstract type \"%.*s\" must resolve to an Object type at "
+               "runtime for field \"%.*s.%.*s\". Either the \"%.*s\" type "
+               "should provide a \"resolveType\" function or each possible "
+               "type should provide an \"isTypeOf\" function.",
                (int)an->len, an->ptr, (int)pn->len, pn->ptr,
                (int)o->pf->field->name.len, o->pf->field->name.ptr,
                (int)an->len, an->ptr);
@@ -670,9 +682,9 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
     return;
   }
   const gql_json_value *v = obj;
-  const gql_json_value *tn =
-      v && v->kind == GQL_JSON_OBJECT ? gql_json_get(v, GQL_STR("__typename"))
-                                      : NULL;
+  const gql_json_value *tn = v && v->kind == GQL_JSON_OBJECT
+                                 ? gql_json_get(v, GQL_STR("__typename"))
+                                 : NULL;
   if (!tn || tn->kind != GQL_JSON_STRING) {
     no_runtime_type(o);
     return;
@@ -719,7 +731,8 @@ static void complete_list(gql_out *o, const void *list, size_t count,
   node->kids = kids;
   node->nkids = (uint32_t)count;
   for (size_t i = 0; i < count; i++) {
-    kids[i] = (rnode){.kind = R_EMPTY, .parent = node,
+    kids[i] = (rnode){.kind = R_EMPTY,
+                      .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
     path_frame fr = {o->path, {0, 0}, (int64_t)i};
     gql_out io;
@@ -740,8 +753,9 @@ static void json_item(const void *list, size_t i, gql_out *out) {
 
 static void not_iterable(gql_out *o) {
   const gql_str *pn = parent_name(o);
-  field_errorf(o, "Expected Iterable, but did not find one for field "
-                  "\"%.*s.%.*s\".",
+  field_errorf(o,
+               "Expected Iterable, but did not find one for field "
+               "\"%.*s.%.*s\".",
                (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
                o->pf->field->name.ptr);
 }
@@ -817,7 +831,9 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
   gql_out_string(o, name, len);
 }
 
-void gql_out_json(gql_out *o, const gql_value *v) { out_scalar(o, v); }
+void gql_out_json(gql_out *o, const gql_value *v) {
+  out_scalar(o, v);
+}
 
 void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
   if (!begin(o))
@@ -886,8 +902,9 @@ gql_pending *gql_out_pending(gql_out *o) {
   exec_ctx *ctx = o->ctx;
   if (!o->node) {
     const gql_str *pn = parent_name(o);
-    field_errorf(o, "Field \"%.*s.%.*s\" is declared synchronous but its "
-                    "resolver returned pending.",
+    field_errorf(o,
+                 "Field \"%.*s.%.*s\" is declared synchronous but its "
+                 "resolver returned pending.",
                  (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
                  o->pf->field->name.ptr);
     return NULL;
@@ -911,7 +928,9 @@ gql_pending *gql_out_pending(gql_out *o) {
   return p;
 }
 
-gql_out *gql_pending_out(gql_pending *p) { return p ? &p->out : NULL; }
+gql_out *gql_pending_out(gql_pending *p) {
+  return p ? &p->out : NULL;
+}
 
 /* Called after each write to a pending field's output. */
 static void pending_done(gql_out *o) {
@@ -958,8 +977,12 @@ const char *gql_info_path(const gql_resolve_info *info) {
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info) {
   return info->ctx->s;
 }
-const gql_schema *gql_exec_out_schema(const gql_out *o) { return o->ctx->s; }
-gql_arena *gql_exec_out_arena(const gql_out *o) { return o->ctx->arena; }
+const gql_schema *gql_exec_out_schema(const gql_out *o) {
+  return o->ctx->s;
+}
+gql_arena *gql_exec_out_arena(const gql_out *o) {
+  return o->ctx->arena;
+}
 
 /* ------------------------------------------------------------ response */
 
@@ -1118,13 +1141,18 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
       gql_arena_free(arena);
     return GQL_ENOMEM;
   }
-  *ctx = (exec_ctx){.p = p, .s = p->s, .arena = arena, .own_arena = own_arena,
-                    .hooks = params->hooks, .context = params->context,
-                    .on_done = params->on_done, .ud = params->ud};
+  *ctx = (exec_ctx){.p = p,
+                    .s = p->s,
+                    .arena = arena,
+                    .own_arena = own_arena,
+                    .hooks = params->hooks,
+                    .context = params->context,
+                    .on_done = params->on_done,
+                    .ud = params->ud};
   ctx->output = params->output ? params->output : &ctx->own_output;
   gql_output *go = ctx->output;
-  ctx->resp = (gql_buf){.data = go->data, .cap = go->cap,
-                        .alc = gql_alc_or_default(go->alc)};
+  ctx->resp = (gql_buf){
+      .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
   gql_buf_init(&ctx->bytes, go->alc);
   ctx->vars = gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
   ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
@@ -1156,8 +1184,8 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   if (p->nvars) {
     gql_error_list el;
     gql_error_list_init(&el, arena, 50);
-    coerce_ctx cc = {.s = p->s, .arena = arena, .var_defs = p->vars,
-                     .nvars = p->nvars};
+    coerce_ctx cc = {
+        .s = p->s, .arena = arena, .var_defs = p->vars, .nvars = p->nvars};
     if (gql_exec_coerce_variables(&cc, p->text, inputs, ctx->vars, &el) < 0) {
       for (uint32_t i = 0; i < el.count; i++) {
         add_error(ctx, el.items[i].message, NULL, UINT32_MAX, NULL);
@@ -1226,8 +1254,8 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
                 size_t variables_len, const void *root_value, void *context,
                 gql_arena *arena, gql_str *json) {
   gql_prepared *p;
-  int rc = gql_prepare(schema, query, len, operation_name, NULL, &p, arena,
-                       json);
+  int rc =
+      gql_prepare(schema, query, len, operation_name, NULL, &p, arena, json);
   if (rc < 0)
     return json->ptr ? 1 : rc;
   oneshot os = {.arena = arena, .json = json};

@@ -3,8 +3,8 @@
  * the stable reference in their exec_type), __Field a gql_field,
  * __InputValue a gql_input_value, __EnumValue a gql_enum_value and
  * __Directive a gql_directive. */
-#include "exec.h"
 #include "../schema/internal.h"
+#include "exec.h"
 
 #define S(info) gql_exec_info_schema(info)
 
@@ -143,7 +143,7 @@ static void type_field(const gql_resolve_info *info, const void *parent,
   gql_str f = gql_info_field_name(info);
   bool wrapped = r->nmods > 0;
   if (gql_str_eq_cstr(f, "kind")) {
-    const char *k = !wrapped ? gql_type_kind_name(t->kind)
+    const char *k = !wrapped            ? gql_type_kind_name(t->kind)
                     : r->mods[0] == '!' ? "NON_NULL"
                                         : "LIST";
     gql_out_enum(o, k, strlen(k));
@@ -173,8 +173,8 @@ static void type_field(const gql_resolve_info *info, const void *parent,
   else if (gql_str_eq_cstr(f, "description"))
     out_str(o, t->description);
   else if (gql_str_eq_cstr(f, "specifiedByURL"))
-    out_str(o, t->kind == GQL_TYPE_SCALAR ? t->specified_by_url
-                                          : (gql_str){0, 0});
+    out_str(o,
+            t->kind == GQL_TYPE_SCALAR ? t->specified_by_url : (gql_str){0, 0});
   else if (gql_str_eq_cstr(f, "fields")) {
     if (t->kind == GQL_TYPE_OBJECT || t->kind == GQL_TYPE_INTERFACE)
       out_filtered(o, info, t->fields, t->nfields, sizeof(gql_field),
@@ -200,10 +200,9 @@ static void type_field(const gql_resolve_info *info, const void *parent,
       gql_out_null(o);
   } else if (gql_str_eq_cstr(f, "inputFields")) {
     if (t->kind == GQL_TYPE_INPUT_OBJECT)
-      out_filtered(o, info, t->input_fields, t->ninput_fields,
-                   sizeof(gql_input_value),
-                   offsetof(gql_input_value, deprecation_reason), all,
-                   "__InputValue");
+      out_filtered(
+          o, info, t->input_fields, t->ninput_fields, sizeof(gql_input_value),
+          offsetof(gql_input_value, deprecation_reason), all, "__InputValue");
     else
       gql_out_null(o);
   } else if (gql_str_eq_cstr(f, "isOneOf")) {
@@ -302,6 +301,9 @@ static void directive_field(const gql_resolve_info *info, const void *parent,
     out_filtered(o, info, d->args, d->nargs, sizeof(gql_input_value),
                  offsetof(gql_input_value, deprecation_reason),
                  include_deprecated(info), "__InputValue");
+  else if (gql_str_eq_cstr(f, "isDeprecated") ||
+           gql_str_eq_cstr(f, "deprecationReason"))
+    deprecation(o, f, (gql_str){0, 0}); /* directives cannot be deprecated */
   else
     gql_out_null(o);
 }

@@ -111,8 +111,7 @@ int gql_schema_finalize(gql_schema *s) {
           sync = field_sync(s, &ty->fields[i]);
         if (t == s->query && sync)
           sync = field_sync(s, &s->meta_schema) && field_sync(s, &s->meta_type);
-      } else if (ty->kind == GQL_TYPE_INTERFACE ||
-                 ty->kind == GQL_TYPE_UNION) {
+      } else if (ty->kind == GQL_TYPE_INTERFACE || ty->kind == GQL_TYPE_UNION) {
         for (uint32_t i = 0; i < ty->npossible && sync; i++)
           sync = s->types[ty->possible[i]].sync;
       }
@@ -258,8 +257,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    sb->fields = grow(b, sb->fields, &sb->cap, sb->nfields + 1,
-                      sizeof *sb->fields);
+    sb->fields =
+        grow(b, sb->fields, &sb->cap, sb->nfields + 1, sizeof *sb->fields);
     if (!sb->fields)
       return;
     fi = sb->nfields++;
@@ -289,8 +288,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     pf->conditional = false;
   else
     sb->any_cond = true;
-  sb->entries = grow(b, sb->entries, &sb->ecap, sb->nentries + 1,
-                     sizeof *sb->entries);
+  sb->entries =
+      grow(b, sb->entries, &sb->ecap, sb->nentries + 1, sizeof *sb->entries);
   if (!sb->entries)
     return;
   sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
@@ -382,8 +381,7 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
       const char *msg;
       uint32_t off;
       if (gql_exec_arg_values(&b->cc, def->args, def->nargs, &node->args,
-                              node->h.start, &pf->args_const, &msg,
-                              &off) < 0) {
+                              node->h.start, &pf->args_const, &msg, &off) < 0) {
         pf->arg_error = msg;
         pf->arg_error_off = off;
       }
@@ -481,8 +479,8 @@ static int select_operation(gql_prepared *p, const char *name,
         return GQL_EINVAL;
       }
       op = o;
-    } else if (o->name.ptr && gql_str_eq(gql_ast_name_str(o->name),
-                                         gql_cstr(name))) {
+    } else if (o->name.ptr &&
+               gql_str_eq(gql_ast_name_str(o->name), gql_cstr(name))) {
       op = o;
     }
   }
@@ -498,7 +496,8 @@ static int select_operation(gql_prepared *p, const char *name,
 
 int gql_prepare(gql_schema *s, const char *query, size_t len,
                 const char *operation_name, const gql_prepare_options *options,
-                gql_prepared **out, gql_arena *err_arena, gql_str *errors_json) {
+                gql_prepared **out, gql_arena *err_arena,
+                gql_str *errors_json) {
   gql_prepare_options o = options ? *options : (gql_prepare_options){0};
   *out = NULL;
   if (!s || (!query && len))
@@ -556,7 +555,9 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     *out = p;
     return 0;
   }
-  pb b = {.p = p, .s = s, .a = arena,
+  pb b = {.p = p,
+          .s = s,
+          .a = arena,
           .max = o.max_plan_size ? o.max_plan_size : 100000};
   b.cc = (coerce_ctx){.s = s, .arena = arena};
   gql_strmap_init(&b.frags, NULL);
@@ -572,8 +573,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
       b.err = GQL_ENOMEM;
   }
   if (!b.err) {
-    gql_ast_selection root = {.h = op->h,
-                              .selection_set = op->selection_set};
+    gql_ast_selection root = {.h = op->h, .selection_set = op->selection_set};
     plan_occ occ = {&root, NULL, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
