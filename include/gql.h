@@ -283,6 +283,8 @@ GQL_API uint32_t gql_info_parent_type(const gql_resolve_info *info);
 /* The coerced argument `name`, or NULL when it has no value. */
 GQL_API const gql_value *gql_arg(const gql_resolve_info *info,
                                  const char *name);
+/* All coerced arguments as an object (NULL when the field has none). */
+GQL_API const gql_value *gql_info_args(const gql_resolve_info *info);
 /* The context pointer of gql_execute_params. */
 GQL_API void *gql_info_context(const gql_resolve_info *info);
 /* The data pointer given to gql_schema_set_resolver. */
@@ -292,6 +294,10 @@ GQL_API gql_arena *gql_info_arena(const gql_resolve_info *info);
 /* The response path as JSON ("[\"hero\",\"friends\",0]"), made on demand in
  * the request arena. NULL on allocation failure. */
 GQL_API const char *gql_info_path(const gql_resolve_info *info);
+
+/* Adds an error at the field (its locations and path) without changing its
+ * value, for resolvers that return partial results. */
+GQL_API void gql_info_error(const gql_resolve_info *info, const char *message);
 
 /* Results. Each gql_out takes exactly one write; strings are copied before
  * the call returns. */

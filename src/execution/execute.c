@@ -962,6 +962,9 @@ const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
   }
   return NULL;
 }
+const gql_value *gql_info_args(const gql_resolve_info *info) {
+  return info->args;
+}
 void *gql_info_context(const gql_resolve_info *info) {
   return info->ctx->context;
 }
@@ -973,6 +976,10 @@ gql_arena *gql_info_arena(const gql_resolve_info *info) {
 }
 const char *gql_info_path(const gql_resolve_info *info) {
   return path_json(info->ctx, info->path);
+}
+void gql_info_error(const gql_resolve_info *info, const char *message) {
+  add_error(info->ctx, message ? message : "Unknown error.", info->pf,
+            UINT32_MAX, info->path);
 }
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info) {
   return info->ctx->s;

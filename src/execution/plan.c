@@ -441,6 +441,43 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 
 /* ------------------------------------------------------------ prepare */
 
+/* The validation rules live in src/validation, which may not be linked in:
+ * a weak reference runs them when they are there (graphql-js validate()
+ * with specifiedRules) and skips them otherwise. */
+struct gql_vrule;
+struct gql_validate_options;
+int gql_validate_document(const gql_schema *schema, const gql_document *doc,
+                          const struct gql_vrule *const *rules, uint32_t nrules,
+                          const struct gql_validate_options *options,
+                          gql_error_list *errors) __attribute__((weak));
+
+static void errors_response(gql_arena *arena, gql_str *out,
+                            const gql_error_list *l) {
+  if (!arena || !out)
+    return;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < l->count; i++) {
+    const gql_error *e = &l->items[i];
+    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
+    gql_json_write_string(&b, gql_cstr(e->message));
+    if (e->nlocations) {
+      gql_buf_puts(&b, ",\"locations\":[");
+      for (uint32_t j = 0; j < e->nlocations; j++)
+        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
+                       e->locations[j].line, e->locations[j].column);
+      gql_buf_putc(&b, ']');
+    }
+    gql_buf_putc(&b, '}');
+  }
+  gql_buf_puts(&b, "]}");
+  const char *s = gql_buf_cstr(&b);
+  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
+  *out = (gql_str){copy, copy ? b.len : 0};
+  gql_buf_free(&b);
+}
+
 static void error_response(gql_arena *arena, gql_str *out, const char *msg,
                            const gql_location *loc) {
   if (!arena || !out)
@@ -522,6 +559,19 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
       error_response(err_arena, errors_json, se.message, &se.location);
     gql_arena_free(arena);
     return rc;
+  }
+  if (!o.no_validate && gql_validate_document) {
+    gql_error_list errors;
+    gql_error_list_init(&errors, arena, 0);
+    rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
+    if (rc == 0 && errors.count) {
+      errors_response(err_arena, errors_json, &errors);
+      rc = GQL_EVALIDATION;
+    }
+    if (rc) {
+      gql_arena_free(arena);
+      return rc;
+    }
   }
   const char *msg = NULL;
   rc = select_operation(p, operation_name, &msg);
