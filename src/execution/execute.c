@@ -37,6 +37,13 @@ typedef struct exec_error {
   const char *path; /* JSON array or NULL */
 } exec_error;
 
+typedef struct serial_walk {
+  const plan_field **fields;
+  uint32_t count, next;
+  const void *parent;
+  rnode *node;
+} serial_walk;
+
 typedef struct exec_ctx {
   const gql_prepared *p;
   const gql_schema *s;
@@ -60,6 +67,7 @@ typedef struct exec_ctx {
   bool done;
   uint32_t pending;
   rnode *root;
+  serial_walk serial; /* a mutation's root fields, one at a time */
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
 } exec_ctx;
@@ -92,6 +100,7 @@ struct gql_pending {
 };
 
 static void finish(exec_ctx *ctx);
+static void serial_continue(exec_ctx *ctx);
 static void pending_done(gql_out *o);
 #define DONE(o)                                                                \
   do {                                                                         \
@@ -537,16 +546,44 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
 }
 
 /* Tree mode: an object node whose fields fill its kids. */
+static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
+                       const path_frame *path, rnode *kid) {
+  path_frame fr = {path, pf->key, -1};
+  gql_out o;
+  out_init(&o, ctx, pf, pf->field->type, &fr, kid);
+  resolve_field(ctx, pf, parent, &fr, &o);
+}
+
+/* Resolves the root fields of a mutation until one pends (it resumes when
+ * everything pending has completed) or all are done. */
+static void serial_continue(exec_ctx *ctx) {
+  serial_walk *w = &ctx->serial;
+  bool walking = ctx->walking;
+  ctx->walking = true;
+  while (w->next < w->count && ctx->pending == 0) {
+    uint32_t k = w->next++;
+    tree_field(ctx, w->fields[k], w->parent, NULL, &w->node->kids[k]);
+  }
+  ctx->walking = walking;
+  if (!walking && ctx->pending == 0)
+    finish(ctx);
+}
+
+/* Tree mode: an object node whose fields fill its kids. Its fields and
+ * keys are laid out first; `serial` (the root of a mutation) resolves them
+ * one after the other, each after the previous one has completed. */
 static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path,
-                             rnode *node) {
+                             rnode *node, bool serial) {
   uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
   uint32_t count = 0;
   for (uint32_t i = 0; i < n; i++)
     count += !ps->any_cond || field_included(ctx, ps, ps->entries[i]);
   rnode *kids = gql_arena_alloc(ctx->arena, sizeof *kids * (count + 1));
   gql_str *keys = gql_arena_alloc(ctx->arena, sizeof *keys * (count + 1));
-  if (!kids || !keys) {
+  const plan_field **fields =
+      gql_arena_alloc(ctx->arena, sizeof *fields * (count + 1));
+  if (!kids || !keys || !fields) {
     tree_fail(ctx, node);
     return;
   }
@@ -564,16 +601,19 @@ static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
     } else {
       pf = &ps->fields[i];
     }
-    rnode *kid = &kids[k];
+    fields[k] = pf;
+    kids[k] = (rnode){.kind = R_EMPTY,
+                      .parent = node,
+                      .nullable = !gql_type_ref_is_non_null(pf->field->type)};
     keys[k++] = pf->key;
-    *kid = (rnode){.kind = R_EMPTY,
-                   .parent = node,
-                   .nullable = !gql_type_ref_is_non_null(pf->field->type)};
-    path_frame fr = {path, pf->key, -1};
-    gql_out o;
-    out_init(&o, ctx, pf, pf->field->type, &fr, kid);
-    resolve_field(ctx, pf, parent, &fr, &o);
   }
+  if (serial) {
+    ctx->serial = (serial_walk){fields, count, 0, parent, node};
+    serial_continue(ctx);
+    return;
+  }
+  for (k = 0; k < count; k++)
+    tree_field(ctx, fields[k], parent, path, &kids[k]);
 }
 
 /* ------------------------------------------------------------ objects */
@@ -615,7 +655,7 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
     o->node->end = ctx->out->len;
     return;
   }
-  exec_object_tree(ctx, ps, obj, o->path, o->node);
+  exec_object_tree(ctx, ps, obj, o->path, o->node, false);
 }
 
 /* graphql-js ensureValidRuntimeType, for a type found by name. */
@@ -938,7 +978,11 @@ static void pending_done(gql_out *o) {
   o->pending_root = false;
   if (ctx->pending)
     ctx->pending--;
-  if (!ctx->walking && ctx->pending == 0)
+  if (ctx->walking || ctx->pending)
+    return;
+  if (ctx->serial.next < ctx->serial.count)
+    serial_continue(ctx);
+  else
     finish(ctx);
 }
 
@@ -1230,8 +1274,11 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     return 0;
   }
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
-  exec_object_tree(ctx, p->root, root_value, NULL, ctx->root);
+  exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
+                   p->kind == GQL_OP_MUTATION);
   ctx->walking = false;
+  if (ctx->done)
+    return 0;
   if (ctx->pending == 0) {
     finish(ctx);
     return 0;

@@ -310,3 +310,123 @@ Test(execute, a_1000_item_list_allocates_as_much_as_hello) {
   gql_buf_free(&b);
   gql_schema_free(s);
 }
+
+/* ---- mutations, propagation through pending fields, arguments */
+
+static const char msdl[] =
+    "type Query { a: Int }\n"
+    "type Mutation { first: Int second: Int third: Obj }\n"
+    "type Obj { nn: Int! v: Int list: [Int!] }\n";
+
+typedef struct order_ctx {
+  char log[64];
+  gql_pending *p[8];
+  int n;
+} order_ctx;
+
+static void log_pending(const gql_resolve_info *info, const void *parent,
+                        gql_out *out) {
+  order_ctx *c = gql_info_context(info);
+  gql_str name = gql_info_field_name(info);
+  strncat(c->log, name.ptr, name.len);
+  strcat(c->log, " ");
+  c->p[c->n++] = gql_out_pending(out);
+}
+
+Test(execute, mutation_root_fields_run_one_after_the_other) {
+  gql_schema *s;
+  cr_assert_eq(
+      gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_schema_set_resolver(s, "Mutation", "first", log_pending, NULL, 0);
+  gql_schema_set_resolver(s, "Mutation", "second", log_pending, NULL, 0);
+  const char *q = "mutation { first second }";
+  gql_prepared *p;
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  order_ctx c = {0};
+  got g = {0};
+  gql_arena *a = gql_arena_new(NULL);
+  gql_execute_params params = {
+      .context = &c, .arena = a, .on_done = on_done, .ud = &g};
+  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_str_eq(c.log, "first ", "second must wait for first");
+  gql_out_int(gql_pending_out(c.p[0]), 1);
+  cr_assert_str_eq(c.log, "first second ");
+  cr_assert_eq(g.calls, 0);
+  gql_out_int(gql_pending_out(c.p[1]), 2);
+  cr_assert_str_eq(g.json, "{\"data\":{\"first\":1,\"second\":2}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(execute, pending_null_in_non_null_field_nulls_the_nullable_parent) {
+  gql_schema *s;
+  cr_assert_eq(
+      gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_schema_set_resolver(s, "Obj", "nn", log_pending, NULL, 0);
+  gql_schema_set_resolver(s, "Obj", "v", log_pending, NULL, 0);
+  const char *q = "mutation { third { v nn } first }";
+  gql_prepared *p;
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  order_ctx c = {0};
+  got g = {0};
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root;
+  const char *d = "{\"third\":{},\"first\":5}";
+  cr_assert_eq(gql_value_parse(a, d, strlen(d), &root), 0);
+  gql_execute_params params = {.root_value = root,
+                               .context = &c,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &g};
+  cr_assert_eq(gql_execute(p, &params), 1);
+  gql_out_null(gql_pending_out(c.p[1])); /* nn: null in Int! */
+  gql_out_int(gql_pending_out(c.p[0]), 3);
+  cr_assert_str_eq(
+      g.json,
+      "{\"errors\":[{\"message\":\"Cannot return null for non-nullable field "
+      "Obj.nn.\",\"locations\":[{\"line\":1,\"column\":22}],\"path\":["
+      "\"third\",\"nn\"]}],\"data\":{\"third\":null,\"first\":5}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(execute, argument_and_result_coercion_errors) {
+  gql_schema *s = schema();
+  got g = {0};
+  run(s, "{ n }", "{\"n\":1}", NULL, &g);
+  cr_assert_str_eq(g.json,
+                   "{\"errors\":[{\"message\":\"Argument \\\"x\\\" of required "
+                   "type \\\"Int!\\\" was not provided.\",\"locations\":[{"
+                   "\"line\":1,\"column\":3}],\"path\":[\"n\"]}],\"data\":{"
+                   "\"n\":null}}");
+  run(s, "{ e list }", "{\"e\":\"C\",\"list\":3}", NULL, &g);
+  cr_assert_str_eq(
+      g.json,
+      "{\"errors\":[{\"message\":\"Enum \\\"E\\\" cannot represent value: "
+      "\\\"C\\\"\",\"locations\":[{\"line\":1,\"column\":3}],\"path\":[\"e\"]"
+      "},{\"message\":\"Expected Iterable, but did not find one for field "
+      "\\\"Query.list\\\".\",\"locations\":[{\"line\":1,\"column\":5}],"
+      "\"path\":[\"list\"]}],\"data\":{\"e\":null,\"list\":null}}");
+  gql_schema_free(s);
+}
+
+Test(execute, introspection_runs_over_the_schema) {
+  gql_schema *s = schema();
+  got g = {0};
+  run(s,
+      "{ __type(name: \"Item\") { kind name fields { name type { kind ofType "
+      "{ name } } } } __schema { queryType { name } mutationType { name } } }",
+      "{}", NULL, &g);
+  cr_assert_str_eq(
+      g.json,
+      "{\"data\":{\"__type\":{\"kind\":\"OBJECT\",\"name\":\"Item\",\"fields\""
+      ":[{\"name\":\"id\",\"type\":{\"kind\":\"NON_NULL\",\"ofType\":{\"name\""
+      ":\"Int\"}}},{\"name\":\"name\",\"type\":{\"kind\":\"SCALAR\",\"ofType\""
+      ":null}}]},\"__schema\":{\"queryType\":{\"name\":\"Query\"},"
+      "\"mutationType\":null}}}");
+  gql_schema_free(s);
+}
