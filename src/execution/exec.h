@@ -50,6 +50,7 @@ typedef struct plan_set plan_set;
 
 typedef struct plan_field {
   gql_str key;            /* response key */
+  gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
   uint32_t parent_type; /* the concrete object type */

@@ -425,7 +425,23 @@ static void default_resolver(const gql_resolve_info *info, const void *parent,
     gql_out_null(out);
     return;
   }
-  const gql_json_value *v = gql_json_get(p, info->pf->field->name);
+  gql_str name = info->pf->field->name;
+  const gql_json_value *v = NULL;
+  if (p->object.index) {
+    v = gql_json_get(p, name);
+  } else {
+    /* Small objects: a backward scan (the last duplicate wins, as
+     * JSON.parse) that checks length and first byte before memcmp. */
+    const gql_json_member *m = p->object.members;
+    for (size_t i = p->object.count; i-- > 0;) {
+      if (m[i].key.len == name.len &&
+          (name.len == 0 || (m[i].key.ptr[0] == name.ptr[0] &&
+                             memcmp(m[i].key.ptr, name.ptr, name.len) == 0))) {
+        v = &m[i].value;
+        break;
+      }
+    }
+  }
   if (v)
     gql_out_json(out, v);
   else
@@ -502,14 +518,20 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     h->resolve_finish(h->ctx, info);
 }
 
+/* Sets every member but own_info, which resolve_field fills (this runs for
+ * every field, so it does not clear the whole struct). */
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
                      gql_type_ref type, const path_frame *path, rnode *node) {
-  *o = (gql_out){.ctx = ctx,
-                 .pf = pf,
-                 .type = type,
-                 .path = path,
-                 .node = node,
-                 .mark = ctx->out->len};
+  o->ctx = ctx;
+  o->pf = pf;
+  o->info = NULL;
+  o->type = type;
+  o->path = path;
+  o->node = node;
+  o->mark = ctx->out->len;
+  o->written = false;
+  o->prop = false;
+  o->pending_root = false;
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -532,8 +554,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
     if (!first)
       gql_buf_putc(b, ',');
     first = false;
-    gql_json_write_string(b, pf->key);
-    gql_buf_putc(b, ':');
+    gql_buf_append(b, pf->key_json.ptr, pf->key_json.len);
     path_frame fr = {path, pf->key, -1};
     gql_out o;
     out_init(&o, ctx, pf, pf->field->type, &fr, NULL);
@@ -605,7 +626,7 @@ static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
     kids[k] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(pf->field->type)};
-    keys[k++] = pf->key;
+    keys[k++] = pf->key_json;
   }
   if (serial) {
     ctx->serial = (serial_walk){fields, count, 0, parent, node};
@@ -1071,8 +1092,7 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
     for (uint32_t i = 0; i < n->nkids; i++) {
       if (i)
         gql_buf_putc(b, ',');
-      gql_json_write_string(b, n->keys[i]);
-      gql_buf_putc(b, ':');
+      gql_buf_append(b, n->keys[i].ptr, n->keys[i].len);
       write_tree(ctx, b, &n->kids[i]);
     }
     gql_buf_putc(b, '}');

@@ -369,6 +369,17 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
+  gql_buf kb;
+  gql_buf_init(&kb, NULL);
+  gql_json_write_string(&kb, pf->key);
+  gql_buf_putc(&kb, ':');
+  char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
+  pf->key_json = (gql_str){kj, kj ? kb.len : 0};
+  gql_buf_free(&kb);
+  if (!kj) {
+    b->err = GQL_ENOMEM;
+    return;
+  }
   const gql_ast_selection *node = pf->occs[0].node;
   if (def->nargs) {
     pf->has_args = true;
