@@ -430,3 +430,77 @@ Test(execute, introspection_runs_over_the_schema) {
       "\"mutationType\":null}}}");
   gql_schema_free(s);
 }
+
+Test(execute, conditional_fields_take_the_place_of_their_first_included_use) {
+  gql_schema *s = schema();
+  got g = {0};
+  const char *q = "query Q($i: Boolean!) { hello @include(if: $i) e "
+                  "...F } fragment F on Query { hello }";
+  run(s, q, "{\"hello\":\"h\",\"e\":\"A\"}", "{\"i\":true}", &g);
+  cr_assert_str_eq(g.json, "{\"data\":{\"hello\":\"h\",\"e\":\"A\"}}");
+  run(s, q, "{\"hello\":\"h\",\"e\":\"A\"}", "{\"i\":false}", &g);
+  cr_assert_str_eq(g.json, "{\"data\":{\"e\":\"A\",\"hello\":\"h\"}}");
+  gql_schema_free(s);
+}
+
+static void pending_item(const void *list, size_t i, gql_out *out) {
+  slow_ctx *c = (slow_ctx *)list;
+  c->p[c->n++] = gql_out_pending(out);
+}
+
+static void slow_list(const gql_resolve_info *info, const void *parent,
+                      gql_out *out) {
+  gql_out_list(out, gql_info_context(info), 3, pending_item);
+}
+
+Test(execute, pending_list_items_keep_their_order) {
+  gql_schema *s = schema();
+  gql_schema_set_resolver(s, "Query", "items", slow_list, NULL, 0);
+  const char *q = "{ items { id } }";
+  gql_prepared *p;
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  slow_ctx c = {0};
+  got g = {0};
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *items;
+  const char *d = "[{\"id\":0},{\"id\":1},{\"id\":2}]";
+  cr_assert_eq(gql_value_parse(a, d, strlen(d), &items), 0);
+  gql_execute_params params = {
+      .context = &c, .arena = a, .on_done = on_done, .ud = &g};
+  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(c.n, 3);
+  gql_out_json(gql_pending_out(c.p[2]), gql_value_item(items, 2));
+  gql_out_json(gql_pending_out(c.p[0]), gql_value_item(items, 0));
+  cr_assert_eq(g.calls, 0);
+  gql_out_json(gql_pending_out(c.p[1]), gql_value_item(items, 1));
+  cr_assert_str_eq(g.json,
+                   "{\"data\":{\"items\":[{\"id\":0},{\"id\":1},{\"id\":2}]}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(execute, abstract_type_errors_use_graphql_js_messages) {
+  const char *u = "type Query { pet: Pet }\nunion Pet = Cat | Dog\n"
+                  "type Cat { n: String }\ntype Dog { n: String }\n";
+  gql_schema *s;
+  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL, NULL, NULL),
+               0);
+  got g = {0};
+  run(s, "{ pet { ... on Cat { n } } }", "{\"pet\":{\"n\":\"x\"}}", NULL, &g);
+  cr_assert(strstr(g.json,
+                   "Abstract type \\\"Pet\\\" must resolve to an "
+                   "Object type at runtime for field \\\"Query.pet\\\""),
+            "%s", g.json);
+  run(s, "{ pet { ... on Cat { n } } }", "{\"pet\":{\"__typename\":\"Query\"}}",
+      NULL, &g);
+  cr_assert(strstr(g.json, "Runtime Object type \\\"Query\\\" is not a "
+                           "possible type for \\\"Pet\\\"."),
+            "%s", g.json);
+  run(s, "{ pet { ... on Cat { n } } }",
+      "{\"pet\":{\"__typename\":\"Cat\","
+      "\"n\":\"x\"}}",
+      NULL, &g);
+  cr_assert_str_eq(g.json, "{\"data\":{\"pet\":{\"n\":\"x\"}}}");
+  gql_schema_free(s);
+}
