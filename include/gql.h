@@ -384,7 +384,10 @@ typedef struct gql_execute_params {
 
 /* Runs a prepared operation. Returns 0 when it completed (on_done called),
  * 1 when fields are pending (on_done comes when the last completes), or a
- * negative code. */
+ * negative code. Mutation root fields run one after the other, also when
+ * they pend. A subscription operation runs once, as graphql-js execute()
+ * runs it (no event stream). Without params->arena the execution's memory
+ * is freed after on_done, so every pending field must be completed. */
 GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
 
 /* Prepare + execute in one go; the response JSON goes to *json (in `arena`,

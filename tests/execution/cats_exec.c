@@ -312,8 +312,10 @@ int main(int argc, char **argv) {
   }
   cats c = {.arena = arena};
   gql_json_value *all;
-  if (gql_json_parse(arena, data, dlen, NULL, &all, NULL) < 0)
+  if (gql_json_parse(arena, data, dlen, NULL, &all, NULL) < 0) {
+    fprintf(stderr, "cats_exec: the data is not JSON\n");
     return 2;
+  }
   c.data = all;
   for (uint32_t t = 0; t < s->ntypes; t++) {
     gql_type *ty = &s->types[t];
@@ -341,9 +343,11 @@ int main(int argc, char **argv) {
   gql_prepared *p;
   gql_str errors = {0};
   gql_prepare_options po = {.no_validate = true};
+  int status = 0;
   if (gql_prepare(s, query, qlen, op, &po, &p, arena, &errors) < 0) {
     printf("%.*s\n", (int)errors.len, errors.ptr ? errors.ptr : "");
-    return 1;
+    status = 1;
+    goto done;
   }
   const gql_json_value *root =
       gql_json_get(all, gql_cstr(test_value ? test_value : "data"));
@@ -357,11 +361,12 @@ int main(int argc, char **argv) {
   while (rc == 1 && c.head < c.tail)
     run_job(&c.jobs[c.head++ % 256]);
   gql_prepared_free(p);
+done:
   gql_schema_free(s);
   gql_arena_free(arena);
   free(sdl);
   free(data);
   free(query);
   free(vars);
-  return 0;
+  return status;
 }
