@@ -325,7 +325,9 @@ GQL_API gql_pending *gql_out_pending(gql_out *out);
 GQL_API gql_out *gql_pending_out(gql_pending *p);
 
 /* Tracing hooks, all optional. A hook returning non-zero aborts the request:
- * later resolver calls fail with an abort error. */
+ * later resolver calls fail with an abort error. resolve_finish follows the
+ * completion of the field's value (for a pending field, the write to its
+ * pending output). */
 typedef struct gql_hooks {
   int (*execute_start)(void *ctx);
   void (*execute_finish)(void *ctx, bool has_errors);

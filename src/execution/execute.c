@@ -91,6 +91,9 @@ struct gql_out {
   bool written;
   bool prop; /* direct mode: the container must become null */
   bool pending_root;
+  bool pended;      /* the resolver returned pending */
+  bool field_level; /* a pending field (not a list item): its completion
+                     * ends the resolver's trace span */
   gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
@@ -514,8 +517,8 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     o->written = true;
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish)
-    h->resolve_finish(h->ctx, info);
+  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
+    h->resolve_finish(h->ctx, info); /* a pending field's comes later */
 }
 
 /* Sets every member but own_info, which resolve_field fills (this runs for
@@ -532,6 +535,8 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
   o->written = false;
   o->prop = false;
   o->pending_root = false;
+  o->pended = false;
+  o->field_level = false;
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -975,9 +980,14 @@ gql_pending *gql_out_pending(gql_out *o) {
     field_error(o, "Out of memory.", UINT32_MAX);
     return NULL;
   }
+  bool field_level = o->info == &o->own_info || o->field_level;
+  o->pended = true;
+  o->field_level = false;
   p->out = *o;
   p->out.written = false;
   p->out.pending_root = true;
+  p->out.pended = false;
+  p->out.field_level = field_level;
   p->out.path = copy_path(ctx, o->path);
   if (o->info) {
     p->info = *o->info;
@@ -997,6 +1007,9 @@ gql_out *gql_pending_out(gql_pending *p) {
 static void pending_done(gql_out *o) {
   exec_ctx *ctx = o->ctx;
   o->pending_root = false;
+  const gql_hooks *h = ctx->hooks;
+  if (o->field_level && h && h->resolve_finish)
+    h->resolve_finish(h->ctx, o->info);
   if (ctx->pending)
     ctx->pending--;
   if (ctx->walking || ctx->pending)

@@ -504,3 +504,43 @@ Test(execute, abstract_type_errors_use_graphql_js_messages) {
   cr_assert_str_eq(g.json, "{\"data\":{\"pet\":{\"n\":\"x\"}}}");
   gql_schema_free(s);
 }
+
+typedef struct trace {
+  char log[256];
+} trace;
+
+static int t_start(void *ctx, const gql_resolve_info *info) {
+  trace *t = ctx;
+  gql_str n = gql_info_field_name(info);
+  strcat(t->log, "+");
+  strncat(t->log, n.ptr, n.len);
+  return 0;
+}
+
+static void t_finish(void *ctx, const gql_resolve_info *info) {
+  trace *t = ctx;
+  gql_str n = gql_info_field_name(info);
+  strcat(t->log, "-");
+  strncat(t->log, n.ptr, n.len);
+}
+
+Test(execute, resolve_finish_of_a_pending_field_follows_its_completion) {
+  gql_schema *s = schema();
+  gql_prepared *p = prepare_async(s, "{ hello slow }");
+  slow_ctx c = {0};
+  trace t = {{0}};
+  gql_hooks hooks = {
+      .resolve_start = t_start, .resolve_finish = t_finish, .ctx = &t};
+  got g = {0};
+  gql_arena *a = gql_arena_new(NULL);
+  gql_execute_params params = {
+      .context = &c, .arena = a, .hooks = &hooks, .on_done = on_done, .ud = &g};
+  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_str_eq(t.log, "+hello-hello+slow");
+  gql_out_string(gql_pending_out(c.p[0]), "s", 1);
+  cr_assert_str_eq(t.log, "+hello-hello+slow-slow");
+  cr_assert_str_eq(g.json, "{\"data\":{\"hello\":null,\"slow\":\"s\"}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
