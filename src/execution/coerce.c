@@ -396,6 +396,10 @@ static void print_path(gql_buf *b, const cpath *p) {
 static void report(var_err *e, const cpath *path, const gql_json_value *value,
                    const char *message) {
   e->failed = true;
+  if (gql_error_list_full(e->errors)) { /* past the cutoff: no formatting */
+    e->errors->truncated = true;
+    return;
+  }
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_buf_printf(&b, "Variable \"$%.*s\" got invalid value ",

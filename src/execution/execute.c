@@ -1277,6 +1277,11 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
         e->locs = el.items[i].locations;
         e->nlocs = el.items[i].nlocations;
       }
+      if (el.truncated) /* graphql-js maxErrors: 50 */
+        add_error(ctx,
+                  "Too many errors processing variables, error limit "
+                  "reached. Execution aborted.",
+                  NULL, UINT32_MAX, NULL);
       errors_only(ctx, false);
       return 0;
     }
