@@ -534,6 +534,10 @@ static const gql_json_value *coerce_input(var_err *e, const gql_json_value *v,
                                           const cpath *path) {
   const coerce_ctx *c = e->c;
   gql_arena *a = c->arena;
+  if (e->failed && gql_error_list_full(e->errors)) {
+    e->errors->truncated = true; /* the value is discarded anyway */
+    return NULL;
+  }
   if (gql_type_ref_is_non_null(type)) {
     if (v && v->kind != GQL_JSON_NULL)
       return coerce_input(e, v, gql_type_ref_unwrap(type), path);
