@@ -544,3 +544,39 @@ Test(execute, resolve_finish_of_a_pending_field_follows_its_completion) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+static void noop(const gql_resolve_info *info, const void *parent,
+                 gql_out *out) {
+  gql_out_null(out);
+}
+
+Test(execute, synchronous_types_are_proven_by_fixpoint) {
+  const char *u = "type Query { a: A b: B n: Node u: U }\n"
+                  "type A { self: A b: B }\n"           /* cycle through B */
+                  "type B { a: A slow: Int }\n"         /* slow: asynchronous */
+                  "type C implements Node { id: ID }\n" /* synchronous */
+                  "type D implements Node { id: ID d: D }\n"
+                  "interface Node { id: ID }\n"
+                  "union U = C | D\n"
+                  "type Sync { s: Sync x: Int }\n";
+  gql_schema *s;
+  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL, NULL, NULL),
+               0);
+  gql_schema_set_resolver(s, "B", "slow", noop, NULL, 0);
+  gql_schema_set_resolver(s, "D", "d", noop, NULL, GQL_RESOLVER_SYNC);
+  cr_assert_eq(gql_schema_finalize(s), 0);
+#define SYNC(name) gql_schema_type(s, GQL_STR(name))->sync
+  cr_assert(!SYNC("B"));
+  cr_assert(!SYNC("A"), "A reaches B");
+  cr_assert(!SYNC("Query"));
+  cr_assert(SYNC("C"));
+  cr_assert(SYNC("D"), "a declared-synchronous resolver keeps D synchronous");
+  cr_assert(SYNC("Node"));
+  cr_assert(SYNC("U"));
+  cr_assert(SYNC("Sync"), "a cycle of synchronous types stays synchronous");
+  cr_assert(SYNC("__Schema") && SYNC("__Type"));
+#undef SYNC
+  cr_assert_eq(gql_schema_set_resolver(s, "A", "b", noop, NULL, 0), GQL_EINVAL,
+               "resolvers are frozen once finalized");
+  gql_schema_free(s);
+}
