@@ -119,3 +119,101 @@ Test(conformance, graphql_js_recorded_executions_match_byte_for_byte) {
   gql_arena_free(a);
   free(text);
 }
+
+/* Equal values, or both absent. */
+static bool same(const gql_json_value *a, const gql_json_value *b) {
+  return (!a && !b) || (a && b && gql_json_equal(a, b));
+}
+
+static bool builtin_name(gql_str n) {
+  static const char *const names[] = {
+      "String",  "Int",  "Float",      "Boolean",     "ID",
+      "include", "skip", "deprecated", "specifiedBy", "oneOf"};
+  if (n.len >= 2 && n.ptr[0] == '_' && n.ptr[1] == '_')
+    return true;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (gql_str_eq_cstr(n, names[i]))
+      return true;
+  return false;
+}
+
+/* Compares the named entries (types or directives) that are not built-in. */
+static int compare_named(const gql_json_value *want, const gql_json_value *got,
+                         const char *what) {
+  int failures = 0;
+  cr_assert(want && got && want->kind == GQL_JSON_ARRAY &&
+            got->kind == GQL_JSON_ARRAY);
+  cr_expect_eq(want->array.count, got->array.count, "%s count", what);
+  for (size_t i = 0; i < want->array.count && i < got->array.count; i++) {
+    const gql_json_value *w = &want->array.items[i], *g = &got->array.items[i];
+    gql_str name = gql_json_get(w, GQL_STR("name"))->string;
+    cr_expect(same(gql_json_get(w, GQL_STR("name")),
+                   gql_json_get(g, GQL_STR("name"))),
+              "%s %zu is %.*s", what, i, (int)name.len, name.ptr);
+    if (builtin_name(name))
+      continue;
+    if (!same(w, g)) {
+      failures++;
+      cr_log_error("%s %.*s differs", what, (int)name.len, name.ptr);
+    }
+  }
+  return failures;
+}
+
+static void introspect(const char *query_file, const char *result_file) {
+  char path[512];
+  size_t sdl_len, q_len, r_len;
+  const char *dir = GQL_SOURCE_DIR "/../shared/conformance/introspection/";
+  snprintf(path, sizeof path, "%ssept2025-features.graphql", dir);
+  char *sdl = read_all(path, &sdl_len);
+  if (!sdl)
+    cr_skip_test("../shared/conformance not found");
+  snprintf(path, sizeof path, "%s%s", dir, query_file);
+  char *query = read_all(path, &q_len);
+  snprintf(path, sizeof path, "%s%s", dir, result_file);
+  char *result = read_all(path, &r_len);
+  cr_assert(query && result);
+  gql_schema *s;
+  cr_assert_eq(gql_schema_from_sdl(sdl, sdl_len, NULL, &s, NULL, NULL, NULL),
+               0);
+  gql_arena *a = gql_arena_new(NULL);
+  gql_str json;
+  cr_assert_eq(
+      gql_graphql(s, query, q_len, NULL, NULL, 0, NULL, NULL, a, &json), 0);
+  gql_json_value *got, *want;
+  cr_assert_eq(gql_json_parse(a, json.ptr, json.len, NULL, &got, NULL), 0);
+  cr_assert_eq(gql_json_parse(a, result, r_len, NULL, &want, NULL), 0);
+  const gql_json_value *wd = gql_json_get(want, GQL_STR("data"));
+  const gql_json_value *ws = gql_json_get(wd ? wd : want, GQL_STR("__schema"));
+  const gql_json_value *gs =
+      gql_json_get(gql_json_get(got, GQL_STR("data")), GQL_STR("__schema"));
+  cr_assert(ws && gs);
+  static const char *const fields[] = {"description", "queryType",
+                                       "mutationType", "subscriptionType"};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    cr_expect(same(gql_json_get(ws, gql_cstr(fields[i])),
+                   gql_json_get(gs, gql_cstr(fields[i]))),
+              "__schema.%s", fields[i]);
+  cr_expect_eq(compare_named(gql_json_get(ws, GQL_STR("types")),
+                             gql_json_get(gs, GQL_STR("types")), "type"),
+               0);
+  cr_expect_eq(compare_named(gql_json_get(ws, GQL_STR("directives")),
+                             gql_json_get(gs, GQL_STR("directives")),
+                             "directive"),
+               0);
+  gql_arena_free(a);
+  gql_schema_free(s);
+  free(sdl);
+  free(query);
+  free(result);
+}
+
+Test(conformance, introspection_all_options_matches_graphql_js) {
+  introspect("graphql16.15-all-options.graphql",
+             "sept2025-features.all-options.result.graphql16.15.json");
+}
+
+Test(conformance, introspection_default_query_matches_graphql_js) {
+  introspect("graphql16.15-default.graphql",
+             "sept2025-features.default.result.graphql16.15.json");
+}
