@@ -2,7 +2,7 @@
  * static C data and synchronous C resolvers (the data of the benchmark
  * README). gql_starwars_schema builds it; `gql exec --example starwars` uses
  * it. */
-#include "gql.h"
+#include "starwars.h"
 
 #include <string.h>
 

@@ -2,6 +2,8 @@
  * resolvers) or the built-in Star Wars example, printing the response. */
 #include "cli.h"
 
+#include "../../examples/starwars/starwars.h"
+
 #include <stdlib.h>
 
 static const char usage[] =
@@ -19,8 +21,6 @@ static const char usage[] =
     "  --variables FILE   variables as a JSON object\n"
     "  --operation NAME   the operation to run\n"
     "  --no-validate      execute without running the validation rules\n";
-
-int gql_starwars_schema(gql_schema **out);
 
 typedef struct result {
   bool errors;
