@@ -46,6 +46,18 @@ typedef struct plan_occ {
 
 enum { META_NONE, META_TYPENAME };
 
+/* What the field's named type is, for the writers' fast paths. */
+enum {
+  LEAF_NONE, /* object, interface or union */
+  LEAF_INT,
+  LEAF_FLOAT,
+  LEAF_STRING,
+  LEAF_BOOLEAN,
+  LEAF_ID,
+  LEAF_ENUM,
+  LEAF_CUSTOM
+};
+
 typedef struct plan_set plan_set;
 
 typedef struct plan_field {
@@ -53,6 +65,7 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
+  uint8_t leaf; /* LEAF_* of the named type */
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
   uint32_t nocc, occ_cap;

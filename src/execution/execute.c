@@ -112,6 +112,16 @@ static void pending_done(gql_out *o);
   } while (0)
 static void complete_json(gql_out *o, const gql_json_value *v);
 
+/* Appends without a call when the buffer has room (keys, punctuation). */
+static inline void put(gql_buf *b, const char *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void write_path(gql_buf *b, const path_frame *f) {
@@ -559,7 +569,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
     if (!first)
       gql_buf_putc(b, ',');
     first = false;
-    gql_buf_append(b, pf->key_json.ptr, pf->key_json.len);
+    put(b, pf->key_json.ptr, pf->key_json.len);
     path_frame fr = {path, pf->key, -1};
     gql_out o;
     out_init(&o, ctx, pf, pf->field->type, &fr, NULL);
@@ -841,7 +851,7 @@ static void complete_json(gql_out *o, const gql_json_value *v) {
     complete_list(o, v, v->array.count, json_item);
     return;
   }
-  if (gql_schema_is_leaf(o->ctx->s, t.type)) {
+  if (o->pf->leaf != LEAF_NONE) {
     serialize_leaf(o, v);
     return;
   }
@@ -864,7 +874,36 @@ static void out_scalar(gql_out *o, const gql_json_value *v) {
   DONE(o);
 }
 
+/* The leaf kind when the value's type is the bare named type (T or T!),
+ * else LEAF_NONE: the writers below then take the general path. */
+static inline int direct_leaf(const gql_out *o) {
+  uint32_t n = o->type.nmods;
+  if (n > 1 || (n == 1 && o->type.mods[0] != '!'))
+    return LEAF_NONE;
+  return o->pf->leaf;
+}
+
+/* Fast paths: a value of the expected scalar type written as is. */
+static bool fast_begin(gql_out *o) {
+  o->written = true;
+  bytes_begin(o);
+  return true;
+}
+static void fast_end(gql_out *o) {
+  bytes_end(o);
+  DONE(o);
+}
+
 void gql_out_int(gql_out *o, int64_t i) {
+  int leaf = direct_leaf(o);
+  if (!o->written && (leaf == LEAF_FLOAT ||
+                      (leaf == LEAF_INT && i >= -2147483648LL &&
+                       i <= 2147483647LL))) {
+    fast_begin(o);
+    gql_json_write_int(o->ctx->out, i);
+    fast_end(o);
+    return;
+  }
   gql_json_value v = {.kind = GQL_JSON_NUMBER, .is_int = true};
   v.number.i = i;
   v.number.d = (double)i;
@@ -872,6 +911,12 @@ void gql_out_int(gql_out *o, int64_t i) {
 }
 
 void gql_out_float(gql_out *o, double d) {
+  if (!o->written && direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
+    fast_begin(o);
+    gql_json_write_double(o->ctx->out, d);
+    fast_end(o);
+    return;
+  }
   gql_json_value v = {.kind = GQL_JSON_NUMBER};
   v.number.d = d;
   if (d == floor(d) && fabs(d) < 9e15) {
@@ -882,12 +927,28 @@ void gql_out_float(gql_out *o, double d) {
 }
 
 void gql_out_string(gql_out *o, const char *s, size_t len) {
+  int leaf = direct_leaf(o);
+  if (!o->written && (leaf == LEAF_STRING || leaf == LEAF_ID)) {
+    fast_begin(o);
+    gql_json_write_string(o->ctx->out, (gql_str){s, len});
+    fast_end(o);
+    return;
+  }
   gql_json_value v = {.kind = GQL_JSON_STRING};
   v.string = (gql_str){s, len};
   out_scalar(o, &v);
 }
 
 void gql_out_bool(gql_out *o, bool b) {
+  if (!o->written && direct_leaf(o) == LEAF_BOOLEAN) {
+    fast_begin(o);
+    if (b)
+      gql_buf_append(o->ctx->out, "true", 4);
+    else
+      gql_buf_append(o->ctx->out, "false", 5);
+    fast_end(o);
+    return;
+  }
   gql_json_value v = {.kind = GQL_JSON_BOOL};
   v.boolean = b;
   out_scalar(o, &v);

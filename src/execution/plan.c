@@ -400,6 +400,15 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   }
   uint32_t t = def->type.type;
   const gql_type *ty = gql_schema_type_at(b->s, t);
+  const gql_schema *s = b->s;
+  pf->leaf = ty->kind == GQL_TYPE_ENUM     ? LEAF_ENUM
+             : ty->kind != GQL_TYPE_SCALAR ? LEAF_NONE
+             : t == s->t_int               ? LEAF_INT
+             : t == s->t_float             ? LEAF_FLOAT
+             : t == s->t_string            ? LEAF_STRING
+             : t == s->t_boolean           ? LEAF_BOOLEAN
+             : t == s->t_id                ? LEAF_ID
+                                           : LEAF_CUSTOM;
   if (pf->meta || !gql_schema_is_composite(b->s, t))
     return;
   const uint32_t *types = &t;
