@@ -33,5 +33,6 @@ void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 extern const gql_cli_command gql_cmd_format;
 extern const gql_cli_command gql_cmd_print_schema;
 extern const gql_cli_command gql_cmd_validate;
+extern const gql_cli_command gql_cmd_exec;
 
 #endif
