@@ -1,6 +1,7 @@
 /* gql exec: runs an operation against a schema and JSON data (default
  * resolvers) or the built-in Star Wars example, printing the response. */
 #include "cli.h"
+#include "schema/schema.h"
 
 #include "../../examples/starwars/starwars.h"
 
@@ -20,7 +21,12 @@ static const char usage[] =
     "(starwars)\n"
     "  --variables FILE   variables as a JSON object\n"
     "  --operation NAME   the operation to run\n"
-    "  --no-validate      execute without running the validation rules\n";
+    "  --no-validate      execute without running the validation rules\n"
+    "  --spec-introspection\n"
+    "                     introspection as the September 2025 spec has it\n"
+    "                     where graphql-js 16.15 differs (no\n"
+    "                     DIRECTIVE_DEFINITION location, includeDeprecated\n"
+    "                     arguments Boolean!)\n";
 
 typedef struct result {
   bool errors;
@@ -36,7 +42,7 @@ static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL, *vars_path = NULL,
              *op = NULL, *query_path = NULL, *example = NULL;
-  bool no_validate = false;
+  bool no_validate = false, spec_locations = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **dst = NULL;
@@ -52,6 +58,9 @@ static int run(int argc, char **argv) {
       dst = &example;
     else if (strcmp(a, "--no-validate") == 0) {
       no_validate = true;
+      continue;
+    } else if (strcmp(a, "--spec-introspection") == 0) {
+      spec_locations = true;
       continue;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "gql exec: unknown option %s\n\n%s", a, usage);
@@ -90,12 +99,14 @@ static int run(int argc, char **argv) {
   } else {
     if (!(sdl = gql_cli_read_file(schema_path, &sdl_len)))
       goto done;
-    const gql_error *errs;
-    uint32_t nerrs = 0;
-    if (gql_schema_from_sdl(sdl, sdl_len, NULL, &schema, arena, &errs, &nerrs) <
-        0) {
-      for (uint32_t i = 0; i < nerrs; i++)
-        fprintf(stderr, "%s: %s\n", schema_path, errs[i].message);
+    gql_error_list errs;
+    gql_error_list_init(&errs, arena, 100);
+    gql_schema_build_options bo = {.spec_introspection = spec_locations};
+    int rc = gql_schema_build(sdl, sdl_len, NULL, &bo, &schema, &errs);
+    if (rc < 0) {
+      gql_cli_print_errors_text(stderr, errs.items, errs.count, schema_path);
+      if (!errs.count)
+        fprintf(stderr, "gql exec: %s: %s\n", schema_path, gql_strerror(rc));
       goto done;
     }
   }

@@ -2,6 +2,7 @@
  * select the operation and compile it into plan sets (CollectFields done
  * ahead of time for every selection set and possible concrete type). */
 #include "exec.h"
+#include "validation/validation.h"
 
 #include <stdio.h>
 
@@ -461,15 +462,6 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 
 /* ------------------------------------------------------------ prepare */
 
-/* The validation rules live in src/validation, which may not be linked in:
- * a weak reference runs them when they are there (graphql-js validate()
- * with specifiedRules) and skips them otherwise. */
-struct gql_vrule;
-struct gql_validate_options;
-int gql_validate_document(const gql_schema *schema, const gql_document *doc,
-                          const struct gql_vrule *const *rules, uint32_t nrules,
-                          const struct gql_validate_options *options,
-                          gql_error_list *errors) __attribute__((weak));
 
 static void errors_response(gql_arena *arena, gql_str *out,
                             const gql_error_list *l) {
@@ -580,7 +572,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
-  if (!o.no_validate && gql_validate_document) {
+  if (!o.no_validate) {
     gql_error_list errors;
     gql_error_list_init(&errors, arena, 0);
     rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);

@@ -742,6 +742,7 @@ static bool is_directive_location(gql_str s) {
       "ENUM_VALUE",
       "INPUT_OBJECT",
       "INPUT_FIELD_DEFINITION",
+      "DIRECTIVE_DEFINITION", /* graphql-js 16.15 has it; the spec does not */
   };
   for (size_t i = 0; i < GQL_ARRAY_LEN(locations); i++)
     if (gql_str_eq_cstr(s, locations[i]))

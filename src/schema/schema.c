@@ -69,6 +69,49 @@ static bool grew(const gql_error_list *l, uint32_t count, bool truncated) {
   return l->count > count || (l->truncated && !truncated);
 }
 
+/* The September 2025 spec's introspection where graphql-js 16.15 differs:
+ * DIRECTIVE_DEFINITION leaves __DirectiveLocation and every directive's
+ * locations, includeDeprecated arguments are Boolean! = false and
+ * @deprecated's reason is String! = "No longer supported". */
+static void spec_introspection(gql_schema *s) {
+  for (uint32_t i = 0; i < s->ntypes; i++) {
+    gql_type *t = &s->types[i];
+    if (!t->builtin || !gql_schema_is_introspection_name(t->name))
+      continue;
+    for (uint32_t f = 0; f < t->nfields; f++)
+      for (uint32_t a = 0; a < t->fields[f].nargs; a++) {
+        gql_input_value *arg = &t->fields[f].args[a];
+        if (gql_str_eq_cstr(arg->name, "includeDeprecated") &&
+            arg->type.nmods == 0)
+          arg->type = (gql_type_ref){arg->type.type, 1, "!"};
+      }
+  }
+  const gql_directive_location dd = GQL_DIRLOC_DIRECTIVE_DEFINITION;
+  for (uint32_t i = 0; i < s->ndirectives; i++) {
+    gql_directive *d = &s->directives[i];
+    if (d->builtin && gql_str_eq_cstr(d->name, "deprecated"))
+      for (uint32_t a = 0; a < d->nargs; a++)
+        if (gql_str_eq_cstr(d->args[a].name, "reason") &&
+            d->args[a].type.nmods == 0)
+          d->args[a].type = (gql_type_ref){d->args[a].type.type, 1, "!"};
+    d->location_mask &= ~(1u << dd);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < d->nlocations; j++)
+      if (d->locations[j] != dd)
+        d->locations[n++] = d->locations[j];
+    d->nlocations = n;
+  }
+  uint32_t t = gql_schema_type_index(s, GQL_STR("__DirectiveLocation"));
+  if (t == GQL_NO_TYPE)
+    return;
+  gql_type *e = &s->types[t];
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < e->nvalues; j++)
+    if (!gql_str_eq_cstr(e->values[j].name, "DIRECTIVE_DEFINITION"))
+      e->values[n++] = e->values[j];
+  e->nvalues = n;
+}
+
 int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
                      const gql_schema_build_options *opts, gql_schema **out,
                      gql_error_list *errors) {
@@ -112,6 +155,8 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
       goto fail;
   }
   rc = gql_schema_build_docs(s, o.base, errors);
+  if (!rc && o.spec_introspection)
+    spec_introspection(s);
   if (!rc && !o.skip_type_validation) {
     rc = gql_schema_validate(s, errors);
     if (!rc && grew(errors, count0, trunc0))

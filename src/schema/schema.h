@@ -59,7 +59,8 @@ typedef enum gql_type_kind {
   X(ENUM)                                                                      \
   X(ENUM_VALUE)                                                                \
   X(INPUT_OBJECT)                                                              \
-  X(INPUT_FIELD_DEFINITION)
+  X(INPUT_FIELD_DEFINITION)                                                    \
+  X(DIRECTIVE_DEFINITION)
 
 typedef enum gql_directive_location {
 #define GQL_DIRLOC_ENUM_(n) GQL_DIRLOC_##n,
@@ -201,6 +202,10 @@ typedef struct gql_schema_build_options {
   const gql_schema *base;    /* extend this schema (NULL: build anew) */
   bool skip_sdl_validation;  /* do not run the SDL rules first */
   bool skip_type_validation; /* do not run validateSchema's checks */
+  /* Introspection exactly as the September 2025 spec has it, where
+   * graphql-js 16.15 differs: no DIRECTIVE_DEFINITION location (graphql-js
+   * has it, also on @deprecated), includeDeprecated: Boolean! = false. */
+  bool spec_introspection;
 } gql_schema_build_options;
 
 /* Builds a schema from SDL text (copied) with `opts` (NULL: defaults);

@@ -5,7 +5,7 @@
  * response. Promises are pending fields completed after the walk, in order.
  *
  * Usage: cats_exec SCHEMA DATA.json QUERY [--test-value NAME]
- *        [--operation NAME] [--variables VARS.json]
+ *        [--operation NAME] [--variables VARS.json] [--validate yes|no]
  * DATA.json is the scenario's whole test-data object (a YAML → JSON copy). */
 #include "execution/exec.h"
 #include "schema/internal.h"
@@ -276,10 +276,12 @@ static const struct {
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: cats_exec SCHEMA DATA QUERY [--test-value NAME] "
-                    "[--operation NAME] [--variables FILE]\n");
+                    "[--operation NAME] [--variables FILE] [--validate yes|no]"
+                    "\n");
     return 2;
   }
   const char *test_value = NULL, *op = NULL, *vars_path = NULL;
+  bool validate = true; /* the scenarios' validate-query defaults to true */
   for (int i = 4; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--test-value") == 0)
       test_value = argv[i + 1];
@@ -287,6 +289,8 @@ int main(int argc, char **argv) {
       op = argv[i + 1];
     else if (strcmp(argv[i], "--variables") == 0)
       vars_path = argv[i + 1];
+    else if (strcmp(argv[i], "--validate") == 0)
+      validate = strcmp(argv[i + 1], "no") != 0;
   }
   size_t slen, dlen, qlen, vlen = 0;
   char *sdl = read_all(argv[1], &slen), *data = read_all(argv[2], &dlen),
@@ -342,7 +346,7 @@ int main(int argc, char **argv) {
   }
   gql_prepared *p;
   gql_str errors = {0};
-  gql_prepare_options po = {.no_validate = true};
+  gql_prepare_options po = {.no_validate = !validate};
   int status = 0;
   if (gql_prepare(s, query, qlen, op, &po, &p, arena, &errors) < 0) {
     printf("%.*s\n", (int)errors.len, errors.ptr ? errors.ptr : "");

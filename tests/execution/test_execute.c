@@ -34,12 +34,15 @@ static void on_done(void *ud, const char *json, size_t len, bool errors) {
   g->errors = errors;
 }
 
-static int run(gql_schema *s, const char *q, const char *data, const char *vars,
-               got *g) {
+/* Executes q; `validate` false runs it without the validation rules, as
+ * graphql-js's execute() does, to reach the executor's own errors. */
+static int run_opt(gql_schema *s, const char *q, const char *data,
+                   const char *vars, got *g, bool validate) {
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p;
   gql_str err = {0};
-  int rc = gql_prepare(s, q, strlen(q), NULL, NULL, &p, a, &err);
+  gql_prepare_options po = {.no_validate = !validate};
+  int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, a, &err);
   if (rc < 0) {
     snprintf(g->json, sizeof g->json, "%.*s", (int)err.len, err.ptr);
     gql_arena_free(a);
@@ -57,6 +60,11 @@ static int run(gql_schema *s, const char *q, const char *data, const char *vars,
   gql_prepared_free(p);
   gql_arena_free(a);
   return rc;
+}
+
+static int run(gql_schema *s, const char *q, const char *data, const char *vars,
+               got *g) {
+  return run_opt(s, q, data, vars, g, true);
 }
 
 Test(execute, json_data_resolves_by_default) {
@@ -397,13 +405,14 @@ Test(execute, pending_null_in_non_null_field_nulls_the_nullable_parent) {
 Test(execute, argument_and_result_coercion_errors) {
   gql_schema *s = schema();
   got g = {0};
-  run(s, "{ n }", "{\"n\":1}", NULL, &g);
+  run_opt(s, "{ n }", "{\"n\":1}", NULL, &g, false);
   cr_assert_str_eq(g.json,
                    "{\"errors\":[{\"message\":\"Argument \\\"x\\\" of required "
                    "type \\\"Int!\\\" was not provided.\",\"locations\":[{"
                    "\"line\":1,\"column\":3}],\"path\":[\"n\"]}],\"data\":{"
                    "\"n\":null}}");
-  run(s, "{ e list }", "{\"e\":\"C\",\"list\":3}", NULL, &g);
+  run_opt(s, "{ e list { id } }", "{\"e\":\"C\",\"list\":3}", NULL, &g,
+          false);
   cr_assert_str_eq(
       g.json,
       "{\"errors\":[{\"message\":\"Enum \\\"E\\\" cannot represent value: "
@@ -578,5 +587,17 @@ Test(execute, synchronous_types_are_proven_by_fixpoint) {
 #undef SYNC
   cr_assert_eq(gql_schema_set_resolver(s, "A", "b", noop, NULL, 0), GQL_EINVAL,
                "resolvers are frozen once finalized");
+  gql_schema_free(s);
+}
+
+Test(execute, validation_errors_come_back_as_the_response) {
+  gql_schema *s = schema();
+  got g = {0};
+  cr_assert_lt(run(s, "{ e list }", "{}", NULL, &g), 0);
+  cr_assert_str_eq(g.json,
+                   "{\"errors\":[{\"message\":\"Field \\\"list\\\" of type "
+                   "\\\"[Item]\\\" must have a selection of subfields. Did "
+                   "you mean \\\"list { ... }\\\"?\",\"locations\":[{\"line\":"
+                   "1,\"column\":5}]}]}");
   gql_schema_free(s);
 }
