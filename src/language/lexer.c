@@ -31,7 +31,7 @@ const char *gql_token_kind_desc(gql_token_kind kind) {
 }
 
 /* 1: NameStart, 2: digit (NameContinue is either). */
-static const uint8_t char_class[256] = {
+const uint8_t gql_lex_char_class[256] = {
     ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2,
     ['7'] = 2, ['8'] = 2, ['9'] = 2, ['_'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1,
     ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
@@ -49,11 +49,11 @@ static const uint8_t char_class[256] = {
 #define NOINLINE __attribute__((noinline))
 
 /* Whitespace, line terminators and commas. */
-static const bool ignored[256] = {
+const uint8_t gql_lex_ignored[256] = {
     [' '] = 1, ['\t'] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1};
 
 /* The one-character punctuators (0: not one). */
-static const uint8_t punct_kind[256] = {
+const uint8_t gql_lex_punct[256] = {
     ['!'] = GQL_TOK_BANG,      ['$'] = GQL_TOK_DOLLAR,
     ['&'] = GQL_TOK_AMP,       ['('] = GQL_TOK_PAREN_L,
     [')'] = GQL_TOK_PAREN_R,   [':'] = GQL_TOK_COLON,
@@ -62,28 +62,6 @@ static const uint8_t punct_kind[256] = {
     ['{'] = GQL_TOK_BRACE_L,   ['|'] = GQL_TOK_PIPE,
     ['}'] = GQL_TOK_BRACE_R,
 };
-
-/* The indentation after a newline, eight bytes at a time where the byte
- * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
-static inline uint32_t skip_spaces(const unsigned char *s, uint32_t pos,
-                                   uint32_t len) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  while (pos + 8 <= len) {
-    uint64_t x;
-    memcpy(&x, s + pos, 8);
-    x ^= 0x2020202020202020ull;
-    uint64_t nonzero =
-        (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x) &
-        0x8080808080808080ull;
-    if (nonzero)
-      return pos + ((uint32_t)__builtin_ctzll(nonzero) >> 3);
-    pos += 8;
-  }
-#endif
-  while (pos < len && s[pos] == ' ')
-    pos++;
-  return pos;
-}
 
 /* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
  * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
@@ -115,7 +93,12 @@ static inline bool is_digit(unsigned c) {
 
 void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
                     uint32_t len) {
-  *lx = (gql_lexer){.src = src, .len = len, .arena = arena};
+  const unsigned char *s = (const unsigned char *)src;
+  uint32_t lim = len;
+  while (lim > 0 &&
+         (gql_lex_ignored[s[lim - 1]] || gql_lex_char_class[s[lim - 1]]))
+    lim--;
+  *lx = (gql_lexer){.src = src, .len = len, .fast_lim = lim, .arena = arena};
 }
 
 /* ---- code points */
@@ -241,7 +224,7 @@ static inline int make(gql_lexer *lx, gql_token *tok, int kind, uint32_t start,
 static int lex_name(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len;
-  while (pos < len && char_class[s[pos]])
+  while (pos < len && gql_lex_char_class[s[pos]])
     pos++;
   make(lx, tok, GQL_TOK_NAME, start, pos);
   tok->value = (gql_str){lx->src + start, pos - start};
@@ -289,7 +272,7 @@ static NOINLINE int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
     if ((rc = read_digits(lx, &pos)))
       return rc;
   }
-  if (pos < len && (s[pos] == '.' || char_class[s[pos]] == 1))
+  if (pos < len && (s[pos] == '.' || gql_lex_char_class[s[pos]] == 1))
     return fail_char(lx, pos, "Invalid number, expected digit but got: ");
   make(lx, tok, is_float ? GQL_TOK_FLOAT : GQL_TOK_INT, start, pos);
   tok->value = (gql_str){lx->src + start, pos - start};
@@ -641,7 +624,7 @@ static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   case '@':
     return make(lx, tok, GQL_TOK_AT, pos, pos + 1);
   }
-  if (char_class[c] == 1)
+  if (gql_lex_char_class[c] == 1)
     return lex_name(lx, tok, pos);
   return fail_char(lx, pos, "Invalid character: ");
 }
@@ -651,25 +634,25 @@ static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t len = lx->len;
   for (;;) {
-    while (pos < len && ignored[s[pos]]) {
+    while (pos < len && gql_lex_ignored[s[pos]]) {
       if (s[pos++] == '\n')
-        pos = skip_spaces(s, pos, len);
+        pos = gql_lex_skip_spaces(s, pos, len);
     }
     if (pos >= len)
       return make(lx, tok, GQL_TOK_EOF, len, len);
     unsigned c = s[pos];
     /* Names and one-character punctuators are most tokens: a table lookup
      * and a name scan inline, everything else through the switch. */
-    if (char_class[c] == 1) {
+    if (gql_lex_char_class[c] == 1) {
       uint32_t end = pos + 1;
-      while (end < len && char_class[s[end]])
+      while (end < len && gql_lex_char_class[s[end]])
         end++;
       make(lx, tok, GQL_TOK_NAME, pos, end);
       tok->value = (gql_str){lx->src + pos, end - pos};
       return 0;
     }
-    if (punct_kind[c])
-      return make(lx, tok, punct_kind[c], pos, pos + 1);
+    if (gql_lex_punct[c])
+      return make(lx, tok, gql_lex_punct[c], pos, pos + 1);
     switch (c) {
     case 0xEF:
       if (pos + 2 < len && s[pos + 1] == 0xBB && s[pos + 2] == 0xBF) {
@@ -721,18 +704,18 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
     return next_coordinate(lx, tok);
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = lx->pos, len = lx->len;
-  while (pos < len && ignored[s[pos]]) {
+  while (pos < len && gql_lex_ignored[s[pos]]) {
     if (s[pos++] == '\n')
-      pos = skip_spaces(s, pos, len);
+      pos = gql_lex_skip_spaces(s, pos, len);
   }
   if (GQL_LIKELY(pos < len)) {
     unsigned c = s[pos];
-    unsigned k = punct_kind[c];
+    unsigned k = gql_lex_punct[c];
     if (k)
       return make(lx, tok, (int)k, pos, pos + 1);
-    if (char_class[c] == 1) {
+    if (gql_lex_char_class[c] == 1) {
       uint32_t end = pos + 1;
-      while (end < len && char_class[s[end]])
+      while (end < len && gql_lex_char_class[s[end]])
         end++;
       make(lx, tok, GQL_TOK_NAME, pos, end);
       tok->value = (gql_str){lx->src + pos, end - pos};

@@ -60,6 +60,9 @@ typedef struct gql_lexer {
   uint32_t pos; /* where the next token is read from */
   uint32_t pad_;
   uint32_t len;
+  /* 1 + the offset of the last byte that is neither ignored nor part of a
+   * name (0 when there is none): gql_lexer_next_fast() works below it. */
+  uint32_t fast_lim;
   bool coordinate;     /* schema-coordinate mode: no ignored tokens, '.' */
   bool comments;       /* hand out COMMENT tokens instead of skipping */
   gql_arena *arena;    /* decoded strings and error messages */
@@ -84,5 +87,75 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok);
  * body (escapes already resolved), joined with '\n'. The result lives in
  * the arena, or is a slice of `raw` when nothing changes. */
 int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out);
+
+/* ---- the hot path, inlined into the parser */
+
+/* 1: NameStart, 2: digit (NameContinue is either). */
+extern const uint8_t gql_lex_char_class[256];
+/* 1: whitespace, line terminators and commas. */
+extern const uint8_t gql_lex_ignored[256];
+/* The token kind of a one-character punctuator, else 0. */
+extern const uint8_t gql_lex_punct[256];
+
+/* The indentation after a newline, eight bytes at a time where the byte
+ * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
+static inline uint32_t gql_lex_skip_spaces(const unsigned char *s, uint32_t pos,
+                                           uint32_t len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (pos + 8 <= len) {
+    uint64_t x;
+    memcpy(&x, s + pos, 8);
+    x ^= 0x2020202020202020ull;
+    uint64_t nonzero =
+        (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x) &
+        0x8080808080808080ull;
+    if (nonzero)
+      return pos + ((uint32_t)__builtin_ctzll(nonzero) >> 3);
+    pos += 8;
+  }
+#endif
+  while (pos < len && s[pos] == ' ')
+    pos++;
+  return pos;
+}
+
+/* The common tokens (names and one-character punctuators after ignored
+ * bytes) without a call: scans need no bounds check because they run only
+ * below lx->fast_lim, and a byte at or past it that neither scan accepts
+ * stops them (see gql_lexer_init). Returns false, with lx->pos past the
+ * ignored bytes, for everything else; gql_lexer_next then takes over. Does
+ * not set the value of punctuators, nor check lx->err or lx->coordinate. */
+static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
+  const unsigned char *s = (const unsigned char *)lx->src;
+  uint32_t pos = lx->pos;
+  if (GQL_UNLIKELY(pos >= lx->fast_lim))
+    return false;
+  while (gql_lex_ignored[s[pos]]) {
+    if (s[pos++] == '\n')
+      pos = gql_lex_skip_spaces(s, pos, lx->len);
+  }
+  unsigned c = s[pos];
+  unsigned k = gql_lex_punct[c];
+  if (k) {
+    tok->kind = (uint8_t)k;
+    tok->start = pos;
+    tok->end = pos + 1;
+    lx->pos = pos + 1;
+    return true;
+  }
+  if (gql_lex_char_class[c] == 1) {
+    uint32_t end = pos + 1;
+    while (gql_lex_char_class[s[end]])
+      end++;
+    tok->kind = GQL_TOK_NAME;
+    tok->start = pos;
+    tok->end = end;
+    tok->value = (gql_str){lx->src + pos, end - pos};
+    lx->pos = end;
+    return true;
+  }
+  lx->pos = pos;
+  return false;
+}
 
 #endif

@@ -21,6 +21,7 @@ typedef struct parser {
   gql_token tok;   /* the current token */
   gql_token ahead; /* the next one when has_ahead */
   bool has_ahead;
+  bool slow; /* has_ahead or schema-coordinate mode: no fast lexer path */
   uint32_t prev_end; /* end of the last token consumed */
   uint32_t tokens, max_tokens;
   uint32_t depth, max_depth;
@@ -99,18 +100,34 @@ static noreturn void too_many_tokens(parser *p) {
         p->max_tokens);
 }
 
-static inline void advance(parser *p) {
-  p->prev_end = p->tok.end;
-  if (GQL_UNLIKELY(p->has_ahead)) {
-    p->tok = p->ahead;
-    p->has_ahead = false;
-  } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
-    lex_failed(p);
-  }
+static inline void count_token(parser *p) {
   /* graphql-js counts every token the parser moves onto, except EOF. */
   p->tokens += p->tok.kind != GQL_TOK_EOF;
   if (GQL_UNLIKELY(p->tokens > p->max_tokens))
     too_many_tokens(p);
+}
+
+static __attribute__((noinline)) void advance_slow(parser *p) {
+  if (p->has_ahead) {
+    p->tok = p->ahead;
+    p->has_ahead = false;
+    p->slow = p->lx.coordinate;
+  } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
+    lex_failed(p);
+  }
+  count_token(p);
+}
+
+/* Names and punctuators come from the lexer's inline path; the fast token
+ * is never EOF. */
+static inline void advance(parser *p) {
+  p->prev_end = p->tok.end;
+  if (GQL_LIKELY(!p->slow) && gql_lexer_next_fast(&p->lx, &p->tok)) {
+    if (GQL_UNLIKELY(++p->tokens > p->max_tokens))
+      too_many_tokens(p);
+    return;
+  }
+  advance_slow(p);
 }
 
 static const gql_token *lookahead(parser *p) {
@@ -121,6 +138,7 @@ static const gql_token *lookahead(parser *p) {
       lex_failed(p);
     }
     p->has_ahead = true;
+    p->slow = true;
   }
   return &p->ahead;
 }
@@ -1037,6 +1055,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
   if (rc)
     return rc;
   p.lx.coordinate = true;
+  p.slow = true;
   gql_ast_schema_coordinate *c = run(&p, WHAT_COORD);
   rc = finish(&p, c, err);
   if (!rc)
