@@ -80,11 +80,38 @@ static const uint8_t stop_class[256] = {
     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 };
 
-static inline bool string_stop(unsigned c) {
-  return stop_class[c] & 1;
+/* SWAR over 8 bytes where the byte order allows: a mask with the high bit
+ * of each byte set where the byte equals c. Bits above the lowest match
+ * may be false positives (borrows), so only the lowest set bit is used. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
+static inline uint64_t swar_eq(uint64_t x, unsigned c) {
+  uint64_t v = x ^ (0x0101010101010101ull * c);
+  return (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
 }
-static inline bool block_stop(unsigned c) {
-  return stop_class[c] & 2;
+#endif
+
+/* The first byte at or after pos that a string scan stops at: '"', '\\',
+ * non-ASCII and, in a "string", line terminators. */
+static inline uint32_t scan_string(const unsigned char *s, uint32_t pos,
+                                   uint32_t len, bool block) {
+#ifdef SWAR
+  while (pos + 8 <= len) {
+    uint64_t x;
+    memcpy(&x, s + pos, 8);
+    uint64_t m =
+        (x & 0x8080808080808080ull) | swar_eq(x, '"') | swar_eq(x, '\\');
+    if (!block)
+      m |= swar_eq(x, '\n') | swar_eq(x, '\r');
+    if (m)
+      return pos + ((uint32_t)__builtin_ctzll(m) >> 3);
+    pos += 8;
+  }
+#endif
+  uint8_t bit = block ? 2 : 1;
+  while (pos < len && !(stop_class[s[pos]] & bit))
+    pos++;
+  return pos;
 }
 
 static inline bool is_digit(unsigned c) {
@@ -437,8 +464,7 @@ static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
-    while (pos < len && !string_stop(s[pos]))
-      pos++;
+    pos = scan_string(s, pos, len, false);
     if (GQL_UNLIKELY(pos >= len))
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -469,8 +495,7 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
   for (;;) {
-    while (pos < len && !block_stop(s[pos]))
-      pos++;
+    pos = scan_string(s, pos, len, true);
     if (pos >= len)
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -512,9 +537,24 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
 }
 
 /* The end of the line starting at i, and where the next one starts. */
-static size_t line_end(gql_str s, size_t i, size_t *next) {
-  while (i < s.len && s.ptr[i] != '\n' && s.ptr[i] != '\r')
+/* The first line terminator at or after i, or n. */
+static size_t find_eol(const char *p, size_t i, size_t n) {
+#ifdef SWAR
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, p + i, 8);
+    uint64_t m = swar_eq(x, '\n') | swar_eq(x, '\r');
+    if (m)
+      return i + ((size_t)__builtin_ctzll(m) >> 3);
+  }
+#endif
+  while (i < n && p[i] != '\n' && p[i] != '\r')
     i++;
+  return i;
+}
+
+static size_t line_end(gql_str s, size_t i, size_t *next) {
+  i = find_eol(s.ptr, i, s.len);
   if (i + 1 < s.len && s.ptr[i] == '\r' && s.ptr[i + 1] == '\n')
     *next = i + 2;
   else
