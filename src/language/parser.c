@@ -230,10 +230,23 @@ static inline void *alloc(parser *p, size_t size) {
   return r;
 }
 
+/* Zeroes a node of a compile-time size with 16-byte stores. A memset here
+ * compiles to `rep stos` for the larger nodes, whose start-up cost is
+ * more than the stores. */
+typedef char zero16 __attribute__((vector_size(16), aligned(8), may_alias));
+static inline __attribute__((always_inline)) void zero(void *p, size_t size) {
+  char *c = p;
+  size_t i = 0;
+  for (; i + 16 <= size; i += 16)
+    *(zero16 *)(c + i) = (zero16){0};
+  if (i < size)
+    memset(c + i, 0, 8);
+}
+
 static inline __attribute__((always_inline)) void *
 node(parser *p, size_t size, int kind, uint32_t start) {
   gql_ast_node *n = alloc(p, size);
-  memset(n, 0, size);
+  zero(n, size);
   n->kind = (uint8_t)kind;
   n->start = start;
   return n;
