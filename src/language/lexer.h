@@ -154,6 +154,13 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
     lx->pos = end;
     return true;
   }
+  if (c == '.' && pos + 2 < lx->len && s[pos + 1] == '.' && s[pos + 2] == '.') {
+    tok->kind = GQL_TOK_SPREAD;
+    tok->start = pos;
+    tok->end = pos + 3;
+    lx->pos = pos + 3;
+    return true;
+  }
   lx->pos = pos;
   return false;
 }

@@ -23,7 +23,10 @@ typedef struct parser {
   bool has_ahead;
   bool slow; /* has_ahead or schema-coordinate mode: no fast lexer path */
   uint32_t prev_end; /* end of the last token consumed */
-  uint32_t tokens, max_tokens;
+  /* max_tokens + 1 - the tokens counted so far (graphql-js counts every
+   * token the parser moves onto, except EOF): one decrement a token */
+  uint64_t token_budget;
+  uint32_t max_tokens;
   uint32_t depth, max_depth;
   gql_arena *arena;
   void **stack; /* scratch where arrays collect before their arena copy */
@@ -102,8 +105,7 @@ static noreturn void too_many_tokens(parser *p) {
 
 static inline void count_token(parser *p) {
   /* graphql-js counts every token the parser moves onto, except EOF. */
-  p->tokens += p->tok.kind != GQL_TOK_EOF;
-  if (GQL_UNLIKELY(p->tokens > p->max_tokens))
+  if (p->tok.kind != GQL_TOK_EOF && GQL_UNLIKELY(--p->token_budget == 0))
     too_many_tokens(p);
 }
 
@@ -123,7 +125,7 @@ static __attribute__((noinline)) void advance_slow(parser *p) {
 static inline void advance(parser *p) {
   p->prev_end = p->tok.end;
   if (GQL_LIKELY(!p->slow) && gql_lexer_next_fast(&p->lx, &p->tok)) {
-    if (GQL_UNLIKELY(++p->tokens > p->max_tokens))
+    if (GQL_UNLIKELY(--p->token_budget == 0))
       too_many_tokens(p);
     return;
   }
@@ -479,16 +481,23 @@ static gql_ast_argument *parse_argument(parser *p, bool is_const) {
   return a;
 }
 
-static gql_ast_arguments parse_arguments(parser *p, bool is_const) {
-  gql_ast_arguments args = {0};
-  if (expect_optional(p, GQL_TOK_PAREN_L)) {
-    uint32_t mark = p->sp;
-    do
-      push(p, parse_argument(p, is_const));
-    while (!expect_optional(p, GQL_TOK_PAREN_R));
-    TAKE(p, mark, args);
-  }
+static gql_ast_arguments parse_argument_list(parser *p, bool is_const) {
+  gql_ast_arguments args;
+  advance(p); /* ( */
+  uint32_t mark = p->sp;
+  do
+    push(p, parse_argument(p, is_const));
+  while (!expect_optional(p, GQL_TOK_PAREN_R));
+  TAKE(p, mark, args);
   return args;
+}
+
+/* Most fields and directives have no arguments and most nodes no
+ * directives: the check inlines, the list parse is a call. */
+static inline gql_ast_arguments parse_arguments(parser *p, bool is_const) {
+  if (!peek(p, GQL_TOK_PAREN_L))
+    return (gql_ast_arguments){0};
+  return parse_argument_list(p, is_const);
 }
 
 static gql_ast_directive *parse_directive(parser *p, bool is_const) {
@@ -501,13 +510,20 @@ static gql_ast_directive *parse_directive(parser *p, bool is_const) {
   return d;
 }
 
-static gql_ast_directives parse_directives(parser *p, bool is_const) {
-  gql_ast_directives ds = {0};
+static gql_ast_directives parse_directive_list(parser *p, bool is_const) {
+  gql_ast_directives ds;
   uint32_t mark = p->sp;
-  while (peek(p, GQL_TOK_AT))
+  do
     push(p, parse_directive(p, is_const));
+  while (peek(p, GQL_TOK_AT));
   TAKE(p, mark, ds);
   return ds;
+}
+
+static inline gql_ast_directives parse_directives(parser *p, bool is_const) {
+  if (!peek(p, GQL_TOK_AT))
+    return (gql_ast_directives){0};
+  return parse_directive_list(p, is_const);
 }
 
 /* ---- executable definitions */
@@ -983,6 +999,7 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   memset(p, 0, offsetof(parser, jmp));
   p->arena = arena;
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
+  p->token_budget = (uint64_t)p->max_tokens + 1;
   p->max_depth = o.max_depth ? o.max_depth : GQL_DEFAULT_MAX_DEPTH;
   if (p->max_depth > HARD_MAX_DEPTH)
     p->max_depth = HARD_MAX_DEPTH;
@@ -1027,7 +1044,7 @@ int gql_parse(gql_arena *arena, const char *source, size_t len,
   if (rc)
     return rc;
   doc->source = (gql_str){p.lx.src, len};
-  doc->token_count = p.tokens;
+  doc->token_count = (uint32_t)((uint64_t)p.max_tokens + 1 - p.token_budget);
   *out = doc;
   return 0;
 }
