@@ -90,12 +90,16 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out);
 
 /* ---- the hot path, inlined into the parser */
 
+/* Hidden: libgql is built position-independent, and a default-visibility
+ * table would be reached through the GOT, one more load per use. */
+#define GQL_LEX_TABLE extern __attribute__((visibility("hidden"))) const uint8_t
+
 /* 1: NameStart, 2: digit (NameContinue is either). */
-extern const uint8_t gql_lex_char_class[256];
+GQL_LEX_TABLE gql_lex_char_class[256];
 /* 1: whitespace, line terminators and commas. */
-extern const uint8_t gql_lex_ignored[256];
+GQL_LEX_TABLE gql_lex_ignored[256];
 /* The token kind of a one-character punctuator, else 0. */
-extern const uint8_t gql_lex_punct[256];
+GQL_LEX_TABLE gql_lex_punct[256];
 
 /* The indentation after a newline, eight bytes at a time where the byte
  * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
@@ -130,10 +134,8 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   uint32_t pos = lx->pos;
   if (GQL_UNLIKELY(pos >= lx->fast_lim))
     return false;
-  while (gql_lex_ignored[s[pos]]) {
-    if (s[pos++] == '\n')
-      pos = gql_lex_skip_spaces(s, pos, lx->len);
-  }
+  while (gql_lex_ignored[s[pos]])
+    pos++;
   unsigned c = s[pos];
   unsigned k = gql_lex_punct[c];
   if (k) {
@@ -145,8 +147,23 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   }
   if (gql_lex_char_class[c] == 1) {
     uint32_t end = pos + 1;
-    while (gql_lex_char_class[s[end]])
-      end++;
+    for (;;) {
+      if (!gql_lex_char_class[s[end]])
+        break;
+      if (!gql_lex_char_class[s[end + 1]]) {
+        end += 1;
+        break;
+      }
+      if (!gql_lex_char_class[s[end + 2]]) {
+        end += 2;
+        break;
+      }
+      if (!gql_lex_char_class[s[end + 3]]) {
+        end += 3;
+        break;
+      }
+      end += 4;
+    }
     tok->kind = GQL_TOK_NAME;
     tok->start = pos;
     tok->end = end;
