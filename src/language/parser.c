@@ -278,7 +278,10 @@ static void *take(parser *p, uint32_t mark) {
   if (!n)
     return NULL;
   void **items = alloc(p, n * sizeof *items);
-  memcpy(items, p->stack + mark, n * sizeof *items);
+  void **from = p->stack + mark;
+  /* most arrays hold a few items: a loop beats a call to memcpy */
+  for (uint32_t i = 0; i < n; i++)
+    items[i] = from[i];
   p->sp = mark;
   return items;
 }
@@ -772,29 +775,36 @@ static gql_ast_node *parse_type_definition(parser *p, int kind) {
 }
 
 static bool is_directive_location(gql_str s) {
-  static const char *const locations[] = {
-      "QUERY",
-      "MUTATION",
-      "SUBSCRIPTION",
-      "FIELD",
-      "FRAGMENT_DEFINITION",
-      "FRAGMENT_SPREAD",
-      "INLINE_FRAGMENT",
-      "VARIABLE_DEFINITION",
-      "SCHEMA",
-      "SCALAR",
-      "OBJECT",
-      "FIELD_DEFINITION",
-      "ARGUMENT_DEFINITION",
-      "INTERFACE",
-      "UNION",
-      "ENUM",
-      "ENUM_VALUE",
-      "INPUT_OBJECT",
-      "INPUT_FIELD_DEFINITION",
+#define LOC(lit)                                                               \
+  { lit, sizeof(lit) - 1 }
+  static const struct {
+    const char *name;
+    uint8_t len;
+  } locations[] = {
+      LOC("QUERY"),
+      LOC("MUTATION"),
+      LOC("SUBSCRIPTION"),
+      LOC("FIELD"),
+      LOC("FRAGMENT_DEFINITION"),
+      LOC("FRAGMENT_SPREAD"),
+      LOC("INLINE_FRAGMENT"),
+      LOC("VARIABLE_DEFINITION"),
+      LOC("SCHEMA"),
+      LOC("SCALAR"),
+      LOC("OBJECT"),
+      LOC("FIELD_DEFINITION"),
+      LOC("ARGUMENT_DEFINITION"),
+      LOC("INTERFACE"),
+      LOC("UNION"),
+      LOC("ENUM"),
+      LOC("ENUM_VALUE"),
+      LOC("INPUT_OBJECT"),
+      LOC("INPUT_FIELD_DEFINITION"),
   };
+#undef LOC
   for (size_t i = 0; i < GQL_ARRAY_LEN(locations); i++)
-    if (gql_str_eq_cstr(s, locations[i]))
+    if (s.len == locations[i].len &&
+        memcmp(s.ptr, locations[i].name, s.len) == 0)
       return true;
   return false;
 }
