@@ -21,7 +21,9 @@ typedef struct parser {
   gql_token tok;   /* the current token */
   gql_token ahead; /* the next one when has_ahead */
   bool has_ahead;
-  bool slow; /* has_ahead or schema-coordinate mode: no fast lexer path */
+  /* lx.fast_lim as the lexer set it; lx.fast_lim is 0 (no inline lexer
+   * path) while has_ahead and in schema-coordinate mode */
+  uint32_t fast_lim;
   uint32_t prev_end; /* end of the last token consumed */
   /* max_tokens + 1 - the tokens counted so far (graphql-js counts every
    * token the parser moves onto, except EOF): one decrement a token */
@@ -113,7 +115,7 @@ static __attribute__((noinline)) void advance_slow(parser *p) {
   if (p->has_ahead) {
     p->tok = p->ahead;
     p->has_ahead = false;
-    p->slow = p->lx.coordinate;
+    p->lx.fast_lim = p->fast_lim;
   } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
     lex_failed(p);
   }
@@ -124,7 +126,7 @@ static __attribute__((noinline)) void advance_slow(parser *p) {
  * is never EOF. */
 static inline void advance(parser *p) {
   p->prev_end = p->tok.end;
-  if (GQL_LIKELY(!p->slow) && gql_lexer_next_fast(&p->lx, &p->tok)) {
+  if (GQL_LIKELY(gql_lexer_next_fast(&p->lx, &p->tok))) {
     if (GQL_UNLIKELY(--p->token_budget == 0))
       too_many_tokens(p);
     return;
@@ -140,7 +142,7 @@ static const gql_token *lookahead(parser *p) {
       lex_failed(p);
     }
     p->has_ahead = true;
-    p->slow = true;
+    p->lx.fast_lim = 0;
   }
   return &p->ahead;
 }
@@ -1028,6 +1030,7 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
     return GQL_ELIMIT;
   }
   gql_lexer_init(&p->lx, arena, source ? source : "", (uint32_t)len);
+  p->fast_lim = p->lx.fast_lim;
   return 0;
 }
 
@@ -1095,7 +1098,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
   if (rc)
     return rc;
   p.lx.coordinate = true;
-  p.slow = true;
+  p.lx.fast_lim = p.fast_lim = 0;
   gql_ast_schema_coordinate *c = run(&p, WHAT_COORD);
   rc = finish(&p, c, err);
   if (!rc)
