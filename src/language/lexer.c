@@ -63,6 +63,32 @@ const uint8_t gql_lex_punct[256] = {
     ['}'] = GQL_TOK_BRACE_R,
 };
 
+/* The first byte of a token, for the inline path: ignored, a punctuator
+ * (its token kind) or a NameStart. */
+/* clang-format off */
+#define LETTERS(X)                                                             \
+  X('A') X('B') X('C') X('D') X('E') X('F') X('G') X('H') X('I') X('J')        \
+  X('K') X('L') X('M') X('N') X('O') X('P') X('Q') X('R') X('S') X('T')        \
+  X('U') X('V') X('W') X('X') X('Y') X('Z') X('a') X('b') X('c') X('d')        \
+  X('e') X('f') X('g') X('h') X('i') X('j') X('k') X('l') X('m') X('n')        \
+  X('o') X('p') X('q') X('r') X('s') X('t') X('u') X('v') X('w') X('x')        \
+  X('y') X('z')
+#define NAME_START_(c) [c] = GQL_LEX_NAME_START,
+const uint8_t gql_lex_first[256] = {
+    LETTERS(NAME_START_)
+    ['_'] = GQL_LEX_NAME_START,
+    [' '] = GQL_LEX_IGNORED, ['\t'] = GQL_LEX_IGNORED, [','] = GQL_LEX_IGNORED,
+    ['\n'] = GQL_LEX_IGNORED, ['\r'] = GQL_LEX_IGNORED,
+    ['!'] = GQL_TOK_BANG, ['$'] = GQL_TOK_DOLLAR, ['&'] = GQL_TOK_AMP,
+    ['('] = GQL_TOK_PAREN_L, [')'] = GQL_TOK_PAREN_R, [':'] = GQL_TOK_COLON,
+    ['='] = GQL_TOK_EQUALS, ['@'] = GQL_TOK_AT, ['['] = GQL_TOK_BRACKET_L,
+    [']'] = GQL_TOK_BRACKET_R, ['{'] = GQL_TOK_BRACE_L, ['|'] = GQL_TOK_PIPE,
+    ['}'] = GQL_TOK_BRACE_R,
+};
+#undef NAME_START_
+#undef LETTERS
+/* clang-format on */
+
 /* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
  * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
  * Everything else is taken as is. */

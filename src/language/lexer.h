@@ -100,6 +100,14 @@ GQL_LEX_TABLE gql_lex_char_class[256];
 GQL_LEX_TABLE gql_lex_ignored[256];
 /* The token kind of a one-character punctuator, else 0. */
 GQL_LEX_TABLE gql_lex_punct[256];
+/* All three for the first byte of a token: a punctuator's token kind in
+ * the low bits, or one of these flags. */
+enum {
+  GQL_LEX_KIND_MASK = 0x1F,
+  GQL_LEX_NAME_START = 0x40,
+  GQL_LEX_IGNORED = 0x80
+};
+GQL_LEX_TABLE gql_lex_first[256];
 
 /* The indentation after a newline, eight bytes at a time where the byte
  * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
@@ -134,18 +142,17 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   uint32_t pos = lx->pos;
   if (GQL_UNLIKELY(pos >= lx->fast_lim))
     return false;
-  while (gql_lex_ignored[s[pos]])
+  unsigned k;
+  while ((k = gql_lex_first[s[pos]]) & GQL_LEX_IGNORED)
     pos++;
-  unsigned c = s[pos];
-  unsigned k = gql_lex_punct[c];
-  if (k) {
+  if (k & GQL_LEX_KIND_MASK) {
     tok->kind = (uint8_t)k;
     tok->start = pos;
     tok->end = pos + 1;
     lx->pos = pos + 1;
     return true;
   }
-  if (gql_lex_char_class[c] == 1) {
+  if (k & GQL_LEX_NAME_START) {
     uint32_t end = pos + 1;
     for (;;) {
       if (!gql_lex_char_class[s[end]])
@@ -171,7 +178,8 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
     lx->pos = end;
     return true;
   }
-  if (c == '.' && pos + 2 < lx->len && s[pos + 1] == '.' && s[pos + 2] == '.') {
+  if (s[pos] == '.' && pos + 2 < lx->len && s[pos + 1] == '.' &&
+      s[pos + 2] == '.') {
     tok->kind = GQL_TOK_SPREAD;
     tok->start = pos;
     tok->end = pos + 3;
