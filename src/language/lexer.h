@@ -139,12 +139,15 @@ static inline uint32_t gql_lex_skip_spaces(const unsigned char *s, uint32_t pos,
  * not set the value of punctuators, nor check lx->err or lx->coordinate. */
 static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos;
-  if (GQL_UNLIKELY(pos >= lx->fast_lim))
+  if (GQL_UNLIKELY(lx->pos >= lx->fast_lim))
     return false;
-  unsigned k;
-  while ((k = gql_lex_first[s[pos]]) & GQL_LEX_IGNORED)
-    pos++;
+  /* Pointers, not 32-bit offsets, in the byte loops: no zero-extension
+   * and address add per byte. */
+  const unsigned char *q = s + lx->pos;
+  while (gql_lex_first[*q] & GQL_LEX_IGNORED)
+    q++;
+  uint32_t pos = (uint32_t)(q - s);
+  unsigned k = gql_lex_first[*q];
   if (k & GQL_LEX_KIND_MASK) {
     tok->kind = (uint8_t)k;
     tok->start = pos;
@@ -153,33 +156,33 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
     return true;
   }
   if (k & GQL_LEX_NAME_START) {
-    uint32_t end = pos + 1;
+    const unsigned char *e = q + 1;
     for (;;) {
-      if (!gql_lex_char_class[s[end]])
+      if (!gql_lex_char_class[e[0]])
         break;
-      if (!gql_lex_char_class[s[end + 1]]) {
-        end += 1;
-        break;
-      }
-      if (!gql_lex_char_class[s[end + 2]]) {
-        end += 2;
+      if (!gql_lex_char_class[e[1]]) {
+        e += 1;
         break;
       }
-      if (!gql_lex_char_class[s[end + 3]]) {
-        end += 3;
+      if (!gql_lex_char_class[e[2]]) {
+        e += 2;
         break;
       }
-      end += 4;
+      if (!gql_lex_char_class[e[3]]) {
+        e += 3;
+        break;
+      }
+      e += 4;
     }
+    uint32_t end = (uint32_t)(e - s);
     tok->kind = GQL_TOK_NAME;
     tok->start = pos;
     tok->end = end;
-    tok->value = (gql_str){lx->src + pos, end - pos};
+    tok->value = (gql_str){(const char *)q, end - pos};
     lx->pos = end;
     return true;
   }
-  if (s[pos] == '.' && pos + 2 < lx->len && s[pos + 1] == '.' &&
-      s[pos + 2] == '.') {
+  if (q[0] == '.' && pos + 2 < lx->len && q[1] == '.' && q[2] == '.') {
     tok->kind = GQL_TOK_SPREAD;
     tok->start = pos;
     tok->end = pos + 3;
