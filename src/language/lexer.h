@@ -144,7 +144,7 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   /* Pointers, not 32-bit offsets, in the byte loops: no zero-extension
    * and address add per byte. */
   const unsigned char *q = s + lx->pos;
-  while (gql_lex_first[*q] & GQL_LEX_IGNORED)
+  while (gql_lex_ignored[*q])
     q++;
   uint32_t pos = (uint32_t)(q - s);
   unsigned k = gql_lex_first[*q];
