@@ -83,7 +83,7 @@ const uint8_t gql_lex_first[256] = {
     ['('] = GQL_TOK_PAREN_L, [')'] = GQL_TOK_PAREN_R, [':'] = GQL_TOK_COLON,
     ['='] = GQL_TOK_EQUALS, ['@'] = GQL_TOK_AT, ['['] = GQL_TOK_BRACKET_L,
     [']'] = GQL_TOK_BRACKET_R, ['{'] = GQL_TOK_BRACE_L, ['|'] = GQL_TOK_PIPE,
-    ['}'] = GQL_TOK_BRACE_R,
+    ['}'] = GQL_TOK_BRACE_R, ['.'] = GQL_LEX_DOT,
 };
 #undef NAME_START_
 #undef LETTERS

@@ -104,6 +104,7 @@ GQL_LEX_TABLE gql_lex_punct[256];
  * the low bits, or one of these flags. */
 enum {
   GQL_LEX_KIND_MASK = 0x1F,
+  GQL_LEX_DOT = 0x20,
   GQL_LEX_NAME_START = 0x40,
   GQL_LEX_IGNORED = 0x80
 };
@@ -182,7 +183,9 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
     lx->pos = end;
     return true;
   }
-  if (q[0] == '.' && pos + 2 < lx->len && q[1] == '.' && q[2] == '.') {
+  /* '.' from the table: the byte itself is not kept live through the
+   * ignored-byte loop (one register move a byte). */
+  if ((k & GQL_LEX_DOT) && pos + 2 < lx->len && q[1] == '.' && q[2] == '.') {
     tok->kind = GQL_TOK_SPREAD;
     tok->start = pos;
     tok->end = pos + 3;
