@@ -564,7 +564,7 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
 
 /* The end of the line starting at i, and where the next one starts. */
 /* The first line terminator at or after i, or n. */
-static size_t find_eol(const char *p, size_t i, size_t n) {
+static inline size_t find_eol(const char *p, size_t i, size_t n) {
 #ifdef SWAR
   for (; i + 8 <= n; i += 8) {
     uint64_t x;
@@ -579,7 +579,7 @@ static size_t find_eol(const char *p, size_t i, size_t n) {
   return i;
 }
 
-static size_t line_end(gql_str s, size_t i, size_t *next) {
+static inline size_t line_end(gql_str s, size_t i, size_t *next) {
   i = find_eol(s.ptr, i, s.len);
   if (i + 1 < s.len && s.ptr[i] == '\r' && s.ptr[i + 1] == '\n')
     *next = i + 2;
@@ -595,11 +595,21 @@ static size_t leading_ws(gql_str s, size_t i, size_t end) {
   return n;
 }
 
+/* The bounds of the first lines, kept by the first pass so that the copy
+ * does not scan them again. */
+enum { KEPT_LINES = 64 };
+
 int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
   size_t common = SIZE_MAX, first = SIZE_MAX, last = 0, line = 0, next;
+  uint32_t starts[KEPT_LINES], ends[KEPT_LINES], nexts[KEPT_LINES];
   bool any = false, multi = false;
   for (size_t i = 0; i <= raw.len; i = next, line++) {
     size_t end = line_end(raw, i, &next);
+    if (line < KEPT_LINES) {
+      starts[line] = (uint32_t)i;
+      ends[line] = (uint32_t)end;
+      nexts[line] = (uint32_t)next;
+    }
     if (end < raw.len)
       multi = true;
     size_t indent = leading_ws(raw, i, end);
@@ -624,11 +634,19 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
   if (!buf)
     return GQL_ENOMEM;
   size_t o = 0;
-  line = 0;
-  for (size_t i = 0; i <= raw.len && line <= last; i = next, line++) {
-    size_t end = line_end(raw, i, &next);
-    if (line < first)
-      continue;
+  line = first;
+  size_t i = first < KEPT_LINES ? starts[first] : 0;
+  if (first >= KEPT_LINES) /* find the first line again */
+    for (size_t l = 0; l < first; l++, i = next)
+      line_end(raw, i, &next);
+  for (; line <= last; i = next, line++) {
+    size_t end;
+    if (line < KEPT_LINES) {
+      end = ends[line];
+      next = nexts[line];
+    } else {
+      end = line_end(raw, i, &next);
+    }
     if (line > first)
       buf[o++] = '\n';
     size_t from = i;
