@@ -326,7 +326,8 @@ static void *take(parser *p, uint32_t mark) {
 
 /* ---- names, values, types */
 
-static gql_ast_name parse_name(parser *p) {
+static inline __attribute__((always_inline)) gql_ast_name
+parse_name(parser *p) {
   if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
     expected(p, GQL_TOK_NAME);
   gql_ast_name n = {p->tok.value.ptr, (uint32_t)p->tok.value.len, p->tok.start};
@@ -443,7 +444,8 @@ static gql_ast_value *parse_value(parser *p, bool is_const) {
   return v;
 }
 
-static gql_ast_type *parse_named_type(parser *p) {
+static inline __attribute__((always_inline)) gql_ast_type *
+parse_named_type(parser *p) {
   gql_ast_type *t = NEW(p, gql_ast_type, GQL_AST_NAMED_TYPE, p->tok.start);
   t->name = parse_name(p);
   FINISH(p, t);
