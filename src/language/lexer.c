@@ -147,7 +147,9 @@ static inline bool is_digit(unsigned c) {
 void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
                     uint32_t len) {
   const unsigned char *s = (const unsigned char *)src;
-  uint32_t lim = len;
+  /* the stopper is never the last byte: the inline path may read one byte
+   * past it */
+  uint32_t lim = len ? len - 1 : 0;
   while (lim > 0 &&
          (gql_lex_ignored[s[lim - 1]] || gql_lex_char_class[s[lim - 1]]))
     lim--;

@@ -60,8 +60,9 @@ typedef struct gql_lexer {
   uint32_t pos; /* where the next token is read from */
   uint32_t pad_;
   uint32_t len;
-  /* 1 + the offset of the last byte that is neither ignored nor part of a
-   * name (0 when there is none): gql_lexer_next_fast() works below it. */
+  /* 1 + the offset of the last byte before the final one that is neither
+   * ignored nor part of a name (0 when there is none): the stopper of the
+   * scans of gql_lexer_next_fast(), which works below it. */
   uint32_t fast_lim;
   bool coordinate;     /* schema-coordinate mode: no ignored tokens, '.' */
   bool comments;       /* hand out COMMENT tokens instead of skipping */
@@ -145,8 +146,14 @@ static inline bool gql_lexer_next_fast(gql_lexer *lx, gql_token *tok) {
   /* Pointers, not 32-bit offsets, in the byte loops: no zero-extension
    * and address add per byte. */
   const unsigned char *q = s + lx->pos;
-  while (gql_lex_ignored[*q])
+  while (gql_lex_ignored[*q]) {
     q++;
+    /* indentation two spaces a compare (the byte after the stopper
+     * exists, see gql_lexer_init) */
+    uint16_t two;
+    while ((memcpy(&two, q, 2), two == 0x2020))
+      q += 2;
+  }
   uint32_t pos = (uint32_t)(q - s);
   unsigned k = gql_lex_first[*q];
   if (k & GQL_LEX_KIND_MASK) {
