@@ -113,6 +113,7 @@ static inline void count_token(parser *p) {
 
 static __attribute__((noinline)) void advance_slow(parser *p) {
   if (p->has_ahead) {
+    p->prev_end = p->tok.end;
     p->tok = p->ahead;
     p->has_ahead = false;
     p->lx.fast_lim = p->fast_lim;
@@ -125,7 +126,9 @@ static __attribute__((noinline)) void advance_slow(parser *p) {
 /* Names and punctuators come from the lexer's inline path; the fast token
  * is never EOF. */
 static inline void advance(parser *p) {
-  p->prev_end = p->tok.end;
+  /* where the lexer stands is where the current token ends, except after
+   * a lookahead (then advance_slow() sets it) */
+  p->prev_end = p->lx.pos;
   if (GQL_LIKELY(gql_lexer_next_fast(&p->lx, &p->tok))) {
     if (GQL_UNLIKELY(--p->token_budget == 0))
       too_many_tokens(p);
