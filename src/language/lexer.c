@@ -716,7 +716,7 @@ static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
 }
 
 /* Every token kind, after ignored tokens from pos. */
-static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
+static int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t len = lx->len;
   for (;;) {
@@ -780,33 +780,12 @@ static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   }
 }
 
-/* The common tokens (names, one-character punctuators, after whitespace)
- * in a small function that needs few registers; the rest, comments and
- * errors go to lex_general. */
+/* The parser lexes names and punctuators inline (gql_lexer_next_fast);
+ * this is the rest of its tokens and the whole of the public lexer. */
 int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
   if (GQL_UNLIKELY(lx->err))
     return lx->err;
   if (GQL_UNLIKELY(lx->coordinate))
     return next_coordinate(lx, tok);
-  const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos, len = lx->len;
-  while (pos < len && gql_lex_ignored[s[pos]]) {
-    if (s[pos++] == '\n')
-      pos = gql_lex_skip_spaces(s, pos, len);
-  }
-  if (GQL_LIKELY(pos < len)) {
-    unsigned c = s[pos];
-    unsigned k = gql_lex_punct[c];
-    if (k)
-      return make(lx, tok, (int)k, pos, pos + 1);
-    if (gql_lex_char_class[c] == 1) {
-      uint32_t end = pos + 1;
-      while (end < len && gql_lex_char_class[s[end]])
-        end++;
-      make(lx, tok, GQL_TOK_NAME, pos, end);
-      tok->value = (gql_str){lx->src + pos, end - pos};
-      return 0;
-    }
-  }
-  return lex_general(lx, tok, pos);
+  return lex_general(lx, tok, lx->pos);
 }
