@@ -632,6 +632,15 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
     *out = raw;
     return 0;
   }
+  if (first == last && first < KEPT_LINES) {
+    /* one line of text (a description between lines of its own): the
+     * value is a slice of the source */
+    size_t i = starts[first], end = ends[first], from = i;
+    if (first != 0)
+      from = end - i < common ? end : i + common;
+    *out = (gql_str){raw.ptr + from, end - from};
+    return 0;
+  }
   char *buf = gql_arena_alloc(arena, raw.len + 1);
   if (!buf)
     return GQL_ENOMEM;

@@ -328,6 +328,19 @@ Test(lexer, block_string_dedent_follows_dedent_block_string_lines) {
   assert_dedent("x\r\n  y\r  z", "x\ny\nz");
 }
 
+/* One line of text between blank lines comes back as a slice of the
+ * source, dedented and with its trailing spaces. */
+Test(lexer, block_string_with_one_line_of_text_is_a_slice) {
+  const char *raw = "\n    only one line  \n  ";
+  gql_str out;
+  cr_assert_eq(gql_block_string_value(arena, gql_cstr(raw), &out), 0);
+  cr_assert_eq(out.ptr, raw + 5);
+  cr_assert_eq(out.len, strlen("only one line  "));
+  assert_dedent("  first\n   ", "  first");
+  assert_dedent("\n  \n\t  x\r\n\n", "x");
+  assert_dedent("\n\n   ab\n  ", "ab");
+}
+
 /* The dedent keeps the bounds of the first 64 lines from its first pass
  * and finds later ones again: both must give the same lines. */
 Test(lexer, block_string_dedent_of_many_lines_past_the_kept_bounds) {
