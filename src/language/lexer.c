@@ -31,7 +31,7 @@ const char *gql_token_kind_desc(gql_token_kind kind) {
 }
 
 /* 1: NameStart, 2: digit (NameContinue is either). */
-static const uint8_t char_class[256] = {
+const uint8_t gql_lex_char_class[256] = {
     ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2,
     ['7'] = 2, ['8'] = 2, ['9'] = 2, ['_'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1,
     ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
@@ -49,11 +49,11 @@ static const uint8_t char_class[256] = {
 #define NOINLINE __attribute__((noinline))
 
 /* Whitespace, line terminators and commas. */
-static const bool ignored[256] = {
+const uint8_t gql_lex_ignored[256] = {
     [' '] = 1, ['\t'] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1};
 
 /* The one-character punctuators (0: not one). */
-static const uint8_t punct_kind[256] = {
+const uint8_t gql_lex_punct[256] = {
     ['!'] = GQL_TOK_BANG,      ['$'] = GQL_TOK_DOLLAR,
     ['&'] = GQL_TOK_AMP,       ['('] = GQL_TOK_PAREN_L,
     [')'] = GQL_TOK_PAREN_R,   [':'] = GQL_TOK_COLON,
@@ -63,27 +63,31 @@ static const uint8_t punct_kind[256] = {
     ['}'] = GQL_TOK_BRACE_R,
 };
 
-/* The indentation after a newline, eight bytes at a time where the byte
- * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
-static inline uint32_t skip_spaces(const unsigned char *s, uint32_t pos,
-                                   uint32_t len) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  while (pos + 8 <= len) {
-    uint64_t x;
-    memcpy(&x, s + pos, 8);
-    x ^= 0x2020202020202020ull;
-    uint64_t nonzero =
-        (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x) &
-        0x8080808080808080ull;
-    if (nonzero)
-      return pos + ((uint32_t)__builtin_ctzll(nonzero) >> 3);
-    pos += 8;
-  }
-#endif
-  while (pos < len && s[pos] == ' ')
-    pos++;
-  return pos;
-}
+/* The first byte of a token, for the inline path: ignored, a punctuator
+ * (its token kind) or a NameStart. */
+/* clang-format off */
+#define LETTERS(X)                                                             \
+  X('A') X('B') X('C') X('D') X('E') X('F') X('G') X('H') X('I') X('J')        \
+  X('K') X('L') X('M') X('N') X('O') X('P') X('Q') X('R') X('S') X('T')        \
+  X('U') X('V') X('W') X('X') X('Y') X('Z') X('a') X('b') X('c') X('d')        \
+  X('e') X('f') X('g') X('h') X('i') X('j') X('k') X('l') X('m') X('n')        \
+  X('o') X('p') X('q') X('r') X('s') X('t') X('u') X('v') X('w') X('x')        \
+  X('y') X('z')
+#define NAME_START_(c) [c] = GQL_LEX_NAME_START,
+const uint8_t gql_lex_first[256] = {
+    LETTERS(NAME_START_)
+    ['_'] = GQL_LEX_NAME_START,
+    [' '] = GQL_LEX_IGNORED, ['\t'] = GQL_LEX_IGNORED, [','] = GQL_LEX_IGNORED,
+    ['\n'] = GQL_LEX_IGNORED, ['\r'] = GQL_LEX_IGNORED,
+    ['!'] = GQL_TOK_BANG, ['$'] = GQL_TOK_DOLLAR, ['&'] = GQL_TOK_AMP,
+    ['('] = GQL_TOK_PAREN_L, [')'] = GQL_TOK_PAREN_R, [':'] = GQL_TOK_COLON,
+    ['='] = GQL_TOK_EQUALS, ['@'] = GQL_TOK_AT, ['['] = GQL_TOK_BRACKET_L,
+    [']'] = GQL_TOK_BRACKET_R, ['{'] = GQL_TOK_BRACE_L, ['|'] = GQL_TOK_PIPE,
+    ['}'] = GQL_TOK_BRACE_R, ['.'] = GQL_LEX_DOT,
+};
+#undef NAME_START_
+#undef LETTERS
+/* clang-format on */
 
 /* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
  * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
@@ -102,11 +106,38 @@ static const uint8_t stop_class[256] = {
     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 };
 
-static inline bool string_stop(unsigned c) {
-  return stop_class[c] & 1;
+/* SWAR over 8 bytes where the byte order allows: a mask with the high bit
+ * of each byte set where the byte equals c. Bits above the lowest match
+ * may be false positives (borrows), so only the lowest set bit is used. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
+static inline uint64_t swar_eq(uint64_t x, unsigned c) {
+  uint64_t v = x ^ (0x0101010101010101ull * c);
+  return (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
 }
-static inline bool block_stop(unsigned c) {
-  return stop_class[c] & 2;
+#endif
+
+/* The first byte at or after pos that a string scan stops at: '"', '\\',
+ * non-ASCII and, in a "string", line terminators. */
+static inline uint32_t scan_string(const unsigned char *s, uint32_t pos,
+                                   uint32_t len, bool block) {
+#ifdef SWAR
+  while (pos + 8 <= len) {
+    uint64_t x;
+    memcpy(&x, s + pos, 8);
+    uint64_t m =
+        (x & 0x8080808080808080ull) | swar_eq(x, '"') | swar_eq(x, '\\');
+    if (!block)
+      m |= swar_eq(x, '\n') | swar_eq(x, '\r');
+    if (m)
+      return pos + ((uint32_t)__builtin_ctzll(m) >> 3);
+    pos += 8;
+  }
+#endif
+  uint8_t bit = block ? 2 : 1;
+  while (pos < len && !(stop_class[s[pos]] & bit))
+    pos++;
+  return pos;
 }
 
 static inline bool is_digit(unsigned c) {
@@ -115,7 +146,14 @@ static inline bool is_digit(unsigned c) {
 
 void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
                     uint32_t len) {
-  *lx = (gql_lexer){.src = src, .len = len, .arena = arena};
+  const unsigned char *s = (const unsigned char *)src;
+  /* the stopper is never the last byte: the inline path may read one byte
+   * past it */
+  uint32_t lim = len ? len - 1 : 0;
+  while (lim > 0 &&
+         (gql_lex_ignored[s[lim - 1]] || gql_lex_char_class[s[lim - 1]]))
+    lim--;
+  *lx = (gql_lexer){.src = src, .len = len, .fast_lim = lim, .arena = arena};
 }
 
 /* ---- code points */
@@ -241,7 +279,7 @@ static inline int make(gql_lexer *lx, gql_token *tok, int kind, uint32_t start,
 static int lex_name(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len;
-  while (pos < len && char_class[s[pos]])
+  while (pos < len && gql_lex_char_class[s[pos]])
     pos++;
   make(lx, tok, GQL_TOK_NAME, start, pos);
   tok->value = (gql_str){lx->src + start, pos - start};
@@ -289,7 +327,7 @@ static NOINLINE int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
     if ((rc = read_digits(lx, &pos)))
       return rc;
   }
-  if (pos < len && (s[pos] == '.' || char_class[s[pos]] == 1))
+  if (pos < len && (s[pos] == '.' || gql_lex_char_class[s[pos]] == 1))
     return fail_char(lx, pos, "Invalid number, expected digit but got: ");
   make(lx, tok, is_float ? GQL_TOK_FLOAT : GQL_TOK_INT, start, pos);
   tok->value = (gql_str){lx->src + start, pos - start};
@@ -454,8 +492,7 @@ static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
-    while (pos < len && !string_stop(s[pos]))
-      pos++;
+    pos = scan_string(s, pos, len, false);
     if (GQL_UNLIKELY(pos >= len))
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -486,8 +523,7 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
   for (;;) {
-    while (pos < len && !block_stop(s[pos]))
-      pos++;
+    pos = scan_string(s, pos, len, true);
     if (pos >= len)
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -529,9 +565,24 @@ static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
 }
 
 /* The end of the line starting at i, and where the next one starts. */
-static size_t line_end(gql_str s, size_t i, size_t *next) {
-  while (i < s.len && s.ptr[i] != '\n' && s.ptr[i] != '\r')
+/* The first line terminator at or after i, or n. */
+static inline size_t find_eol(const char *p, size_t i, size_t n) {
+#ifdef SWAR
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, p + i, 8);
+    uint64_t m = swar_eq(x, '\n') | swar_eq(x, '\r');
+    if (m)
+      return i + ((size_t)__builtin_ctzll(m) >> 3);
+  }
+#endif
+  while (i < n && p[i] != '\n' && p[i] != '\r')
     i++;
+  return i;
+}
+
+static inline size_t line_end(gql_str s, size_t i, size_t *next) {
+  i = find_eol(s.ptr, i, s.len);
   if (i + 1 < s.len && s.ptr[i] == '\r' && s.ptr[i + 1] == '\n')
     *next = i + 2;
   else
@@ -546,11 +597,21 @@ static size_t leading_ws(gql_str s, size_t i, size_t end) {
   return n;
 }
 
+/* The bounds of the first lines, kept by the first pass so that the copy
+ * does not scan them again. */
+enum { KEPT_LINES = 64 };
+
 int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
   size_t common = SIZE_MAX, first = SIZE_MAX, last = 0, line = 0, next;
+  uint32_t starts[KEPT_LINES], ends[KEPT_LINES], nexts[KEPT_LINES];
   bool any = false, multi = false;
   for (size_t i = 0; i <= raw.len; i = next, line++) {
     size_t end = line_end(raw, i, &next);
+    if (line < KEPT_LINES) {
+      starts[line] = (uint32_t)i;
+      ends[line] = (uint32_t)end;
+      nexts[line] = (uint32_t)next;
+    }
     if (end < raw.len)
       multi = true;
     size_t indent = leading_ws(raw, i, end);
@@ -571,15 +632,32 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
     *out = raw;
     return 0;
   }
+  if (first == last && first < KEPT_LINES) {
+    /* one line of text (a description between lines of its own): the
+     * value is a slice of the source */
+    size_t i = starts[first], end = ends[first], from = i;
+    if (first != 0)
+      from = end - i < common ? end : i + common;
+    *out = (gql_str){raw.ptr + from, end - from};
+    return 0;
+  }
   char *buf = gql_arena_alloc(arena, raw.len + 1);
   if (!buf)
     return GQL_ENOMEM;
   size_t o = 0;
-  line = 0;
-  for (size_t i = 0; i <= raw.len && line <= last; i = next, line++) {
-    size_t end = line_end(raw, i, &next);
-    if (line < first)
-      continue;
+  line = first;
+  size_t i = first < KEPT_LINES ? starts[first] : 0;
+  if (first >= KEPT_LINES) /* find the first line again */
+    for (size_t l = 0; l < first; l++, i = next)
+      line_end(raw, i, &next);
+  for (; line <= last; i = next, line++) {
+    size_t end;
+    if (line < KEPT_LINES) {
+      end = ends[line];
+      next = nexts[line];
+    } else {
+      end = line_end(raw, i, &next);
+    }
     if (line > first)
       buf[o++] = '\n';
     size_t from = i;
@@ -641,35 +719,35 @@ static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   case '@':
     return make(lx, tok, GQL_TOK_AT, pos, pos + 1);
   }
-  if (char_class[c] == 1)
+  if (gql_lex_char_class[c] == 1)
     return lex_name(lx, tok, pos);
   return fail_char(lx, pos, "Invalid character: ");
 }
 
 /* Every token kind, after ignored tokens from pos. */
-static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
+static int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t len = lx->len;
   for (;;) {
-    while (pos < len && ignored[s[pos]]) {
+    while (pos < len && gql_lex_ignored[s[pos]]) {
       if (s[pos++] == '\n')
-        pos = skip_spaces(s, pos, len);
+        pos = gql_lex_skip_spaces(s, pos, len);
     }
     if (pos >= len)
       return make(lx, tok, GQL_TOK_EOF, len, len);
     unsigned c = s[pos];
     /* Names and one-character punctuators are most tokens: a table lookup
      * and a name scan inline, everything else through the switch. */
-    if (char_class[c] == 1) {
+    if (gql_lex_char_class[c] == 1) {
       uint32_t end = pos + 1;
-      while (end < len && char_class[s[end]])
+      while (end < len && gql_lex_char_class[s[end]])
         end++;
       make(lx, tok, GQL_TOK_NAME, pos, end);
       tok->value = (gql_str){lx->src + pos, end - pos};
       return 0;
     }
-    if (punct_kind[c])
-      return make(lx, tok, punct_kind[c], pos, pos + 1);
+    if (gql_lex_punct[c])
+      return make(lx, tok, gql_lex_punct[c], pos, pos + 1);
     switch (c) {
     case 0xEF:
       if (pos + 2 < len && s[pos + 1] == 0xBB && s[pos + 2] == 0xBF) {
@@ -711,33 +789,12 @@ static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   }
 }
 
-/* The common tokens (names, one-character punctuators, after whitespace)
- * in a small function that needs few registers; the rest, comments and
- * errors go to lex_general. */
+/* The parser lexes names and punctuators inline (gql_lexer_next_fast);
+ * this is the rest of its tokens and the whole of the public lexer. */
 int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
   if (GQL_UNLIKELY(lx->err))
     return lx->err;
   if (GQL_UNLIKELY(lx->coordinate))
     return next_coordinate(lx, tok);
-  const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos, len = lx->len;
-  while (pos < len && ignored[s[pos]]) {
-    if (s[pos++] == '\n')
-      pos = skip_spaces(s, pos, len);
-  }
-  if (GQL_LIKELY(pos < len)) {
-    unsigned c = s[pos];
-    unsigned k = punct_kind[c];
-    if (k)
-      return make(lx, tok, (int)k, pos, pos + 1);
-    if (char_class[c] == 1) {
-      uint32_t end = pos + 1;
-      while (end < len && char_class[s[end]])
-        end++;
-      make(lx, tok, GQL_TOK_NAME, pos, end);
-      tok->value = (gql_str){lx->src + pos, end - pos};
-      return 0;
-    }
-  }
-  return lex_general(lx, tok, pos);
+  return lex_general(lx, tok, lx->pos);
 }

@@ -1,6 +1,7 @@
 #include "language/lexer.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static gql_arena *arena;
@@ -325,6 +326,41 @@ Test(lexer, block_string_dedent_follows_dedent_block_string_lines) {
   /* lines that are blank do not set the common indent */
   assert_dedent("\n    a\n \n    b", "a\n\nb");
   assert_dedent("x\r\n  y\r  z", "x\ny\nz");
+}
+
+/* One line of text between blank lines comes back as a slice of the
+ * source, dedented and with its trailing spaces. */
+Test(lexer, block_string_with_one_line_of_text_is_a_slice) {
+  const char *raw = "\n    only one line  \n  ";
+  gql_str out;
+  cr_assert_eq(gql_block_string_value(arena, gql_cstr(raw), &out), 0);
+  cr_assert_eq(out.ptr, raw + 5);
+  cr_assert_eq(out.len, strlen("only one line  "));
+  assert_dedent("  first\n   ", "  first");
+  assert_dedent("\n  \n\t  x\r\n\n", "x");
+  assert_dedent("\n\n   ab\n  ", "ab");
+}
+
+/* The dedent keeps the bounds of the first 64 lines from its first pass
+ * and finds later ones again: both must give the same lines. */
+Test(lexer, block_string_dedent_of_many_lines_past_the_kept_bounds) {
+  for (int blank = 0; blank < 2; blank++) {
+    char raw[4096], want[4096];
+    size_t r = 0, w = 0;
+    /* `blank` leading blank lines push the first line past 64 too */
+    for (int i = 0; i < (blank ? 70 : 1); i++)
+      raw[r++] = '\n';
+    for (int i = 0; i < 100; i++) {
+      r += (size_t)sprintf(raw + r, "    line %d%s", i, i % 7 ? "" : "  ");
+      w += (size_t)sprintf(want + w, "%sline %d%s", i ? "\n" : "", i,
+                           i % 7 ? "" : "  ");
+      raw[r++] = i % 3 ? '\n' : '\r';
+      if (i % 3 == 0)
+        raw[r++] = '\n';
+    }
+    raw[r] = want[w] = 0;
+    assert_dedent(raw, want);
+  }
 }
 
 Test(lexer, block_string_errors) {
