@@ -1,0 +1,53 @@
+/* The seven execution operations of ../shared/bench/README.md for gql: the
+ * schemas, the data (prepared before timing), the C resolvers, the JSON
+ * documents for the default resolver and the hand-written C floor. Shared
+ * by bench_exec and tests/execution/test_bench_ops.c. */
+#ifndef GQL_BENCH_EXEC_OPS_H
+#define GQL_BENCH_EXEC_OPS_H
+
+#include "gql.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+  OP_MINIMAL,
+  OP_FLAT_LIST,
+  OP_NESTED_LISTS,
+  OP_STAR_WARS,
+  OP_FRAGMENTS,
+  OP_INTROSPECTION,
+  OP_INTROSPECTION_WITHOUT_ONE_OF,
+  OP_COUNT
+};
+
+/* A growable byte buffer for the C floor (reused across requests). */
+typedef struct floor_buf {
+  char *data;
+  size_t len, cap;
+} floor_buf;
+
+typedef struct bench_op {
+  const char *name;
+  gql_schema *schema;      /* C resolvers (borrowed) */
+  gql_schema *json_schema; /* default resolver (borrowed); NULL: no column */
+  const gql_value *json_root;
+  char *query;
+  size_t query_len;
+  /* Writes the response into b (len reset first); NULL: no floor. */
+  void (*floor)(floor_buf *b, const void *data);
+} bench_op;
+
+typedef struct bench_ops bench_ops;
+
+/* Builds every schema and all data. `shared` is the shared folder
+ * (../shared relative to the repository). Exits with a message on failure. */
+bench_ops *bench_ops_new(const char *shared);
+void bench_ops_free(bench_ops *ops);
+const bench_op *bench_ops_get(const bench_ops *ops, int op);
+/* The data the floor functions read. */
+const void *bench_ops_floor_data(const bench_ops *ops);
+/* The op index named `name`, or -1. */
+int bench_op_by_name(const char *name);
+
+#endif
