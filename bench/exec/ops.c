@@ -723,8 +723,7 @@ bench_ops *bench_ops_new(const char *shared) {
   bench_op *op = o->ops;
   op[OP_MINIMAL] = (bench_op){.schema = o->minimal,
                               .json_schema = o->minimal_json,
-                              .json_root = json[0],
-                              .floor = floor_minimal};
+                              .json_root = json[0]};
   op[OP_MINIMAL].query = dup_text("{ hello }", &op[OP_MINIMAL].query_len);
   op[OP_FLAT_LIST] = (bench_op){.schema = o->flat,
                                 .json_schema = o->flat_json,
