@@ -4,9 +4,9 @@
  *
  *   bench_exec dump DIR          writes DIR/OP.SYSTEM.json for every system
  *                                and fails when one differs from gql prepared
- *   bench_exec time [TRIALS]     prints one line per op: median ns per
- *                                request of each system, then allocator
- *                                calls per request
+ *   bench_exec time TRIALS [OP..] prints one line per op (all by default):
+ *                                median ns per request of each system, then
+ *                                allocator calls per request
  *   bench_exec loop OP MODE N    runs N requests inside bench_exec_loop (for
  *                                valgrind --toggle-collect=bench_exec_loop)
  *
@@ -182,7 +182,7 @@ static int calibrate(runner *r, double ms) {
   return iters < 1 ? 1 : iters > 1e7 ? 10000000 : (int)iters;
 }
 
-static int cmd_time(int trials) {
+static int cmd_time(int trials, char **only, int nonly) {
   const char *ms_env = getenv("BENCH_TRIAL_MS");
   double ms = ms_env ? atof(ms_env) : 40;
   bench_ops *ops = bench_ops_new(shared_dir());
@@ -190,6 +190,11 @@ static int cmd_time(int trials) {
          "allocs_full\tallocs_json\tbytes\n");
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
+    bool wanted = nonly == 0;
+    for (int k = 0; k < nonly; k++)
+      wanted |= strcmp(only[k], op->name) == 0;
+    if (!wanted)
+      continue;
     double ns[M_COUNT], allocs[M_COUNT];
     size_t bytes = 0;
     for (int m = 0; m < M_COUNT; m++) {
@@ -251,11 +256,11 @@ static int cmd_loop(const char *name, const char *mode, long n) {
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "dump") == 0)
     return cmd_dump(argv[2]);
-  if ((argc == 2 || argc == 3) && strcmp(argv[1], "time") == 0)
-    return cmd_time(argc == 3 ? atoi(argv[2]) : 9);
+  if (argc >= 3 && strcmp(argv[1], "time") == 0 && atoi(argv[2]) > 0)
+    return cmd_time(atoi(argv[2]), argv + 3, argc - 3);
   if (argc == 5 && strcmp(argv[1], "loop") == 0)
     return cmd_loop(argv[2], argv[3], atol(argv[4]));
-  fprintf(stderr, "usage: bench_exec dump DIR | time [TRIALS] | "
+  fprintf(stderr, "usage: bench_exec dump DIR | time TRIALS [OP...] | "
                   "loop OP MODE N\n");
   return 2;
 }

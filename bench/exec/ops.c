@@ -2,7 +2,7 @@
  * execution operations (see ops.h and ../shared/bench/README.md). */
 #include "ops.h"
 
-#include "starwars.h"
+#include "../../examples/starwars/starwars.h"
 #include "json/json.h"
 
 #include <inttypes.h>
@@ -113,7 +113,7 @@ static const sw_char sw[] = {
      3,
      3},
 };
-static const gql_str episodes[] = {S("NEW_HOPE"), S("EMPIRE"), S("JEDI")};
+static const gql_str sw_episodes[] = {S("NEW_HOPE"), S("EMPIRE"), S("JEDI")};
 #undef S
 
 typedef struct data {
@@ -465,7 +465,7 @@ static void floor_star_wars(floor_buf *b, const void *unused) {
     for (int e = 0; e < f->nepisodes; e++) {
       if (e)
         FB_LIT(b, ",");
-      fb_str(b, episodes[f->nepisodes == 1 ? 0 : e]);
+      fb_str(b, sw_episodes[f->nepisodes == 1 ? 0 : e]);
     }
     FB_LIT(b, "],\"friends\":[");
     for (int j = 0; j < f->nfriends; j++) {
@@ -493,7 +493,7 @@ static void sw_json(floor_buf *b, const sw_char *c, int depth) {
   for (int e = 0; e < c->nepisodes; e++) {
     if (e)
       FB_LIT(b, ",");
-    fb_str(b, episodes[c->nepisodes == 1 ? 0 : e]);
+    fb_str(b, sw_episodes[c->nepisodes == 1 ? 0 : e]);
   }
   FB_LIT(b, "],\"");
   fb_raw(b, c->extra_key, strlen(c->extra_key));

@@ -6,9 +6,10 @@
 //   node peers.js check DIR      compares every peer's response with gql's
 //                                (DIR/OP.gql-prepared.json); exits 1 on a
 //                                difference
-//   node peers.js time [TRIALS]  prints one line per op: median ns per
-//                                request of graphql-js full, graphql-js
-//                                cached and graphql-jit
+//   node peers.js time TRIALS [OP...]  prints one line per op (all by
+//                                default): median ns per request of
+//                                graphql-js full, graphql-js cached and
+//                                graphql-jit
 //
 // Run with NODE_PATH pointing at the node_modules of graphql@16 and
 // graphql-jit. The shared folder is GQL_SHARED_DIR (default ../../../shared).
@@ -232,10 +233,11 @@ function median(run, trials, trialMs) {
   return t[Math.floor(trials / 2)];
 }
 
-function time(trials) {
+function time(trials, only) {
   const trialMs = Number(process.env.BENCH_TRIAL_MS || 40);
   console.log('op\tgraphql_js_full_ns\tgraphql_js_cached_ns\tgraphql_jit_ns');
   for (const op of ops) {
+    if (only.length && !only.includes(op.name)) continue;
     const s = op.systems;
     const r = ['graphql-js-full', 'graphql-js-cached', 'graphql-jit'].map((k) =>
       median(s[k], trials, trialMs).toFixed(1));
@@ -244,10 +246,10 @@ function time(trials) {
   if (sink < 0) console.log(sink);
 }
 
-const [cmd, arg] = process.argv.slice(2);
+const [cmd, arg, ...rest] = process.argv.slice(2);
 if (cmd === 'check') process.exit(check(arg));
-else if (cmd === 'time') time(Number(arg || 9));
+else if (cmd === 'time' && Number(arg) > 0) time(Number(arg), rest);
 else {
-  console.error('usage: node peers.js check DIR | time [TRIALS]');
+  console.error('usage: node peers.js check DIR | time TRIALS [OP...]');
   process.exit(2);
 }
