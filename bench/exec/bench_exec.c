@@ -90,6 +90,7 @@ static void runner_init(runner *r, const bench_op *op, int mode,
                         const void *floor_data) {
   *r = (runner){.op = op, .mode = mode, .floor_data = floor_data};
   r->alc = bench_counting_allocator(&r->cnt);
+  gql_buf_init(&r->fb, NULL);
   if (mode == M_FLOOR)
     return;
   r->out.alc = &r->alc;
@@ -118,7 +119,7 @@ static void runner_free(runner *r) {
   gql_prepared_free(r->p);
   gql_arena_free(r->arena);
   gql_output_free(&r->out);
-  free(r->fb.data);
+  gql_buf_free(&r->fb);
 }
 
 /* Separate and never inlined, so that callgrind can collect only here. */
@@ -182,9 +183,19 @@ static int calibrate(runner *r, double ms) {
   return iters < 1 ? 1 : iters > 1e7 ? 10000000 : (int)iters;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
 static int cmd_time(int trials, char **only, int nonly) {
   const char *ms_env = getenv("BENCH_TRIAL_MS");
-  double ms = ms_env ? atof(ms_env) : 40;
+  double ms = ms_env ? atof(ms_env) : 20;
   bench_ops *ops = bench_ops_new(shared_dir());
   printf("op\tprepared_ns\tfull_ns\tjson_ns\tfloor_ns\tallocs_prepared\t"
          "allocs_full\tallocs_json\tbytes\n");
@@ -195,24 +206,43 @@ static int cmd_time(int trials, char **only, int nonly) {
       wanted |= strcmp(only[k], op->name) == 0;
     if (!wanted)
       continue;
-    double ns[M_COUNT], allocs[M_COUNT];
+    /* The systems take turns, one trial each, so that a burst of load on
+     * a shared machine hits them alike; the median of each is reported. */
+    runner r[M_COUNT];
+    int iters[M_COUNT];
+    double ns[M_COUNT], allocs[M_COUNT], *t[M_COUNT];
     size_t bytes = 0;
     for (int m = 0; m < M_COUNT; m++) {
       ns[m] = allocs[m] = -1;
+      t[m] = NULL;
       if (!has_mode(op, m))
         continue;
-      runner r;
-      runner_init(&r, op, m, bench_ops_floor_data(ops));
-      runner_check(&r);
-      bytes = r.len;
-      int iters = calibrate(&r, ms);
-      ns[m] = bench_median_ns(run_once, &r, iters, trials);
+      runner_init(&r[m], op, m, bench_ops_floor_data(ops));
+      runner_check(&r[m]);
+      bytes = r[m].len;
+      iters[m] = calibrate(&r[m], ms);
+      bench_exec_loop(&r[m], iters[m]); /* warm-up */
+      if (!(t[m] = malloc(sizeof *t[m] * (size_t)trials)))
+        return 2;
+    }
+    for (int k = 0; k < trials; k++)
+      for (int m = 0; m < M_COUNT; m++) {
+        if (!t[m])
+          continue;
+        uint64_t start = bench_now_ns();
+        bench_exec_loop(&r[m], iters[m]);
+        t[m][k] = (double)(bench_now_ns() - start) / iters[m];
+      }
+    for (int m = 0; m < M_COUNT; m++) {
+      if (!t[m])
+        continue;
+      ns[m] = median(t[m], trials);
+      free(t[m]);
       /* Steady state: the arena and the output keep their memory. */
-      uint64_t before = r.cnt.calls;
-      for (int k = 0; k < 100; k++)
-        run_once(&r);
-      allocs[m] = (double)(r.cnt.calls - before) / 100;
-      runner_free(&r);
+      uint64_t before = r[m].cnt.calls;
+      bench_exec_loop(&r[m], 100);
+      allocs[m] = (double)(r[m].cnt.calls - before) / 100;
+      runner_free(&r[m]);
     }
     printf("%s", op->name);
     for (int m = 0; m < M_COUNT; m++)

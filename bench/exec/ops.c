@@ -311,69 +311,20 @@ static void set_resolvers(gql_schema *s, const resolver_def *defs, size_t n,
 
 /* ------------------------------------------------------------- the floor */
 
-static void fb_reserve(floor_buf *b, size_t n) {
-  if (b->len + n <= b->cap)
-    return;
-  size_t cap = b->cap ? b->cap : 4096;
-  while (cap < b->len + n)
-    cap *= 2;
-  char *p = realloc(b->data, cap);
-  if (!p)
-    die("out of memory");
-  b->data = p;
-  b->cap = cap;
-}
-
-#define FB_LIT(b, lit) fb_raw((b), (lit), sizeof(lit) - 1)
+/* The floor: straight C over the data, writing with the JSON writer's
+ * string, integer and double primitives (what any response costs). */
+#define FB_LIT(b, lit) gql_buf_append((b), (lit), sizeof(lit) - 1)
 static inline void fb_raw(floor_buf *b, const char *s, size_t n) {
-  fb_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
+  gql_buf_append(b, s, n);
 }
-
-/* A JSON string; the bytes are scanned for what needs escaping, as any
- * writer of untrusted strings must. */
-static void fb_str(floor_buf *b, gql_str s) {
-  fb_reserve(b, s.len * 6 + 2);
-  char *o = b->data + b->len;
-  *o++ = '"';
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.ptr[i];
-    if (c >= 0x20 && c != '"' && c != '\\') {
-      *o++ = (char)c;
-    } else if (c == '"' || c == '\\') {
-      *o++ = '\\';
-      *o++ = (char)c;
-    } else {
-      o += sprintf(o, "\\u%04x", c);
-    }
-  }
-  *o++ = '"';
-  b->len = (size_t)(o - b->data);
+static inline void fb_str(floor_buf *b, gql_str s) {
+  gql_json_write_string(b, s);
 }
-
-static void fb_int(floor_buf *b, int64_t v) {
-  char tmp[24];
-  size_t n = 0;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do {
-    tmp[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  fb_reserve(b, n + 1);
-  if (v < 0)
-    b->data[b->len++] = '-';
-  while (n)
-    b->data[b->len++] = tmp[--n];
+static inline void fb_int(floor_buf *b, int64_t v) {
+  gql_json_write_int(b, v);
 }
-
-static void fb_double(floor_buf *b, double d) {
-  if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) {
-    fb_int(b, (int64_t)d);
-    return;
-  }
-  fb_reserve(b, 32);
-  b->len += gql_dtoa(d, b->data + b->len);
+static inline void fb_double(floor_buf *b, double d) {
+  gql_json_write_double(b, d);
 }
 
 static void floor_minimal(floor_buf *b, const void *unused) {
@@ -698,7 +649,8 @@ bench_ops *bench_ops_new(const char *shared) {
   o->starwars_json = schema_of(starwars_sdl, sizeof starwars_sdl - 1);
   if (!(o->json_arena = gql_arena_new(NULL)))
     die("out of memory");
-  floor_buf b = {0};
+  floor_buf b;
+  gql_buf_init(&b, NULL);
   const gql_value *json[4];
   floor_minimal(&b, d);
   json[0] = parse_doc(o->json_arena, &b, "data");
@@ -711,7 +663,7 @@ bench_ops *bench_ops_new(const char *shared) {
   sw_json(&b, &sw[6], 2);
   FB_LIT(&b, "}");
   json[3] = parse_doc(o->json_arena, &b, NULL);
-  free(b.data);
+  gql_buf_free(&b);
 
   char path[4096];
   snprintf(path, sizeof path,

@@ -217,31 +217,36 @@ function trial(run, iters) {
   return Number(process.hrtime.bigint() - t0) / iters;
 }
 
-function median(run, trials, trialMs) {
-  // Warm-up: 0.5 s, so that the JIT settles; it also sizes the trials.
+// Warm-up: 0.5 s, so that the JIT settles; it also sizes the trials.
+function warmUp(run, trialMs) {
   const t0 = process.hrtime.bigint();
   let n = 0;
   while (Number(process.hrtime.bigint() - t0) < 5e8) {
     sink += run().length;
     n++;
   }
-  const per = 5e8 / n;
-  const iters = Math.max(1, Math.round((trialMs * 1e6) / per));
-  const t = [];
-  for (let k = 0; k < trials; k++) t.push(trial(run, iters));
-  t.sort((a, b) => a - b);
-  return t[Math.floor(trials / 2)];
+  return Math.max(1, Math.round((trialMs * 1e6 * n) / 5e8));
 }
 
+function median(t) {
+  t.sort((a, b) => a - b);
+  const h = t.length >> 1;
+  return t.length % 2 ? t[h] : (t[h - 1] + t[h]) / 2;
+}
+
+// The systems take turns, one trial each, so that a burst of load on a
+// shared machine hits them alike.
 function time(trials, only) {
-  const trialMs = Number(process.env.BENCH_TRIAL_MS || 40);
+  const trialMs = Number(process.env.BENCH_TRIAL_MS || 20);
+  const names = ['graphql-js-full', 'graphql-js-cached', 'graphql-jit'];
   console.log('op\tgraphql_js_full_ns\tgraphql_js_cached_ns\tgraphql_jit_ns');
   for (const op of ops) {
     if (only.length && !only.includes(op.name)) continue;
-    const s = op.systems;
-    const r = ['graphql-js-full', 'graphql-js-cached', 'graphql-jit'].map((k) =>
-      median(s[k], trials, trialMs).toFixed(1));
-    console.log([op.name, ...r].join('\t'));
+    const runs = names.map((k) => op.systems[k]);
+    const iters = runs.map((run) => warmUp(run, trialMs));
+    const t = runs.map(() => []);
+    for (let k = 0; k < trials; k++) runs.forEach((run, i) => t[i].push(trial(run, iters[i])));
+    console.log([op.name, ...t.map((x) => median(x).toFixed(1))].join('\t'));
   }
   if (sink < 0) console.log(sink);
 }

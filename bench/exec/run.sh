@@ -5,10 +5,10 @@
 # against gql's before anything is timed. See bench/exec/README.md.
 #
 # Usage: bench/exec/run.sh [--trials N] [--no-callgrind]
-# Environment: BENCH_TRIAL_MS (length of one trial, default 40).
+# Environment: BENCH_TRIAL_MS (length of one trial in ms, default 20).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-trials=9
+trials=15
 callgrind=1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -72,6 +72,10 @@ cg_run() { # op mode n -> "ir mallocs"
   local f=$out/callgrind.$1.$2.out
   valgrind --tool=callgrind --toggle-collect=bench_exec_loop \
     --callgrind-out-file="$f" "$bin" loop "$1" "$2" "$3" >/dev/null 2>&1
+  if [[ ! -s $f ]]; then
+    echo "run.sh: FAILED: callgrind run of $1 $2" >&2
+    exit 1
+  fi
   node "$root/bench/exec/cgsum.js" "$f" "$3"
 }
 cg_file=$out/callgrind.tsv
@@ -86,7 +90,7 @@ if (( callgrind )) && command -v valgrind >/dev/null; then
     read -r ir_f m_f < <(cg_run "$op" full "$n")
     ir_floor=-
     case $op in
-    minimal | flat_list | nested_lists | star_wars) read -r ir_floor _ < <(cg_run "$op" floor "$n") ;;
+    flat_list | nested_lists | star_wars) read -r ir_floor _ < <(cg_run "$op" floor "$n") ;;
     esac
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$ir_p" "$ir_f" "$ir_floor" "$m_p" "$m_f" | tee -a "$cg_file"
   done

@@ -85,12 +85,13 @@ Test(bench_ops, json_default_resolver_and_c_floor_write_the_same_bytes) {
       compared++;
     }
     if (op->floor) {
-      floor_buf b = {0};
+      floor_buf b;
+      gql_buf_init(&b, NULL);
       op->floor(&b, bench_ops_floor_data(ops));
       op->floor(&b, bench_ops_floor_data(ops)); /* reused buffer */
       cr_expect(b.len == ref.len && memcmp(b.data, ref.json, b.len) == 0,
                 "%s: floor differs", op->name);
-      free(b.data);
+      gql_buf_free(&b);
       compared++;
     }
     free(ref.json);
