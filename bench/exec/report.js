@@ -69,7 +69,7 @@ for (const op of ops) {
   if (Number.isFinite(floor)) targets.floor.push([op, prepared / floor, +c.ir_prepared / +c.ir_floor]);
 }
 
-console.log('Median time per request in µs (lower is better); ratios from the medians.\n');
+console.log(`Median ${process.env.BENCH_CLOCK === 'wall' ? 'wall' : 'CPU'} time per request in µs (lower is better); ratios from the medians.\n`);
 console.log(table(
   ['op', 'gql prepared', 'gql full', 'gql json', 'graphql-js full', 'graphql-js cached', 'graphql-jit',
     'C floor', 'jit/gql-prepared', 'jit/gql-full', 'gql-prepared/floor'],

@@ -5,7 +5,8 @@
 # against gql's before anything is timed. See bench/exec/README.md.
 #
 # Usage: bench/exec/run.sh [--trials N] [--no-callgrind]
-# Environment: BENCH_TRIAL_MS (length of one trial in ms, default 20).
+# Environment: BENCH_TRIAL_MS (length of one trial in ms, default 20),
+# BENCH_CLOCK=wall (time trials by the wall clock instead of CPU time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 trials=15
