@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------------------------ data */
 
-static const char *const roles[] = {"ADMIN", "USER", "GUEST"};
+static const gql_str roles[] = {{"ADMIN", 5}, {"USER", 4}, {"GUEST", 5}};
 
 typedef struct item {
   int64_t id;
@@ -53,66 +53,18 @@ typedef struct sw_char {
   int nepisodes;
 } sw_char;
 
-#define S(lit)                                                                 \
-  { lit, sizeof lit - 1 }
+/* clang-format off */
+#define S(lit) {lit, sizeof lit - 1}
 static const sw_char sw[] = {
-    {S("Human"),
-     S("1000"),
-     S("Luke Skywalker"),
-     S("Tatooine"),
-     "homePlanet",
-     {2, 3, 5, 6},
-     4,
-     3},
-    {S("Human"),
-     S("1001"),
-     S("Darth Vader"),
-     S("Tatooine"),
-     "homePlanet",
-     {4},
-     1,
-     3},
-    {S("Human"),
-     S("1002"),
-     S("Han Solo"),
-     {NULL, 0},
-     "homePlanet",
-     {0, 3, 6},
-     3,
-     3},
-    {S("Human"),
-     S("1003"),
-     S("Leia Organa"),
-     S("Alderaan"),
-     "homePlanet",
-     {0, 2, 5, 6},
-     4,
-     3},
-    {S("Human"),
-     S("1004"),
-     S("Wilhuff Tarkin"),
-     {NULL, 0},
-     "homePlanet",
-     {1},
-     1,
-     1},
-    {S("Droid"),
-     S("2000"),
-     S("C-3PO"),
-     S("Protocol"),
-     "primaryFunction",
-     {0, 2, 3, 6},
-     4,
-     3},
-    {S("Droid"),
-     S("2001"),
-     S("R2-D2"),
-     S("Astromech"),
-     "primaryFunction",
-     {0, 2, 3},
-     3,
-     3},
+    {S("Human"), S("1000"), S("Luke Skywalker"), S("Tatooine"), "homePlanet", {2, 3, 5, 6}, 4, 3},
+    {S("Human"), S("1001"), S("Darth Vader"), S("Tatooine"), "homePlanet", {4}, 1, 3},
+    {S("Human"), S("1002"), S("Han Solo"), {NULL, 0}, "homePlanet", {0, 3, 6}, 3, 3},
+    {S("Human"), S("1003"), S("Leia Organa"), S("Alderaan"), "homePlanet", {0, 2, 5, 6}, 4, 3},
+    {S("Human"), S("1004"), S("Wilhuff Tarkin"), {NULL, 0}, "homePlanet", {1}, 1, 1},
+    {S("Droid"), S("2000"), S("C-3PO"), S("Protocol"), "primaryFunction", {0, 2, 3, 6}, 4, 3},
+    {S("Droid"), S("2001"), S("R2-D2"), S("Astromech"), "primaryFunction", {0, 2, 3}, 3, 3},
 };
+/* clang-format on */
 static const gql_str sw_episodes[] = {S("NEW_HOPE"), S("EMPIRE"), S("JEDI")};
 #undef S
 
@@ -212,8 +164,8 @@ static void r_item_score(const gql_resolve_info *info, const void *parent,
 }
 static void r_item_role(const gql_resolve_info *info, const void *parent,
                         gql_out *out) {
-  const char *r = roles[((const item *)parent)->role];
-  gql_out_enum(out, r, strlen(r));
+  gql_str r = roles[((const item *)parent)->role];
+  gql_out_enum(out, r.ptr, r.len);
 }
 
 /* nested_lists: a list's `list` pointer is its parent object. */
@@ -355,8 +307,7 @@ static void floor_flat(floor_buf *b, const void *dp) {
       FB_LIT(b, ",\"active\":false,\"score\":");
     fb_double(b, it->score);
     FB_LIT(b, ",\"role\":");
-    const char *r = roles[it->role];
-    fb_str(b, (gql_str){r, strlen(r)});
+    fb_str(b, roles[it->role]);
     FB_LIT(b, "}");
   }
   FB_LIT(b, "]}}");
