@@ -1,5 +1,842 @@
-/* OverlappingFieldsCanBeMergedRule: placeholder until the rule lands. */
-#include "validation.h"
+/*
+ * OverlappingFieldsCanBeMergedRule, ported from graphql-js 16.11: fields of
+ * one selection set (fragments and inline fragments included) that share a
+ * response name must be mergeable. The algorithm, its order of comparisons,
+ * the fragment-pair memo (PairSet) and the per-selection-set cache are
+ * graphql-js's, so that the same conflicts come out in the same order with
+ * the same nested reasons and locations.
+ *
+ * Where graphql-js compares every pair of fields with the same response
+ * name, the comparisons that cannot have a side effect are shortened
+ * without changing what is reported:
+ *  - a "leaf" field (no selection set) compared with anything never
+ *    recurses, so its result depends only on the two fields' parent types,
+ *    names, arguments and definitions. Leaf fields are put in classes by
+ *    (parent type, name, canonical arguments); two fields of one class
+ *    never conflict and the result for two classes is memoized. A row of
+ *    comparisons whose leaf class cannot conflict with any class on the
+ *    other side is skipped whole, so 5,000 copies of one field cost linear
+ *    time instead of 12.5 million comparisons.
+ *  - response names are interned once and each field map has a hash index,
+ *    so maps with thousands of response names are joined in linear time.
+ *  - arguments are compared through a canonical string made once per field.
+ *  - once enough conflicts are collected to reach the error limit, the
+ *    selection set stops (validation aborts there anyway).
+ */
+#include "internal.h"
+#include "values.h"
+
+#include <stdlib.h>
+
+/* ---- field maps (graphql-js NodeAndDefCollection + fragment names) */
+
+#define LEAF_UNIQUE UINT32_MAX /* a leaf that gets no class (dup args) */
+#define NOT_LEAF (UINT32_MAX - 1)
+#define CLS_UNSET (UINT32_MAX - 2)
+
+typedef struct nd {
+  uint32_t parent; /* GQL_NO_TYPE when unknown */
+  const gql_ast_selection *node;
+  const gql_field *def;
+  uint32_t cls; /* leaf class id, or one of the markers above */
+} nd;
+
+typedef struct group {
+  uint32_t name_id;
+  gql_str name;
+  nd *items;
+  uint32_t n, cap;
+} group;
+
+typedef struct fmap {
+  group *groups;
+  uint32_t ngroups, cgroups;
+  uint32_t *index; /* open addressing on name_id: group index + 1 */
+  uint32_t index_cap;
+  uint32_t *frags; /* fragment name ids, first-seen order, unique */
+  uint32_t nfrags, cfrags;
+} fmap;
+
+/* ---- conflicts */
+
+typedef struct reason {
+  gql_str name;
+  const char *msg; /* a leaf reason, or NULL with subs */
+  struct reason *subs;
+  uint32_t nsubs;
+} reason;
+
+typedef struct nlist {
+  const gql_ast_selection **items;
+  uint32_t n;
+} nlist;
+
+typedef struct conflict {
+  reason r;
+  nlist f1, f2;
+} conflict;
+
+typedef struct clist {
+  conflict *items;
+  uint32_t n, cap;
+} clist;
+
+typedef struct dpair {
+  uint32_t frag, ref;
+} dpair;
+
+typedef struct dlist {
+  dpair *items;
+  uint32_t n, cap;
+} dlist;
+
+typedef struct state {
+  gql_vctx *ctx;
+  bool ready, failed;
+  bool stop;          /* enough conflicts for the error limit */
+  clist *top;         /* the top-level list being filled */
+  uint32_t budget;    /* conflicts the top-level list may usefully hold */
+  gql_vintern names;  /* response names, field names, fragment names */
+  gql_str *name_strs; /* id → string */
+  uint32_t name_cap;
+  gql_vintern classes; /* leaf class keys */
+  gql_vmap cache;      /* selection set → fmap* */
+  gql_vmap pairs;      /* fragment pair → 1 + mutually exclusive */
+  gql_vmap memo;       /* leaf class pair + exclusivity → reason text */
+  gql_vmap args;       /* field node → canonical arguments (or NULL) */
+} state;
+
+static const char NO_CONFLICT[] = "";
+
+/* ---- small helpers */
+
+static void *grow(state *st, void *items, uint32_t *cap, uint32_t need,
+                  size_t elem) {
+  if (need <= *cap)
+    return items;
+  uint32_t c = *cap ? *cap * 2 : 4;
+  while (c < need)
+    c *= 2;
+  void *p = gql_arena_grow(st->ctx->arena, items, *cap, c, elem);
+  if (!p) {
+    st->failed = true;
+    return NULL;
+  }
+  *cap = c;
+  return p;
+}
+
+static uint32_t name_id(state *st, gql_str s) {
+  uint32_t id = gql_vintern_id(&st->names, s);
+  if (id == UINT32_MAX) {
+    st->failed = true;
+    return id;
+  }
+  if (id >= st->name_cap) {
+    gql_str *p = grow(st, st->name_strs, &st->name_cap, id + 1, sizeof *p);
+    if (!p)
+      return UINT32_MAX;
+    st->name_strs = p;
+  }
+  st->name_strs[id] = s;
+  return id;
+}
+
+static gql_str response_name(const gql_ast_selection *f) {
+  return gql_ast_name_str(f->alias.ptr ? f->alias : f->name);
+}
+
+static bool is_object(const gql_schema *s, uint32_t t) {
+  return t != GQL_NO_TYPE && gql_schema_type_at(s, t)->kind == GQL_TYPE_OBJECT;
+}
+
+static uint32_t type_from_ast(const gql_schema *s, const gql_ast_type *t) {
+  if (!t || t->h.kind != GQL_AST_NAMED_TYPE)
+    return GQL_NO_TYPE;
+  return gql_schema_type_index(s, gql_ast_name_str(t->name));
+}
+
+/* ---- collecting fields and fragment names */
+
+static void index_put(fmap *m, uint32_t gi) {
+  uint32_t mask = m->index_cap - 1;
+  uint32_t j = (m->groups[gi].name_id * 2654435761u) & mask;
+  while (m->index[j])
+    j = (j + 1) & mask;
+  m->index[j] = gi + 1;
+}
+
+static bool index_rebuild(state *st, fmap *m) {
+  uint32_t cap = 16;
+  while (cap < m->ngroups * 2 + 2)
+    cap *= 2;
+  uint32_t *idx = gql_arena_alloc(st->ctx->arena, cap * sizeof *idx);
+  if (!idx) {
+    st->failed = true;
+    return false;
+  }
+  memset(idx, 0, cap * sizeof *idx);
+  m->index = idx;
+  m->index_cap = cap;
+  for (uint32_t i = 0; i < m->ngroups; i++)
+    index_put(m, i);
+  return true;
+}
+
+static group *find_group(const fmap *m, uint32_t id) {
+  if (!m->index) {
+    for (uint32_t i = 0; i < m->ngroups; i++)
+      if (m->groups[i].name_id == id)
+        return &m->groups[i];
+    return NULL;
+  }
+  uint32_t mask = m->index_cap - 1;
+  for (uint32_t j = (id * 2654435761u) & mask; m->index[j]; j = (j + 1) & mask)
+    if (m->groups[m->index[j] - 1].name_id == id)
+      return &m->groups[m->index[j] - 1];
+  return NULL;
+}
+
+static void add_field(state *st, fmap *m, uint32_t parent,
+                      const gql_ast_selection *sel) {
+  const gql_schema *s = st->ctx->schema;
+  const gql_field *def = NULL;
+  if (parent != GQL_NO_TYPE) {
+    const gql_type *pt = gql_schema_type_at(s, parent);
+    if (pt->kind == GQL_TYPE_OBJECT || pt->kind == GQL_TYPE_INTERFACE)
+      def = gql_type_field(pt, gql_ast_name_str(sel->name));
+  }
+  uint32_t id = name_id(st, response_name(sel));
+  if (id == UINT32_MAX)
+    return;
+  group *g = find_group(m, id);
+  if (!g) {
+    group *gs = grow(st, m->groups, &m->cgroups, m->ngroups + 1, sizeof *gs);
+    if (!gs)
+      return;
+    m->groups = gs;
+    g = &m->groups[m->ngroups++];
+    *g = (group){id, response_name(sel), NULL, 0, 0};
+    if (m->index && m->ngroups * 2 + 2 <= m->index_cap)
+      index_put(m, m->ngroups - 1);
+    else if (m->ngroups > 8 && !index_rebuild(st, m))
+      return;
+  }
+  nd *items = grow(st, g->items, &g->cap, g->n + 1, sizeof *items);
+  if (!items)
+    return;
+  g->items = items;
+  g->items[g->n++] = (nd){parent, sel, def, CLS_UNSET};
+}
+
+static void add_fragment(state *st, fmap *m, gql_vmap *seen, gql_str name) {
+  uint32_t id = name_id(st, name);
+  if (id == UINT32_MAX)
+    return;
+  void *v;
+  if (gql_vmap_get(seen, id, &v))
+    return;
+  if (!gql_vmap_put(seen, id, NULL)) {
+    st->failed = true;
+    return;
+  }
+  uint32_t *f = grow(st, m->frags, &m->cfrags, m->nfrags + 1, sizeof *f);
+  if (!f)
+    return;
+  m->frags = f;
+  m->frags[m->nfrags++] = id;
+}
+
+static void collect(state *st, uint32_t parent,
+                    const gql_ast_selection_set *set, fmap *m, gql_vmap *seen) {
+  for (uint32_t i = 0; i < set->selections.count && !st->failed; i++) {
+    const gql_ast_selection *sel = set->selections.items[i];
+    switch (sel->h.kind) {
+    case GQL_AST_FIELD:
+      add_field(st, m, parent, sel);
+      break;
+    case GQL_AST_FRAGMENT_SPREAD:
+      add_fragment(st, m, seen, gql_ast_name_str(sel->name));
+      break;
+    case GQL_AST_INLINE_FRAGMENT: {
+      uint32_t t = sel->type_condition
+                       ? type_from_ast(st->ctx->schema, sel->type_condition)
+                       : parent;
+      if (sel->selection_set)
+        collect(st, t, sel->selection_set, m, seen);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+/* graphql-js getFieldsAndFragmentNames: cached per selection set (the
+ * parent type of the first request wins, as in graphql-js). */
+static fmap *fields_of(state *st, uint32_t parent,
+                       const gql_ast_selection_set *set) {
+  void *v;
+  if (gql_vmap_get(&st->cache, (uint64_t)(uintptr_t)set, &v))
+    return v;
+  fmap *m = gql_arena_alloc(st->ctx->arena, sizeof *m);
+  if (!m) {
+    st->failed = true;
+    return NULL;
+  }
+  *m = (fmap){0};
+  gql_vmap seen;
+  gql_vmap_init(&seen, st->ctx->arena);
+  collect(st, parent, set, m, &seen);
+  if (!gql_vmap_put(&st->cache, (uint64_t)(uintptr_t)set, m))
+    st->failed = true;
+  return m;
+}
+
+static fmap *fragment_fields(state *st, const gql_ast_fragment *frag) {
+  void *v;
+  if (gql_vmap_get(&st->cache, (uint64_t)(uintptr_t)frag->selection_set, &v))
+    return v;
+  return fields_of(st, type_from_ast(st->ctx->schema, frag->type_condition),
+                   frag->selection_set);
+}
+
+static const gql_ast_fragment *fragment(state *st, uint32_t id) {
+  return gql_vctx_fragment(st->ctx, st->name_strs[id]);
+}
+
+/* ---- PairSet */
+
+static uint64_t pair_key(uint32_t a, uint32_t b) {
+  return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+static bool pairs_has(state *st, uint32_t a, uint32_t b, bool excl) {
+  void *v;
+  if (!gql_vmap_get(&st->pairs, pair_key(a, b), &v))
+    return false;
+  bool stored = (uintptr_t)v == 2;
+  return excl ? true : stored == excl;
+}
+
+static void pairs_add(state *st, uint32_t a, uint32_t b, bool excl) {
+  if (!gql_vmap_put(&st->pairs, pair_key(a, b), (void *)(uintptr_t)(excl + 1)))
+    st->failed = true;
+}
+
+/* ---- comparing two fields */
+
+static int cmp_arg(const void *a, const void *b) {
+  const gql_ast_argument *x = *(const gql_ast_argument *const *)a;
+  const gql_ast_argument *y = *(const gql_ast_argument *const *)b;
+  size_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
+  int c = memcmp(x->name.ptr, y->name.ptr, n);
+  if (c)
+    return c;
+  return x->name.len < y->name.len ? -1 : x->name.len > y->name.len;
+}
+
+/* The arguments of a field as one string: sorted by name, each value as
+ * print(sortValueNode(value)). NULL when the field repeats an argument name
+ * (graphql-js's comparison then depends on order) or on failure. Two fields
+ * without repeated names have sameArguments exactly when these are equal. */
+static const char *canonical_args(state *st, const gql_ast_selection *f) {
+  void *v;
+  if (gql_vmap_get(&st->args, (uint64_t)(uintptr_t)f, &v))
+    return v;
+  const char *res = NULL;
+  uint32_t n = f->args.count;
+  const gql_ast_argument **sorted =
+      gql_arena_alloc(st->ctx->arena, (n ? n : 1) * sizeof *sorted);
+  if (sorted) {
+    for (uint32_t i = 0; i < n; i++)
+      sorted[i] = f->args.items[i];
+    qsort(sorted, n, sizeof *sorted, cmp_arg);
+    bool dup = false;
+    for (uint32_t i = 1; i < n && !dup; i++)
+      dup = gql_str_eq(gql_ast_name_str(sorted[i]->name),
+                       gql_ast_name_str(sorted[i - 1]->name));
+    if (!dup) {
+      gql_buf b;
+      gql_buf_init(&b, NULL);
+      for (uint32_t i = 0; i < n; i++) {
+        const char *val =
+            gql_vprint_sorted_value(st->ctx->arena, sorted[i]->value);
+        if (!val) {
+          b.failed = true;
+          break;
+        }
+        gql_buf_put_str(&b, gql_ast_name_str(sorted[i]->name));
+        gql_buf_putc(&b, ':');
+        gql_buf_puts(&b, val);
+        gql_buf_putc(&b, '\n'); /* cannot occur in a printed value */
+      }
+      if (!b.failed)
+        res = gql_arena_strndup(st->ctx->arena, b.data ? b.data : "", b.len);
+      gql_buf_free(&b);
+    }
+  }
+  if (!gql_vmap_put(&st->args, (uint64_t)(uintptr_t)f, (void *)res))
+    st->failed = true;
+  return res;
+}
+
+/* graphql-js sameArguments. */
+static bool same_arguments(state *st, const gql_ast_selection *a,
+                           const gql_ast_selection *b) {
+  const gql_ast_arguments *a1 = &a->args, *a2 = &b->args;
+  if (a1->count == 0)
+    return a2->count == 0;
+  if (a2->count == 0 || a1->count != a2->count)
+    return false;
+  const char *c1 = canonical_args(st, a), *c2 = canonical_args(st, b);
+  if (c1 && c2)
+    return strcmp(c1, c2) == 0;
+  /* repeated names: graphql-js's exact procedure (Map of args2, last
+   * value of a name wins; every arg1 must find its value there) */
+  for (uint32_t i = 0; i < a1->count; i++) {
+    const gql_ast_argument *x = a1->items[i], *y = NULL;
+    for (uint32_t j = a2->count; j-- > 0 && !y;)
+      if (gql_str_eq(gql_ast_name_str(a2->items[j]->name),
+                     gql_ast_name_str(x->name)))
+        y = a2->items[j];
+    if (!y)
+      return false;
+    const char *p1 = gql_vprint_sorted_value(st->ctx->arena, x->value);
+    const char *p2 = gql_vprint_sorted_value(st->ctx->arena, y->value);
+    if (!p1 || !p2 || strcmp(p1, p2) != 0)
+      return false;
+  }
+  return true;
+}
+
+/* graphql-js doTypesConflict. */
+static bool types_conflict(const gql_schema *s, gql_type_ref a,
+                           gql_type_ref b) {
+  if (a.nmods != b.nmods || memcmp(a.mods, b.mods, a.nmods) != 0)
+    return true;
+  if (gql_schema_is_leaf(s, a.type) || gql_schema_is_leaf(s, b.type))
+    return a.type != b.type;
+  return false;
+}
+
+/* The part of graphql-js findConflict before the sub-selections: a reason
+ * text or NULL. Never has side effects. */
+static const char *shallow_conflict(state *st, bool parents_excl, const nd *f1,
+                                    const nd *f2, bool *excl_out) {
+  const gql_schema *s = st->ctx->schema;
+  bool excl =
+      parents_excl || (f1->parent != f2->parent && is_object(s, f1->parent) &&
+                       is_object(s, f2->parent));
+  *excl_out = excl;
+  gql_arena *a = st->ctx->arena;
+  if (!excl) {
+    gql_str n1 = gql_ast_name_str(f1->node->name);
+    gql_str n2 = gql_ast_name_str(f2->node->name);
+    if (!gql_str_eq(n1, n2))
+      return gql_arena_sprintf(a, "\"%.*s\" and \"%.*s\" are different fields",
+                               (int)n1.len, n1.ptr, (int)n2.len, n2.ptr);
+    if (!same_arguments(st, f1->node, f2->node))
+      return "they have differing arguments";
+  }
+  if (f1->def && f2->def && types_conflict(s, f1->def->type, f2->def->type))
+    return gql_arena_sprintf(
+        a, "they return conflicting types \"%s\" and \"%s\"",
+        gql_vtype_str(s, f1->def->type, a), gql_vtype_str(s, f2->def->type, a));
+  return NULL;
+}
+
+/* The class of a leaf field (see the top of the file). */
+static uint32_t leaf_class(state *st, nd *f) {
+  if (f->cls != CLS_UNSET)
+    return f->cls;
+  if (f->node->selection_set) {
+    f->cls = NOT_LEAF;
+    return f->cls;
+  }
+  f->cls = LEAF_UNIQUE;
+  const char *args = canonical_args(st, f->node);
+  if (!args)
+    return f->cls;
+  const char *key =
+      gql_arena_sprintf(st->ctx->arena, "%u %.*s(%s", f->parent,
+                        (int)f->node->name.len, f->node->name.ptr, args);
+  if (!key) {
+    st->failed = true;
+    return f->cls;
+  }
+  uint32_t id = gql_vintern_id(&st->classes, gql_cstr(key));
+  if (id < CLS_UNSET)
+    f->cls = id;
+  return f->cls;
+}
+
+static bool is_class(uint32_t c) {
+  return c < CLS_UNSET;
+}
+
+/* The shallow reason for two leaf classes, memoized. */
+static const char *class_conflict(state *st, bool parents_excl, nd *f1,
+                                  nd *f2) {
+  uint64_t key =
+      (uint64_t)f1->cls << 33 | (uint64_t)f2->cls << 1 | (parents_excl ? 1 : 0);
+  void *v;
+  if (gql_vmap_get(&st->memo, key, &v))
+    return v == NO_CONFLICT ? NULL : v;
+  bool excl;
+  const char *r = shallow_conflict(st, parents_excl, f1, f2, &excl);
+  if (!gql_vmap_put(&st->memo, key, (void *)(r ? r : NO_CONFLICT)))
+    st->failed = true;
+  return r;
+}
+
+static void push_conflict(state *st, clist *out, conflict c) {
+  conflict *items = grow(st, out->items, &out->cap, out->n + 1, sizeof *items);
+  if (!items)
+    return;
+  out->items = items;
+  out->items[out->n++] = c;
+  if (out == st->top && out->n >= st->budget)
+    st->stop = true;
+}
+
+static conflict leaf_conflict(state *st, gql_str name, const char *msg,
+                              const gql_ast_selection *n1,
+                              const gql_ast_selection *n2) {
+  conflict c = {{name, msg, NULL, 0}, {NULL, 1}, {NULL, 1}};
+  const gql_ast_selection **p = gql_arena_alloc(st->ctx->arena, 2 * sizeof *p);
+  if (!p) {
+    st->failed = true;
+    c.f1.n = c.f2.n = 0;
+    return c;
+  }
+  p[0] = n1;
+  p[1] = n2;
+  c.f1.items = p;
+  c.f2.items = p + 1;
+  return c;
+}
+
+static void sub_selection_conflicts(state *st, clist *out, bool excl,
+                                    uint32_t p1,
+                                    const gql_ast_selection_set *s1,
+                                    uint32_t p2,
+                                    const gql_ast_selection_set *s2);
+
+/* graphql-js findConflict; a found conflict is appended to `out`. */
+static void find_conflict(state *st, clist *out, bool parents_excl,
+                          gql_str name, const nd *f1, const nd *f2) {
+  bool excl;
+  const char *msg = shallow_conflict(st, parents_excl, f1, f2, &excl);
+  if (msg) {
+    push_conflict(st, out, leaf_conflict(st, name, msg, f1->node, f2->node));
+    return;
+  }
+  const gql_ast_selection_set *s1 = f1->node->selection_set;
+  const gql_ast_selection_set *s2 = f2->node->selection_set;
+  if (!s1 || !s2)
+    return;
+  clist subs = {0};
+  uint32_t t1 = f1->def ? f1->def->type.type : GQL_NO_TYPE;
+  uint32_t t2 = f2->def ? f2->def->type.type : GQL_NO_TYPE;
+  sub_selection_conflicts(st, &subs, excl, t1, s1, t2, s2);
+  if (!subs.n || st->failed)
+    return;
+  /* graphql-js subfieldConflicts */
+  conflict c = {{name, NULL, NULL, subs.n}, {NULL, 1}, {NULL, 1}};
+  for (uint32_t i = 0; i < subs.n; i++) {
+    c.f1.n += subs.items[i].f1.n;
+    c.f2.n += subs.items[i].f2.n;
+  }
+  gql_arena *a = st->ctx->arena;
+  c.r.subs = gql_arena_alloc(a, subs.n * sizeof *c.r.subs);
+  c.f1.items = gql_arena_alloc(a, c.f1.n * sizeof *c.f1.items);
+  c.f2.items = gql_arena_alloc(a, c.f2.n * sizeof *c.f2.items);
+  if (!c.r.subs || !c.f1.items || !c.f2.items) {
+    st->failed = true;
+    return;
+  }
+  c.f1.items[0] = f1->node;
+  c.f2.items[0] = f2->node;
+  uint32_t k1 = 1, k2 = 1;
+  for (uint32_t i = 0; i < subs.n; i++) {
+    const conflict *sc = &subs.items[i];
+    c.r.subs[i] = sc->r;
+    memcpy(c.f1.items + k1, sc->f1.items, sc->f1.n * sizeof *c.f1.items);
+    memcpy(c.f2.items + k2, sc->f2.items, sc->f2.n * sizeof *c.f2.items);
+    k1 += sc->f1.n;
+    k2 += sc->f2.n;
+  }
+  push_conflict(st, out, c);
+}
+
+/* Compares fields1 × fields2 (within: only pairs i < j of one group) in
+ * graphql-js's order. See the top of the file for the shortcuts. */
+static void compare_groups(state *st, clist *out, bool excl, group *g1,
+                           group *g2, bool within) {
+  uint32_t n1 = g1->n, n2 = g2->n;
+  if (within && n1 < 2)
+    return;
+  if (n1 * (uint64_t)n2 <= 16) {
+    for (uint32_t i = 0; i < n1 && !st->stop; i++)
+      for (uint32_t j = within ? i + 1 : 0; j < n2 && !st->stop; j++)
+        find_conflict(st, out, excl, g1->name, &g1->items[i], &g2->items[j]);
+    return;
+  }
+  /* the distinct leaf classes on the right, one field of each, and the
+   * positions of the fields without a class */
+  gql_arena *a = st->ctx->arena;
+  uint32_t *cls2 = gql_arena_alloc(a, n2 * sizeof *cls2);
+  uint32_t *rep2 = gql_arena_alloc(a, n2 * sizeof *rep2);
+  uint32_t *other2 = gql_arena_alloc(a, n2 * sizeof *other2);
+  if (!cls2 || !rep2 || !other2) {
+    st->failed = true;
+    return;
+  }
+  uint32_t k2 = 0, nother2 = 0;
+  gql_vmap seen;
+  gql_vmap_init(&seen, a);
+  for (uint32_t j = 0; j < n2; j++) {
+    uint32_t c = leaf_class(st, &g2->items[j]);
+    void *v;
+    if (!is_class(c)) {
+      other2[nother2++] = j;
+    } else if (!gql_vmap_get(&seen, c, &v)) {
+      if (!gql_vmap_put(&seen, c, NULL)) {
+        st->failed = true;
+        return;
+      }
+      cls2[k2] = c;
+      rep2[k2++] = j;
+    }
+  }
+  /* per left leaf class: can it conflict with a right leaf class?
+   * (1 no, 2 yes) */
+  gql_vmap rowcache;
+  gql_vmap_init(&rowcache, a);
+  for (uint32_t i = 0; i < n1 && !st->stop && !st->failed; i++) {
+    nd *f1 = &g1->items[i];
+    uint32_t c1 = leaf_class(st, f1);
+    uint32_t from = within ? i + 1 : 0;
+    if (is_class(c1)) {
+      void *v;
+      uintptr_t row = 0;
+      if (gql_vmap_get(&rowcache, c1, &v))
+        row = (uintptr_t)v;
+      if (!row) {
+        row = 1;
+        for (uint32_t k = 0; k < k2 && row == 1; k++)
+          if (cls2[k] != c1 &&
+              class_conflict(st, excl, f1, &g2->items[rep2[k]]))
+            row = 2;
+        if (!gql_vmap_put(&rowcache, c1, (void *)row))
+          st->failed = true;
+      }
+      if (row == 1) {
+        /* only the fields without a class can conflict with this one */
+        for (uint32_t k = 0; k < nother2 && !st->stop; k++)
+          if (other2[k] >= from)
+            find_conflict(st, out, excl, g1->name, f1, &g2->items[other2[k]]);
+        continue;
+      }
+    }
+    for (uint32_t j = from; j < n2 && !st->stop; j++) {
+      nd *f2 = &g2->items[j];
+      uint32_t c2 = leaf_class(st, f2);
+      if (is_class(c1) && is_class(c2)) {
+        if (c1 == c2)
+          continue;
+        const char *msg = class_conflict(st, excl, f1, f2);
+        if (msg)
+          push_conflict(st, out,
+                        leaf_conflict(st, g1->name, msg, f1->node, f2->node));
+        continue;
+      }
+      find_conflict(st, out, excl, g1->name, f1, f2);
+    }
+  }
+}
+
+/* graphql-js collectConflictsWithin. */
+static void conflicts_within(state *st, clist *out, fmap *m) {
+  for (uint32_t i = 0; i < m->ngroups && !st->stop; i++)
+    compare_groups(st, out, false, &m->groups[i], &m->groups[i], true);
+}
+
+/* graphql-js collectConflictsBetween. */
+static void conflicts_between(state *st, clist *out, bool excl, fmap *m1,
+                              fmap *m2) {
+  for (uint32_t i = 0; i < m1->ngroups && !st->stop; i++) {
+    group *g2 = find_group(m2, m1->groups[i].name_id);
+    if (g2)
+      compare_groups(st, out, excl, &m1->groups[i], g2, false);
+  }
+}
+
+static void push_discovered(state *st, dlist *d, uint32_t frag, uint32_t ref) {
+  dpair *p = grow(st, d->items, &d->cap, d->n + 1, sizeof *p);
+  if (!p)
+    return;
+  d->items = p;
+  d->items[d->n++] = (dpair){frag, ref};
+}
+
+/* graphql-js collectConflictsBetweenFieldsAndFragment. */
+static void fields_and_fragment(state *st, clist *out, bool excl, fmap *m,
+                                uint32_t frag_id, dlist *discovered) {
+  const gql_ast_fragment *frag = fragment(st, frag_id);
+  if (!frag)
+    return;
+  fmap *m2 = fragment_fields(st, frag);
+  if (!m2 || m == m2)
+    return;
+  conflicts_between(st, out, excl, m, m2);
+  for (uint32_t i = 0; i < m2->nfrags; i++)
+    push_discovered(st, discovered, frag_id, m2->frags[i]);
+}
+
+/* graphql-js processDiscoveredFragments. */
+static void process_discovered(state *st, clist *out, bool excl, fmap *m,
+                               dlist *d) {
+  while (d->n && !st->stop && !st->failed) {
+    dpair p = d->items[--d->n];
+    if (pairs_has(st, p.ref, p.frag, excl))
+      continue;
+    pairs_add(st, p.ref, p.frag, excl);
+    fields_and_fragment(st, out, excl, m, p.ref, d);
+  }
+}
+
+/* graphql-js collectConflictsBetweenFragments. */
+static void between_fragments(state *st, clist *out, bool excl, uint32_t a,
+                              uint32_t b) {
+  if (a == b || st->stop || st->failed)
+    return;
+  if (pairs_has(st, a, b, excl))
+    return;
+  pairs_add(st, a, b, excl);
+  const gql_ast_fragment *f1 = fragment(st, a), *f2 = fragment(st, b);
+  if (!f1 || !f2)
+    return;
+  fmap *m1 = fragment_fields(st, f1);
+  fmap *m2 = m1 ? fragment_fields(st, f2) : NULL;
+  if (!m2)
+    return;
+  conflicts_between(st, out, excl, m1, m2);
+  for (uint32_t i = 0; i < m2->nfrags; i++)
+    between_fragments(st, out, excl, a, m2->frags[i]);
+  for (uint32_t i = 0; i < m1->nfrags; i++)
+    between_fragments(st, out, excl, m1->frags[i], b);
+}
+
+/* graphql-js findConflictsBetweenSubSelectionSets. */
+static void sub_selection_conflicts(state *st, clist *out, bool excl,
+                                    uint32_t p1,
+                                    const gql_ast_selection_set *s1,
+                                    uint32_t p2,
+                                    const gql_ast_selection_set *s2) {
+  fmap *m1 = fields_of(st, p1, s1);
+  fmap *m2 = m1 ? fields_of(st, p2, s2) : NULL;
+  if (!m2)
+    return;
+  conflicts_between(st, out, excl, m1, m2);
+  dlist d = {0};
+  for (uint32_t i = 0; i < m2->nfrags; i++)
+    fields_and_fragment(st, out, excl, m1, m2->frags[i], &d);
+  process_discovered(st, out, excl, m1, &d);
+  for (uint32_t i = 0; i < m1->nfrags; i++)
+    fields_and_fragment(st, out, excl, m2, m1->frags[i], &d);
+  process_discovered(st, out, excl, m2, &d);
+  for (uint32_t i = 0; i < m1->nfrags; i++)
+    for (uint32_t j = 0; j < m2->nfrags; j++)
+      between_fragments(st, out, excl, m1->frags[i], m2->frags[j]);
+}
+
+/* graphql-js findConflictsWithinSelectionSet. */
+static void within_selection_set(state *st, clist *out, uint32_t parent,
+                                 const gql_ast_selection_set *set) {
+  fmap *m = fields_of(st, parent, set);
+  if (!m)
+    return;
+  conflicts_within(st, out, m);
+  if (!m->nfrags)
+    return;
+  dlist d = {0};
+  for (uint32_t i = 0; i < m->nfrags && !st->stop; i++) {
+    fields_and_fragment(st, out, false, m, m->frags[i], &d);
+    for (uint32_t j = i + 1; j < m->nfrags; j++)
+      between_fragments(st, out, false, m->frags[i], m->frags[j]);
+  }
+  process_discovered(st, out, false, m, &d);
+}
+
+/* ---- reporting */
+
+static void reason_message(gql_buf *b, const reason *r) {
+  if (r->msg) {
+    gql_buf_puts(b, r->msg);
+    return;
+  }
+  for (uint32_t i = 0; i < r->nsubs; i++) {
+    if (i)
+      gql_buf_puts(b, " and ");
+    gql_buf_printf(b, "subfields \"%.*s\" conflict because ",
+                   (int)r->subs[i].name.len, r->subs[i].name.ptr);
+    reason_message(b, &r->subs[i]);
+  }
+}
+
+static void report(state *st, const conflict *c) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_printf(&b, "Fields \"%.*s\" conflict because ", (int)c->r.name.len,
+                 c->r.name.ptr);
+  reason_message(&b, &c->r);
+  gql_buf_puts(&b, ". Use different aliases on the fields to fetch both if "
+                   "this was intentional.");
+  uint32_t n = c->f1.n + c->f2.n;
+  uint32_t *offs = gql_arena_alloc(st->ctx->arena, (n ? n : 1) * sizeof *offs);
+  const char *msg = gql_buf_cstr(&b);
+  if (offs && msg) {
+    for (uint32_t i = 0; i < c->f1.n; i++)
+      offs[i] = c->f1.items[i]->h.start;
+    for (uint32_t i = 0; i < c->f2.n; i++)
+      offs[c->f1.n + i] = c->f2.items[i]->h.start;
+    gql_vctx_report(st->ctx, offs, n, "%s", msg);
+  }
+  gql_buf_free(&b);
+}
+
+static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
+  state *st = vs;
+  if (node->kind != GQL_AST_SELECTION_SET || st->failed)
+    return true;
+  if (ctx->impl->aborted)
+    return false;
+  if (!st->ready) {
+    st->ctx = ctx;
+    gql_vintern_init(&st->names, ctx->arena);
+    gql_vintern_init(&st->classes, ctx->arena);
+    gql_vmap_init(&st->cache, ctx->arena);
+    gql_vmap_init(&st->pairs, ctx->arena);
+    gql_vmap_init(&st->memo, ctx->arena);
+    gql_vmap_init(&st->args, ctx->arena);
+    st->ready = true;
+  }
+  uint32_t max = ctx->impl->max_errors;
+  uint32_t count = ctx->errors->count;
+  clist out = {0};
+  st->top = &out;
+  st->budget = count < max ? max - count + 1 : 1;
+  st->stop = false;
+  within_selection_set(st, &out, gql_vctx_parent_type(ctx),
+                       (const gql_ast_selection_set *)node);
+  st->top = NULL;
+  st->stop = false;
+  for (uint32_t i = 0; i < out.n && !st->failed; i++)
+    report(st, &out.items[i]);
+  return true;
+}
 
 const gql_vrule gql_rule_OverlappingFieldsCanBeMergedRule = {
-    "OverlappingFieldsCanBeMergedRule", 0, NULL, NULL, NULL};
+    "OverlappingFieldsCanBeMergedRule", sizeof(state), NULL, enter, NULL};
