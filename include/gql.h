@@ -90,7 +90,8 @@ typedef struct gql_arena gql_arena;
 GQL_API gql_arena *gql_arena_new(const gql_allocator *alc);
 /* Frees the arena and everything allocated in it. NULL is allowed. */
 GQL_API void gql_arena_free(gql_arena *arena);
-/* Frees everything allocated in the arena but keeps its first block. */
+/* Frees everything allocated in the arena but keeps memory for the next use:
+ * one block as large as all the arena held, up to 1 MiB. */
 GQL_API void gql_arena_reset(gql_arena *arena);
 /* `size` bytes aligned to 8 (NULL on failure or when the arena's byte limit
  * would be exceeded). */

@@ -9,7 +9,11 @@ packages=(
   libuv1-dev node-llhttp python3 python3-yaml curl
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(nodejs npm valgrind wrk hyperfine libcjson-dev)
+  packages+=(valgrind wrk hyperfine libcjson-dev)
+  # Node.js may come from elsewhere than Debian (its npm then conflicts with
+  # Debian's): ask for Debian's only when the commands are missing.
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
 fi
 
 missing=()

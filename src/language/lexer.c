@@ -43,6 +43,72 @@ static const uint8_t char_class[256] = {
     ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* Keeps the hot path (names, punctuators) free of the register pressure of
+ * the rarer token kinds and of error formatting. */
+#define COLD __attribute__((noinline, cold))
+#define NOINLINE __attribute__((noinline))
+
+/* Whitespace, line terminators and commas. */
+static const bool ignored[256] = {
+    [' '] = 1, ['\t'] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* The one-character punctuators (0: not one). */
+static const uint8_t punct_kind[256] = {
+    ['!'] = GQL_TOK_BANG,      ['$'] = GQL_TOK_DOLLAR,
+    ['&'] = GQL_TOK_AMP,       ['('] = GQL_TOK_PAREN_L,
+    [')'] = GQL_TOK_PAREN_R,   [':'] = GQL_TOK_COLON,
+    ['='] = GQL_TOK_EQUALS,    ['@'] = GQL_TOK_AT,
+    ['['] = GQL_TOK_BRACKET_L, [']'] = GQL_TOK_BRACKET_R,
+    ['{'] = GQL_TOK_BRACE_L,   ['|'] = GQL_TOK_PIPE,
+    ['}'] = GQL_TOK_BRACE_R,
+};
+
+/* The indentation after a newline, eight bytes at a time where the byte
+ * order allows: a byte of x ^ 0x20.. is zero exactly where s has a space. */
+static inline uint32_t skip_spaces(const unsigned char *s, uint32_t pos,
+                                   uint32_t len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (pos + 8 <= len) {
+    uint64_t x;
+    memcpy(&x, s + pos, 8);
+    x ^= 0x2020202020202020ull;
+    uint64_t nonzero =
+        (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x) &
+        0x8080808080808080ull;
+    if (nonzero)
+      return pos + ((uint32_t)__builtin_ctzll(nonzero) >> 3);
+    pos += 8;
+  }
+#endif
+  while (pos < len && s[pos] == ' ')
+    pos++;
+  return pos;
+}
+
+/* Bytes a string scan must stop at: bit 0 in a "string" ('"', '\\', line
+ * terminators, non-ASCII), bit 1 in a block string ('"', '\\', non-ASCII).
+ * Everything else is taken as is. */
+static const uint8_t stop_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+};
+
+static inline bool string_stop(unsigned c) {
+  return stop_class[c] & 1;
+}
+static inline bool block_stop(unsigned c) {
+  return stop_class[c] & 2;
+}
+
 static inline bool is_digit(unsigned c) {
   return c - '0' < 10;
 }
@@ -103,7 +169,8 @@ static int decode_at(const gql_lexer *lx, uint32_t pos, uint32_t *cp,
 
 /* ---- errors */
 
-static int failv(gql_lexer *lx, uint32_t offset, const char *fmt, va_list ap) {
+static COLD int failv(gql_lexer *lx, uint32_t offset, const char *fmt,
+                      va_list ap) {
   char body[256];
   vsnprintf(body, sizeof body, fmt, ap);
   lx->err_offset = offset;
@@ -114,7 +181,7 @@ static int failv(gql_lexer *lx, uint32_t offset, const char *fmt, va_list ap) {
 
 static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
+static COLD int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = failv(lx, offset, fmt, ap);
@@ -126,7 +193,7 @@ static int fail(gql_lexer *lx, uint32_t offset, const char *fmt, ...) {
  * double quote), else U+XXXX.
  * A malformed UTF-8 byte has no code point: the message then names the
  * byte instead, whatever the context. */
-static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
+static COLD int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
   uint32_t cp, size;
   switch (decode_at(lx, pos, &cp, &size)) {
   case CP_EOF:
@@ -143,14 +210,14 @@ static int fail_char(gql_lexer *lx, uint32_t pos, const char *prefix) {
 }
 
 /* A character inside a string that is not a source character. */
-static int fail_in_string(gql_lexer *lx, uint32_t pos) {
+static COLD int fail_in_string(gql_lexer *lx, uint32_t pos) {
   return fail_char(lx, pos, "Invalid character within String: ");
 }
 
 /* src[pos .. pos + chars characters), clamped to the source, for messages
  * that quote a slice as graphql-js body.slice() does. */
-static int fail_escape(gql_lexer *lx, uint32_t pos, uint32_t chars,
-                       const char *what) {
+static COLD int fail_escape(gql_lexer *lx, uint32_t pos, uint32_t chars,
+                            const char *what) {
   uint32_t end = pos, cp, size;
   for (uint32_t i = 0; i < chars && end < lx->len; i++) {
     decode_at(lx, end, &cp, &size);
@@ -194,7 +261,7 @@ static int read_digits(gql_lexer *lx, uint32_t *pos) {
   return 0;
 }
 
-static int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start, len = lx->len;
   bool is_float = false;
@@ -338,8 +405,8 @@ static int read_escape(gql_lexer *lx, uint32_t pos, char *out, uint32_t *size,
 /* A string with escapes: a first pass finds where it can end (escapes
  * skipped), so that the decoded copy is allocated once with a bound; the
  * second pass decodes and reports errors in source order. */
-static int lex_escaped_string(gql_lexer *lx, gql_token *tok, uint32_t start,
-                              uint32_t pos) {
+static NOINLINE int lex_escaped_string(gql_lexer *lx, gql_token *tok,
+                                       uint32_t start, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t len = lx->len, bound = pos;
   while (bound < len) {
@@ -383,10 +450,12 @@ static int lex_escaped_string(gql_lexer *lx, gql_token *tok, uint32_t start,
   return 0;
 }
 
-static int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   for (;;) {
+    while (pos < len && !string_stop(s[pos]))
+      pos++;
     if (GQL_UNLIKELY(pos >= len))
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -414,11 +483,14 @@ static inline bool is_triple_quote(const gql_lexer *lx, uint32_t pos) {
          lx->src[pos + 2] == '"';
 }
 
-static int lex_block_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_block_string(gql_lexer *lx, gql_token *tok,
+                                     uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 3, len = lx->len, cp, size;
   bool escaped = false;
   for (;;) {
+    while (pos < len && !block_stop(s[pos]))
+      pos++;
     if (pos >= len)
       return fail(lx, pos, "Unterminated string.");
     unsigned c = s[pos];
@@ -523,7 +595,7 @@ int gql_block_string_value(gql_arena *arena, gql_str raw, gql_str *out) {
   return 0;
 }
 
-static int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
+static NOINLINE int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t pos = start + 1, len = lx->len, cp, size;
   while (pos < len) {
@@ -542,7 +614,7 @@ static int lex_comment(gql_lexer *lx, gql_token *tok, uint32_t start) {
   return 0;
 }
 
-static int unexpected_char(gql_lexer *lx, uint32_t pos) {
+static NOINLINE int unexpected_char(gql_lexer *lx, uint32_t pos) {
   uint32_t cp, size;
   if (lx->src[pos] == '\'')
     return fail(lx, pos,
@@ -555,7 +627,7 @@ static int unexpected_char(gql_lexer *lx, uint32_t pos) {
 
 /* Schema coordinates allow no ignored tokens (graphql-js 17
  * SchemaCoordinateLexer). */
-static int next_coordinate(gql_lexer *lx, gql_token *tok) {
+static NOINLINE int next_coordinate(gql_lexer *lx, gql_token *tok) {
   uint32_t pos = lx->pos;
   if (pos >= lx->len)
     return make(lx, tok, GQL_TOK_EOF, lx->len, lx->len);
@@ -577,25 +649,31 @@ static int next_coordinate(gql_lexer *lx, gql_token *tok) {
   return fail_char(lx, pos, "Invalid character: ");
 }
 
-int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
-  if (GQL_UNLIKELY(lx->err))
-    return lx->err;
-  if (GQL_UNLIKELY(lx->coordinate))
-    return next_coordinate(lx, tok);
+/* Every token kind, after ignored tokens from pos. */
+static NOINLINE int lex_general(gql_lexer *lx, gql_token *tok, uint32_t pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
-  uint32_t pos = lx->pos, len = lx->len;
+  uint32_t len = lx->len;
   for (;;) {
+    while (pos < len && ignored[s[pos]]) {
+      if (s[pos++] == '\n')
+        pos = skip_spaces(s, pos, len);
+    }
     if (pos >= len)
       return make(lx, tok, GQL_TOK_EOF, len, len);
     unsigned c = s[pos];
+    /* Names and one-character punctuators are most tokens: a table lookup
+     * and a name scan inline, everything else through the switch. */
+    if (char_class[c] == 1) {
+      uint32_t end = pos + 1;
+      while (end < len && char_class[s[end]])
+        end++;
+      make(lx, tok, GQL_TOK_NAME, pos, end);
+      tok->value = (gql_str){lx->src + pos, end - pos};
+      return 0;
+    }
+    if (punct_kind[c])
+      return make(lx, tok, punct_kind[c], pos, pos + 1);
     switch (c) {
-    case ' ':
-    case '\t':
-    case ',':
-    case '\n':
-    case '\r':
-      pos++;
-      continue;
     case 0xEF:
       if (pos + 2 < len && s[pos + 1] == 0xBB && s[pos + 2] == 0xBF) {
         pos += 3;
@@ -608,36 +686,10 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
         return 0;
       pos = tok->end;
       continue;
-    case '!':
-      return make(lx, tok, GQL_TOK_BANG, pos, pos + 1);
-    case '$':
-      return make(lx, tok, GQL_TOK_DOLLAR, pos, pos + 1);
-    case '&':
-      return make(lx, tok, GQL_TOK_AMP, pos, pos + 1);
-    case '(':
-      return make(lx, tok, GQL_TOK_PAREN_L, pos, pos + 1);
-    case ')':
-      return make(lx, tok, GQL_TOK_PAREN_R, pos, pos + 1);
     case '.':
       if (pos + 2 < len && s[pos + 1] == '.' && s[pos + 2] == '.')
         return make(lx, tok, GQL_TOK_SPREAD, pos, pos + 3);
       break;
-    case ':':
-      return make(lx, tok, GQL_TOK_COLON, pos, pos + 1);
-    case '=':
-      return make(lx, tok, GQL_TOK_EQUALS, pos, pos + 1);
-    case '@':
-      return make(lx, tok, GQL_TOK_AT, pos, pos + 1);
-    case '[':
-      return make(lx, tok, GQL_TOK_BRACKET_L, pos, pos + 1);
-    case ']':
-      return make(lx, tok, GQL_TOK_BRACKET_R, pos, pos + 1);
-    case '{':
-      return make(lx, tok, GQL_TOK_BRACE_L, pos, pos + 1);
-    case '|':
-      return make(lx, tok, GQL_TOK_PIPE, pos, pos + 1);
-    case '}':
-      return make(lx, tok, GQL_TOK_BRACE_R, pos, pos + 1);
     case '"':
       if (is_triple_quote(lx, pos))
         return lex_block_string(lx, tok, pos);
@@ -655,11 +707,40 @@ int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
     case '9':
       return lex_number(lx, tok, pos);
     default:
-      if (char_class[c] == 1)
-        return lex_name(lx, tok, pos);
       break;
     }
     lx->pos = pos;
     return unexpected_char(lx, pos);
   }
+}
+
+/* The common tokens (names, one-character punctuators, after whitespace)
+ * in a small function that needs few registers; the rest, comments and
+ * errors go to lex_general. */
+int gql_lexer_next(gql_lexer *lx, gql_token *tok) {
+  if (GQL_UNLIKELY(lx->err))
+    return lx->err;
+  if (GQL_UNLIKELY(lx->coordinate))
+    return next_coordinate(lx, tok);
+  const unsigned char *s = (const unsigned char *)lx->src;
+  uint32_t pos = lx->pos, len = lx->len;
+  while (pos < len && ignored[s[pos]]) {
+    if (s[pos++] == '\n')
+      pos = skip_spaces(s, pos, len);
+  }
+  if (GQL_LIKELY(pos < len)) {
+    unsigned c = s[pos];
+    unsigned k = punct_kind[c];
+    if (k)
+      return make(lx, tok, (int)k, pos, pos + 1);
+    if (char_class[c] == 1) {
+      uint32_t end = pos + 1;
+      while (end < len && char_class[s[end]])
+        end++;
+      make(lx, tok, GQL_TOK_NAME, pos, end);
+      tok->value = (gql_str){lx->src + pos, end - pos};
+      return 0;
+    }
+  }
+  return lex_general(lx, tok, pos);
 }

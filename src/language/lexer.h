@@ -54,8 +54,12 @@ typedef struct gql_token {
 
 typedef struct gql_lexer {
   const char *src;
+  /* pos is written at the end of every token and read at the start of the
+   * next: it does not share 8 bytes with len, or a wide load of len would
+   * stall on the narrow store to pos. */
+  uint32_t pos; /* where the next token is read from */
+  uint32_t pad_;
   uint32_t len;
-  uint32_t pos;        /* where the next token is read from */
   bool coordinate;     /* schema-coordinate mode: no ignored tokens, '.' */
   bool comments;       /* hand out COMMENT tokens instead of skipping */
   gql_arena *arena;    /* decoded strings and error messages */

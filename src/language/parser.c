@@ -27,11 +27,18 @@ typedef struct parser {
   gql_arena *arena;
   void **stack; /* scratch where arrays collect before their arena copy */
   uint32_t sp, cap;
+  char *cur, *lim; /* the chunk of arena memory nodes are cut from */
+  size_t chunk;
   int rc;
   const char *message;
   uint32_t err_offset;
   jmp_buf jmp;
 } parser;
+
+/* A slice equals a string literal; the length is known at compile time so
+ * the comparison inlines (keywords are compared on every definition). */
+#define STR_IS(s, lit)                                                         \
+  ((s).len == sizeof(lit) - 1 && memcmp((s).ptr, (lit), sizeof(lit) - 1) == 0)
 
 /* ---- errors */
 
@@ -82,19 +89,28 @@ static noreturn void unexpected(parser *p, const gql_token *t) {
 
 /* ---- tokens */
 
-static void advance(parser *p) {
+static noreturn void lex_failed(parser *p) {
+  fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+}
+
+static noreturn void too_many_tokens(parser *p) {
+  failf(p, GQL_ELIMIT, p->tok.start,
+        "Document contains more than %u tokens. Parsing aborted.",
+        p->max_tokens);
+}
+
+static inline void advance(parser *p) {
   p->prev_end = p->tok.end;
-  if (p->has_ahead) {
+  if (GQL_UNLIKELY(p->has_ahead)) {
     p->tok = p->ahead;
     p->has_ahead = false;
-  } else if (gql_lexer_next(&p->lx, &p->tok)) {
-    fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+  } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
+    lex_failed(p);
   }
   /* graphql-js counts every token the parser moves onto, except EOF. */
-  if (p->tok.kind != GQL_TOK_EOF && ++p->tokens > p->max_tokens)
-    failf(p, GQL_ELIMIT, p->tok.start,
-          "Document contains more than %u tokens. Parsing aborted.",
-          p->max_tokens);
+  p->tokens += p->tok.kind != GQL_TOK_EOF;
+  if (GQL_UNLIKELY(p->tokens > p->max_tokens))
+    too_many_tokens(p);
 }
 
 static const gql_token *lookahead(parser *p) {
@@ -102,7 +118,7 @@ static const gql_token *lookahead(parser *p) {
     if (p->tok.kind == GQL_TOK_EOF) {
       p->ahead = p->tok;
     } else if (gql_lexer_next(&p->lx, &p->ahead)) {
-      fail_rc(p, p->lx.err, p->lx.err_offset, p->lx.message);
+      lex_failed(p);
     }
     p->has_ahead = true;
   }
@@ -113,14 +129,15 @@ static inline bool peek(const parser *p, int kind) {
   return p->tok.kind == kind;
 }
 
-static gql_token expect(parser *p, int kind) {
-  gql_token t = p->tok;
-  if (GQL_LIKELY(t.kind == kind)) {
-    advance(p);
-    return t;
-  }
-  failf(p, GQL_ESYNTAX, t.start, "Expected %s, found %s.",
-        gql_token_kind_desc((gql_token_kind)kind), token_desc(p, &t));
+static noreturn void expected(parser *p, int kind) {
+  failf(p, GQL_ESYNTAX, p->tok.start, "Expected %s, found %s.",
+        gql_token_kind_desc((gql_token_kind)kind), token_desc(p, &p->tok));
+}
+
+static inline void expect(parser *p, int kind) {
+  if (GQL_UNLIKELY(p->tok.kind != kind))
+    expected(p, kind);
+  advance(p);
 }
 
 static bool expect_optional(parser *p, int kind) {
@@ -130,11 +147,15 @@ static bool expect_optional(parser *p, int kind) {
   return true;
 }
 
-static bool is_keyword(const gql_token *t, const char *kw) {
-  return t->kind == GQL_TOK_NAME && gql_str_eq_cstr(t->value, kw);
+static inline __attribute__((always_inline)) bool is_keyword(const gql_token *t,
+                                                             const char *kw) {
+  size_t n = strlen(kw); /* folds: kw is always a literal */
+  return t->kind == GQL_TOK_NAME && t->value.len == n &&
+         memcmp(t->value.ptr, kw, n) == 0;
 }
 
-static void expect_keyword(parser *p, const char *kw) {
+static inline __attribute__((always_inline)) void
+expect_keyword(parser *p, const char *kw) {
   if (is_keyword(&p->tok, kw)) {
     advance(p);
     return;
@@ -143,7 +164,8 @@ static void expect_keyword(parser *p, const char *kw) {
         token_desc(p, &p->tok));
 }
 
-static bool expect_optional_keyword(parser *p, const char *kw) {
+static inline __attribute__((always_inline)) bool
+expect_optional_keyword(parser *p, const char *kw) {
   if (!is_keyword(&p->tok, kw))
     return false;
   advance(p);
@@ -162,11 +184,35 @@ static inline void leave(parser *p) {
 
 /* ---- nodes and arrays */
 
-static void *node(parser *p, size_t size, int kind, uint32_t start) {
-  gql_ast_node *n = gql_arena_alloc(p->arena, size);
-  if (!n)
+/* Nodes are cut from zeroed arena chunks that grow from 512 bytes to 64 KiB:
+ * one arena call and one memset per chunk instead of per node, and a small
+ * document still fits in the arena's first block. */
+static __attribute__((noinline)) void refill(parser *p, size_t size) {
+  size_t want = p->chunk ? p->chunk * 2 : 512;
+  if (want > 65536)
+    want = 65536;
+  if (want < size)
+    want = size;
+  char *c = gql_arena_alloc(p->arena, want);
+  if (!c)
     nomem(p);
-  memset(n, 0, size);
+  memset(c, 0, want); /* once per chunk, not once per node */
+  p->cur = c;
+  p->lim = c + want;
+  p->chunk = want;
+}
+
+static inline void *alloc(parser *p, size_t size) {
+  size = (size + 7) & ~(size_t)7;
+  if (GQL_UNLIKELY((size_t)(p->lim - p->cur) < size))
+    refill(p, size);
+  void *r = p->cur;
+  p->cur += size;
+  return r;
+}
+
+static inline void *node(parser *p, size_t size, int kind, uint32_t start) {
+  gql_ast_node *n = alloc(p, size); /* zeroed by refill() */
   n->kind = (uint8_t)kind;
   n->start = start;
   return n;
@@ -175,15 +221,18 @@ static void *node(parser *p, size_t size, int kind, uint32_t start) {
 #define NEW(p, T, kind, start) ((T *)node((p), sizeof(T), (kind), (start)))
 #define FINISH(p, n) ((n)->h.end = (p)->prev_end)
 
-static void push(parser *p, void *item) {
-  if (GQL_UNLIKELY(p->sp == p->cap)) {
-    uint32_t cap = p->cap ? p->cap * 2 : 64;
-    void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
-    if (!s)
-      nomem(p);
-    p->stack = s;
-    p->cap = cap;
-  }
+static __attribute__((noinline)) void grow_stack(parser *p) {
+  uint32_t cap = p->cap ? p->cap * 2 : 64;
+  void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
+  if (!s)
+    nomem(p);
+  p->stack = s;
+  p->cap = cap;
+}
+
+static inline void push(parser *p, void *item) {
+  if (GQL_UNLIKELY(p->sp == p->cap))
+    grow_stack(p);
   p->stack[p->sp++] = item;
 }
 
@@ -192,9 +241,7 @@ static void *take(parser *p, uint32_t mark) {
   uint32_t n = p->sp - mark;
   if (!n)
     return NULL;
-  void **items = gql_arena_alloc(p->arena, n * sizeof *items);
-  if (!items)
-    nomem(p);
+  void **items = alloc(p, n * sizeof *items);
   memcpy(items, p->stack + mark, n * sizeof *items);
   p->sp = mark;
   return items;
@@ -239,16 +286,20 @@ static void *take(parser *p, uint32_t mark) {
 /* ---- names, values, types */
 
 static gql_ast_name parse_name(parser *p) {
-  gql_token t = expect(p, GQL_TOK_NAME);
-  return (gql_ast_name){t.value.ptr, (uint32_t)t.value.len, t.start};
+  if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
+    expected(p, GQL_TOK_NAME);
+  gql_ast_name n = {p->tok.value.ptr, (uint32_t)p->tok.value.len, p->tok.start};
+  advance(p);
+  return n;
 }
 
+/* Tokens are read field by field, never copied whole: the lexer writes
+ * them with narrow stores, and a wide load right after would stall. */
 static gql_ast_value *parse_string_literal(parser *p) {
-  gql_token t = p->tok;
+  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, p->tok.start);
+  v->u.string.value = p->tok.value;
+  v->u.string.block = p->tok.kind == GQL_TOK_BLOCK_STRING;
   advance(p);
-  gql_ast_value *v = NEW(p, gql_ast_value, GQL_AST_STRING_VALUE, t.start);
-  v->u.string.value = t.value;
-  v->u.string.block = t.kind == GQL_TOK_BLOCK_STRING;
   FINISH(p, v);
   return v;
 }
@@ -303,9 +354,11 @@ static gql_ast_value *parse_list_or_object(parser *p, bool is_const) {
 }
 
 static gql_ast_value *parse_value(parser *p, bool is_const) {
-  gql_token t = p->tok;
+  int kind = p->tok.kind;
+  uint32_t start = p->tok.start;
+  gql_str value = p->tok.value;
   gql_ast_value *v;
-  switch (t.kind) {
+  switch (kind) {
   case GQL_TOK_BRACKET_L:
   case GQL_TOK_BRACE_L:
     return parse_list_or_object(p, is_const);
@@ -313,37 +366,37 @@ static gql_ast_value *parse_value(parser *p, bool is_const) {
   case GQL_TOK_FLOAT:
     advance(p);
     v = NEW(p, gql_ast_value,
-            t.kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
-            t.start);
-    v->u.raw = t.value;
+            kind == GQL_TOK_INT ? GQL_AST_INT_VALUE : GQL_AST_FLOAT_VALUE,
+            start);
+    v->u.raw = value;
     break;
   case GQL_TOK_STRING:
   case GQL_TOK_BLOCK_STRING:
     return parse_string_literal(p);
   case GQL_TOK_NAME:
     advance(p);
-    if (gql_str_eq_cstr(t.value, "true") || gql_str_eq_cstr(t.value, "false")) {
-      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, t.start);
-      v->u.boolean = t.value.len == 4;
-    } else if (gql_str_eq_cstr(t.value, "null")) {
-      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, t.start);
+    if (STR_IS(value, "true") || STR_IS(value, "false")) {
+      v = NEW(p, gql_ast_value, GQL_AST_BOOLEAN_VALUE, start);
+      v->u.boolean = value.len == 4;
+    } else if (STR_IS(value, "null")) {
+      v = NEW(p, gql_ast_value, GQL_AST_NULL_VALUE, start);
     } else {
-      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, t.start);
-      v->u.raw = t.value;
+      v = NEW(p, gql_ast_value, GQL_AST_ENUM_VALUE, start);
+      v->u.raw = value;
     }
     break;
   case GQL_TOK_DOLLAR:
     if (is_const) {
       advance(p);
       if (peek(p, GQL_TOK_NAME))
-        failf(p, GQL_ESYNTAX, t.start,
+        failf(p, GQL_ESYNTAX, start,
               "Unexpected variable \"$%.*s\" in constant value.",
               (int)p->tok.value.len, p->tok.value.ptr);
-      unexpected(p, &t);
+      failf(p, GQL_ESYNTAX, start, "Unexpected \"$\".");
     }
     return parse_variable(p);
   default:
-    unexpected(p, &t);
+    unexpected(p, &p->tok);
   }
   FINISH(p, v);
   return v;
@@ -428,7 +481,7 @@ static gql_ast_directives parse_directives(parser *p, bool is_const) {
 static gql_ast_selection_set *parse_selection_set(parser *p);
 
 static gql_ast_name parse_fragment_name(parser *p) {
-  if (has_value(&p->tok) && gql_str_eq_cstr(p->tok.value, "on"))
+  if (has_value(&p->tok) && STR_IS(p->tok.value, "on"))
     unexpected(p, &p->tok);
   return parse_name(p);
 }
@@ -500,14 +553,19 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
 }
 
 static gql_operation_type parse_operation_type(parser *p) {
-  gql_token t = expect(p, GQL_TOK_NAME);
-  if (gql_str_eq_cstr(t.value, "query"))
-    return GQL_OP_QUERY;
-  if (gql_str_eq_cstr(t.value, "mutation"))
-    return GQL_OP_MUTATION;
-  if (gql_str_eq_cstr(t.value, "subscription"))
-    return GQL_OP_SUBSCRIPTION;
-  unexpected(p, &t);
+  if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
+    expected(p, GQL_TOK_NAME);
+  gql_operation_type op;
+  if (STR_IS(p->tok.value, "query"))
+    op = GQL_OP_QUERY;
+  else if (STR_IS(p->tok.value, "mutation"))
+    op = GQL_OP_MUTATION;
+  else if (STR_IS(p->tok.value, "subscription"))
+    op = GQL_OP_SUBSCRIPTION;
+  else
+    unexpected(p, &p->tok);
+  advance(p);
+  return op;
 }
 
 static gql_ast_node *parse_operation_definition(parser *p) {
@@ -601,9 +659,8 @@ static gql_ast_field_def *parse_field_definition(parser *p) {
 
 static gql_ast_name parse_enum_value_name(parser *p) {
   const gql_token *t = &p->tok;
-  if (has_value(t) &&
-      (gql_str_eq_cstr(t->value, "true") ||
-       gql_str_eq_cstr(t->value, "false") || gql_str_eq_cstr(t->value, "null")))
+  if (has_value(t) && (STR_IS(t->value, "true") || STR_IS(t->value, "false") ||
+                       STR_IS(t->value, "null")))
     failf(p, GQL_ESYNTAX, t->start,
           "%s is reserved and cannot be used for an enum value.",
           token_desc(p, t));
@@ -652,11 +709,11 @@ static void parse_type_body(parser *p, gql_ast_type_def *t, int def_kind) {
   }
 }
 
-static gql_ast_node *parse_type_definition(parser *p, int kind,
-                                           const char *keyword) {
+/* Called with the keyword (after any description) known to match. */
+static gql_ast_node *parse_type_definition(parser *p, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
   t->description = parse_description(p);
-  expect_keyword(p, keyword);
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, kind);
   FINISH(p, t);
@@ -696,9 +753,7 @@ static gql_ast_name *parse_directive_location(parser *p) {
   gql_ast_name name = parse_name(p);
   if (!is_directive_location(gql_ast_name_str(name)))
     unexpected(p, &start);
-  gql_ast_name *n = gql_arena_alloc(p->arena, sizeof *n);
-  if (!n)
-    nomem(p);
+  gql_ast_name *n = alloc(p, sizeof *n);
   *n = name;
   return n;
 }
@@ -735,11 +790,11 @@ static gql_ast_node *parse_schema_extension(parser *p) {
   return &s->h;
 }
 
-static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
-                                          const char *keyword) {
+/* Called with the keyword after `extend` known to match. */
+static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind) {
   gql_ast_type_def *t = NEW(p, gql_ast_type_def, kind, p->tok.start);
-  expect_keyword(p, "extend");
-  expect_keyword(p, keyword);
+  advance(p); /* extend */
+  advance(p); /* the keyword */
   t->name = parse_name(p);
   parse_type_body(p, t, def_kind);
   if (!t->interfaces.count && !t->directives.count && !t->fields.count &&
@@ -750,29 +805,43 @@ static gql_ast_node *parse_type_extension(parser *p, int def_kind, int kind,
 }
 
 static const struct {
-  const char *keyword;
   int def_kind, ext_kind;
-} type_keywords[] = {
-    {"scalar", GQL_AST_SCALAR_TYPE_DEFINITION, GQL_AST_SCALAR_TYPE_EXTENSION},
-    {"type", GQL_AST_OBJECT_TYPE_DEFINITION, GQL_AST_OBJECT_TYPE_EXTENSION},
-    {"interface", GQL_AST_INTERFACE_TYPE_DEFINITION,
-     GQL_AST_INTERFACE_TYPE_EXTENSION},
-    {"union", GQL_AST_UNION_TYPE_DEFINITION, GQL_AST_UNION_TYPE_EXTENSION},
-    {"enum", GQL_AST_ENUM_TYPE_DEFINITION, GQL_AST_ENUM_TYPE_EXTENSION},
-    {"input", GQL_AST_INPUT_OBJECT_TYPE_DEFINITION,
-     GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
+} type_kinds[] = {
+    {GQL_AST_SCALAR_TYPE_DEFINITION, GQL_AST_SCALAR_TYPE_EXTENSION},
+    {GQL_AST_OBJECT_TYPE_DEFINITION, GQL_AST_OBJECT_TYPE_EXTENSION},
+    {GQL_AST_INTERFACE_TYPE_DEFINITION, GQL_AST_INTERFACE_TYPE_EXTENSION},
+    {GQL_AST_UNION_TYPE_DEFINITION, GQL_AST_UNION_TYPE_EXTENSION},
+    {GQL_AST_ENUM_TYPE_DEFINITION, GQL_AST_ENUM_TYPE_EXTENSION},
+    {GQL_AST_INPUT_OBJECT_TYPE_DEFINITION, GQL_AST_INPUT_OBJECT_TYPE_EXTENSION},
 };
+
+/* The index in type_kinds of a type keyword (a Name's value), or -1. */
+static int type_keyword(gql_str v) {
+  switch (v.ptr[0]) {
+  case 's':
+    return STR_IS(v, "scalar") ? 0 : -1;
+  case 't':
+    return STR_IS(v, "type") ? 1 : -1;
+  case 'i':
+    return STR_IS(v, "interface") ? 2 : STR_IS(v, "input") ? 5 : -1;
+  case 'u':
+    return STR_IS(v, "union") ? 3 : -1;
+  case 'e':
+    return STR_IS(v, "enum") ? 4 : -1;
+  default:
+    return -1;
+  }
+}
 
 static gql_ast_node *parse_type_system_extension(parser *p) {
   const gql_token *kw = lookahead(p);
   if (kw->kind == GQL_TOK_NAME) {
-    if (gql_str_eq_cstr(kw->value, "schema"))
+    if (STR_IS(kw->value, "schema"))
       return parse_schema_extension(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq_cstr(kw->value, type_keywords[i].keyword))
-        return parse_type_extension(p, type_keywords[i].def_kind,
-                                    type_keywords[i].ext_kind,
-                                    type_keywords[i].keyword);
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_extension(p, type_kinds[i].def_kind,
+                                  type_kinds[i].ext_kind);
   }
   gql_token t = *kw;
   unexpected(p, &t);
@@ -785,34 +854,32 @@ static gql_ast_node *parse_definition(parser *p) {
     return parse_operation_definition(p);
   bool has_description =
       peek(p, GQL_TOK_STRING) || peek(p, GQL_TOK_BLOCK_STRING);
-  gql_token kw = has_description ? *lookahead(p) : p->tok;
-  if (has_description && kw.kind == GQL_TOK_BRACE_L)
+  const gql_token *kw = has_description ? lookahead(p) : &p->tok;
+  if (has_description && kw->kind == GQL_TOK_BRACE_L)
     failf(p, GQL_ESYNTAX, p->tok.start,
           "Unexpected description, descriptions are not supported on "
           "shorthand queries.");
-  if (kw.kind == GQL_TOK_NAME) {
-    if (gql_str_eq_cstr(kw.value, "schema"))
+  if (kw->kind == GQL_TOK_NAME) {
+    if (STR_IS(kw->value, "schema"))
       return parse_schema_definition(p);
-    for (size_t i = 0; i < GQL_ARRAY_LEN(type_keywords); i++)
-      if (gql_str_eq_cstr(kw.value, type_keywords[i].keyword))
-        return parse_type_definition(p, type_keywords[i].def_kind,
-                                     type_keywords[i].keyword);
-    if (gql_str_eq_cstr(kw.value, "directive"))
+    int i = type_keyword(kw->value);
+    if (i >= 0)
+      return parse_type_definition(p, type_kinds[i].def_kind);
+    if (STR_IS(kw->value, "directive"))
       return parse_directive_definition(p);
-    if (gql_str_eq_cstr(kw.value, "query") ||
-        gql_str_eq_cstr(kw.value, "mutation") ||
-        gql_str_eq_cstr(kw.value, "subscription"))
+    if (STR_IS(kw->value, "query") || STR_IS(kw->value, "mutation") ||
+        STR_IS(kw->value, "subscription"))
       return parse_operation_definition(p);
-    if (gql_str_eq_cstr(kw.value, "fragment"))
+    if (STR_IS(kw->value, "fragment"))
       return parse_fragment_definition(p);
     if (has_description)
       failf(p, GQL_ESYNTAX, p->tok.start,
             "Unexpected description, only GraphQL definitions support "
             "descriptions.");
-    if (gql_str_eq_cstr(kw.value, "extend"))
+    if (STR_IS(kw->value, "extend"))
       return parse_type_system_extension(p);
   }
-  unexpected(p, &kw);
+  unexpected(p, kw);
 }
 
 static gql_document *parse_document(parser *p) {

@@ -86,6 +86,33 @@ Test(arena, reset_keeps_first_block_so_reuse_does_not_allocate) {
   cr_assert_eq(c.live_bytes, 0);
 }
 
+Test(arena, reset_merges_blocks_so_steady_reuse_does_not_allocate) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  for (int i = 0; i < 300; i++)
+    gql_arena_alloc(a, 100);
+  cr_assert_gt(c.mallocs, 2, "30 KB should take several blocks");
+  gql_arena_reset(a);
+  size_t before = c.mallocs;
+  for (int round = 0; round < 5; round++) {
+    for (int i = 0; i < 300; i++)
+      cr_assert_not_null(gql_arena_alloc(a, 100));
+    gql_arena_reset(a);
+  }
+  cr_assert_eq(c.mallocs, before);
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
+Test(arena, reset_after_a_huge_request_gives_memory_back) {
+  gql_arena *a = gql_arena_new(NULL);
+  cr_assert_not_null(gql_arena_alloc(a, 8 << 20));
+  gql_arena_reset(a);
+  cr_assert_leq(gql_arena_reserved(a), (size_t)4096);
+  gql_arena_free(a);
+}
+
 Test(arena, failing_allocator_gives_null_not_a_crash) {
   counting c = {.fail_after = 1};
   gql_allocator alc = {c_malloc, c_realloc, c_free, &c};

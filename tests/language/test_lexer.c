@@ -360,3 +360,46 @@ Test(lexer, token_kind_descriptions_match_get_token_kind_desc) {
   cr_assert_str_eq(gql_token_kind_desc(GQL_TOK_SPREAD), "\"...\"");
   cr_assert_str_eq(gql_token_kind_desc(GQL_TOK_BLOCK_STRING), "BlockString");
 }
+
+Test(lexer, indentation_of_any_length_is_skipped) {
+  /* The word-at-a-time skip must stop exactly at the first non-space and
+   * never read past the end of the source. */
+  for (size_t n = 0; n < 40; n++) {
+    char *src = malloc(n + 3);
+    src[0] = '\n';
+    memset(src + 1, ' ', n);
+    src[n + 1] = 'x';
+    gql_token t = lex_one_n(src, n + 2);
+    cr_assert_eq(t.kind, GQL_TOK_NAME);
+    cr_assert_eq(t.start, n + 1, "after %zu spaces", n);
+    /* the same without the name: only EOF, at the end */
+    t = lex_one_n(src, n + 1);
+    cr_assert_eq(t.kind, GQL_TOK_EOF);
+    cr_assert_eq(t.start, n + 1);
+    /* a tab or comma inside the indentation is still ignored */
+    if (n > 2) {
+      src[n / 2] = n % 2 ? '\t' : ',';
+      t = lex_one_n(src, n + 2);
+      cr_assert_eq(t.start, n + 1);
+    }
+    free(src);
+  }
+}
+
+Test(lexer, long_strings_with_non_ascii_are_scanned_whole) {
+  char src[400];
+  for (int block = 0; block < 2; block++) {
+    size_t q = block ? 3 : 1, o = q;
+    memcpy(src, "\"\"\"", q);
+    for (int i = 0; i < 50; i++) {
+      memcpy(src + o, "ab\xC3\xA9\xE2\x82\xAC", 7);
+      o += 7;
+    }
+    memcpy(src + o, "\"\"\"", q);
+    o += q;
+    gql_token t = lex_one_n(src, o);
+    cr_assert_eq(t.kind, block ? GQL_TOK_BLOCK_STRING : GQL_TOK_STRING);
+    cr_assert_eq(t.value.len, 350);
+    cr_assert_eq(t.end, o);
+  }
+}

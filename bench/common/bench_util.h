@@ -1,0 +1,29 @@
+/* Shared helpers for the benchmark programs: timing, counting allocator,
+ * file reading. */
+#ifndef GQL_BENCH_UTIL_H
+#define GQL_BENCH_UTIL_H
+
+#include "gql.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic time in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/* An allocator that counts calls and bytes and forwards to libc. */
+typedef struct bench_counter {
+  uint64_t calls; /* malloc + realloc */
+  uint64_t frees;
+  uint64_t bytes;
+} bench_counter;
+gql_allocator bench_counting_allocator(bench_counter *c);
+
+/* Reads a whole file (malloc'ed, NUL-terminated); exits on failure. */
+char *bench_read_file(const char *path, size_t *len);
+
+/* Runs fn(arg) `iters` times per trial for `trials` trials after a warm-up
+ * and returns the median nanoseconds per call. */
+double bench_median_ns(void (*fn)(void *), void *arg, int iters, int trials);
+
+#endif

@@ -1,0 +1,369 @@
+#include "json.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------- strings */
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* True when one of the 8 bytes needs a look: '"', '\\', a control
+ * character or a non-ASCII byte (to check its UTF-8). */
+static inline bool has_special(uint64_t w) {
+  uint64_t quote = w ^ (ONES * '"');
+  uint64_t slash = w ^ (ONES * '\\');
+  uint64_t t = ((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) |
+               ((w - ONES * 0x20) & ~w) | w;
+  return (t & HIGHS) != 0;
+}
+
+/* Appends with the capacity check inline; the slow path grows. */
+static inline void put(gql_buf *b, const void *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+static void write_escape(gql_buf *b, unsigned char c) {
+  char e[6] = {'\\', 0, 0, 0, 0, 0};
+  switch (c) {
+  case '"':
+    e[1] = '"';
+    break;
+  case '\\':
+    e[1] = '\\';
+    break;
+  case '\b':
+    e[1] = 'b';
+    break;
+  case '\f':
+    e[1] = 'f';
+    break;
+  case '\n':
+    e[1] = 'n';
+    break;
+  case '\r':
+    e[1] = 'r';
+    break;
+  case '\t':
+    e[1] = 't';
+    break;
+  default:
+    e[1] = 'u', e[2] = '0', e[3] = '0';
+    e[4] = hex_digits[c >> 4], e[5] = hex_digits[c & 15];
+    put(b, e, 6);
+    return;
+  }
+  put(b, e, 2);
+}
+
+static inline bool plain_byte(unsigned char c) {
+  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* From `p`, the first byte that needs a look, on. */
+static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
+  const char *end = s.ptr + s.len, *run = s.ptr;
+  gql_buf_putc(b, '"');
+  while (p < end) {
+    while (end - p >= 8) {
+      uint64_t w;
+      memcpy(&w, p, 8);
+      if (has_special(w))
+        break;
+      p += 8;
+    }
+    if (p >= end)
+      break;
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x80) {
+      uint32_t cp;
+      size_t l = gql_utf8_decode(p, (size_t)(end - p), &cp);
+      if (l) {
+        p += l;
+        continue;
+      }
+      put(b, run, (size_t)(p - run));
+      put(b, "\xEF\xBF\xBD", 3); /* U+FFFD for a bad byte */
+      run = ++p;
+      continue;
+    }
+    if (plain_byte(c)) {
+      p++;
+      continue;
+    }
+    put(b, run, (size_t)(p - run));
+    write_escape(b, c);
+    run = ++p;
+  }
+  put(b, run, (size_t)(end - run));
+  gql_buf_putc(b, '"');
+}
+
+/* Most strings in a response need no escape: scan, then copy once. */
+void gql_json_write_string(gql_buf *b, gql_str s) {
+  const char *p = s.ptr, *end = p + s.len;
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    if (has_special(w))
+      break;
+    p += 8;
+  }
+  while (p < end && plain_byte((unsigned char)*p))
+    p++;
+  if (p != end) {
+    write_string_slow(b, s, p);
+    return;
+  }
+  if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
+      !gql_buf_reserve(b, s.len + 2))
+    return;
+  char *o = b->data + b->len;
+  o[0] = '"';
+  if (s.len)
+    memcpy(o + 1, s.ptr, s.len);
+  o[s.len + 1] = '"';
+  b->len += s.len + 2;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+static const char digit_pairs[] = "00010203040506070809"
+                                  "10111213141516171819"
+                                  "20212223242526272829"
+                                  "30313233343536373839"
+                                  "40414243444546474849"
+                                  "50515253545556575859"
+                                  "60616263646566676869"
+                                  "70717273747576777879"
+                                  "80818283848586878889"
+                                  "90919293949596979899";
+
+/* Writes the decimal digits of u ending at `end`; returns the start. */
+static char *utoa_back(char *end, uint64_t u) {
+  char *p = end;
+  while (u >= 100) {
+    unsigned r = (unsigned)(u % 100);
+    u /= 100;
+    p -= 2;
+    memcpy(p, digit_pairs + 2 * r, 2);
+  }
+  if (u >= 10) {
+    p -= 2;
+    memcpy(p, digit_pairs + 2 * u, 2);
+  } else {
+    *--p = (char)('0' + u);
+  }
+  return p;
+}
+
+void gql_json_write_int(gql_buf *b, int64_t v) {
+  char tmp[24];
+  char *end = tmp + sizeof tmp;
+  char *p = utoa_back(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+  if (v < 0)
+    *--p = '-';
+  put(b, p, (size_t)(end - p));
+}
+
+static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
+                                     1e5, 1e6, 1e7, 1e8, 1e9};
+static const uint64_t pow10_int[] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+
+/* Short decimals such as 0.5, 19.99 or 37.7749295 without the general
+ * algorithm. If m / 10^k (m < 10^15, one correctly rounded division of
+ * exact operands) is the double, then "m e-k" reads back as it, and since
+ * distinct decimals of at most 15 digits never share a double (DBL_DIG),
+ * no shorter decimal does: it is the shortest, so JavaScript prints it in
+ * fixed notation for 1e-6 <= |d| < 1e21. The smallest k gives no trailing
+ * zero. Returns false when no k <= 9 fits. */
+static bool write_short_decimal(gql_buf *b, double d) {
+  double a = d < 0 ? -d : d;
+  if (!(a >= 1e-6 && a < 1e15))
+    return false;
+  for (int k = 1; k < (int)GQL_ARRAY_LEN(pow10_exact); k++) {
+    double scaled = a * pow10_exact[k];
+    if (scaled >= 1e15)
+      return false;
+    uint64_t m = (uint64_t)(scaled + 0.5);
+    if ((double)m / pow10_exact[k] != a)
+      continue;
+    char tmp[40];
+    char *end = tmp + sizeof tmp;
+    char *p = utoa_back(end, m % pow10_int[k]);
+    while (end - p < k) /* leading zeros of the fraction */
+      *--p = '0';
+    *--p = '.';
+    p = utoa_back(p, m / pow10_int[k]);
+    if (d < 0)
+      *--p = '-';
+    put(b, p, (size_t)(end - p));
+    return true;
+  }
+  return false;
+}
+
+void gql_json_write_double(gql_buf *b, double d) {
+  if (!isfinite(d)) {
+    put(b, "null", 4);
+    return;
+  }
+  /* Integers below 2^53 print all their digits in JavaScript, which is
+   * what the integer path prints; -0 prints 0 in both. */
+  if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
+      (double)(int64_t)d == d) {
+    gql_json_write_int(b, (int64_t)d);
+    return;
+  }
+  if (write_short_decimal(b, d))
+    return;
+  char out[32];
+  put(b, out, gql_dtoa(d, out));
+}
+
+/* ----------------------------------------------------------------- values */
+
+static void write_number(gql_buf *b, const gql_json_value *v) {
+  /* An int64 beyond 2^53 is not a JavaScript number: print the double as
+   * JSON.stringify(JSON.parse(text)) would. */
+  if (v->is_int && v->number.i > -9007199254740992 &&
+      v->number.i < 9007199254740992)
+    gql_json_write_int(b, v->number.i);
+  else
+    gql_json_write_double(b, v->number.d);
+}
+
+static void write_scalar(gql_buf *b, const gql_json_value *v) {
+  switch (v->kind) {
+  case GQL_JSON_BOOL:
+    if (v->boolean)
+      put(b, "true", 4);
+    else
+      put(b, "false", 5);
+    return;
+  case GQL_JSON_NUMBER:
+    write_number(b, v);
+    return;
+  case GQL_JSON_STRING:
+    gql_json_write_string(b, v->string);
+    return;
+  default:
+    put(b, "null", 4);
+    return;
+  }
+}
+
+static bool is_container(const gql_json_value *v) {
+  return v->kind == GQL_JSON_ARRAY || v->kind == GQL_JSON_OBJECT;
+}
+
+static size_t child_count(const gql_json_value *v) {
+  return v->kind == GQL_JSON_ARRAY ? v->array.count : v->object.count;
+}
+
+static void newline(gql_buf *b, int indent, size_t depth) {
+  size_t n = (size_t)indent * depth;
+  if (!gql_buf_reserve(b, n + 1))
+    return;
+  b->data[b->len++] = '\n';
+  memset(b->data + b->len, ' ', n);
+  b->len += n;
+}
+
+typedef struct frame {
+  const gql_json_value *v;
+  size_t i;
+} frame;
+
+/* One frame per open container, on an explicit stack that grows on the
+ * buffer's allocator: any depth a value was built with can be written. */
+static int write_value(gql_buf *b, const gql_json_value *v, int indent) {
+  if (!is_container(v) || child_count(v) == 0) {
+    if (v->kind == GQL_JSON_ARRAY)
+      put(b, "[]", 2);
+    else if (v->kind == GQL_JSON_OBJECT)
+      put(b, "{}", 2);
+    else
+      write_scalar(b, v);
+    return b->failed ? GQL_ENOMEM : 0;
+  }
+  frame inline_frames[32];
+  frame *st = inline_frames;
+  size_t n = 0, cap = GQL_ARRAY_LEN(inline_frames);
+  gql_buf_putc(b, v->kind == GQL_JSON_ARRAY ? '[' : '{');
+  st[n++] = (frame){v, 0};
+  while (n && !b->failed) {
+    frame *f = &st[n - 1];
+    const gql_json_value *c = f->v;
+    bool obj = c->kind == GQL_JSON_OBJECT;
+    if (f->i == child_count(c)) {
+      if (indent)
+        newline(b, indent, n - 1);
+      gql_buf_putc(b, obj ? '}' : ']');
+      n--;
+      continue;
+    }
+    if (f->i)
+      gql_buf_putc(b, ',');
+    if (indent)
+      newline(b, indent, n);
+    const gql_json_value *x;
+    if (obj) {
+      const gql_json_member *m = &c->object.members[f->i];
+      gql_json_write_string(b, m->key);
+      gql_buf_putc(b, ':');
+      if (indent)
+        gql_buf_putc(b, ' ');
+      x = &m->value;
+    } else {
+      x = &c->array.items[f->i];
+    }
+    f->i++;
+    if (!is_container(x) || child_count(x) == 0) {
+      if (x->kind == GQL_JSON_ARRAY)
+        put(b, "[]", 2);
+      else if (x->kind == GQL_JSON_OBJECT)
+        put(b, "{}", 2);
+      else
+        write_scalar(b, x);
+      continue;
+    }
+    if (n == cap) {
+      frame *g = gql_alc_malloc(b->alc, cap * 2 * sizeof *g);
+      if (!g) {
+        b->failed = true;
+        break;
+      }
+      memcpy(g, st, n * sizeof *g);
+      if (st != inline_frames)
+        gql_alc_free(b->alc, st, cap * sizeof *st);
+      st = g;
+      cap *= 2;
+    }
+    gql_buf_putc(b, x->kind == GQL_JSON_ARRAY ? '[' : '{');
+    st[n++] = (frame){x, 0};
+  }
+  if (st != inline_frames)
+    gql_alc_free(b->alc, st, cap * sizeof *st);
+  return b->failed ? GQL_ENOMEM : 0;
+}
+
+int gql_json_write_value(gql_buf *b, const gql_json_value *v) {
+  return write_value(b, v, 0);
+}
+
+int gql_json_write_value_pretty(gql_buf *b, const gql_json_value *v,
+                                int indent) {
+  if (indent < 1)
+    indent = 0;
+  if (indent > 10)
+    indent = 10;
+  return write_value(b, v, indent);
+}
