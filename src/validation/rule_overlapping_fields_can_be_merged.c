@@ -30,15 +30,14 @@
 
 /* ---- field maps (graphql-js NodeAndDefCollection + fragment names) */
 
-#define LEAF_UNIQUE UINT32_MAX /* a leaf that gets no class (dup args) */
-#define NOT_LEAF (UINT32_MAX - 1)
-#define CLS_UNSET (UINT32_MAX - 2)
+#define NO_CLASS UINT32_MAX /* compared one by one */
+#define CLS_UNSET (UINT32_MAX - 1)
 
 typedef struct nd {
   uint32_t parent; /* GQL_NO_TYPE when unknown */
   const gql_ast_selection *node;
   const gql_field *def;
-  uint32_t cls; /* leaf class id, or one of the markers above */
+  uint32_t cls; /* class id, NO_CLASS or CLS_UNSET */
 } nd;
 
 typedef struct group {
@@ -107,6 +106,7 @@ typedef struct state {
 } state;
 
 static const char NO_CONFLICT[] = "";
+static const char HAS_CONFLICT[] = "";
 
 /* ---- small helpers */
 
@@ -446,21 +446,83 @@ static const char *shallow_conflict(state *st, bool parents_excl, const nd *f1,
   return NULL;
 }
 
-/* The class of a leaf field (see the top of the file). */
-static uint32_t leaf_class(state *st, nd *f) {
+/* Serializes a field's subtree for its class key: alias, name, arguments
+ * and selections as written (directives do not matter to this rule).
+ * False when the subtree holds a fragment spread or a __schema / __type
+ * field: comparing it could then touch the fragment-pair memo, or fill the
+ * field-map cache with another parent type than graphql-js's order would,
+ * so it must be compared where graphql-js compares it. */
+static bool serialize(gql_buf *b, const gql_ast_selection *f) {
+  gql_str name = gql_ast_name_str(f->name);
+  if (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type"))
+    return false;
+  gql_buf_put_str(b, gql_ast_name_str(f->alias));
+  gql_buf_putc(b, ':');
+  gql_buf_put_str(b, name);
+  gql_buf_putc(b, '(');
+  for (uint32_t i = 0; i < f->args.count; i++) {
+    gql_buf_put_str(b, gql_ast_name_str(f->args.items[i]->name));
+    gql_buf_putc(b, ':');
+    gql_vprint_value_buf(b, f->args.items[i]->value);
+    gql_buf_putc(b, ',');
+  }
+  gql_buf_putc(b, ')');
+  if (!f->selection_set)
+    return true;
+  gql_buf_putc(b, '{');
+  const gql_ast_selection_set *set = f->selection_set;
+  for (uint32_t i = 0; i < set->selections.count; i++) {
+    const gql_ast_selection *sel = set->selections.items[i];
+    if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD)
+      return false;
+    if (sel->h.kind == GQL_AST_FIELD) {
+      if (!serialize(b, sel))
+        return false;
+    } else {
+      /* an inline fragment: its fields join the enclosing map */
+      gql_buf_puts(b, "...");
+      if (sel->type_condition)
+        gql_buf_put_str(b, gql_ast_name_str(sel->type_condition->name));
+      gql_buf_putc(b, '{');
+      gql_ast_selection tmp = *sel;
+      tmp.h.kind = GQL_AST_FIELD;
+      tmp.alias = tmp.name = (gql_ast_name){0};
+      tmp.args.count = 0;
+      if (!serialize(b, &tmp))
+        return false;
+      gql_buf_putc(b, '}');
+    }
+    gql_buf_putc(b, ' ');
+  }
+  gql_buf_putc(b, '}');
+  return true;
+}
+
+/* The class of a field (see the top of the file): leaf fields by parent
+ * type, name and canonical arguments; fields with a selection set by
+ * parent type and their whole subtree, when comparing them is free of side
+ * effects. Fields without a class are compared one by one. */
+static uint32_t field_class(state *st, nd *f) {
   if (f->cls != CLS_UNSET)
     return f->cls;
-  if (f->node->selection_set) {
-    f->cls = NOT_LEAF;
-    return f->cls;
+  f->cls = NO_CLASS;
+  const char *key = NULL;
+  if (!f->node->selection_set) {
+    const char *args = canonical_args(st, f->node);
+    if (!args)
+      return f->cls;
+    key = gql_arena_sprintf(st->ctx->arena, "L%u %.*s(%s", f->parent,
+                            (int)f->node->name.len, f->node->name.ptr, args);
+  } else {
+    gql_buf b;
+    gql_buf_init(&b, NULL);
+    gql_buf_printf(&b, "N%u ", f->parent);
+    if (serialize(&b, f->node) && !b.failed)
+      key = gql_arena_strndup(st->ctx->arena, b.data, b.len);
+    gql_buf_free(&b);
+    if (!key)
+      return f->cls;
   }
-  f->cls = LEAF_UNIQUE;
-  const char *args = canonical_args(st, f->node);
-  if (!args)
-    return f->cls;
-  const char *key =
-      gql_arena_sprintf(st->ctx->arena, "%u %.*s(%s", f->parent,
-                        (int)f->node->name.len, f->node->name.ptr, args);
   if (!key) {
     st->failed = true;
     return f->cls;
@@ -475,16 +537,31 @@ static bool is_class(uint32_t c) {
   return c < CLS_UNSET;
 }
 
-/* The shallow reason for two leaf classes, memoized. */
-static const char *class_conflict(state *st, bool parents_excl, nd *f1,
-                                  nd *f2) {
+static void find_conflict(state *st, clist *out, bool parents_excl,
+                          gql_str name, const nd *f1, const nd *f2);
+
+/* Whether two classed fields conflict, memoized per class pair and
+ * exclusivity: NULL for no conflict, else the reason text of a shallow
+ * conflict between leaves, or HAS_CONFLICT when fields with sub-selections
+ * conflict (each pair is then compared for its own nodes). */
+static const char *class_conflict(state *st, bool parents_excl, gql_str name,
+                                  nd *f1, nd *f2) {
+  if (f1->cls == f2->cls && !f1->node->selection_set)
+    return NULL;
   uint64_t key =
       (uint64_t)f1->cls << 33 | (uint64_t)f2->cls << 1 | (parents_excl ? 1 : 0);
   void *v;
   if (gql_vmap_get(&st->memo, key, &v))
     return v == NO_CONFLICT ? NULL : v;
-  bool excl;
-  const char *r = shallow_conflict(st, parents_excl, f1, f2, &excl);
+  const char *r;
+  if (!f1->node->selection_set || !f2->node->selection_set) {
+    bool excl;
+    r = shallow_conflict(st, parents_excl, f1, f2, &excl);
+  } else {
+    clist scratch = {0};
+    find_conflict(st, &scratch, parents_excl, name, f1, f2);
+    r = scratch.n ? HAS_CONFLICT : NULL;
+  }
   if (!gql_vmap_put(&st->memo, key, (void *)(r ? r : NO_CONFLICT)))
     st->failed = true;
   return r;
@@ -597,7 +674,7 @@ static void compare_groups(state *st, clist *out, bool excl, group *g1,
   gql_vmap seen;
   gql_vmap_init(&seen, a);
   for (uint32_t j = 0; j < n2; j++) {
-    uint32_t c = leaf_class(st, &g2->items[j]);
+    uint32_t c = field_class(st, &g2->items[j]);
     void *v;
     if (!is_class(c)) {
       other2[nother2++] = j;
@@ -616,7 +693,7 @@ static void compare_groups(state *st, clist *out, bool excl, group *g1,
   gql_vmap_init(&rowcache, a);
   for (uint32_t i = 0; i < n1 && !st->stop && !st->failed; i++) {
     nd *f1 = &g1->items[i];
-    uint32_t c1 = leaf_class(st, f1);
+    uint32_t c1 = field_class(st, f1);
     uint32_t from = within ? i + 1 : 0;
     if (is_class(c1)) {
       void *v;
@@ -626,8 +703,7 @@ static void compare_groups(state *st, clist *out, bool excl, group *g1,
       if (!row) {
         row = 1;
         for (uint32_t k = 0; k < k2 && row == 1; k++)
-          if (cls2[k] != c1 &&
-              class_conflict(st, excl, f1, &g2->items[rep2[k]]))
+          if (class_conflict(st, excl, g1->name, f1, &g2->items[rep2[k]]))
             row = 2;
         if (!gql_vmap_put(&rowcache, c1, (void *)row))
           st->failed = true;
@@ -642,12 +718,12 @@ static void compare_groups(state *st, clist *out, bool excl, group *g1,
     }
     for (uint32_t j = from; j < n2 && !st->stop; j++) {
       nd *f2 = &g2->items[j];
-      uint32_t c2 = leaf_class(st, f2);
+      uint32_t c2 = field_class(st, f2);
       if (is_class(c1) && is_class(c2)) {
-        if (c1 == c2)
-          continue;
-        const char *msg = class_conflict(st, excl, f1, f2);
-        if (msg)
+        const char *msg = class_conflict(st, excl, g1->name, f1, f2);
+        if (msg == HAS_CONFLICT)
+          find_conflict(st, out, excl, g1->name, f1, f2);
+        else if (msg)
           push_conflict(st, out,
                         leaf_conflict(st, g1->name, msg, f1->node, f2->node));
         continue;
