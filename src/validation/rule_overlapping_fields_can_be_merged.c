@@ -92,6 +92,10 @@ typedef struct dlist {
 typedef struct state {
   gql_vctx *ctx;
   bool ready, failed;
+  bool naive;         /* compare every pair, as graphql-js (for tests) */
+  bool cyclic;        /* the fragments spread each other in a cycle */
+  uint32_t depth;     /* nesting of field comparisons */
+  uint64_t steps;     /* field comparisons, counted in cyclic documents */
   bool stop;          /* enough conflicts for the error limit */
   clist *top;         /* the top-level list being filled */
   uint32_t budget;    /* conflicts the top-level list may usefully hold */
@@ -600,9 +604,35 @@ static void sub_selection_conflicts(state *st, clist *out, bool excl,
                                     uint32_t p2,
                                     const gql_ast_selection_set *s2);
 
-/* graphql-js findConflict; a found conflict is appended to `out`. */
+/* graphql-js findConflict; a found conflict is appended to `out`.
+ *
+ * With fragments that spread each other in a cycle, graphql-js can recurse
+ * without end here (it then dies of a stack overflow); the rule gives up on
+ * such documents instead, after MAX_DEPTH nested comparisons or
+ * MAX_CYCLIC_STEPS comparisons. NoFragmentCyclesRule reports them. The
+ * depth limit also bounds the stack on very deep acyclic documents. */
+#define MAX_DEPTH 1000
+#define MAX_CYCLIC_STEPS 2000000
+
+static void find_conflict_in(state *st, clist *out, bool parents_excl,
+                             gql_str name, const nd *f1, const nd *f2);
+
 static void find_conflict(state *st, clist *out, bool parents_excl,
                           gql_str name, const nd *f1, const nd *f2) {
+  if (st->failed)
+    return;
+  if (st->depth >= MAX_DEPTH ||
+      (st->cyclic && ++st->steps > MAX_CYCLIC_STEPS)) {
+    st->failed = true;
+    return;
+  }
+  st->depth++;
+  find_conflict_in(st, out, parents_excl, name, f1, f2);
+  st->depth--;
+}
+
+static void find_conflict_in(state *st, clist *out, bool parents_excl,
+                             gql_str name, const nd *f1, const nd *f2) {
   bool excl;
   const char *msg = shallow_conflict(st, parents_excl, f1, f2, &excl);
   if (msg) {
@@ -654,7 +684,7 @@ static void compare_groups(state *st, clist *out, bool excl, group *g1,
   uint32_t n1 = g1->n, n2 = g2->n;
   if (within && n1 < 2)
     return;
-  if (n1 * (uint64_t)n2 <= 16) {
+  if (n1 * (uint64_t)n2 <= 16 || st->naive) {
     for (uint32_t i = 0; i < n1 && !st->stop; i++)
       for (uint32_t j = within ? i + 1 : 0; j < n2 && !st->stop; j++)
         find_conflict(st, out, excl, g1->name, &g1->items[i], &g2->items[j]);
@@ -846,6 +876,42 @@ static void within_selection_set(state *st, clist *out, uint32_t parent,
   process_discovered(st, out, false, m, &d);
 }
 
+/* ---- fragment cycles */
+
+/* Depth-first search over the spreads of fragment `f`: colour 1 while on
+ * the path, 2 when done. True when a cycle is found. */
+static bool has_cycle_from(state *st, gql_vmap *colour,
+                           const gql_ast_fragment *f, uint32_t depth) {
+  void *v;
+  if (gql_vmap_get(colour, (uint64_t)(uintptr_t)f, &v))
+    return (uintptr_t)v == 1;
+  if (depth > 5000 ||
+      !gql_vmap_put(colour, (uint64_t)(uintptr_t)f, (void *)(uintptr_t)1))
+    return true;
+  gql_spread_list sp = gql_vctx_fragment_spreads(st->ctx, f->selection_set);
+  for (uint32_t i = 0; i < sp.count; i++) {
+    const gql_ast_fragment *g =
+        gql_vctx_fragment(st->ctx, gql_ast_name_str(sp.items[i]->name));
+    if (g && has_cycle_from(st, colour, g, depth + 1))
+      return true;
+  }
+  gql_vmap_put(colour, (uint64_t)(uintptr_t)f, (void *)(uintptr_t)2);
+  return false;
+}
+
+static bool has_fragment_cycle(state *st) {
+  gql_vmap colour;
+  gql_vmap_init(&colour, st->ctx->arena);
+  const gql_document *doc = st->ctx->doc;
+  for (uint32_t i = 0; i < doc->definitions.count; i++) {
+    const gql_ast_node *d = doc->definitions.items[i];
+    if (d->kind == GQL_AST_FRAGMENT_DEFINITION &&
+        has_cycle_from(st, &colour, (const gql_ast_fragment *)d, 0))
+      return true;
+  }
+  return false;
+}
+
 /* ---- reporting */
 
 static void reason_message(gql_buf *b, const reason *r) {
@@ -898,6 +964,7 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     gql_vmap_init(&st->memo, ctx->arena);
     gql_vmap_init(&st->args, ctx->arena);
     st->ready = true;
+    st->cyclic = has_fragment_cycle(st);
   }
   uint32_t max = ctx->impl->max_errors;
   uint32_t count = ctx->errors->count;
@@ -916,3 +983,11 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
 
 const gql_vrule gql_rule_OverlappingFieldsCanBeMergedRule = {
     "OverlappingFieldsCanBeMergedRule", sizeof(state), NULL, enter, NULL};
+
+static void init_naive(gql_vctx *ctx, void *vs) {
+  (void)ctx;
+  ((state *)vs)->naive = true;
+}
+
+const gql_vrule gql_rule_OverlappingFieldsCanBeMergedNaive = {
+    "OverlappingFieldsCanBeMergedRule", sizeof(state), init_naive, enter, NULL};

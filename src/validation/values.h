@@ -72,4 +72,8 @@ bool gql_vleaf_literal_ok(const gql_schema *s, uint32_t type,
                           const gql_ast_value *v, gql_arena *arena,
                           const char **message);
 
+/* OverlappingFieldsCanBeMergedRule without its shortcuts: every pair is
+ * compared as graphql-js does. Tests check the real rule against it. */
+extern const gql_vrule gql_rule_OverlappingFieldsCanBeMergedNaive;
+
 #endif
