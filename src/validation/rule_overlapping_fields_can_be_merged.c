@@ -50,10 +50,11 @@ typedef struct group {
 typedef struct fmap {
   group *groups;
   uint32_t ngroups, cgroups;
-  uint32_t *index; /* open addressing on name_id: group index + 1 */
+  uint32_t *index; /* open addressing on name_id: group index + 1; NULL
+                    * for small maps (searched linearly) */
   uint32_t index_cap;
   uint32_t *frags; /* fragment name ids, first-seen order, unique */
-  uint32_t nfrags, cfrags;
+  uint32_t nfrags;
 } fmap;
 
 /* ---- conflicts */
@@ -105,7 +106,7 @@ typedef struct state {
   gql_vintern classes; /* leaf class keys */
   gql_vmap cache;      /* selection set → fmap* */
   gql_vmap pairs;      /* fragment pair → 1 + mutually exclusive */
-  gql_vmap memo;       /* leaf class pair + exclusivity → reason text */
+  gql_vmap memo[2];    /* by exclusivity: class pair → reason text */
   gql_vmap args;       /* field node → canonical arguments (or NULL) */
 } state;
 
@@ -162,29 +163,8 @@ static uint32_t type_from_ast(const gql_schema *s, const gql_ast_type *t) {
 
 /* ---- collecting fields and fragment names */
 
-static void index_put(fmap *m, uint32_t gi) {
-  uint32_t mask = m->index_cap - 1;
-  uint32_t j = (m->groups[gi].name_id * 2654435761u) & mask;
-  while (m->index[j])
-    j = (j + 1) & mask;
-  m->index[j] = gi + 1;
-}
-
-static bool index_rebuild(state *st, fmap *m) {
-  uint32_t cap = 16;
-  while (cap < m->ngroups * 2 + 2)
-    cap *= 2;
-  uint32_t *idx = gql_arena_alloc(st->ctx->arena, cap * sizeof *idx);
-  if (!idx) {
-    st->failed = true;
-    return false;
-  }
-  memset(idx, 0, cap * sizeof *idx);
-  m->index = idx;
-  m->index_cap = cap;
-  for (uint32_t i = 0; i < m->ngroups; i++)
-    index_put(m, i);
-  return true;
+static uint32_t index_slot(uint32_t id, uint32_t mask) {
+  return (id * 2654435761u) & mask;
 }
 
 static group *find_group(const fmap *m, uint32_t id) {
@@ -195,83 +175,97 @@ static group *find_group(const fmap *m, uint32_t id) {
     return NULL;
   }
   uint32_t mask = m->index_cap - 1;
-  for (uint32_t j = (id * 2654435761u) & mask; m->index[j]; j = (j + 1) & mask)
+  for (uint32_t j = index_slot(id, mask); m->index[j]; j = (j + 1) & mask)
     if (m->groups[m->index[j] - 1].name_id == id)
       return &m->groups[m->index[j] - 1];
   return NULL;
 }
 
-static void add_field(state *st, fmap *m, uint32_t parent,
-                      const gql_ast_selection *sel) {
-  const gql_schema *s = st->ctx->schema;
-  const gql_field *def = NULL;
-  if (parent != GQL_NO_TYPE) {
-    const gql_type *pt = gql_schema_type_at(s, parent);
-    if (pt->kind == GQL_TYPE_OBJECT || pt->kind == GQL_TYPE_INTERFACE)
-      def = gql_type_field(pt, gql_ast_name_str(sel->name));
+/* Fields and spreads of a selection set, inline fragments included. */
+static void count_selections(const gql_ast_selection_set *set, uint32_t *nf,
+                             uint32_t *ns) {
+  for (uint32_t i = 0; i < set->selections.count; i++) {
+    const gql_ast_selection *sel = set->selections.items[i];
+    if (sel->h.kind == GQL_AST_FIELD)
+      (*nf)++;
+    else if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD)
+      (*ns)++;
+    else if (sel->selection_set)
+      count_selections(sel->selection_set, nf, ns);
   }
-  uint32_t id = name_id(st, response_name(sel));
-  if (id == UINT32_MAX)
-    return;
-  group *g = find_group(m, id);
-  if (!g) {
-    group *gs = grow(st, m->groups, &m->cgroups, m->ngroups + 1, sizeof *gs);
-    if (!gs)
-      return;
-    m->groups = gs;
-    g = &m->groups[m->ngroups++];
-    *g = (group){id, response_name(sel), NULL, 0, 0};
-    if (m->index && m->ngroups * 2 + 2 <= m->index_cap)
-      index_put(m, m->ngroups - 1);
-    else if (m->ngroups > 8 && !index_rebuild(st, m))
-      return;
-  }
-  nd *items = grow(st, g->items, &g->cap, g->n + 1, sizeof *items);
-  if (!items)
-    return;
-  g->items = items;
-  g->items[g->n++] = (nd){parent, sel, def, CLS_UNSET};
 }
 
-static void add_fragment(state *st, fmap *m, gql_vmap *seen, gql_str name) {
-  uint32_t id = name_id(st, name);
+/* The walk of graphql-js _collectFieldsAndFragmentNames, in two passes
+ * over the same order: the first (place == NULL) numbers the response
+ * names into groups and the fragment names, the second puts each field in
+ * its group's slice. */
+typedef struct collector {
+  state *st;
+  fmap *m;
+  uint32_t *gids; /* per field, in walk order */
+  uint32_t nfields;
+  uint32_t *fill; /* per group: fields placed so far (second pass) */
+  bool place;
+} collector;
+
+static uint32_t group_of(collector *c, const gql_ast_selection *sel) {
+  fmap *m = c->m;
+  uint32_t id = name_id(c->st, response_name(sel));
+  if (id == UINT32_MAX)
+    return UINT32_MAX;
+  group *g = find_group(m, id);
+  if (g)
+    return (uint32_t)(g - m->groups);
+  uint32_t gi = m->ngroups++;
+  m->groups[gi] = (group){id, response_name(sel), NULL, 0, 0};
+  if (m->index) {
+    uint32_t mask = m->index_cap - 1;
+    uint32_t j = index_slot(id, mask);
+    while (m->index[j])
+      j = (j + 1) & mask;
+    m->index[j] = gi + 1;
+  }
+  return gi;
+}
+
+static void add_fragment(collector *c, gql_str name) {
+  fmap *m = c->m;
+  uint32_t id = name_id(c->st, name);
   if (id == UINT32_MAX)
     return;
-  void *v;
-  if (gql_vmap_get(seen, id, &v))
-    return;
-  if (!gql_vmap_put(seen, id, NULL)) {
-    st->failed = true;
-    return;
-  }
-  uint32_t *f = grow(st, m->frags, &m->cfrags, m->nfrags + 1, sizeof *f);
-  if (!f)
-    return;
-  m->frags = f;
+  /* few spreads per selection set: a linear check is cheapest */
+  for (uint32_t i = 0; i < m->nfrags; i++)
+    if (m->frags[i] == id)
+      return;
   m->frags[m->nfrags++] = id;
 }
 
-static void collect(state *st, uint32_t parent,
-                    const gql_ast_selection_set *set, fmap *m, gql_vmap *seen) {
-  for (uint32_t i = 0; i < set->selections.count && !st->failed; i++) {
+static void collect(collector *c, uint32_t parent,
+                    const gql_ast_selection_set *set) {
+  const gql_schema *s = c->st->ctx->schema;
+  for (uint32_t i = 0; i < set->selections.count && !c->st->failed; i++) {
     const gql_ast_selection *sel = set->selections.items[i];
-    switch (sel->h.kind) {
-    case GQL_AST_FIELD:
-      add_field(st, m, parent, sel);
-      break;
-    case GQL_AST_FRAGMENT_SPREAD:
-      add_fragment(st, m, seen, gql_ast_name_str(sel->name));
-      break;
-    case GQL_AST_INLINE_FRAGMENT: {
-      uint32_t t = sel->type_condition
-                       ? type_from_ast(st->ctx->schema, sel->type_condition)
-                       : parent;
-      if (sel->selection_set)
-        collect(st, t, sel->selection_set, m, seen);
-      break;
-    }
-    default:
-      break;
+    if (sel->h.kind == GQL_AST_FIELD) {
+      uint32_t k = c->nfields++;
+      if (!c->place) {
+        c->gids[k] = group_of(c, sel);
+        continue;
+      }
+      const gql_field *def = NULL;
+      if (parent != GQL_NO_TYPE) {
+        const gql_type *pt = gql_schema_type_at(s, parent);
+        if (pt->kind == GQL_TYPE_OBJECT || pt->kind == GQL_TYPE_INTERFACE)
+          def = gql_type_field(pt, gql_ast_name_str(sel->name));
+      }
+      group *g = &c->m->groups[c->gids[k]];
+      g->items[c->fill[c->gids[k]]++] = (nd){parent, sel, def, CLS_UNSET};
+    } else if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD) {
+      if (!c->place)
+        add_fragment(c, gql_ast_name_str(sel->name));
+    } else if (sel->selection_set) {
+      uint32_t t =
+          sel->type_condition ? type_from_ast(s, sel->type_condition) : parent;
+      collect(c, t, sel->selection_set);
     }
   }
 }
@@ -283,15 +277,53 @@ static fmap *fields_of(state *st, uint32_t parent,
   void *v;
   if (gql_vmap_get(&st->cache, (uint64_t)(uintptr_t)set, &v))
     return v;
-  fmap *m = gql_arena_alloc(st->ctx->arena, sizeof *m);
-  if (!m) {
+  gql_arena *a = st->ctx->arena;
+  uint32_t nf = 0, ns = 0;
+  count_selections(set, &nf, &ns);
+  fmap *m = gql_arena_alloc(a, sizeof *m);
+  uint32_t *gids = gql_arena_alloc(a, (nf + 1) * sizeof *gids);
+  if (!m || !gids) {
     st->failed = true;
     return NULL;
   }
   *m = (fmap){0};
-  gql_vmap seen;
-  gql_vmap_init(&seen, st->ctx->arena);
-  collect(st, parent, set, m, &seen);
+  m->groups = gql_arena_alloc(a, (nf + 1) * sizeof *m->groups);
+  m->frags = gql_arena_alloc(a, (ns + 1) * sizeof *m->frags);
+  if (nf > 8) {
+    m->index_cap = 16;
+    while (m->index_cap < 2 * nf)
+      m->index_cap *= 2;
+    m->index = gql_arena_alloc(a, m->index_cap * sizeof *m->index);
+    if (m->index)
+      memset(m->index, 0, m->index_cap * sizeof *m->index);
+  }
+  if (!m->groups || !m->frags || (nf > 8 && !m->index)) {
+    st->failed = true;
+    return NULL;
+  }
+  collector c = {st, m, gids, 0, NULL, false};
+  collect(&c, parent, set);
+  if (st->failed)
+    return NULL;
+  /* slices of one array, by group */
+  nd *items = gql_arena_alloc(a, (nf + 1) * sizeof *items);
+  c.fill = gql_arena_alloc(a, (m->ngroups + 1) * sizeof *c.fill);
+  if (!items || !c.fill) {
+    st->failed = true;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < nf; i++)
+    m->groups[gids[i]].n++;
+  uint32_t off = 0;
+  for (uint32_t g = 0; g < m->ngroups; g++) {
+    m->groups[g].items = items + off;
+    m->groups[g].cap = m->groups[g].n;
+    off += m->groups[g].n;
+    c.fill[g] = 0;
+  }
+  c.place = true;
+  c.nfields = 0;
+  collect(&c, parent, set);
   if (!gql_vmap_put(&st->cache, (uint64_t)(uintptr_t)set, m))
     st->failed = true;
   return m;
@@ -552,10 +584,10 @@ static const char *class_conflict(state *st, bool parents_excl, gql_str name,
                                   nd *f1, nd *f2) {
   if (f1->cls == f2->cls && !f1->node->selection_set)
     return NULL;
-  uint64_t key =
-      (uint64_t)f1->cls << 33 | (uint64_t)f2->cls << 1 | (parents_excl ? 1 : 0);
+  uint64_t key = (uint64_t)f1->cls << 32 | f2->cls;
+  gql_vmap *memo = &st->memo[parents_excl];
   void *v;
-  if (gql_vmap_get(&st->memo, key, &v))
+  if (gql_vmap_get(memo, key, &v))
     return v == NO_CONFLICT ? NULL : v;
   const char *r;
   if (!f1->node->selection_set || !f2->node->selection_set) {
@@ -566,7 +598,7 @@ static const char *class_conflict(state *st, bool parents_excl, gql_str name,
     find_conflict(st, &scratch, parents_excl, name, f1, f2);
     r = scratch.n ? HAS_CONFLICT : NULL;
   }
-  if (!gql_vmap_put(&st->memo, key, (void *)(r ? r : NO_CONFLICT)))
+  if (!gql_vmap_put(memo, key, (void *)(r ? r : NO_CONFLICT)))
     st->failed = true;
   return r;
 }
@@ -949,6 +981,46 @@ static void report(state *st, const conflict *c) {
   gql_buf_free(&b);
 }
 
+/* Up to 8 response names of a selection set, inline fragments included;
+ * false when there are more, or a fragment spread. */
+static bool plain_names(const gql_ast_selection_set *set, gql_str *names,
+                        uint32_t *n) {
+  for (uint32_t i = 0; i < set->selections.count; i++) {
+    const gql_ast_selection *sel = set->selections.items[i];
+    if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD)
+      return false;
+    if (sel->h.kind == GQL_AST_FIELD) {
+      if (*n == 8)
+        return false;
+      names[(*n)++] = response_name(sel);
+    } else if (sel->selection_set && !plain_names(sel->selection_set, names, n))
+      return false;
+  }
+  return true;
+}
+
+/* True when a selection set visited has nothing to compare: no spreads and
+ * distinct response names. Its field map is then not built now; should a
+ * comparison need it later, it is built then, with the parent type
+ * graphql-js would have cached, except for the introspection types below
+ * __schema and __type, which TypeInfo knows but the rule's own lookups do
+ * not (those sets are always built at the visit, as graphql-js does). */
+static bool plain_set(gql_vctx *ctx, uint32_t parent,
+                      const gql_ast_selection_set *set) {
+  /* composite built-in types are the introspection types */
+  if (parent != GQL_NO_TYPE && gql_schema_type_at(ctx->schema, parent)->builtin)
+    return false;
+  gql_str names[8];
+  uint32_t n = 0;
+  if (!plain_names(set, names, &n))
+    return false;
+  for (uint32_t i = 1; i < n; i++)
+    for (uint32_t j = 0; j < i; j++)
+      if (gql_str_eq(names[i], names[j]))
+        return false;
+  return true;
+}
+
 static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   state *st = vs;
   if (node->kind != GQL_AST_SELECTION_SET || st->failed)
@@ -961,19 +1033,22 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     gql_vintern_init(&st->classes, ctx->arena);
     gql_vmap_init(&st->cache, ctx->arena);
     gql_vmap_init(&st->pairs, ctx->arena);
-    gql_vmap_init(&st->memo, ctx->arena);
+    gql_vmap_init(&st->memo[0], ctx->arena);
+    gql_vmap_init(&st->memo[1], ctx->arena);
     gql_vmap_init(&st->args, ctx->arena);
     st->ready = true;
     st->cyclic = has_fragment_cycle(st);
   }
+  uint32_t parent = gql_vctx_parent_type(ctx);
+  if (plain_set(ctx, parent, (const gql_ast_selection_set *)node))
+    return true;
   uint32_t max = ctx->impl->max_errors;
   uint32_t count = ctx->errors->count;
   clist out = {0};
   st->top = &out;
   st->budget = count < max ? max - count + 1 : 1;
   st->stop = false;
-  within_selection_set(st, &out, gql_vctx_parent_type(ctx),
-                       (const gql_ast_selection_set *)node);
+  within_selection_set(st, &out, parent, (const gql_ast_selection_set *)node);
   st->top = NULL;
   st->stop = false;
   for (uint32_t i = 0; i < out.n && !st->failed; i++)

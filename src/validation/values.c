@@ -58,10 +58,10 @@ uint32_t gql_vintern_id(gql_vintern *t, gql_str str) {
 
 /* ---- uint64 → pointer */
 
+/* key + 1 is stored, so that 0 marks an empty slot */
 struct gql_vmap_slot {
-  uint64_t key;
+  uint64_t key1;
   void *value;
-  bool used;
 };
 
 void gql_vmap_init(gql_vmap *m, gql_arena *arena) {
@@ -80,9 +80,10 @@ static uint32_t mix64(uint64_t k) {
 bool gql_vmap_get(const gql_vmap *m, uint64_t key, void **out) {
   if (!m->cap)
     return false;
-  uint32_t j = mix64(key) & (m->cap - 1);
-  while (m->slots[j].used) {
-    if (m->slots[j].key == key) {
+  uint64_t k1 = key + 1;
+  uint32_t j = mix64(k1) & (m->cap - 1);
+  while (m->slots[j].key1) {
+    if (m->slots[j].key1 == k1) {
       *out = m->slots[j].value;
       return true;
     }
@@ -92,16 +93,16 @@ bool gql_vmap_get(const gql_vmap *m, uint64_t key, void **out) {
 }
 
 static bool vmap_grow(gql_vmap *m) {
-  uint32_t cap = m->cap ? m->cap * 2 : 64;
+  uint32_t cap = m->cap ? m->cap * 2 : 16;
   struct gql_vmap_slot *s = gql_arena_alloc(m->arena, cap * sizeof *s);
   if (!s)
     return false;
   memset(s, 0, cap * sizeof *s);
   for (uint32_t i = 0; i < m->cap; i++) {
-    if (!m->slots[i].used)
+    if (!m->slots[i].key1)
       continue;
-    uint32_t j = mix64(m->slots[i].key) & (cap - 1);
-    while (s[j].used)
+    uint32_t j = mix64(m->slots[i].key1) & (cap - 1);
+    while (s[j].key1)
       j = (j + 1) & (cap - 1);
     s[j] = m->slots[i];
   }
@@ -111,17 +112,20 @@ static bool vmap_grow(gql_vmap *m) {
 }
 
 bool gql_vmap_put(gql_vmap *m, uint64_t key, void *value) {
+  if (key == UINT64_MAX)
+    return false; /* not representable */
   if ((m->count + 1) * 2 > m->cap && !vmap_grow(m))
     return false;
-  uint32_t j = mix64(key) & (m->cap - 1);
-  while (m->slots[j].used) {
-    if (m->slots[j].key == key) {
+  uint64_t k1 = key + 1;
+  uint32_t j = mix64(k1) & (m->cap - 1);
+  while (m->slots[j].key1) {
+    if (m->slots[j].key1 == k1) {
       m->slots[j].value = value;
       return true;
     }
     j = (j + 1) & (m->cap - 1);
   }
-  m->slots[j] = (struct gql_vmap_slot){key, value, true};
+  m->slots[j] = (struct gql_vmap_slot){k1, value};
   m->count++;
   return true;
 }

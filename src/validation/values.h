@@ -24,7 +24,7 @@ void gql_vintern_init(gql_vintern *t, gql_arena *arena);
  * allocation failure. */
 uint32_t gql_vintern_id(gql_vintern *t, gql_str s);
 
-/* ---- a uint64 → pointer map in an arena (keys are any 64-bit value). */
+/* ---- a uint64 → pointer map in an arena (any key but UINT64_MAX). */
 typedef struct gql_vmap {
   struct gql_vmap_slot *slots;
   uint32_t cap, count;
