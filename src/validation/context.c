@@ -59,10 +59,165 @@ bool gql_ptrmap_put(gql_ptrmap *m, gql_arena *arena, const void *key,
   return true;
 }
 
+/* ---- name map */
+
+static uint32_t *name_slot(const gql_namemap *m, gql_str key, bool *found) {
+  uint32_t mask = m->cap - 1;
+  for (uint32_t i = (uint32_t)gql_hash(key.ptr, key.len, m->seed) & mask;;
+       i = (i + 1) & mask) {
+    if (!m->keys[i].ptr) {
+      *found = false;
+      return &m->values[i];
+    }
+    if (gql_str_eq(m->keys[i], key)) {
+      *found = true;
+      return &m->values[i];
+    }
+  }
+}
+
+/* Empty names get a non-NULL pointer so that a slot's key is never NULL. */
+static gql_str key_of(gql_str key) {
+  return key.ptr ? key : (gql_str){"", 0};
+}
+
+bool gql_namemap_get(const gql_namemap *m, gql_str key, uint32_t *value) {
+  if (!m->cap)
+    return false;
+  key = key_of(key);
+  bool found;
+  uint32_t *v = name_slot(m, key, &found);
+  if (found)
+    *value = *v;
+  return found;
+}
+
+static bool namemap_grow(gql_namemap *m, gql_arena *arena) {
+  uint32_t cap = m->cap ? m->cap * 2 : 16;
+  gql_namemap n = {gql_arena_alloc(arena, cap * sizeof *n.keys),
+                   gql_arena_alloc(arena, cap * sizeof *n.values), cap, 0,
+                   m->cap ? m->seed : gql_hash_seed()};
+  if (!n.keys || !n.values)
+    return false;
+  memset(n.keys, 0, cap * sizeof *n.keys);
+  for (uint32_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i].ptr)
+      continue;
+    bool found;
+    uint32_t *v = name_slot(&n, m->keys[i], &found);
+    n.keys[v - n.values] = m->keys[i];
+    *v = m->values[i];
+    n.count++;
+  }
+  *m = n;
+  return true;
+}
+
+static int namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                       uint32_t value, bool overwrite) {
+  key = key_of(key);
+  if ((m->count + 1) * 2 > m->cap && !namemap_grow(m, arena))
+    return -1;
+  bool found;
+  uint32_t *v = name_slot(m, key, &found);
+  if (found && !overwrite)
+    return 0;
+  if (!found) {
+    m->keys[v - m->values] = key;
+    m->count++;
+  }
+  *v = value;
+  return found ? 0 : 1;
+}
+
+int gql_namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                    uint32_t value) {
+  return namemap_put(m, arena, key, value, false);
+}
+
+bool gql_namemap_set(gql_namemap *m, gql_arena *arena, gql_str key,
+                     uint32_t value) {
+  return namemap_put(m, arena, key, value, true) >= 0;
+}
+
 /* ---- reporting */
 
 static void nomem(gql_vctx *ctx) {
   ctx->errors->nomem = true;
+}
+
+/* UTF-16 code units of s[0..n) (continuation bytes count nothing, 4-byte
+ * sequences two), as gql_location_of counts columns. */
+static uint32_t utf16_units(const char *s, size_t n) {
+  uint32_t u = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c & 0xC0) != 0x80)
+      u += c >= 0xF0 ? 2 : 1;
+  }
+  return u;
+}
+
+static bool line_end(const char *src, size_t len, size_t i) {
+  return src[i] == '\n' ||
+         (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'));
+}
+
+/* Builds the line and block tables; false when out of memory. Lines end
+ * at "\r\n", "\n" or "\r", as in gql_location_of. */
+static bool build_lines(gql_vctx *ctx) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  const char *src = ctx->source.ptr;
+  size_t len = ctx->source.len;
+  uint32_t n = 1;
+  for (size_t i = 0; i < len; i++)
+    n += line_end(src, len, i);
+  size_t nblocks = len / 64 + 1;
+  impl->line_starts = gql_arena_alloc(ctx->arena, n * sizeof(uint32_t));
+  impl->block_units = gql_arena_alloc(ctx->arena, nblocks * sizeof(uint32_t));
+  if (!impl->line_starts || !impl->block_units)
+    return false;
+  impl->line_starts[0] = 0;
+  n = 1;
+  for (size_t i = 0; i < len; i++)
+    if (line_end(src, len, i))
+      impl->line_starts[n++] = (uint32_t)(i + 1);
+  impl->nlines = n;
+  uint32_t units = 0;
+  for (size_t b = 0; b < nblocks; b++) {
+    impl->block_units[b] = units;
+    size_t end = (b + 1) * 64 < len ? (b + 1) * 64 : len;
+    if (b * 64 < end)
+      units += utf16_units(src + b * 64, end - b * 64);
+  }
+  impl->lines_built = true;
+  return true;
+}
+
+static uint32_t units_before(const gql_vctx *ctx, uint32_t offset) {
+  uint32_t b = offset / 64;
+  return ctx->impl->block_units[b] +
+         utf16_units(ctx->source.ptr + (size_t)b * 64, offset - b * 64);
+}
+
+/* gql_location_of in O(log lines + 64), for documents with many errors. */
+static gql_location locate(gql_vctx *ctx, uint32_t offset) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (offset > ctx->source.len)
+    offset = (uint32_t)ctx->source.len;
+  if (!impl->lines_built && !build_lines(ctx))
+    return gql_location_of(ctx->source.ptr, ctx->source.len, offset);
+  uint32_t lo = 0, hi = impl->nlines; /* the last line start <= offset */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (impl->line_starts[mid] <= offset)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  uint32_t start = impl->line_starts[lo];
+  return (gql_location){lo + 1, units_before(ctx, offset) -
+                                    units_before(ctx, start) + 1};
 }
 
 void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
@@ -70,7 +225,7 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
   struct gql_vctx_impl *impl = ctx->impl;
   if (impl->aborted || ctx->errors->nomem)
     return;
-  if (ctx->errors->count >= impl->max_errors) {
+  if (impl->reported >= impl->max_errors) {
     gql_error_list_push(ctx->errors,
                         "Too many validation errors, error limit reached. "
                         "Validation aborted.",
@@ -96,8 +251,12 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
     }
   }
   for (uint32_t i = 0; i < n; i++)
-    locs[i] = gql_location_of(ctx->source.ptr, ctx->source.len, offsets[i]);
-  gql_error_list_push(ctx->errors, msg, locs, n);
+    locs[i] = locate(ctx, offsets[i]);
+  int rc = gql_error_list_push(ctx->errors, msg, locs, n);
+  if (rc == 0)
+    impl->reported++;
+  else if (rc == GQL_ELIMIT) /* the caller's list is full: nothing to add */
+    impl->aborted = true;
 }
 
 /* ---- fragments */
@@ -189,37 +348,153 @@ static const gql_ast_selection_set *selection_set_of(const gql_ast_node *def) {
   return NULL;
 }
 
+#define NO_FRAGMENT UINT32_MAX
+
+/* The definition index of the fragment each spread of `set` names, computed
+ * once per set so that walks over the fragment graph hash nothing. */
+static const uint32_t *resolved_spreads(gql_vctx *ctx,
+                                        const gql_ast_selection_set *set,
+                                        gql_spread_list *spreads) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  *spreads = gql_vctx_fragment_spreads(ctx, set);
+  uint32_t *idx = gql_ptrmap_get(&impl->resolved, set);
+  if (idx || !spreads->count)
+    return idx;
+  idx = gql_arena_alloc(ctx->arena, spreads->count * sizeof *idx);
+  if (!idx) {
+    nomem(ctx);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < spreads->count; i++) {
+    gql_str name = gql_ast_name_str(spreads->items[i]->name);
+    uint32_t k = NO_FRAGMENT;
+    if (gql_vctx_fragment(ctx, name))
+      gql_strmap_get(&impl->fragments, name, &k);
+    idx[i] = k;
+  }
+  if (!gql_ptrmap_put(&impl->resolved, ctx->arena, set, idx))
+    nomem(ctx);
+  return idx;
+}
+
+/* Called with the definition index of each fragment reached. */
+typedef void (*fragment_fn)(gql_vctx *ctx, void *arg, uint32_t k);
+
+/* graphql-js getRecursivelyReferencedFragments' walk from `root`: each
+ * fragment reached is passed to `fn` once per generation, in graphql-js's
+ * order. A new generation starts when `fresh`. */
+static bool walk_fragments(gql_vctx *ctx, const gql_ast_selection_set *root,
+                           bool fresh, fragment_fn fn, void *arg) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  uint32_t ndefs = ctx->doc->definitions.count;
+  if (!impl->stamps) {
+    size_t n = ndefs + 1;
+    impl->stamps = gql_arena_alloc(ctx->arena, n * sizeof *impl->stamps);
+    impl->def_resolved = gql_arena_alloc(ctx->arena, n * sizeof(void *));
+    impl->def_nspreads = gql_arena_alloc(ctx->arena, n * sizeof(uint32_t));
+    impl->def_usages = gql_arena_alloc(ctx->arena, n * sizeof(void *));
+    if (!impl->stamps || !impl->def_resolved || !impl->def_nspreads ||
+        !impl->def_usages) {
+      impl->stamps = NULL;
+      nomem(ctx);
+      return false;
+    }
+    memset(impl->stamps, 0, n * sizeof *impl->stamps);
+    memset(impl->def_resolved, 0, n * sizeof(void *));
+    memset(impl->def_nspreads, 0xff, n * sizeof(uint32_t));
+    memset(impl->def_usages, 0, n * sizeof(void *));
+  }
+  if (fresh || !impl->generation)
+    impl->generation++;
+  uint32_t gen = impl->generation;
+  uint32_t n = 0;
+  const uint32_t *idx = NULL;
+  uint32_t count = 0;
+  if (root) {
+    gql_spread_list spreads;
+    idx = resolved_spreads(ctx, root, &spreads);
+    count = spreads.count;
+    if (count && !idx)
+      return false;
+  }
+  for (;;) {
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t k = idx[i];
+      if (k == NO_FRAGMENT || impl->stamps[k] == gen)
+        continue;
+      impl->stamps[k] = gen;
+      if (fn)
+        fn(ctx, arg, k);
+      if (n == impl->walk_cap) {
+        uint32_t ncap = n ? n * 2 : 64;
+        uint32_t *p =
+            gql_arena_grow(ctx->arena, impl->walk_stack, n, ncap, sizeof *p);
+        if (!p) {
+          nomem(ctx);
+          return false;
+        }
+        impl->walk_stack = p;
+        impl->walk_cap = ncap;
+      }
+      impl->walk_stack[n++] = k;
+    }
+    if (!n)
+      return true;
+    uint32_t k = impl->walk_stack[--n];
+    if (impl->def_nspreads[k] == UINT32_MAX) {
+      const gql_ast_fragment *f =
+          (const gql_ast_fragment *)ctx->doc->definitions.items[k];
+      gql_spread_list spreads;
+      const uint32_t *r = resolved_spreads(ctx, f->selection_set, &spreads);
+      if (spreads.count && !r)
+        return false;
+      impl->def_resolved[k] = r;
+      impl->def_nspreads[k] = spreads.count;
+    }
+    idx = impl->def_resolved[k];
+    count = impl->def_nspreads[k];
+  }
+}
+
+bool gql_vctx_mark_used_fragments(gql_vctx *ctx) {
+  bool first = true;
+  for (uint32_t i = 0; i < ctx->doc->definitions.count; i++) {
+    const gql_ast_node *d = ctx->doc->definitions.items[i];
+    if (d->kind != GQL_AST_OPERATION_DEFINITION)
+      continue;
+    if (!walk_fragments(ctx, selection_set_of(d), first, NULL, NULL))
+      return false;
+    first = false;
+  }
+  if (first && !walk_fragments(ctx, NULL, true, NULL, NULL))
+    return false;
+  return true;
+}
+
+bool gql_vctx_fragment_used(gql_vctx *ctx, gql_str name) {
+  const struct gql_vctx_impl *impl = ctx->impl;
+  uint32_t k;
+  return gql_vctx_fragment(ctx, name) && impl->stamps &&
+         gql_strmap_get(&impl->fragments, name, &k) &&
+         impl->stamps[k] == impl->generation;
+}
+
+static void collect_fragment(gql_vctx *ctx, void *arg, uint32_t k) {
+  ptrvec *v = arg;
+  vec_push(ctx, v, ctx->doc->definitions.items[k]);
+}
+
 gql_fragment_list gql_vctx_recursive_fragments(gql_vctx *ctx,
                                                const gql_ast_node *def) {
   struct gql_vctx_impl *impl = ctx->impl;
   gql_fragment_list *cached = gql_ptrmap_get(&impl->rec_frags, def);
   if (cached)
     return *cached;
-  ptrvec frags = {0}, stack = {0};
-  gql_strmap collected;
-  gql_strmap_init(&collected, NULL);
+  ptrvec frags = {0};
   const gql_ast_selection_set *root = selection_set_of(def);
-  if (root && !vec_push(ctx, &stack, root))
-    goto fail;
-  while (stack.count) {
-    const gql_ast_selection_set *set = stack.items[--stack.count];
-    gql_spread_list spreads = gql_vctx_fragment_spreads(ctx, set);
-    for (uint32_t i = 0; i < spreads.count; i++) {
-      gql_str name = gql_ast_name_str(spreads.items[i]->name);
-      int rc = gql_strmap_put(&collected, name, 0);
-      if (rc < 0) {
-        nomem(ctx);
-        goto fail;
-      }
-      if (rc == 0)
-        continue;
-      const gql_ast_fragment *f = gql_vctx_fragment(ctx, name);
-      if (f && (!vec_push(ctx, &frags, f) ||
-                !vec_push(ctx, &stack, f->selection_set)))
-        goto fail;
-    }
-  }
-  gql_strmap_free(&collected);
+  if (!walk_fragments(ctx, root, true, collect_fragment, &frags) ||
+      ctx->errors->nomem)
+    return (gql_fragment_list){0};
   gql_fragment_list *l = gql_arena_alloc(ctx->arena, sizeof *l);
   if (!l) {
     nomem(ctx);
@@ -229,9 +504,6 @@ gql_fragment_list gql_vctx_recursive_fragments(gql_vctx *ctx,
   if (!gql_ptrmap_put(&impl->rec_frags, ctx->arena, def, l))
     nomem(ctx);
   return *l;
-fail:
-  gql_strmap_free(&collected);
-  return (gql_fragment_list){0};
 }
 
 /* ---- variable usages: a walk with a fresh TypeInfo */
@@ -312,6 +584,32 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
   return *l;
 }
 
+typedef struct usage_sum {
+  uint64_t total;
+  gql_variable_usage *items; /* NULL while counting */
+  uint32_t n;
+} usage_sum;
+
+static void add_usages(gql_vctx *ctx, void *arg, uint32_t k) {
+  usage_sum *u = arg;
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (!impl->def_usages[k]) {
+    gql_vctx_variable_usages(ctx, ctx->doc->definitions.items[k]);
+    impl->def_usages[k] =
+        gql_ptrmap_get(&impl->usages, ctx->doc->definitions.items[k]);
+    if (!impl->def_usages[k])
+      return; /* out of memory, already recorded */
+  }
+  gql_variable_usages fu = *impl->def_usages[k];
+  if (u->items && fu.count)
+    memcpy(u->items + u->n, fu.items, fu.count * sizeof *fu.items);
+  u->n += fu.count;
+  u->total += fu.count;
+}
+
+/* Walks the fragment graph twice (count, then copy) rather than keeping the
+ * operation's fragment list: many operations sharing a large fragment graph
+ * then cost no memory beyond their usages. */
 gql_variable_usages
 gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op) {
   struct gql_vctx_impl *impl = ctx->impl;
@@ -319,28 +617,28 @@ gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op) {
   if (cached)
     return *cached;
   gql_variable_usages own = gql_vctx_variable_usages(ctx, &op->h);
-  gql_fragment_list frags = gql_vctx_recursive_fragments(ctx, &op->h);
-  uint64_t total = own.count;
-  for (uint32_t i = 0; i < frags.count; i++)
-    total += gql_vctx_variable_usages(ctx, &frags.items[i]->h).count;
+  usage_sum sum = {.total = own.count};
+  if (!walk_fragments(ctx, op->selection_set, true, add_usages, &sum))
+    return (gql_variable_usages){0};
   gql_variable_usages *l = gql_arena_alloc(ctx->arena, sizeof *l);
-  gql_variable_usage *items =
-      total ? gql_arena_alloc(ctx->arena, total * sizeof *items) : NULL;
-  if (!l || (total && !items)) {
+  if (!l || sum.total > UINT32_MAX) {
     nomem(ctx);
     return (gql_variable_usages){0};
   }
-  uint32_t n = 0;
-  if (own.count)
-    memcpy(items, own.items, own.count * sizeof *items);
-  n = own.count;
-  for (uint32_t i = 0; i < frags.count; i++) {
-    gql_variable_usages fu = gql_vctx_variable_usages(ctx, &frags.items[i]->h);
-    if (fu.count)
-      memcpy(items + n, fu.items, fu.count * sizeof *items);
-    n += fu.count;
+  *l = own;
+  if (sum.total > own.count) {
+    sum.items = gql_arena_alloc(ctx->arena, sum.total * sizeof *sum.items);
+    if (!sum.items) {
+      nomem(ctx);
+      return (gql_variable_usages){0};
+    }
+    if (own.count)
+      memcpy(sum.items, own.items, own.count * sizeof *sum.items);
+    sum.n = own.count;
+    if (!walk_fragments(ctx, op->selection_set, true, add_usages, &sum))
+      return (gql_variable_usages){0};
+    *l = (gql_variable_usages){sum.items, sum.n};
   }
-  *l = (gql_variable_usages){items, n};
   if (!gql_ptrmap_put(&impl->rec_usages, ctx->arena, op, l))
     nomem(ctx);
   return *l;

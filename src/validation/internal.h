@@ -66,16 +66,59 @@ void *gql_ptrmap_get(const gql_ptrmap *m, const void *key);
 bool gql_ptrmap_put(gql_ptrmap *m, gql_arena *arena, const void *key,
                     void *value);
 
+/* A map from names to uint32 values in the arena (nothing to free), for
+ * rules. Zero-initialised is empty. */
+typedef struct gql_namemap {
+  gql_str *keys;
+  uint32_t *values;
+  uint32_t cap, count;
+  uint64_t seed;
+} gql_namemap;
+
+bool gql_namemap_get(const gql_namemap *m, gql_str key, uint32_t *value);
+/* Inserts key → value unless present: 1 inserted, 0 present (value kept),
+ * -1 out of memory. */
+int gql_namemap_put(gql_namemap *m, gql_arena *arena, gql_str key,
+                    uint32_t value);
+/* Inserts or overwrites; false when out of memory. */
+bool gql_namemap_set(gql_namemap *m, gql_arena *arena, gql_str key,
+                     uint32_t value);
+
 struct gql_vctx_impl {
   gql_type_info ti;
   uint32_t max_errors;
-  bool aborted; /* the error limit was reached */
+  uint32_t reported; /* errors this validation reported */
+  bool aborted;      /* the error limit was reached */
   bool fragments_built;
   gql_strmap fragments; /* name → definition index (last one wins) */
   gql_ptrmap spreads;   /* selection set → gql_spread_list* */
   gql_ptrmap rec_frags; /* definition → gql_fragment_list* */
-  gql_ptrmap usages;    /* node → gql_variable_usages* */
+  gql_ptrmap resolved;  /* selection set → uint32_t[] definition index of
+                         * each spread's fragment (NO_FRAGMENT: unknown) */
+  uint32_t *stamps;     /* per definition: generation last reached in */
+  uint32_t generation;
+  /* per definition index, for fragments: resolved spreads of the
+   * selection set and variable usages (NULL until computed) */
+  const uint32_t **def_resolved;
+  uint32_t *def_nspreads;
+  const gql_variable_usages **def_usages;
+  uint32_t *walk_stack; /* reused by every walk of the fragment graph */
+  uint32_t walk_cap;
+  gql_ptrmap usages; /* node → gql_variable_usages* */
   gql_ptrmap rec_usages;
+  /* For locations in long documents: where lines start, and UTF-16 units
+   * before every 64-byte block (built on the first error). */
+  bool lines_built;
+  uint32_t *line_starts;
+  uint32_t nlines;
+  uint32_t *block_units;
 };
+
+/* Marks every fragment reachable from any operation of the document (one
+ * walk over the fragment graph); then gql_vctx_fragment_used tells by
+ * name. False
+ * when out of memory. */
+bool gql_vctx_mark_used_fragments(gql_vctx *ctx);
+bool gql_vctx_fragment_used(gql_vctx *ctx, gql_str name);
 
 #endif

@@ -1,5 +1,31 @@
-/* UniqueOperationNamesRule: placeholder until the rule lands. */
-#include "validation.h"
+/* UniqueOperationNamesRule: no two operations share a name. */
+#include "internal.h"
 
-const gql_vrule gql_rule_UniqueOperationNamesRule = {"UniqueOperationNamesRule",
-                                                     0, NULL, NULL, NULL};
+typedef struct state {
+  gql_namemap seen; /* name → offset of its first name token */
+} state;
+
+static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
+  state *s = st;
+  if (node->kind == GQL_AST_FRAGMENT_DEFINITION)
+    return false;
+  if (node->kind != GQL_AST_OPERATION_DEFINITION)
+    return true;
+  const gql_ast_operation *op = (const gql_ast_operation *)node;
+  if (!op->name.ptr)
+    return false;
+  gql_str name = gql_ast_name_str(op->name);
+  uint32_t first;
+  if (gql_namemap_get(&s->seen, name, &first)) {
+    uint32_t at[2] = {first, op->name.start};
+    gql_vctx_report(ctx, at, 2,
+                    "There can be only one operation named \"%.*s\".",
+                    (int)name.len, name.ptr);
+  } else if (gql_namemap_put(&s->seen, ctx->arena, name, op->name.start) < 0) {
+    ctx->errors->nomem = true;
+  }
+  return false;
+}
+
+const gql_vrule gql_rule_UniqueOperationNamesRule = {
+    "UniqueOperationNamesRule", sizeof(state), NULL, enter, NULL};

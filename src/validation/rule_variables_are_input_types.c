@@ -1,5 +1,51 @@
-/* VariablesAreInputTypesRule: placeholder until the rule lands. */
+/* VariablesAreInputTypesRule: variables have input types. */
 #include "validation.h"
 
+/* print() of a type reference (the printer may not be linked yet). */
+static void print_type(gql_buf *b, const gql_ast_type *t) {
+  switch (t->h.kind) {
+  case GQL_AST_NAMED_TYPE:
+    gql_buf_append(b, t->name.ptr, t->name.len);
+    break;
+  case GQL_AST_LIST_TYPE:
+    gql_buf_putc(b, '[');
+    print_type(b, t->of);
+    gql_buf_putc(b, ']');
+    break;
+  default:
+    print_type(b, t->of);
+    gql_buf_putc(b, '!');
+  }
+}
+
+static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
+  (void)st;
+  if (node->kind != GQL_AST_VARIABLE_DEFINITION)
+    return true;
+  const gql_ast_variable_definition *v =
+      (const gql_ast_variable_definition *)node;
+  const gql_ast_type *named = v->type;
+  while (named->h.kind != GQL_AST_NAMED_TYPE)
+    named = named->of;
+  uint32_t t =
+      gql_schema_type_index(ctx->schema, gql_ast_name_str(named->name));
+  if (t == GQL_NO_TYPE || gql_schema_is_input(ctx->schema, t))
+    return true;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  print_type(&b, v->type);
+  const char *type = gql_buf_cstr(&b);
+  gql_ast_name name = v->variable->u.name;
+  uint32_t at = v->type->h.start;
+  if (type)
+    gql_vctx_report(ctx, &at, 1,
+                    "Variable \"$%.*s\" cannot be non-input type \"%s\".",
+                    (int)name.len, name.ptr, type);
+  else
+    ctx->errors->nomem = true;
+  gql_buf_free(&b);
+  return true;
+}
+
 const gql_vrule gql_rule_VariablesAreInputTypesRule = {
-    "VariablesAreInputTypesRule", 0, NULL, NULL, NULL};
+    "VariablesAreInputTypesRule", 0, NULL, enter, NULL};

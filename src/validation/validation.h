@@ -96,8 +96,8 @@ typedef struct gql_spread_list {
 struct gql_vctx {
   const gql_schema *schema;
   const gql_document *doc;
-  gql_str source;          /* doc->source, for locations */
-  gql_arena *arena;        /* scratch that lives as long as the validation */
+  gql_str source;   /* doc->source, for locations */
+  gql_arena *arena; /* scratch that lives as long as the validation */
   gql_error_list *errors;
   struct gql_vctx_impl *impl; /* TypeInfo stacks, caches: visitor.c only */
 };
@@ -107,7 +107,8 @@ struct gql_vctx {
 /* Reports an error whose locations are the given byte offsets (node
  * h.start values) in the document. printf-style message. */
 void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
-                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- TypeInfo (graphql-js TypeInfo, at the node being visited) */
 
@@ -137,7 +138,8 @@ const gql_enum_value *gql_vctx_enum_value(const gql_vctx *ctx);
 
 /* ---- document helpers (computed once per validation and cached) */
 
-/* The fragment definition named `name` (the first with that name), or NULL. */
+/* The fragment definition named `name`, or NULL. With duplicate names the
+ * last definition wins, as in graphql-js's getFragment. */
 const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name);
 /* The fragment spreads directly inside a selection set, nested inline
  * fragments included, fragments not followed (getFragmentSpreads). */
@@ -153,7 +155,7 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
                                              const gql_ast_node *node);
 /* The variable usages of an operation including those of the fragments it
  * uses transitively (getRecursiveVariableUsages). */
-gql_variable_usages gql_vctx_recursive_variable_usages(
-    gql_vctx *ctx, const gql_ast_operation *op);
+gql_variable_usages
+gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op);
 
 #endif
