@@ -438,3 +438,58 @@ Test(rules_b, overlapping_shortcuts_match_every_pair_comparison) {
   cr_expect_gt(with_errors, 40, "%u", with_errors);
   cr_expect_lt(with_errors, 360, "%u", with_errors);
 }
+
+/* Many fragments, most of them look-alikes without spreads, spread many at
+ * a time and from fields without other fields: the clique and empty-map
+ * shortcuts against every-pair comparison. */
+static void gen_fragment_body(rng *r, gql_buf *b, int f, int nfrags) {
+  static const char *fields[] = {"id",          "name",
+                                 "len",         "a: id",
+                                 "a: name",     "len(unit: \"m\")",
+                                 "next { id }", "next { name }"};
+  gql_buf_puts(b, " {");
+  uint32_t n = 1 + next(r, 3);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t k = next(r, 20);
+    /* mostly the same few bodies, so that signatures repeat */
+    gql_buf_printf(b, " %s", fields[k < 12 ? i % 2 : k < 19 ? k % 8 : 0]);
+  }
+  if (f + 1 < nfrags && next(r, 4) == 0)
+    gql_buf_printf(b, " ...F%u", f + 1 + next(r, (uint32_t)(nfrags - f - 1)));
+  gql_buf_puts(b, " }");
+}
+
+Test(rules_b, overlapping_fragment_shortcuts_match_every_pair_comparison) {
+  rng r = {0xD1B54A32D192ED03ULL};
+  uint32_t with_errors = 0;
+  for (int iter = 0; iter < 150; iter++) {
+    gql_buf b;
+    gql_buf_init(&b, NULL);
+    int nfrags = 10 + (int)next(&r, 20);
+    gql_buf_puts(&b, "{ node {");
+    for (int k = 0; k < 3; k++) {
+      gql_buf_puts(&b, next(&r, 2) ? " next {" : " nodes {");
+      if (next(&r, 3) == 0)
+        gql_buf_puts(&b, " id");
+      uint32_t spreads = 9 + next(&r, 12);
+      for (uint32_t i = 0; i < spreads; i++)
+        gql_buf_printf(&b, " ...F%u", next(&r, (uint32_t)nfrags));
+      gql_buf_puts(&b, " }");
+    }
+    gql_buf_puts(&b, " } }\n");
+    for (int f = 0; f < nfrags; f++) {
+      gql_buf_printf(&b, "fragment F%d on Node", f);
+      gen_fragment_body(&r, &b, f, nfrags);
+      gql_buf_putc(&b, '\n');
+    }
+    const char *q = gql_buf_cstr(&b);
+    cr_assert(q);
+    const char *fast = run("OverlappingFieldsCanBeMerged", q);
+    const char *slow = run_rule(&gql_rule_OverlappingFieldsCanBeMergedNaive, q);
+    cr_assert_str_eq(fast, slow, "document:\n%s", q);
+    with_errors += fast[0] != 0;
+    gql_buf_free(&b);
+  }
+  cr_expect_gt(with_errors, 15, "%u", with_errors);
+  cr_expect_lt(with_errors, 135, "%u", with_errors);
+}
