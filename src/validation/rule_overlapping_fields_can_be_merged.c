@@ -229,6 +229,7 @@ typedef struct collector {
   uint32_t nfields;
   uint32_t *fill; /* per group: fields placed so far (second pass) */
   bool place;
+  gql_vmap *seen; /* fragment ids already listed, when there are many */
 } collector;
 
 static uint32_t group_of(collector *c, const gql_ast_selection *sel) {
@@ -256,10 +257,20 @@ static void add_fragment(collector *c, gql_str name) {
   uint32_t id = name_id(c->st, name);
   if (id == UINT32_MAX)
     return;
-  /* few spreads per selection set: a linear check is cheapest */
-  for (uint32_t i = 0; i < m->nfrags; i++)
-    if (m->frags[i] == id)
+  if (c->seen) {
+    void *v;
+    if (gql_vmap_get(c->seen, id, &v))
       return;
+    if (!gql_vmap_put(c->seen, id, NULL)) {
+      c->st->failed = true;
+      return;
+    }
+  } else {
+    /* few spreads: a linear check is cheapest */
+    for (uint32_t i = 0; i < m->nfrags; i++)
+      if (m->frags[i] == id)
+        return;
+  }
   m->frags[m->nfrags++] = id;
 }
 
@@ -324,7 +335,9 @@ static fmap *fields_of(state *st, uint32_t parent,
     st->failed = true;
     return NULL;
   }
-  collector c = {st, m, gids, 0, NULL, false};
+  gql_vmap seen;
+  gql_vmap_init(&seen, a);
+  collector c = {st, m, gids, 0, NULL, false, ns > 16 ? &seen : NULL};
   collect(&c, parent, set);
   if (st->failed)
     return NULL;
@@ -435,6 +448,8 @@ static int cmp_arg(const void *a, const void *b) {
  * (graphql-js's comparison then depends on order) or on failure. Two fields
  * without repeated names have sameArguments exactly when these are equal. */
 static const char *canonical_args(state *st, const gql_ast_selection *f) {
+  if (!f->args.count)
+    return "";
   void *v;
   if (gql_vmap_get(&st->args, (uint64_t)(uintptr_t)f, &v))
     return v;
@@ -605,8 +620,22 @@ static uint32_t field_class(state *st, nd *f) {
     const char *args = canonical_args(st, f->node);
     if (!args)
       return f->cls;
-    key = gql_arena_sprintf(st->ctx->arena, "L%u %.*s(%s", f->parent,
-                            (int)f->node->name.len, f->node->name.ptr, args);
+    /* 'L', the parent type's 4 bytes, the name, '(', the arguments */
+    size_t nl = f->node->name.len, al = strlen(args);
+    char *k = gql_arena_alloc(st->ctx->arena, 6 + nl + al + 1);
+    if (k) {
+      k[0] = 'L';
+      memcpy(k + 1, &f->parent, 4);
+      memcpy(k + 5, f->node->name.ptr, nl);
+      k[5 + nl] = '(';
+      memcpy(k + 6 + nl, args, al + 1);
+      uint32_t id = gql_vintern_id(&st->classes, (gql_str){k, 6 + nl + al});
+      if (id < CLS_UNSET)
+        f->cls = id;
+      else
+        st->failed = true;
+      return f->cls;
+    }
   } else {
     gql_buf b;
     gql_buf_init(&b, NULL);

@@ -8,7 +8,17 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* 50 ms; sanitizer builds run several times slower */
+#if defined(__SANITIZE_ADDRESS__)
+#define LIMIT_MS 500.0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LIMIT_MS 500.0
+#endif
+#endif
+#ifndef LIMIT_MS
 #define LIMIT_MS 50.0
+#endif
 
 static const char *SDL =
     "type Query { a: String f(x: Int, y: String): String t: T big: Big "
@@ -51,7 +61,7 @@ static double now_ms(void) {
 }
 
 /* Parses `text` (owned by the buffer), validates it with all rules and
- * returns the error list; *ms is the validation time. */
+ * returns the error list; *ms is the best validation time of three. */
 static gql_error_list validate(gql_buf *text, double *ms) {
   cr_assert_not(text->failed);
   const char *src = gql_buf_cstr(text);
@@ -60,12 +70,18 @@ static gql_error_list validate(gql_buf *text, double *ms) {
   gql_parse_options po = {.max_tokens = 1000000};
   int rc = gql_parse(arena, src, text->len, &po, &doc, &err);
   cr_assert_eq(rc, 0, "parse: %s", err.message ? err.message : "");
+  /* the best of three runs: the machine is shared */
   gql_error_list errors;
-  gql_error_list_init(&errors, arena, 0);
-  double t0 = now_ms();
-  rc = gql_validate_document(schema, doc, NULL, 0, NULL, &errors);
-  *ms = now_ms() - t0;
-  cr_assert_eq(rc, 0);
+  *ms = 1e9;
+  for (int i = 0; i < 3; i++) {
+    gql_error_list_init(&errors, arena, 0);
+    double t0 = now_ms();
+    rc = gql_validate_document(schema, doc, NULL, 0, NULL, &errors);
+    double t = now_ms() - t0;
+    cr_assert_eq(rc, 0);
+    if (t < *ms)
+      *ms = t;
+  }
   return errors;
 }
 
@@ -268,5 +284,55 @@ Test(hostile, an_input_object_with_a_thousand_repeated_fields) {
                    "There can be only one input field named \"a\".");
   cr_expect_eq(e.items[0].nlocations, 2);
   cr_expect_lt(ms, LIMIT_MS, "validation took %.1f ms", ms);
+  gql_buf_free(&b);
+}
+
+Test(hostile, five_thousand_spreads_of_look_alike_fragments) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{ t {");
+  for (int i = 0; i < 5000; i++)
+    gql_buf_printf(&b, " ...A%d", i);
+  gql_buf_puts(&b, " } }\n");
+  for (int i = 0; i < 5000; i++)
+    gql_buf_printf(&b, "fragment A%d on T { x f(x: 1) t { y } }\n", i);
+  expect_valid_fast(&b);
+  gql_buf_free(&b);
+}
+
+Test(hostile, two_thousand_spreads_of_conflicting_fragments_stop_at_limit) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{ t {");
+  for (int i = 0; i < 2000; i++)
+    gql_buf_printf(&b, " ...%c%d", i % 2 ? 'B' : 'A', i / 2);
+  gql_buf_puts(&b, " } }\n");
+  for (int i = 0; i < 1000; i++)
+    gql_buf_printf(
+        &b, "fragment A%d on T { v: x }\nfragment B%d on T { v: y }\n", i, i);
+  double ms;
+  gql_error_list e = validate(&b, &ms);
+  cr_assert_eq(e.count, 101);
+  cr_expect_str_eq(
+      e.items[0].message,
+      "Fields \"v\" conflict because \"x\" and \"y\" are different "
+      "fields. Use different aliases on the fields to fetch both "
+      "if this was intentional.");
+  cr_expect_lt(ms, LIMIT_MS, "validation took %.1f ms", ms);
+  gql_buf_free(&b);
+}
+
+Test(hostile, many_operations_spreading_a_fragment_of_many_spreads) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (int i = 0; i < 1000; i++)
+    gql_buf_printf(&b, "query Q%d { t { ...F } }\n", i);
+  gql_buf_puts(&b, "fragment F on T {");
+  for (int i = 0; i < 3000; i++)
+    gql_buf_printf(&b, " ...G%d", i);
+  gql_buf_puts(&b, " }\n");
+  for (int i = 0; i < 3000; i++)
+    gql_buf_printf(&b, "fragment G%d on T { x }\n", i);
+  expect_valid_fast(&b);
   gql_buf_free(&b);
 }
