@@ -493,3 +493,15 @@ Test(rules_b, overlapping_fragment_shortcuts_match_every_pair_comparison) {
   cr_expect_gt(with_errors, 15, "%u", with_errors);
   cr_expect_lt(with_errors, 135, "%u", with_errors);
 }
+
+Test(rules_b, directives_defined_in_the_document_take_precedence) {
+  const char *q = "{ int @dir(zz: 1) @dir(opt: \"\") }\n"
+                  "directive @dir(zz: Int, need: [Int]!) on FIELD\n";
+  EXPECT("KnownArgumentNames", q,
+         "Unknown argument \"opt\" on directive \"@dir\". @1:24\n");
+  EXPECT("ProvidedRequiredArguments", q,
+         "Directive \"@dir\" argument \"need\" of type \"[Int]!\" is "
+         "required, but it was not provided. @1:7\n"
+         "Directive \"@dir\" argument \"need\" of type \"[Int]!\" is "
+         "required, but it was not provided. @1:19\n");
+}
