@@ -55,15 +55,10 @@ static bool check_fragment(walk *w, const gql_ast_fragment *frag,
   uint8_t *m = &w->memo[slot * MAX_DEPTH + depth];
   if (*m)
     return *m == 2;
-  /* A fragment definition has a name: graphql-js counts it like a field
-   * when it is called "fields", ... */
-  uint32_t d = depth;
-  if (is_list_field(frag->name) && ++d >= MAX_DEPTH)
-    return true;
   bool outer_cut = w->cut;
   w->cut = false;
   w->visiting[slot] = 1;
-  bool r = check_set(w, frag->selection_set, d);
+  bool r = check_set(w, frag->selection_set, depth);
   w->visiting[slot] = 0;
   if (!w->cut)
     *m = r ? 2 : 1;

@@ -505,3 +505,15 @@ Test(rules_b, directives_defined_in_the_document_take_precedence) {
          "Directive \"@dir\" argument \"need\" of type \"[Int]!\" is "
          "required, but it was not provided. @1:19\n");
 }
+
+Test(rules_b, introspection_depth_counts_fields_not_fragment_names) {
+  EXPECT("MaxIntrospectionDepth",
+         "{ __schema { types { ...fields } } }\n"
+         "fragment fields on __Type { fields { type { fields { name } } } }\n",
+         "");
+  EXPECT("MaxIntrospectionDepth",
+         "{ __schema { types { ...fields } } }\n"
+         "fragment fields on __Type { fields { type { inputFields { type { "
+         "interfaces { name } } } } } }\n",
+         "Maximum introspection depth exceeded @1:3\n");
+}
