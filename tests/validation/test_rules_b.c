@@ -517,3 +517,13 @@ Test(rules_b, introspection_depth_counts_fields_not_fragment_names) {
          "interfaces { name } } } } } }\n",
          "Maximum introspection depth exceeded @1:3\n");
 }
+
+Test(rules_b, one_of_check_needs_a_nullable_one_of_position_as_graphql_js) {
+  /* graphql-js looks at getParentInputType(), which is "Pick!" here: not an
+   * input object type, so the nullable variable passes */
+  EXPECT("VariablesInAllowedPosition",
+         "query Q($i: Int) { pickNN(p: {a: $i}) }", "");
+  EXPECT("VariablesInAllowedPosition", "query Q($i: Int) { pick(p: {a: $i}) }",
+         "Variable \"$i\" is of type \"Int\" but must be non-nullable to be "
+         "used for OneOf Input Object \"Pick\". @1:9,1:32\n");
+}
