@@ -161,17 +161,17 @@ static void leave(gql_vctx *ctx, void *state, const gql_ast_node *node) {
       return;
     by_id[id] = vd;
   }
-  for (uint32_t id = 0; id < names.count; id++)
+  uint32_t ndefined = names.count; /* ids below are defined variables */
+  for (uint32_t id = 0; id < ndefined; id++)
     known[id] = gql_schema_type_ref_from_ast(ctx->schema, by_id[id]->type,
                                              ctx->arena, &types[id]);
   for (uint32_t i = 0; i < usages.count; i++) {
     const gql_variable_usage *u = &usages.items[i];
     gql_str name = gql_ast_name_str(u->node->u.name);
-    uint32_t before = names.count;
     uint32_t id = gql_vintern_id(&names, name);
     if (id == UINT32_MAX)
       return;
-    if (id >= before || !u->has_type || !known[id])
+    if (id >= ndefined || !u->has_type || !known[id])
       continue; /* undefined variable, unknown position or unknown type */
     const gql_ast_variable_definition *vd = by_id[id];
     gql_type_ref vt = types[id];

@@ -527,3 +527,11 @@ Test(rules_b, one_of_check_needs_a_nullable_one_of_position_as_graphql_js) {
          "Variable \"$i\" is of type \"Int\" but must be non-nullable to be "
          "used for OneOf Input Object \"Pick\". @1:9,1:32\n");
 }
+
+Test(rules_b, undefined_variables_used_twice_are_left_to_other_rules) {
+  EXPECT("VariablesInAllowedPosition",
+         "query Q($a: Nope, $b: Int) { int(v: $x) str(v: $x) bool(v: $b) "
+         "id(v: $a) }",
+         "Variable \"$b\" of type \"Int\" used in position expecting type "
+         "\"Boolean\". @1:19,1:60\n");
+}
