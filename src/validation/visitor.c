@@ -317,8 +317,6 @@ const gql_enum_value *gql_vctx_enum_value(const gql_vctx *ctx) {
 
 /* ---- the walk */
 
-static void walk_value(gql_walker *w, const gql_ast_value *v);
-
 static void walk_type(gql_walker *w, const gql_ast_type *t) {
   gql_walk(w, (const gql_ast_node *)t);
 }
