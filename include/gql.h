@@ -170,7 +170,8 @@ typedef struct gql_schema gql_schema;
  * (validateSchema). `alc` (NULL: libc) provides the schema's memory.
  * On failure returns GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM, sets *out to
  * NULL and, when `err_arena` is not NULL, points *errors at the errors
- * (allocated in err_arena; *nerrors of them). */
+ * (allocated in err_arena; *nerrors of them, at most 100) in graphql-js's
+ * order with its messages and locations. */
 GQL_API int gql_schema_from_sdl(const char *sdl, size_t len,
                                 const gql_allocator *alc, gql_schema **out,
                                 gql_arena *err_arena, const gql_error **errors,
@@ -188,7 +189,7 @@ GQL_API uint32_t gql_schema_type_count(const gql_schema *schema);
 /* The index of the named type, or -1 when there is none. */
 GQL_API int64_t gql_schema_type_by_name(const gql_schema *schema,
                                         const char *name, size_t len);
-/* The name of type `index` (NULL when out of range). */
+/* The name of type `index` (ptr NULL when out of range). */
 GQL_API gql_str gql_schema_type_name(const gql_schema *schema, uint32_t index);
 /* The index of field `name` of object or interface type `index`, or -1. */
 GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
@@ -198,6 +199,208 @@ GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
  * newline). The text lives in `arena`, NUL-terminated; length to *len. */
 GQL_API int gql_schema_print(const gql_schema *schema, gql_arena *arena,
                              const char **out, size_t *len);
+
+
+/* ------------------------------------------------------------- execution */
+
+/* A JSON-like value: variables, coerced arguments, JSON data, the root value
+ * of the default resolver. Values live in an arena and are read through the
+ * accessors below. */
+typedef struct gql_json_value gql_value;
+
+typedef enum gql_value_kind {
+  GQL_VALUE_NULL,
+  GQL_VALUE_BOOL,
+  GQL_VALUE_NUMBER,
+  GQL_VALUE_STRING,
+  GQL_VALUE_LIST,
+  GQL_VALUE_OBJECT
+} gql_value_kind;
+
+/* Parses JSON text into a value in `arena` (strings may point into `json`,
+ * which must outlive the value). 0, GQL_EJSON, GQL_ELIMIT or GQL_ENOMEM. */
+GQL_API int gql_value_parse(gql_arena *arena, const char *json, size_t len,
+                            const gql_value **out);
+/* The kind of v (NULL reads as null). */
+GQL_API gql_value_kind gql_value_kind_of(const gql_value *v);
+/* A boolean's value (false for other kinds). */
+GQL_API bool gql_value_bool(const gql_value *v);
+/* A number's value (0 for other kinds). */
+GQL_API double gql_value_number(const gql_value *v);
+/* True and *out set when v is an integral number that fits int64. */
+GQL_API bool gql_value_int(const gql_value *v, int64_t *out);
+/* A string's bytes (empty slice for other kinds). */
+GQL_API gql_str gql_value_string(const gql_value *v);
+/* Items of a list or members of an object (0 for other kinds). */
+GQL_API size_t gql_value_count(const gql_value *v);
+/* Item i of a list, or the value of member i of an object; NULL if none. */
+GQL_API const gql_value *gql_value_item(const gql_value *v, size_t i);
+/* The key of member i of an object (empty slice if none). */
+GQL_API gql_str gql_value_key(const gql_value *v, size_t i);
+/* The member named `name` of an object (last wins), or NULL. */
+GQL_API const gql_value *gql_value_get(const gql_value *v, const char *name,
+                                       size_t len);
+
+/* What a resolver is told, and where it writes its result. */
+typedef struct gql_resolve_info gql_resolve_info;
+typedef struct gql_out gql_out;
+/* A field whose value comes later (see gql_out_pending). */
+typedef struct gql_pending gql_pending;
+
+/* A field resolver: reads `parent` (what the parent field's resolver gave to
+ * gql_out_object, or a gql_value for JSON data) and writes one result to
+ * `out`. Writing nothing means null. */
+typedef void (*gql_resolver_fn)(const gql_resolve_info *info,
+                                const void *parent, gql_out *out);
+/* Writes item i of a list given to gql_out_list. */
+typedef void (*gql_list_item_fn)(const void *list, size_t i, gql_out *out);
+/* The concrete object type (an index, see gql_schema_type_by_name) of
+ * `value` returned for an abstract type; negative when it cannot tell. */
+typedef int64_t (*gql_resolve_type_fn)(const gql_resolve_info *info,
+                                       const void *value);
+
+/* The resolver never returns pending and everything it writes is complete. */
+#define GQL_RESOLVER_SYNC 1u
+/* gql_out_object: resolve the concrete type as for an abstract field. */
+#define GQL_TYPE_AUTO UINT32_MAX
+
+/* Sets the resolver of field `type`.`field` (data is given back through
+ * gql_info_data). Fails with GQL_ENOTFOUND for an unknown field and
+ * GQL_EINVAL once the schema is finalized. */
+GQL_API int gql_schema_set_resolver(gql_schema *schema, const char *type,
+                                    const char *field, gql_resolver_fn fn,
+                                    void *data, unsigned flags);
+/* Sets how interface or union `type` finds the concrete type of a value
+ * (default: the "__typename" property of a JSON object). */
+GQL_API int gql_schema_set_resolve_type(gql_schema *schema, const char *type,
+                                        gql_resolve_type_fn fn);
+/* Proves which types are synchronous (a fixpoint over the type graph) and
+ * freezes resolvers. Done by the first gql_prepare when not called. */
+GQL_API int gql_schema_finalize(gql_schema *schema);
+
+/* The field's name (as in the schema). */
+GQL_API gql_str gql_info_field_name(const gql_resolve_info *info);
+/* The index of the object type whose field is being resolved. */
+GQL_API uint32_t gql_info_parent_type(const gql_resolve_info *info);
+/* The coerced argument `name`, or NULL when it has no value. */
+GQL_API const gql_value *gql_arg(const gql_resolve_info *info,
+                                 const char *name);
+/* All coerced arguments as an object (NULL when the field has none). */
+GQL_API const gql_value *gql_info_args(const gql_resolve_info *info);
+/* The context pointer of gql_execute_params. */
+GQL_API void *gql_info_context(const gql_resolve_info *info);
+/* The data pointer given to gql_schema_set_resolver. */
+GQL_API void *gql_info_data(const gql_resolve_info *info);
+/* The request arena (for values a resolver builds). */
+GQL_API gql_arena *gql_info_arena(const gql_resolve_info *info);
+/* The response path as JSON ("[\"hero\",\"friends\",0]"), made on demand in
+ * the request arena. NULL on allocation failure. */
+GQL_API const char *gql_info_path(const gql_resolve_info *info);
+
+/* Adds an error at the field (its locations and path) without changing its
+ * value, for resolvers that return partial results. */
+GQL_API void gql_info_error(const gql_resolve_info *info, const char *message);
+
+/* Results. Each gql_out takes exactly one write; strings are copied before
+ * the call returns. */
+GQL_API void gql_out_null(gql_out *out);
+GQL_API void gql_out_int(gql_out *out, int64_t v);
+GQL_API void gql_out_float(gql_out *out, double v);
+GQL_API void gql_out_string(gql_out *out, const char *s, size_t len);
+GQL_API void gql_out_bool(gql_out *out, bool v);
+/* An enum value by name. */
+GQL_API void gql_out_enum(gql_out *out, const char *name, size_t len);
+/* A JSON value: a custom scalar, or JSON data under which the default
+ * resolver reads fields by name. */
+GQL_API void gql_out_json(gql_out *out, const gql_value *v);
+/* An object; `type` is its concrete object type or GQL_TYPE_AUTO. */
+GQL_API void gql_out_object(gql_out *out, const void *obj, uint32_t type);
+/* A list of `count` items written by item_fn(list, i, out). */
+GQL_API void gql_out_list(gql_out *out, const void *list, size_t count,
+                          gql_list_item_fn item_fn);
+/* A field error with this message (copied); the field becomes null. */
+GQL_API void gql_out_error(gql_out *out, const char *message);
+/* The value comes later: returns a handle to complete from the same thread
+ * (NULL on allocation failure, then the field errors). */
+GQL_API gql_pending *gql_out_pending(gql_out *out);
+/* The output of a pending field; writing to it completes the field. */
+GQL_API gql_out *gql_pending_out(gql_pending *p);
+
+/* Tracing hooks, all optional. A hook returning non-zero aborts the request:
+ * later resolver calls fail with an abort error. resolve_finish follows the
+ * completion of the field's value (for a pending field, the write to its
+ * pending output). */
+typedef struct gql_hooks {
+  int (*execute_start)(void *ctx);
+  void (*execute_finish)(void *ctx, bool has_errors);
+  int (*resolve_start)(void *ctx, const gql_resolve_info *info);
+  void (*resolve_finish)(void *ctx, const gql_resolve_info *info);
+  void *ctx;
+} gql_hooks;
+
+/* An operation parsed, validated and planned; immutable, reusable. */
+typedef struct gql_prepared gql_prepared;
+
+typedef struct gql_prepare_options {
+  gql_parse_options parse;
+  bool no_validate;       /* skip the validation rules */
+  uint32_t max_plan_size; /* planned fields (0: 100,000) */
+  const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
+} gql_prepare_options;
+
+/* Parses `query` (copied), validates it and plans the operation named
+ * `operation_name` (NULL: the only one). On a syntax, validation or
+ * operation-selection error returns GQL_ESYNTAX / GQL_EVALIDATION /
+ * GQL_EINVAL and, when `err_arena` is given, the response to send
+ * ({"errors":[...]}) in *errors_json. */
+GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
+                        const char *operation_name,
+                        const gql_prepare_options *options,
+                        gql_prepared **out, gql_arena *err_arena,
+                        gql_str *errors_json);
+GQL_API void gql_prepared_free(gql_prepared *p);
+
+/* A response buffer the caller may reuse across executions (its capacity is
+ * kept, so a steady state makes no allocator call). Zero-initialise it. */
+typedef struct gql_output {
+  char *data;
+  size_t len;
+  size_t cap;
+  const gql_allocator *alc; /* NULL: libc */
+} gql_output;
+GQL_API void gql_output_free(gql_output *o);
+
+typedef struct gql_execute_params {
+  const gql_value *variables;  /* coerced from this, or else from: */
+  const char *variables_json;  /* JSON text (NULL: none) */
+  size_t variables_len;
+  const void *root_value;      /* parent of the root fields */
+  void *context;               /* gql_info_context */
+  gql_arena *arena;            /* request memory (NULL: made and freed) */
+  gql_output *output;          /* where the response goes (NULL: internal) */
+  const gql_hooks *hooks;      /* NULL: none */
+  /* Called once with the response JSON when the execution completes
+   * (possibly before gql_execute returns). The bytes are valid during the
+   * call. */
+  void (*on_done)(void *ud, const char *json, size_t len, bool has_errors);
+  void *ud;
+} gql_execute_params;
+
+/* Runs a prepared operation. Returns 0 when it completed (on_done called),
+ * 1 when fields are pending (on_done comes when the last completes), or a
+ * negative code. Mutation root fields run one after the other, also when
+ * they pend. A subscription operation runs once, as graphql-js execute()
+ * runs it (no event stream). Without params->arena the execution's memory
+ * is freed after on_done, so every pending field must be completed. */
+GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
+
+/* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
+ * NUL-terminated). Returns 0, 1 when it has errors, or a negative code
+ * (GQL_EUNSUPPORTED when a field pends). */
+GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
+                        const char *operation_name, const char *variables_json,
+                        size_t variables_len, const void *root_value,
+                        void *context, gql_arena *arena, gql_str *json);
 
 #ifdef __cplusplus
 }

@@ -11,11 +11,13 @@ for (const arg of process.argv.slice(2)) {
   const src = fs.readFileSync(file, 'utf8');
   const bytes = Buffer.byteLength(src);
   const opts = { maxTokens: Infinity };
+  // Warm up for half a second so the JIT has settled, then size the
+  // trials from the warmed-up speed.
   let t0 = process.hrtime.bigint();
-  parse(src, opts);
-  const one = Number(process.hrtime.bigint() - t0) + 1;
+  let warm = 0;
+  while (Number(process.hrtime.bigint() - t0) < 500e6) { parse(src, opts); warm++; }
+  const one = Number(process.hrtime.bigint() - t0) / warm;
   const iters = Math.max(1, Math.floor(200e6 / one));
-  for (let i = 0; i < iters; i++) parse(src, opts);
   const trials = [];
   for (let k = 0; k < 7; k++) {
     t0 = process.hrtime.bigint();

@@ -20,6 +20,12 @@ char *gql_cli_read_file(const char *path, size_t *len);
 const char *gql_cli_display_name(const char *path);
 /* True when argv has -h or --help. */
 bool gql_cli_wants_help(int argc, char **argv);
+/* Errors as a compact JSON array of {message, locations} (graphql-js's
+ * toJSON), followed by a newline. */
+void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n);
+/* Errors as FILE:LINE:COLUMN: MESSAGE lines. */
+void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
+                               const char *path);
 /* Prints a command's usage to `f`. */
 void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 
@@ -27,5 +33,6 @@ void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 extern const gql_cli_command gql_cmd_format;
 extern const gql_cli_command gql_cmd_print_schema;
 extern const gql_cli_command gql_cmd_validate;
+extern const gql_cli_command gql_cmd_exec;
 
 #endif

@@ -8,72 +8,12 @@
 
 #define MAX_RULES 64
 
-/* A string as JSON.stringify writes it. */
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    switch (c) {
-    case '"':
-      fputs("\\\"", f);
-      break;
-    case '\\':
-      fputs("\\\\", f);
-      break;
-    case '\b':
-      fputs("\\b", f);
-      break;
-    case '\f':
-      fputs("\\f", f);
-      break;
-    case '\n':
-      fputs("\\n", f);
-      break;
-    case '\r':
-      fputs("\\r", f);
-      break;
-    case '\t':
-      fputs("\\t", f);
-      break;
-    default:
-      if (c < 0x20)
-        fprintf(f, "\\u%04x", c);
-      else
-        fputc(c, f);
-    }
-  }
-  fputc('"', f);
-}
-
-/* The errors as graphql-js's toJSON writes them (no "locations" when there
- * are none), compact. */
 static void print_json(const gql_error_list *l) {
-  fputc('[', stdout);
-  for (uint32_t i = 0; i < l->count; i++) {
-    const gql_error *e = &l->items[i];
-    fputs(i ? ",{\"message\":" : "{\"message\":", stdout);
-    json_string(stdout, e->message);
-    if (e->nlocations) {
-      fputs(",\"locations\":[", stdout);
-      for (uint32_t j = 0; j < e->nlocations; j++)
-        printf("%s{\"line\":%u,\"column\":%u}", j ? "," : "",
-               e->locations[j].line, e->locations[j].column);
-      fputc(']', stdout);
-    }
-    fputc('}', stdout);
-  }
-  fputs("]\n", stdout);
+  gql_cli_print_errors_json(stdout, l->items, l->count);
 }
 
 static void print_schema_errors(const gql_error_list *l, const char *path) {
-  for (uint32_t i = 0; i < l->count; i++) {
-    const gql_error *e = &l->items[i];
-    if (e->nlocations)
-      fprintf(stderr, "%s:%u:%u: %s\n", gql_cli_display_name(path),
-              e->locations[0].line, e->locations[0].column, e->message);
-    else
-      fprintf(stderr, "%s: %s\n", gql_cli_display_name(path), e->message);
-  }
+  gql_cli_print_errors_text(stderr, l->items, l->count, path);
 }
 
 typedef struct options {
@@ -169,8 +109,11 @@ static int run(int argc, char **argv) {
       status = 2;
       goto done;
     }
+    /* For --sdl the base is only the schema being extended: graphql-js's
+     * validateSDL does not require it to be a valid schema on its own. */
+    gql_schema_build_options bo = {.skip_type_validation = o.sdl};
     int rc =
-        gql_schema_build(schema_src, schema_len, NULL, NULL, &schema, &errors);
+        gql_schema_build(schema_src, schema_len, NULL, &bo, &schema, &errors);
     if (rc) {
       if (!errors.count)
         fprintf(stderr, "gql validate: %s: %s\n",

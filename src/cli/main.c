@@ -6,12 +6,14 @@
 static const gql_cli_command *const commands[] = {
     &gql_cmd_format,
     &gql_cmd_print_schema,
+    &gql_cmd_exec,
     &gql_cmd_validate,
 };
 
 static void print_help(FILE *f) {
-  fprintf(f, "gql %s — a GraphQL engine, server and gateway\n\n"
-             "Usage: gql COMMAND [OPTIONS] [ARGS]\n\nCommands:\n",
+  fprintf(f,
+          "gql %s — a GraphQL engine, server and gateway\n\n"
+          "Usage: gql COMMAND [OPTIONS] [ARGS]\n\nCommands:\n",
           gql_version());
   for (size_t i = 0; i < GQL_ARRAY_LEN(commands); i++)
     fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);

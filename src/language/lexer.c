@@ -465,13 +465,10 @@ static NOINLINE int lex_string(gql_lexer *lx, gql_token *tok, uint32_t start) {
       return lex_escaped_string(lx, tok, start, pos);
     if (c == '\n' || c == '\r')
       return fail(lx, pos, "Unterminated string.");
-    if (c < 0x80) {
-      pos++;
-    } else if (decode_at(lx, pos, &cp, &size) == CP_OK) {
-      pos += size;
-    } else {
+    /* the other stops are the non-ASCII bytes */
+    if (decode_at(lx, pos, &cp, &size) != CP_OK)
       return fail_in_string(lx, pos);
-    }
+    pos += size;
   }
   make(lx, tok, GQL_TOK_STRING, start, pos + 1);
   tok->value = (gql_str){lx->src + start + 1, pos - start - 1};

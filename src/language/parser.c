@@ -552,20 +552,21 @@ static gql_ast_variable_definition *parse_variable_definition(parser *p) {
   return vd;
 }
 
+/* graphql-js advances past the Name before it checks the keyword, so a
+ * lexer error in the next token wins over an unknown operation type. */
 static gql_operation_type parse_operation_type(parser *p) {
   if (GQL_UNLIKELY(p->tok.kind != GQL_TOK_NAME))
     expected(p, GQL_TOK_NAME);
-  gql_operation_type op;
-  if (STR_IS(p->tok.value, "query"))
-    op = GQL_OP_QUERY;
-  else if (STR_IS(p->tok.value, "mutation"))
-    op = GQL_OP_MUTATION;
-  else if (STR_IS(p->tok.value, "subscription"))
-    op = GQL_OP_SUBSCRIPTION;
-  else
-    unexpected(p, &p->tok);
+  gql_str v = p->tok.value;
+  uint32_t start = p->tok.start;
   advance(p);
-  return op;
+  if (STR_IS(v, "query"))
+    return GQL_OP_QUERY;
+  if (STR_IS(v, "mutation"))
+    return GQL_OP_MUTATION;
+  if (STR_IS(v, "subscription"))
+    return GQL_OP_SUBSCRIPTION;
+  failf(p, GQL_ESYNTAX, start, "Unexpected Name \"%.*s\".", (int)v.len, v.ptr);
 }
 
 static gql_ast_node *parse_operation_definition(parser *p) {
@@ -741,6 +742,7 @@ static bool is_directive_location(gql_str s) {
       "ENUM_VALUE",
       "INPUT_OBJECT",
       "INPUT_FIELD_DEFINITION",
+      "DIRECTIVE_DEFINITION", /* graphql-js 16.15 has it; the spec does not */
   };
   for (size_t i = 0; i < GQL_ARRAY_LEN(locations); i++)
     if (gql_str_eq_cstr(s, locations[i]))
@@ -907,6 +909,10 @@ static gql_ast_schema_coordinate *parse_schema_coordinate(parser *p) {
 
 /* ---- entry points */
 
+/* Whatever max_depth asks for, recursion stops here: a level costs well
+ * under 100 bytes of stack, so this stays under 1 MiB, safe on any thread. */
+enum { HARD_MAX_DEPTH = 10000 };
+
 enum { WHAT_DOCUMENT, WHAT_VALUE, WHAT_CONST_VALUE, WHAT_TYPE, WHAT_COORD };
 
 /* Runs one parse under setjmp. Only `p` and `what` are used after the
@@ -935,7 +941,8 @@ static void *run(parser *p, int what) {
 }
 
 static int start(parser *p, gql_arena *arena, const char *source, size_t len,
-                 const gql_parse_options *options, gql_syntax_error *err) {
+                 const gql_parse_options *options, const void *out,
+                 gql_syntax_error *err) {
   gql_parse_options o = options ? *options : (gql_parse_options){0};
   size_t max_size = o.max_size ? o.max_size : GQL_DEFAULT_MAX_SIZE;
   if (max_size > UINT32_MAX - 1)
@@ -944,8 +951,10 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   p->arena = arena;
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
   p->max_depth = o.max_depth ? o.max_depth : GQL_DEFAULT_MAX_DEPTH;
+  if (p->max_depth > HARD_MAX_DEPTH)
+    p->max_depth = HARD_MAX_DEPTH;
   p->tok.kind = GQL_TOK_SOF;
-  if (!arena || (!source && len))
+  if (!arena || !out || (!source && len))
     return GQL_EINVAL;
   if (len > max_size) {
     if (err) {
@@ -977,7 +986,7 @@ int gql_parse(gql_arena *arena, const char *source, size_t len,
               const gql_parse_options *options, gql_document **out,
               gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_document *doc = run(&p, WHAT_DOCUMENT);
@@ -994,7 +1003,7 @@ int gql_parse_value(gql_arena *arena, const char *source, size_t len,
                     const gql_parse_options *options, bool const_only,
                     gql_ast_value **out, gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_ast_value *v = run(&p, const_only ? WHAT_CONST_VALUE : WHAT_VALUE);
@@ -1008,7 +1017,7 @@ int gql_parse_type(gql_arena *arena, const char *source, size_t len,
                    const gql_parse_options *options, gql_ast_type **out,
                    gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, err);
+  int rc = start(&p, arena, source, len, options, out, err);
   if (rc)
     return rc;
   gql_ast_type *t = run(&p, WHAT_TYPE);
@@ -1022,7 +1031,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
                                 size_t len, gql_ast_schema_coordinate **out,
                                 gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, NULL, err);
+  int rc = start(&p, arena, source, len, NULL, out, err);
   if (rc)
     return rc;
   p.lx.coordinate = true;

@@ -9,19 +9,17 @@
  */
 #include "internal.h"
 
-#include <stdlib.h>
-
 typedef struct builder {
   gql_schema *s;
   gql_error_list *errors;
   gql_type *types; /* temporary indices */
   uint32_t ntypes, cap;
   uint32_t *ext_cap;       /* per type: capacity of extensions */
+  uint8_t *in_config;      /* per type: already in config */
   uint32_t nbuiltin_types; /* temporary indices [0, nbuiltin_types) */
   gql_strmap tmap;         /* name → temporary index */
   uint32_t *config;        /* config.types order (temporary indices) */
   uint32_t nconfig, config_cap;
-  uint32_t first_doc_config;     /* entries of config from the first user doc */
   const gql_ast_type_def **exts; /* type extensions in document order */
   uint32_t nexts, exts_cap;
   const gql_ast_directive_def **dirdefs; /* user directive definitions */
@@ -31,6 +29,7 @@ typedef struct builder {
   uint32_t nstd_dirdefs;
   const gql_ast_type_def *meta;
   bool first_doc_has_schema_def;
+  uint32_t schema_ext_cap;
   int rc;
 } builder;
 
@@ -148,18 +147,22 @@ static uint32_t new_type(builder *b, const gql_ast_type_def *def,
         gql_arena_grow(b->s->arena, b->types, b->cap, ncap, sizeof *t);
     uint32_t *e =
         gql_arena_grow(b->s->arena, b->ext_cap, b->cap, ncap, sizeof *e);
-    if (!t || !e) {
+    uint8_t *ic =
+        gql_arena_grow(b->s->arena, b->in_config, b->cap, ncap, sizeof *ic);
+    if (!t || !e || !ic) {
       b->rc = GQL_ENOMEM;
       return GQL_NO_TYPE;
     }
     b->types = t;
     b->ext_cap = e;
+    b->in_config = ic;
     b->cap = ncap;
   }
   uint32_t id = b->ntypes++;
   gql_type *t = &b->types[id];
   memset(t, 0, sizeof *t);
   b->ext_cap[id] = 0;
+  b->in_config[id] = 0;
   switch (def->h.kind) {
   case GQL_AST_SCALAR_TYPE_DEFINITION:
     t->kind = GQL_TYPE_SCALAR;
@@ -191,9 +194,9 @@ static uint32_t new_type(builder *b, const gql_ast_type_def *def,
 }
 
 static void push_config(builder *b, uint32_t id) {
-  for (uint32_t i = 0; i < b->nconfig; i++)
-    if (b->config[i] == id)
-      return;
+  if (b->in_config[id])
+    return;
+  b->in_config[id] = 1;
   PUSH(b, b->config, b->nconfig, b->config_cap, id);
 }
 
@@ -239,19 +242,13 @@ static void register_doc(builder *b, const gql_document *doc, bool first) {
       if (first)
         b->first_doc_has_schema_def = true;
     } else if (n->kind == GQL_AST_SCHEMA_EXTENSION) {
-      uint32_t cap = s->nextensions; /* grown one by one: rare */
-      const gql_ast_schema_def **e = gql_arena_grow(
-          s->arena, (void *)s->extensions, cap, cap + 1, sizeof *e);
-      if (!e) {
-        b->rc = GQL_ENOMEM;
-        return;
-      }
-      e[s->nextensions++] = (const gql_ast_schema_def *)n;
+      const gql_ast_schema_def **e = (const gql_ast_schema_def **)s->extensions;
+      PUSH(b, e, s->nextensions, b->schema_ext_cap,
+           (const gql_ast_schema_def *)n);
       s->extensions = e;
     }
   }
   if (first) {
-    b->first_doc_config = b->nconfig;
     b->first_doc_dirdefs = b->ndirdefs;
   }
 }
@@ -273,13 +270,17 @@ static void attach_extensions(builder *b) {
 /* ---- contents */
 
 static void resolve_ref(builder *b, const gql_ast_type *at, gql_type_ref *out) {
-  char mods[64];
+  char small[32];
+  char *mods = small;
   uint32_t n = 0;
+  for (const gql_ast_type *t = at; t->h.kind != GQL_AST_NAMED_TYPE; t = t->of)
+    n++;
+  if (n > sizeof small && !(mods = gql_arena_alloc(b->s->arena, n))) {
+    b->rc = GQL_ENOMEM;
+    return;
+  }
+  n = 0;
   while (at->h.kind != GQL_AST_NAMED_TYPE) {
-    if (n == sizeof mods) {
-      b->rc = GQL_ELIMIT;
-      return;
-    }
     mods[n++] = at->h.kind == GQL_AST_LIST_TYPE ? 'L' : '!';
     at = at->of;
   }
@@ -384,6 +385,16 @@ static void add_input_fields(builder *b, gql_type *t,
   }
 }
 
+/* Which source a name (a pointer into its text) comes from. */
+static uint32_t doc_index(const gql_schema *s, const char *ptr) {
+  for (uint32_t i = 0; i < s->nsources; i++) {
+    gql_str t = s->sources[i].text;
+    if (ptr >= t.ptr && ptr <= t.ptr + t.len)
+      return i;
+  }
+  return UINT32_MAX;
+}
+
 static void build_type(builder *b, uint32_t id) {
   gql_type *t = &b->types[id];
   const gql_ast_type_def *def = t->exec_data;
@@ -418,6 +429,18 @@ static void build_type(builder *b, uint32_t id) {
     bool present;
     t->specified_by_url = directive_string(&def->directives, "specifiedBy",
                                            "url", NULL, &present);
+    /* extendSchema (a later document) takes @specifiedBy from extensions;
+     * buildASTSchema (the same document) does not */
+    uint32_t def_doc = doc_index(b->s, def->name.ptr);
+    for (uint32_t k = 0; k < t->nextensions; k++) {
+      const gql_ast_type_def *e = t->extensions[k];
+      if (doc_index(b->s, e->name.ptr) <= def_doc)
+        continue;
+      gql_str url = directive_string(&e->directives, "specifiedBy", "url", NULL,
+                                     &present);
+      if (url.ptr)
+        t->specified_by_url = url;
+    }
   }
   if (t->kind == GQL_TYPE_INPUT_OBJECT)
     t->one_of = gql_ast_find_directive(&def->directives, "oneOf") != NULL;
@@ -502,15 +525,12 @@ static uint32_t type_named(builder *b, const char *name) {
 static void set_roots(builder *b) {
   gql_schema *s = b->s;
   s->query = s->mutation = s->subscription = GQL_NO_TYPE;
-  const gql_ast_schema_def *nodes[1 + 64];
-  uint32_t n = 0;
-  if (s->ast)
-    nodes[n++] = s->ast;
-  for (uint32_t i = 0; i < s->nextensions && n < GQL_ARRAY_LEN(nodes); i++)
-    nodes[n++] = s->extensions[i];
-  for (uint32_t i = 0; i < n && !b->rc; i++) {
-    for (uint32_t j = 0; j < nodes[i]->operation_types.count && !b->rc; j++) {
-      const gql_ast_operation_type_def *ot = nodes[i]->operation_types.items[j];
+  for (uint32_t i = 0; i <= s->nextensions && !b->rc; i++) {
+    const gql_ast_schema_def *node = i == 0 ? s->ast : s->extensions[i - 1];
+    if (!node)
+      continue;
+    for (uint32_t j = 0; j < node->operation_types.count && !b->rc; j++) {
+      const gql_ast_operation_type_def *ot = node->operation_types.items[j];
       gql_type_ref r;
       resolve_ref(b, ot->type, &r);
       if (b->rc)
@@ -523,11 +543,18 @@ static void set_roots(builder *b) {
         s->subscription = r.type;
     }
   }
-  if (!b->first_doc_has_schema_def) {
-    /* buildASTSchema: the types named Query, Mutation, Subscription */
-    for (uint32_t i = 0; i < b->first_doc_config; i++) {
-      uint32_t id = b->config[i];
-      gql_str name = b->types[id].name;
+  if (!b->first_doc_has_schema_def && s->nsources) {
+    /* buildASTSchema: the types named Query, Mutation, Subscription among
+     * the first document's definitions */
+    const gql_document *doc = s->sources[0].doc;
+    for (uint32_t i = 0; i < doc->definitions.count; i++) {
+      const gql_ast_node *n = doc->definitions.items[i];
+      if (!gql_ast_is_type_definition(n->kind))
+        continue;
+      gql_str name = gql_ast_name_str(((const gql_ast_type_def *)n)->name);
+      uint32_t id;
+      if (!gql_strmap_get(&b->tmap, name, &id))
+        continue;
       if (gql_str_eq_cstr(name, "Query"))
         s->query = id;
       else if (gql_str_eq_cstr(name, "Mutation"))
@@ -610,14 +637,16 @@ static void remap_fields(const uint32_t *map, gql_field *f, uint32_t n) {
 static void finish_order(builder *b) {
   gql_schema *s = b->s;
   uint32_t n = b->ntypes;
-  bool *in_set = calloc(n, sizeof *in_set);
-  uint32_t *order = malloc((size_t)n * sizeof *order);
-  uint32_t *map = malloc((size_t)n * sizeof *map);
+  /* scratch in the schema arena: a few bytes per type */
+  bool *in_set = gql_arena_alloc(s->arena, (size_t)n * sizeof *in_set);
+  uint32_t *order = gql_arena_alloc(s->arena, (size_t)n * sizeof *order);
+  uint32_t *map = gql_arena_alloc(s->arena, (size_t)n * sizeof *map);
   gql_type *types = gql_arena_alloc(s->arena, (size_t)n * sizeof *types);
   if (!in_set || !order || !map || !types) {
     b->rc = GQL_ENOMEM;
-    goto done;
+    return;
   }
+  memset(in_set, 0, (size_t)n * sizeof *in_set);
   order_state o = {b, in_set, order, 0};
   for (uint32_t i = 0; i < b->nconfig; i++)
     in_set[b->config[i]] = true;
@@ -653,10 +682,6 @@ static void finish_order(builder *b) {
       *roots[i] = map[*roots[i]];
   s->types = types;
   s->ntypes = o.n;
-done:
-  free(in_set);
-  free(order);
-  free(map);
 }
 
 /* Possible types of abstract types, implementing interfaces, name maps. */
@@ -664,40 +689,47 @@ static void finish_indexes(builder *b) {
   gql_schema *s = b->s;
   for (uint32_t i = 0; i < s->ntypes && !b->rc; i++) {
     gql_type *t = &s->types[i];
-    if (gql_strmap_put(&s->type_map, t->name, i) < 0)
+    if (gql_strmap_put(&s->type_map, t->name, i) < 0 ||
+        gql_type_build_member_index(t, s->arena) < 0)
       b->rc = GQL_ENOMEM;
     if (t->kind == GQL_TYPE_UNION) {
       t->possible = t->members;
       t->npossible = t->nmembers;
     }
   }
-  for (uint32_t i = 0; i < s->ntypes && !b->rc; i++) {
-    gql_type *t = &s->types[i];
-    if (t->kind != GQL_TYPE_OBJECT && t->kind != GQL_TYPE_INTERFACE)
-      continue;
-    for (uint32_t j = 0; j < t->ninterfaces && !b->rc; j++) {
-      gql_type *iface = &s->types[t->interfaces[j]];
-      if (iface->kind != GQL_TYPE_INTERFACE)
+  /* implementations of each interface: count, allocate, fill (objects
+   * into possible, interfaces into implementing_interfaces, type order) */
+  for (int pass = 0; pass < 2 && !b->rc; pass++) {
+    for (uint32_t i = 0; i < s->ntypes; i++) {
+      gql_type *t = &s->types[i];
+      if (t->kind != GQL_TYPE_OBJECT && t->kind != GQL_TYPE_INTERFACE)
         continue;
-      /* capacities are not tracked: grow one at a time, rare enough */
-      uint32_t **arr = t->kind == GQL_TYPE_OBJECT
-                           ? &iface->possible
-                           : &iface->implementing_interfaces;
-      uint32_t *cnt = t->kind == GQL_TYPE_OBJECT
-                          ? &iface->npossible
-                          : &iface->nimplementing_interfaces;
-      bool dup = false;
-      for (uint32_t k = 0; k < *cnt; k++)
-        dup |= (*arr)[k] == i;
-      if (dup)
-        continue;
-      uint32_t *g = gql_arena_grow(s->arena, *arr, *cnt, *cnt + 1, sizeof *g);
-      if (!g) {
-        b->rc = GQL_ENOMEM;
-        return;
+      for (uint32_t j = 0; j < t->ninterfaces; j++) {
+        gql_type *iface = &s->types[t->interfaces[j]];
+        if (iface->kind != GQL_TYPE_INTERFACE)
+          continue;
+        bool obj = t->kind == GQL_TYPE_OBJECT;
+        uint32_t *cnt =
+            obj ? &iface->npossible : &iface->nimplementing_interfaces;
+        uint32_t *arr = obj ? iface->possible : iface->implementing_interfaces;
+        if (pass == 0) {
+          (*cnt)++;
+        } else if (*cnt == 0 || arr[*cnt - 1] != i) {
+          arr[(*cnt)++] = i;
+        }
       }
-      g[(*cnt)++] = i;
-      *arr = g;
+    }
+    for (uint32_t i = 0; pass == 0 && i < s->ntypes && !b->rc; i++) {
+      gql_type *t = &s->types[i];
+      if (t->kind != GQL_TYPE_INTERFACE)
+        continue;
+      size_t n1 = t->npossible, n2 = t->nimplementing_interfaces;
+      t->possible = gql_arena_alloc(s->arena, (n1 ? n1 : 1) * sizeof(uint32_t));
+      t->implementing_interfaces =
+          gql_arena_alloc(s->arena, (n2 ? n2 : 1) * sizeof(uint32_t));
+      if (!t->possible || !t->implementing_interfaces)
+        b->rc = GQL_ENOMEM;
+      t->npossible = t->nimplementing_interfaces = 0;
     }
   }
   for (uint32_t i = 0; i < s->ndirectives && !b->rc; i++)
@@ -725,12 +757,40 @@ static void build_meta(builder *b) {
   b->s->meta_schema.ast = b->s->meta_type.ast = b->s->meta_typename.ast = NULL;
 }
 
-int gql_schema_build_docs(gql_schema *s, gql_error_list *errors) {
+/* extendSchema keeps the base's whole type map (built-ins and introspection
+ * types included) in its order, then adds the new definitions. */
+static void base_config(builder *b, const gql_schema *base, uint32_t start) {
+  uint32_t nnew = b->nconfig - start;
+  uint32_t *fresh =
+      gql_arena_alloc(b->s->arena, (size_t)(nnew ? nnew : 1) * sizeof *fresh);
+  if (!fresh) {
+    b->rc = GQL_ENOMEM;
+    return;
+  }
+  memcpy(fresh, b->config + start, (size_t)nnew * sizeof *fresh);
+  b->nconfig = 0;
+  memset(b->in_config, 0, b->ntypes);
+  for (uint32_t i = 0; i < base->ntypes && !b->rc; i++) {
+    uint32_t id;
+    if (gql_strmap_get(&b->tmap, base->types[i].name, &id))
+      push_config(b, id);
+  }
+  for (uint32_t i = 0; i < nnew && !b->rc; i++)
+    push_config(b, fresh[i]);
+}
+
+int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
+                          gql_error_list *errors) {
   builder b = {.s = s, .errors = errors};
   gql_strmap_init(&b.tmap, &s->alc);
   register_builtins(&b, s->builtin_doc);
-  for (uint32_t i = 0; i < s->nsources && !b.rc; i++)
+  uint32_t last_start = 0;
+  for (uint32_t i = 0; i < s->nsources && !b.rc; i++) {
+    last_start = b.nconfig;
     register_doc(&b, s->sources[i].doc, i == 0);
+  }
+  if (!b.rc && base)
+    base_config(&b, base, last_start);
   if (!b.rc)
     attach_extensions(&b);
   for (uint32_t i = 0; i < b.ntypes && !b.rc; i++)

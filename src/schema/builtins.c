@@ -1,5 +1,11 @@
 /* The built-in scalars, directives and introspection types, written as SDL
  * and parsed into every schema (graphql-js 16 wording for descriptions).
+ * The introspection types are those graphql-js 16.11+ answers with
+ * (__Schema.directives(includeDeprecated:), __Directive.isDeprecated, the
+ * DIRECTIVE_DEFINITION location, also on @deprecated). The September 2025
+ * spec has no DIRECTIVE_DEFINITION: gql_schema_build's
+ * spec_directive_locations option takes it out again (see
+ * ../shared/conformance/introspection/README.md).
  * The pseudo-type __Meta carries the meta-fields; it never enters the type
  * map. */
 #include "internal.h"
@@ -41,7 +47,7 @@ static const char builtin_sdl[] =
     "similar data. Formatted using the Markdown syntax, as specified by "
     "[CommonMark](https://commonmark.org/).\" reason: String = \"No longer "
     "supported\") on FIELD_DEFINITION | ARGUMENT_DEFINITION | "
-    "INPUT_FIELD_DEFINITION | ENUM_VALUE\n"
+    "INPUT_FIELD_DEFINITION | ENUM_VALUE | DIRECTIVE_DEFINITION\n"
     "\"\"\"Exposes a URL that specifies the behavior of this scalar.\"\"\"\n"
     "directive @specifiedBy(\"The URL that specifies the behavior of this "
     "scalar.\" url: String!) on SCALAR\n"
@@ -65,7 +71,7 @@ static const char builtin_sdl[] =
     "operations will be rooted at.\"\n"
     "  subscriptionType: __Type\n"
     "  \"A list of all directives supported by this server.\"\n"
-    "  directives: [__Directive!]!\n"
+    "  directives(includeDeprecated: Boolean! = false): [__Directive!]!\n"
     "}\n"
     "\"\"\"The fundamental unit of any GraphQL Schema is the type. There are "
     "many kinds of types in GraphQL as represented by the `__TypeKind` "
@@ -156,6 +162,8 @@ static const char builtin_sdl[] =
     "  isRepeatable: Boolean!\n"
     "  locations: [__DirectiveLocation!]!\n"
     "  args(includeDeprecated: Boolean = false): [__InputValue!]!\n"
+    "  isDeprecated: Boolean!\n"
+    "  deprecationReason: String\n"
     "}\n"
     "\"\"\"A Directive can be adjacent to many parts of the GraphQL language, "
     "a __DirectiveLocation describes one such possible adjacencies.\"\"\"\n"
@@ -184,6 +192,8 @@ static const char builtin_sdl[] =
     "INPUT_OBJECT\n"
     "  \"Location adjacent to an input object field definition.\"\n  "
     "INPUT_FIELD_DEFINITION\n"
+    "  \"Location adjacent to a directive definition.\"\n  "
+    "DIRECTIVE_DEFINITION\n"
     "}\n"
     "type __Meta {\n"
     "  \"Access the current type schema of this server.\"\n"

@@ -25,26 +25,14 @@ const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
 const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
                                               const char *name);
 
-/* Appends to `out` the default value `v` of an input of type `t` as
- * graphql-js prints it (astFromValue(valueFromAST(v, t), t)); returns false
- * (and appends nothing) when graphql-js would print no default. */
-bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
-                              const gql_ast_value *v, gql_buf *out);
+/* Builds t->member_index when t has many fields / values / input fields
+ * (call once the arrays are final). 0 or GQL_ENOMEM. */
+int gql_type_build_member_index(gql_type *t, gql_arena *arena);
 
 /* graphql-js isPrintableAsBlockString. */
 bool gql_is_printable_as_block_string(gql_str s);
 /* A description as printSchema prints it: block string when printable as
  * one, else a quoted string. */
 void gql_schema_print_description_string(gql_buf *out, gql_str s);
-
-/* graphql-js suggestionList: the options within lexical distance of input,
- * best first; up to `max` written to out; returns the count. */
-uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
-                             uint32_t noptions, gql_str *out, uint32_t max,
-                             gql_arena *scratch);
-/* graphql-js didYouMean: nothing, or " Did you mean [SUB ]\"a\", \"b\", or
- * \"c\"?" (names quoted; at most 5) appended to out. `sub` may be NULL. */
-void gql_did_you_mean(gql_buf *out, const char *sub, const gql_str *names,
-                      uint32_t n);
 
 #endif

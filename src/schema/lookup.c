@@ -1,6 +1,8 @@
 /* Lookups by name, kind predicates, type references and subtyping. */
 #include "internal.h"
 
+#include <stddef.h>
+
 static const char *const location_names[] = {
 #define GQL_DIRLOC_NAME_(n) #n,
     GQL_DIRECTIVE_LOCATIONS(GQL_DIRLOC_NAME_)
@@ -62,7 +64,67 @@ uint32_t gql_schema_root_type(const gql_schema *s, gql_operation_type op) {
   return GQL_NO_TYPE;
 }
 
+/* Every member struct (gql_field, gql_enum_value, gql_input_value) starts
+ * with its name, so one probe serves the three. */
+_Static_assert(offsetof(gql_field, name) == 0, "name first");
+_Static_assert(offsetof(gql_enum_value, name) == 0, "name first");
+_Static_assert(offsetof(gql_input_value, name) == 0, "name first");
+static const void *probe(const gql_type *t, gql_str name, const void *items,
+                         size_t stride) {
+  uint64_t h = gql_hash(name.ptr, name.len, gql_hash_seed());
+  for (uint32_t i = (uint32_t)h & t->member_mask;;
+       i = (i + 1) & t->member_mask) {
+    uint32_t slot = t->member_index[i];
+    if (!slot)
+      return NULL;
+    const void *item = (const char *)items + (size_t)(slot - 1) * stride;
+    if (gql_str_eq(*(const gql_str *)item, name))
+      return item;
+  }
+}
+
+int gql_type_build_member_index(gql_type *t, gql_arena *arena) {
+  const char *items;
+  size_t stride;
+  uint32_t n;
+  if (t->kind == GQL_TYPE_OBJECT || t->kind == GQL_TYPE_INTERFACE) {
+    items = (const char *)t->fields, stride = sizeof *t->fields;
+    n = t->nfields;
+  } else if (t->kind == GQL_TYPE_ENUM) {
+    items = (const char *)t->values, stride = sizeof *t->values;
+    n = t->nvalues;
+  } else if (t->kind == GQL_TYPE_INPUT_OBJECT) {
+    items = (const char *)t->input_fields, stride = sizeof *t->input_fields;
+    n = t->ninput_fields;
+  } else {
+    return 0;
+  }
+  if (n <= 8)
+    return 0; /* a scan of a few lengths is as fast */
+  uint32_t cap = 16;
+  while (cap < 2 * n)
+    cap *= 2;
+  uint32_t *slots = gql_arena_alloc(arena, (size_t)cap * sizeof *slots);
+  if (!slots)
+    return GQL_ENOMEM;
+  memset(slots, 0, (size_t)cap * sizeof *slots);
+  uint64_t seed = gql_hash_seed();
+  for (uint32_t k = 0; k < n; k++) {
+    gql_str name = *(const gql_str *)(items + (size_t)k * stride);
+    uint32_t i = (uint32_t)gql_hash(name.ptr, name.len, seed) & (cap - 1);
+    while (slots[i])
+      i = (i + 1) & (cap - 1);
+    slots[i] = k + 1;
+  }
+  t->member_index = slots;
+  t->member_mask = cap - 1;
+  return 0;
+}
+
 const gql_field *gql_type_field(const gql_type *type, gql_str name) {
+  if (type->member_index &&
+      (type->kind == GQL_TYPE_OBJECT || type->kind == GQL_TYPE_INTERFACE))
+    return probe(type, name, type->fields, sizeof *type->fields);
   for (uint32_t i = 0; i < type->nfields; i++)
     if (gql_str_eq(type->fields[i].name, name))
       return &type->fields[i];
@@ -106,10 +168,14 @@ const gql_input_value *gql_directive_arg(const gql_directive *d, gql_str name) {
 
 const gql_input_value *gql_type_input_field(const gql_type *type,
                                             gql_str name) {
+  if (type->member_index && type->kind == GQL_TYPE_INPUT_OBJECT)
+    return probe(type, name, type->input_fields, sizeof *type->input_fields);
   return find_value(type->input_fields, type->ninput_fields, name);
 }
 
 const gql_enum_value *gql_type_enum_value(const gql_type *type, gql_str name) {
+  if (type->member_index && type->kind == GQL_TYPE_ENUM)
+    return probe(type, name, type->values, sizeof *type->values);
   for (uint32_t i = 0; i < type->nvalues; i++)
     if (gql_str_eq(type->values[i].name, name))
       return &type->values[i];
@@ -173,19 +239,16 @@ const char *gql_type_ref_str(const gql_schema *s, gql_type_ref r,
   char *p = gql_arena_alloc(arena, n + 1);
   if (!p)
     return NULL;
-  size_t lists = 0, o = 0;
+  size_t o = 0;
   for (uint32_t i = 0; i < r.nmods; i++)
     if (r.mods[i] == 'L')
       p[o++] = '[';
   memcpy(p + o, t->name.ptr, t->name.len);
   o += t->name.len;
   /* closers from the inside out */
-  for (uint32_t i = r.nmods; i-- > 0;) {
+  for (uint32_t i = r.nmods; i-- > 0;)
     p[o++] = r.mods[i] == 'L' ? ']' : '!';
-    lists += r.mods[i] == 'L';
-  }
   p[o] = 0;
-  (void)lists;
   return p;
 }
 

@@ -1,64 +1,12 @@
 /* graphql-js 16 printSchema, byte for byte. */
 #include "internal.h"
+#include "json/json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 /* ---- strings */
-
-/* graphql-js printString: JSON-like quoting. */
-static void print_string(gql_buf *out, gql_str s) {
-  static const char hex[] = "0123456789ABCDEF";
-  gql_buf_putc(out, '"');
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.ptr[i];
-    switch (c) {
-    case '"':
-      gql_buf_puts(out, "\\\"");
-      break;
-    case '\\':
-      gql_buf_puts(out, "\\\\");
-      break;
-    case '\b':
-      gql_buf_puts(out, "\\b");
-      break;
-    case '\f':
-      gql_buf_puts(out, "\\f");
-      break;
-    case '\n':
-      gql_buf_puts(out, "\\n");
-      break;
-    case '\r':
-      gql_buf_puts(out, "\\r");
-      break;
-    case '\t':
-      gql_buf_puts(out, "\\t");
-      break;
-    default:
-      if (c < 0x20 || (c >= 0x7f && c <= 0x9f && false)) {
-        char e[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-        gql_buf_puts(out, e);
-      } else if (c == 0x7f) {
-        gql_buf_puts(out, "\\u007F");
-      } else if (c == 0xc2 && i + 1 < s.len &&
-                 (unsigned char)s.ptr[i + 1] >= 0x80 &&
-                 (unsigned char)s.ptr[i + 1] <= 0x9f) {
-        /* C1 controls U+0080..U+009F are escaped as well */
-        unsigned char d = (unsigned char)s.ptr[++i];
-        char e[7] = {'\\', 'u', '0', '0', hex[d >> 4], hex[d & 15], 0};
-        gql_buf_puts(out, e);
-      } else {
-        gql_buf_putc(out, (char)c);
-      }
-    }
-  }
-  gql_buf_putc(out, '"');
-}
-
-static bool is_ws(char c) {
-  return c == ' ' || c == '\t';
-}
 
 bool gql_is_printable_as_block_string(gql_str s) {
   if (s.len == 0)
@@ -89,122 +37,23 @@ bool gql_is_printable_as_block_string(gql_str s) {
   return true;
 }
 
-/* graphql-js printBlockString(value) without options. */
-static void print_block_string(gql_buf *out, gql_str v) {
-  /* escapedValue = value.replace(/"""/g, '\\"""') */
-  gql_buf esc;
-  gql_buf_init(&esc, out->alc);
-  for (size_t i = 0; i < v.len; i++) {
-    if (i + 2 < v.len && v.ptr[i] == '"' && v.ptr[i + 1] == '"' &&
-        v.ptr[i + 2] == '"') {
-      gql_buf_puts(&esc, "\\\"\"\"");
-      i += 2;
-    } else {
-      gql_buf_putc(&esc, v.ptr[i]);
-    }
-  }
-  gql_str e = {esc.data ? esc.data : "", esc.len};
-  /* lines split on \r\n, \n, \r */
-  size_t nlines = 1;
-  bool force_leading = true;
-  for (size_t i = 0; i < e.len; i++) {
-    if (e.ptr[i] == '\r' || e.ptr[i] == '\n') {
-      if (e.ptr[i] == '\r' && i + 1 < e.len && e.ptr[i + 1] == '\n')
-        i++;
-      nlines++;
-      /* the next line must be empty or start with whitespace */
-      if (i + 1 < e.len && e.ptr[i + 1] != '\r' && e.ptr[i + 1] != '\n' &&
-          !is_ws(e.ptr[i + 1]))
-        force_leading = false;
-    }
-  }
-  bool single = nlines == 1;
-  if (single)
-    force_leading = false;
-  bool trailing_triple =
-      e.len >= 4 && memcmp(e.ptr + e.len - 4, "\\\"\"\"", 4) == 0;
-  bool trailing_quote = v.len && v.ptr[v.len - 1] == '"' && !trailing_triple;
-  bool trailing_slash = v.len && v.ptr[v.len - 1] == '\\';
-  bool force_trailing = trailing_quote || trailing_slash;
-  bool multi = !single || v.len > 70 || force_trailing || force_leading ||
-               trailing_triple;
-  bool skip_leading = single && v.len && is_ws(v.ptr[0]);
-  gql_buf_puts(out, "\"\"\"");
-  if ((multi && !skip_leading) || force_leading)
-    gql_buf_putc(out, '\n');
-  gql_buf_put_str(out, e);
-  if (multi || force_trailing)
-    gql_buf_putc(out, '\n');
-  gql_buf_puts(out, "\"\"\"");
-  gql_buf_free(&esc);
-}
-
 void gql_schema_print_description_string(gql_buf *out, gql_str s) {
   if (gql_is_printable_as_block_string(s))
-    print_block_string(out, s);
+    gql_print_block_string(out, s);
   else
-    print_string(out, s);
+    gql_print_string(out, s);
 }
 
-/* ---- numbers as JavaScript's Number#toString prints them */
+/* ---- numbers: GraphQL number literals are JSON numbers, and graphql-js
+ * prints a coerced number with Number#toString */
 
 static void print_js_number(gql_buf *out, double d) {
-  if (d == 0) {
-    gql_buf_putc(out, '0');
-    return;
-  }
-  char buf[40];
-  int prec;
-  for (prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
-    if (strtod(buf, NULL) == d)
-      break;
-  }
-  /* buf: [-]d[.ddd]e[+-]xx */
-  const char *p = buf;
-  if (*p == '-') {
-    gql_buf_putc(out, '-');
-    p++;
-  }
-  char digits[20];
-  int k = 0;
-  for (; *p && *p != 'e'; p++)
-    if (*p != '.')
-      digits[k++] = *p;
-  while (k > 1 && digits[k - 1] == '0')
-    k--;
-  int exp10 = atoi(p + 1);
-  int n = exp10 + 1; /* value = 0.digits × 10^n */
-  if (k <= n && n <= 21) {
-    gql_buf_append(out, digits, (size_t)k);
-    for (int i = 0; i < n - k; i++)
-      gql_buf_putc(out, '0');
-  } else if (0 < n && n <= 21) {
-    gql_buf_append(out, digits, (size_t)n);
-    gql_buf_putc(out, '.');
-    gql_buf_append(out, digits + n, (size_t)(k - n));
-  } else if (-6 < n && n <= 0) {
-    gql_buf_puts(out, "0.");
-    for (int i = 0; i < -n; i++)
-      gql_buf_putc(out, '0');
-    gql_buf_append(out, digits, (size_t)k);
-  } else {
-    gql_buf_putc(out, digits[0]);
-    if (k > 1) {
-      gql_buf_putc(out, '.');
-      gql_buf_append(out, digits + 1, (size_t)(k - 1));
-    }
-    gql_buf_printf(out, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
-  }
+  char buf[32];
+  gql_buf_append(out, buf, gql_dtoa(d, buf));
 }
 
 static bool raw_to_double(gql_str raw, double *d) {
-  char tmp[512];
-  if (raw.len >= sizeof tmp)
-    return false;
-  memcpy(tmp, raw.ptr, raw.len);
-  tmp[raw.len] = 0;
-  *d = strtod(tmp, NULL);
+  *d = gql_strtod(raw.ptr, raw.len);
   return true;
 }
 
@@ -241,7 +90,7 @@ static bool print_leaf(const gql_schema *s, uint32_t tid,
   if (tid == s->t_string) {
     if (k != GQL_AST_STRING_VALUE)
       return false;
-    print_string(out, v->u.string.value);
+    gql_print_string(out, v->u.string.value);
     return true;
   }
   if (tid == s->t_boolean) {
@@ -267,7 +116,7 @@ static bool print_leaf(const gql_schema *s, uint32_t tid,
     if (intlike)
       gql_buf_put_str(out, sv);
     else
-      print_string(out, sv);
+      gql_print_string(out, sv);
     return true;
   }
   /* a custom scalar: valueFromASTUntyped, then serialize as identity */
@@ -279,10 +128,10 @@ static bool print_leaf(const gql_schema *s, uint32_t tid,
     print_js_number(out, d);
     return true;
   case GQL_AST_STRING_VALUE:
-    print_string(out, v->u.string.value);
+    gql_print_string(out, v->u.string.value);
     return true;
   case GQL_AST_ENUM_VALUE:
-    print_string(out, v->u.raw);
+    gql_print_string(out, v->u.raw);
     return true;
   case GQL_AST_BOOLEAN_VALUE:
     gql_buf_puts(out, v->u.boolean ? "true" : "false");
@@ -337,7 +186,7 @@ static bool print_object(const gql_schema *s, const gql_type *t,
 
 static bool coerce_print(const gql_schema *s, gql_type_ref t,
                          const gql_ast_value *v, gql_buf *out, int depth) {
-  if (depth > 64 || v->h.kind == GQL_AST_VARIABLE)
+  if (depth > 1024 || v->h.kind == GQL_AST_VARIABLE)
     return false;
   if (gql_type_ref_is_non_null(t)) {
     if (v->h.kind == GQL_AST_NULL_VALUE)
@@ -414,7 +263,7 @@ static void print_deprecated(gql_buf *out, gql_str reason) {
     return;
   }
   gql_buf_puts(out, " @deprecated(reason: ");
-  print_string(out, reason);
+  gql_print_string(out, reason);
   gql_buf_putc(out, ')');
 }
 
@@ -500,7 +349,7 @@ static void print_type(const gql_schema *s, gql_buf *out, const gql_type *t) {
     gql_buf_put_str(out, t->name);
     if (t->specified_by_url.ptr) {
       gql_buf_puts(out, " @specifiedBy(url: ");
-      print_string(out, t->specified_by_url);
+      gql_print_string(out, t->specified_by_url);
       gql_buf_putc(out, ')');
     }
     break;

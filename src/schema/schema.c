@@ -1,7 +1,8 @@
 /* The schema's life: copy and parse the SDL, validate it, build, check. */
 #include "internal.h"
 
-int gql_schema_build_docs(gql_schema *s, gql_error_list *errors);
+int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
+                          gql_error_list *errors);
 
 static gql_schema *schema_new(const gql_allocator *alc) {
   alc = gql_alc_or_default(alc);
@@ -45,7 +46,10 @@ static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
   gql_schema_source *ns = &src[s->nsources];
   ns->text = (gql_str){copy, text.len};
   gql_syntax_error err = {0};
-  int rc = gql_parse(s->arena, copy, text.len, NULL, &ns->doc, &err);
+  /* SDL comes from the service, not from clients: big schemas are fine */
+  gql_parse_options po = {.max_tokens = UINT32_MAX,
+                          .max_size = (size_t)1 << 30};
+  int rc = gql_parse(s->arena, copy, text.len, &po, &ns->doc, &err);
   if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
     if (errors && err.message)
       gql_error_list_push(
@@ -60,6 +64,54 @@ static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
   return 0;
 }
 
+/* True when errors were added to `l` since (count, truncated) was taken. */
+static bool grew(const gql_error_list *l, uint32_t count, bool truncated) {
+  return l->count > count || (l->truncated && !truncated);
+}
+
+/* The September 2025 spec's introspection where graphql-js 16.15 differs:
+ * DIRECTIVE_DEFINITION leaves __DirectiveLocation and every directive's
+ * locations, includeDeprecated arguments are Boolean! = false and
+ * @deprecated's reason is String! = "No longer supported". */
+static void spec_introspection(gql_schema *s) {
+  for (uint32_t i = 0; i < s->ntypes; i++) {
+    gql_type *t = &s->types[i];
+    if (!t->builtin || !gql_schema_is_introspection_name(t->name))
+      continue;
+    for (uint32_t f = 0; f < t->nfields; f++)
+      for (uint32_t a = 0; a < t->fields[f].nargs; a++) {
+        gql_input_value *arg = &t->fields[f].args[a];
+        if (gql_str_eq_cstr(arg->name, "includeDeprecated") &&
+            arg->type.nmods == 0)
+          arg->type = (gql_type_ref){arg->type.type, 1, "!"};
+      }
+  }
+  const gql_directive_location dd = GQL_DIRLOC_DIRECTIVE_DEFINITION;
+  for (uint32_t i = 0; i < s->ndirectives; i++) {
+    gql_directive *d = &s->directives[i];
+    if (d->builtin && gql_str_eq_cstr(d->name, "deprecated"))
+      for (uint32_t a = 0; a < d->nargs; a++)
+        if (gql_str_eq_cstr(d->args[a].name, "reason") &&
+            d->args[a].type.nmods == 0)
+          d->args[a].type = (gql_type_ref){d->args[a].type.type, 1, "!"};
+    d->location_mask &= ~(1u << dd);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < d->nlocations; j++)
+      if (d->locations[j] != dd)
+        d->locations[n++] = d->locations[j];
+    d->nlocations = n;
+  }
+  uint32_t t = gql_schema_type_index(s, GQL_STR("__DirectiveLocation"));
+  if (t == GQL_NO_TYPE)
+    return;
+  gql_type *e = &s->types[t];
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < e->nvalues; j++)
+    if (!gql_str_eq_cstr(e->values[j].name, "DIRECTIVE_DEFINITION"))
+      e->values[n++] = e->values[j];
+  e->nvalues = n;
+}
+
 int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
                      const gql_schema_build_options *opts, gql_schema **out,
                      gql_error_list *errors) {
@@ -67,68 +119,58 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
   if (opts)
     o = *opts;
   *out = NULL;
+  /* without a list from the caller, errors still need somewhere to go */
+  gql_error_list scratch;
+  gql_arena *tmp = NULL;
+  if (!errors) {
+    tmp = gql_arena_new(alc);
+    if (!tmp)
+      return GQL_ENOMEM;
+    gql_error_list_init(&scratch, tmp, 1);
+    errors = &scratch;
+  }
+  uint32_t count0 = errors->count;
+  bool trunc0 = errors->truncated;
   gql_schema *s = schema_new(alc);
-  if (!s)
-    return GQL_ENOMEM;
-  int rc = 0;
+  int rc = s ? 0 : GQL_ENOMEM;
+  if (rc)
+    goto fail;
   gql_syntax_error err = {0};
   gql_str builtin = gql_schema_builtin_sdl();
   rc = gql_parse(s->arena, builtin.ptr, builtin.len, NULL, &s->builtin_doc,
                  &err);
+  for (uint32_t i = 0; o.base && i < o.base->nsources && !rc; i++)
+    rc = add_source(s, o.base->sources[i].text, NULL);
+  if (!rc && sdl)
+    rc = add_source(s, (gql_str){sdl, len}, errors);
   if (rc)
     goto fail;
-  if (o.base) {
-    for (uint32_t i = 0; i < o.base->nsources && !rc; i++)
-      rc = add_source(s, o.base->sources[i].text, NULL);
-    if (rc)
-      goto fail;
-  }
-  if (sdl) {
-    rc = add_source(s, (gql_str){sdl, len}, errors);
-    if (rc)
-      goto fail;
-  }
   if (sdl && !o.skip_sdl_validation) {
     const gql_schema_source *src = &s->sources[s->nsources - 1];
-    uint32_t before = errors ? errors->count : 0;
-    rc = gql_sdl_validate(src->doc, src->text, o.base, NULL, errors);
+    rc = gql_sdl_validate_alc(src->doc, src->text, o.base, NULL, errors,
+                              &s->alc);
+    if (!rc && grew(errors, count0, trunc0))
+      rc = GQL_ESCHEMA;
     if (rc)
       goto fail;
-    if (errors && errors->count > before) {
-      rc = GQL_ESCHEMA;
-      goto fail;
-    }
   }
-  rc = gql_schema_build_docs(s, errors);
+  rc = gql_schema_build_docs(s, o.base, errors);
+  if (!rc && o.spec_introspection)
+    spec_introspection(s);
+  if (!rc && !o.skip_type_validation) {
+    rc = gql_schema_validate(s, errors);
+    if (!rc && grew(errors, count0, trunc0))
+      rc = GQL_ESCHEMA;
+  }
   if (rc)
     goto fail;
-  if (!o.skip_type_validation) {
-    uint32_t before = errors ? errors->count : 0;
-    gql_error_list scratch;
-    gql_arena *tmp = NULL;
-    gql_error_list *el = errors;
-    if (!el) {
-      tmp = gql_arena_new(alc);
-      if (!tmp) {
-        rc = GQL_ENOMEM;
-        goto fail;
-      }
-      gql_error_list_init(&scratch, tmp, 1);
-      el = &scratch;
-    }
-    rc = gql_schema_validate(s, el);
-    bool bad = el->count > (errors ? before : 0) || el->truncated;
-    gql_arena_free(tmp);
-    if (!rc && bad)
-      rc = GQL_ESCHEMA;
-    if (rc)
-      goto fail;
-  }
+  gql_arena_free(tmp);
   *out = s;
   return 0;
 fail:
-  if (errors && errors->nomem && !rc)
+  if (errors->nomem)
     rc = GQL_ENOMEM;
+  gql_arena_free(tmp);
   gql_schema_free(s);
   return rc;
 }

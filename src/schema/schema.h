@@ -14,7 +14,12 @@
  * the parsed documents, so `ast` pointers stay valid as long as the schema.
  * Type order is graphql-js 16's schema.getTypeMap() order: defined types in
  * document order, each followed by the built-in scalars it first refers to,
- * then those the directives refer to, then the introspection types.
+ * then those the directives refer to, then the introspection types. An
+ * extended schema keeps its base's order and appends the new types (each
+ * followed by the built-in scalars it is first to use), as extendSchema.
+ *
+ * Errors (gql_error_list, src/core/errors.h) carry graphql-js's messages
+ * and locations; the SDL error list's cutoff is the caller's.
  */
 #ifndef GQL_SCHEMA_H
 #define GQL_SCHEMA_H
@@ -54,7 +59,8 @@ typedef enum gql_type_kind {
   X(ENUM)                                                                      \
   X(ENUM_VALUE)                                                                \
   X(INPUT_OBJECT)                                                              \
-  X(INPUT_FIELD_DEFINITION)
+  X(INPUT_FIELD_DEFINITION)                                                    \
+  X(DIRECTIVE_DEFINITION)
 
 typedef enum gql_directive_location {
 #define GQL_DIRLOC_ENUM_(n) GQL_DIRLOC_##n,
@@ -132,6 +138,10 @@ typedef struct gql_type {
   uint32_t nextensions;
   void *exec_data; /* for the execution engine (e.g. is_type_of) */
   bool sync;       /* for the execution engine: proven synchronous */
+  /* A hash index over the names of fields / enum values / input fields
+   * (whichever the kind has) when there are many; NULL: scan. */
+  uint32_t *member_index; /* slots of item index + 1, 0 empty */
+  uint32_t member_mask;
 } gql_type;
 
 typedef struct gql_directive {
@@ -192,7 +202,10 @@ typedef struct gql_schema_build_options {
   const gql_schema *base;    /* extend this schema (NULL: build anew) */
   bool skip_sdl_validation;  /* do not run the SDL rules first */
   bool skip_type_validation; /* do not run validateSchema's checks */
-  uint32_t max_errors;       /* cutoff for errors (0: 100) */
+  /* Introspection exactly as the September 2025 spec has it, where
+   * graphql-js 16.15 differs: no DIRECTIVE_DEFINITION location (graphql-js
+   * has it, also on @deprecated), includeDeprecated: Boolean! = false. */
+  bool spec_introspection;
 } gql_schema_build_options;
 
 /* Builds a schema from SDL text (copied) with `opts` (NULL: defaults);
@@ -207,11 +220,18 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
 
 /* Runs the SDL rule named `rule` ("UniqueTypeNamesRule", ...; NULL: all,
  * in graphql-js specifiedSDLRules order) on `doc` (parsed from `source`),
- * optionally extending `base`. Errors go to `errors`. Returns 0,
- * GQL_ENOTFOUND for an unknown rule name, or GQL_ENOMEM. */
+ * optionally extending `base`. Errors go to `errors`. Scratch memory comes
+ * from base's allocator (libc without a base). Returns 0, GQL_ENOTFOUND for
+ * an unknown rule name, or GQL_ENOMEM. */
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
                      gql_error_list *errors);
+/* gql_sdl_validate with scratch memory from `alc` (NULL: libc). */
+int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
+                         const gql_schema *base, const char *rule,
+                         gql_error_list *errors, const gql_allocator *alc);
+/* True when `rule` names one of the SDL rules. */
+bool gql_sdl_rule_exists(const char *rule);
 /* Runs graphql-js validateSchema's type-system checks; errors to `errors`. */
 int gql_schema_validate(const gql_schema *schema, gql_error_list *errors);
 
@@ -339,6 +359,24 @@ bool gql_schema_do_types_overlap(const gql_schema *s, uint32_t a, uint32_t b);
 
 /* graphql-js printSchema into `out` (no trailing newline). */
 void gql_schema_print_sdl(const gql_schema *s, gql_buf *out);
+/* Appends the default value `v` of an input of type `t` as graphql-js
+ * prints it, print(astFromValue(valueFromAST(v, t), t)) — printSchema and
+ * __InputValue.defaultValue. Returns false (appending nothing) when
+ * graphql-js would give no default (the literal does not coerce). */
+bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
+                              const gql_ast_value *v, gql_buf *out);
+
+/* ---- "Did you mean" hints (shared with document validation) */
+
+/* graphql-js suggestionList: the options within lexical distance of input,
+ * best first; up to `max` written to out; returns the count. */
+uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
+                             uint32_t noptions, gql_str *out, uint32_t max,
+                             gql_arena *scratch);
+/* graphql-js didYouMean: nothing, or " Did you mean [SUB ]\"a\", \"b\", or
+ * \"c\"?" (names quoted; at most 5) appended to out. `sub` may be NULL. */
+void gql_did_you_mean(gql_buf *out, const char *sub, const gql_str *names,
+                      uint32_t n);
 
 /* ---- locations of schema nodes (for type-system errors) */
 

@@ -55,7 +55,8 @@ typedef struct ctx {
   const gql_schema *dir_schema; /* where known directives come from */
   gql_error_list *errors;
   gql_arena *arena; /* scratch */
-  uint32_t rules;   /* bit per rule */
+  const gql_allocator *alc;
+  uint32_t rules; /* bit per rule */
   int rc;
   /* directives known to the rules (schema's or the specified ones, then
    * the document's definitions) */
@@ -70,6 +71,7 @@ typedef struct ctx {
   gql_strmap field_defs;  /* "Type.field" → name offset */
   gql_strmap directive_names;
   gql_strmap defined_types;   /* KnownTypeNames: names defined in the doc */
+  gql_strmap last_defs;       /* name → index of its last definition */
   gql_strmap type_dirs;       /* "Type@dir" → directive offset */
   gql_strmap schema_dirs;     /* dir → offset */
   gql_str *type_name_options; /* suggestions for KnownTypeNames */
@@ -190,19 +192,22 @@ static int setup(ctx *c, const gql_schema *std) {
       map_put(c, &c->defined_types, name, i);
     }
   }
+  /* the first put wins, so walk backwards to keep the last definition */
+  for (uint32_t i = c->doc->definitions.count; i-- > 0 && !c->rc;) {
+    const gql_ast_node *d = c->doc->definitions.items[i];
+    if (gql_ast_is_type_definition(d->kind))
+      map_put(c, &c->last_defs,
+              gql_ast_name_str(((const gql_ast_type_def *)d)->name), i);
+  }
   return c->rc;
 }
 
 /* The last definition in the document of type `name`, or NULL. */
 static const gql_ast_type_def *last_def(ctx *c, gql_str name) {
-  const gql_ast_type_def *found = NULL;
-  for (uint32_t i = 0; i < c->doc->definitions.count; i++) {
-    const gql_ast_node *d = c->doc->definitions.items[i];
-    if (gql_ast_is_type_definition(d->kind) &&
-        gql_str_eq(gql_ast_name_str(((const gql_ast_type_def *)d)->name), name))
-      found = (const gql_ast_type_def *)d;
-  }
-  return found;
+  uint32_t i;
+  if (!gql_strmap_get(&c->last_defs, name, &i))
+    return NULL;
+  return (const gql_ast_type_def *)c->doc->definitions.items[i];
 }
 
 /* ---- rules on definitions */
@@ -404,6 +409,8 @@ static int type_to_ext(gql_type_kind k) {
 }
 
 static void possible_type_extensions(ctx *c, const gql_ast_type_def *n) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str name = gql_ast_name_str(n->name);
   const gql_ast_type_def *def = last_def(c, name);
   const gql_type *et = existing_type(c, name);
@@ -441,7 +448,7 @@ static void possible_type_extensions(ctx *c, const gql_ast_type_def *n) {
   gql_str sugg[5];
   uint32_t ns = gql_suggestion_list(name, opts, nopt, sugg, 5, c->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_buf_init(&b, c->alc);
   gql_did_you_mean(&b, NULL, sugg, ns);
   gql_str dym = msg_buf_str(c, &b);
   report(c, &n->name.start, 1,
@@ -457,6 +464,8 @@ static bool is_std_type_name(gql_str name) {
 }
 
 static void known_type_name(ctx *c, const gql_ast_type *t, bool sdl) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str name = gql_ast_name_str(t->name);
   uint32_t dummy;
   if ((c->schema && gql_schema_type(c->schema, name)) ||
@@ -492,7 +501,7 @@ static void known_type_name(ctx *c, const gql_ast_type *t, bool sdl) {
   gql_str sugg[5];
   uint32_t ns = gql_suggestion_list(name, opts, n, sugg, 5, c->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_buf_init(&b, c->alc);
   gql_did_you_mean(&b, NULL, sugg, ns);
   gql_str dym = msg_buf_str(c, &b);
   report(c, &t->h.start, 1, "Unknown type \"%.*s\".%.*s", NAMEF(name),
@@ -561,6 +570,8 @@ static void visit_value(ctx *c, const gql_ast_value *v, int depth) {
 
 static void known_arg_names(ctx *c, const gql_ast_directive *d,
                             const dir_info *di) {
+  if (gql_error_list_full(c->errors))
+    return; /* no suggestions to compute for an error dropped anyway */
   gql_str dname = gql_ast_name_str(d->name);
   uint32_t nknown = 0;
   gql_str known[64];
@@ -582,7 +593,7 @@ static void known_arg_names(ctx *c, const gql_ast_directive *d,
     gql_str sugg[5];
     uint32_t ns = gql_suggestion_list(an, known, nknown, sugg, 5, c->arena);
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_buf_init(&b, c->alc);
     gql_did_you_mean(&b, NULL, sugg, ns);
     gql_str dym = msg_buf_str(c, &b);
     report(c, &a->h.start, 1,
@@ -627,7 +638,7 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
       if (dup || arg_given(d, an))
         continue;
       gql_buf b;
-      gql_buf_init(&b, NULL);
+      gql_buf_init(&b, c->alc);
       print_ast_type(&b, a->type);
       gql_str ts = msg_buf_str(c, &b);
       report(c, &d->h.start, 1,
@@ -646,7 +657,7 @@ static void provided_required_args(ctx *c, const gql_ast_directive *d,
     if (arg_given(d, a->name))
       continue;
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_buf_init(&b, c->alc);
     if (s)
       gql_type_ref_print(s, a->type, &b);
     else if (a->ast)
@@ -925,16 +936,23 @@ bool gql_sdl_rule_exists(const char *rule) {
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
                      gql_error_list *errors) {
+  return gql_sdl_validate_alc(doc, source, base, rule, errors,
+                              base ? &base->alc : NULL);
+}
+
+int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
+                         const gql_schema *base, const char *rule,
+                         gql_error_list *errors, const gql_allocator *alc) {
   ctx c = {.doc = doc, .src = source, .schema = base, .errors = errors};
   if (rule_mask(rule, &c.rules))
     return GQL_ENOTFOUND;
-  const gql_allocator *alc = base ? &base->alc : NULL;
+  c.alc = alc;
   c.arena = gql_arena_new(alc);
   if (!c.arena)
     return GQL_ENOMEM;
   gql_strmap *maps[] = {&c.dir_map,    &c.type_names,      &c.enum_values,
                         &c.field_defs, &c.directive_names, &c.defined_types,
-                        &c.type_dirs,  &c.schema_dirs};
+                        &c.type_dirs,  &c.schema_dirs,     &c.last_defs};
   for (size_t i = 0; i < GQL_ARRAY_LEN(maps); i++)
     gql_strmap_init(maps[i], alc);
   /* the specified directives come from an empty schema */
@@ -947,7 +965,9 @@ int gql_sdl_validate(const gql_document *doc, gql_str source,
   }
   if (!rc)
     rc = setup(&c, std);
-  for (uint32_t i = 0; i < doc->definitions.count && !rc && !c.rc; i++) {
+  for (uint32_t i = 0; i < doc->definitions.count && !rc && !c.rc &&
+                       !gql_error_list_full(errors);
+       i++) {
     const gql_ast_node *n = doc->definitions.items[i];
     if (gql_ast_is_type_definition(n->kind) ||
         gql_ast_is_type_extension(n->kind))

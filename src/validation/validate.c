@@ -15,17 +15,26 @@ const gql_vrule *const *gql_specified_rules(uint32_t *count) {
   return specified;
 }
 
+static const gql_vrule *const optional[] = {
+    &gql_rule_NoDeprecatedCustomRule,
+    &gql_rule_NoSchemaIntrospectionCustomRule,
+};
+
+static bool rule_named(const gql_vrule *r, const char *name, size_t len) {
+  size_t nlen = strlen(r->name);
+  /* "ScalarLeafs" for "ScalarLeafsRule" */
+  return (len == nlen ||
+          (len + 4 == nlen && memcmp(r->name + len, "Rule", 4) == 0)) &&
+         memcmp(r->name, name, len) == 0;
+}
+
 const gql_vrule *gql_find_rule(const char *name, size_t len) {
-  for (size_t i = 0; i < GQL_ARRAY_LEN(specified); i++) {
-    const char *n = specified[i]->name;
-    size_t nlen = strlen(n);
-    if (len == nlen && memcmp(n, name, len) == 0)
+  for (size_t i = 0; i < GQL_ARRAY_LEN(specified); i++)
+    if (rule_named(specified[i], name, len))
       return specified[i];
-    /* "ScalarLeafs" for "ScalarLeafsRule" */
-    if (len + 4 == nlen && memcmp(n, name, len) == 0 &&
-        memcmp(n + len, "Rule", 4) == 0)
-      return specified[i];
-  }
+  for (size_t i = 0; i < GQL_ARRAY_LEN(optional); i++)
+    if (rule_named(optional[i], name, len))
+      return optional[i];
   return NULL;
 }
 

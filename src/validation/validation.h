@@ -41,10 +41,15 @@ typedef struct gql_vrule {
 GQL_VALIDATION_RULES(GQL_VRULE_DECL_)
 #undef GQL_VRULE_DECL_
 
+/* graphql-js's optional rules, outside specifiedRules: a server may add
+ * them (found by gql_find_rule too). */
+extern const gql_vrule gql_rule_NoDeprecatedCustomRule;
+extern const gql_vrule gql_rule_NoSchemaIntrospectionCustomRule;
+
 /* graphql-js specifiedRules, in order; *count set to their number. */
 const gql_vrule *const *gql_specified_rules(uint32_t *count);
-/* The specified rule named `name` ("ScalarLeafsRule"; the "Rule" suffix may
- * be left out), or NULL. */
+/* The specified or optional rule named `name` ("ScalarLeafsRule"; the
+ * "Rule" suffix may be left out), or NULL. */
 const gql_vrule *gql_find_rule(const char *name, size_t len);
 
 typedef struct gql_validate_options {

@@ -403,3 +403,25 @@ Test(lexer, long_strings_with_non_ascii_are_scanned_whole) {
     cr_assert_eq(t.end, o);
   }
 }
+
+Test(lexer, utf8_edge_cases_in_comments_and_tokens) {
+  /* a valid multi-byte character inside a comment is skipped */
+  gql_token t = lex_one("# caf\xC3\xA9 \xF0\x9F\x98\x80\nx");
+  cr_assert_eq(t.kind, GQL_TOK_NAME);
+  cr_assert_eq(t.start, 13);
+  /* EF that does not start a BOM is an ordinary character */
+  assert_error("\xEF\xBF\xBF", "Syntax Error: Unexpected character: U+FFFF.",
+               0);
+  /* overlong and out-of-range forms are not code points */
+  assert_error("\xE0\x80\x80", "Syntax Error: Invalid UTF-8 byte 0xE0.", 0);
+  assert_error("\xF5\x80\x80\x80", "Syntax Error: Invalid UTF-8 byte 0xF5.", 0);
+  assert_error("\xE2\x82", "Syntax Error: Invalid UTF-8 byte 0xE2.", 0);
+  assert_error("\xC3(", "Syntax Error: Invalid UTF-8 byte 0xC3.", 0);
+  assert_error("\"\xE2\x82\"", "Syntax Error: Invalid UTF-8 byte 0xE2.", 1);
+}
+
+Test(lexer, line_terminators_end_a_string) {
+  assert_error("\"multi\nline\"", "Syntax Error: Unterminated string.", 6);
+  assert_error("\"multi\rline\"", "Syntax Error: Unterminated string.", 6);
+  assert_error("\"a\xC3\xA9\r\n\"", "Syntax Error: Unterminated string.", 4);
+}

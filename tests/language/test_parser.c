@@ -500,6 +500,14 @@ Test(parser, error_messages_and_locations) {
                "Syntax Error: Expected \":\", found \")\".", 1, 14);
 }
 
+Test(parser, lexer_error_after_a_name_wins_as_in_graphql_js) {
+  /* graphql-js reads the next token before it rejects the operation type */
+  assert_error("schema { foo ~ }", "Syntax Error: Unexpected character: \"~\".",
+               1, 14);
+  assert_error("schema { foo }", "Syntax Error: Unexpected Name \"foo\".", 1,
+               10);
+}
+
 Test(parser, lexer_errors_carry_their_location) {
   assert_error("{ a }\n{ b ~ }", "Syntax Error: Unexpected character: \"~\".",
                2, 5);
@@ -724,4 +732,45 @@ Test(parser, schema_coordinate_errors) {
   coord_err("MyType.field(arg)", "Syntax Error: Expected \":\", found \")\".",
             16);
   coord_err("", "Syntax Error: Expected Name, found <EOF>.", 0);
+}
+
+Test(parser, invalid_arguments_are_rejected) {
+  gql_document *doc = NULL;
+  gql_syntax_error err = {0};
+  cr_assert_eq(gql_parse(arena, "{ a }", 5, NULL, NULL, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(NULL, "{ a }", 5, NULL, &doc, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(arena, NULL, 3, NULL, &doc, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse(arena, NULL, 0, NULL, &doc, &err), GQL_ESYNTAX);
+  cr_assert_str_eq(err.message, "Syntax Error: Unexpected <EOF>.");
+  /* no error structure wanted: the code alone */
+  cr_assert_eq(gql_parse(arena, "{", 1, NULL, &doc, NULL), GQL_ESYNTAX);
+}
+
+Test(parser, empty_extensions_and_reserved_names) {
+  assert_error("extend schema", "Syntax Error: Unexpected <EOF>.", 1, 14);
+  assert_error("extend schema {}", "Syntax Error: Expected Name, found \"}\".",
+               1, 16);
+  assert_error("extend type A", "Syntax Error: Unexpected <EOF>.", 1, 14);
+  assert_error("extend scalar S { a }", "Syntax Error: Unexpected \"{\".", 1,
+               17);
+  assert_error("extend input I\ntype B",
+               "Syntax Error: Unexpected Name \"type\".", 2, 1);
+  assert_error("fragment on on on { on }",
+               "Syntax Error: Unexpected Name \"on\".", 1, 10);
+  assert_error("{ ...on }", "Syntax Error: Expected Name, found \"}\".", 1, 9);
+  gql_document *doc = parse_ok("{ ...on on { a } ...On }");
+  gql_ast_selection_set *ss =
+      ((gql_ast_operation *)doc->definitions.items[0])->selection_set;
+  cr_assert_eq(ss->selections.items[0]->h.kind, GQL_AST_INLINE_FRAGMENT);
+  assert_name(ss->selections.items[0]->type_condition->name, "on");
+  cr_assert_eq(ss->selections.items[1]->h.kind, GQL_AST_FRAGMENT_SPREAD);
+}
+
+Test(parser, depth_limit_has_a_hard_ceiling_against_stack_overflow) {
+  gql_parse_options o = {.max_depth = 4000000000u, .max_tokens = 4000000000u};
+  char *src = repeat("", "{a", 200000, "");
+  gql_syntax_error err = parse_err_opts(src, strlen(src), &o, GQL_ELIMIT);
+  cr_assert_str_eq(err.message, "Syntax Error: Document nesting exceeds the "
+                                "maximum depth of 10000.");
+  free(src);
 }

@@ -1,0 +1,12 @@
+/* The Star Wars example schema with C resolvers over static data. */
+#ifndef GQL_EXAMPLES_STARWARS_H
+#define GQL_EXAMPLES_STARWARS_H
+
+#include "gql.h"
+
+/* Builds the Star Wars schema (examples/starwars/schema.graphql) with its
+ * synchronous C resolvers and Character's resolve_type. Free it with
+ * gql_schema_free. 0 or a negative gql_err. */
+int gql_starwars_schema(gql_schema **out);
+
+#endif

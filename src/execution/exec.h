@@ -1,0 +1,172 @@
+/*
+ * The executor's internals: plans, coercion and the execution state.
+ *
+ * An operation compiles once (gql_prepare) into a tree of plan sets: one per
+ * selection set and concrete object type, each the merged list of fields that
+ * CollectFields would give, with @skip/@include left as conditions on
+ * variables. Execution walks the plan and never looks at the AST, except for
+ * error locations and argument literals that depend on variables.
+ */
+#ifndef GQL_EXEC_H
+#define GQL_EXEC_H
+
+#include "../core/core.h"
+#include "../core/errors.h"
+#include "../json/json.h"
+#include "../language/ast.h"
+#include "../schema/schema.h"
+
+/* ---- per-schema execution data (gql_type.exec_data) */
+
+typedef struct exec_type {
+  gql_type_ref named; /* a stable reference to the bare type */
+  gql_resolve_type_fn resolve_type;
+} exec_type;
+
+/* The resolver of a field as registered (gql_field.resolver points here). */
+typedef struct exec_resolver {
+  gql_resolver_fn fn;
+  unsigned flags;
+} exec_resolver;
+
+/* ---- plans */
+
+/* Include the occurrence when variable `var` (a boolean) equals `want`. */
+typedef struct plan_cond {
+  uint32_t var;
+  bool want;
+} plan_cond;
+
+/* One place a merged field was written in the document. */
+typedef struct plan_occ {
+  const gql_ast_selection *node;
+  const plan_cond *conds;
+  uint32_t nconds;
+} plan_occ;
+
+enum { META_NONE, META_TYPENAME };
+
+/* What the field's named type is, for the writers' fast paths. */
+enum {
+  LEAF_NONE, /* object, interface or union */
+  LEAF_INT,
+  LEAF_FLOAT,
+  LEAF_STRING,
+  LEAF_BOOLEAN,
+  LEAF_ID,
+  LEAF_ENUM,
+  LEAF_CUSTOM
+};
+
+typedef struct plan_set plan_set;
+
+typedef struct plan_field {
+  gql_str key;            /* response key */
+  gql_str key_json;       /* the key as written: "key": */
+  const gql_field *field; /* schema field (meta fields included) */
+  uint8_t meta;
+  uint8_t leaf; /* LEAF_* of the named type */
+  uint32_t parent_type; /* the concrete object type */
+  plan_occ *occs;       /* in collection order */
+  uint32_t nocc, occ_cap;
+  bool conditional; /* included only when one of its occurrences is */
+  bool has_args;
+  /* Arguments: coerced once at prepare when they use no variable
+   * (args_const), else per execution in slot `arg_slot`. */
+  const gql_json_value *args_const;
+  uint32_t arg_slot;
+  const char *arg_error; /* a constant argument that cannot be coerced */
+  uint32_t arg_error_off;
+  /* Sub-plans, one per possible concrete type of the field's named type. */
+  plan_set **subs;
+  uint32_t *sub_types;
+  uint32_t nsubs;
+} plan_field;
+
+/* In a conditional set, the entries give the collection order of the
+ * occurrences: occurrence `occ` of field `field`. */
+typedef struct plan_entry {
+  uint32_t field;
+  uint32_t occ;
+} plan_entry;
+
+struct plan_set {
+  uint32_t type; /* concrete object type */
+  plan_field *fields;
+  uint32_t nfields;
+  plan_entry *entries; /* only when any_cond */
+  uint32_t nentries;
+  bool any_cond;
+};
+
+typedef struct plan_var {
+  gql_str name;
+  gql_type_ref type; /* GQL_NO_TYPE type when unknown or not an input */
+  const gql_ast_variable_definition *def;
+} plan_var;
+
+struct gql_prepared {
+  gql_arena *arena;
+  const gql_schema *s;
+  gql_str text;
+  gql_document *doc;
+  const gql_ast_operation *op;
+  gql_operation_type kind;
+  uint32_t root_type;
+  plan_set *root;
+  plan_var *vars;
+  uint32_t nvars;
+  uint32_t nslots;        /* argument slots that depend on variables */
+  const char *root_error; /* "Schema is not configured to execute ..." */
+};
+
+/* ---- coercion (coerce.c) */
+
+/* Where coercion allocates and how it reports. */
+typedef struct coerce_ctx {
+  const gql_schema *s;
+  gql_arena *arena;
+  const gql_json_value *const *vars; /* coerced variables or NULL */
+  const plan_var *var_defs;
+  uint32_t nvars;
+} coerce_ctx;
+
+/* graphql-js valueFromAST: NULL when invalid ("undefined"). */
+const gql_json_value *gql_exec_value_from_ast(const coerce_ctx *c,
+                                              const gql_ast_value *v,
+                                              gql_type_ref type);
+/* graphql-js getArgumentValues for a field node: 0 and *out (an object of
+ * the provided and defaulted arguments), or -1 with *msg (in the arena) and
+ * *off (byte offset of the node the error is about). */
+int gql_exec_arg_values(const coerce_ctx *c, const gql_input_value *defs,
+                        uint32_t ndefs, const gql_ast_arguments *args,
+                        uint32_t node_off, const gql_json_value **out,
+                        const char **msg, uint32_t *off);
+/* graphql-js coerceVariableValues; errors to `errors` (at the variable
+ * definitions of `source`). Fills vals[0..nvars). 0 or -1. */
+int gql_exec_coerce_variables(const coerce_ctx *c, gql_str source,
+                              const gql_json_value *inputs,
+                              const gql_json_value **vals,
+                              gql_error_list *errors);
+/* The default value of an input value, coerced (valueFromAST); NULL when
+ * there is none or it is invalid. */
+const gql_json_value *gql_exec_default_value(const coerce_ctx *c,
+                                             const gql_input_value *iv);
+/* graphql-js inspect() into `out`. */
+void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
+
+/* ---- introspection (introspection.c) */
+
+/* Registers the built-in resolvers of the introspection types and of
+ * __schema and __type. */
+void gql_exec_register_introspection(gql_schema *s);
+
+/* ---- execution internals for built-in resolvers (execute.c) */
+const gql_schema *gql_exec_info_schema(const gql_resolve_info *info);
+const gql_schema *gql_exec_out_schema(const gql_out *o);
+gql_arena *gql_exec_out_arena(const gql_out *o);
+
+/* ---- values */
+extern const gql_json_value gql_exec_null_value;
+
+#endif

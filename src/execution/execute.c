@@ -1,0 +1,1428 @@
+/* The executor. It walks the plan; a synchronous subtree writes JSON straight
+ * into the output buffer, and a non-null violation truncates the buffer back
+ * to the nearest nullable value and writes null there. When a type below the
+ * root is not proven synchronous, the operation runs in tree mode: values go
+ * to an arena response tree whose leaves (and synchronous subtrees) are
+ * ranges of a byte buffer, pending fields fill their node later, and the
+ * tree is written in selection order once nothing is pending. The response
+ * path is a chain of stack frames, turned into JSON only for errors. */
+#include "exec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct path_frame {
+  const struct path_frame *parent;
+  gql_str key;
+  int64_t index; /* -1: key */
+} path_frame;
+
+enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
+
+typedef struct rnode {
+  uint8_t kind;
+  bool nullable;
+  struct rnode *parent;
+  size_t start, end;   /* R_BYTES: range of the byte buffer */
+  struct rnode *kids;  /* R_OBJECT, R_LIST */
+  const gql_str *keys; /* R_OBJECT */
+  uint32_t nkids;
+} rnode;
+
+typedef struct exec_error {
+  const char *message;
+  gql_location *locs;
+  uint32_t nlocs;
+  const char *path; /* JSON array or NULL */
+} exec_error;
+
+typedef struct serial_walk {
+  const plan_field **fields;
+  uint32_t count, next;
+  const void *parent;
+  rnode *node;
+} serial_walk;
+
+typedef struct exec_ctx {
+  const gql_prepared *p;
+  const gql_schema *s;
+  gql_arena *arena;
+  bool own_arena;
+  gql_buf *out; /* where values are written: the response, or the bytes of
+                 * tree mode */
+  gql_buf resp;
+  gql_buf bytes;
+  gql_output *output;
+  gql_output own_output;
+  const gql_json_value **vars;
+  const gql_json_value **slots;
+  exec_error *errs;
+  uint32_t nerrs, cap;
+  const gql_hooks *hooks;
+  void *context;
+  bool aborted;
+  bool tree;
+  bool walking;
+  bool done;
+  uint32_t pending;
+  rnode *root;
+  serial_walk serial; /* a mutation's root fields, one at a time */
+  void (*on_done)(void *, const char *, size_t, bool);
+  void *ud;
+} exec_ctx;
+
+struct gql_resolve_info {
+  exec_ctx *ctx;
+  const plan_field *pf;
+  const path_frame *path;
+  const gql_json_value *args;
+  uint32_t parent_type;
+};
+
+struct gql_out {
+  exec_ctx *ctx;
+  const plan_field *pf;
+  const gql_resolve_info *info;
+  gql_type_ref type;
+  const path_frame *path;
+  rnode *node; /* tree mode: the node this value fills */
+  size_t mark; /* direct mode: where the value starts */
+  bool written;
+  bool prop; /* direct mode: the container must become null */
+  bool pending_root;
+  bool pended;      /* the resolver returned pending */
+  bool field_level; /* a pending field (not a list item): its completion
+                     * ends the resolver's trace span */
+  gql_resolve_info own_info; /* a field's info (list items borrow it) */
+};
+
+struct gql_pending {
+  gql_out out;
+  gql_resolve_info info;
+};
+
+static void finish(exec_ctx *ctx);
+static void serial_continue(exec_ctx *ctx);
+static void pending_done(gql_out *o);
+#define DONE(o)                                                                \
+  do {                                                                         \
+    if ((o)->pending_root)                                                     \
+      pending_done(o);                                                         \
+  } while (0)
+static void complete_json(gql_out *o, const gql_json_value *v);
+
+/* Appends without a call when the buffer has room (keys, punctuation). */
+static inline void put(gql_buf *b, const char *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void write_path(gql_buf *b, const path_frame *f) {
+  if (!f)
+    return;
+  write_path(b, f->parent);
+  if (f->parent)
+    gql_buf_putc(b, ',');
+  if (f->index >= 0)
+    gql_json_write_int(b, f->index);
+  else
+    gql_json_write_string(b, f->key);
+}
+
+static const char *path_json(exec_ctx *ctx, const path_frame *f) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_putc(&b, '[');
+  write_path(&b, f);
+  gql_buf_putc(&b, ']');
+  const char *s = gql_buf_cstr(&b);
+  char *r = s ? gql_arena_strndup(ctx->arena, s, b.len) : NULL;
+  gql_buf_free(&b);
+  return r;
+}
+
+static bool occ_included(const exec_ctx *ctx, const plan_occ *o) {
+  for (uint32_t i = 0; i < o->nconds; i++) {
+    const gql_json_value *v = ctx->vars[o->conds[i].var];
+    bool b = v && v->kind == GQL_JSON_BOOL && v->boolean;
+    if (b != o->conds[i].want)
+      return false;
+  }
+  return true;
+}
+
+/* Records an error at the field's nodes (or at byte `off` when not
+ * UINT32_MAX) with the path. */
+static void add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
+                      uint32_t off, const path_frame *path) {
+  if (ctx->nerrs == ctx->cap) {
+    uint32_t nc = ctx->cap ? ctx->cap * 2 : 8;
+    exec_error *n =
+        gql_arena_grow(ctx->arena, ctx->errs, ctx->cap, nc, sizeof *n);
+    if (!n)
+      return;
+    ctx->errs = n;
+    ctx->cap = nc;
+  }
+  exec_error *e = &ctx->errs[ctx->nerrs++];
+  gql_str src = ctx->p->text;
+  *e = (exec_error){.message = gql_arena_strndup(ctx->arena, msg, strlen(msg))};
+  if (!e->message)
+    e->message = "Out of memory.";
+  if (off != UINT32_MAX) {
+    e->locs = gql_arena_alloc(ctx->arena, sizeof *e->locs);
+    if (e->locs) {
+      e->locs[0] = gql_location_of(src.ptr, src.len, off);
+      e->nlocs = 1;
+    }
+  } else if (pf) {
+    e->locs = gql_arena_alloc(ctx->arena, sizeof *e->locs * pf->nocc);
+    for (uint32_t i = 0; e->locs && i < pf->nocc; i++)
+      if (occ_included(ctx, &pf->occs[i]))
+        e->locs[e->nlocs++] =
+            gql_location_of(src.ptr, src.len, pf->occs[i].node->h.start);
+  }
+  if (path)
+    e->path = path_json(ctx, path);
+}
+
+/* ------------------------------------------------------------ completion */
+
+static bool begin(gql_out *o) {
+  if (o->written)
+    return false;
+  o->written = true;
+  return true;
+}
+
+static void tree_fail(exec_ctx *ctx, rnode *n) {
+  while (n) {
+    n->kind = R_NULL;
+    if (n->nullable)
+      return;
+    n = n->parent;
+  }
+}
+
+/* The value cannot be completed: null when its type allows, else the
+ * container becomes null. */
+static void value_failed(gql_out *o) {
+  exec_ctx *ctx = o->ctx;
+  if (o->node) {
+    if (gql_type_ref_is_non_null(o->type))
+      tree_fail(ctx, o->node->parent ? o->node->parent : o->node);
+    else
+      o->node->kind = R_NULL;
+    return;
+  }
+  if (gql_type_ref_is_non_null(o->type)) {
+    o->prop = true;
+    return;
+  }
+  ctx->out->len = o->mark;
+  gql_buf_append(ctx->out, "null", 4);
+}
+
+static void field_error(gql_out *o, const char *msg, uint32_t off) {
+  add_error(o->ctx, msg, o->pf, off, o->path);
+  value_failed(o);
+}
+
+static void field_errorf(gql_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void field_errorf(gql_out *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *m = gql_arena_vsprintf(o->ctx->arena, fmt, ap);
+  va_end(ap);
+  field_error(o, m ? m : "Out of memory.", UINT32_MAX);
+}
+
+static const gql_str *parent_name(const gql_out *o) {
+  return &o->ctx->s->types[o->pf->parent_type].name;
+}
+
+static void complete_null(gql_out *o) {
+  if (gql_type_ref_is_non_null(o->type)) {
+    const gql_str *pn = parent_name(o);
+    field_errorf(o, "Cannot return null for non-nullable field %.*s.%.*s.",
+                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
+                 o->pf->field->name.ptr);
+    return;
+  }
+  if (o->node)
+    o->node->kind = R_NULL;
+  else
+    gql_buf_append(o->ctx->out, "null", 4);
+}
+
+/* Leaf writes in tree mode are byte ranges. */
+static void bytes_begin(gql_out *o) {
+  if (o->node)
+    o->node->start = o->ctx->out->len;
+}
+static void bytes_end(gql_out *o) {
+  if (o->node && o->node->kind == R_EMPTY) {
+    o->node->kind = R_BYTES;
+    o->node->end = o->ctx->out->len;
+  }
+}
+
+static char *inspect_str(exec_ctx *ctx, const gql_json_value *v) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_exec_inspect(&b, v);
+  const char *s = gql_buf_cstr(&b);
+  char *r = gql_arena_strndup(ctx->arena, s ? s : "", s ? b.len : 0);
+  gql_buf_free(&b);
+  return r ? r : "";
+}
+
+/* JavaScript's Number(string) for the strings a resolver may return; false
+ * when it is NaN. */
+static bool js_number(gql_str s, double *out) {
+  size_t i = 0, n = s.len;
+  while (i < n && (s.ptr[i] == ' ' || s.ptr[i] == '\t' || s.ptr[i] == '\n' ||
+                   s.ptr[i] == '\r'))
+    i++;
+  while (n > i && (s.ptr[n - 1] == ' ' || s.ptr[n - 1] == '\t' ||
+                   s.ptr[n - 1] == '\n' || s.ptr[n - 1] == '\r'))
+    n--;
+  if (i == n) {
+    *out = 0;
+    return true;
+  }
+  char tmp[64];
+  if (n - i >= sizeof tmp)
+    return false;
+  for (size_t j = i; j < n; j++)
+    if (!strchr("0123456789+-.eE", s.ptr[j]))
+      return false;
+  memcpy(tmp, s.ptr + i, n - i);
+  tmp[n - i] = 0;
+  char *end;
+  *out = strtod(tmp, &end);
+  return *end == 0;
+}
+
+static void serialize_leaf(gql_out *o, const gql_json_value *v) {
+  exec_ctx *ctx = o->ctx;
+  const gql_schema *s = ctx->s;
+  uint32_t t = o->type.type;
+  const gql_type *ty = &s->types[t];
+  gql_buf *b = ctx->out;
+  if (ty->kind == GQL_TYPE_ENUM) {
+    const gql_enum_value *ev =
+        v->kind == GQL_JSON_STRING ? gql_type_enum_value(ty, v->string) : NULL;
+    if (!ev) {
+      field_errorf(o, "Enum \"%.*s\" cannot represent value: %s",
+                   (int)ty->name.len, ty->name.ptr, inspect_str(ctx, v));
+      return;
+    }
+    bytes_begin(o);
+    gql_json_write_string(b, ev->name);
+    bytes_end(o);
+    return;
+  }
+  bool is_num = v->kind == GQL_JSON_NUMBER;
+  double d = is_num ? v->number.d : 0;
+  if (t == s->t_int || t == s->t_float) {
+    bool ok = true;
+    if (v->kind == GQL_JSON_BOOL)
+      d = v->boolean;
+    else if (v->kind == GQL_JSON_STRING && v->string.len)
+      ok = js_number(v->string, &d);
+    else if (!is_num)
+      ok = false;
+    if (t == s->t_int) {
+      if (!ok || d != floor(d) || !isfinite(d)) {
+        field_errorf(o, "Int cannot represent non-integer value: %s",
+                     inspect_str(ctx, v));
+        return;
+      }
+      if (d > 2147483647.0 || d < -2147483648.0) {
+        field_errorf(o,
+                     "Int cannot represent non 32-bit signed integer value: %s",
+                     inspect_str(ctx, v));
+        return;
+      }
+      bytes_begin(o);
+      gql_json_write_int(b, (int64_t)d);
+      bytes_end(o);
+      return;
+    }
+    if (!ok || !isfinite(d)) {
+      field_errorf(o, "Float cannot represent non numeric value: %s",
+                   inspect_str(ctx, v));
+      return;
+    }
+    bytes_begin(o);
+    if (is_num && v->is_int)
+      gql_json_write_int(b, v->number.i);
+    else
+      gql_json_write_double(b, d);
+    bytes_end(o);
+    return;
+  }
+  if (t == s->t_string || t == s->t_id) {
+    bool id = t == s->t_id;
+    if (v->kind == GQL_JSON_STRING) {
+      bytes_begin(o);
+      gql_json_write_string(b, v->string);
+      bytes_end(o);
+      return;
+    }
+    if (!id && v->kind == GQL_JSON_BOOL) {
+      bytes_begin(o);
+      gql_buf_puts(b, v->boolean ? "\"true\"" : "\"false\"");
+      bytes_end(o);
+      return;
+    }
+    if (is_num && isfinite(d) && (!id || d == floor(d))) {
+      char num[32];
+      size_t n = v->is_int ? (size_t)snprintf(num, sizeof num, "%lld",
+                                              (long long)v->number.i)
+                           : gql_dtoa(d, num);
+      bytes_begin(o);
+      gql_json_write_string(b, (gql_str){num, n});
+      bytes_end(o);
+      return;
+    }
+    field_errorf(o, "%s cannot represent value: %s", id ? "ID" : "String",
+                 inspect_str(ctx, v));
+    return;
+  }
+  if (t == s->t_boolean) {
+    bool val;
+    if (v->kind == GQL_JSON_BOOL)
+      val = v->boolean;
+    else if (is_num && isfinite(d))
+      val = d != 0;
+    else {
+      field_errorf(o, "Boolean cannot represent a non boolean value: %s",
+                   inspect_str(ctx, v));
+      return;
+    }
+    bytes_begin(o);
+    gql_buf_puts(b, val ? "true" : "false");
+    bytes_end(o);
+    return;
+  }
+  bytes_begin(o); /* custom scalar: serialize is the identity */
+  gql_json_write_value(b, v);
+  bytes_end(o);
+}
+
+static bool field_included(const exec_ctx *ctx, const plan_set *ps,
+                           plan_entry e) {
+  const plan_field *pf = &ps->fields[e.field];
+  if (!occ_included(ctx, &pf->occs[e.occ]))
+    return false;
+  for (uint32_t j = 0; j < e.occ; j++)
+    if (occ_included(ctx, &pf->occs[j]))
+      return false;
+  return true;
+}
+
+static void default_resolver(const gql_resolve_info *info, const void *parent,
+                             gql_out *out) {
+  const gql_json_value *p = parent;
+  if (!p || p->kind != GQL_JSON_OBJECT) {
+    gql_out_null(out);
+    return;
+  }
+  gql_str name = info->pf->field->name;
+  const gql_json_value *v = NULL;
+  if (p->object.index) {
+    v = gql_json_get(p, name);
+  } else {
+    /* Small objects: a backward scan (the last duplicate wins, as
+     * JSON.parse) that checks length and first byte before memcmp. */
+    const gql_json_member *m = p->object.members;
+    for (size_t i = p->object.count; i-- > 0;) {
+      if (m[i].key.len == name.len &&
+          (name.len == 0 || (m[i].key.ptr[0] == name.ptr[0] &&
+                             memcmp(m[i].key.ptr, name.ptr, name.len) == 0))) {
+        v = &m[i].value;
+        break;
+      }
+    }
+  }
+  if (v)
+    gql_out_json(out, v);
+  else
+    gql_out_null(out);
+}
+
+static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
+  exec_ctx *ctx = o->ctx;
+  if (!pf->has_args)
+    return NULL;
+  if (pf->arg_error) {
+    field_error(o, pf->arg_error, pf->arg_error_off);
+    return NULL;
+  }
+  if (pf->arg_slot == UINT32_MAX)
+    return pf->args_const;
+  if (ctx->slots[pf->arg_slot])
+    return ctx->slots[pf->arg_slot];
+  coerce_ctx cc = {.s = ctx->s,
+                   .arena = ctx->arena,
+                   .vars = ctx->vars,
+                   .var_defs = ctx->p->vars,
+                   .nvars = ctx->p->nvars};
+  const gql_ast_selection *node = pf->occs[0].node;
+  const char *msg;
+  uint32_t off;
+  const gql_json_value *args;
+  if (gql_exec_arg_values(&cc, pf->field->args, pf->field->nargs, &node->args,
+                          node->h.start, &args, &msg, &off) < 0) {
+    field_error(o, msg, off);
+    return NULL;
+  }
+  ctx->slots[pf->arg_slot] = args;
+  return args;
+}
+
+static void resolve_field(exec_ctx *ctx, const plan_field *pf,
+                          const void *parent, const path_frame *path,
+                          gql_out *o) {
+  if (pf->meta == META_TYPENAME) {
+    gql_json_value v = {.kind = GQL_JSON_STRING};
+    v.string = ctx->s->types[pf->parent_type].name;
+    o->written = true;
+    serialize_leaf(o, &v);
+    return;
+  }
+  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+  gql_resolve_info *info = &o->own_info;
+  o->info = info;
+  if (pf->has_args) {
+    info->args = field_args(o, pf);
+    if (!info->args)
+      return;
+  }
+  const gql_hooks *h = ctx->hooks;
+  if (GQL_UNLIKELY(h != NULL)) {
+    if (!ctx->aborted && h->resolve_start && h->resolve_start(h->ctx, info))
+      ctx->aborted = true;
+  }
+  if (GQL_UNLIKELY(ctx->aborted)) {
+    field_error(o, "Execution aborted.", UINT32_MAX);
+    return;
+  }
+  const exec_resolver *r = pf->field->resolver;
+  if (r)
+    r->fn(info, parent, o);
+  else
+    default_resolver(info, parent, o);
+  if (!o->written) {
+    o->written = true;
+    complete_null(o);
+  }
+  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
+    h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+}
+
+/* Sets every member but own_info, which resolve_field fills (this runs for
+ * every field, so it does not clear the whole struct). */
+static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
+                     gql_type_ref type, const path_frame *path, rnode *node) {
+  o->ctx = ctx;
+  o->pf = pf;
+  o->info = NULL;
+  o->type = type;
+  o->path = path;
+  o->node = node;
+  o->mark = ctx->out->len;
+  o->written = false;
+  o->prop = false;
+  o->pending_root = false;
+  o->pended = false;
+  o->field_level = false;
+}
+
+/* Writes {...} for plan set `ps` straight into the buffer; true when the
+ * object must become null. */
+static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
+                               const void *parent, const path_frame *path) {
+  gql_buf *b = ctx->out;
+  gql_buf_putc(b, '{');
+  uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
+  bool first = true;
+  for (uint32_t i = 0; i < n; i++) {
+    const plan_field *pf;
+    if (ps->any_cond) {
+      if (!field_included(ctx, ps, ps->entries[i]))
+        continue;
+      pf = &ps->fields[ps->entries[i].field];
+    } else {
+      pf = &ps->fields[i];
+    }
+    if (!first)
+      gql_buf_putc(b, ',');
+    first = false;
+    put(b, pf->key_json.ptr, pf->key_json.len);
+    path_frame fr = {path, pf->key, -1};
+    gql_out o;
+    out_init(&o, ctx, pf, pf->field->type, &fr, NULL);
+    resolve_field(ctx, pf, parent, &fr, &o);
+    if (o.prop)
+      return true;
+  }
+  gql_buf_putc(b, '}');
+  return false;
+}
+
+/* Tree mode: an object node whose fields fill its kids. */
+static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
+                       const path_frame *path, rnode *kid) {
+  path_frame fr = {path, pf->key, -1};
+  gql_out o;
+  out_init(&o, ctx, pf, pf->field->type, &fr, kid);
+  resolve_field(ctx, pf, parent, &fr, &o);
+}
+
+/* Resolves the root fields of a mutation until one pends (it resumes when
+ * everything pending has completed) or all are done. */
+static void serial_continue(exec_ctx *ctx) {
+  serial_walk *w = &ctx->serial;
+  bool walking = ctx->walking;
+  ctx->walking = true;
+  while (w->next < w->count && ctx->pending == 0) {
+    uint32_t k = w->next++;
+    tree_field(ctx, w->fields[k], w->parent, NULL, &w->node->kids[k]);
+  }
+  ctx->walking = walking;
+  if (!walking && ctx->pending == 0)
+    finish(ctx);
+}
+
+/* Tree mode: an object node whose fields fill its kids. Its fields and
+ * keys are laid out first; `serial` (the root of a mutation) resolves them
+ * one after the other, each after the previous one has completed. */
+static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
+                             const void *parent, const path_frame *path,
+                             rnode *node, bool serial) {
+  uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < n; i++)
+    count += !ps->any_cond || field_included(ctx, ps, ps->entries[i]);
+  rnode *kids = gql_arena_alloc(ctx->arena, sizeof *kids * (count + 1));
+  gql_str *keys = gql_arena_alloc(ctx->arena, sizeof *keys * (count + 1));
+  const plan_field **fields =
+      gql_arena_alloc(ctx->arena, sizeof *fields * (count + 1));
+  if (!kids || !keys || !fields) {
+    tree_fail(ctx, node);
+    return;
+  }
+  node->kind = R_OBJECT;
+  node->kids = kids;
+  node->keys = keys;
+  node->nkids = count;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const plan_field *pf;
+    if (ps->any_cond) {
+      if (!field_included(ctx, ps, ps->entries[i]))
+        continue;
+      pf = &ps->fields[ps->entries[i].field];
+    } else {
+      pf = &ps->fields[i];
+    }
+    fields[k] = pf;
+    kids[k] = (rnode){.kind = R_EMPTY,
+                      .parent = node,
+                      .nullable = !gql_type_ref_is_non_null(pf->field->type)};
+    keys[k++] = pf->key_json;
+  }
+  if (serial) {
+    ctx->serial = (serial_walk){fields, count, 0, parent, node};
+    serial_continue(ctx);
+    return;
+  }
+  for (k = 0; k < count; k++)
+    tree_field(ctx, fields[k], parent, path, &kids[k]);
+}
+
+/* ------------------------------------------------------------ objects */
+
+static const plan_set *sub_plan(const plan_field *pf, uint32_t type) {
+  for (uint32_t i = 0; i < pf->nsubs; i++)
+    if (pf->sub_types[i] == type)
+      return pf->subs[i];
+  return NULL;
+}
+
+static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
+  exec_ctx *ctx = o->ctx;
+  const plan_set *ps = sub_plan(o->pf, concrete);
+  if (!ps) {
+    const gql_type *ct = &ctx->s->types[concrete];
+    const gql_type *at = &ctx->s->types[o->type.type];
+    field_errorf(o,
+                 "Runtime Object type \"%.*s\" is not a possible type for "
+                 "\"%.*s\".",
+                 (int)ct->name.len, ct->name.ptr, (int)at->name.len,
+                 at->name.ptr);
+    return;
+  }
+  if (!o->node) {
+    if (exec_object_direct(ctx, ps, obj, o->path))
+      value_failed(o);
+    return;
+  }
+  if (ctx->s->types[concrete].sync) {
+    size_t start = ctx->out->len;
+    if (exec_object_direct(ctx, ps, obj, o->path)) {
+      ctx->out->len = start;
+      value_failed(o);
+      return;
+    }
+    o->node->kind = R_BYTES;
+    o->node->start = start;
+    o->node->end = ctx->out->len;
+    return;
+  }
+  exec_object_tree(ctx, ps, obj, o->path, o->node, false);
+}
+
+/* graphql-js ensureValidRuntimeType, for a type found by name. */
+static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
+  exec_ctx *ctx = o->ctx;
+  const gql_type *at = &ctx->s->types[o->type.type];
+  uint32_t t = gql_schema_type_index(ctx->s, name);
+  if (t == GQL_NO_TYPE) {
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a type \"%.*s\" "
+                 "that does not exist inside the schema.",
+                 (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
+    return;
+  }
+  if (ctx->s->types[t].kind != GQL_TYPE_OBJECT) {
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a non-object type "
+                 "\"%.*s\".",
+                 (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
+    return;
+  }
+  complete_object(o, obj, t);
+}
+
+static void no_runtime_type(gql_out *o) {
+  exec_ctx *ctx = o->ctx;
+  const gql_str *an = &ctx->s->types[o->type.type].name;
+  const gql_str *pn = parent_name(o);
+  field_errorf(o,
+               "Abstract type \"%.*s\" must resolve to an Object type at "
+               "runtime for field \"%.*s.%.*s\". Either the \"%.*s\" type "
+               "should provide a \"resolveType\" function or each possible "
+               "type should provide an \"isTypeOf\" function.",
+               (int)an->len, an->ptr, (int)pn->len, pn->ptr,
+               (int)o->pf->field->name.len, o->pf->field->name.ptr,
+               (int)an->len, an->ptr);
+}
+
+static void complete_composite(gql_out *o, const void *obj, uint32_t type,
+                               bool json) {
+  exec_ctx *ctx = o->ctx;
+  uint32_t t = o->type.type;
+  const gql_type *ty = &ctx->s->types[t];
+  if (ty->kind == GQL_TYPE_OBJECT) {
+    complete_object(o, obj, t);
+    return;
+  }
+  if (type != GQL_TYPE_AUTO) {
+    if (type >= ctx->s->ntypes) {
+      no_runtime_type(o);
+      return;
+    }
+    complete_abstract_named(o, obj, ctx->s->types[type].name);
+    return;
+  }
+  const exec_type *et = ty->exec_data;
+  if (et && et->resolve_type) {
+    int64_t r = et->resolve_type(o->info, obj);
+    if (r < 0 || (uint64_t)r >= ctx->s->ntypes) {
+      no_runtime_type(o);
+      return;
+    }
+    complete_abstract_named(o, obj, ctx->s->types[r].name);
+    return;
+  }
+  const gql_json_value *v = obj;
+  const gql_json_value *tn = v && v->kind == GQL_JSON_OBJECT
+                                 ? gql_json_get(v, GQL_STR("__typename"))
+                                 : NULL;
+  if (!tn || tn->kind != GQL_JSON_STRING) {
+    no_runtime_type(o);
+    return;
+  }
+  complete_abstract_named(o, obj, tn->string);
+}
+
+/* ------------------------------------------------------------ lists */
+
+static void complete_list(gql_out *o, const void *list, size_t count,
+                          gql_list_item_fn fn) {
+  exec_ctx *ctx = o->ctx;
+  gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
+  if (!o->node) {
+    gql_buf *b = ctx->out;
+    gql_buf_putc(b, '[');
+    for (size_t i = 0; i < count; i++) {
+      if (i)
+        gql_buf_putc(b, ',');
+      path_frame fr = {o->path, {0, 0}, (int64_t)i};
+      gql_out io;
+      out_init(&io, ctx, o->pf, item, &fr, NULL);
+      io.info = o->info;
+      fn(list, i, &io);
+      if (!io.written) {
+        io.written = true;
+        complete_null(&io);
+      }
+      if (io.prop) {
+        value_failed(o);
+        return;
+      }
+    }
+    gql_buf_putc(b, ']');
+    return;
+  }
+  rnode *kids = gql_arena_alloc(ctx->arena, sizeof *kids * (count + 1));
+  if (!kids) {
+    field_error(o, "Out of memory.", UINT32_MAX);
+    return;
+  }
+  rnode *node = o->node;
+  node->kind = R_LIST;
+  node->kids = kids;
+  node->nkids = (uint32_t)count;
+  for (size_t i = 0; i < count; i++) {
+    kids[i] = (rnode){.kind = R_EMPTY,
+                      .parent = node,
+                      .nullable = !gql_type_ref_is_non_null(item)};
+    path_frame fr = {o->path, {0, 0}, (int64_t)i};
+    gql_out io;
+    out_init(&io, ctx, o->pf, item, &fr, &kids[i]);
+    io.info = o->info;
+    fn(list, i, &io);
+    if (!io.written) {
+      io.written = true;
+      complete_null(&io);
+    }
+  }
+}
+
+static void json_item(const void *list, size_t i, gql_out *out) {
+  const gql_json_value *l = list;
+  gql_out_json(out, &l->array.items[i]);
+}
+
+static void not_iterable(gql_out *o) {
+  const gql_str *pn = parent_name(o);
+  field_errorf(o,
+               "Expected Iterable, but did not find one for field "
+               "\"%.*s.%.*s\".",
+               (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
+               o->pf->field->name.ptr);
+}
+
+/* completeValue for a JSON value. */
+static void complete_json(gql_out *o, const gql_json_value *v) {
+  if (!v || v->kind == GQL_JSON_NULL) {
+    complete_null(o);
+    return;
+  }
+  gql_type_ref t = gql_type_ref_nullable(o->type);
+  if (gql_type_ref_is_list(t)) {
+    if (v->kind != GQL_JSON_ARRAY) {
+      not_iterable(o);
+      return;
+    }
+    complete_list(o, v, v->array.count, json_item);
+    return;
+  }
+  if (o->pf->leaf != LEAF_NONE) {
+    serialize_leaf(o, v);
+    return;
+  }
+  complete_composite(o, v, GQL_TYPE_AUTO, true);
+}
+
+/* ------------------------------------------------------------ gql_out */
+
+void gql_out_null(gql_out *o) {
+  if (!begin(o))
+    return;
+  complete_null(o);
+  DONE(o);
+}
+
+static void out_scalar(gql_out *o, const gql_json_value *v) {
+  if (!begin(o))
+    return;
+  complete_json(o, v);
+  DONE(o);
+}
+
+/* The leaf kind when the value's type is the bare named type (T or T!),
+ * else LEAF_NONE: the writers below then take the general path. */
+static inline int direct_leaf(const gql_out *o) {
+  uint32_t n = o->type.nmods;
+  if (n > 1 || (n == 1 && o->type.mods[0] != '!'))
+    return LEAF_NONE;
+  return o->pf->leaf;
+}
+
+/* Fast paths: a value of the expected scalar type written as is. */
+static bool fast_begin(gql_out *o) {
+  o->written = true;
+  bytes_begin(o);
+  return true;
+}
+static void fast_end(gql_out *o) {
+  bytes_end(o);
+  DONE(o);
+}
+
+void gql_out_int(gql_out *o, int64_t i) {
+  int leaf = direct_leaf(o);
+  if (!o->written && (leaf == LEAF_FLOAT ||
+                      (leaf == LEAF_INT && i >= -2147483648LL &&
+                       i <= 2147483647LL))) {
+    fast_begin(o);
+    gql_json_write_int(o->ctx->out, i);
+    fast_end(o);
+    return;
+  }
+  gql_json_value v = {.kind = GQL_JSON_NUMBER, .is_int = true};
+  v.number.i = i;
+  v.number.d = (double)i;
+  out_scalar(o, &v);
+}
+
+void gql_out_float(gql_out *o, double d) {
+  if (!o->written && direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
+    fast_begin(o);
+    gql_json_write_double(o->ctx->out, d);
+    fast_end(o);
+    return;
+  }
+  gql_json_value v = {.kind = GQL_JSON_NUMBER};
+  v.number.d = d;
+  if (d == floor(d) && fabs(d) < 9e15) {
+    v.is_int = true;
+    v.number.i = (int64_t)d;
+  }
+  out_scalar(o, &v);
+}
+
+void gql_out_string(gql_out *o, const char *s, size_t len) {
+  int leaf = direct_leaf(o);
+  if (!o->written && (leaf == LEAF_STRING || leaf == LEAF_ID)) {
+    fast_begin(o);
+    gql_json_write_string(o->ctx->out, (gql_str){s, len});
+    fast_end(o);
+    return;
+  }
+  gql_json_value v = {.kind = GQL_JSON_STRING};
+  v.string = (gql_str){s, len};
+  out_scalar(o, &v);
+}
+
+void gql_out_bool(gql_out *o, bool b) {
+  if (!o->written && direct_leaf(o) == LEAF_BOOLEAN) {
+    fast_begin(o);
+    if (b)
+      gql_buf_append(o->ctx->out, "true", 4);
+    else
+      gql_buf_append(o->ctx->out, "false", 5);
+    fast_end(o);
+    return;
+  }
+  gql_json_value v = {.kind = GQL_JSON_BOOL};
+  v.boolean = b;
+  out_scalar(o, &v);
+}
+
+void gql_out_enum(gql_out *o, const char *name, size_t len) {
+  gql_out_string(o, name, len);
+}
+
+void gql_out_json(gql_out *o, const gql_value *v) {
+  out_scalar(o, v);
+}
+
+void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
+  if (!begin(o))
+    return;
+  if (!obj) {
+    complete_null(o);
+    DONE(o);
+    return;
+  }
+  gql_type_ref t = gql_type_ref_nullable(o->type);
+  if (gql_type_ref_is_list(t)) {
+    not_iterable(o);
+    DONE(o);
+    return;
+  }
+  if (!gql_schema_is_composite(o->ctx->s, t.type)) {
+    const gql_str *pn = parent_name(o);
+    field_errorf(o, "Field \"%.*s.%.*s\" of leaf type was given an object.",
+                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
+                 o->pf->field->name.ptr);
+    DONE(o);
+    return;
+  }
+  complete_composite(o, obj, type, false);
+  DONE(o);
+}
+
+void gql_out_list(gql_out *o, const void *list, size_t count,
+                  gql_list_item_fn fn) {
+  if (!begin(o))
+    return;
+  gql_type_ref t = gql_type_ref_nullable(o->type);
+  if (!gql_type_ref_is_list(t)) {
+    const gql_str *pn = parent_name(o);
+    field_errorf(o, "Field \"%.*s.%.*s\" is not a list but was given one.",
+                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
+                 o->pf->field->name.ptr);
+    DONE(o);
+    return;
+  }
+  complete_list(o, list, count, fn);
+  DONE(o);
+}
+
+void gql_out_error(gql_out *o, const char *message) {
+  if (!begin(o))
+    return;
+  field_error(o, message ? message : "Unknown error.", UINT32_MAX);
+  DONE(o);
+}
+
+static const path_frame *copy_path(exec_ctx *ctx, const path_frame *f) {
+  if (!f)
+    return NULL;
+  path_frame *c = gql_arena_alloc(ctx->arena, sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *f;
+  c->parent = copy_path(ctx, f->parent);
+  return c;
+}
+
+gql_pending *gql_out_pending(gql_out *o) {
+  if (!begin(o))
+    return NULL;
+  exec_ctx *ctx = o->ctx;
+  if (!o->node) {
+    const gql_str *pn = parent_name(o);
+    field_errorf(o,
+                 "Field \"%.*s.%.*s\" is declared synchronous but its "
+                 "resolver returned pending.",
+                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
+                 o->pf->field->name.ptr);
+    return NULL;
+  }
+  gql_pending *p = gql_arena_alloc(ctx->arena, sizeof *p);
+  if (!p) {
+    field_error(o, "Out of memory.", UINT32_MAX);
+    return NULL;
+  }
+  bool field_level = o->info == &o->own_info || o->field_level;
+  o->pended = true;
+  o->field_level = false;
+  p->out = *o;
+  p->out.written = false;
+  p->out.pending_root = true;
+  p->out.pended = false;
+  p->out.field_level = field_level;
+  p->out.path = copy_path(ctx, o->path);
+  if (o->info) {
+    p->info = *o->info;
+    p->info.path = p->out.path;
+    p->out.info = &p->info;
+  }
+  ctx->pending++;
+  DONE(o);
+  return p;
+}
+
+gql_out *gql_pending_out(gql_pending *p) {
+  return p ? &p->out : NULL;
+}
+
+/* Called after each write to a pending field's output. */
+static void pending_done(gql_out *o) {
+  exec_ctx *ctx = o->ctx;
+  o->pending_root = false;
+  const gql_hooks *h = ctx->hooks;
+  if (o->field_level && h && h->resolve_finish)
+    h->resolve_finish(h->ctx, o->info);
+  if (ctx->pending)
+    ctx->pending--;
+  if (ctx->walking || ctx->pending)
+    return;
+  if (ctx->serial.next < ctx->serial.count)
+    serial_continue(ctx);
+  else
+    finish(ctx);
+}
+
+/* ------------------------------------------------------------ info */
+
+gql_str gql_info_field_name(const gql_resolve_info *info) {
+  return info->pf->field->name;
+}
+uint32_t gql_info_parent_type(const gql_resolve_info *info) {
+  return info->parent_type;
+}
+const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
+  const gql_json_value *a = info->args;
+  if (!a)
+    return NULL;
+  size_t n = strlen(name);
+  for (size_t i = 0; i < a->object.count; i++) {
+    gql_str k = a->object.members[i].key;
+    if (k.len == n && memcmp(k.ptr, name, n) == 0)
+      return &a->object.members[i].value;
+  }
+  return NULL;
+}
+const gql_value *gql_info_args(const gql_resolve_info *info) {
+  return info->args;
+}
+void *gql_info_context(const gql_resolve_info *info) {
+  return info->ctx->context;
+}
+void *gql_info_data(const gql_resolve_info *info) {
+  return info->pf->field->resolver_data;
+}
+gql_arena *gql_info_arena(const gql_resolve_info *info) {
+  return info->ctx->arena;
+}
+const char *gql_info_path(const gql_resolve_info *info) {
+  return path_json(info->ctx, info->path);
+}
+void gql_info_error(const gql_resolve_info *info, const char *message) {
+  add_error(info->ctx, message ? message : "Unknown error.", info->pf,
+            UINT32_MAX, info->path);
+}
+const gql_schema *gql_exec_info_schema(const gql_resolve_info *info) {
+  return info->ctx->s;
+}
+const gql_schema *gql_exec_out_schema(const gql_out *o) {
+  return o->ctx->s;
+}
+gql_arena *gql_exec_out_arena(const gql_out *o) {
+  return o->ctx->arena;
+}
+
+/* ------------------------------------------------------------ response */
+
+static void write_errors(exec_ctx *ctx, gql_buf *b) {
+  gql_buf_puts(b, "\"errors\":[");
+  for (uint32_t i = 0; i < ctx->nerrs; i++) {
+    const exec_error *e = &ctx->errs[i];
+    if (i)
+      gql_buf_putc(b, ',');
+    gql_buf_puts(b, "{\"message\":");
+    gql_json_write_string(b, gql_cstr(e->message));
+    if (e->nlocs) {
+      gql_buf_puts(b, ",\"locations\":[");
+      for (uint32_t j = 0; j < e->nlocs; j++)
+        gql_buf_printf(b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
+                       e->locs[j].line, e->locs[j].column);
+      gql_buf_putc(b, ']');
+    }
+    if (e->path) {
+      gql_buf_puts(b, ",\"path\":");
+      gql_buf_puts(b, e->path);
+    }
+    gql_buf_putc(b, '}');
+  }
+  gql_buf_putc(b, ']');
+}
+
+static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
+  switch (n->kind) {
+  case R_BYTES:
+    gql_buf_append(b, ctx->bytes.data + n->start, n->end - n->start);
+    return;
+  case R_OBJECT:
+    gql_buf_putc(b, '{');
+    for (uint32_t i = 0; i < n->nkids; i++) {
+      if (i)
+        gql_buf_putc(b, ',');
+      gql_buf_append(b, n->keys[i].ptr, n->keys[i].len);
+      write_tree(ctx, b, &n->kids[i]);
+    }
+    gql_buf_putc(b, '}');
+    return;
+  case R_LIST:
+    gql_buf_putc(b, '[');
+    for (uint32_t i = 0; i < n->nkids; i++) {
+      if (i)
+        gql_buf_putc(b, ',');
+      write_tree(ctx, b, &n->kids[i]);
+    }
+    gql_buf_putc(b, ']');
+    return;
+  default:
+    gql_buf_puts(b, "null");
+  }
+}
+
+static void deliver(exec_ctx *ctx) {
+  gql_buf *r = &ctx->resp;
+  bool has_errors = ctx->nerrs > 0;
+  if (ctx->hooks && ctx->hooks->execute_finish)
+    ctx->hooks->execute_finish(ctx->hooks->ctx, has_errors);
+  if (r->failed) {
+    static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
+    ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
+  } else {
+    ctx->on_done(ctx->ud, r->data, r->len, has_errors);
+  }
+  ctx->output->data = r->data;
+  ctx->output->cap = r->cap;
+  ctx->output->len = r->failed ? 0 : r->len;
+  gql_buf_free(&ctx->bytes);
+  ctx->done = true;
+  if (ctx->output == &ctx->own_output)
+    gql_output_free(ctx->output);
+  if (ctx->own_arena)
+    gql_arena_free(ctx->arena);
+}
+
+/* Tree mode: everything has completed; write the response. */
+static void finish(exec_ctx *ctx) {
+  if (ctx->done)
+    return;
+  gql_buf *r = &ctx->resp;
+  r->len = 0;
+  gql_buf_putc(r, '{');
+  if (ctx->nerrs) {
+    write_errors(ctx, r);
+    gql_buf_putc(r, ',');
+  }
+  gql_buf_puts(r, "\"data\":");
+  write_tree(ctx, r, ctx->root);
+  gql_buf_putc(r, '}');
+  deliver(ctx);
+}
+
+/* Direct mode: the data is in place after `{"data":`; put the errors in
+ * front when there are some. */
+static void finish_direct(exec_ctx *ctx, bool data_null) {
+  gql_buf *r = &ctx->resp;
+  const size_t head = 8; /* {"data": */
+  if (data_null) {
+    r->len = head;
+    gql_buf_puts(r, "null");
+  }
+  gql_buf_putc(r, '}');
+  if (ctx->nerrs && !r->failed) {
+    size_t data_len = r->len - head;
+    size_t before = r->len;
+    gql_buf_putc(r, '{');
+    write_errors(ctx, r);
+    gql_buf_putc(r, ',');
+    if (!r->failed) {
+      size_t elen = r->len - before;
+      if (gql_buf_reserve(r, data_len)) {
+        /* [{"data":DATA}][{ERRORS,] → [{ERRORS,"data":DATA}] */
+        memmove(r->data + before + elen, r->data + 1, data_len + head - 1);
+        memmove(r->data, r->data + before, elen);
+        memmove(r->data + elen, r->data + before + elen, data_len + head - 1);
+        r->len = elen + data_len + head - 1;
+      }
+    }
+  }
+  deliver(ctx);
+}
+
+static void errors_only(exec_ctx *ctx, bool with_null_data) {
+  gql_buf *r = &ctx->resp;
+  r->len = 0;
+  gql_buf_putc(r, '{');
+  write_errors(ctx, r);
+  if (with_null_data)
+    gql_buf_puts(r, ",\"data\":null");
+  gql_buf_putc(r, '}');
+  deliver(ctx);
+}
+
+void gql_output_free(gql_output *o) {
+  if (!o)
+    return;
+  gql_alc_free(o->alc, o->data, o->cap);
+  o->data = NULL;
+  o->len = o->cap = 0;
+}
+
+int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
+  if (!p || !params || !params->on_done)
+    return GQL_EINVAL;
+  gql_arena *arena = params->arena;
+  bool own_arena = !arena;
+  if (own_arena && !(arena = gql_arena_new(NULL)))
+    return GQL_ENOMEM;
+  exec_ctx *ctx = gql_arena_alloc(arena, sizeof *ctx);
+  if (!ctx) {
+    if (own_arena)
+      gql_arena_free(arena);
+    return GQL_ENOMEM;
+  }
+  *ctx = (exec_ctx){.p = p,
+                    .s = p->s,
+                    .arena = arena,
+                    .own_arena = own_arena,
+                    .hooks = params->hooks,
+                    .context = params->context,
+                    .on_done = params->on_done,
+                    .ud = params->ud};
+  ctx->output = params->output ? params->output : &ctx->own_output;
+  gql_output *go = ctx->output;
+  ctx->resp = (gql_buf){
+      .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
+  gql_buf_init(&ctx->bytes, go->alc);
+  ctx->vars = gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
+  ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+  if (!ctx->vars || !ctx->slots) {
+    if (own_arena)
+      gql_arena_free(arena);
+    return GQL_ENOMEM;
+  }
+  memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
+  if (ctx->hooks && ctx->hooks->execute_start &&
+      ctx->hooks->execute_start(ctx->hooks->ctx))
+    ctx->aborted = true;
+  /* Variables. */
+  const gql_json_value *inputs = params->variables;
+  if (!inputs && params->variables_json) {
+    gql_json_value *parsed;
+    gql_json_error je;
+    if (gql_json_parse(arena, params->variables_json, params->variables_len,
+                       NULL, &parsed, &je) < 0) {
+      char *m = gql_arena_sprintf(arena, "Variables are invalid JSON: %s",
+                                  je.message);
+      add_error(ctx, m ? m : "Variables are invalid JSON.", NULL, UINT32_MAX,
+                NULL);
+      errors_only(ctx, false);
+      return 0;
+    }
+    inputs = parsed;
+  }
+  if (p->nvars) {
+    gql_error_list el;
+    gql_error_list_init(&el, arena, 50);
+    coerce_ctx cc = {
+        .s = p->s, .arena = arena, .var_defs = p->vars, .nvars = p->nvars};
+    if (gql_exec_coerce_variables(&cc, p->text, inputs, ctx->vars, &el) < 0) {
+      for (uint32_t i = 0; i < el.count; i++) {
+        add_error(ctx, el.items[i].message, NULL, UINT32_MAX, NULL);
+        exec_error *e = &ctx->errs[ctx->nerrs - 1];
+        e->locs = el.items[i].locations;
+        e->nlocs = el.items[i].nlocations;
+      }
+      if (el.truncated) /* graphql-js maxErrors: 50 */
+        add_error(ctx,
+                  "Too many errors processing variables, error limit "
+                  "reached. Execution aborted.",
+                  NULL, UINT32_MAX, NULL);
+      errors_only(ctx, false);
+      return 0;
+    }
+  }
+  if (p->root_error) {
+    uint32_t off = p->op->h.start;
+    add_error(ctx, p->root_error, NULL, off, NULL);
+    errors_only(ctx, true);
+    return 0;
+  }
+  const void *root_value = params->root_value;
+  ctx->walking = true;
+  if (p->s->types[p->root_type].sync) {
+    ctx->out = &ctx->resp;
+    ctx->resp.len = 0;
+    gql_buf_puts(&ctx->resp, "{\"data\":");
+    bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
+    ctx->walking = false;
+    finish_direct(ctx, failed);
+    return 0;
+  }
+  ctx->tree = true;
+  ctx->out = &ctx->bytes;
+  ctx->root = gql_arena_alloc(arena, sizeof *ctx->root);
+  if (!ctx->root) {
+    add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
+    errors_only(ctx, true);
+    return 0;
+  }
+  *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
+                   p->kind == GQL_OP_MUTATION);
+  ctx->walking = false;
+  if (ctx->done)
+    return 0;
+  if (ctx->pending == 0) {
+    finish(ctx);
+    return 0;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------ one-shot */
+
+typedef struct oneshot {
+  gql_arena *arena;
+  gql_str *json;
+  bool done, errors;
+} oneshot;
+
+static void oneshot_done(void *ud, const char *json, size_t len,
+                         bool has_errors) {
+  oneshot *os = ud;
+  char *copy = gql_arena_strndup(os->arena, json, len);
+  *os->json = (gql_str){copy, copy ? len : 0};
+  os->done = true;
+  os->errors = has_errors;
+}
+
+int gql_graphql(gql_schema *schema, const char *query, size_t len,
+                const char *operation_name, const char *variables_json,
+                size_t variables_len, const void *root_value, void *context,
+                gql_arena *arena, gql_str *json) {
+  gql_prepared *p;
+  int rc =
+      gql_prepare(schema, query, len, operation_name, NULL, &p, arena, json);
+  if (rc < 0)
+    return json->ptr ? 1 : rc;
+  oneshot os = {.arena = arena, .json = json};
+  gql_execute_params params = {.variables_json = variables_json,
+                               .variables_len = variables_len,
+                               .root_value = root_value,
+                               .context = context,
+                               .on_done = oneshot_done,
+                               .ud = &os};
+  rc = gql_execute(p, &params);
+  gql_prepared_free(p);
+  if (rc < 0)
+    return rc;
+  if (!os.done)
+    return GQL_EUNSUPPORTED;
+  return os.errors ? 1 : 0;
+}

@@ -1,0 +1,655 @@
+/* Resolver registration, the synchronous-type proof and gql_prepare: parse,
+ * select the operation and compile it into plan sets (CollectFields done
+ * ahead of time for every selection set and possible concrete type). */
+#include "exec.h"
+#include "validation/validation.h"
+
+#include <stdio.h>
+
+/* ------------------------------------------------------------ resolvers */
+
+static bool finalized(const gql_schema *s) {
+  return s->meta_typename.resolver != NULL;
+}
+
+static exec_type *type_data(gql_schema *s, uint32_t t) {
+  gql_type *ty = &s->types[t];
+  if (!ty->exec_data) {
+    exec_type *et = gql_arena_alloc(s->arena, sizeof *et);
+    if (!et)
+      return NULL;
+    *et = (exec_type){.named = gql_type_ref_named(t)};
+    ty->exec_data = et;
+  }
+  return ty->exec_data;
+}
+
+static int set_field_resolver(gql_schema *s, gql_field *f, gql_resolver_fn fn,
+                              void *data, unsigned flags) {
+  exec_resolver *r = gql_arena_alloc(s->arena, sizeof *r);
+  if (!r)
+    return GQL_ENOMEM;
+  *r = (exec_resolver){fn, flags};
+  f->resolver = r;
+  f->resolver_data = data;
+  f->sync = (flags & GQL_RESOLVER_SYNC) != 0;
+  return 0;
+}
+
+int gql_schema_set_resolver(gql_schema *s, const char *type, const char *field,
+                            gql_resolver_fn fn, void *data, unsigned flags) {
+  if (!s || !type || !field || !fn)
+    return GQL_EINVAL;
+  if (finalized(s))
+    return GQL_EINVAL;
+  uint32_t t = gql_schema_type_index(s, gql_cstr(type));
+  if (t == GQL_NO_TYPE)
+    return GQL_ENOTFOUND;
+  gql_type *ty = &s->types[t];
+  gql_field *f = (gql_field *)gql_type_field(ty, gql_cstr(field));
+  if (!f && t == s->query && strcmp(field, "__schema") == 0)
+    f = &s->meta_schema;
+  if (!f && t == s->query && strcmp(field, "__type") == 0)
+    f = &s->meta_type;
+  if (!f)
+    return GQL_ENOTFOUND;
+  return set_field_resolver(s, f, fn, data, flags);
+}
+
+int gql_schema_set_resolve_type(gql_schema *s, const char *type,
+                                gql_resolve_type_fn fn) {
+  if (!s || !type)
+    return GQL_EINVAL;
+  if (finalized(s))
+    return GQL_EINVAL;
+  uint32_t t = gql_schema_type_index(s, gql_cstr(type));
+  if (t == GQL_NO_TYPE)
+    return GQL_ENOTFOUND;
+  if (!gql_schema_is_abstract(s, t))
+    return GQL_EINVAL;
+  exec_type *et = type_data(s, t);
+  if (!et)
+    return GQL_ENOMEM;
+  et->resolve_type = fn;
+  return 0;
+}
+
+static bool field_sync(const gql_schema *s, const gql_field *f) {
+  const exec_resolver *r = f->resolver;
+  if (r && !(r->flags & GQL_RESOLVER_SYNC))
+    return false;
+  return s->types[f->type.type].sync;
+}
+
+static void never_called(const gql_resolve_info *info, const void *parent,
+                         gql_out *out) {
+  gql_out_null(out);
+}
+
+/* Synchronous types by fixpoint: start with every type, remove objects with
+ * an asynchronous field and abstract types with an asynchronous possible
+ * type until nothing changes. */
+int gql_schema_finalize(gql_schema *s) {
+  if (!s)
+    return GQL_EINVAL;
+  if (finalized(s))
+    return 0;
+  gql_exec_register_introspection(s);
+  for (uint32_t t = 0; t < s->ntypes; t++) {
+    if (!type_data(s, t))
+      return GQL_ENOMEM;
+    s->types[t].sync = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+      gql_type *ty = &s->types[t];
+      if (!ty->sync)
+        continue;
+      bool sync = true;
+      if (ty->kind == GQL_TYPE_OBJECT) {
+        for (uint32_t i = 0; i < ty->nfields && sync; i++)
+          sync = field_sync(s, &ty->fields[i]);
+        if (t == s->query && sync)
+          sync = field_sync(s, &s->meta_schema) && field_sync(s, &s->meta_type);
+      } else if (ty->kind == GQL_TYPE_INTERFACE || ty->kind == GQL_TYPE_UNION) {
+        for (uint32_t i = 0; i < ty->npossible && sync; i++)
+          sync = s->types[ty->possible[i]].sync;
+      }
+      if (!sync) {
+        ty->sync = false;
+        changed = true;
+      }
+    }
+  }
+  return set_field_resolver(s, &s->meta_typename, never_called, NULL,
+                            GQL_RESOLVER_SYNC);
+}
+
+/* ------------------------------------------------------------ planning */
+
+typedef struct set_builder {
+  plan_field *fields;
+  uint32_t nfields, cap;
+  plan_entry *entries;
+  uint32_t nentries, ecap;
+  bool any_cond;
+  gql_strmap keys; /* key → field index, used above 16 fields */
+  const gql_ast_fragment **visited;
+  uint32_t nvisited, vcap;
+} set_builder;
+
+typedef struct pb {
+  gql_prepared *p;
+  const gql_schema *s;
+  gql_arena *a;
+  gql_strmap frags;
+  const gql_ast_fragment **stack; /* fragments being expanded */
+  uint32_t nstack;
+  uint32_t planned, max;
+  int err;
+  const char *msg;
+  coerce_ctx cc;
+} pb;
+
+enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
+
+static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
+                  size_t elem) {
+  if (need <= *cap)
+    return items;
+  uint32_t nc = *cap ? *cap * 2 : 8;
+  while (nc < need)
+    nc *= 2;
+  void *n = gql_arena_grow(b->a, items, *cap, nc, elem);
+  if (!n) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  *cap = nc;
+  return n;
+}
+
+static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
+  for (uint32_t i = 0; i < p->nvars; i++)
+    if (gql_str_eq(p->vars[i].name, gql_ast_name_str(name)))
+      return i;
+  return -1;
+}
+
+/* Adds the conditions of @skip/@include on `dirs` to conds; false when the
+ * selection is excluded whatever the variables. */
+static bool add_conditions(pb *b, const gql_ast_directives *dirs,
+                           const plan_cond *conds, uint32_t nconds,
+                           const plan_cond **out, uint32_t *nout) {
+  *out = conds;
+  *nout = nconds;
+  for (uint32_t i = 0; i < dirs->count; i++) {
+    const gql_ast_directive *d = dirs->items[i];
+    bool skip = gql_str_eq_cstr(gql_ast_name_str(d->name), "skip");
+    bool include = gql_str_eq_cstr(gql_ast_name_str(d->name), "include");
+    if (!skip && !include)
+      continue;
+    const gql_ast_value *v = NULL;
+    for (uint32_t j = 0; j < d->args.count; j++)
+      if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[j]->name), "if"))
+        v = d->args.items[j]->value;
+    if (!v)
+      continue;
+    if (v->h.kind == GQL_AST_BOOLEAN_VALUE) {
+      if (v->u.boolean == skip)
+        return false;
+      continue;
+    }
+    if (v->h.kind != GQL_AST_VARIABLE)
+      continue;
+    int64_t vi = var_index(b->p, v->u.name);
+    if (vi < 0)
+      return false;
+    plan_cond *nc = gql_arena_alloc(b->a, sizeof *nc * (*nout + 1));
+    if (!nc) {
+      b->err = GQL_ENOMEM;
+      return false;
+    }
+    if (*nout)
+      memcpy(nc, *out, sizeof *nc * *nout);
+    nc[*nout] = (plan_cond){(uint32_t)vi, include};
+    *out = nc;
+    (*nout)++;
+  }
+  return true;
+}
+
+static bool type_applies(pb *b, const gql_ast_type *cond, uint32_t type) {
+  if (!cond)
+    return true;
+  uint32_t ct = gql_schema_type_index(b->s, gql_ast_name_str(cond->name));
+  if (ct == GQL_NO_TYPE)
+    return false;
+  if (ct == type)
+    return true;
+  if (gql_schema_is_abstract(b->s, ct))
+    return gql_schema_is_sub_type(b->s, ct, type);
+  return false;
+}
+
+static int64_t find_key(set_builder *sb, gql_str key) {
+  if (sb->nfields > 16) {
+    uint32_t v;
+    return gql_strmap_get(&sb->keys, key, &v) ? (int64_t)v : -1;
+  }
+  for (uint32_t i = 0; i < sb->nfields; i++)
+    if (gql_str_eq(sb->fields[i].key, key))
+      return i;
+  return -1;
+}
+
+static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
+                      const plan_cond *conds, uint32_t nconds, uint32_t type) {
+  gql_str name = gql_ast_name_str(sel->name);
+  const gql_field *def = gql_schema_field_def(b->s, type, name);
+  if (!def)
+    return; /* graphql-js leaves undefined fields out of the response */
+  gql_str key = sel->alias.ptr ? gql_ast_name_str(sel->alias) : name;
+  int64_t fi = find_key(sb, key);
+  if (fi < 0) {
+    if (++b->planned > b->max) {
+      b->err = GQL_ELIMIT;
+      b->msg = "The operation is too large to plan.";
+      return;
+    }
+    sb->fields =
+        grow(b, sb->fields, &sb->cap, sb->nfields + 1, sizeof *sb->fields);
+    if (!sb->fields)
+      return;
+    fi = sb->nfields++;
+    plan_field *pf = &sb->fields[fi];
+    *pf = (plan_field){.key = key,
+                       .field = def,
+                       .parent_type = type,
+                       .arg_slot = UINT32_MAX,
+                       .conditional = true};
+    if (def == &b->s->meta_typename)
+      pf->meta = META_TYPENAME;
+    if (sb->nfields == 17) {
+      for (uint32_t i = 0; i < sb->nfields; i++)
+        if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
+          b->err = GQL_ENOMEM;
+    } else if (sb->nfields > 17 &&
+               gql_strmap_put(&sb->keys, key, (uint32_t)fi) < 0) {
+      b->err = GQL_ENOMEM;
+    }
+  }
+  plan_field *pf = &sb->fields[fi];
+  pf->occs = grow(b, pf->occs, &pf->occ_cap, pf->nocc + 1, sizeof *pf->occs);
+  if (!pf->occs)
+    return;
+  pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
+  if (nconds == 0)
+    pf->conditional = false;
+  else
+    sb->any_cond = true;
+  sb->entries =
+      grow(b, sb->entries, &sb->ecap, sb->nentries + 1, sizeof *sb->entries);
+  if (!sb->entries)
+    return;
+  sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
+  pf->nocc++;
+}
+
+static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
+                    const plan_cond *conds, uint32_t nconds, uint32_t type) {
+  for (uint32_t i = 0; ss && i < ss->selections.count && !b->err; i++) {
+    const gql_ast_selection *sel = ss->selections.items[i];
+    const plan_cond *c;
+    uint32_t nc;
+    if (!add_conditions(b, &sel->directives, conds, nconds, &c, &nc))
+      continue;
+    switch (sel->h.kind) {
+    case GQL_AST_FIELD:
+      add_field(b, sb, sel, c, nc, type);
+      break;
+    case GQL_AST_INLINE_FRAGMENT:
+      if (type_applies(b, sel->type_condition, type))
+        collect(b, sb, sel->selection_set, c, nc, type);
+      break;
+    case GQL_AST_FRAGMENT_SPREAD: {
+      uint32_t fi;
+      if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
+        break;
+      const gql_ast_fragment *f =
+          (const gql_ast_fragment *)b->p->doc->definitions.items[fi];
+      bool seen = false;
+      for (uint32_t j = 0; j < sb->nvisited; j++)
+        seen |= sb->visited[j] == f;
+      for (uint32_t j = 0; j < b->nstack; j++)
+        seen |= b->stack[j] == f;
+      if (seen || b->nstack >= MAX_FRAGMENT_DEPTH)
+        break;
+      if (nc == 0) {
+        sb->visited = grow(b, sb->visited, &sb->vcap, sb->nvisited + 1,
+                           sizeof *sb->visited);
+        if (!sb->visited)
+          break;
+        sb->visited[sb->nvisited++] = f;
+      }
+      if (!type_applies(b, f->type_condition, type))
+        break;
+      b->stack[b->nstack++] = f;
+      collect(b, sb, f->selection_set, c, nc, type);
+      b->nstack--;
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+static bool args_use_variables(const gql_ast_value *v) {
+  switch (v->h.kind) {
+  case GQL_AST_VARIABLE:
+    return true;
+  case GQL_AST_LIST_VALUE:
+    for (uint32_t i = 0; i < v->u.list.count; i++)
+      if (args_use_variables(v->u.list.items[i]))
+        return true;
+    return false;
+  case GQL_AST_OBJECT_VALUE:
+    for (uint32_t i = 0; i < v->u.fields.count; i++)
+      if (args_use_variables(v->u.fields.items[i]->value))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
+                           uint32_t type, uint32_t depth);
+
+static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
+  const gql_field *def = pf->field;
+  gql_buf kb;
+  gql_buf_init(&kb, NULL);
+  gql_json_write_string(&kb, pf->key);
+  gql_buf_putc(&kb, ':');
+  char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
+  pf->key_json = (gql_str){kj, kj ? kb.len : 0};
+  gql_buf_free(&kb);
+  if (!kj) {
+    b->err = GQL_ENOMEM;
+    return;
+  }
+  const gql_ast_selection *node = pf->occs[0].node;
+  if (def->nargs) {
+    pf->has_args = true;
+    bool vars = false;
+    for (uint32_t i = 0; i < node->args.count; i++)
+      vars |= args_use_variables(node->args.items[i]->value);
+    if (vars) {
+      pf->arg_slot = b->p->nslots++;
+    } else {
+      const char *msg;
+      uint32_t off;
+      if (gql_exec_arg_values(&b->cc, def->args, def->nargs, &node->args,
+                              node->h.start, &pf->args_const, &msg, &off) < 0) {
+        pf->arg_error = msg;
+        pf->arg_error_off = off;
+      }
+    }
+  }
+  uint32_t t = def->type.type;
+  const gql_type *ty = gql_schema_type_at(b->s, t);
+  const gql_schema *s = b->s;
+  pf->leaf = ty->kind == GQL_TYPE_ENUM     ? LEAF_ENUM
+             : ty->kind != GQL_TYPE_SCALAR ? LEAF_NONE
+             : t == s->t_int               ? LEAF_INT
+             : t == s->t_float             ? LEAF_FLOAT
+             : t == s->t_string            ? LEAF_STRING
+             : t == s->t_boolean           ? LEAF_BOOLEAN
+             : t == s->t_id                ? LEAF_ID
+                                           : LEAF_CUSTOM;
+  if (pf->meta || !gql_schema_is_composite(b->s, t))
+    return;
+  const uint32_t *types = &t;
+  uint32_t ntypes = 1;
+  if (ty->kind != GQL_TYPE_OBJECT) {
+    types = ty->possible;
+    ntypes = ty->npossible;
+  }
+  pf->subs = gql_arena_alloc(b->a, sizeof *pf->subs * (ntypes + 1));
+  pf->sub_types = gql_arena_alloc(b->a, sizeof *pf->sub_types * (ntypes + 1));
+  if (!pf->subs || !pf->sub_types) {
+    b->err = GQL_ENOMEM;
+    return;
+  }
+  for (uint32_t i = 0; i < ntypes && !b->err; i++) {
+    pf->sub_types[i] = types[i];
+    pf->subs[i] = build_set(b, pf->occs, pf->nocc, types[i], depth + 1);
+  }
+  pf->nsubs = ntypes;
+}
+
+static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
+                           uint32_t type, uint32_t depth) {
+  if (depth > MAX_PLAN_DEPTH) {
+    b->err = GQL_ELIMIT;
+    b->msg = "The operation is nested too deeply to plan.";
+    return NULL;
+  }
+  set_builder sb = {0};
+  gql_strmap_init(&sb.keys, NULL);
+  for (uint32_t i = 0; i < nparents && !b->err; i++)
+    collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
+            parents[i].nconds, type);
+  gql_strmap_free(&sb.keys);
+  plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
+  if (!ps) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  *ps = (plan_set){.type = type,
+                   .fields = sb.fields,
+                   .nfields = sb.nfields,
+                   .entries = sb.any_cond ? sb.entries : NULL,
+                   .nentries = sb.any_cond ? sb.nentries : 0,
+                   .any_cond = sb.any_cond};
+  for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
+    finish_field(b, &ps->fields[i], depth);
+  return ps;
+}
+
+/* ------------------------------------------------------------ prepare */
+
+
+static void errors_response(gql_arena *arena, gql_str *out,
+                            const gql_error_list *l) {
+  if (!arena || !out)
+    return;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < l->count; i++) {
+    const gql_error *e = &l->items[i];
+    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
+    gql_json_write_string(&b, gql_cstr(e->message));
+    if (e->nlocations) {
+      gql_buf_puts(&b, ",\"locations\":[");
+      for (uint32_t j = 0; j < e->nlocations; j++)
+        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
+                       e->locations[j].line, e->locations[j].column);
+      gql_buf_putc(&b, ']');
+    }
+    gql_buf_putc(&b, '}');
+  }
+  gql_buf_puts(&b, "]}");
+  const char *s = gql_buf_cstr(&b);
+  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
+  *out = (gql_str){copy, copy ? b.len : 0};
+  gql_buf_free(&b);
+}
+
+static void error_response(gql_arena *arena, gql_str *out, const char *msg,
+                           const gql_location *loc) {
+  if (!arena || !out)
+    return;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[{\"message\":");
+  gql_json_write_string(&b, gql_cstr(msg));
+  if (loc)
+    gql_buf_printf(&b, ",\"locations\":[{\"line\":%u,\"column\":%u}]",
+                   loc->line, loc->column);
+  gql_buf_puts(&b, "}]}");
+  const char *s = gql_buf_cstr(&b);
+  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
+  *out = (gql_str){copy, copy ? b.len : 0};
+  gql_buf_free(&b);
+}
+
+void gql_prepared_free(gql_prepared *p) {
+  if (p)
+    gql_arena_free(p->arena);
+}
+
+static int select_operation(gql_prepared *p, const char *name,
+                            const char **msg) {
+  const gql_ast_operation *op = NULL;
+  for (uint32_t i = 0; i < p->doc->definitions.count; i++) {
+    const gql_ast_node *d = p->doc->definitions.items[i];
+    if (d->kind != GQL_AST_OPERATION_DEFINITION)
+      continue;
+    const gql_ast_operation *o = (const gql_ast_operation *)d;
+    if (!name) {
+      if (op) {
+        *msg = "Must provide operation name if query contains multiple "
+               "operations.";
+        return GQL_EINVAL;
+      }
+      op = o;
+    } else if (o->name.ptr &&
+               gql_str_eq(gql_ast_name_str(o->name), gql_cstr(name))) {
+      op = o;
+    }
+  }
+  if (!op) {
+    *msg = name ? gql_arena_sprintf(p->arena, "Unknown operation named \"%s\".",
+                                    name)
+                : "Must provide an operation.";
+    return GQL_EINVAL;
+  }
+  p->op = op;
+  return 0;
+}
+
+int gql_prepare(gql_schema *s, const char *query, size_t len,
+                const char *operation_name, const gql_prepare_options *options,
+                gql_prepared **out, gql_arena *err_arena,
+                gql_str *errors_json) {
+  gql_prepare_options o = options ? *options : (gql_prepare_options){0};
+  *out = NULL;
+  if (!s || (!query && len))
+    return GQL_EINVAL;
+  int rc = gql_schema_finalize(s);
+  if (rc)
+    return rc;
+  gql_arena *arena = gql_arena_new(o.alc);
+  if (!arena)
+    return GQL_ENOMEM;
+  gql_prepared *p = gql_arena_alloc(arena, sizeof *p);
+  char *text = gql_arena_strndup(arena, query ? query : "", len);
+  if (!p || !text) {
+    gql_arena_free(arena);
+    return GQL_ENOMEM;
+  }
+  *p = (gql_prepared){.arena = arena, .s = s, .text = {text, len}};
+  gql_syntax_error se;
+  rc = gql_parse(arena, text, len, &o.parse, &p->doc, &se);
+  if (rc) {
+    if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT)
+      error_response(err_arena, errors_json, se.message, &se.location);
+    gql_arena_free(arena);
+    return rc;
+  }
+  if (!o.no_validate) {
+    gql_error_list errors;
+    gql_error_list_init(&errors, arena, 0);
+    rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
+    if (rc == 0 && errors.count) {
+      errors_response(err_arena, errors_json, &errors);
+      rc = GQL_EVALIDATION;
+    }
+    if (rc) {
+      gql_arena_free(arena);
+      return rc;
+    }
+  }
+  const char *msg = NULL;
+  rc = select_operation(p, operation_name, &msg);
+  if (rc) {
+    error_response(err_arena, errors_json, msg, NULL);
+    gql_arena_free(arena);
+    return rc;
+  }
+  const gql_ast_operation *op = p->op;
+  p->kind = op->operation;
+  p->root_type = gql_schema_root_type(s, op->operation);
+  /* Variables. */
+  p->nvars = op->variables.count;
+  p->vars = gql_arena_alloc(arena, sizeof *p->vars * (p->nvars + 1));
+  if (!p->vars)
+    goto nomem;
+  for (uint32_t i = 0; i < p->nvars; i++) {
+    const gql_ast_variable_definition *vd = op->variables.items[i];
+    plan_var *pv = &p->vars[i];
+    pv->name = gql_ast_name_str(vd->variable->u.name);
+    pv->def = vd;
+    if (!gql_schema_type_ref_from_ast(s, vd->type, arena, &pv->type) ||
+        !gql_schema_is_input(s, pv->type.type))
+      pv->type.type = GQL_NO_TYPE;
+  }
+  if (p->root_type == GQL_NO_TYPE) {
+    static const char *names[] = {"query", "mutation", "subscription"};
+    p->root_error = gql_arena_sprintf(
+        arena, "Schema is not configured to execute %s operation.",
+        names[op->operation]);
+    *out = p;
+    return 0;
+  }
+  pb b = {.p = p,
+          .s = s,
+          .a = arena,
+          .max = o.max_plan_size ? o.max_plan_size : 100000};
+  b.cc = (coerce_ctx){.s = s, .arena = arena};
+  gql_strmap_init(&b.frags, NULL);
+  b.stack = gql_arena_alloc(arena, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
+  if (!b.stack)
+    b.err = GQL_ENOMEM;
+  for (uint32_t i = 0; i < p->doc->definitions.count && !b.err; i++) {
+    const gql_ast_node *d = p->doc->definitions.items[i];
+    if (d->kind == GQL_AST_FRAGMENT_DEFINITION &&
+        gql_strmap_put(&b.frags,
+                       gql_ast_name_str(((const gql_ast_fragment *)d)->name),
+                       i) < 0)
+      b.err = GQL_ENOMEM;
+  }
+  if (!b.err) {
+    gql_ast_selection root = {.h = op->h, .selection_set = op->selection_set};
+    plan_occ occ = {&root, NULL, 0};
+    p->root = build_set(&b, &occ, 1, p->root_type, 0);
+  }
+  gql_strmap_free(&b.frags);
+  if (b.err) {
+    rc = b.err;
+    if (b.msg)
+      error_response(err_arena, errors_json, b.msg, NULL);
+    gql_arena_free(arena);
+    return rc;
+  }
+  *out = p;
+  return 0;
+nomem:
+  gql_arena_free(arena);
+  return GQL_ENOMEM;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `gql exec`: JSON data with default resolvers, variables, operation names,
+# exit statuses, syntax errors and the Star Wars example.
+# Usage: test_exec.sh GQL_BINARY REPO_ROOT
+set -uo pipefail
+gql=${1:?usage: test_exec.sh GQL_BINARY REPO_ROOT}
+root=${2:?usage: test_exec.sh GQL_BINARY REPO_ROOT}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+passed=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+cat >"$tmp/schema.graphql" <<'SDL'
+type Query { hello: String list: [Item!] item(id: Int!): Item }
+type Mutation { bump: Int }
+type Item { id: Int! name: String }
+SDL
+cat >"$tmp/data.json" <<'JSON'
+{"hello":"world","list":[{"id":1,"name":"a"},{"id":2}],"item":{"id":7},"bump":1}
+JSON
+
+# expect NAME STATUS EXPECTED QUERY [ARGS...]: `gql exec` of QUERY on stdin
+# prints EXPECTED and exits with STATUS.
+expect() {
+  local name=$1 status=$2 want=$3 query=$4
+  shift 4
+  printf '%s' "$query" | "$gql" exec "$@" - >"$tmp/got" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -ne $status ]]; then
+    fail "$name: exit status $rc, want $status ($(cat "$tmp/err"))"
+    return
+  fi
+  if [[ "$(cat "$tmp/got")" != "$want" ]]; then
+    fail "$name: got $(cat "$tmp/got"), want $want"
+    return
+  fi
+  passed=$((passed + 1))
+}
+
+data=(--schema "$tmp/schema.graphql" --data "$tmp/data.json")
+expect "default resolvers read the data" 0 \
+  '{"data":{"hello":"world","list":[{"id":1,"name":"a"},{"id":2,"name":null}]}}' \
+  '{ hello list { id name } }' "${data[@]}"
+expect "aliases and __typename" 0 \
+  '{"data":{"h":"world","t":"Query"}}' '{ h: hello t: __typename }' "${data[@]}"
+printf '{"id":7}' >"$tmp/vars.json"
+expect "variables" 0 '{"data":{"item":{"id":7}}}' \
+  'query Q($id: Int!) { item(id: $id) { id } }' "${data[@]}" \
+  --variables "$tmp/vars.json"
+expect "missing variable exits 1" 1 \
+  '{"errors":[{"message":"Variable \"$id\" of required type \"Int!\" was not provided.","locations":[{"line":1,"column":9}]}]}' \
+  'query Q($id: Int!) { item(id: $id) { id } }' "${data[@]}"
+expect "operation name picks the mutation" 0 '{"data":{"bump":1}}' \
+  'query A { hello } mutation B { bump }' "${data[@]}" --operation B
+expect "several operations need a name" 1 \
+  '{"errors":[{"message":"Must provide operation name if query contains multiple operations."}]}' \
+  'query A { hello } query B { hello }' "${data[@]}"
+expect "syntax errors come back as errors" 1 \
+  '{"errors":[{"message":"Syntax Error: Expected Name, found <EOF>.","locations":[{"line":1,"column":2}]}]}' \
+  '{' "${data[@]}"
+expect "the Star Wars example" 0 \
+  '{"data":{"hero":{"name":"R2-D2","friends":[{"name":"Luke Skywalker"},{"name":"Han Solo"},{"name":"Leia Organa"}]},"luke":{"homePlanet":"Tatooine","appearsIn":["NEW_HOPE","EMPIRE","JEDI"]}}}' \
+  '{ hero { name friends { name } } luke: human(id: "1000") { homePlanet appearsIn } }' \
+  --example starwars
+if [[ -f "$root/../shared/bench/star_wars_expected_data.json" ]]; then
+  printf '{ hero { id name friends { name appearsIn friends { name } } } }' |
+    "$gql" exec --example starwars - >"$tmp/sw.json"
+  if python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if a in (b, {'data': b}) or a.get('data') == b.get('data', b) else 1)" \
+    "$tmp/sw.json" "$root/../shared/bench/star_wars_expected_data.json"; then
+    passed=$((passed + 1))
+  else
+    fail "star_wars benchmark response differs"
+  fi
+fi
+
+echo "exec: $passed passed, $failures failed"
+[[ $failures -eq 0 ]]
