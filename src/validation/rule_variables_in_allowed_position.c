@@ -135,6 +135,82 @@ static const char *one_of_parent(gql_vctx *ctx, const gql_ast_operation *op,
              : gql_schema_type_at(ctx->schema, f.parent)->name.ptr;
 }
 
+/* ---- the definitions of an operation's variables, by name (the last
+ * definition of a name wins, as graphql-js's map assignment). Few
+ * variables are scanned; many are interned. Types are made on first use. */
+
+#define FEW_VARIABLES 16
+
+typedef struct defs {
+  const gql_ast_operation *op;
+  gql_vintern names; /* many: name → id (ids < ndefined are defined) */
+  uint32_t ndefined;
+  const gql_ast_variable_definition **by_id;
+  gql_type_ref *types; /* per id (many) or definition index (few) */
+  uint8_t *state;      /* 0 not made, 1 unknown type, 2 made */
+  gql_type_ref few_types[FEW_VARIABLES];
+  uint8_t few_state[FEW_VARIABLES];
+} defs;
+
+static bool defs_init(gql_vctx *ctx, defs *d, const gql_ast_operation *op) {
+  uint32_t n = op->variables.count;
+  d->op = op;
+  if (n <= FEW_VARIABLES) {
+    d->types = d->few_types;
+    d->state = d->few_state;
+    memset(d->few_state, 0, sizeof d->few_state);
+    return true;
+  }
+  gql_vintern_init(&d->names, ctx->arena);
+  d->by_id = gql_arena_alloc(ctx->arena, n * sizeof *d->by_id);
+  d->types = gql_arena_alloc(ctx->arena, n * sizeof *d->types);
+  d->state = gql_arena_alloc(ctx->arena, n);
+  if (!d->by_id || !d->types || !d->state)
+    return false;
+  memset(d->state, 0, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_variable_definition *vd = op->variables.items[i];
+    uint32_t id =
+        gql_vintern_id(&d->names, gql_ast_name_str(vd->variable->u.name));
+    if (id == UINT32_MAX)
+      return false;
+    d->by_id[id] = vd;
+  }
+  d->ndefined = d->names.count;
+  return true;
+}
+
+/* The definition of variable `name` and its type; false when it is not
+ * defined or its type is unknown. */
+static bool defs_find(gql_vctx *ctx, defs *d, gql_str name,
+                      const gql_ast_variable_definition **vd,
+                      gql_type_ref *type) {
+  uint32_t k;
+  uint32_t n = d->op->variables.count;
+  if (n <= FEW_VARIABLES) {
+    for (k = n; k-- > 0;)
+      if (gql_str_eq(
+              gql_ast_name_str(d->op->variables.items[k]->variable->u.name),
+              name))
+        break;
+    if (k == UINT32_MAX)
+      return false;
+    *vd = d->op->variables.items[k];
+  } else {
+    k = gql_vintern_id(&d->names, name);
+    if (k >= d->ndefined)
+      return false;
+    *vd = d->by_id[k];
+  }
+  if (!d->state[k])
+    d->state[k] = gql_schema_type_ref_from_ast(ctx->schema, (*vd)->type,
+                                               ctx->arena, &d->types[k])
+                      ? 2
+                      : 1;
+  *type = d->types[k];
+  return d->state[k] == 2;
+}
+
 static void leave(gql_vctx *ctx, void *state, const gql_ast_node *node) {
   (void)state;
   if (node->kind != GQL_AST_OPERATION_DEFINITION)
@@ -144,37 +220,16 @@ static void leave(gql_vctx *ctx, void *state, const gql_ast_node *node) {
   gql_variable_usages usages = gql_vctx_recursive_variable_usages(ctx, op);
   if (!usages.count || !nvars)
     return;
-  /* name → definition, the last definition of a name winning */
-  gql_vintern names;
-  gql_vintern_init(&names, ctx->arena);
-  const gql_ast_variable_definition **by_id =
-      gql_arena_alloc(ctx->arena, nvars * sizeof *by_id);
-  gql_type_ref *types = gql_arena_alloc(ctx->arena, nvars * sizeof *types);
-  bool *known = gql_arena_alloc(ctx->arena, nvars * sizeof *known);
-  if (!by_id || !types || !known)
+  defs d;
+  if (!defs_init(ctx, &d, op))
     return;
-  for (uint32_t i = 0; i < nvars; i++) {
-    const gql_ast_variable_definition *vd = op->variables.items[i];
-    uint32_t id =
-        gql_vintern_id(&names, gql_ast_name_str(vd->variable->u.name));
-    if (id == UINT32_MAX)
-      return;
-    by_id[id] = vd;
-  }
-  uint32_t ndefined = names.count; /* ids below are defined variables */
-  for (uint32_t id = 0; id < ndefined; id++)
-    known[id] = gql_schema_type_ref_from_ast(ctx->schema, by_id[id]->type,
-                                             ctx->arena, &types[id]);
   for (uint32_t i = 0; i < usages.count; i++) {
     const gql_variable_usage *u = &usages.items[i];
     gql_str name = gql_ast_name_str(u->node->u.name);
-    uint32_t id = gql_vintern_id(&names, name);
-    if (id == UINT32_MAX)
-      return;
-    if (id >= ndefined || !u->has_type || !known[id])
+    const gql_ast_variable_definition *vd;
+    gql_type_ref vt;
+    if (!u->has_type || !defs_find(ctx, &d, name, &vd, &vt))
       continue; /* undefined variable, unknown position or unknown type */
-    const gql_ast_variable_definition *vd = by_id[id];
-    gql_type_ref vt = types[id];
     uint32_t offs[2] = {vd->h.start, u->node->h.start};
     if (!allowed(ctx->schema, vt, vd->default_value, u->type, u->has_default))
       gql_vctx_report(ctx, offs, 2,

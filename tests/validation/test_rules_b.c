@@ -535,3 +535,21 @@ Test(rules_b, undefined_variables_used_twice_are_left_to_other_rules) {
          "Variable \"$b\" of type \"Int\" used in position expecting type "
          "\"Boolean\". @1:19,1:60\n");
 }
+
+Test(rules_b, many_variables_are_looked_up_by_name) {
+  /* more than 16 variables take the hashed path; the last definition of a
+   * repeated name wins, as graphql-js's map */
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "query Q(");
+  for (int i = 0; i < 20; i++)
+    gql_buf_printf(&b, "$v%d: Int, ", i);
+  gql_buf_puts(&b, "$v3: Boolean) { a: int(v: $x) b: int(v: $x) "
+                   "c: bool(v: $v3) d: bool(v: $v4) e: int(v: $v19) }");
+  const char *q = gql_buf_cstr(&b);
+  cr_assert(q);
+  EXPECT("VariablesInAllowedPosition", q,
+         "Variable \"$v4\" of type \"Int\" used in position expecting type "
+         "\"Boolean\". @1:49,1:290\n");
+  gql_buf_free(&b);
+}
