@@ -7,21 +7,33 @@
  * the same nested reasons and locations.
  *
  * Where graphql-js compares every pair of fields with the same response
- * name, the comparisons that cannot have a side effect are shortened
- * without changing what is reported:
+ * name, or every pair of fragments spread together, the comparisons that
+ * cannot have a side effect are shortened without changing what is
+ * reported (tests check this against the every-pair version,
+ * gql_rule_OverlappingFieldsCanBeMergedNaive, on random documents):
  *  - a "leaf" field (no selection set) compared with anything never
  *    recurses, so its result depends only on the two fields' parent types,
- *    names, arguments and definitions. Leaf fields are put in classes by
- *    (parent type, name, canonical arguments); two fields of one class
- *    never conflict and the result for two classes is memoized. A row of
- *    comparisons whose leaf class cannot conflict with any class on the
- *    other side is skipped whole, so 5,000 copies of one field cost linear
- *    time instead of 12.5 million comparisons.
- *  - response names are interned once and each field map has a hash index,
- *    so maps with thousands of response names are joined in linear time.
- *  - arguments are compared through a canonical string made once per field.
+ *    names, arguments and definitions: leaf fields get classes by (parent
+ *    type, name, canonical arguments). Fields with a selection set holding
+ *    no fragment spread and no __schema / __type get classes by parent type
+ *    and whole subtree. Results are memoized per class pair, and a row of
+ *    comparisons whose class cannot conflict with any class on the other
+ *    side is skipped whole: 5,000 copies of one field cost linear time
+ *    instead of 12.5 million comparisons.
+ *  - fragments without spreads whose fields all have classes compare by
+ *    signature; such look-alikes spread together form a clique in the pair
+ *    set rather than n^2 pairs.
+ *  - the pair set only ever grows, so fragments already processed from a
+ *    field map without fields are not walked again from another one.
+ *  - a visited selection set without spreads and with distinct response
+ *    names has nothing to compare and builds no field map.
+ *  - response names are interned once and field maps have a hash index, so
+ *    maps with thousands of response names are joined in linear time;
+ *    arguments are compared through a canonical string made once per field.
  *  - once enough conflicts are collected to reach the error limit, the
  *    selection set stops (validation aborts there anyway).
+ * Documents whose fragments spread each other in a cycle can make
+ * graphql-js recurse without end; see find_conflict for what happens here.
  */
 #include "internal.h"
 #include "values.h"
