@@ -120,8 +120,10 @@ typedef struct finfo {
 typedef struct state {
   gql_vctx *ctx;
   bool ready, failed;
-  bool naive;         /* compare every pair, as graphql-js (for tests) */
-  bool cyclic;        /* the fragments spread each other in a cycle */
+  bool naive;   /* compare every pair, as graphql-js (for tests) */
+  bool cyclic;  /* the fragments spread each other in a cycle */
+  bool limited; /* failed because of a limit, not out of memory */
+  uint64_t nconflicts;
   uint32_t depth;     /* nesting of field comparisons */
   uint64_t steps;     /* field comparisons, counted in cyclic documents */
   bool stop;          /* enough conflicts for the error limit */
@@ -702,7 +704,16 @@ static const char *class_conflict(state *st, bool parents_excl, gql_str name,
   return r;
 }
 
+/* Conflicts collected in one validation, nested ones included: beyond
+ * this the document is refused (graphql-js would build error messages of
+ * unbounded size). */
+#define MAX_CONFLICTS 200000
+
 static void push_conflict(state *st, clist *out, conflict c) {
+  if (++st->nconflicts > MAX_CONFLICTS) {
+    st->failed = st->limited = true;
+    return;
+  }
   conflict *items = grow(st, out->items, &out->cap, out->n + 1, sizeof *items);
   if (!items)
     return;
@@ -740,8 +751,9 @@ static void sub_selection_conflicts(state *st, clist *out, bool excl,
  * With fragments that spread each other in a cycle, graphql-js can recurse
  * without end here (it then dies of a stack overflow); the rule gives up on
  * such documents instead, after MAX_DEPTH nested comparisons or
- * MAX_CYCLIC_STEPS comparisons. NoFragmentCyclesRule reports them. The
- * depth limit also bounds the stack on very deep acyclic documents. */
+ * MAX_CYCLIC_STEPS comparisons, with an error of its own (and
+ * NoFragmentCyclesRule reports the cycle). The depth limit also bounds the
+ * stack on very deep acyclic documents. */
 #define MAX_DEPTH 1000
 #define MAX_CYCLIC_STEPS 2000000
 
@@ -754,7 +766,7 @@ static void find_conflict(state *st, clist *out, bool parents_excl,
     return;
   if (st->depth >= MAX_DEPTH ||
       (st->cyclic && ++st->steps > MAX_CYCLIC_STEPS)) {
-    st->failed = true;
+    st->failed = st->limited = true;
     return;
   }
   st->depth++;
@@ -1324,7 +1336,18 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   within_selection_set(st, &out, parent, (const gql_ast_selection_set *)node);
   st->top = NULL;
   st->stop = false;
-  for (uint32_t i = 0; i < out.n && !st->failed; i++)
+  if (st->failed) {
+    /* the rule stops for the rest of the document, saying so */
+    if (!st->limited)
+      ctx->errors->nomem = true;
+    else
+      gql_vctx_report(ctx, &node->start, 1,
+                      "The fields of this selection set are too complex to "
+                      "check for conflicts; validation of overlapping fields "
+                      "stopped.");
+    return true;
+  }
+  for (uint32_t i = 0; i < out.n; i++)
     report(st, &out.items[i]);
   return true;
 }

@@ -336,3 +336,26 @@ Test(hostile, many_operations_spreading_a_fragment_of_many_spreads) {
   expect_valid_fast(&b);
   gql_buf_free(&b);
 }
+
+Test(hostile, nested_conflicts_without_end_are_refused) {
+  /* 600 x 600 differing arguments under one response name: graphql-js
+   * would build one error out of 360,000 nested reasons */
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{");
+  for (int k = 0; k < 2; k++) {
+    gql_buf_puts(&b, " t {");
+    for (int i = 0; i < 600; i++)
+      gql_buf_printf(&b, " a: f(x: %d)", k * 600 + i);
+    gql_buf_puts(&b, " }");
+  }
+  gql_buf_puts(&b, " }");
+  double ms;
+  gql_error_list e = validate(&b, &ms);
+  bool found = false;
+  for (uint32_t i = 0; i < e.count; i++)
+    found = found || strstr(e.items[i].message, "too complex") != NULL;
+  cr_expect(found);
+  cr_expect_lt(ms, 20 * LIMIT_MS, "validation took %.1f ms", ms);
+  gql_buf_free(&b);
+}
