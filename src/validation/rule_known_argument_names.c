@@ -33,8 +33,10 @@ static bool directive_arg_names(gql_vctx *ctx, const state *st, gql_str name,
   if (dd) {
     *n = dd->args.count;
     *names = gql_arena_alloc(ctx->arena, (*n + 1) * sizeof **names);
-    if (!*names)
+    if (!*names) {
+      gql_vnomem(ctx);
       return false;
+    }
     for (uint32_t i = 0; i < *n; i++)
       (*names)[i] = gql_ast_name_str(dd->args.items[i]->name);
     return true;
@@ -44,8 +46,10 @@ static bool directive_arg_names(gql_vctx *ctx, const state *st, gql_str name,
     return false;
   *n = sd->nargs;
   *names = gql_arena_alloc(ctx->arena, (*n + 1) * sizeof **names);
-  if (!*names)
+  if (!*names) {
+    gql_vnomem(ctx);
     return false;
+  }
   for (uint32_t i = 0; i < *n; i++)
     (*names)[i] = sd->args[i].name;
   return true;
@@ -94,8 +98,10 @@ static bool check_directive(gql_vctx *ctx, const state *st,
     return false;
   const char *owner =
       gql_arena_sprintf(ctx->arena, "@%.*s", (int)d->name.len, d->name.ptr);
-  if (!owner)
+  if (!owner) {
+    gql_vnomem(ctx);
     return false;
+  }
   for (uint32_t i = 0; i < d->args.count; i++) {
     const gql_ast_argument *a = d->args.items[i];
     bool found = false;
@@ -117,8 +123,10 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   if (gql_vctx_argument(ctx) || !fd || parent == GQL_NO_TYPE)
     return true;
   gql_str *known = gql_arena_alloc(ctx->arena, (fd->nargs + 1) * sizeof *known);
-  if (!known)
+  if (!known) {
+    gql_vnomem(ctx);
     return true;
+  }
   for (uint32_t i = 0; i < fd->nargs; i++)
     known[i] = fd->args[i].name;
   const char *owner = gql_arena_sprintf(

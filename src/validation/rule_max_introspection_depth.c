@@ -98,8 +98,10 @@ static bool setup(gql_vctx *ctx, walk *w) {
   gql_vmap_init(&w->frag_index, ctx->arena);
   w->visiting = gql_arena_alloc(ctx->arena, n + 1);
   w->memo = gql_arena_alloc(ctx->arena, (size_t)(n + 1) * MAX_DEPTH);
-  if (!w->visiting || !w->memo)
+  if (!w->visiting || !w->memo) {
+    gql_vnomem(ctx);
     return false;
+  }
   memset(w->visiting, 0, n + 1);
   memset(w->memo, 0, (size_t)(n + 1) * MAX_DEPTH);
   return true;

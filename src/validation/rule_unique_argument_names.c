@@ -14,8 +14,10 @@ static void check(gql_vctx *ctx, const gql_ast_arguments *args) {
   uint32_t *last = gql_arena_alloc(ctx->arena, n * sizeof *last);
   uint32_t *count = gql_arena_alloc(ctx->arena, n * sizeof *count);
   uint32_t *offs = gql_arena_alloc(ctx->arena, n * sizeof *offs);
-  if (!names || !first || !next || !last || !count || !offs)
+  if (!names || !first || !next || !last || !count || !offs) {
+    gql_vnomem(ctx);
     return;
+  }
   for (uint32_t i = 0; i < n; i++)
     names[i] = gql_ast_name_str(args->items[i]->name);
   if (!gql_vfirst_same(ctx->arena, names, n, first))

@@ -22,6 +22,7 @@ static bool push(gql_vctx *ctx, state *st, const gql_ast_value *obj) {
     uint32_t cap = st->cap ? st->cap * 2 : 16;
     frame *s = gql_arena_grow(ctx->arena, st->stack, st->cap, cap, sizeof *s);
     if (!s) {
+      gql_vnomem(ctx);
       st->lost++;
       return false;
     }

@@ -47,8 +47,10 @@ static void check_one_of(gql_vctx *ctx, const gql_ast_value *obj,
   if (n) {
     gql_str *names = gql_arena_alloc(ctx->arena, n * sizeof *names);
     uint32_t *first = gql_arena_alloc(ctx->arena, n * sizeof *first);
-    if (!names || !first)
+    if (!names || !first) {
+      gql_vnomem(ctx);
       return;
+    }
     for (uint32_t i = 0; i < n; i++)
       names[i] = gql_ast_name_str(obj->u.fields.items[i]->name);
     if (!gql_vfirst_same(ctx->arena, names, n, first))
@@ -105,8 +107,10 @@ static void enter_object_field(gql_vctx *ctx, const gql_ast_argument *f) {
       gql_arena_alloc(ctx->arena, (t->ninput_fields + 1) * sizeof *names);
   gql_str *sugg =
       gql_arena_alloc(ctx->arena, (t->ninput_fields + 1) * sizeof *sugg);
-  if (!names || !sugg)
+  if (!names || !sugg) {
+    gql_vnomem(ctx);
     return;
+  }
   for (uint32_t i = 0; i < t->ninput_fields; i++)
     names[i] = t->input_fields[i].name;
   uint32_t n =

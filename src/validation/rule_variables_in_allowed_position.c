@@ -165,8 +165,10 @@ static bool defs_init(gql_vctx *ctx, defs *d, const gql_ast_operation *op) {
   d->by_id = gql_arena_alloc(ctx->arena, n * sizeof *d->by_id);
   d->types = gql_arena_alloc(ctx->arena, n * sizeof *d->types);
   d->state = gql_arena_alloc(ctx->arena, n);
-  if (!d->by_id || !d->types || !d->state)
+  if (!d->by_id || !d->types || !d->state) {
+    gql_vnomem(ctx);
     return false;
+  }
   memset(d->state, 0, n);
   for (uint32_t i = 0; i < n; i++) {
     const gql_ast_variable_definition *vd = op->variables.items[i];

@@ -11,6 +11,12 @@
 
 #include "validation.h"
 
+/* Marks the validation as out of memory (gql_validate_document then
+ * returns GQL_ENOMEM). */
+static inline void gql_vnomem(gql_vctx *ctx) {
+  ctx->errors->nomem = true;
+}
+
 /* ---- interning: equal strings get the same dense id (0, 1, 2, ...). */
 typedef struct gql_vintern {
   struct gql_vintern_slot *slots;

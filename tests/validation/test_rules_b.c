@@ -89,6 +89,14 @@ static const char *run_rule(const gql_vrule *rule, const char *query) {
   return s;
 }
 
+static gql_document *parse_doc_b(const char *query) {
+  gql_document *doc = NULL;
+  gql_syntax_error err = {0};
+  int rc = gql_parse(arena, query, strlen(query), NULL, &doc, &err);
+  cr_assert_eq(rc, 0, "parse: %s", err.message ? err.message : "");
+  return doc;
+}
+
 static const char *run(const char *rule_name, const char *query) {
   const gql_vrule *rule = gql_find_rule(rule_name, strlen(rule_name));
   cr_assert(rule, "no rule %s", rule_name);
@@ -562,4 +570,64 @@ Test(rules_b, endless_comparison_through_a_fragment_cycle_is_refused) {
          "fragment F1 on Node { a: nodes { a: nodes { ...F1 } } }",
          "The fields of this selection set are too complex to check for "
          "conflicts; validation of overlapping fields stopped. @1:16\n");
+}
+
+/* The errors of all rules as text, validated in `a`; *rc gets the result. */
+static const char *all_errors_in(gql_arena *a, const gql_document *doc,
+                                 int *rc) {
+  gql_error_list l;
+  gql_error_list_init(&l, a, 0);
+  *rc = gql_validate_document(schema, doc, NULL, 0, NULL, &l);
+  if (*rc)
+    return NULL;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (uint32_t i = 0; i < l.count; i++) {
+    gql_buf_puts(&b, l.items[i].message);
+    for (uint32_t j = 0; j < l.items[i].nlocations; j++)
+      gql_buf_printf(&b, " %u:%u", l.items[i].locations[j].line,
+                     l.items[i].locations[j].column);
+    gql_buf_putc(&b, '\n');
+  }
+  const char *s = gql_arena_strndup(arena, b.data ? b.data : "", b.len);
+  gql_buf_free(&b);
+  return s;
+}
+
+Test(rules_b, out_of_memory_gives_enomem_or_the_full_answer) {
+  const char *src =
+      "query Q($s: String, $i: Int, $p: Point = {y: 1}) {\n"
+      "  a: int(v: 1.5) a: str(v: $s) req(a: 1, a: 2, zz: 3)\n"
+      "  pick(p: {a: $i, b: null}) wrap(w: {pick: {b: $s}, pick: {a: 1}})\n"
+      "  node { ...F ...G next { id } next { name: id } }\n"
+      "  color(v: red) @dir(rq: 1)\n"
+      "  __schema { types { fields { type { fields { type { fields { name "
+      "} } } } } } }\n"
+      "}\n"
+      "fragment F on Node { x: id len(unit: \"m\") next { ...G } }\n"
+      "fragment G on Node { x: name len next { x: len } }\n";
+  gql_document *doc = parse_doc_b(src);
+  int rc;
+  const char *full = all_errors_in(arena, doc, &rc);
+  cr_assert_eq(rc, 0);
+  cr_assert_gt(strlen(full), 500);
+  uint32_t failed = 0, completed = 0;
+  for (size_t pad = 0; pad < 200000; pad += 173) {
+    gql_arena *small = gql_arena_new(NULL);
+    gql_arena_set_limit(small, 200000);
+    for (size_t p = 0; p + 256 <= pad; p += 256)
+      if (!gql_arena_alloc(small, 256))
+        break;
+    const char *got = all_errors_in(small, doc, &rc);
+    cr_assert(rc == 0 || rc == GQL_ENOMEM, "rc %d", rc);
+    if (rc == 0) {
+      completed++;
+      cr_assert_str_eq(got, full, "pad %zu", pad);
+    } else {
+      failed++;
+    }
+    gql_arena_free(small);
+  }
+  cr_assert_gt(completed, 0);
+  cr_assert_gt(failed, 0);
 }
