@@ -23,8 +23,8 @@
  *  - fragments without spreads whose fields all have classes compare by
  *    signature; such look-alikes spread together form a clique in the pair
  *    set rather than n^2 pairs.
- *  - the pair set only ever grows, so fragments already processed from a
- *    field map without fields are not walked again from another one.
+ *  - a field map without fields (a selection set of spreads only) is not
+ *    compared with fragments at all: it has nothing to conflict with.
  *  - a visited selection set without spreads and with distinct response
  *    names has nothing to compare and builds no field map.
  *  - response names are interned once and field maps have a hash index, so
@@ -67,6 +67,9 @@ typedef struct fmap {
   uint32_t index_cap;
   uint32_t *frags; /* fragment name ids, first-seen order, unique */
   uint32_t nfrags;
+  uint32_t id;  /* for the fields-and-fragment pair set */
+  uint32_t sig; /* signature (see map_sig), once sig_done */
+  bool sig_done;
 } fmap;
 
 /* ---- conflicts */
@@ -93,15 +96,6 @@ typedef struct clist {
   uint32_t n, cap;
 } clist;
 
-typedef struct dpair {
-  uint32_t frag, ref;
-} dpair;
-
-typedef struct dlist {
-  dpair *items;
-  uint32_t n, cap;
-} dlist;
-
 /* What the rule knows about a fragment name. A fragment is "simple" when
  * it spreads no fragment and all its fields have classes: comparing it
  * with another simple fragment then depends only on their signatures (the
@@ -111,9 +105,14 @@ typedef struct dlist {
 typedef struct finfo {
   bool looked_up, sig_done;
   const gql_ast_fragment *def;
-  uint32_t sig;       /* NO_SIG when not simple */
-  uint8_t empty_done; /* bit excl: processed from an empty field map */
-  uint32_t *cliques;  /* ids of the cliques it belongs to */
+  uint32_t sig; /* NO_SIG when not simple */
+  /* The signatures of the field maps of this fragment and of every fragment
+   * it spreads at its top level, transitively (the walk of (E)): state 0
+   * not made, 1 being made, 2 made, 3 unknown (a cycle, a field without
+   * class, or more than MAX_CLOSURE signatures). */
+  uint8_t clo_state, nclo;
+  uint32_t clo[8];   /* MAX_CLOSURE */
+  uint32_t *cliques; /* ids of the cliques it belongs to */
   uint32_t ncliques, ccliques;
 } finfo;
 
@@ -135,6 +134,9 @@ typedef struct state {
   gql_vintern classes; /* leaf class keys */
   gql_vmap cache;      /* selection set → fmap* */
   gql_vmap pairs;      /* fragment pair → 1 + mutually exclusive */
+  gql_vmap fm_pairs;   /* (field map id, fragment) → 1 + mutually exclusive
+                        * (graphql-js comparedFieldsAndFragmentPairs) */
+  uint32_t nmaps;
   gql_vmap memo[2];    /* by exclusivity: class pair → reason text */
   gql_vmap args;       /* field node → canonical arguments (or NULL) */
   struct finfo *finfo; /* per name id, for fragment names */
@@ -335,6 +337,7 @@ static fmap *fields_of(state *st, uint32_t parent,
     return NULL;
   }
   *m = (fmap){0};
+  m->id = st->nmaps++;
   m->groups = gql_arena_alloc(a, (nf + 1) * sizeof *m->groups);
   m->frags = gql_arena_alloc(a, (ns + 1) * sizeof *m->frags);
   if (nf > 8) {
@@ -922,36 +925,60 @@ static void conflicts_between(state *st, clist *out, bool excl, fmap *m1,
   }
 }
 
-static void push_discovered(state *st, dlist *d, uint32_t frag, uint32_t ref) {
-  dpair *p = grow(st, d->items, &d->cap, d->n + 1, sizeof *p);
-  if (!p)
-    return;
-  d->items = p;
-  d->items[d->n++] = (dpair){frag, ref};
+#define MAX_CLOSURE 8
+
+static uint32_t map_sig(state *st, fmap *m);
+static const finfo *closure(state *st, uint32_t id, uint32_t depth);
+static bool sig_compat(state *st, uint32_t a, uint32_t b, bool excl);
+
+/* True when comparing field map m with fragment `frag` and everything (E)
+ * would walk from it cannot give a conflict: m and every map on the way
+ * have signatures, all compatible with m's. Skipping such a walk changes
+ * nothing but pairs of m that only ever lead to walks like it. */
+static bool quiet_walk(state *st, fmap *m, uint32_t frag, bool excl) {
+  uint32_t sig = map_sig(st, m);
+  if (sig == NO_SIG)
+    return false;
+  const finfo *c = closure(st, frag, 0);
+  if (!c)
+    return false;
+  /* a copy: comparing may look up fragments and move the array */
+  uint32_t clo[MAX_CLOSURE], n = c->nclo;
+  memcpy(clo, c->clo, n * sizeof *clo);
+  for (uint32_t i = 0; i < n; i++)
+    if (!sig_compat(st, sig, clo[i], excl))
+      return false;
+  return true;
 }
 
-static bool empty_done(state *st, uint32_t frag, bool excl) {
-  return !st->naive && frag < st->finfo_cap &&
-         (st->finfo[frag].empty_done >> excl & 1);
+/* graphql-js OrderedPairSet of (field map, fragment name). */
+static bool fm_has(state *st, const fmap *m, uint32_t frag, bool excl) {
+  void *v;
+  if (!gql_vmap_get(&st->fm_pairs, (uint64_t)m->id << 32 | frag, &v))
+    return false;
+  bool stored = (uintptr_t)v == 2;
+  return excl || stored == excl;
 }
 
-/* After the fragments of `frags` were compared with an empty field map and
- * the discovered pairs processed, every pair they reach is in the pair
- * set. */
-static void mark_empty_done(state *st, const uint32_t *frags, uint32_t n,
-                            bool excl) {
-  if (st->stop || st->failed)
-    return;
-  for (uint32_t i = 0; i < n; i++) {
-    finfo *f = frag_info(st, frags[i]);
-    if (f)
-      f->empty_done |= (uint8_t)(1u << excl);
-  }
+static void fm_add(state *st, const fmap *m, uint32_t frag, bool excl) {
+  if (!gql_vmap_put(&st->fm_pairs, (uint64_t)m->id << 32 | frag,
+                    (void *)(uintptr_t)(excl + 1)))
+    st->failed = true;
 }
 
-/* graphql-js collectConflictsBetweenFieldsAndFragment. */
+/* graphql-js collectConflictsBetweenFieldsAndFragment, with (E) the
+ * fragments the fragment spreads. A field map without fields can have no
+ * conflict with anything, and its pairs only ever matter to itself: it is
+ * not walked at all. */
 static void fields_and_fragment(state *st, clist *out, bool excl, fmap *m,
-                                uint32_t frag_id, dlist *discovered) {
+                                uint32_t frag_id) {
+  if ((!m->ngroups && !st->naive) || st->stop || st->failed)
+    return;
+  if (fm_has(st, m, frag_id, excl))
+    return;
+  if (!st->naive && quiet_walk(st, m, frag_id, excl))
+    return;
+  fm_add(st, m, frag_id, excl);
   const gql_ast_fragment *frag = fragment(st, frag_id);
   if (!frag)
     return;
@@ -959,24 +986,8 @@ static void fields_and_fragment(state *st, clist *out, bool excl, fmap *m,
   if (!m2 || m == m2)
     return;
   conflicts_between(st, out, excl, m, m2);
-  /* From an empty field map, a fragment processed before reaches only
-   * pairs already added (the pair set only grows): nothing to push. */
-  if (!m->ngroups && empty_done(st, frag_id, excl))
-    return;
   for (uint32_t i = 0; i < m2->nfrags; i++)
-    push_discovered(st, discovered, frag_id, m2->frags[i]);
-}
-
-/* graphql-js processDiscoveredFragments. */
-static void process_discovered(state *st, clist *out, bool excl, fmap *m,
-                               dlist *d) {
-  while (d->n && !st->stop && !st->failed) {
-    dpair p = d->items[--d->n];
-    if (pairs_has(st, p.ref, p.frag, excl))
-      continue;
-    pairs_add(st, p.ref, p.frag, excl);
-    fields_and_fragment(st, out, excl, m, p.ref, d);
-  }
+    fields_and_fragment(st, out, excl, m, m2->frags[i]);
 }
 
 /* graphql-js collectConflictsBetweenFragments. */
@@ -1012,17 +1023,10 @@ static void sub_selection_conflicts(state *st, clist *out, bool excl,
   if (!m2)
     return;
   conflicts_between(st, out, excl, m1, m2);
-  dlist d = {0};
   for (uint32_t i = 0; i < m2->nfrags; i++)
-    fields_and_fragment(st, out, excl, m1, m2->frags[i], &d);
-  process_discovered(st, out, excl, m1, &d);
-  if (!m1->ngroups)
-    mark_empty_done(st, m2->frags, m2->nfrags, excl);
+    fields_and_fragment(st, out, excl, m1, m2->frags[i]);
   for (uint32_t i = 0; i < m1->nfrags; i++)
-    fields_and_fragment(st, out, excl, m2, m1->frags[i], &d);
-  process_discovered(st, out, excl, m2, &d);
-  if (!m2->ngroups)
-    mark_empty_done(st, m1->frags, m1->nfrags, excl);
+    fields_and_fragment(st, out, excl, m2, m1->frags[i]);
   for (uint32_t i = 0; i < m1->nfrags; i++)
     for (uint32_t j = 0; j < m2->nfrags; j++)
       between_fragments(st, out, excl, m1->frags[i], m2->frags[j]);
@@ -1035,21 +1039,18 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The signature of a simple fragment (its fields' response names and
- * classes, sorted), or NO_SIG. */
-static uint32_t frag_sig(state *st, uint32_t id) {
-  finfo *f = frag_info(st, id);
-  if (!f || f->sig_done)
-    return f ? f->sig : NO_SIG;
-  f->sig_done = true;
-  f->sig = NO_SIG;
-  fmap *m = f->def ? fragment_fields(st, f->def) : NULL;
-  if (!m || m->nfrags || !m->ngroups)
-    return NO_SIG;
+/* The signature of a field map whose fields all have classes: their
+ * response names and classes, sorted. Two such maps compare as any two
+ * maps of their signatures do. NO_SIG when a field has no class. */
+static uint32_t map_sig(state *st, fmap *m) {
+  if (m->sig_done)
+    return m->sig;
+  m->sig_done = true;
+  m->sig = NO_SIG;
   uint32_t n = 0;
   for (uint32_t g = 0; g < m->ngroups; g++)
     n += m->groups[g].n;
-  uint64_t *keys = gql_arena_alloc(st->ctx->arena, n * sizeof *keys);
+  uint64_t *keys = gql_arena_alloc(st->ctx->arena, (n + 1) * sizeof *keys);
   if (!keys) {
     st->failed = true;
     return NO_SIG;
@@ -1076,9 +1077,72 @@ static uint32_t frag_sig(state *st, uint32_t id) {
     st->sig_rep = r;
   }
   if (sig + 1 == st->sigs.count)
-    st->sig_rep[sig] = m; /* first fragment with this signature */
-  f->sig = sig;
+    st->sig_rep[sig] = m; /* the first map with this signature */
+  m->sig = sig;
   return sig;
+}
+
+/* The signature of a simple fragment (no spreads, all fields classed), or
+ * NO_SIG. */
+static uint32_t frag_sig(state *st, uint32_t id) {
+  finfo *f = frag_info(st, id);
+  if (!f || f->sig_done)
+    return f ? f->sig : NO_SIG;
+  f->sig_done = true;
+  f->sig = NO_SIG;
+  fmap *m = f->def ? fragment_fields(st, f->def) : NULL;
+  if (!m || m->nfrags || !m->ngroups)
+    return NO_SIG;
+  uint32_t sig = map_sig(st, m);
+  st->finfo[id].sig = sig; /* the array may have moved */
+  return sig;
+}
+
+/* The closure of signatures of fragment `id` (see finfo); NULL when it is
+ * unknown. */
+static const finfo *closure(state *st, uint32_t id, uint32_t depth) {
+  finfo *f = frag_info(st, id);
+  if (!f || f->clo_state == 3 || f->clo_state == 1)
+    return NULL; /* 1: a cycle */
+  if (f->clo_state == 2)
+    return f;
+  f->clo_state = 3;
+  if (!f->def || depth > 2000)
+    return NULL;
+  fmap *m = fragment_fields(st, f->def);
+  uint32_t sig = m ? map_sig(st, m) : NO_SIG;
+  if (sig == NO_SIG)
+    return NULL;
+  st->finfo[id].clo_state = 1;
+  uint32_t clo[MAX_CLOSURE], n = 0;
+  clo[n++] = sig;
+  for (uint32_t i = 0; i < m->nfrags; i++) {
+    finfo *rf = frag_info(st, m->frags[i]);
+    if (!rf || !rf->def)
+      continue; /* an unknown fragment adds nothing */
+    const finfo *r = closure(st, m->frags[i], depth + 1);
+    if (!r) {
+      st->finfo[id].clo_state = 3;
+      return NULL;
+    }
+    for (uint32_t k = 0; k < r->nclo; k++) {
+      uint32_t q = 0;
+      while (q < n && clo[q] != r->clo[k])
+        q++;
+      if (q < n)
+        continue;
+      if (n == MAX_CLOSURE) {
+        st->finfo[id].clo_state = 3;
+        return NULL;
+      }
+      clo[n++] = r->clo[k];
+    }
+  }
+  f = &st->finfo[id]; /* the array may have moved */
+  memcpy(f->clo, clo, n * sizeof *clo);
+  f->nclo = (uint8_t)n;
+  f->clo_state = 2;
+  return f;
 }
 
 /* Whether fragments of signatures a and b compare without conflict. */
@@ -1116,9 +1180,8 @@ static void join_clique(state *st, uint32_t clique, uint32_t frag) {
  * conflict form a clique: their pairs would be compared with no result and
  * no recursion, so they are recorded in the pair set at once and skipped,
  * making 5,000 spreads of look-alike fragments linear. */
-static void fragments_within(state *st, clist *out, fmap *m, dlist *d) {
+static void fragments_within(state *st, clist *out, fmap *m) {
   uint32_t n = m->nfrags;
-  bool empty = m->ngroups == 0;
   uint32_t *sig = NULL, *others[MAX_CLIQUE_SIGS] = {0};
   uint32_t nothers[MAX_CLIQUE_SIGS] = {0}, csig[MAX_CLIQUE_SIGS], ncs = 0;
   if (n > 8 && !st->naive &&
@@ -1156,8 +1219,7 @@ static void fragments_within(state *st, clist *out, fmap *m, dlist *d) {
     }
   }
   for (uint32_t i = 0; i < n && !st->stop && !st->failed; i++) {
-    if (!(empty && empty_done(st, m->frags[i], false)))
-      fields_and_fragment(st, out, false, m, m->frags[i], d);
+    fields_and_fragment(st, out, false, m, m->frags[i]);
     uint32_t q = 0;
     while (sig && q < ncs && csig[q] != sig[i])
       q++;
@@ -1182,11 +1244,7 @@ static void within_selection_set(state *st, clist *out, uint32_t parent,
   conflicts_within(st, out, m);
   if (!m->nfrags)
     return;
-  dlist d = {0};
-  fragments_within(st, out, m, &d);
-  process_discovered(st, out, false, m, &d);
-  if (!m->ngroups)
-    mark_empty_done(st, m->frags, m->nfrags, false);
+  fragments_within(st, out, m);
 }
 
 /* ---- fragment cycles */
@@ -1314,6 +1372,7 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     gql_vintern_init(&st->classes, ctx->arena);
     gql_vmap_init(&st->cache, ctx->arena);
     gql_vmap_init(&st->pairs, ctx->arena);
+    gql_vmap_init(&st->fm_pairs, ctx->arena);
     gql_vmap_init(&st->memo[0], ctx->arena);
     gql_vmap_init(&st->memo[1], ctx->arena);
     gql_vmap_init(&st->args, ctx->arena);
