@@ -2,9 +2,10 @@
  * OverlappingFieldsCanBeMergedRule, ported from graphql-js 16.11: fields of
  * one selection set (fragments and inline fragments included) that share a
  * response name must be mergeable. The algorithm, its order of comparisons,
- * the fragment-pair memo (PairSet) and the per-selection-set cache are
- * graphql-js's, so that the same conflicts come out in the same order with
- * the same nested reasons and locations.
+ * its memos (the fragment PairSet and the OrderedPairSet of field maps and
+ * fragments) and the per-selection-set cache are graphql-js 16.11's, so
+ * that the same conflicts come out in the same order with the same nested
+ * reasons and locations.
  *
  * Where graphql-js compares every pair of fields with the same response
  * name, or every pair of fragments spread together, the comparisons that
@@ -20,9 +21,11 @@
  *    comparisons whose class cannot conflict with any class on the other
  *    side is skipped whole: 5,000 copies of one field cost linear time
  *    instead of 12.5 million comparisons.
- *  - fragments without spreads whose fields all have classes compare by
- *    signature; such look-alikes spread together form a clique in the pair
- *    set rather than n^2 pairs.
+ *  - field maps whose fields all have classes compare by signature; look-
+ *    alike fragments without spreads spread together form a clique in the
+ *    pair set rather than n^2 pairs, and a map is not walked through
+ *    fragments whose maps all have signatures compatible with its own
+ *    (fragment chains stay linear).
  *  - a field map without fields (a selection set of spreads only) is not
  *    compared with fragments at all: it has nothing to conflict with.
  *  - a visited selection set without spreads and with distinct response
@@ -32,8 +35,8 @@
  *    arguments are compared through a canonical string made once per field.
  *  - once enough conflicts are collected to reach the error limit, the
  *    selection set stops (validation aborts there anyway).
- * Documents whose fragments spread each other in a cycle can make
- * graphql-js recurse without end; see find_conflict for what happens here.
+ * Limits keep hostile documents bounded (see find_conflict and
+ * push_conflict): past them the rule reports that it stopped.
  */
 #include "internal.h"
 #include "values.h"
@@ -751,12 +754,11 @@ static void sub_selection_conflicts(state *st, clist *out, bool excl,
 
 /* graphql-js findConflict; a found conflict is appended to `out`.
  *
- * With fragments that spread each other in a cycle, graphql-js can recurse
- * without end here (it then dies of a stack overflow); the rule gives up on
- * such documents instead, after MAX_DEPTH nested comparisons or
- * MAX_CYCLIC_STEPS comparisons, with an error of its own (and
- * NoFragmentCyclesRule reports the cycle). The depth limit also bounds the
- * stack on very deep acyclic documents. */
+ * Safety limits, beyond what graphql-js has: comparisons nest at most
+ * MAX_DEPTH deep (the C stack), and documents whose fragments spread each
+ * other in a cycle (invalid anyway: NoFragmentCyclesRule) get at most
+ * MAX_CYCLIC_STEPS comparisons. Past a limit the rule reports that it
+ * stopped. */
 #define MAX_DEPTH 1000
 #define MAX_CYCLIC_STEPS 2000000
 
