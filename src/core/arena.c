@@ -151,3 +151,39 @@ void *gql_arena_grow(gql_arena *a, void *old, size_t old_cap, size_t new_cap,
     memcpy(p, old, old_cap * elem);
   return p;
 }
+
+/* An allocator over an arena, for growable buffers whose bytes should die
+ * with the request: free does nothing, and realloc of the arena's last
+ * allocation grows it in place when its block has room. */
+static void *arena_alc_malloc(void *ctx, size_t size) {
+  return gql_arena_alloc(ctx, size);
+}
+
+static void *arena_alc_realloc(void *ctx, void *p, size_t old_size,
+                               size_t new_size) {
+  gql_arena *a = ctx;
+  block *b = a->head;
+  size_t old8 = (old_size + 7) & ~(size_t)7;
+  size_t new8 = (new_size + 7) & ~(size_t)7;
+  if (b && p && (char *)p + old8 == b->data + b->used && new8 >= old8 &&
+      b->size - b->used >= new8 - old8) {
+    b->used += new8 - old8;
+    a->used += new8 - old8;
+    return p;
+  }
+  void *q = gql_arena_alloc(a, new_size);
+  if (q && p)
+    memcpy(q, p, old_size < new_size ? old_size : new_size);
+  return q;
+}
+
+static void arena_alc_free(void *ctx, void *p, size_t size) {
+  (void)ctx;
+  (void)p;
+  (void)size;
+}
+
+gql_allocator gql_arena_allocator(gql_arena *arena) {
+  return (gql_allocator){arena_alc_malloc, arena_alc_realloc, arena_alc_free,
+                         arena};
+}

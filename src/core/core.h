@@ -49,6 +49,11 @@ char *gql_arena_vsprintf(gql_arena *arena, const char *fmt, va_list ap);
 void *gql_arena_grow(gql_arena *arena, void *old, size_t old_cap,
                      size_t new_cap, size_t elem);
 
+/* An allocator drawing from `arena`: free is a no-op and realloc of the
+ * last allocation grows in place, so a gql_buf on it costs no allocator
+ * call outside the arena. The arena must outlive what uses it. */
+gql_allocator gql_arena_allocator(gql_arena *arena);
+
 /* ---- byte buffer: a growable string on an allocator (not the arena), for
  * output that is handed out or reused across requests. */
 typedef struct gql_buf {

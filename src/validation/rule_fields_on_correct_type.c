@@ -138,7 +138,8 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   gql_str name = gql_ast_name_str(f->name);
   gql_str best[5];
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&b, &b_alc);
   uint32_t n = suggested_types(ctx, parent, name, best);
   if (n) {
     gql_did_you_mean(&b, "to use an inline fragment on", best, n);

@@ -63,7 +63,8 @@ static void report_unknown(gql_vctx *ctx, const gql_ast_argument *arg,
                                            nknown, sugg, nknown, ctx->arena)
                      : 0;
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&b, &b_alc);
   gql_buf_printf(&b, "Unknown argument \"%.*s\" on %s \"%s\".",
                  (int)arg->name.len, arg->name.ptr, prefix, owner);
   gql_did_you_mean(&b, NULL, sugg, ns);

@@ -66,7 +66,8 @@ static void report(gql_vctx *ctx, state *s, const gql_ast_type *node) {
     options[k++] = s->defined_names[i];
   uint32_t nbest = gql_suggestion_list(name, options, k, best, 5, ctx->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&b, &b_alc);
   gql_did_you_mean(&b, NULL, best, nbest);
   const char *dym = gql_buf_cstr(&b);
   uint32_t at = node->h.start;

@@ -60,7 +60,8 @@ static bool push_fragment(gql_vctx *ctx, state *s, const gql_ast_fragment *f) {
 static void report_cycle(gql_vctx *ctx, state *s, uint32_t from) {
   const gql_ast_selection *last = s->path[s->npath - 1];
   gql_buf via;
-  gql_buf_init(&via, NULL);
+  gql_allocator via_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&via, &via_alc);
   for (uint32_t i = from; i + 1 < s->npath; i++) {
     gql_buf_puts(&via, i > from ? ", \"" : " via \"");
     gql_buf_append(&via, s->path[i]->name.ptr, s->path[i]->name.len);

@@ -487,7 +487,8 @@ static const char *canonical_args(state *st, const gql_ast_selection *f) {
                        gql_ast_name_str(sorted[i - 1]->name));
     if (!dup) {
       gql_buf b;
-      gql_buf_init(&b, NULL);
+      gql_allocator b_alc = gql_arena_allocator(st->ctx->arena);
+      gql_buf_init(&b, &b_alc);
       for (uint32_t i = 0; i < n; i++) {
         const char *val =
             gql_vprint_sorted_value(st->ctx->arena, sorted[i]->value);
@@ -658,7 +659,8 @@ static uint32_t field_class(state *st, nd *f) {
     }
   } else {
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_allocator b_alc = gql_arena_allocator(st->ctx->arena);
+    gql_buf_init(&b, &b_alc);
     gql_buf_printf(&b, "N%u ", f->parent);
     if (serialize(&b, f->node) && !b.failed)
       key = gql_arena_strndup(st->ctx->arena, b.data, b.len);
@@ -1303,7 +1305,8 @@ static void reason_message(gql_buf *b, const reason *r) {
 
 static void report(state *st, const conflict *c) {
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(st->ctx->arena);
+  gql_buf_init(&b, &b_alc);
   gql_buf_printf(&b, "Fields \"%.*s\" conflict because ", (int)c->r.name.len,
                  c->r.name.ptr);
   reason_message(&b, &c->r);

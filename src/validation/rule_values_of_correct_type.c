@@ -117,7 +117,8 @@ static void enter_object_field(gql_vctx *ctx, const gql_ast_argument *f) {
       gql_suggestion_list(gql_ast_name_str(f->name), names, t->ninput_fields,
                           sugg, t->ninput_fields, ctx->arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&b, &b_alc);
   gql_buf_printf(&b, "Field \"%.*s\" is not defined by type \"%s\".",
                  (int)f->name.len, f->name.ptr, t->name.ptr);
   gql_did_you_mean(&b, NULL, sugg, n);

@@ -32,7 +32,8 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   if (t == GQL_NO_TYPE || gql_schema_is_input(ctx->schema, t))
     return true;
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&b, &b_alc);
   print_type(&b, v->type);
   const char *type = gql_buf_cstr(&b);
   gql_ast_name name = v->variable->u.name;

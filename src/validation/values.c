@@ -329,7 +329,8 @@ static const char *buf_to_arena(gql_buf *b, gql_arena *arena) {
 
 const char *gql_vprint_value(gql_arena *arena, const gql_ast_value *v) {
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(arena);
+  gql_buf_init(&b, &b_alc);
   gql_vprint_value_buf(&b, v);
   return buf_to_arena(&b, arena);
 }
@@ -435,7 +436,8 @@ static void print_sorted(gql_buf *out, const gql_ast_value *v,
 
 const char *gql_vprint_sorted_value(gql_arena *arena, const gql_ast_value *v) {
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(arena);
+  gql_buf_init(&b, &b_alc);
   print_sorted(&b, v, arena);
   return buf_to_arena(&b, arena);
 }
@@ -511,7 +513,8 @@ static bool enum_ok(const gql_schema *s, const gql_type *t,
   uint32_t n = gql_suggestion_list(gql_cstr(printed), names, t->nvalues, sugg,
                                    t->nvalues, arena);
   gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_allocator b_alc = gql_arena_allocator(arena);
+  gql_buf_init(&b, &b_alc);
   if (v->h.kind != GQL_AST_ENUM_VALUE)
     gql_buf_printf(&b, "Enum \"%s\" cannot represent non-enum value: %s.",
                    t->name.ptr, printed);

@@ -140,3 +140,34 @@ Test(arena, sprintf_formats_into_the_arena) {
   cr_assert_str_eq(s, "Expected Name, found 42.");
   gql_arena_free(a);
 }
+
+Test(arena, buffers_on_the_arena_allocator_make_no_allocator_calls) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  gql_arena_alloc(a, 8); /* the first block */
+  size_t before = c.mallocs;
+  gql_allocator on_arena = gql_arena_allocator(a);
+  gql_buf b;
+  gql_buf_init(&b, &on_arena);
+  for (int i = 0; i < 100; i++)
+    gql_buf_puts(&b, "0123456789");
+  cr_assert_eq(b.len, 1000);
+  cr_assert_str_eq(gql_buf_cstr(&b) + 990, "0123456789");
+  cr_assert_eq(c.mallocs, before, "the buffer grew inside the arena block");
+  gql_buf_free(&b);
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
+Test(arena, arena_realloc_of_an_older_allocation_copies) {
+  gql_arena *a = gql_arena_new(NULL);
+  gql_allocator on_arena = gql_arena_allocator(a);
+  char *p = on_arena.malloc(on_arena.ctx, 4);
+  memcpy(p, "abc", 4);
+  gql_arena_alloc(a, 16); /* p is no longer the last allocation */
+  char *q = on_arena.realloc(on_arena.ctx, p, 4, 64);
+  cr_assert_neq(p, q);
+  cr_assert_str_eq(q, "abc");
+  gql_arena_free(a);
+}
