@@ -55,7 +55,7 @@ static bool parse_num(const char *opt, const char *s, unsigned long long max,
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL;
   gql_http_options o = {0};
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
     const char *a = argv[i];
     if (i + 1 >= argc && a[0] == '-') {
       fprintf(stderr, "gql serve: %s needs a value\n\n%s", a, usage);
@@ -124,7 +124,6 @@ static int run(int argc, char **argv) {
       fprintf(stderr, "gql serve: bad value for %s\n", a);
       return 2;
     }
-    i++;
   }
   if (data_path && !schema_path) {
     fprintf(stderr, "gql serve: --data needs --schema\n");
