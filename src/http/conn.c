@@ -215,6 +215,8 @@ void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
     gql_buf_puts(o, headers);
   if (c->close_after)
     gql_buf_puts(o, "Connection: close\r\n");
+  else if (c->parser.http_major == 1 && c->parser.http_minor == 0)
+    gql_buf_puts(o, "Connection: keep-alive\r\n"); /* HTTP/1.0 asked for it */
   gql_buf_puts(o, "\r\n");
   gql_buf_append(o, body, len);
 }

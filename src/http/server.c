@@ -53,6 +53,7 @@ typedef struct tconn {
   bool writing, reading, tcp_closed, closing;
   int open_handles;
   enum timer_mode mode;
+  uint64_t armed_for; /* start_ns of the request the T_REQUEST timer is for */
   struct tconn *prev, *next;
 } tconn;
 
@@ -228,13 +229,14 @@ static void conn_update(tconn *t) {
     uv_timer_stop(&t->timer);
     t->mode = T_NONE;
   } else if (c->in_request) {
-    if (t->mode != T_REQUEST) {
+    if (t->mode != T_REQUEST || t->armed_for != c->start_ns) {
       uint64_t elapsed = (gql_http_now_ns() - c->start_ns) / 1000000;
       uint64_t left = elapsed >= o->request_timeout_ms
                           ? 1
                           : o->request_timeout_ms - elapsed;
       uv_timer_start(&t->timer, on_timer, left, 0);
       t->mode = T_REQUEST;
+      t->armed_for = c->start_ns;
     }
   } else {
     uv_timer_start(&t->timer, on_timer, o->idle_timeout_ms, 0);

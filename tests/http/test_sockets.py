@@ -358,6 +358,38 @@ def stalled_client_times_out_without_leaking():
 
 
 @case
+def request_timeout_counts_from_each_request_not_the_connection():
+    srv = Server("--request-timeout", "300")
+    s = srv.connect()
+    r = Reader(s)
+    for _ in range(10):  # a second in all, each request quick
+        raw = post(HERO)
+        s.sendall(raw[:20])
+        time.sleep(0.05)
+        s.sendall(raw[20:])
+        assert r.response()[2] == HERO_RESPONSE
+        time.sleep(0.05)
+    s.close()
+    srv.stop()
+
+
+@case
+def http_1_0_keep_alive_is_acknowledged():
+    srv = Server()
+    s = srv.connect()
+    s.sendall(b"GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+    r = Reader(s)
+    status, h, _ = r.response()
+    assert status == 200 and h.get("connection") == "keep-alive", h
+    s.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+    status, h, _ = r.response()
+    assert status == 200 and h.get("connection") == "close", h
+    assert r.closed()
+    s.close()
+    srv.stop()
+
+
+@case
 def client_disconnecting_mid_response_does_not_hurt():
     srv = Server()
     intro = json.dumps({"query": "{ __schema { types { name fields { name "
