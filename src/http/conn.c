@@ -241,16 +241,11 @@ static void parse_error(gql_http_conn *c, llhttp_errno_t e) {
     respond_refused(c, c->error_status, c->error_message);
     return;
   }
-  int status = 400;
-  const char *msg = "Malformed HTTP request.";
-  if (e == HPE_INVALID_METHOD) {
-    status = 405; /* not one llhttp knows: surely not ours */
-    msg = "Method not allowed.";
-  } else if (e == HPE_INVALID_VERSION) {
-    status = 400;
-    msg = "Unsupported HTTP version.";
-  }
-  respond_refused(c, status, msg);
+  /* An unknown method, a bad request line, bad framing: the request cannot
+   * be understood, and nothing after it on this connection can be trusted. */
+  const char *msg = e == HPE_INVALID_VERSION ? "Unsupported HTTP version."
+                                             : "Malformed HTTP request.";
+  respond_refused(c, 400, msg);
 }
 
 static void parse(gql_http_conn *c, const char *data, size_t len) {

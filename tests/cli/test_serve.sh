@@ -68,6 +68,23 @@ if serve deep --max-depth 8; then
   wait "$pid" && ok || fail "deep: exit status $?"
 fi
 
+# examples/embed_server: an embedder's schema, a field completed by a timer.
+embed=$(dirname "$gql")/embed_server
+if [[ -x $embed ]]; then
+  port=$(free_port)
+  "$embed" "$port" >"$tmp/embed.out" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 100); do grep -q "on http://" "$tmp/embed.out" && break; sleep 0.05; done
+  got=$(post "$port" '{"query":"{ hello(name: \"you\") later(ms: 30) greeting }"}')
+  [[ $got == '{"data":{"hello":"hello, you","later":"done after 30 ms","greeting":"hi from the embedder"}}' ]] &&
+    ok || fail "embed_server: $got $(cat "$tmp/embed.out")"
+  kill -TERM "$pid"
+  wait "$pid" && ok || fail "embed_server: exit status $?"
+else
+  fail "no embed_server next to $gql"
+fi
+
 # Usage errors exit 2; a bad schema exits 1.
 "$gql" serve --bogus >/dev/null 2>&1
 [[ $? == 2 ]] && ok || fail "unknown option"
