@@ -202,23 +202,58 @@ static const char *status_text(int status) {
   }
 }
 
+static char *put(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+
+#define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
+
+/* The head is assembled with memcpy (no printf on the hot path). */
 void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
                       const char *headers, const char *body, size_t len) {
   if (c->x->stopping)
     c->close_after = true;
+  const char *text = status_text(status);
+  size_t ctl = ctype ? strlen(ctype) : 0, hl = headers ? strlen(headers) : 0;
+  size_t tl = strlen(text);
   gql_buf *o = &c->out;
-  gql_buf_printf(o, "HTTP/1.1 %d %s\r\n", status, status_text(status));
-  if (ctype)
-    gql_buf_printf(o, "Content-Type: %s\r\n", ctype);
-  gql_buf_printf(o, "Content-Length: %zu\r\n", len);
+  if (!gql_buf_reserve(o, 128 + tl + ctl + hl + len))
+    return;
+  char *p = o->data + o->len;
+  p = PUT_LIT(p, "HTTP/1.1 ");
+  *p++ = (char)('0' + status / 100 % 10);
+  *p++ = (char)('0' + status / 10 % 10);
+  *p++ = (char)('0' + status % 10);
+  *p++ = ' ';
+  p = put(p, text, tl);
+  p = PUT_LIT(p, "\r\n");
+  if (ctype) {
+    p = PUT_LIT(p, "Content-Type: ");
+    p = put(p, ctype, ctl);
+    p = PUT_LIT(p, "\r\n");
+  }
+  p = PUT_LIT(p, "Content-Length: ");
+  char digits[24];
+  int nd = 0;
+  size_t v = len;
+  do {
+    digits[nd++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (nd)
+    *p++ = digits[--nd];
+  p = PUT_LIT(p, "\r\n");
   if (headers)
-    gql_buf_puts(o, headers);
+    p = put(p, headers, hl);
   if (c->close_after)
-    gql_buf_puts(o, "Connection: close\r\n");
+    p = PUT_LIT(p, "Connection: close\r\n");
   else if (c->parser.http_major == 1 && c->parser.http_minor == 0)
-    gql_buf_puts(o, "Connection: keep-alive\r\n"); /* HTTP/1.0 asked for it */
-  gql_buf_puts(o, "\r\n");
-  gql_buf_append(o, body, len);
+    p = PUT_LIT(p, "Connection: keep-alive\r\n"); /* HTTP/1.0 asked */
+  p = PUT_LIT(p, "\r\n");
+  if (len)
+    p = put(p, body, len);
+  o->len = (size_t)(p - o->data);
 }
 
 /* A request refused before it reached the handler: a JSON error body, and

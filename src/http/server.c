@@ -53,7 +53,8 @@ typedef struct tconn {
   bool writing, reading, tcp_closed, closing;
   int open_handles;
   enum timer_mode mode;
-  uint64_t armed_for; /* start_ns of the request the T_REQUEST timer is for */
+  uint64_t armed_for;   /* start_ns of the request the T_REQUEST timer is for */
+  uint64_t last_active; /* uv_now of the last activity (T_IDLE) */
   struct tconn *prev, *next;
 } tconn;
 
@@ -210,6 +211,14 @@ static void on_timer(uv_timer_t *h) {
     conn_update(t);
     return;
   }
+  if (t->mode == T_IDLE) {
+    uint64_t idle = uv_now(&t->w->loop) - t->last_active;
+    uint64_t limit = t->w->x.opt->idle_timeout_ms;
+    if (idle < limit) {
+      uv_timer_start(&t->timer, on_timer, limit - idle, 0);
+      return;
+    }
+  }
   gql_http_log(&t->w->x, GQL_HTTP_LOG_DEBUG, "connection %s timed out",
                t->mode == T_IDLE ? "idle" : "request");
   conn_close(t);
@@ -239,8 +248,13 @@ static void conn_update(tconn *t) {
       t->armed_for = c->start_ns;
     }
   } else {
-    uv_timer_start(&t->timer, on_timer, o->idle_timeout_ms, 0);
-    t->mode = T_IDLE;
+    /* Busy connections touch a timestamp; the timer, armed once, checks it
+     * when it fires (no timer-heap work per request). */
+    t->last_active = uv_now(&t->w->loop);
+    if (t->mode != T_IDLE) {
+      uv_timer_start(&t->timer, on_timer, o->idle_timeout_ms, 0);
+      t->mode = T_IDLE;
+    }
   }
 }
 
