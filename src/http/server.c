@@ -41,7 +41,7 @@ struct worker {
   bool read_buf_busy;
 };
 
-enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME };
+enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME, T_DRAIN };
 
 typedef struct tconn {
   gql_http_conn c;
@@ -51,6 +51,10 @@ typedef struct tconn {
   uv_write_t wreq;
   gql_buf wbuf; /* bytes being written */
   bool writing, reading, tcp_closed, closing;
+  bool eof;      /* the client has finished sending */
+  bool draining; /* closing: write side shut, input read and dropped */
+  size_t drained;
+  uv_shutdown_t sreq;
   int open_handles;
   enum timer_mode mode;
   uint64_t armed_for;   /* start_ns of the request the T_REQUEST timer is for */
@@ -59,6 +63,11 @@ typedef struct tconn {
 } tconn;
 
 #define OUT_HIGH_WATER (256 * 1024)
+/* A lingering close reads and drops at most this much, for at most this long
+ * (so that a client still sending, e.g. the body of a refused request, gets
+ * our response instead of a reset). */
+#define DRAIN_MAX_BYTES (1024 * 1024)
+#define DRAIN_MAX_MS 2000
 
 static void conn_close(tconn *t);
 static void conn_flush(tconn *t);
@@ -113,6 +122,35 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 }
 
 static void set_reading(tconn *t, bool on);
+static void on_timer(uv_timer_t *h);
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  tconn *t = req->data;
+  if (status < 0 && !t->tcp_closed)
+    conn_close(t);
+}
+
+/* The last response is out and the connection is to close. */
+static void conn_linger(tconn *t) {
+  if (t->draining || t->tcp_closed)
+    return;
+  if (t->eof) {
+    conn_close(t);
+    return;
+  }
+  t->draining = true;
+  t->sreq.data = t;
+  if (uv_shutdown(&t->sreq, (uv_stream_t *)&t->tcp, on_shutdown) < 0) {
+    conn_close(t);
+    return;
+  }
+  t->mode = T_DRAIN;
+  uv_timer_start(&t->timer, on_timer, DRAIN_MAX_MS, 0);
+  if (!t->reading &&
+      uv_read_start((uv_stream_t *)&t->tcp, on_alloc, on_read) == 0)
+    t->reading = true;
+}
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   tconn *t = s->data;
@@ -120,9 +158,16 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     t->w->read_buf_busy = false;
   if (n == 0)
     return;
+  if (t->draining) {
+    t->drained += n > 0 ? (size_t)n : 0;
+    if (n < 0 || t->drained > DRAIN_MAX_BYTES)
+      conn_close(t);
+    return;
+  }
   if (n < 0) {
     set_reading(t, false);
     if (n == UV_EOF) {
+      t->eof = true;
       gql_http_conn_eof(&t->c);
       t->c.close_after = true;
       if (!t->c.inflight && !t->writing && !t->c.out.len) {
@@ -191,11 +236,15 @@ static void conn_flush(tconn *t) {
     t->writing = true;
   }
   if (!t->writing && !t->c.out.len && t->c.close_after && !t->c.inflight)
-    conn_close(t);
+    conn_linger(t);
 }
 
 static void on_timer(uv_timer_t *h) {
   tconn *t = h->data;
+  if (t->mode == T_DRAIN) {
+    conn_close(t);
+    return;
+  }
   if (t->mode == T_RESUME) {
     gql_http_request *r = t->c.inflight;
     t->c.inflight = NULL;
@@ -226,7 +275,7 @@ static void on_timer(uv_timer_t *h) {
 
 /* Reading and the timer follow the connection's state. */
 static void conn_update(tconn *t) {
-  if (t->tcp_closed || t->closing)
+  if (t->tcp_closed || t->closing || t->draining)
     return;
   gql_http_conn *c = &t->c;
   bool backlog = t->writing && c->out.len > OUT_HIGH_WATER;

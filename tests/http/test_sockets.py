@@ -246,6 +246,34 @@ def body_over_the_limit_is_413():
 
 
 @case
+def refused_body_still_being_sent_gets_the_413_not_a_reset():
+    import threading
+    srv = Server("--max-body", "1024")
+    for _ in range(5):
+        s = srv.connect()
+        head = (b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                b"application/json\r\nContent-Length: 600000\r\n\r\n")
+
+        def send():
+            try:
+                s.sendall(head)
+                for _ in range(30):
+                    s.sendall(b"a" * 20000)
+                    time.sleep(0.001)
+            except OSError:
+                pass
+
+        th = threading.Thread(target=send)
+        th.start()
+        status, h, _ = Reader(s).response()
+        th.join()
+        assert status == 413 and h.get("connection") == "close", status
+        s.close()
+    assert srv.alive()
+    srv.stop()
+
+
+@case
 def malformed_request_lines_are_400():
     srv = Server()
     for raw in [b"GARBAGE\r\n\r\n", b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
