@@ -251,7 +251,7 @@ void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
   else if (c->parser.http_major == 1 && c->parser.http_minor == 0)
     p = PUT_LIT(p, "Connection: keep-alive\r\n"); /* HTTP/1.0 asked */
   p = PUT_LIT(p, "\r\n");
-  if (len)
+  if (len && c->parser.method != HTTP_HEAD) /* HEAD: the head alone */
     p = put(p, body, len);
   o->len = (size_t)(p - o->data);
 }

@@ -565,7 +565,7 @@ void gql_http_handle(gql_http_conn *c) {
   uint8_t m = c->parser.method;
   bool is_get = m == HTTP_GET;
   if (gql_str_eq_cstr(r->path, "/health")) {
-    if (!is_get)
+    if (!is_get && m != HTTP_HEAD)
       fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
     else
       finish(r, 200, CT_JSON, NULL, "{\"status\":\"ok\"}", 15);

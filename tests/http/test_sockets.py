@@ -145,6 +145,22 @@ def case(fn):
 
 
 @case
+def head_requests_get_a_head_without_body():
+    srv = Server()
+    s = srv.connect()
+    s.sendall(b"HEAD /health HTTP/1.1\r\n\r\nHEAD /graphql HTTP/1.1\r\n\r\n"
+              + get("/health"))
+    time.sleep(0.2)
+    data = s.recv(65536)
+    heads = data.split(b"\r\n\r\n")
+    assert heads[0].startswith(b"HTTP/1.1 200 ") and b"Content-Length: 15" in heads[0], data
+    assert heads[1].startswith(b"HTTP/1.1 405 "), data
+    assert heads[2].startswith(b"HTTP/1.1 200 ") and heads[3] == b'{"status":"ok"}', data
+    s.close()
+    srv.stop()
+
+
+@case
 def keep_alive_serves_many_requests_on_one_connection():
     srv = Server()
     s = srv.connect()
