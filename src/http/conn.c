@@ -283,8 +283,12 @@ static void parse_error(gql_http_conn *c, llhttp_errno_t e) {
   respond_refused(c, 400, msg);
 }
 
+/* Parsing pauses while this much output waits for the client (a client that
+ * pipelines requests without reading the responses). */
+#define OUT_PAUSE ((size_t)1 << 20)
+
 static void parse(gql_http_conn *c, const char *data, size_t len) {
-  while (!c->inflight && !c->close_after) {
+  while (!c->inflight && !c->close_after && c->out.len < OUT_PAUSE) {
     llhttp_errno_t e = llhttp_execute(&c->parser, data, len);
     if (e == HPE_OK)
       return;
@@ -319,15 +323,16 @@ static void parse(gql_http_conn *c, const char *data, size_t len) {
 void gql_http_conn_feed(gql_http_conn *c, const char *data, size_t len) {
   if (c->close_after)
     return;
-  if (c->inflight) {
+  if (c->inflight || c->in.len) { /* input waiting: keep the order */
     gql_buf_append(&c->in, data, len);
+    gql_http_conn_resume(c);
     return;
   }
   parse(c, data, len);
 }
 
 void gql_http_conn_resume(gql_http_conn *c) {
-  if (c->inflight || !c->in.len)
+  if (c->inflight || !c->in.len || c->close_after || c->out.len >= OUT_PAUSE)
     return;
   gql_buf saved = c->in;
   gql_buf_init(&c->in, NULL);

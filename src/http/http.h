@@ -113,7 +113,8 @@ void gql_http_conn_free(gql_http_conn *c);
  * appends the responses to c->out. Stops at a request that pends (the rest
  * is kept in c->in) or once c->close_after is set. */
 void gql_http_conn_feed(gql_http_conn *c, const char *data, size_t len);
-/* Goes on with input kept while a request was in flight. */
+/* Goes on with input kept while a request was in flight or while too much
+ * output waited (c->in not empty: the transport stops reading). */
 void gql_http_conn_resume(gql_http_conn *c);
 /* The client closed its side: handles a request that ends at EOF. */
 void gql_http_conn_eof(gql_http_conn *c);

@@ -210,6 +210,7 @@ static void on_write(uv_write_t *req, int status) {
     conn_close(t);
     return;
   }
+  gql_http_conn_resume(&t->c); /* input held back while output piled up */
   conn_flush(t);
   conn_update(t);
 }
@@ -268,8 +269,11 @@ static void on_timer(uv_timer_t *h) {
       return;
     }
   }
-  gql_http_log(&t->w->x, GQL_HTTP_LOG_DEBUG, "connection %s timed out",
-               t->mode == T_IDLE ? "idle" : "request");
+  gql_http_log(&t->w->x, GQL_HTTP_LOG_DEBUG,
+               "connection %s timed out (reading %d, writing %d, %zu bytes "
+               "in, %zu out)",
+               t->mode == T_IDLE ? "idle" : "request", t->reading, t->writing,
+               t->c.in.len, t->c.out.len);
   conn_close(t);
 }
 
@@ -278,7 +282,7 @@ static void conn_update(tconn *t) {
   if (t->tcp_closed || t->closing || t->draining)
     return;
   gql_http_conn *c = &t->c;
-  bool backlog = t->writing && c->out.len > OUT_HIGH_WATER;
+  bool backlog = (t->writing && c->out.len > OUT_HIGH_WATER) || c->in.len;
   set_reading(t, !c->inflight && !c->close_after && !backlog);
   if (t->tcp_closed || t->mode == T_RESUME)
     return;

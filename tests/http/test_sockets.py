@@ -484,9 +484,35 @@ def ten_thousand_requests_on_one_connection_do_not_grow_memory():
 
     burst(1000)
     before = srv.rss_kib()
-    burst(10000)
+    burst(10000, depth=1)  # one after the other
     after = srv.rss_kib()
     assert after - before < 1024, f"RSS grew from {before} to {after} KiB"
+    s.close()
+    srv.stop()
+
+
+@case
+def client_pipelining_without_reading_cannot_pile_up_output():
+    import threading
+    srv = Server()
+    q = ("{ __schema { types { name description kind fields { name description "
+         "isDeprecated args { name description type { name kind } } type { "
+         "name kind ofType { name kind } } } } } }")
+    req = post(json.dumps({"query": q}).encode())
+    s = srv.connect(timeout=30)
+    base = srv.rss_kib()
+    n = 4000  # about 50 MB of responses
+    sender = threading.Thread(target=lambda: s.sendall(req * n))
+    sender.start()
+    time.sleep(1.5)  # not reading: the server must stop, not buffer
+    grown = srv.rss_kib() - base
+    r = Reader(s)
+    first = r.response()
+    for _ in range(n - 1):
+        status, _, body = r.response()
+        assert status == 200 and body == first[2]
+    sender.join()
+    assert grown < 12 * 1024, f"RSS grew {grown} KiB with an unread pipeline"
     s.close()
     srv.stop()
 
