@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -378,31 +379,59 @@ static void worker_main(void *arg) {
   uv_run(&w->loop, UV_RUN_DEFAULT);
 }
 
+/* host:port as a socket address: a numeric address, else a name resolved
+ * once at start (getaddrinfo). */
+static int resolve(const char *host, int port, struct sockaddr_storage *ss,
+                   socklen_t *sl) {
+  memset(ss, 0, sizeof *ss);
+  if (uv_ip4_addr(host, port, (struct sockaddr_in *)ss) == 0) {
+    *sl = sizeof(struct sockaddr_in);
+    return 0;
+  }
+  if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)ss) == 0) {
+    *sl = sizeof(struct sockaddr_in6);
+    return 0;
+  }
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_PASSIVE};
+  struct addrinfo *ai = NULL;
+  char ps[16];
+  snprintf(ps, sizeof ps, "%d", port);
+  if (getaddrinfo(host, ps, &hints, &ai) != 0 || !ai)
+    return -EINVAL;
+  memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+  *sl = ai->ai_addrlen;
+  freeaddrinfo(ai);
+  return 0;
+}
+
 /* A listening socket with SO_REUSEPORT (libuv 1.44 has no UV_TCP_REUSEPORT:
- * we make the socket and hand it to uv_tcp_open). */
-static int listen_socket(const char *host, int port, int *bound_port) {
+ * we make the socket and hand it to uv_tcp_open). With `probe`, a socket
+ * without SO_REUSEPORT, bound and closed: it fails when another process
+ * already listens there, which SO_REUSEPORT alone would silently share. */
+static int listen_socket(const char *host, int port, int *bound_port,
+                         bool probe) {
   struct sockaddr_storage ss;
   socklen_t sl;
-  struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-  struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-  memset(&ss, 0, sizeof ss);
-  if (uv_ip4_addr(host, port, s4) == 0) {
-    sl = sizeof *s4;
-  } else if (uv_ip6_addr(host, port, s6) == 0) {
-    sl = sizeof *s6;
-  } else {
-    return -EINVAL;
-  }
+  int rc = resolve(host, port, &ss, &sl);
+  if (rc < 0)
+    return rc;
   int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return -errno;
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0 ||
+  if ((!probe &&
+       setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) ||
       bind(fd, (struct sockaddr *)&ss, sl) < 0) {
     int e = -errno;
     close(fd);
     return e;
+  }
+  if (probe) {
+    close(fd);
+    return 0;
   }
   if (bound_port) {
     struct sockaddr_storage got;
@@ -455,11 +484,22 @@ int gql_http_server_start(gql_http_server *s) {
   int port = s->opt.port < 0 ? 0 : s->opt.port;
   unsigned ready = 0;
   int rc = 0;
+  if (port) {
+    int e = listen_socket(s->opt.host, port, NULL, true);
+    if (e < 0) {
+      gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
+                   "cannot listen on %s:%d: %s", s->opt.host, port,
+                   strerror(-e));
+      s->started = true;
+      s->nworkers = 0;
+      return GQL_EIO;
+    }
+  }
   for (unsigned i = 0; i < s->nworkers; i++) {
     worker *w = &s->workers[i];
     w->srv = s;
     int bound = 0;
-    int fd = listen_socket(s->opt.host, port, &bound);
+    int fd = listen_socket(s->opt.host, port, &bound, false);
     if (fd < 0) {
       gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
                    "cannot listen on %s:%d: %s", s->opt.host, port,

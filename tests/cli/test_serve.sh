@@ -42,6 +42,17 @@ if serve demo; then
   wait "$pid" && ok || fail "demo: SIGINT exit status $?"
 fi
 
+# A second server on a port in use fails instead of sharing it (SO_REUSEPORT);
+# a host name resolves.
+if serve first --host localhost; then
+  "$gql" serve --port "$port" >/dev/null 2>"$tmp/second.err"
+  [[ $? == 1 ]] && grep -q "in use" "$tmp/second.err" && ok ||
+    fail "port in use: $(cat "$tmp/second.err")"
+  curl -s "http://localhost:$port/health" | grep -q ok && ok || fail "localhost"
+  kill -TERM "$pid"
+  wait "$pid" && ok || fail "first: exit status $?"
+fi
+
 # A schema over JSON data with the default resolvers.
 cat >"$tmp/schema.graphql" <<'SDL'
 type Query { greeting: String items: [Item!]! }
