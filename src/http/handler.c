@@ -174,14 +174,28 @@ static void fail(gql_http_request *r, int status, const char *headers,
 }
 
 /* A response without "data" is a request error (spec: 4xx with
- * graphql-response+json); the executor writes {"errors":[...]} then. */
+ * graphql-response+json). The executor writes "errors" before or after
+ * "data" depending on its mode, so look for a top-level "data" key. */
 static bool has_data(const char *json, size_t len) {
-  static const char head[] = "{\"data\"";
-  static const char tail[] = ",\"data\":null}";
-  if (len >= sizeof head - 1 && memcmp(json, head, sizeof head - 1) == 0)
-    return true;
-  return len >= sizeof tail - 1 &&
-         memcmp(json + len - (sizeof tail - 1), tail, sizeof tail - 1) == 0;
+  int depth = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = json[i];
+    if (ch == '"') {
+      size_t start = i + 1;
+      for (i = start; i < len && json[i] != '"'; i++)
+        if (json[i] == '\\')
+          i++;
+      if (depth == 1 && i - start == 4 &&
+          memcmp(json + start, "data", 4) == 0 && i + 1 < len &&
+          json[i + 1] == ':')
+        return true;
+    } else if (ch == '{' || ch == '[') {
+      depth++;
+    } else if (ch == '}' || ch == ']') {
+      depth--;
+    }
+  }
+  return false;
 }
 
 void gql_http_request_end(gql_http_request *r) {

@@ -196,8 +196,16 @@ static void now_resolver(const gql_resolve_info *info, const void *parent,
   gql_out_string(out, "now", 3);
 }
 
+static void boom_resolver(const gql_resolve_info *info, const void *parent,
+                          gql_out *out) {
+  (void)info;
+  (void)parent;
+  gql_out_error(out, "boom");
+}
+
 static gql_schema *waiting_schema(void) {
-  static const char sdl[] = "type Query { wait: String now: String }";
+  static const char sdl[] = "type Query { wait: String now: String boom: "
+                            "String }";
   gql_schema *s = NULL;
   cr_assert_eq(
       gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
@@ -206,7 +214,50 @@ static gql_schema *waiting_schema(void) {
   cr_assert_eq(gql_schema_set_resolver(s, "Query", "now", now_resolver, NULL,
                                        GQL_RESOLVER_SYNC),
                0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "boom", boom_resolver, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
   return s;
+}
+
+static char *post_gqlr(const char *body) {
+  char *r = NULL;
+  cr_assert(asprintf(&r,
+                     "POST /graphql HTTP/1.1\r\nContent-Type: application/json"
+                     "\r\nAccept: application/graphql-response+json\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     strlen(body), body) > 0);
+  return r;
+}
+
+Test(http_conn, partial_success_is_200_with_graphql_response_json) {
+  fixture f;
+  setup(&f, waiting_schema(), 0);
+  char *sync = post_gqlr("{\"query\":\"{ now boom }\"}");
+  char *async = post_gqlr("{\"query\":\"{ wait boom }\"}");
+  char *bad = post_gqlr("{\"query\":\"{ nope }\"}");
+  feed(&f, sync);
+  feed(&f, async);
+  cr_assert_eq(f.npending, 1);
+  gql_out_string(gql_pending_out(f.pending[0]), "late", 4);
+  gql_http_request *r = f.c.inflight;
+  f.c.inflight = NULL;
+  gql_http_request_end(r);
+  feed(&f, bad);
+  char *got = bodies(&f);
+  /* field errors with data: 200, whichever order the keys come in; no
+   * data (a validation error): 400 */
+  cr_assert(strncmp(got, "200 ", 4) == 0, "%s", got);
+  char *second = strchr(got, '|');
+  cr_assert(second && strncmp(second + 1, "200 ", 4) == 0, "%s", got);
+  cr_assert(strstr(second, "\"late\"") && strstr(second, "boom"), "%s", got);
+  char *third = strchr(second + 1, '|');
+  cr_assert(third && strncmp(third + 1, "400 ", 4) == 0, "%s", got);
+  free(got);
+  free(sync);
+  free(async);
+  free(bad);
+  teardown(&f);
 }
 
 Test(http_conn, pipelined_request_waits_for_the_pending_one_before_it) {
