@@ -37,8 +37,9 @@ static int head_bytes(gql_http_conn *c, size_t n) {
 
 static int on_url(llhttp_t *p, const char *at, size_t n) {
   gql_http_conn *c = conn_of(p);
-  if (head_bytes(c, n))
-    return HPE_USER;
+  c->header_bytes += n;
+  if (c->header_bytes > c->x->opt->max_header_bytes)
+    return refuse(c, 414, "URI too long.");
   gql_buf_append(&c->url, at, n);
   return 0;
 }
