@@ -60,7 +60,9 @@ GQL_API int gql_http_server_new(gql_schema *schema,
                                 gql_http_server **out);
 /* Binds every worker's socket and starts the workers; returns once they
  * listen (0) or with a negative gql_err (GQL_EIO when the address cannot be
- * bound; a message goes to the log). */
+ * bound or another process listens there; a message goes to the log).
+ * Sets SIGPIPE to be ignored (a client closing mid-response must give EPIPE,
+ * not kill the process). */
 GQL_API int gql_http_server_start(gql_http_server *server);
 /* The port the server listens on (after start; useful with port -1). */
 GQL_API int gql_http_server_port(const gql_http_server *server);
