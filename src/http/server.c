@@ -352,6 +352,7 @@ static void on_connection(uv_stream_t *server, int status) {
     return;
   }
   uv_tcp_nodelay(&t->tcp, 1);
+  gql_http_log(&w->x, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)", n);
   conn_update(t);
 }
 
