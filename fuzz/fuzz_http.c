@@ -1,0 +1,150 @@
+/* libFuzzer target: raw bytes from a client into a connection's input
+ * handling (llhttp, limits, GraphQL over HTTP, the document cache), without
+ * a socket. The first byte picks the size of the pieces the rest is fed in
+ * (low 6 bits), so that every split of a request is tried, and the schema
+ * (bit 6): Star Wars, or one whose `wait` field pends until the harness
+ * completes it between pieces, as a transport would from its loop. Every
+ * response written must be a well-formed HTTP/1.1 status line with a
+ * Content-Length that matches. */
+#include "http/http.h"
+
+#include "../examples/starwars/starwars.h"
+
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct harness {
+  gql_schema *schema;
+  gql_http_options opt;
+  gql_http_ctx x;
+  gql_pending *pending[64];
+  int npending;
+} harness;
+
+static void wait_resolver(const gql_resolve_info *info, const void *parent,
+                          gql_out *out) {
+  (void)parent;
+  harness *h = gql_http_context(info);
+  if (h->npending == 64) {
+    gql_out_error(out, "too many");
+    return;
+  }
+  gql_pending *p = gql_out_pending(out);
+  if (p)
+    h->pending[h->npending++] = p;
+}
+
+static void now_resolver(const gql_resolve_info *info, const void *parent,
+                         gql_out *out) {
+  (void)info;
+  (void)parent;
+  gql_out_string(out, "now", 3);
+}
+
+static gql_schema *waiting_schema(void) {
+  static const char sdl[] =
+      "type Query { wait: String now: String item: Item }\n"
+      "type Item { wait: String now: String }\n"
+      "type Mutation { wait: String }";
+  gql_schema *s = NULL;
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL) < 0)
+    abort();
+  gql_schema_set_resolver(s, "Query", "wait", wait_resolver, NULL, 0);
+  gql_schema_set_resolver(s, "Item", "wait", wait_resolver, NULL, 0);
+  gql_schema_set_resolver(s, "Mutation", "wait", wait_resolver, NULL, 0);
+  gql_schema_set_resolver(s, "Query", "now", now_resolver, NULL, 0);
+  return s;
+}
+
+static void harness_init(harness *h, gql_schema *schema) {
+  h->schema = schema;
+  gql_http_options o = {.max_body = 8192,
+                        .max_header_bytes = 2048,
+                        .max_headers = 16,
+                        .cache_bytes = 64 * 1024,
+                        .root_value = NULL,
+                        .context = h};
+  gql_http_options_resolve(&o, &h->opt);
+  gql_http_ctx_init(&h->x, schema, &h->opt, 1);
+}
+
+/* Completes the pending fields, then does what the transport does once
+ * the executor has returned: ends the request and goes on with the input. */
+static void complete_pending(harness *h, gql_http_conn *c) {
+  while (c->inflight) {
+    int n = h->npending;
+    h->npending = 0;
+    if (n == 0)
+      abort(); /* in flight with nothing to complete */
+    for (int i = 0; i < n; i++)
+      gql_out_string(gql_pending_out(h->pending[i]), "late", 4);
+    if (c->inflight && h->npending == 0) {
+      gql_http_request *r = c->inflight;
+      if (!r->done)
+        abort();
+      c->inflight = NULL;
+      gql_http_request_end(r);
+      gql_http_conn_resume(c);
+    }
+  }
+}
+
+static harness *harness_get(bool waiting) {
+  static harness hs[2]; /* built once: the schemas are immutable */
+  harness *h = &hs[waiting];
+  if (!h->schema) {
+    gql_schema *s = NULL;
+    if (waiting)
+      s = waiting_schema();
+    else if (gql_starwars_schema(&s) < 0)
+      abort();
+    harness_init(h, s);
+  }
+  return h;
+}
+
+static void check_responses(const gql_buf *out) {
+  if (!out->data)
+    return;
+  const char *p = out->data, *end = p + out->len;
+  while (p && p < end) {
+    if ((size_t)(end - p) < 12 || memcmp(p, "HTTP/1.1 ", 9) != 0)
+      abort();
+    const char *head_end = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);
+    if (!head_end)
+      abort();
+    if (memcmp(p + 9, "100 ", 4) == 0) {
+      p = head_end + 4;
+      continue;
+    }
+    const char *cl = memmem(p, (size_t)(head_end - p), "Content-Length: ", 16);
+    if (!cl)
+      abort();
+    size_t n = strtoul(cl + 16, NULL, 10);
+    if ((size_t)(end - (head_end + 4)) < n)
+      abort();
+    p = head_end + 4 + n;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1)
+    return 0;
+  harness *h = harness_get((data[0] & 0x40) != 0);
+  size_t piece = (size_t)(data[0] % 64) + 1;
+  data++;
+  size--;
+  gql_http_conn c;
+  gql_http_conn_init(&c, &h->x);
+  for (size_t i = 0; i < size; i += piece) {
+    size_t n = size - i < piece ? size - i : piece;
+    gql_http_conn_feed(&c, (const char *)data + i, n);
+    complete_pending(h, &c);
+  }
+  gql_http_conn_eof(&c);
+  complete_pending(h, &c);
+  check_responses(&c.out);
+  gql_http_conn_free(&c);
+  return 0;
+}

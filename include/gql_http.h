@@ -1,0 +1,90 @@
+/* gql_http — GraphQL over HTTP on libuv + llhttp.
+ *
+ * This header needs the http library (`gql_http`, which links libuv and
+ * llhttp) besides libgql. A server runs one libuv loop per worker thread,
+ * each listening on the same address with SO_REUSEPORT; the schema is shared
+ * read-only between them. Resolvers run on the worker thread that received
+ * the request; a resolver that returns pending (gql_out_pending) completes
+ * its field later from that same thread, for instance from a uv_timer_t on
+ * gql_http_loop(info). */
+#ifndef GQL_HTTP_H
+#define GQL_HTTP_H
+
+#include "gql.h"
+
+#include <stdio.h>
+#include <uv.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gql_http_log_level {
+  GQL_HTTP_LOG_ERROR,
+  GQL_HTTP_LOG_WARN, /* the default */
+  GQL_HTTP_LOG_INFO, /* adds one access-log line per request */
+  GQL_HTTP_LOG_DEBUG
+} gql_http_log_level;
+
+/* Server options. Zero in a field means its default. */
+typedef struct gql_http_options {
+  const char *host;         /* default "127.0.0.1" */
+  int port;                 /* default 4000; -1: any free port */
+  unsigned threads;         /* worker threads; default one per core */
+  const char *path;         /* the GraphQL endpoint; default "/graphql" */
+  size_t max_body;          /* request body bytes; default 1 MiB (413) */
+  size_t max_header_bytes;  /* request line + headers; default 16 KiB (431) */
+  unsigned max_headers;     /* header count; default 100 (431) */
+  unsigned max_connections; /* open connections in all; default 10,000 */
+  unsigned idle_timeout_ms; /* keep-alive idle; default 30 s */
+  unsigned
+      request_timeout_ms;  /* a request's bytes, first to last; default 10 s */
+  size_t cache_bytes;      /* per-thread document cache; default 16 MiB */
+  gql_parse_options parse; /* query limits (tokens, depth, size) */
+  uint32_t max_plan_size;  /* planned fields (0: the engine's default) */
+  gql_http_log_level log_level;
+  bool log_level_set;     /* log_level applies (else warn) */
+  FILE *log;              /* default stderr */
+  const void *root_value; /* parent of the root fields */
+  void *context;          /* given back by gql_http_context */
+  /* gql_http_server_run prints "BANNER on http://HOST:PORT/PATH" to stdout
+   * once listening (NULL: nothing). */
+  const char *banner;
+} gql_http_options;
+
+typedef struct gql_http_server gql_http_server;
+
+/* A server for `schema`, which must outlive it. Nothing listens yet. */
+GQL_API int gql_http_server_new(gql_schema *schema,
+                                const gql_http_options *options,
+                                gql_http_server **out);
+/* Binds every worker's socket and starts the workers; returns once they
+ * listen (0) or with a negative gql_err (GQL_EIO when the address cannot be
+ * bound or another process listens there; a message goes to the log).
+ * Sets SIGPIPE to be ignored (a client closing mid-response must give EPIPE,
+ * not kill the process). */
+GQL_API int gql_http_server_start(gql_http_server *server);
+/* The port the server listens on (after start; useful with port -1). */
+GQL_API int gql_http_server_port(const gql_http_server *server);
+/* Asks the server to stop: stop accepting, finish the requests in flight,
+ * close the connections. Safe from any thread and from a signal handler's
+ * loop callback. */
+GQL_API void gql_http_server_stop(gql_http_server *server);
+/* Waits until the workers have stopped. */
+GQL_API void gql_http_server_wait(gql_http_server *server);
+/* start, then runs until SIGINT or SIGTERM, then stops gracefully.
+ * 0 on a clean stop. */
+GQL_API int gql_http_server_run(gql_http_server *server);
+/* Frees a stopped (or never started) server. NULL is allowed. */
+GQL_API void gql_http_server_free(gql_http_server *server);
+
+/* From inside a resolver run by the server: the worker's loop (to complete
+ * pending fields from its timers or I/O) and options.context. */
+GQL_API uv_loop_t *gql_http_loop(const gql_resolve_info *info);
+GQL_API void *gql_http_context(const gql_resolve_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GQL_HTTP_H */

@@ -1,0 +1,193 @@
+/* gql serve: GraphQL over HTTP for the built-in Star Wars demo or for a
+ * schema over a JSON document (default resolvers). */
+#include "cli.h"
+#include "gql_http.h"
+#include "schema/schema.h"
+
+#include "../../examples/starwars/starwars.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static const char usage[] =
+    "Usage: gql serve [OPTIONS]\n"
+    "       gql serve --schema SCHEMA.graphql --data DATA.json [OPTIONS]\n\n"
+    "Serves GraphQL over HTTP on http://HOST:PORT/graphql (POST "
+    "application/json\n"
+    "or GET with query parameters) and answers GET /health. Without --schema\n"
+    "it serves the built-in Star Wars demo. SIGINT or SIGTERM stop it after\n"
+    "the requests in flight.\n\n"
+    "Options:\n"
+    "  --schema FILE          the schema SDL\n"
+    "  --data FILE            the root value as JSON (fields resolve to the\n"
+    "                         properties named after them)\n"
+    "  --host HOST            address to listen on (default 127.0.0.1)\n"
+    "  --port PORT            port (default 4000; 0: any free port)\n"
+    "  --threads N            worker threads (default: one per core)\n"
+    "  --max-body BYTES       request body limit (default 1048576) -> 413\n"
+    "  --max-header-bytes N   request line + headers limit (default 16384)\n"
+    "  --max-headers N        header count limit (default 100) -> 431\n"
+    "  --max-depth N          query nesting limit (default 256)\n"
+    "  --max-tokens N         query token limit (default 100000)\n"
+    "  --max-fields N         planned fields limit (default 100000)\n"
+    "  --max-connections N    open connections limit (default 10000)\n"
+    "  --idle-timeout MS      keep-alive idle timeout (default 30000)\n"
+    "  --request-timeout MS   time for a request's bytes to arrive (default "
+    "10000)\n"
+    "  --cache-bytes BYTES    document cache per thread (default 16777216)\n"
+    "  --log-level LEVEL      error|warn|info|debug (default warn; info adds\n"
+    "                         an access-log line per request)\n";
+
+static bool parse_num(const char *opt, const char *s, unsigned long long max,
+                      unsigned long long *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-' || v > max) {
+    fprintf(stderr, "gql serve: %s needs a number up to %llu, not '%s'\n", opt,
+            max, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+static int run(int argc, char **argv) {
+  const char *schema_path = NULL, *data_path = NULL;
+  gql_http_options o = {0};
+  for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
+    const char *a = argv[i];
+    if (i + 1 >= argc && a[0] == '-') {
+      fprintf(stderr, "gql serve: %s needs a value\n\n%s", a, usage);
+      return 2;
+    }
+    const char *v = argv[i + 1 < argc ? i + 1 : i];
+    unsigned long long n = 0;
+    bool ok = true;
+    if (strcmp(a, "--schema") == 0) {
+      schema_path = v;
+    } else if (strcmp(a, "--data") == 0) {
+      data_path = v;
+    } else if (strcmp(a, "--host") == 0) {
+      o.host = v;
+    } else if (strcmp(a, "--port") == 0) {
+      ok = parse_num(a, v, 65535, &n);
+      o.port = n == 0 ? -1 : (int)n;
+    } else if (strcmp(a, "--threads") == 0) {
+      ok = parse_num(a, v, 256, &n);
+      o.threads = (unsigned)n;
+    } else if (strcmp(a, "--max-body") == 0) {
+      ok = parse_num(a, v, (size_t)1 << 32, &n) && n > 0;
+      o.max_body = n;
+    } else if (strcmp(a, "--max-header-bytes") == 0) {
+      ok = parse_num(a, v, 1 << 24, &n) && n > 0;
+      o.max_header_bytes = n;
+    } else if (strcmp(a, "--max-headers") == 0) {
+      ok = parse_num(a, v, 100000, &n) && n > 0;
+      o.max_headers = (unsigned)n;
+    } else if (strcmp(a, "--max-depth") == 0) {
+      ok = parse_num(a, v, 100000, &n) && n > 0;
+      o.parse.max_depth = (uint32_t)n;
+    } else if (strcmp(a, "--max-tokens") == 0) {
+      ok = parse_num(a, v, UINT32_MAX, &n) && n > 0;
+      o.parse.max_tokens = (uint32_t)n;
+    } else if (strcmp(a, "--max-fields") == 0) {
+      ok = parse_num(a, v, UINT32_MAX, &n) && n > 0;
+      o.max_plan_size = (uint32_t)n;
+    } else if (strcmp(a, "--max-connections") == 0) {
+      ok = parse_num(a, v, 1000000, &n) && n > 0;
+      o.max_connections = (unsigned)n;
+    } else if (strcmp(a, "--idle-timeout") == 0) {
+      ok = parse_num(a, v, 86400000, &n) && n > 0;
+      o.idle_timeout_ms = (unsigned)n;
+    } else if (strcmp(a, "--request-timeout") == 0) {
+      ok = parse_num(a, v, 86400000, &n) && n > 0;
+      o.request_timeout_ms = (unsigned)n;
+    } else if (strcmp(a, "--cache-bytes") == 0) {
+      ok = parse_num(a, v, (size_t)1 << 40, &n) && n > 0;
+      o.cache_bytes = n;
+    } else if (strcmp(a, "--log-level") == 0) {
+      static const char *const levels[] = {"error", "warn", "info", "debug"};
+      ok = false;
+      for (int l = 0; l < 4; l++)
+        if (strcmp(v, levels[l]) == 0) {
+          o.log_level = (gql_http_log_level)l;
+          o.log_level_set = ok = true;
+        }
+      if (!ok)
+        fprintf(stderr, "gql serve: unknown log level '%s'\n", v);
+    } else {
+      fprintf(stderr, "gql serve: unknown argument %s\n\n%s", a, usage);
+      return 2;
+    }
+    if (!ok) {
+      fprintf(stderr, "gql serve: bad value for %s\n", a);
+      return 2;
+    }
+  }
+  if (data_path && !schema_path) {
+    fprintf(stderr, "gql serve: --data needs --schema\n");
+    return 2;
+  }
+  int status = 1;
+  gql_schema *schema = NULL;
+  gql_http_server *srv = NULL;
+  gql_arena *arena = gql_arena_new(NULL);
+  char *sdl = NULL, *data = NULL;
+  size_t sdl_len = 0, data_len = 0;
+  if (!arena)
+    goto done;
+  if (!schema_path) {
+    if (gql_starwars_schema(&schema) < 0) {
+      fprintf(stderr, "gql serve: cannot build the Star Wars example\n");
+      goto done;
+    }
+  } else {
+    if (!(sdl = gql_cli_read_file(schema_path, &sdl_len)))
+      goto done;
+    gql_error_list errs;
+    gql_error_list_init(&errs, arena, 100);
+    int rc = gql_schema_build(sdl, sdl_len, NULL, NULL, &schema, &errs);
+    if (rc < 0) {
+      gql_cli_print_errors_text(stderr, errs.items, errs.count, schema_path);
+      if (!errs.count)
+        fprintf(stderr, "gql serve: %s: %s\n", schema_path, gql_strerror(rc));
+      goto done;
+    }
+  }
+  if (data_path) {
+    if (!(data = gql_cli_read_file(data_path, &data_len)))
+      goto done;
+    const gql_value *root = NULL;
+    if (gql_value_parse(arena, data, data_len, &root) < 0) {
+      fprintf(stderr, "gql serve: %s is not valid JSON\n", data_path);
+      goto done;
+    }
+    o.root_value = root;
+  }
+  char banner[512];
+  snprintf(banner, sizeof banner, "gql serve: serving %s",
+           schema_path ? schema_path : "the Star Wars demo");
+  o.banner = banner;
+  int rc = gql_http_server_new(schema, &o, &srv);
+  if (rc < 0) {
+    fprintf(stderr, "gql serve: %s\n", gql_strerror(rc));
+    goto done;
+  }
+  rc = gql_http_server_run(srv);
+  status = rc < 0 ? 1 : 0;
+done:
+  gql_http_server_free(srv);
+  gql_schema_free(schema);
+  gql_arena_free(arena);
+  free(sdl);
+  free(data);
+  return status;
+}
+
+const gql_cli_command gql_cmd_serve = {
+    .name = "serve",
+    .summary = "serve GraphQL over HTTP (the Star Wars demo by default)",
+    .usage = usage,
+    .run = run,
+};

@@ -1,0 +1,607 @@
+/* GraphQL over HTTP: what a complete request means. Follows the
+ * GraphQL-over-HTTP spec (graphql-http's audits): POST application/json or
+ * GET with URL parameters; the response media type negotiated between
+ * application/graphql-response+json and application/json, which decides the
+ * status of a request that fails before execution (400 with the former, 200
+ * with the latter). */
+#include "execution/exec.h"
+#include "http.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <time.h>
+
+#define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
+#define CT_JSON "application/json; charset=utf-8"
+
+uint64_t gql_http_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
+                  const char *fmt, ...) {
+  if (level > x->opt->log_level)
+    return;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  char line[1024];
+  int n = snprintf(line, sizeof line, "gql serve: %s: ", names[level]);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+  va_end(ap);
+  fprintf(x->opt->log, "%s\n", line); /* one call: lines do not interleave */
+}
+
+void gql_http_log_access(gql_http_ctx *x, const char *method, gql_str path,
+                         int status, size_t bytes, uint64_t start_ns,
+                         gql_str op) {
+  if (x->opt->log_level < GQL_HTTP_LOG_INFO)
+    return;
+  uint64_t us = (gql_http_now_ns() - start_ns) / 1000;
+  size_t plen = path.len > 200 ? 200 : path.len;
+  size_t olen = op.len > 100 ? 100 : op.len;
+  fprintf(x->opt->log, "%s %.*s %d %zu %lluus %.*s\n", method, (int)plen,
+          path.ptr ? path.ptr : "", status, bytes, (unsigned long long)us,
+          op.len ? (int)olen : 1, op.len ? op.ptr : "-");
+}
+
+/* ---------------------------------------------------------------- slots */
+
+static gql_http_slot *slot_take(gql_http_ctx *x) {
+  gql_http_slot *s = x->free_slots;
+  if (s) {
+    x->free_slots = s->next;
+    x->nfree_slots--;
+    return s;
+  }
+  s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  if (!(s->arena = gql_arena_new(NULL))) {
+    free(s);
+    return NULL;
+  }
+  /* A request may use memory in proportion to its input, within reason. */
+  gql_arena_set_limit(s->arena, 64 * x->opt->max_body + ((size_t)64 << 20));
+  return s;
+}
+
+static void slot_free(gql_http_slot *s) {
+  gql_arena_free(s->arena);
+  gql_output_free(&s->output);
+  free(s);
+}
+
+static void slot_give(gql_http_ctx *x, gql_http_slot *s) {
+  if (x->nfree_slots >= 16) {
+    slot_free(s);
+    return;
+  }
+  gql_arena_reset(s->arena);
+  if (s->output.cap > ((size_t)1 << 20))
+    gql_output_free(&s->output);
+  s->next = x->free_slots;
+  x->free_slots = s;
+  x->nfree_slots++;
+}
+
+/* ---------------------------------------------------------------- context */
+
+void gql_http_ctx_settings(llhttp_settings_t *s);
+
+void gql_http_options_resolve(const gql_http_options *opt,
+                              gql_http_options *out) {
+  *out = opt ? *opt : (gql_http_options){0};
+  if (!out->host)
+    out->host = "127.0.0.1";
+  if (!out->port)
+    out->port = 4000;
+  if (!out->path)
+    out->path = "/graphql";
+  if (!out->max_body)
+    out->max_body = (size_t)1 << 20;
+  if (!out->max_header_bytes)
+    out->max_header_bytes = 16 * 1024;
+  if (!out->max_headers)
+    out->max_headers = 100;
+  if (!out->max_connections)
+    out->max_connections = 10000;
+  if (!out->idle_timeout_ms)
+    out->idle_timeout_ms = 30000;
+  if (!out->request_timeout_ms)
+    out->request_timeout_ms = 10000;
+  if (!out->cache_bytes)
+    out->cache_bytes = (size_t)16 << 20;
+  if (!out->log_level_set)
+    out->log_level = GQL_HTTP_LOG_WARN;
+  out->log_level_set = true;
+  if (!out->log)
+    out->log = stderr;
+}
+
+int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
+                      const gql_http_options *resolved, uint64_t seed) {
+  memset(x, 0, sizeof *x);
+  x->schema = schema;
+  x->opt = resolved;
+  gql_http_ctx_settings(&x->settings);
+  gql_http_cache_init(&x->cache, resolved->cache_bytes, seed);
+  return 0;
+}
+
+void gql_http_ctx_free(gql_http_ctx *x) {
+  gql_http_cache_free(&x->cache);
+  while (x->free_slots) {
+    gql_http_slot *s = x->free_slots;
+    x->free_slots = s->next;
+    slot_free(s);
+  }
+  x->nfree_slots = 0;
+}
+
+/* ------------------------------------------------------------ responses */
+
+static const char *content_type(const gql_http_request *r) {
+  return r->graphql_response ? CT_GQL_RESPONSE : CT_JSON;
+}
+
+static void finish(gql_http_request *r, int status, const char *ctype,
+                   const char *headers, const char *body, size_t len) {
+  gql_http_conn *c = r->conn;
+  gql_http_respond(c, status, ctype, headers, body, len);
+  gql_http_log_access(c->x, r->method, r->path, status, len, r->start_ns,
+                      r->op_name);
+}
+
+/* A request error (not a GraphQL response): {"errors":[{message}]}. */
+static void fail(gql_http_request *r, int status, const char *headers,
+                 const char *message) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[{\"message\":\"");
+  for (const char *p = message; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      gql_buf_putc(&b, '\\');
+    gql_buf_putc(&b, *p);
+  }
+  gql_buf_puts(&b, "\"}]}");
+  finish(r, status, content_type(r), headers, b.data ? b.data : "",
+         b.failed ? 0 : b.len);
+  gql_buf_free(&b);
+}
+
+/* A response without "data" is a request error (spec: 4xx with
+ * graphql-response+json). The executor writes "errors" before or after
+ * "data" depending on its mode, so look for a top-level "data" key. */
+static bool has_data(const char *json, size_t len) {
+  int depth = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = json[i];
+    if (ch == '"') {
+      size_t start = i + 1;
+      for (i = start; i < len && json[i] != '"'; i++)
+        if (json[i] == '\\')
+          i++;
+      if (depth == 1 && i - start == 4 &&
+          memcmp(json + start, "data", 4) == 0 && i + 1 < len &&
+          json[i + 1] == ':')
+        return true;
+    } else if (ch == '{' || ch == '[') {
+      depth++;
+    } else if (ch == '}' || ch == ']') {
+      depth--;
+    }
+  }
+  return false;
+}
+
+void gql_http_request_end(gql_http_request *r) {
+  gql_http_ctx *x = r->conn->x;
+  gql_http_cache_release(r->entry);
+  r->entry = NULL;
+  if (r->slot)
+    slot_give(x, r->slot);
+}
+
+static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
+  (void)has_errors;
+  gql_http_request *r = ud;
+  int status = r->graphql_response && !has_data(json, len) ? 400 : 200;
+  finish(r, status, content_type(r), NULL, json, len);
+  r->done = true;
+  /* Completed later from the loop: the transport ends the request once the
+   * executor has returned (it still uses the request's memory now). */
+  if (r->conn->inflight == r && r->conn->x->resumed)
+    r->conn->x->resumed(r->conn);
+}
+
+/* ------------------------------------------------------------- decoding */
+
+static int hexval(char ch) {
+  if (ch >= '0' && ch <= '9')
+    return ch - '0';
+  if (ch >= 'a' && ch <= 'f')
+    return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F')
+    return ch - 'A' + 10;
+  return -1;
+}
+
+/* application/x-www-form-urlencoded → bytes (NUL-terminated, in arena). */
+static char *url_decode(gql_arena *a, const char *s, size_t n, size_t *out) {
+  char *d = gql_arena_alloc(a, n + 1);
+  if (!d)
+    return NULL;
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++) {
+    int hi, lo;
+    if (s[i] == '+') {
+      d[j++] = ' ';
+    } else if (s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 &&
+               (lo = hexval(s[i + 2])) >= 0) {
+      d[j++] = (char)(hi * 16 + lo);
+      i += 2;
+    } else {
+      d[j++] = s[i];
+    }
+  }
+  d[j] = 0;
+  *out = j;
+  return d;
+}
+
+typedef struct params {
+  gql_str query, op, variables, extensions;
+  bool has_query, has_op, has_variables, has_extensions;
+  const gql_value *vars_value; /* POST: the object itself */
+} params;
+
+static bool get_params(gql_arena *a, gql_str qs, params *p) {
+  size_t i = 0;
+  while (i < qs.len) {
+    size_t amp = i;
+    while (amp < qs.len && qs.ptr[amp] != '&')
+      amp++;
+    size_t eq = i;
+    while (eq < amp && qs.ptr[eq] != '=')
+      eq++;
+    size_t klen, vlen;
+    char *k = url_decode(a, qs.ptr + i, eq - i, &klen);
+    char *v = eq < amp ? url_decode(a, qs.ptr + eq + 1, amp - eq - 1, &vlen)
+                       : url_decode(a, "", 0, &vlen);
+    if (!k || !v)
+      return false;
+    gql_str val = {v, vlen};
+    if (strcmp(k, "query") == 0) {
+      p->query = val;
+      p->has_query = true;
+    } else if (strcmp(k, "operationName") == 0) {
+      p->op = val;
+      p->has_op = vlen > 0;
+    } else if (strcmp(k, "variables") == 0) {
+      p->variables = val;
+      p->has_variables = vlen > 0;
+    } else if (strcmp(k, "extensions") == 0) {
+      p->extensions = val;
+      p->has_extensions = vlen > 0;
+    }
+    i = amp + 1;
+  }
+  return true;
+}
+
+/* Media type of a header value: the part before ';', trimmed, lowercase
+ * compared. */
+static bool media_is(gql_str v, const char *type) {
+  size_t n = 0;
+  while (n < v.len && v.ptr[n] != ';' && v.ptr[n] != ',')
+    n++;
+  size_t s = 0;
+  while (s < n && (v.ptr[s] == ' ' || v.ptr[s] == '\t'))
+    s++;
+  while (n > s && (v.ptr[n - 1] == ' ' || v.ptr[n - 1] == '\t'))
+    n--;
+  size_t tl = strlen(type);
+  return n - s == tl && strncasecmp(v.ptr + s, type, tl) == 0;
+}
+
+/* The charset parameter of a Content-Type, when not utf-8. */
+static bool charset_ok(gql_str v) {
+  for (size_t i = 0; i + 8 <= v.len; i++) {
+    if (strncasecmp(v.ptr + i, "charset=", 8) == 0) {
+      gql_str cs = {v.ptr + i + 8, v.len - i - 8};
+      size_t n = 0;
+      while (n < cs.len && cs.ptr[n] != ';' && cs.ptr[n] != ' ')
+        n++;
+      if (n >= 2 && cs.ptr[0] == '"' && cs.ptr[n - 1] == '"') {
+        cs.ptr++;
+        n -= 2;
+      }
+      return (n == 5 && strncasecmp(cs.ptr, "utf-8", 5) == 0) ||
+             (n == 4 && strncasecmp(cs.ptr, "utf8", 4) == 0);
+    }
+  }
+  return true;
+}
+
+/* Accept negotiation: 1 graphql-response+json, 0 application/json, -1 none
+ * acceptable. No Accept header means application/json (the spec's legacy
+ * clients). The first acceptable media range in the list wins. */
+static int negotiate(gql_str accept) {
+  if (!accept.len)
+    return 0;
+  size_t i = 0;
+  while (i < accept.len) {
+    size_t end = i;
+    while (end < accept.len && accept.ptr[end] != ',')
+      end++;
+    gql_str item = {accept.ptr + i, end - i};
+    /* q=0 means "not acceptable". */
+    bool q0 = false;
+    for (size_t k = 0; k + 3 <= item.len; k++)
+      if (strncasecmp(item.ptr + k, "q=0", 3) == 0 &&
+          (k + 3 == item.len || item.ptr[k + 3] == ';' ||
+           item.ptr[k + 3] == ' ' ||
+           (item.ptr[k + 3] == '.' &&
+            strspn(item.ptr + k + 4, "0") >= item.len - k - 4)))
+        q0 = true;
+    if (!q0) {
+      if (media_is(item, "application/graphql-response+json"))
+        return 1;
+      if (media_is(item, "application/json") ||
+          media_is(item, "application/*") || media_is(item, "*/*"))
+        return 0;
+    }
+    i = end + 1;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------- handling */
+
+static const gql_value *member(const gql_value *obj, const char *name) {
+  return gql_value_get(obj, name, strlen(name));
+}
+
+/* POST body → params. 0, or an HTTP status with *msg. */
+static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
+                       params *p, const char **msg) {
+  if (!ctype.len) {
+    *msg = "Missing Content-Type header.";
+    return 415;
+  }
+  if (!media_is(ctype, "application/json") &&
+      !media_is(ctype, "application/graphql-response+json")) {
+    *msg = "Unsupported Content-Type: use application/json.";
+    return 415;
+  }
+  if (!charset_ok(ctype)) {
+    *msg = "Unsupported charset: use utf-8.";
+    return 415;
+  }
+  gql_arena *a = r->slot->arena;
+  char *copy = gql_arena_strndup(a, body.ptr ? body.ptr : "", body.len);
+  if (!copy) {
+    *msg = "Out of memory.";
+    return 503;
+  }
+  const gql_value *v;
+  if (body.len == 0) {
+    *msg = "Missing request body.";
+    return 400;
+  }
+  int rc = gql_value_parse(a, copy, body.len, &v);
+  if (rc < 0) {
+    *msg =
+        rc == GQL_ENOMEM ? "Out of memory." : "Request body is not valid JSON.";
+    return rc == GQL_ENOMEM ? 503 : 400;
+  }
+  if (gql_value_kind_of(v) != GQL_VALUE_OBJECT) {
+    *msg = "Request body must be a JSON object.";
+    return 400;
+  }
+  const gql_value *q = member(v, "query"), *op = member(v, "operationName"),
+                  *vars = member(v, "variables"),
+                  *ext = member(v, "extensions");
+  if (q) {
+    if (gql_value_kind_of(q) != GQL_VALUE_STRING) {
+      *msg = "The query parameter must be a string.";
+      return 400;
+    }
+    p->query = gql_value_string(q);
+    p->has_query = true;
+  }
+  if (op && gql_value_kind_of(op) != GQL_VALUE_NULL) {
+    if (gql_value_kind_of(op) != GQL_VALUE_STRING) {
+      *msg = "The operationName parameter must be a string.";
+      return 400;
+    }
+    p->op = gql_value_string(op);
+    p->has_op = true;
+  }
+  if (vars && gql_value_kind_of(vars) != GQL_VALUE_NULL) {
+    if (gql_value_kind_of(vars) != GQL_VALUE_OBJECT) {
+      *msg = "The variables parameter must be an object.";
+      return 400;
+    }
+    p->vars_value = vars;
+  }
+  if (ext && gql_value_kind_of(ext) != GQL_VALUE_NULL &&
+      gql_value_kind_of(ext) != GQL_VALUE_OBJECT) {
+    *msg = "The extensions parameter must be an object.";
+    return 400;
+  }
+  return 0;
+}
+
+/* GET variables / extensions: JSON text that must be an object. */
+static int get_json_params(gql_http_request *r, params *p, const char **msg) {
+  gql_arena *a = r->slot->arena;
+  if (p->has_variables) {
+    const gql_value *v;
+    if (gql_value_parse(a, p->variables.ptr, p->variables.len, &v) < 0 ||
+        (gql_value_kind_of(v) != GQL_VALUE_OBJECT &&
+         gql_value_kind_of(v) != GQL_VALUE_NULL)) {
+      *msg = "The variables parameter must be a JSON object.";
+      return 400;
+    }
+    p->vars_value = gql_value_kind_of(v) == GQL_VALUE_NULL ? NULL : v;
+  }
+  if (p->has_extensions) {
+    const gql_value *v;
+    if (gql_value_parse(a, p->extensions.ptr, p->extensions.len, &v) < 0 ||
+        (gql_value_kind_of(v) != GQL_VALUE_OBJECT &&
+         gql_value_kind_of(v) != GQL_VALUE_NULL)) {
+      *msg = "The extensions parameter must be a JSON object.";
+      return 400;
+    }
+  }
+  return 0;
+}
+
+static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
+  gql_http_conn *c = r->conn;
+  gql_http_ctx *x = c->x;
+  int accept = negotiate(gql_str_from(c->accept.data, c->accept.len));
+  if (accept < 0) {
+    fail(r, 406, NULL,
+         "Not acceptable: use application/graphql-response+json or "
+         "application/json.");
+    return;
+  }
+  r->graphql_response = accept == 1;
+  params p = {0};
+  const char *msg = NULL;
+  int status;
+  if (is_get) {
+    status = get_params(r->slot->arena, qs, &p) ? 0 : 503;
+    msg = "Out of memory.";
+    if (!status)
+      status = get_json_params(r, &p, &msg);
+  } else {
+    status = post_params(r, gql_str_from(c->ctype.data, c->ctype.len),
+                         gql_str_from(c->body.data, c->body.len), &p, &msg);
+  }
+  if (status) {
+    fail(r, status, NULL, msg);
+    return;
+  }
+  if (!p.has_query) {
+    fail(r, 400, NULL, "Missing query.");
+    return;
+  }
+  if (p.has_op)
+    r->op_name = p.op;
+  const char *op = NULL;
+  if (p.has_op &&
+      !(op = gql_arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
+    fail(r, 503, NULL, "Out of memory.");
+    return;
+  }
+  gql_http_cache_entry *e =
+      gql_http_cache_get(&x->cache, p.query, op, p.op.len);
+  if (!e) {
+    gql_prepare_options po = {.parse = x->opt->parse,
+                              .max_plan_size = x->opt->max_plan_size};
+    gql_prepared *prep = NULL;
+    gql_str errors = {0};
+    int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
+                         r->slot->arena, &errors);
+    if (rc < 0) {
+      if (errors.ptr) {
+        int st = r->graphql_response ? 400 : 200;
+        finish(r, st, content_type(r), NULL, errors.ptr, errors.len);
+      } else {
+        fail(r, rc == GQL_ENOMEM ? 503 : 400, NULL, gql_strerror(rc));
+      }
+      return;
+    }
+    if (!(e = gql_http_cache_put(&x->cache, p.query, op, p.op.len, prep))) {
+      fail(r, 503, NULL, "Out of memory.");
+      return;
+    }
+  }
+  r->entry = e;
+  if (is_get && e->prepared->kind != GQL_OP_QUERY) {
+    fail(r, 405, "Allow: POST\r\n",
+         "Only query operations are allowed over GET: use POST.");
+    return;
+  }
+  gql_execute_params ep = {.variables = p.vars_value,
+                           .root_value = x->opt->root_value,
+                           .context = r,
+                           .arena = r->slot->arena,
+                           .output = &r->slot->output,
+                           .on_done = on_done,
+                           .ud = r};
+  int rc = gql_execute(e->prepared, &ep);
+  if (rc < 0) {
+    if (!r->done)
+      fail(r, 500, NULL, gql_strerror(rc));
+    return;
+  }
+  if (rc == 1 && !r->done)
+    c->inflight = r; /* on_done comes later, from the loop */
+}
+
+void gql_http_handle(gql_http_conn *c) {
+  gql_http_ctx *x = c->x;
+  gql_http_slot *slot = slot_take(x);
+  gql_http_request local = {.conn = c, .start_ns = c->start_ns};
+  gql_http_request *r = slot ? gql_arena_alloc(slot->arena, sizeof *r) : NULL;
+  if (!r) {
+    if (slot)
+      slot_give(x, slot);
+    local.method = llhttp_method_name(c->parser.method);
+    c->close_after = true;
+    fail(&local, 503, NULL, "Out of memory.");
+    return;
+  }
+  *r = (gql_http_request){.conn = c, .slot = slot, .start_ns = c->start_ns};
+  r->method = llhttp_method_name(c->parser.method);
+  if (c->url.failed || c->body.failed || c->accept.failed || c->ctype.failed) {
+    c->close_after = true;
+    fail(r, 503, NULL, "Out of memory.");
+    gql_http_request_end(r);
+    return;
+  }
+  gql_str url = gql_str_from(c->url.data ? c->url.data : "", c->url.len);
+  size_t qpos = 0;
+  while (qpos < url.len && url.ptr[qpos] != '?')
+    qpos++;
+  r->path = gql_str_from(url.ptr, qpos);
+  gql_str qs = qpos < url.len
+                   ? gql_str_from(url.ptr + qpos + 1, url.len - qpos - 1)
+                   : (gql_str){"", 0};
+  uint8_t m = c->parser.method;
+  bool is_get = m == HTTP_GET;
+  if (gql_str_eq_cstr(r->path, "/health")) {
+    if (!is_get && m != HTTP_HEAD)
+      fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
+    else
+      finish(r, 200, CT_JSON, NULL, "{\"status\":\"ok\"}", 15);
+  } else if (!gql_str_eq_cstr(r->path, x->opt->path)) {
+    fail(r, 404, NULL, "Not found.");
+  } else if (m != HTTP_GET && m != HTTP_POST) {
+    fail(r, 405, "Allow: GET, POST\r\n", "Method not allowed.");
+  } else {
+    handle_graphql(r, m == HTTP_GET, qs);
+  }
+  if (c->inflight != r)
+    gql_http_request_end(r);
+}
+
+/* ------------------------------------------------- for C resolvers */
+
+uv_loop_t *gql_http_loop(const gql_resolve_info *info) {
+  gql_http_request *r = gql_info_context(info);
+  return r ? r->conn->x->loop : NULL;
+}
+
+void *gql_http_context(const gql_resolve_info *info) {
+  gql_http_request *r = gql_info_context(info);
+  return r ? (void *)r->conn->x->opt->context : NULL;
+}

@@ -1,0 +1,152 @@
+/* The http part: GraphQL over HTTP/1.1.
+ *
+ * Three layers, so that a connection's input handling runs without a socket
+ * (the fuzz target and unit tests drive it from a buffer):
+ *   cache.c    per-thread document cache of prepared operations (LRU, bytes)
+ *   conn.c     one connection's bytes in (llhttp) and response bytes out
+ *   handler.c  what a complete request means: GraphQL over HTTP
+ *   server.c   the libuv transport: threads, sockets, timers, signals */
+#ifndef GQL_HTTP_INTERNAL_H
+#define GQL_HTTP_INTERNAL_H
+
+#include "core/core.h"
+#include "gql_http.h"
+
+#include <llhttp.h>
+
+/* ---- document cache (cache.c) */
+
+typedef struct gql_http_cache_entry {
+  uint64_t hash;
+  char *key; /* query text, NUL, operation name */
+  size_t query_len, key_len;
+  bool has_op;
+  gql_prepared *prepared;
+  size_t bytes;
+  unsigned refs; /* the cache's own (while cached) + requests in flight */
+  bool cached;
+  struct gql_http_cache_entry *hnext, *prev, *next;
+} gql_http_cache_entry;
+
+typedef struct gql_http_cache {
+  gql_http_cache_entry **buckets;
+  size_t nbuckets; /* power of two */
+  size_t count, bytes, budget;
+  uint64_t seed;
+  gql_http_cache_entry lru; /* sentinel: lru.next is the most recent */
+  uint64_t hits, misses, evictions;
+} gql_http_cache;
+
+void gql_http_cache_init(gql_http_cache *c, size_t budget, uint64_t seed);
+void gql_http_cache_free(gql_http_cache *c);
+/* The cached operation for (query, operation name), with a reference the
+ * caller releases; NULL when absent. */
+gql_http_cache_entry *gql_http_cache_get(gql_http_cache *c, gql_str query,
+                                         const char *op, size_t op_len);
+/* Adds `p` (ownership passes) and returns its entry with a reference for the
+ * caller; evicts least recently used entries over the budget. NULL when out
+ * of memory (p is then freed). */
+gql_http_cache_entry *gql_http_cache_put(gql_http_cache *c, gql_str query,
+                                         const char *op, size_t op_len,
+                                         gql_prepared *p);
+void gql_http_cache_release(gql_http_cache_entry *e);
+
+/* ---- per-thread state shared by the connections of one worker */
+
+/* Memory for one request: an arena and a response buffer, pooled. */
+typedef struct gql_http_slot {
+  gql_arena *arena;
+  gql_output output;
+  struct gql_http_slot *next;
+} gql_http_slot;
+
+typedef struct gql_http_conn gql_http_conn;
+
+typedef struct gql_http_ctx {
+  gql_schema *schema;
+  const gql_http_options *opt; /* defaults filled in */
+  llhttp_settings_t settings;
+  gql_http_cache cache;
+  gql_http_slot *free_slots;
+  unsigned nfree_slots;
+  uv_loop_t *loop; /* NULL without a transport */
+  bool stopping;   /* responses say Connection: close */
+  /* A pending execution wrote its response into conn->out: flush it and
+   * go on with the connection's input (NULL: nothing to do). */
+  void (*resumed)(gql_http_conn *c);
+} gql_http_ctx;
+
+/* Fills the defaults of `opt` into `out`. */
+void gql_http_options_resolve(const gql_http_options *opt,
+                              gql_http_options *out);
+int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
+                      const gql_http_options *resolved, uint64_t seed);
+void gql_http_ctx_free(gql_http_ctx *x);
+
+/* ---- a connection (conn.c) */
+
+typedef struct gql_http_request gql_http_request;
+
+struct gql_http_conn {
+  gql_http_ctx *x;
+  llhttp_t parser;
+  /* The request being parsed. */
+  gql_buf url, hname, hval, ctype, accept, body;
+  size_t header_bytes;
+  unsigned nheaders;
+  bool expect_continue, expect_other, in_request, upgrade;
+  int error_status; /* set by a callback that refuses the request */
+  const char *error_message;
+  uint64_t start_ns; /* first byte of the request (uv_hrtime) */
+  /* Response bytes not yet handed to the transport. */
+  gql_buf out;
+  /* Input received while a request is in flight. */
+  gql_buf in;
+  gql_http_request *inflight;
+  bool close_after; /* close once `out` is written */
+  bool gone;        /* the transport has closed (client went away) */
+};
+
+void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);
+void gql_http_conn_free(gql_http_conn *c);
+/* Feeds received bytes: parses, handles every complete request in order and
+ * appends the responses to c->out. Stops at a request that pends (the rest
+ * is kept in c->in) or once c->close_after is set. */
+void gql_http_conn_feed(gql_http_conn *c, const char *data, size_t len);
+/* Goes on with input kept while a request was in flight or while too much
+ * output waited (c->in not empty: the transport stops reading). */
+void gql_http_conn_resume(gql_http_conn *c);
+/* The client closed its side: handles a request that ends at EOF. */
+void gql_http_conn_eof(gql_http_conn *c);
+/* Appends a complete response. `headers` are extra header lines, each
+ * ending in CRLF (NULL: none). */
+void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
+                      const char *headers, const char *body, size_t len);
+
+/* ---- requests (handler.c) */
+
+struct gql_http_request {
+  gql_http_conn *conn;
+  gql_http_slot *slot;
+  gql_http_cache_entry *entry;
+  uint64_t start_ns;
+  const char *method;
+  gql_str path;
+  gql_str op_name;
+  bool graphql_response; /* application/graphql-response+json */
+  bool done;
+};
+
+/* Handles the request whose head and body c holds. */
+void gql_http_handle(gql_http_conn *c);
+/* Frees what a finished request holds. */
+void gql_http_request_end(gql_http_request *r);
+/* Writes the access-log line of a request. */
+void gql_http_log_access(gql_http_ctx *x, const char *method, gql_str path,
+                         int status, size_t bytes, uint64_t start_ns,
+                         gql_str op);
+void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
+                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+uint64_t gql_http_now_ns(void);
+
+#endif

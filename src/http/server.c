@@ -1,0 +1,645 @@
+/* The libuv transport: one loop per worker thread, each with its own
+ * listening socket on the same address (SO_REUSEPORT: the kernel spreads
+ * connections), one timer per connection for the idle and request timeouts
+ * (a request's bytes must all arrive within request_timeout_ms of its first
+ * byte: no slowloris), backpressure when a client does not read, and a
+ * graceful stop. */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct worker worker;
+
+struct gql_http_server {
+  gql_schema *schema;
+  gql_http_options opt;
+  unsigned nworkers;
+  worker *workers;
+  int port;
+  bool started;
+  atomic_bool stop_requested;
+  atomic_uint nconns;
+};
+
+struct worker {
+  gql_http_server *srv;
+  gql_http_ctx x;
+  uv_loop_t loop;
+  uv_tcp_t listener;
+  uv_async_t stop_async;
+  uv_thread_t thread;
+  bool thread_started;
+  struct tconn *conns; /* every open connection, for the stop */
+  char read_buf[64 * 1024];
+  bool read_buf_busy;
+};
+
+enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME, T_DRAIN };
+
+typedef struct tconn {
+  gql_http_conn c;
+  worker *w;
+  uv_tcp_t tcp;
+  uv_timer_t timer;
+  uv_write_t wreq;
+  gql_buf wbuf; /* bytes being written */
+  bool writing, reading, tcp_closed, closing;
+  bool eof;      /* the client has finished sending */
+  bool draining; /* closing: write side shut, input read and dropped */
+  size_t drained;
+  uv_shutdown_t sreq;
+  int open_handles;
+  enum timer_mode mode;
+  uint64_t armed_for;   /* start_ns of the request the T_REQUEST timer is for */
+  uint64_t last_active; /* uv_now of the last activity (T_IDLE) */
+  struct tconn *prev, *next;
+} tconn;
+
+#define OUT_HIGH_WATER (256 * 1024)
+/* A lingering close reads and drops at most this much, for at most this long
+ * (so that a client still sending, e.g. the body of a refused request, gets
+ * our response instead of a reset). */
+#define DRAIN_MAX_BYTES (1024 * 1024)
+#define DRAIN_MAX_MS 2000
+
+static void conn_close(tconn *t);
+static void conn_flush(tconn *t);
+static void conn_update(tconn *t);
+
+static void conn_free(tconn *t) {
+  worker *w = t->w;
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    w->conns = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  gql_http_conn_free(&t->c);
+  gql_buf_free(&t->wbuf);
+  atomic_fetch_sub(&w->srv->nconns, 1);
+  free(t);
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+  tconn *t = h->data;
+  if (--t->open_handles == 0)
+    conn_free(t);
+}
+
+/* Closes the socket now; the timer (and so the memory) stays while a
+ * pending request still runs, ended by its completion. */
+static void conn_close(tconn *t) {
+  if (!t->tcp_closed) {
+    t->tcp_closed = true;
+    t->c.gone = true;
+    uv_close((uv_handle_t *)&t->tcp, on_handle_closed);
+  }
+  if (!t->c.inflight && !t->closing) {
+    t->closing = true;
+    uv_close((uv_handle_t *)&t->timer, on_handle_closed);
+  }
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  (void)suggested;
+  tconn *t = h->data;
+  worker *w = t->w;
+  if (w->read_buf_busy) { /* cannot happen on one thread; be safe */
+    buf->base = NULL;
+    buf->len = 0;
+    return;
+  }
+  w->read_buf_busy = true;
+  buf->base = w->read_buf;
+  buf->len = sizeof w->read_buf;
+}
+
+static void set_reading(tconn *t, bool on);
+static void on_timer(uv_timer_t *h);
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  tconn *t = req->data;
+  if (status < 0 && !t->tcp_closed)
+    conn_close(t);
+}
+
+/* The last response is out and the connection is to close. */
+static void conn_linger(tconn *t) {
+  if (t->draining || t->tcp_closed)
+    return;
+  if (t->eof) {
+    conn_close(t);
+    return;
+  }
+  t->draining = true;
+  t->sreq.data = t;
+  if (uv_shutdown(&t->sreq, (uv_stream_t *)&t->tcp, on_shutdown) < 0) {
+    conn_close(t);
+    return;
+  }
+  t->mode = T_DRAIN;
+  uv_timer_start(&t->timer, on_timer, DRAIN_MAX_MS, 0);
+  if (!t->reading &&
+      uv_read_start((uv_stream_t *)&t->tcp, on_alloc, on_read) == 0)
+    t->reading = true;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  tconn *t = s->data;
+  if (buf->base == t->w->read_buf)
+    t->w->read_buf_busy = false;
+  if (n == 0)
+    return;
+  if (t->draining) {
+    t->drained += n > 0 ? (size_t)n : 0;
+    if (n < 0 || t->drained > DRAIN_MAX_BYTES)
+      conn_close(t);
+    return;
+  }
+  if (n < 0) {
+    set_reading(t, false);
+    if (n == UV_EOF) {
+      t->eof = true;
+      gql_http_conn_eof(&t->c);
+      t->c.close_after = true;
+      if (!t->c.inflight && !t->writing && !t->c.out.len) {
+        conn_close(t);
+        return;
+      }
+      conn_flush(t);
+      return;
+    }
+    conn_close(t);
+    return;
+  }
+  gql_http_conn_feed(&t->c, buf->base, (size_t)n);
+  conn_flush(t);
+  conn_update(t);
+}
+
+static void set_reading(tconn *t, bool on) {
+  if (t->tcp_closed || on == t->reading)
+    return;
+  if (on && uv_read_start((uv_stream_t *)&t->tcp, on_alloc, on_read) < 0) {
+    conn_close(t);
+    return;
+  }
+  if (!on)
+    uv_read_stop((uv_stream_t *)&t->tcp);
+  t->reading = on;
+}
+
+static void on_write(uv_write_t *req, int status) {
+  tconn *t = req->data;
+  t->writing = false;
+  t->wbuf.len = 0;
+  if (t->tcp_closed) {
+    if (!t->c.inflight && !t->closing)
+      conn_close(t);
+    return;
+  }
+  if (status < 0) {
+    conn_close(t);
+    return;
+  }
+  gql_http_conn_resume(&t->c); /* input held back while output piled up */
+  conn_flush(t);
+  conn_update(t);
+}
+
+/* Writes what c.out holds (one write at a time: the buffers swap). */
+static void conn_flush(tconn *t) {
+  if (t->tcp_closed)
+    return;
+  if (t->c.out.failed) {
+    conn_close(t);
+    return;
+  }
+  if (!t->writing && t->c.out.len) {
+    gql_buf tmp = t->wbuf;
+    t->wbuf = t->c.out;
+    t->c.out = tmp;
+    t->c.out.len = 0;
+    uv_buf_t b = uv_buf_init(t->wbuf.data, (unsigned)t->wbuf.len);
+    t->wreq.data = t;
+    if (uv_write(&t->wreq, (uv_stream_t *)&t->tcp, &b, 1, on_write) < 0) {
+      conn_close(t);
+      return;
+    }
+    t->writing = true;
+  }
+  if (!t->writing && !t->c.out.len && t->c.close_after && !t->c.inflight)
+    conn_linger(t);
+}
+
+static void on_timer(uv_timer_t *h) {
+  tconn *t = h->data;
+  if (t->mode == T_DRAIN) {
+    conn_close(t);
+    return;
+  }
+  if (t->mode == T_RESUME) {
+    gql_http_request *r = t->c.inflight;
+    t->c.inflight = NULL;
+    t->mode = T_NONE;
+    if (r)
+      gql_http_request_end(r);
+    if (t->tcp_closed) {
+      conn_close(t);
+      return;
+    }
+    gql_http_conn_resume(&t->c);
+    conn_flush(t);
+    conn_update(t);
+    return;
+  }
+  if (t->mode == T_IDLE) {
+    uint64_t idle = uv_now(&t->w->loop) - t->last_active;
+    uint64_t limit = t->w->x.opt->idle_timeout_ms;
+    if (idle < limit) {
+      uv_timer_start(&t->timer, on_timer, limit - idle, 0);
+      return;
+    }
+  }
+  gql_http_log(&t->w->x, GQL_HTTP_LOG_DEBUG,
+               "connection %s timed out (reading %d, writing %d, %zu bytes "
+               "in, %zu out)",
+               t->mode == T_IDLE ? "idle" : "request", t->reading, t->writing,
+               t->c.in.len, t->c.out.len);
+  conn_close(t);
+}
+
+/* Reading and the timer follow the connection's state. */
+static void conn_update(tconn *t) {
+  if (t->tcp_closed || t->closing || t->draining)
+    return;
+  gql_http_conn *c = &t->c;
+  bool backlog = (t->writing && c->out.len > OUT_HIGH_WATER) || c->in.len;
+  set_reading(t, !c->inflight && !c->close_after && !backlog);
+  if (t->tcp_closed || t->mode == T_RESUME)
+    return;
+  const gql_http_options *o = t->w->x.opt;
+  if (c->inflight) {
+    uv_timer_stop(&t->timer);
+    t->mode = T_NONE;
+  } else if (c->in_request) {
+    if (t->mode != T_REQUEST || t->armed_for != c->start_ns) {
+      uint64_t elapsed = (gql_http_now_ns() - c->start_ns) / 1000000;
+      uint64_t left = elapsed >= o->request_timeout_ms
+                          ? 1
+                          : o->request_timeout_ms - elapsed;
+      uv_timer_start(&t->timer, on_timer, left, 0);
+      t->mode = T_REQUEST;
+      t->armed_for = c->start_ns;
+    }
+  } else {
+    /* Busy connections touch a timestamp; the timer, armed once, checks it
+     * when it fires (no timer-heap work per request). */
+    t->last_active = uv_now(&t->w->loop);
+    if (t->mode != T_IDLE) {
+      uv_timer_start(&t->timer, on_timer, o->idle_timeout_ms, 0);
+      t->mode = T_IDLE;
+    }
+  }
+}
+
+/* x->resumed: a pending request wrote its response; end it on the next
+ * loop turn, once the executor has returned. */
+static void conn_resumed(gql_http_conn *c) {
+  tconn *t = gql_container_of(c, tconn, c);
+  t->mode = T_RESUME;
+  uv_timer_start(&t->timer, on_timer, 0, 0);
+}
+
+static void on_connection(uv_stream_t *server, int status) {
+  worker *w = server->data;
+  if (status < 0)
+    return;
+  tconn *t = calloc(1, sizeof *t);
+  if (!t) {
+    uv_tcp_t tmp; /* accept and drop: nothing else to do */
+    (void)tmp;
+    return;
+  }
+  t->w = w;
+  gql_http_conn_init(&t->c, &w->x);
+  uv_tcp_init(&w->loop, &t->tcp);
+  uv_timer_init(&w->loop, &t->timer);
+  t->tcp.data = t->timer.data = t;
+  t->open_handles = 2;
+  t->next = w->conns;
+  if (w->conns)
+    w->conns->prev = t;
+  w->conns = t;
+  unsigned n = atomic_fetch_add(&w->srv->nconns, 1) + 1;
+  if (uv_accept(server, (uv_stream_t *)&t->tcp) < 0) {
+    conn_close(t);
+    return;
+  }
+  if (n > w->srv->opt.max_connections || w->x.stopping) {
+    gql_http_log(&w->x, GQL_HTTP_LOG_WARN,
+                 "connection refused: %u connections open", n - 1);
+    conn_close(t);
+    return;
+  }
+  uv_tcp_nodelay(&t->tcp, 1);
+  gql_http_log(&w->x, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)", n);
+  conn_update(t);
+}
+
+static void on_stop(uv_async_t *a) {
+  worker *w = a->data;
+  w->x.stopping = true;
+  if (!uv_is_closing((uv_handle_t *)&w->listener))
+    uv_close((uv_handle_t *)&w->listener, NULL);
+  uv_close((uv_handle_t *)&w->stop_async, NULL);
+  /* Idle connections close now; the others once their response is out
+   * (it says Connection: close), and a request still arriving gets
+   * request_timeout_ms to finish. */
+  for (tconn *t = w->conns, *next; t; t = next) {
+    next = t->next;
+    if (t->c.inflight || t->c.in_request || t->tcp_closed)
+      continue;
+    t->c.close_after = true;
+    if (!t->writing && !t->c.out.len)
+      conn_close(t);
+  }
+}
+
+static void worker_main(void *arg) {
+  worker *w = arg;
+  uv_run(&w->loop, UV_RUN_DEFAULT);
+}
+
+/* host:port as a socket address: a numeric address, else a name resolved
+ * once at start (getaddrinfo). */
+static int resolve(const char *host, int port, struct sockaddr_storage *ss,
+                   socklen_t *sl) {
+  memset(ss, 0, sizeof *ss);
+  if (uv_ip4_addr(host, port, (struct sockaddr_in *)ss) == 0) {
+    *sl = sizeof(struct sockaddr_in);
+    return 0;
+  }
+  if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)ss) == 0) {
+    *sl = sizeof(struct sockaddr_in6);
+    return 0;
+  }
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_PASSIVE};
+  struct addrinfo *ai = NULL;
+  char ps[16];
+  snprintf(ps, sizeof ps, "%d", port);
+  if (getaddrinfo(host, ps, &hints, &ai) != 0 || !ai)
+    return -EINVAL;
+  memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+  *sl = ai->ai_addrlen;
+  freeaddrinfo(ai);
+  return 0;
+}
+
+/* A listening socket with SO_REUSEPORT (libuv 1.44 has no UV_TCP_REUSEPORT:
+ * we make the socket and hand it to uv_tcp_open). With `probe`, a socket
+ * without SO_REUSEPORT, bound and closed: it fails when another process
+ * already listens there, which SO_REUSEPORT alone would silently share. */
+static int listen_socket(const char *host, int port, int *bound_port,
+                         bool probe) {
+  struct sockaddr_storage ss;
+  socklen_t sl;
+  int rc = resolve(host, port, &ss, &sl);
+  if (rc < 0)
+    return rc;
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if ((!probe &&
+       setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) ||
+      bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  if (probe) {
+    close(fd);
+    return 0;
+  }
+  if (bound_port) {
+    struct sockaddr_storage got;
+    socklen_t gl = sizeof got;
+    getsockname(fd, (struct sockaddr *)&got, &gl);
+    *bound_port = got.ss_family == AF_INET6
+                      ? ntohs(((struct sockaddr_in6 *)&got)->sin6_port)
+                      : ntohs(((struct sockaddr_in *)&got)->sin_port);
+  }
+  return fd;
+}
+
+int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
+                        gql_http_server **out) {
+  *out = NULL;
+  if (!schema)
+    return GQL_EINVAL;
+  int rc = gql_schema_finalize(schema);
+  if (rc < 0)
+    return rc;
+  gql_http_server *s = calloc(1, sizeof *s);
+  if (!s)
+    return GQL_ENOMEM;
+  s->schema = schema;
+  gql_http_options_resolve(options, &s->opt);
+  s->nworkers = s->opt.threads ? s->opt.threads : uv_available_parallelism();
+  if (s->nworkers == 0)
+    s->nworkers = 1;
+  if (s->nworkers > 256)
+    s->nworkers = 256;
+  atomic_init(&s->stop_requested, false);
+  atomic_init(&s->nconns, 0);
+  *out = s;
+  return 0;
+}
+
+int gql_http_server_port(const gql_http_server *s) {
+  return s->port;
+}
+
+int gql_http_server_start(gql_http_server *s) {
+  if (s->started)
+    return GQL_EINVAL;
+  s->workers = calloc(s->nworkers, sizeof *s->workers);
+  if (!s->workers)
+    return GQL_ENOMEM;
+  /* Where a client writes to a closed socket we want EPIPE, not death. */
+  signal(SIGPIPE, SIG_IGN);
+  uint64_t seed = gql_hash_seed();
+  int port = s->opt.port < 0 ? 0 : s->opt.port;
+  unsigned ready = 0;
+  int rc = 0;
+  if (port) {
+    int e = listen_socket(s->opt.host, port, NULL, true);
+    if (e < 0) {
+      gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
+                   "cannot listen on %s:%d: %s", s->opt.host, port,
+                   strerror(-e));
+      s->started = true;
+      s->nworkers = 0;
+      return GQL_EIO;
+    }
+  }
+  for (unsigned i = 0; i < s->nworkers; i++) {
+    worker *w = &s->workers[i];
+    w->srv = s;
+    int bound = 0;
+    int fd = listen_socket(s->opt.host, port, &bound, false);
+    if (fd < 0) {
+      gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
+                   "cannot listen on %s:%d: %s", s->opt.host, port,
+                   strerror(-fd));
+      rc = GQL_EIO;
+      break;
+    }
+    port = bound;
+    gql_http_ctx_init(&w->x, s->schema, &s->opt, seed);
+    w->x.resumed = conn_resumed;
+    if (uv_loop_init(&w->loop) < 0) {
+      close(fd);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_EIO;
+      break;
+    }
+    w->x.loop = &w->loop;
+    uv_tcp_init(&w->loop, &w->listener);
+    w->listener.data = w;
+    uv_async_init(&w->loop, &w->stop_async, on_stop);
+    w->stop_async.data = w;
+    int e = uv_tcp_open(&w->listener, fd);
+    if (e == 0)
+      e = uv_listen((uv_stream_t *)&w->listener, 1024, on_connection);
+    ready++;
+    if (e < 0) {
+      gql_http_log(&w->x, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
+                   s->opt.host, port, uv_strerror(e));
+      rc = GQL_EIO;
+      break;
+    }
+  }
+  s->port = port;
+  s->started = true;
+  s->nworkers = ready;
+  if (rc < 0) {
+    for (unsigned i = 0; i < ready; i++)
+      on_stop(&s->workers[i].stop_async);
+    for (unsigned i = 0; i < ready; i++)
+      uv_run(&s->workers[i].loop, UV_RUN_DEFAULT);
+    return rc;
+  }
+  for (unsigned i = 0; i < s->nworkers; i++) {
+    worker *w = &s->workers[i];
+    if (uv_thread_create(&w->thread, worker_main, w) == 0)
+      w->thread_started = true;
+    else
+      uv_async_send(&w->stop_async), uv_run(&w->loop, UV_RUN_DEFAULT);
+  }
+  return 0;
+}
+
+void gql_http_server_stop(gql_http_server *s) {
+  if (!s || !s->started || atomic_exchange(&s->stop_requested, true))
+    return;
+  for (unsigned i = 0; i < s->nworkers; i++)
+    if (s->workers[i].thread_started)
+      uv_async_send(&s->workers[i].stop_async);
+}
+
+void gql_http_server_wait(gql_http_server *s) {
+  if (!s || !s->started)
+    return;
+  for (unsigned i = 0; i < s->nworkers; i++) {
+    worker *w = &s->workers[i];
+    if (w->thread_started) {
+      uv_thread_join(&w->thread);
+      w->thread_started = false;
+    }
+  }
+}
+
+typedef struct run_state {
+  gql_http_server *srv;
+  uv_signal_t sigint, sigterm;
+  uv_timer_t poll;
+} run_state;
+
+static void on_signal(uv_signal_t *h, int signum) {
+  run_state *st = h->data;
+  gql_http_log(&(gql_http_ctx){.opt = &st->srv->opt}, GQL_HTTP_LOG_WARN,
+               "%s: stopping (finishing requests in flight)",
+               signum == SIGINT ? "SIGINT" : "SIGTERM");
+  gql_http_server_stop(st->srv);
+}
+
+/* The signal loop ends once a stop was asked for, by a signal or by
+ * gql_http_server_stop from elsewhere. */
+static void on_poll(uv_timer_t *h) {
+  run_state *st = h->data;
+  if (!atomic_load(&st->srv->stop_requested))
+    return;
+  uv_close((uv_handle_t *)&st->sigint, NULL);
+  uv_close((uv_handle_t *)&st->sigterm, NULL);
+  uv_close((uv_handle_t *)&st->poll, NULL);
+}
+
+int gql_http_server_run(gql_http_server *s) {
+  uv_loop_t loop;
+  if (uv_loop_init(&loop) < 0)
+    return GQL_EIO;
+  run_state st = {.srv = s};
+  uv_signal_init(&loop, &st.sigint);
+  uv_signal_init(&loop, &st.sigterm);
+  uv_timer_init(&loop, &st.poll);
+  st.sigint.data = st.sigterm.data = st.poll.data = &st;
+  uv_signal_start(&st.sigint, on_signal, SIGINT);
+  uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+  int rc = gql_http_server_start(s);
+  if (rc < 0) {
+    atomic_store(&s->stop_requested, true);
+  } else if (s->opt.banner) {
+    bool v6 = strchr(s->opt.host, ':') != NULL;
+    printf("%s on http://%s%s%s:%d%s\n", s->opt.banner, v6 ? "[" : "",
+           s->opt.host, v6 ? "]" : "", s->port, s->opt.path);
+    fflush(stdout);
+  }
+  uv_timer_start(&st.poll, on_poll, 0, 50);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  if (rc < 0)
+    return rc;
+  gql_http_server_wait(s);
+  return 0;
+}
+
+void gql_http_server_free(gql_http_server *s) {
+  if (!s)
+    return;
+  if (s->workers) {
+    gql_http_server_stop(s);
+    gql_http_server_wait(s);
+    for (unsigned i = 0; i < s->nworkers; i++) {
+      worker *w = &s->workers[i];
+      uv_run(&w->loop, UV_RUN_NOWAIT);
+      uv_loop_close(&w->loop);
+      gql_http_ctx_free(&w->x);
+    }
+    free(s->workers);
+  }
+  free(s);
+}
