@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# Builds gql and runs it on the built-in Star Wars demo: until the server
-# lands, that is `gql exec` of the demo's queries against its C resolvers.
+# Builds gql and serves the built-in Star Wars demo on
+# http://127.0.0.1:4000/graphql (extra arguments go to `gql serve`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh" "$root/build" >/dev/null
-for q in star_wars fragments; do
-  echo "# gql exec --example starwars examples/starwars/$q.graphql"
-  "$root/build/gql" exec --example starwars "$root/examples/starwars/$q.graphql"
-done
+exec "$root/build/gql" serve "$@"
