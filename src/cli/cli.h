@@ -34,5 +34,6 @@ extern const gql_cli_command gql_cmd_format;
 extern const gql_cli_command gql_cmd_print_schema;
 extern const gql_cli_command gql_cmd_validate;
 extern const gql_cli_command gql_cmd_exec;
+extern const gql_cli_command gql_cmd_gateway;
 
 #endif
