@@ -54,6 +54,7 @@ typedef struct gql_gw_field {
   gql_str name;
   gql_str type_name; /* the named type, wrappers removed */
   uint32_t list_depth;
+  const gql_ast_type *type; /* the full type (non-null and list wrappers) */
   gql_gw_field_graph *graphs; /* @join__field applications */
   uint32_t ngraphs;
   bool inaccessible;
@@ -173,5 +174,48 @@ int gql_gw_plan_cache_get(gql_gw_plan_cache *c, const char *query, size_t len,
 /* Plans made (misses) and lookups answered from the cache (hits). */
 void gql_gw_plan_cache_stats(const gql_gw_plan_cache *c, uint64_t *hits,
                              uint64_t *misses);
+
+/* ------------------------------------------------------------- execute */
+
+/* One client request being executed along a plan: the merged data tree
+ * (arena JSON), per entity fetch the objects it feeds and their
+ * de-duplicated representations, and the errors so far. Drive it wave by
+ * wave: for each batch of a wave build the body, send it, merge the
+ * answer; then write the response. */
+typedef struct gql_gw_request gql_gw_request;
+
+/* `variables` (may be NULL) are the client's coerced variables. */
+int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
+                       gql_arena *arena, gql_gw_request **out);
+/* The JSON body {"query":...,"variables":{...}} of batch `i` (its wave's
+ * predecessors merged). Returns 0, 1 when the batch has nothing to ask
+ * (no object needs it: send nothing), or GQL_ENOMEM. */
+int gql_gw_request_body(gql_gw_request *r, uint32_t i, gql_buf *body);
+/* Merges the subgraph's answer to batch `i` (root fields into the data,
+ * `_entities` items into every object that produced the representation)
+ * and re-paths its errors. A malformed answer becomes an error. */
+int gql_gw_request_merge(gql_gw_request *r, uint32_t i, const char *json,
+                         size_t len);
+/* Records that batch `i` failed (transport), as a GraphQL error. */
+void gql_gw_request_fail(gql_gw_request *r, uint32_t i, const char *why);
+/* Writes the client response: the client's selection projected over the
+ * merged data (query order, aliases, __typename, null propagation), with
+ * "errors" first when there are any, as graphql-js orders them. */
+int gql_gw_request_response(gql_gw_request *r, gql_buf *out);
+/* Subgraph requests made so far, and representations sent / before
+ * de-duplication. */
+void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
+                          uint32_t *reps_sent, uint32_t *reps_seen);
+
+/* Sends `body` to the batch's subgraph; the answer goes to *response (in
+ * the arena or kept alive by the callee until the request ends). */
+typedef int (*gql_gw_send_fn)(void *ud, const gql_gw_batch *b,
+                              const char *body, size_t len,
+                              gql_str *response);
+
+/* Runs a whole plan with a synchronous transport (tests, tools). */
+int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
+                   gql_arena *arena, gql_gw_send_fn send, void *ud,
+                   gql_buf *out, gql_gw_request **req_out);
 
 #endif

@@ -219,6 +219,7 @@ static int read_field(gql_supergraph *sg, const gql_ast_field_def *def,
   memset(f, 0, sizeof *f);
   f->name = gql_ast_name_str(def->name);
   named_type(def->type, &f->type_name, &f->list_depth);
+  f->type = def->type;
   f->inaccessible = has_dir(&def->directives, "inaccessible");
   f->graphs = gql_arena_alloc(sg->arena,
                               (def->directives.count + 1) * sizeof *f->graphs);
