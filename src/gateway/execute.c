@@ -256,76 +256,93 @@ static void write_rep(gql_buf *out, const gql_json_value *obj,
   gql_buf_putc(out, '}');
 }
 
-static int build_reps(gql_gw_request *r, const gql_gw_fetch *f) {
-  fetch_state *fs = &r->fs[f->id];
-  fs->ntargets = fs->nreps = 0;
-  int rc = collect(r, f, fs, r->data, 0, NULL);
-  if (rc)
-    return rc;
+/* The fetch whose state holds the representations of field `k`. */
+static const gql_gw_fetch *field_leader(const gql_gw_batch *b, uint32_t k) {
+  for (uint32_t i = 0; i < b->nfetches; i++)
+    if (b->field[i] == k)
+      return b->fetches[i];
+  return NULL;
+}
+
+/* Collects the objects of every fetch sharing field `k` and their distinct
+ * representations (kept in the leader's state). */
+static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
+  fetch_state *lead = &r->fs[field_leader(b, k)->id];
+  lead->nreps = 0;
   gql_strmap seen;
   gql_strmap_init(&seen, NULL);
   gql_buf tmp;
   gql_buf_init(&tmp, NULL);
-  for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
-    tmp.len = 0;
-    write_rep(&tmp, fs->targets[i].obj, f->requires);
-    if (tmp.failed) {
-      rc = GQL_ENOMEM;
-      break;
-    }
-    uint32_t idx;
-    if (gql_strmap_get(&seen, (gql_str){tmp.data, tmp.len}, &idx)) {
-      fs->targets[i].rep = idx;
+  int rc = 0;
+  for (uint32_t fi = 0; fi < b->nfetches && !rc; fi++) {
+    if (b->field[fi] != k)
       continue;
-    }
-    char *text = gql_arena_strndup(r->arena, tmp.data, tmp.len);
-    if (!text) {
-      rc = GQL_ENOMEM;
-      break;
-    }
-    if (fs->nreps == fs->reps_cap) {
-      uint32_t cap = fs->reps_cap ? fs->reps_cap * 2 : 8;
-      gql_str *reps =
-          gql_arena_grow(r->arena, fs->reps, fs->reps_cap, cap, sizeof *reps);
-      if (!reps) {
+    const gql_gw_fetch *f = b->fetches[fi];
+    fetch_state *fs = &r->fs[f->id];
+    fs->ntargets = 0;
+    rc = collect(r, f, fs, r->data, 0, NULL);
+    for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
+      tmp.len = 0;
+      write_rep(&tmp, fs->targets[i].obj, f->requires);
+      if (tmp.failed) {
         rc = GQL_ENOMEM;
         break;
       }
-      fs->reps = reps;
-      fs->reps_cap = cap;
+      uint32_t idx;
+      if (gql_strmap_get(&seen, (gql_str){tmp.data, tmp.len}, &idx)) {
+        fs->targets[i].rep = idx;
+        continue;
+      }
+      char *text = gql_arena_strndup(r->arena, tmp.data, tmp.len);
+      if (!text) {
+        rc = GQL_ENOMEM;
+        break;
+      }
+      if (lead->nreps == lead->reps_cap) {
+        uint32_t cap = lead->reps_cap ? lead->reps_cap * 2 : 8;
+        gql_str *reps = gql_arena_grow(r->arena, lead->reps, lead->reps_cap,
+                                       cap, sizeof *reps);
+        if (!reps) {
+          rc = GQL_ENOMEM;
+          break;
+        }
+        lead->reps = reps;
+        lead->reps_cap = cap;
+      }
+      lead->reps[lead->nreps] = (gql_str){text, tmp.len};
+      if (gql_strmap_put(&seen, lead->reps[lead->nreps], lead->nreps) < 0) {
+        rc = GQL_ENOMEM;
+        break;
+      }
+      fs->targets[i].rep = lead->nreps++;
     }
-    fs->reps[fs->nreps] = (gql_str){text, tmp.len};
-    if (gql_strmap_put(&seen, fs->reps[fs->nreps], fs->nreps) < 0) {
-      rc = GQL_ENOMEM;
-      break;
-    }
-    fs->targets[i].rep = fs->nreps++;
+    r->reps_seen += fs->ntargets;
   }
+  r->reps_sent += lead->nreps;
   gql_buf_free(&tmp);
   gql_strmap_free(&seen);
-  r->reps_seen += fs->ntargets;
-  r->reps_sent += fs->nreps;
   return rc;
 }
 
-static uint32_t entity_count(const gql_gw_batch *b) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < b->nfetches; i++)
-    n += b->fetches[i]->parent != 0;
-  return n;
+/* The response key of field `k` of a batch. */
+static gql_str field_alias(const gql_gw_batch *b, uint32_t k, char buf[16]) {
+  if (b->nfields == 1)
+    return GQL_STR("_entities");
+  int n = snprintf(buf, 16, "_%u", k);
+  return (gql_str){buf, (size_t)n};
 }
 
 int gql_gw_request_body(gql_gw_request *r, uint32_t bi, gql_buf *body) {
   const gql_gw_batch *b = &r->plan->batches[bi];
-  uint32_t nent = entity_count(b), total = 0;
-  bool has_root = nent < b->nfetches;
-  for (uint32_t i = 0; i < b->nfetches; i++) {
-    if (!b->fetches[i]->parent)
-      continue;
-    int rc = build_reps(r, b->fetches[i]);
+  bool has_root = false;
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < b->nfetches; i++)
+    has_root |= b->field[i] == UINT32_MAX;
+  for (uint32_t k = 0; k < b->nfields; k++) {
+    int rc = build_reps(r, b, k);
     if (rc)
       return rc;
-    total += r->fs[b->fetches[i]->id].nreps;
+    total += r->fs[field_leader(b, k)->id].nreps;
   }
   if (!has_root && total == 0)
     return 1;
@@ -333,18 +350,15 @@ int gql_gw_request_body(gql_gw_request *r, uint32_t bi, gql_buf *body) {
   gql_json_write_string(body, b->operation);
   gql_buf_puts(body, ",\"variables\":{");
   bool first = true;
-  for (uint32_t i = 0, k = 0; i < b->nfetches; i++) {
-    const gql_gw_fetch *f = b->fetches[i];
-    if (!f->parent)
-      continue;
+  for (uint32_t k = 0; k < b->nfields; k++) {
     if (!first)
       gql_buf_putc(body, ',');
     first = false;
-    if (nent == 1)
+    if (b->nfields == 1)
       gql_buf_puts(body, "\"representations\":[");
     else
-      gql_buf_printf(body, "\"r%u\":[", k++);
-    const fetch_state *fs = &r->fs[f->id];
+      gql_buf_printf(body, "\"r%u\":[", k);
+    const fetch_state *fs = &r->fs[field_leader(b, k)->id];
     for (uint32_t j = 0; j < fs->nreps; j++) {
       if (j)
         gql_buf_putc(body, ',');
@@ -380,7 +394,7 @@ void gql_gw_request_fail(gql_gw_request *r, uint32_t bi, const char *why) {
 /* A subgraph error: its path re-rooted at each object of representation
  * `rep` (entity fetch), or kept (root fetch). */
 static void import_error(gql_gw_request *r, const gql_json_value *e,
-                         const gql_gw_batch *b, uint32_t nent) {
+                         const gql_gw_batch *b) {
   const gql_json_value *msg = obj_get(e, GQL_STR("message"));
   gql_str m = msg && msg->kind == GQL_JSON_STRING ? msg->string
                                                   : GQL_STR("Subgraph error");
@@ -391,39 +405,38 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
     return;
   }
   gql_str head = path->array.items[0].string;
-  const gql_gw_fetch *f = NULL;
-  for (uint32_t i = 0, k = 0; i < b->nfetches && !f; i++) {
-    if (!b->fetches[i]->parent)
-      continue;
-    char alias[16];
-    int n = nent == 1 ? snprintf(alias, sizeof alias, "_entities")
-                      : snprintf(alias, sizeof alias, "_%u", k);
-    k++;
-    if (gql_str_eq(head, (gql_str){alias, (size_t)n}))
-      f = b->fetches[i];
+  uint32_t field = UINT32_MAX;
+  for (uint32_t k = 0; k < b->nfields && field == UINT32_MAX; k++) {
+    char buf[16];
+    if (gql_str_eq(head, field_alias(b, k, buf)))
+      field = k;
   }
   const gql_json_value *idx = &path->array.items[1];
-  if (!f || idx->kind != GQL_JSON_NUMBER || !idx->is_int) {
+  if (field == UINT32_MAX || idx->kind != GQL_JSON_NUMBER || !idx->is_int) {
     add_error(r, m, path);
     return;
   }
-  const fetch_state *fs = &r->fs[f->id];
-  for (uint32_t t = 0; t < fs->ntargets; t++) {
-    if ((int64_t)fs->targets[t].rep != idx->number.i)
+  for (uint32_t fi = 0; fi < b->nfetches; fi++) {
+    if (b->field[fi] != field)
       continue;
-    const gql_json_value *base = fs->targets[t].path;
-    gql_json_value *p = gql_arena_alloc(r->arena, sizeof *p);
-    gql_json_value *items = gql_arena_alloc(
-        r->arena, (base->array.count + path->array.count) * sizeof *items);
-    if (!p || !items)
-      return;
-    memcpy(items, base->array.items, base->array.count * sizeof *items);
-    memcpy(items + base->array.count, path->array.items + 2,
-           (path->array.count - 2) * sizeof *items);
-    *p = *base;
-    p->array.items = items;
-    p->array.count = base->array.count + path->array.count - 2;
-    add_error(r, m, p);
+    const fetch_state *fs = &r->fs[b->fetches[fi]->id];
+    for (uint32_t t = 0; t < fs->ntargets; t++) {
+      if ((int64_t)fs->targets[t].rep != idx->number.i)
+        continue;
+      const gql_json_value *base = fs->targets[t].path;
+      size_t n = base->array.count + path->array.count - 2;
+      gql_json_value *p = gql_arena_alloc(r->arena, sizeof *p);
+      gql_json_value *items = gql_arena_alloc(r->arena, n * sizeof *items);
+      if (!p || !items)
+        return;
+      memcpy(items, base->array.items, base->array.count * sizeof *items);
+      memcpy(items + base->array.count, path->array.items + 2,
+             (path->array.count - 2) * sizeof *items);
+      *p = *base;
+      p->array.items = items;
+      p->array.count = n;
+      add_error(r, m, p);
+    }
   }
 }
 
@@ -439,26 +452,24 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
     gql_gw_request_fail(r, bi, "the response is not a JSON object");
     return 0;
   }
-  uint32_t nent = entity_count(b);
   const gql_json_value *errors = obj_get(resp, GQL_STR("errors"));
   gql_json_value *data = obj_get(resp, GQL_STR("data"));
-  bool oom = false;
+  bool oom = false, root_done = false;
   if (data && data->kind == GQL_JSON_OBJECT) {
-    for (uint32_t i = 0, k = 0; i < b->nfetches; i++) {
-      const gql_gw_fetch *f = b->fetches[i];
-      if (!f->parent) {
-        /* root fields: merge those of this fetch (all of data when alone) */
-        deep_merge(r->arena, r->data, data, &oom);
+    for (uint32_t i = 0; i < b->nfetches; i++) {
+      if (b->field[i] == UINT32_MAX) {
+        /* root fields (a batch has one root fetch per subgraph) */
+        if (!root_done)
+          deep_merge(r->arena, r->data, data, &oom);
+        root_done = true;
         continue;
       }
-      char alias[16];
-      int n = nent == 1 ? snprintf(alias, sizeof alias, "_entities")
-                        : snprintf(alias, sizeof alias, "_%u", k);
-      k++;
-      const gql_json_value *list = obj_get(data, (gql_str){alias, (size_t)n});
+      char buf[16];
+      const gql_json_value *list =
+          obj_get(data, field_alias(b, b->field[i], buf));
       if (!list || list->kind != GQL_JSON_ARRAY)
         continue;
-      const fetch_state *fs = &r->fs[f->id];
+      const fetch_state *fs = &r->fs[b->fetches[i]->id];
       for (uint32_t t = 0; t < fs->ntargets; t++) {
         uint32_t rep = fs->targets[t].rep;
         if (rep < list->array.count &&
@@ -470,7 +481,7 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
   }
   if (errors && errors->kind == GQL_JSON_ARRAY)
     for (size_t i = 0; i < errors->array.count; i++)
-      import_error(r, &errors->array.items[i], b, nent);
+      import_error(r, &errors->array.items[i], b);
   return oom ? GQL_ENOMEM : 0;
 }
 

@@ -126,13 +126,19 @@ struct gql_gw_fetch {
   bool visiting; /* level computation */
 };
 
-/* The fetches of one subgraph in one wave: one request, root fields and
- * `_entities` fields aliased _0, _1, ... when more than one. */
+/* The fetches of one subgraph in one wave: one request. Entity fetches
+ * of the same type asking the same selection with the same
+ * representation shape share one `_entities` field (their objects'
+ * representations are de-duplicated together); the fields are aliased
+ * _0, _1, ... (variables $r0, $r1, ...) when there is more than one, else
+ * plain `_entities` with `$representations`. */
 typedef struct gql_gw_batch {
   uint32_t graph;
   uint32_t level;
   gql_gw_fetch **fetches;
   uint32_t nfetches;
+  uint32_t *field;  /* per fetch: its `_entities` field (UINT32_MAX: root) */
+  uint32_t nfields; /* `_entities` fields */
   gql_str operation; /* the GraphQL text sent to the subgraph */
 } gql_gw_batch;
 

@@ -683,6 +683,42 @@ static void mark_sel_vars(const gql_gw_sel *parent, const gql_ast_operation *op,
   }
 }
 
+/* The text that decides whether two entity fetches can share a field. */
+static int fetch_shape(gql_arena *a, const gql_gw_fetch *f, gql_str *out) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_put_str(&b, f->type_name);
+  print_sels(&b, f->requires, false);
+  print_sels(&b, &f->root, false);
+  char *s = b.failed ? NULL : gql_arena_strndup(a, b.data, b.len);
+  *out = (gql_str){s, b.len};
+  gql_buf_free(&b);
+  return s ? 0 : GQL_ENOMEM;
+}
+
+static int assign_fields(planner *p, gql_gw_batch *b) {
+  b->field = gql_arena_alloc(p->arena, (b->nfetches + 1) * sizeof *b->field);
+  gql_str *shapes =
+      gql_arena_alloc(p->arena, (b->nfetches + 1) * sizeof *shapes);
+  if (!b->field || !shapes)
+    return GQL_ENOMEM;
+  b->nfields = 0;
+  for (uint32_t i = 0; i < b->nfetches; i++) {
+    b->field[i] = UINT32_MAX;
+    if (!b->fetches[i]->parent)
+      continue;
+    int rc = fetch_shape(p->arena, b->fetches[i], &shapes[i]);
+    if (rc)
+      return rc;
+    for (uint32_t j = 0; j < i && b->field[i] == UINT32_MAX; j++)
+      if (b->field[j] != UINT32_MAX && gql_str_eq(shapes[i], shapes[j]))
+        b->field[i] = b->field[j];
+    if (b->field[i] == UINT32_MAX)
+      b->field[i] = b->nfields++;
+  }
+  return 0;
+}
+
 /* The GraphQL operation of a batch (see gql_gw_batch). */
 static int batch_operation(planner *p, gql_gw_batch *b) {
   const gql_ast_operation *op = p->op;
@@ -696,18 +732,14 @@ static int batch_operation(planner *p, gql_gw_batch *b) {
   gql_buf_init(&out, NULL);
   gql_buf_puts(&out, op->operation == GQL_OP_MUTATION ? "mutation" : "query");
   bool open = false;
-  uint32_t nent = 0;
-  for (uint32_t i = 0; i < b->nfetches; i++)
-    nent += b->fetches[i]->parent != 0;
-  for (uint32_t i = 0, k = 0; i < b->nfetches; i++) {
-    if (!b->fetches[i]->parent)
-      continue;
+  uint32_t nent = b->nfields;
+  for (uint32_t k = 0; k < nent; k++) {
     gql_buf_puts(&out, open ? "," : "(");
     open = true;
     if (nent == 1)
       gql_buf_puts(&out, "$representations:[_Any!]!");
     else
-      gql_buf_printf(&out, "$r%u:[_Any!]!", k++);
+      gql_buf_printf(&out, "$r%u:[_Any!]!", k);
   }
   for (uint32_t i = 0; i < op->variables.count; i++) {
     if (!used[i])
@@ -727,9 +759,12 @@ static int batch_operation(planner *p, gql_gw_batch *b) {
   if (open)
     gql_buf_putc(&out, ')');
   gql_buf_putc(&out, '{');
+  uint32_t printed = 0;
   for (uint32_t i = 0, k = 0; i < b->nfetches; i++) {
     const gql_gw_fetch *f = b->fetches[i];
-    if (i)
+    if (f->parent && b->field[i] != k)
+      continue; /* shares the field of an earlier fetch */
+    if (printed++)
       gql_buf_putc(&out, ' ');
     if (!f->parent) {
       /* root fields, without the braces of their selection set */
@@ -745,7 +780,8 @@ static int batch_operation(planner *p, gql_gw_batch *b) {
     if (nent == 1)
       gql_buf_puts(&out, "_entities(representations:$representations)");
     else
-      gql_buf_printf(&out, "_%u:_entities(representations:$r%u)", k, k), k++;
+      gql_buf_printf(&out, "_%u:_entities(representations:$r%u)", k, k);
+    k++;
     gql_buf_puts(&out, "{...on ");
     gql_buf_put_str(&out, f->type_name);
     print_sels(&out, &f->root, false);
@@ -802,7 +838,9 @@ static int make_batches(planner *p) {
     }
   }
   for (uint32_t j = 0; j < plan->nbatches; j++) {
-    int rc = batch_operation(p, &plan->batches[j]);
+    int rc = assign_fields(p, &plan->batches[j]);
+    if (!rc)
+      rc = batch_operation(p, &plan->batches[j]);
     if (rc)
       return rc;
   }

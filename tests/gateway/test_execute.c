@@ -381,11 +381,23 @@ Test(gateway_execute, benchmark_answer_is_byte_identical_with_six_requests) {
   cr_expect_eq(
       fx.requests[0] + fx.requests[1] + fx.requests[2] + fx.requests[3], 6);
   cr_expect_eq(fx.requests[1], 1, "one inventory request");
-  /* de-duplication: 335 objects need an entity, 24 distinct
-   * representations per fetch (11 reviews, 3 products, 2 accounts, 8
-   * inventory) are sent */
+  /* de-duplication: 335 objects need an entity; fetches of one request
+   * with the same shape share their representations, so 18 are sent
+   * (reviews 6 users + 5 products, products 1, accounts 1, inventory 5) */
   cr_expect_eq(seen, 335, "seen %u", seen);
-  cr_expect_eq(sent, 24, "sent %u", sent);
+  cr_expect_eq(sent, 18, "sent %u", sent);
+  cr_expect_str_eq(
+      fx.last_body[1],
+      "{\"query\":\"query($representations:[_Any!]!){_entities("
+      "representations:$representations){...on Product{inStock "
+      "shippingEstimate}}}\",\"variables\":{\"representations\":["
+      "{\"__typename\":\"Product\",\"upc\":\"1\",\"price\":899,\"weight\":100},"
+      "{\"__typename\":\"Product\",\"upc\":\"2\",\"price\":1299,\"weight\":"
+      "1000},"
+      "{\"__typename\":\"Product\",\"upc\":\"3\",\"price\":15,\"weight\":20},"
+      "{\"__typename\":\"Product\",\"upc\":\"4\",\"price\":499,\"weight\":100},"
+      "{\"__typename\":\"Product\",\"upc\":\"5\",\"price\":1299,\"weight\":"
+      "1000}]}}");
   /* the inventory representations carry price and weight from products */
   cr_expect_not_null(strstr(fx.last_body[1],
                             "{\"__typename\":\"Product\",\"upc\":\"1\","

@@ -40,6 +40,14 @@ Test(planner, benchmark_query_needs_six_requests_in_four_waves) {
   const gql_gw_batch *inv = gw_batch(plan, "inventory", 4);
   cr_assert_not_null(inv);
   cr_expect_eq(inv->nfetches, 4);
+  /* the four inventory lookups have one shape: one `_entities` field */
+  cr_expect_eq(inv->nfields, 1);
+  cr_expect_eq(rv->nfields, 2);
+  cr_expect_eq(gw_batch(plan, "products", 3)->nfields, 1);
+  cr_expect_eq(gw_batch(plan, "accounts", 3)->nfields, 1);
+  expect_op(plan, "inventory", 4,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Product{inStock shippingEstimate}}}");
   cr_expect_null(gw_batch(plan, "inventory", 2));
   free(query);
 }
