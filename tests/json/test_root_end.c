@@ -106,8 +106,8 @@ Test(root_end, benchmark_response_ends_at_its_last_byte_in_one_read) {
   free(doc);
 }
 
-Test(root_end, every_split_of_the_benchmark_response_gives_the_one_read_result,
-     .timeout = 240) {
+Test(root_end,
+     every_split_of_the_benchmark_response_gives_the_one_read_result) {
   size_t n;
   char *doc = read_file(BENCH_RESPONSE, &n);
   /* The vector paths at every split; the byte loops at every split near a
@@ -220,7 +220,7 @@ static size_t backslash_doc(char *buf, size_t pad, size_t k) {
   return n;
 }
 
-Test(root_end, backslash_runs_across_block_and_read_edges, .timeout = 120) {
+Test(root_end, backslash_runs_across_block_and_read_edges) {
   char buf[512];
   FOR_EACH_IMPL(impl) {
     for (size_t pad = 0; pad < 70; pad++) {
@@ -277,8 +277,7 @@ static uint64_t next_rand(uint64_t *x) {
   return *x;
 }
 
-Test(root_end, vector_and_portable_paths_agree_with_the_byte_loop,
-     .timeout = 120) {
+Test(root_end, vector_and_portable_paths_agree_with_the_byte_loop) {
   static const char alphabet[] = "{}[]\"\\\\ a\n:";
   uint64_t seed = 0x9e3779b97f4a7c15ull;
   char buf[600];
