@@ -47,14 +47,22 @@ typedef struct gql_gw_field_graph {
   gql_gw_sel *requires, *provides; /* NULL when absent */
   gql_str requires_text, provides_text;
   bool external;
+  bool used_overridden; /* kept for keys / requires, resolved elsewhere */
   gql_str override;
 } gql_gw_field_graph;
+
+/* @join__implements(graph, interface), @join__unionMember(graph, member)
+ * and @join__enumValue(graph): a name as one subgraph knows it. */
+typedef struct gql_gw_type_ref {
+  uint32_t graph;
+  gql_str name;
+} gql_gw_type_ref;
 
 typedef struct gql_gw_field {
   gql_str name;
   gql_str type_name; /* the named type, wrappers removed */
   uint32_t list_depth;
-  const gql_ast_type *type; /* the full type (non-null and list wrappers) */
+  const gql_ast_type *type;   /* the full type (non-null and list wrappers) */
   gql_gw_field_graph *graphs; /* @join__field applications */
   uint32_t ngraphs;
   bool inaccessible;
@@ -67,6 +75,12 @@ typedef struct gql_gw_type {
   uint32_t ngraphs;
   gql_gw_field *fields;
   uint32_t nfields;
+  gql_gw_type_ref *implements; /* interfaces, per subgraph */
+  uint32_t nimplements;
+  gql_gw_type_ref *members; /* union members, per subgraph */
+  uint32_t nmembers;
+  gql_gw_type_ref *enum_values; /* enum values, per subgraph */
+  uint32_t nenum_values;
   bool inaccessible;
 } gql_gw_type;
 
@@ -137,8 +151,8 @@ typedef struct gql_gw_batch {
   uint32_t level;
   gql_gw_fetch **fetches;
   uint32_t nfetches;
-  uint32_t *field;  /* per fetch: its `_entities` field (UINT32_MAX: root) */
-  uint32_t nfields; /* `_entities` fields */
+  uint32_t *field;   /* per fetch: its `_entities` field (UINT32_MAX: root) */
+  uint32_t nfields;  /* `_entities` fields */
   gql_str operation; /* the GraphQL text sent to the subgraph */
 } gql_gw_batch;
 
@@ -215,9 +229,8 @@ void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
 
 /* Sends `body` to the batch's subgraph; the answer goes to *response (in
  * the arena or kept alive by the callee until the request ends). */
-typedef int (*gql_gw_send_fn)(void *ud, const gql_gw_batch *b,
-                              const char *body, size_t len,
-                              gql_str *response);
+typedef int (*gql_gw_send_fn)(void *ud, const gql_gw_batch *b, const char *body,
+                              size_t len, gql_str *response);
 
 /* Runs a whole plan with a synchronous transport (tests, tools). */
 int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,

@@ -163,7 +163,7 @@ bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
     return true;
   for (uint32_t i = 0; i < f->ngraphs; i++)
     if (f->graphs[i].graph == graph)
-      return !f->graphs[i].external;
+      return !f->graphs[i].external && !f->graphs[i].used_overridden;
   return false;
 }
 
@@ -236,6 +236,7 @@ static int read_field(gql_supergraph *sg, const gql_ast_field_def *def,
     if (graph_of(sg, d, &fg->graph))
       DIE(GQL_ESCHEMA, "@join__field names an unknown graph");
     fg->external = arg_bool(d, "external", false);
+    fg->used_overridden = arg_bool(d, "usedOverridden", false);
     fg->override = arg_str(d, "override");
     fg->requires_text = arg_str(d, "requires");
     fg->provides_text = arg_str(d, "provides");
@@ -246,6 +247,27 @@ static int read_field(gql_supergraph *sg, const gql_ast_field_def *def,
         gql_gw_parse_field_set(sg->arena, fg->provides_text, &fg->provides))
       DIE(GQL_ESCHEMA, "a @join__field provides argument is not a field set");
     f->ngraphs++;
+  }
+  return 0;
+}
+
+/* Applications of `dname` (graph: G, `arg`: "Name") into *out. */
+static int read_refs(gql_supergraph *sg, const gql_ast_directives *ds,
+                     const char *dname, const char *arg, gql_gw_type_ref **out,
+                     uint32_t *n, const char **err) {
+  *out = gql_arena_alloc(sg->arena, (ds->count + 1) * sizeof **out);
+  if (!*out)
+    DIE(GQL_ENOMEM, "out of memory");
+  *n = 0;
+  for (uint32_t i = 0; i < ds->count; i++) {
+    const gql_ast_directive *d = ds->items[i];
+    if (!dir_is(d, dname))
+      continue;
+    gql_gw_type_ref *ref = &(*out)[(*n)++];
+    ref->name = arg_str(d, arg);
+    if (graph_of(sg, d, &ref->graph) || !ref->name.ptr)
+      DIE(GQL_ESCHEMA, "a @join__implements or @join__unionMember names an "
+                       "unknown graph or no type");
   }
   return 0;
 }
@@ -284,7 +306,32 @@ static int read_type(gql_supergraph *sg, const gql_ast_type_def *def,
     if (rc)
       return rc;
   }
-  int rc = gql_strmap_put(&sg->type_index, t->name, sg->ntypes);
+  int rc = read_refs(sg, &def->directives, "join__implements", "interface",
+                     &t->implements, &t->nimplements, err);
+  if (!rc)
+    rc = read_refs(sg, &def->directives, "join__unionMember", "member",
+                   &t->members, &t->nmembers, err);
+  for (uint32_t i = 0; i < def->values.count && !rc; i++) {
+    const gql_ast_enum_value_def *v = def->values.items[i];
+    for (uint32_t j = 0; j < v->directives.count; j++) {
+      const gql_ast_directive *d = v->directives.items[j];
+      if (!dir_is(d, "join__enumValue"))
+        continue;
+      gql_gw_type_ref *refs =
+          gql_arena_grow(sg->arena, t->enum_values, t->nenum_values,
+                         t->nenum_values + 1, sizeof *refs);
+      if (!refs)
+        DIE(GQL_ENOMEM, "out of memory");
+      t->enum_values = refs;
+      gql_gw_type_ref *ref = &refs[t->nenum_values++];
+      ref->name = gql_ast_name_str(v->name);
+      if (graph_of(sg, d, &ref->graph))
+        DIE(GQL_ESCHEMA, "@join__enumValue names an unknown graph");
+    }
+  }
+  if (rc)
+    return rc;
+  rc = gql_strmap_put(&sg->type_index, t->name, sg->ntypes);
   if (rc < 0)
     DIE(GQL_ENOMEM, "out of memory");
   if (rc == 0)

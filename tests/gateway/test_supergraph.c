@@ -187,3 +187,54 @@ Test(supergraph, field_sets_parse_nested_selections_and_reject_garbage) {
                GQL_ELIMIT);
   gql_arena_free(arena);
 }
+
+static const char *OVERRIDE_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "interface Node @join__type(graph: A) @join__type(graph: B) { id: ID! }\n"
+    "type Thing implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A, key: \"id\") @join__type(graph: B, key: "
+    "\"id\") {\n"
+    "  id: ID!\n"
+    "  price: Int @join__field(graph: A, usedOverridden: true) "
+    "@join__field(graph: B, override: \"a\")\n"
+    "}\n"
+    "union Any @join__type(graph: A) @join__unionMember(graph: A, member: "
+    "\"Thing\") = Thing\n"
+    "enum Color @join__type(graph: A) { RED @join__enumValue(graph: A) }\n"
+    "type Query @join__type(graph: A) { thing: Thing any: Any color: Color "
+    "node: Node }\n";
+
+Test(supergraph, implements_members_enum_values_and_override_are_read) {
+  gql_supergraph *sg = gw_load_text(OVERRIDE_SG);
+  const gql_gw_type *thing = gql_supergraph_type(sg, GQL_STR("Thing"));
+  cr_assert_eq(thing->nimplements, 1);
+  cr_expect(gql_str_eq_cstr(thing->implements[0].name, "Node"));
+  cr_expect_eq(thing->implements[0].graph, 0);
+  const gql_gw_type *any = gql_supergraph_type(sg, GQL_STR("Any"));
+  cr_assert_eq(any->nmembers, 1);
+  cr_expect(gql_str_eq_cstr(any->members[0].name, "Thing"));
+  const gql_gw_type *color = gql_supergraph_type(sg, GQL_STR("Color"));
+  cr_assert_eq(color->nenum_values, 1);
+  cr_expect(gql_str_eq_cstr(color->enum_values[0].name, "RED"));
+  /* the overridden graph keeps the field for keys but does not resolve it */
+  const gql_gw_field *price = gql_supergraph_field(thing, GQL_STR("price"));
+  cr_expect_not(gql_supergraph_resolves(thing, price, 0));
+  cr_expect(gql_supergraph_resolves(thing, price, 1));
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ thing { price } }", NULL);
+  cr_expect_eq(plan->nbatches, 2);
+  const gql_gw_batch *b = gw_batch(plan, "b", 2);
+  cr_assert_not_null(b);
+  char *op = gw_cstr(b->operation);
+  cr_expect_str_eq(op, "query($representations:[_Any!]!){_entities("
+                       "representations:$representations){...on "
+                       "Thing{price}}}");
+  free(op);
+  char *text = api_text(sg, arena);
+  cr_expect_not_null(strstr(text, "union Any = Thing"), "%s", text);
+  cr_expect_not_null(strstr(text, "type Thing implements Node {"), "%s", text);
+  cr_expect_null(strstr(text, "@"), "%s", text);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
