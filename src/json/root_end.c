@@ -123,11 +123,39 @@ static inline int block_step(gql_root_end *s, const uint8_t *block,
 
 /* The block loop, one copy per mask builder (each compiled for its own
  * target). A short tail is copied into a zeroed block. */
-#define DEFINE_FEED(NAME, ATTR, MASKS)                                         \
+/* The block loop, one copy per mask builder (each compiled for its own
+ * target). While the root cannot close, full blocks run in a tight loop on
+ * local state: masks, escapes, string mask, two popcounts, one branch. A
+ * block where the root may close (or the first one) goes through
+ * block_step on the saved state. A short tail is copied into a zeroed
+ * block. */
+#define DEFINE_FEED(NAME, ATTR, MASKS, PREFIX_XOR)                             \
   ATTR static gql_root_end_status NAME(gql_root_end *s, const uint8_t *buf,    \
                                        size_t n) {                             \
     size_t off = 0;                                                            \
-    for (; off < n; off += 64) {                                               \
+    while (off < n) {                                                          \
+      if (s->started) {                                                        \
+        uint64_t depth = s->depth;                                             \
+        uint64_t instr = s->in_string ? ~0ull : 0;                             \
+        bool esc = s->escape_carry;                                            \
+        for (; off + 64 <= n; off += 64) {                                     \
+          block_masks m = MASKS(buf + off);                                    \
+          bool esc2 = esc;                                                     \
+          uint64_t e = escaped_mask(m.backslash, 64, &esc2);                   \
+          uint64_t in = PREFIX_XOR(m.quote & ~e) ^ instr;                      \
+          uint64_t nclose = (uint64_t)__builtin_popcountll(m.close & ~in);     \
+          if (GQL_UNLIKELY_ROOT(depth <= nclose))                              \
+            break;                                                             \
+          depth += (uint64_t)__builtin_popcountll(m.open & ~in) - nclose;      \
+          instr = (uint64_t)((int64_t)in >> 63);                               \
+          esc = esc2;                                                          \
+        }                                                                      \
+        s->depth = depth;                                                      \
+        s->in_string = instr != 0;                                             \
+        s->escape_carry = esc;                                                 \
+        if (off >= n)                                                          \
+          break;                                                               \
+      }                                                                        \
       unsigned valid = n - off >= 64 ? 64 : (unsigned)(n - off);               \
       const uint8_t *block = buf + off;                                        \
       uint8_t tail[64];                                                        \
@@ -143,6 +171,7 @@ static inline int block_step(gql_root_end *s, const uint8_t *block,
         s->consumed += n;                                                      \
         return (gql_root_end_status)s->status;                                 \
       }                                                                        \
+      off += valid;                                                            \
     }                                                                          \
     s->consumed += n;                                                          \
     return GQL_ROOT_END_MORE;                                                  \
@@ -165,7 +194,7 @@ static inline block_masks masks_portable(const uint8_t *b) {
   }
   return m;
 }
-DEFINE_FEED(feed_portable, , masks_portable)
+DEFINE_FEED(feed_portable, , masks_portable, prefix_xor)
 
 #ifdef GQL_ROOT_END_X86
 __attribute__((target("sse2"))) static inline uint64_t
@@ -193,7 +222,7 @@ masks_sse2(const uint8_t *b) {
   m.close = eq16x4(l0, l1, l2, l3, _mm_set1_epi8('}'));
   return m;
 }
-DEFINE_FEED(feed_sse2, __attribute__((target("sse2"))), masks_sse2)
+DEFINE_FEED(feed_sse2, __attribute__((target("sse2"))), masks_sse2, prefix_xor)
 
 __attribute__((target("avx2"))) static inline uint64_t
 eq32x2(__m256i a, __m256i b, __m256i x) {
@@ -215,7 +244,15 @@ masks_avx2(const uint8_t *b) {
   m.close = eq32x2(l0, l1, _mm256_set1_epi8('}'));
   return m;
 }
-DEFINE_FEED(feed_avx2, __attribute__((target("avx2"))), masks_avx2)
+/* prefix_xor as a carry-less multiplication by all ones. */
+__attribute__((target("pclmul,sse2"))) static inline uint64_t
+prefix_xor_clmul(uint64_t x) {
+  __m128i v = _mm_set_epi64x(0, (long long)x);
+  return (uint64_t)_mm_cvtsi128_si64(
+      _mm_clmulepi64_si128(v, _mm_set1_epi8((char)0xff), 0));
+}
+DEFINE_FEED(feed_avx2, __attribute__((target("avx2,pclmul"))), masks_avx2,
+            prefix_xor_clmul)
 #endif
 
 /* The byte-at-a-time reference, with the same escape rule as the masks:
@@ -263,7 +300,7 @@ bool gql_root_end_supported(gql_root_end_impl impl) {
   case GQL_ROOT_END_SSE2:
     return __builtin_cpu_supports("sse2");
   case GQL_ROOT_END_AVX2:
-    return __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
 #else
   case GQL_ROOT_END_SSE2:
   case GQL_ROOT_END_AVX2:
