@@ -249,6 +249,9 @@ static int normalise(planner *p, const gql_gw_type *t, gql_gw_sel *dst,
   }
   for (uint32_t i = 0; i < next.n; i++) {
     pending *pe = &next.items[i];
+    gql_str name = pe->sel->name;
+    if (name.len > 2 && name.ptr[0] == '_' && name.ptr[1] == '_')
+      FAIL(p, GQL_EUNSUPPORTED, "introspection is not planned yet");
     const gql_gw_field *f = gql_supergraph_field(t, pe->sel->name);
     if (!f)
       FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)pe->sel->name.len,

@@ -533,3 +533,46 @@ Test(gateway_execute, a_malformed_subgraph_answer_is_an_error_not_a_crash) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+Test(gateway_execute, client_variables_are_forwarded_to_subgraphs) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(
+      sg, arena, "query Q($n: Int) { topProducts(first: $n) { upc } }", NULL);
+  const gql_value *vars;
+  cr_assert_eq(gql_value_parse(arena, "{\"n\":2}", 7, &vars), 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, vars, arena, send_to_subgraph, &fx, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[{\"upc\":\"1\"},{\"upc\":"
+                        "\"2\"}]}}");
+  cr_expect_str_eq(fx.last_body[2],
+                   "{\"query\":\"query($n:Int){topProducts(first:$n){upc}}\","
+                   "\"variables\":{\"n\":2}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
+
+Test(gateway_execute, root_typename_needs_no_subgraph) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ __typename t: __typename }", NULL);
+  cr_expect_eq(plan->nbatches, 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, NULL, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got,
+                   "{\"data\":{\"__typename\":\"Query\",\"t\":\"Query\"}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}

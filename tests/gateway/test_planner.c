@@ -252,3 +252,22 @@ Test(planner, a_full_cache_still_plans_into_the_request_arena) {
   expect_op(p2, "accounts", 1, "query{me{name}}");
   gql_gw_plan_cache_free(c);
 }
+
+Test(planner, what_is_not_planned_yet_is_a_clear_error) {
+  static const char *cases[][2] = {
+      {"{ __schema { queryType { name } } }", "introspection"},
+      {"mutation { me { id } }", "only queries"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    gql_document *doc;
+    gql_syntax_error se;
+    cr_assert_eq(
+        gql_parse(arena, cases[i][0], strlen(cases[i][0]), NULL, &doc, &se), 0);
+    gql_gw_plan *plan;
+    const char *err = NULL;
+    cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
+                 GQL_EUNSUPPORTED, "%s", cases[i][0]);
+    cr_expect_not_null(err && strstr(err, cases[i][1]), "%s: %s", cases[i][0],
+                       err ? err : "(null)");
+  }
+}
