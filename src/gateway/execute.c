@@ -366,16 +366,17 @@ int gql_gw_request_body(gql_gw_request *r, uint32_t bi, gql_buf *body) {
     }
     gql_buf_putc(body, ']');
   }
-  const gql_json_value *vars = r->variables;
-  if (vars && vars->kind == GQL_JSON_OBJECT) {
-    for (size_t i = 0; i < vars->object.count; i++) {
-      if (!first)
-        gql_buf_putc(body, ',');
-      first = false;
-      gql_json_write_string(body, vars->object.members[i].key);
-      gql_buf_putc(body, ':');
-      gql_json_write_value(body, &vars->object.members[i].value);
-    }
+  /* only the client variables this operation declares */
+  for (uint32_t i = 0; i < b->nvariables; i++) {
+    const gql_json_value *v = obj_get(r->variables, b->variables[i]);
+    if (!v)
+      continue; /* absent: the subgraph applies the default */
+    if (!first)
+      gql_buf_putc(body, ',');
+    first = false;
+    gql_json_write_string(body, b->variables[i]);
+    gql_buf_putc(body, ':');
+    gql_json_write_value(body, v);
   }
   gql_buf_puts(body, "}}");
   r->requests++;

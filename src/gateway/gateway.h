@@ -154,6 +154,8 @@ typedef struct gql_gw_batch {
   uint32_t *field;   /* per fetch: its `_entities` field (UINT32_MAX: root) */
   uint32_t nfields;  /* `_entities` fields */
   gql_str operation; /* the GraphQL text sent to the subgraph */
+  gql_str *variables; /* client variables the operation declares */
+  uint32_t nvariables;
 } gql_gw_batch;
 
 typedef struct gql_gw_plan {

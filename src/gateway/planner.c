@@ -744,10 +744,15 @@ static int batch_operation(planner *p, gql_gw_batch *b) {
     else
       gql_buf_printf(&out, "$r%u:[_Any!]!", k);
   }
+  b->variables = gql_arena_alloc(p->arena, (op->variables.count + 1) *
+                                               sizeof *b->variables);
+  if (!b->variables)
+    return GQL_ENOMEM;
   for (uint32_t i = 0; i < op->variables.count; i++) {
     if (!used[i])
       continue;
     const gql_ast_variable_definition *vd = op->variables.items[i];
+    b->variables[b->nvariables++] = gql_ast_name_str(vd->variable->u.name);
     gql_buf_puts(&out, open ? "," : "(");
     open = true;
     gql_buf_putc(&out, '$');
