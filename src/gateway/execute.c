@@ -495,43 +495,49 @@ typedef struct projector {
   gql_buf *out;
 } projector;
 
-static bool is_leaf(const gql_supergraph *sg, gql_str type) {
-  const gql_gw_type *t = gql_supergraph_type(sg, type);
+static bool is_leaf(const gql_gw_type *t) {
   return !t || t->kind == GQL_AST_SCALAR_TYPE_DEFINITION ||
          t->kind == GQL_AST_ENUM_TYPE_DEFINITION;
 }
 
 static proj project(projector *p, const gql_json_value *v,
-                    const gql_ast_type *t, const gql_gw_sel *sel,
-                    const seg *path, gql_str parent_type, gql_str field);
+                    const gql_ast_type *t, const gql_gw_type *named,
+                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
+                    gql_str field);
 
+/* `named` is the field's type; the object's __typename may name a
+ * concrete type below it. */
 static proj project_object(projector *p, const gql_json_value *v,
-                           gql_str type_name, const gql_gw_sel *sel,
+                           const gql_gw_type *named, const gql_gw_sel *sel,
                            const seg *path) {
   if (!v || v->kind != GQL_JSON_OBJECT)
     return PROJ_NULL;
   const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
-  gql_str concrete = tn && tn->kind == GQL_JSON_STRING ? tn->string : type_name;
-  const gql_gw_type *t = gql_supergraph_type(p->r->plan->sg, concrete);
-  if (!t)
-    t = gql_supergraph_type(p->r->plan->sg, type_name);
+  const gql_gw_type *t = named;
+  if (tn && tn->kind == GQL_JSON_STRING && !gql_str_eq(tn->string, t->name)) {
+    t = gql_supergraph_type(p->r->plan->sg, tn->string);
+    if (!t)
+      t = named;
+  }
   gql_buf_putc(p->out, '{');
   for (const gql_gw_sel *c = sel->first; c; c = c->next) {
     if (c != sel->first)
       gql_buf_putc(p->out, ',');
     gql_json_write_string(p->out, c->key);
     gql_buf_putc(p->out, ':');
-    if (gql_str_eq_cstr(c->name, "__typename")) {
-      gql_json_write_string(p->out, t ? t->name : concrete);
+    if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {
+      gql_json_write_string(p->out, t->name);
       continue;
     }
-    const gql_gw_field *f = t ? gql_supergraph_field(t, c->name) : NULL;
+    const gql_gw_field *f =
+        t == named && c->def ? c->def : gql_supergraph_field(t, c->name);
     if (!f) {
       gql_buf_puts(p->out, "null");
       continue;
     }
     seg s = {path, c->key, 0};
-    proj res = project(p, obj_get(v, c->key), f->type, c, &s, t->name, c->name);
+    proj res = project(p, obj_get(v, c->key), f->type, f->named, c, &s, t->name,
+                       c->name);
     if (res == PROJ_BUBBLED)
       return PROJ_BUBBLED;
   }
@@ -540,8 +546,9 @@ static proj project_object(projector *p, const gql_json_value *v,
 }
 
 static proj project_inner(projector *p, const gql_json_value *v,
-                          const gql_ast_type *t, const gql_gw_sel *sel,
-                          const seg *path, gql_str parent_type, gql_str field) {
+                          const gql_ast_type *t, const gql_gw_type *named,
+                          const gql_gw_sel *sel, const seg *path,
+                          gql_str parent_type, gql_str field) {
   if (!v || v->kind == GQL_JSON_NULL)
     return PROJ_NULL;
   if (t->h.kind == GQL_AST_LIST_TYPE) {
@@ -552,29 +559,29 @@ static proj project_inner(projector *p, const gql_json_value *v,
       if (i)
         gql_buf_putc(p->out, ',');
       seg s = {path, {NULL, 0}, i};
-      proj res =
-          project(p, &v->array.items[i], t->of, sel, &s, parent_type, field);
+      proj res = project(p, &v->array.items[i], t->of, named, sel, &s,
+                         parent_type, field);
       if (res == PROJ_BUBBLED)
         return PROJ_BUBBLED;
     }
     gql_buf_putc(p->out, ']');
     return PROJ_OK;
   }
-  gql_str name = gql_ast_name_str(t->name);
-  if (is_leaf(p->r->plan->sg, name)) {
+  if (is_leaf(named)) {
     gql_json_write_value(p->out, v);
     return PROJ_OK;
   }
-  return project_object(p, v, name, sel, path);
+  return project_object(p, v, named, sel, path);
 }
 
 static proj project(projector *p, const gql_json_value *v,
-                    const gql_ast_type *t, const gql_gw_sel *sel,
-                    const seg *path, gql_str parent_type, gql_str field) {
+                    const gql_ast_type *t, const gql_gw_type *named,
+                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
+                    gql_str field) {
   size_t mark = p->out->len;
   bool non_null = t->h.kind == GQL_AST_NON_NULL_TYPE;
-  proj res =
-      project_inner(p, v, non_null ? t->of : t, sel, path, parent_type, field);
+  proj res = project_inner(p, v, non_null ? t->of : t, named, sel, path,
+                           parent_type, field);
   if (res == PROJ_OK)
     return PROJ_OK;
   p->out->len = mark;
@@ -597,8 +604,9 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
   gql_buf data;
   gql_buf_init(&data, NULL);
   projector p = {r, &data};
-  proj res =
-      project_object(&p, r->data, sg->query_type, &r->plan->client, NULL);
+  const gql_gw_type *root = gql_supergraph_type(sg, sg->query_type);
+  proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL)
+                  : PROJ_NULL;
   if (res != PROJ_OK) {
     data.len = 0;
     gql_buf_puts(&data, "null");

@@ -22,6 +22,8 @@ struct gql_gw_sel {
   gql_str key;
   gql_str name;
   const gql_ast_selection *field; /* client field (arguments); may be NULL */
+  const struct gql_gw_field *def; /* client tree: the field in its parent
+                                     type as planned (NULL: __typename) */
   gql_gw_sel *first, *last;       /* children; NULL for a leaf */
   gql_gw_sel *next;
   bool has_children; /* the field has a selection set (maybe empty) */
@@ -58,9 +60,12 @@ typedef struct gql_gw_type_ref {
   gql_str name;
 } gql_gw_type_ref;
 
+typedef struct gql_gw_type gql_gw_type;
+
 typedef struct gql_gw_field {
   gql_str name;
-  gql_str type_name; /* the named type, wrappers removed */
+  const gql_gw_type *named; /* the named type; NULL for built-in scalars */
+  gql_str type_name;        /* the named type, wrappers removed */
   uint32_t list_depth;
   const gql_ast_type *type;   /* the full type (non-null and list wrappers) */
   gql_gw_field_graph *graphs; /* @join__field applications */
@@ -68,7 +73,7 @@ typedef struct gql_gw_field {
   bool inaccessible;
 } gql_gw_field;
 
-typedef struct gql_gw_type {
+struct gql_gw_type {
   gql_str name;
   uint8_t kind;              /* gql_ast_kind of its definition */
   gql_gw_type_graph *graphs; /* @join__type applications */
@@ -82,7 +87,7 @@ typedef struct gql_gw_type {
   gql_gw_type_ref *enum_values; /* enum values, per subgraph */
   uint32_t nenum_values;
   bool inaccessible;
-} gql_gw_type;
+};
 
 typedef struct gql_supergraph {
   gql_arena *arena;
@@ -151,9 +156,9 @@ typedef struct gql_gw_batch {
   uint32_t level;
   gql_gw_fetch **fetches;
   uint32_t nfetches;
-  uint32_t *field;   /* per fetch: its `_entities` field (UINT32_MAX: root) */
-  uint32_t nfields;  /* `_entities` fields */
-  gql_str operation; /* the GraphQL text sent to the subgraph */
+  uint32_t *field;    /* per fetch: its `_entities` field (UINT32_MAX: root) */
+  uint32_t nfields;   /* `_entities` fields */
+  gql_str operation;  /* the GraphQL text sent to the subgraph */
   gql_str *variables; /* client variables the operation declares */
   uint32_t nvariables;
 } gql_gw_batch;

@@ -89,15 +89,12 @@ static int sel_add_set(gql_arena *a, gql_gw_sel *dst, const gql_gw_sel *fs) {
   return 0;
 }
 
-static const gql_gw_sel TYPENAME_SET_CHILD = {
-    {"__typename", 10}, {"__typename", 10}, NULL, NULL, NULL, NULL, false};
-static const gql_gw_sel TYPENAME_SET = {{NULL, 0},
-                                        {NULL, 0},
-                                        NULL,
-                                        (gql_gw_sel *)&TYPENAME_SET_CHILD,
-                                        (gql_gw_sel *)&TYPENAME_SET_CHILD,
-                                        NULL,
-                                        true};
+static const gql_gw_sel TYPENAME_SET_CHILD = {.key = {"__typename", 10},
+                                              .name = {"__typename", 10}};
+static const gql_gw_sel TYPENAME_SET = {
+    .first = (gql_gw_sel *)&TYPENAME_SET_CHILD,
+    .last = (gql_gw_sel *)&TYPENAME_SET_CHILD,
+    .has_children = true};
 
 /* ---------------------------------------------------------- normalising */
 
@@ -206,6 +203,7 @@ static int collect(planner *p, const gql_gw_type *t,
       gql_gw_sel *c = sel_add(p->arena, dst, key, name, s);
       if (!c)
         return GQL_ENOMEM;
+      c->def = gql_supergraph_field(t, name);
       if (s->selection_set) {
         c->has_children = true;
         int rc = pending_push(p, next, c, s->selection_set);
@@ -252,13 +250,13 @@ static int normalise(planner *p, const gql_gw_type *t, gql_gw_sel *dst,
     gql_str name = pe->sel->name;
     if (name.len > 2 && name.ptr[0] == '_' && name.ptr[1] == '_')
       FAIL(p, GQL_EUNSUPPORTED, "introspection is not planned yet");
-    const gql_gw_field *f = gql_supergraph_field(t, pe->sel->name);
+    const gql_gw_field *f = pe->sel->def;
     if (!f)
       FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)pe->sel->name.len,
            pe->sel->name.ptr, (int)t->name.len, t->name.ptr);
-    const gql_gw_type *ft = gql_supergraph_type(p->sg, f->type_name);
+    const gql_gw_type *ft = f->named;
     if (!ft)
-      FAIL(p, GQL_EINVAL, "unknown type");
+      FAIL(p, GQL_EINVAL, "a selection on a scalar");
     int rc = normalise(p, ft, pe->sel, pe->sets, pe->n, depth + 1);
     if (rc)
       return rc;

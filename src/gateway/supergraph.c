@@ -533,6 +533,12 @@ static int load(gql_supergraph *sg, gql_arena *err_arena, const char **err) {
     if (rc)
       return rc;
   }
+  /* field types by pointer: no name lookups when planning or merging */
+  for (uint32_t i = 0; i < sg->ntypes; i++)
+    for (uint32_t j = 0; j < sg->types[i].nfields; j++) {
+      gql_gw_field *f = &sg->types[i].fields[j];
+      f->named = gql_supergraph_type(sg, f->type_name);
+    }
   gql_buf out;
   gql_buf_init(&out, NULL);
   rc = api_sdl(sg, &out);
