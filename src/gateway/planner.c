@@ -33,6 +33,9 @@ typedef struct planner {
   uint32_t fetch_cap;
   gql_str path[MAX_PATH];
   uint32_t path_len;
+  /* a response key asked for two different fields (a client alias
+   * named like an entity key the planner adds): refused, see build */
+  gql_str conflict;
 } planner;
 
 #define FAIL(p, code, ...)                                                     \
@@ -52,12 +55,15 @@ static gql_gw_sel *sel_find(gql_gw_sel *parent, gql_str key) {
   return NULL;
 }
 
-static gql_gw_sel *sel_add(gql_arena *a, gql_gw_sel *parent, gql_str key,
+static gql_gw_sel *sel_add(planner *p, gql_gw_sel *parent, gql_str key,
                            gql_str name, const gql_ast_selection *field) {
   gql_gw_sel *s = sel_find(parent, key);
-  if (s)
+  if (s) {
+    if (!gql_str_eq(s->name, name) && !p->conflict.ptr)
+      p->conflict = key;
     return s;
-  s = gql_arena_alloc(a, sizeof *s);
+  }
+  s = gql_arena_alloc(p->arena, sizeof *s);
   if (!s)
     return NULL;
   memset(s, 0, sizeof *s);
@@ -74,14 +80,14 @@ static gql_gw_sel *sel_add(gql_arena *a, gql_gw_sel *parent, gql_str key,
 }
 
 /* Adds a field set (key, requires) below `dst`. */
-static int sel_add_set(gql_arena *a, gql_gw_sel *dst, const gql_gw_sel *fs) {
+static int sel_add_set(planner *p, gql_gw_sel *dst, const gql_gw_sel *fs) {
   for (const gql_gw_sel *c = fs->first; c; c = c->next) {
-    gql_gw_sel *s = sel_add(a, dst, c->key, c->name, NULL);
+    gql_gw_sel *s = sel_add(p, dst, c->key, c->name, NULL);
     if (!s)
       return GQL_ENOMEM;
     if (c->has_children) {
       s->has_children = true;
-      int rc = sel_add_set(a, s, c);
+      int rc = sel_add_set(p, s, c);
       if (rc)
         return rc;
     }
@@ -200,7 +206,7 @@ static int collect(planner *p, const gql_gw_type *t,
     if (s->h.kind == GQL_AST_FIELD) {
       gql_str name = gql_ast_name_str(s->name);
       gql_str key = s->alias.ptr ? gql_ast_name_str(s->alias) : name;
-      gql_gw_sel *c = sel_add(p->arena, dst, key, name, s);
+      gql_gw_sel *c = sel_add(p, dst, key, name, s);
       if (!c)
         return GQL_ENOMEM;
       c->def = gql_supergraph_field(t, name);
@@ -323,7 +329,7 @@ static int fetch_get(planner *p, uint32_t graph, gql_gw_fetch *parent,
     if (!f->requires)
       return GQL_ENOMEM;
     memset(f->requires, 0, sizeof *f->requires);
-    if (sel_add_set(p->arena, f->requires, &TYPENAME_SET))
+    if (sel_add_set(p, f->requires, &TYPENAME_SET))
       return GQL_ENOMEM;
     parent->has_dependents = true;
   }
@@ -403,12 +409,12 @@ static int plan_requires(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
     if (!rf)
       FAIL(p, GQL_ESCHEMA, "@requires names an unknown field %.*s",
            (int)r->name.len, r->name.ptr);
-    gql_gw_sel *rs = sel_add(p->arena, g->requires, r->key, r->name, NULL);
-    if (!rs || (r->has_children && sel_add_set(p->arena, rs, r)))
+    gql_gw_sel *rs = sel_add(p, g->requires, r->key, r->name, NULL);
+    if (!rs || (r->has_children && sel_add_set(p, rs, r)))
       return GQL_ENOMEM;
     if (gql_supergraph_resolves(t, rf, f->graph)) {
-      gql_gw_sel *s = sel_add(p->arena, dst, r->key, r->name, NULL);
-      if (!s || (r->has_children && sel_add_set(p->arena, s, r)))
+      gql_gw_sel *s = sel_add(p, dst, r->key, r->name, NULL);
+      if (!s || (r->has_children && sel_add_set(p, s, r)))
         return GQL_ENOMEM;
       continue;
     }
@@ -421,12 +427,11 @@ static int plan_requires(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
     if (rc)
       return rc;
     const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, h->graph);
-    if (sel_add_set(p->arena, dst, &TYPENAME_SET) ||
-        sel_add_set(p->arena, dst, tg->key) ||
-        sel_add_set(p->arena, h->requires, tg->key))
+    if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
+        sel_add_set(p, h->requires, tg->key))
       return GQL_ENOMEM;
-    gql_gw_sel *s = sel_add(p->arena, &h->root, r->key, r->name, NULL);
-    if (!s || (r->has_children && sel_add_set(p->arena, s, r)))
+    gql_gw_sel *s = sel_add(p, &h->root, r->key, r->name, NULL);
+    if (!s || (r->has_children && sel_add_set(p, s, r)))
       return GQL_ENOMEM;
     rc = fetch_depend(p, g, h);
     if (rc)
@@ -448,9 +453,8 @@ static int plan_jump(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
   if (rc)
     return rc;
   const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, g->graph);
-  if (sel_add_set(p->arena, dst, &TYPENAME_SET) ||
-      sel_add_set(p->arena, dst, tg->key) ||
-      sel_add_set(p->arena, g->requires, tg->key))
+  if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
+      sel_add_set(p, g->requires, tg->key))
     return GQL_ENOMEM;
   const gql_gw_field_graph *fg = field_graph(field, g->graph);
   if (fg && fg->requires) {
@@ -458,7 +462,7 @@ static int plan_jump(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
     if (rc)
       return rc;
   }
-  gql_gw_sel *s = sel_add(p->arena, &g->root, c->key, c->name, c->field);
+  gql_gw_sel *s = sel_add(p, &g->root, c->key, c->name, c->field);
   if (!s)
     return GQL_ENOMEM;
   if (!c->has_children)
@@ -478,7 +482,7 @@ static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
                 const gql_gw_sel *provided) {
   for (const gql_gw_sel *c = client->first; c; c = c->next) {
     if (gql_str_eq_cstr(c->name, "__typename")) {
-      if (!sel_add(p->arena, dst, c->key, c->name, c->field))
+      if (!sel_add(p, dst, c->key, c->name, c->field))
         return GQL_ENOMEM;
       continue;
     }
@@ -496,7 +500,7 @@ static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
         return rc;
       continue;
     }
-    gql_gw_sel *s = sel_add(p->arena, dst, c->key, c->name, c->field);
+    gql_gw_sel *s = sel_add(p, dst, c->key, c->name, c->field);
     if (!s)
       return GQL_ENOMEM;
     if (!c->has_children)
@@ -904,6 +908,11 @@ int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
   int rc = normalise(&p, root, &p.plan->client, &set, 1, 0);
   if (!rc)
     rc = plan_root(&p, root);
+  if (!rc && p.conflict.ptr)
+    FAIL(&p, GQL_EUNSUPPORTED,
+         "the response key \"%.*s\" is used for another field than the "
+         "entity key or @requires field of that name",
+         (int)p.conflict.len, p.conflict.ptr);
   if (!rc)
     rc = make_batches(&p);
   if (rc) {

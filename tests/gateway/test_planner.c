@@ -271,3 +271,19 @@ Test(planner, what_is_not_planned_yet_is_a_clear_error) {
                        err ? err : "(null)");
   }
 }
+
+Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
+  /* `upc: name` would make the representations carry names as upcs */
+  const char *q = "{ topProducts { upc: name reviews { id } } }";
+  gql_document *doc;
+  gql_syntax_error se;
+  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  gql_gw_plan *plan;
+  const char *err = NULL;
+  cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
+               GQL_EUNSUPPORTED);
+  cr_expect_not_null(err && strstr(err, "\"upc\""), "%s", err ? err : "");
+  /* the same alias without an entity fetch below is fine */
+  plan = gw_plan(sg, arena, "{ topProducts { upc: name } }", NULL);
+  cr_expect_eq(plan->nbatches, 1);
+}
