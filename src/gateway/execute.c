@@ -600,11 +600,10 @@ static proj project(projector *p, const gql_json_value *v,
 }
 
 int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
-  const gql_supergraph *sg = r->plan->sg;
   gql_buf data;
   gql_buf_init(&data, NULL);
   projector p = {r, &data};
-  const gql_gw_type *root = gql_supergraph_type(sg, sg->query_type);
+  const gql_gw_type *root = r->plan->root;
   proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL)
                   : PROJ_NULL;
   if (res != PROJ_OK) {

@@ -166,6 +166,7 @@ typedef struct gql_gw_batch {
 typedef struct gql_gw_plan {
   const gql_supergraph *sg;
   const gql_ast_operation *op;
+  const gql_gw_type *root; /* the operation's root type */
   gql_gw_sel client; /* the normalised client selection (no fragments) */
   gql_gw_fetch **fetches;
   uint32_t nfetches;

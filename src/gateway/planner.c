@@ -522,8 +522,15 @@ static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
   return 0;
 }
 
-/* Root fields go to the fetch of the first subgraph resolving them. */
+/* Root fields go to the fetch of the first subgraph resolving them. A
+ * mutation's fields run one after the other: consecutive fields of one
+ * subgraph share a fetch (the subgraph runs them in order), and each
+ * other fetch waits for everything planned before it. */
 static int plan_root(planner *p, const gql_gw_type *root) {
+  bool serial = p->op->operation == GQL_OP_MUTATION;
+  int64_t last_graph = -1;
+  uint32_t segment = 0, before = 0;
+  gql_str seg_name = {NULL, 0};
   for (gql_gw_sel *c = p->plan->client.first; c; c = c->next) {
     if (gql_str_eq_cstr(c->name, "__typename"))
       continue; /* the gateway's */
@@ -542,9 +549,23 @@ static int plan_root(planner *p, const gql_gw_type *root) {
            (int)root->name.len, root->name.ptr, (int)c->name.len, c->name.ptr);
     gql_gw_fetch *f;
     p->path_len = 0;
-    int rc = fetch_get(p, (uint32_t)graph, NULL, (gql_str){NULL, 0}, &f);
+    if (serial && graph != last_graph) {
+      /* a new segment: a root fetch of its own, after all before it */
+      before = p->plan->nfetches;
+      char *name = gql_arena_sprintf(p->arena, "#%u", segment++);
+      if (!name)
+        return GQL_ENOMEM;
+      seg_name = gql_cstr(name);
+      last_graph = graph;
+    }
+    int rc = fetch_get(p, (uint32_t)graph, NULL, seg_name, &f);
     if (rc)
       return rc;
+    for (uint32_t i = 0; serial && i < before; i++) {
+      rc = fetch_depend(p, f, p->plan->fetches[i]);
+      if (rc)
+        return rc;
+    }
     /* plan the one field through walk() on a one-field client list */
     gql_gw_sel one = *c, holder;
     one.next = NULL;
@@ -735,7 +756,9 @@ static int batch_operation(planner *p, gql_gw_batch *b) {
     mark_sel_vars(&b->fetches[i]->root, op, used);
   gql_buf out;
   gql_buf_init(&out, NULL);
-  gql_buf_puts(&out, op->operation == GQL_OP_MUTATION ? "mutation" : "query");
+  bool root_batch = b->nfetches && !b->fetches[0]->parent;
+  gql_buf_puts(&out, root_batch && op->operation == GQL_OP_MUTATION ? "mutation"
+                                                                    : "query");
   bool open = false;
   uint32_t nent = b->nfields;
   for (uint32_t k = 0; k < nent; k++) {
@@ -832,8 +855,10 @@ static int make_batches(planner *p) {
         continue;
       gql_gw_batch *b = NULL;
       for (uint32_t j = 0; j < plan->nbatches; j++)
-        if (plan->batches[j].level == lv && plan->batches[j].graph == f->graph)
-          b = &plan->batches[j];
+        if (plan->batches[j].level == lv &&
+            plan->batches[j].graph == f->graph &&
+            !plan->batches[j].fetches[0]->parent == !f->parent)
+          b = &plan->batches[j]; /* root and entity fetches never mix */
       if (!b) {
         b = &plan->batches[plan->nbatches++];
         memset(b, 0, sizeof *b);
@@ -893,17 +918,20 @@ int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
   p.op = find_operation(doc, operation_name);
   if (!p.op)
     FAIL(&p, GQL_EINVAL, "no such operation");
-  if (p.op->operation != GQL_OP_QUERY)
-    FAIL(&p, GQL_EUNSUPPORTED, "only queries are planned yet");
-  const gql_gw_type *root = gql_supergraph_type(sg, sg->query_type);
+  if (p.op->operation == GQL_OP_SUBSCRIPTION)
+    FAIL(&p, GQL_EUNSUPPORTED, "subscriptions are not planned yet");
+  const gql_gw_type *root = gql_supergraph_type(
+      sg,
+      p.op->operation == GQL_OP_MUTATION ? sg->mutation_type : sg->query_type);
   if (!root)
-    FAIL(&p, GQL_ESCHEMA, "the supergraph has no query type");
+    FAIL(&p, GQL_ESCHEMA, "the supergraph has no root type for this operation");
   p.plan = gql_arena_alloc(arena, sizeof *p.plan);
   if (!p.plan)
     return GQL_ENOMEM;
   memset(p.plan, 0, sizeof *p.plan);
   p.plan->sg = sg;
   p.plan->op = p.op;
+  p.plan->root = root;
   const gql_ast_selection_set *set = p.op->selection_set;
   int rc = normalise(&p, root, &p.plan->client, &set, 1, 0);
   if (!rc)

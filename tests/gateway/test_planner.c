@@ -256,7 +256,7 @@ Test(planner, a_full_cache_still_plans_into_the_request_arena) {
 Test(planner, what_is_not_planned_yet_is_a_clear_error) {
   static const char *cases[][2] = {
       {"{ __schema { queryType { name } } }", "introspection"},
-      {"mutation { me { id } }", "only queries"},
+      {"subscription { me { id } }", "subscriptions"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     gql_document *doc;
@@ -286,4 +286,30 @@ Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
   /* the same alias without an entity fetch below is fine */
   plan = gw_plan(sg, arena, "{ topProducts { upc: name } }", NULL);
   cr_expect_eq(plan->nbatches, 1);
+}
+
+static const char *MUTATION_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "type Query @join__type(graph: A) { x: Int }\n"
+    "type Mutation @join__type(graph: A) @join__type(graph: B) {\n"
+    "  a1: Thing @join__field(graph: A)\n  a2: Int @join__field(graph: A)\n"
+    "  b1: Int @join__field(graph: B)\n  a3: Int @join__field(graph: A)\n}\n"
+    "type Thing @join__type(graph: A, key: \"id\") @join__type(graph: B, "
+    "key: \"id\") { id: ID! extra: Int @join__field(graph: B) }\n";
+
+Test(planner, mutation_fields_run_in_order_across_subgraphs) {
+  gql_supergraph *msg = gw_load_text(MUTATION_SG);
+  gql_gw_plan *plan =
+      gw_plan(msg, arena, "mutation { a1 { extra } a2 b1 a3 }", NULL);
+  cr_expect_eq(plan->nbatches, 4);
+  cr_expect_eq(plan->nlevels, 4);
+  /* a1 and a2 share one request; a1's entity fetch comes before b1 */
+  expect_op(plan, "a", 1, "mutation{a1{__typename id} a2}");
+  expect_op(plan, "b", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Thing{extra}}}");
+  expect_op(plan, "b", 3, "mutation{b1}");
+  expect_op(plan, "a", 4, "mutation{a3}");
+  gql_supergraph_free(msg);
 }
