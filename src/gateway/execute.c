@@ -20,6 +20,7 @@ typedef struct target {
 } target;
 
 typedef struct fetch_state {
+  bool filter; /* the entity type is an object type: match __typename */
   target *targets;
   uint32_t ntargets, cap;
   gql_str *reps; /* distinct representations, JSON text */
@@ -219,8 +220,16 @@ static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
                    gql_json_value *v, uint32_t i, const seg *path) {
   if (!v || v->kind == GQL_JSON_NULL)
     return 0;
-  if (i == f->path_len)
-    return v->kind == GQL_JSON_OBJECT ? add_target(r, fs, v, path) : 0;
+  if (i == f->path_len) {
+    if (v->kind != GQL_JSON_OBJECT)
+      return 0;
+    /* below an abstract type, only the objects of the fetch's type */
+    const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
+    if (fs->filter && tn && tn->kind == GQL_JSON_STRING &&
+        !gql_str_eq(tn->string, f->type_name))
+      return 0;
+    return add_target(r, fs, v, path);
+  }
   if (gql_str_eq_cstr(f->path[i], "@")) {
     if (v->kind != GQL_JSON_ARRAY)
       return 0;
@@ -280,6 +289,8 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
     const gql_gw_fetch *f = b->fetches[fi];
     fetch_state *fs = &r->fs[f->id];
     fs->ntargets = 0;
+    const gql_gw_type *et = gql_supergraph_type(r->plan->sg, f->type_name);
+    fs->filter = et && et->kind == GQL_AST_OBJECT_TYPE_DEFINITION;
     rc = collect(r, f, fs, r->data, 0, NULL);
     for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
       tmp.len = 0;
@@ -505,6 +516,20 @@ static proj project(projector *p, const gql_json_value *v,
                     const gql_gw_sel *sel, const seg *path, gql_str parent_type,
                     gql_str field);
 
+/* Whether client field c (with a type condition) is selected on an object
+ * of type t: its condition holds and no earlier field that applies has
+ * the same response key (those come first, as CollectFields orders). */
+static bool applies(const gql_gw_type *t, const gql_gw_sel *c,
+                    const gql_gw_sel *sel) {
+  if (c->cond && !gql_supergraph_satisfies(t, c->cond))
+    return false;
+  for (const gql_gw_sel *e = sel->first; e != c; e = e->next)
+    if (gql_str_eq(e->key, c->key) &&
+        (!e->cond || gql_supergraph_satisfies(t, e->cond)))
+      return false;
+  return true;
+}
+
 /* `named` is the field's type; the object's __typename may name a
  * concrete type below it. */
 static proj project_object(projector *p, const gql_json_value *v,
@@ -520,9 +545,13 @@ static proj project_object(projector *p, const gql_json_value *v,
       t = named;
   }
   gql_buf_putc(p->out, '{');
+  bool first = true;
   for (const gql_gw_sel *c = sel->first; c; c = c->next) {
-    if (c != sel->first)
+    if (sel->has_cond && !applies(t, c, sel))
+      continue;
+    if (!first)
       gql_buf_putc(p->out, ',');
+    first = false;
     gql_json_write_string(p->out, c->key);
     gql_buf_putc(p->out, ':');
     if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {

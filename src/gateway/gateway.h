@@ -27,6 +27,12 @@ struct gql_gw_sel {
   gql_gw_sel *first, *last;       /* children; NULL for a leaf */
   gql_gw_sel *next;
   bool has_children; /* the field has a selection set (maybe empty) */
+  /* fetch selections: an inline fragment `... on name { children }` */
+  bool fragment;
+  /* client tree: the field applies only to objects of this type (a
+   * fragment's type condition below an abstract type); NULL: always */
+  const struct gql_gw_type *cond;
+  bool has_cond; /* client tree: some child has a condition */
 };
 
 typedef struct gql_gw_graph {
@@ -117,6 +123,9 @@ int64_t gql_supergraph_graph_by_name(const gql_supergraph *sg, gql_str name);
 /* The @join__type of `t` for `graph`, or NULL when that graph lacks it. */
 const gql_gw_type_graph *gql_supergraph_type_graph(const gql_gw_type *t,
                                                    uint32_t graph);
+/* Whether an object of type t is a `cond` (the same type, a member of
+ * union cond, or implementing interface cond). */
+bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond);
 /* Whether `graph` resolves t.f outside any @provides. */
 bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
                              uint32_t graph);
@@ -167,7 +176,7 @@ typedef struct gql_gw_plan {
   const gql_supergraph *sg;
   const gql_ast_operation *op;
   const gql_gw_type *root; /* the operation's root type */
-  gql_gw_sel client; /* the normalised client selection (no fragments) */
+  gql_gw_sel client;       /* the normalised client selection (no fragments) */
   gql_gw_fetch **fetches;
   uint32_t nfetches;
   gql_gw_batch *batches; /* ordered by level, then graph */

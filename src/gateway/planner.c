@@ -9,6 +9,11 @@
  * that the requiring one depends on); @provides makes external fields
  * resolvable below the providing field.
  *
+ * Below an interface or union, a fragment on another type keeps that type
+ * as the condition of its fields: the subgraph gets `... on T { }` and
+ * __typename, entity fetches below it take only objects of T, and the
+ * projection picks fields by the concrete type.
+ *
  * Fetches get a wave (level) from their dependencies; the fetches of one
  * subgraph in one wave become one request with aliased `_entities` fields.
  * A wave's batch that nothing depends on moves to a later wave that already
@@ -50,7 +55,7 @@ static const gql_str AT = {"@", 1};
 
 static gql_gw_sel *sel_find(gql_gw_sel *parent, gql_str key) {
   for (gql_gw_sel *s = parent->first; s; s = s->next)
-    if (gql_str_eq(s->key, key))
+    if (!s->fragment && gql_str_eq(s->key, key))
       return s;
   return NULL;
 }
@@ -189,14 +194,46 @@ static bool condition_applies(planner *p, const gql_ast_type *cond,
   if (gql_str_eq(name, t->name))
     return true;
   const gql_gw_type *ct = gql_supergraph_type(p->sg, name);
-  /* a fragment on an interface or union the (valid) object belongs to */
+  /* an object type: a fragment on an interface or union it belongs to */
   return ct && t->kind == GQL_AST_OBJECT_TYPE_DEFINITION &&
-         ct->kind != GQL_AST_OBJECT_TYPE_DEFINITION;
+         gql_supergraph_satisfies(t, ct);
 }
 
+/* The client field `key` under condition `cond`, added when absent. */
+static gql_gw_sel *client_add(planner *p, gql_gw_sel *dst, gql_str key,
+                              gql_str name, const gql_ast_selection *field,
+                              const gql_gw_type *cond) {
+  for (gql_gw_sel *s = dst->first; s; s = s->next)
+    if (s->cond == cond && gql_str_eq(s->key, key))
+      return s;
+  gql_gw_sel *s = gql_arena_alloc(p->arena, sizeof *s);
+  if (!s)
+    return NULL;
+  memset(s, 0, sizeof *s);
+  s->key = key;
+  s->name = name;
+  s->field = field;
+  s->cond = cond;
+  dst->has_cond |= cond != NULL;
+  if (dst->last)
+    dst->last->next = s;
+  else
+    dst->first = s;
+  dst->last = s;
+  dst->has_children = true;
+  return s;
+}
+
+static bool is_abstract(const gql_gw_type *t) {
+  return t->kind == GQL_AST_INTERFACE_TYPE_DEFINITION ||
+         t->kind == GQL_AST_UNION_TYPE_DEFINITION;
+}
+
+/* Collects the fields of `set` on type t into dst. Below an abstract type,
+ * a fragment on another type gives its fields that type as condition. */
 static int collect(planner *p, const gql_gw_type *t,
                    const gql_ast_selection_set *set, gql_gw_sel *dst,
-                   level *next, unsigned depth) {
+                   level *next, unsigned depth, const gql_gw_type *cond) {
   if (depth > 64)
     FAIL(p, GQL_ELIMIT, "fragments nest too deeply");
   for (uint32_t i = 0; i < set->selections.count; i++) {
@@ -206,10 +243,10 @@ static int collect(planner *p, const gql_gw_type *t,
     if (s->h.kind == GQL_AST_FIELD) {
       gql_str name = gql_ast_name_str(s->name);
       gql_str key = s->alias.ptr ? gql_ast_name_str(s->alias) : name;
-      gql_gw_sel *c = sel_add(p, dst, key, name, s);
+      gql_gw_sel *c = client_add(p, dst, key, name, s, cond);
       if (!c)
         return GQL_ENOMEM;
-      c->def = gql_supergraph_field(t, name);
+      c->def = gql_supergraph_field(cond ? cond : t, name);
       if (s->selection_set) {
         c->has_children = true;
         int rc = pending_push(p, next, c, s->selection_set);
@@ -218,21 +255,27 @@ static int collect(planner *p, const gql_gw_type *t,
       }
       continue;
     }
-    const gql_ast_type *cond = s->type_condition;
+    const gql_ast_type *type_cond = s->type_condition;
     const gql_ast_selection_set *sub = s->selection_set;
     if (s->h.kind == GQL_AST_FRAGMENT_SPREAD) {
       const gql_ast_fragment *f = find_fragment(p->doc, s->name);
       if (!f)
         FAIL(p, GQL_EINVAL, "unknown fragment");
-      cond = f->type_condition;
+      type_cond = f->type_condition;
       sub = f->selection_set;
     }
-    if (!condition_applies(p, cond, t))
-      FAIL(p, GQL_EUNSUPPORTED,
-           "fragments on other types than their parent (%.*s) are not "
-           "planned yet",
-           (int)t->name.len, t->name.ptr);
-    int rc = collect(p, t, sub, dst, next, depth + 1);
+    const gql_gw_type *owner = cond ? cond : t;
+    const gql_gw_type *sub_cond = cond;
+    if (!condition_applies(p, type_cond, owner)) {
+      const gql_gw_type *ct =
+          gql_supergraph_type(p->sg, gql_ast_name_str(type_cond->name));
+      if (!ct)
+        FAIL(p, GQL_EINVAL, "unknown type in a type condition");
+      if (!is_abstract(owner))
+        continue; /* this object never is such a type */
+      sub_cond = ct;
+    }
+    int rc = collect(p, t, sub, dst, next, depth + 1, sub_cond);
     if (rc)
       return rc;
   }
@@ -247,7 +290,7 @@ static int normalise(planner *p, const gql_gw_type *t, gql_gw_sel *dst,
     FAIL(p, GQL_ELIMIT, "the operation nests too deeply");
   level next = {NULL, 0, 0};
   for (uint32_t i = 0; i < n; i++) {
-    int rc = collect(p, t, sets[i], dst, &next, 0);
+    int rc = collect(p, t, sets[i], dst, &next, 0, NULL);
     if (rc)
       return rc;
   }
@@ -477,10 +520,44 @@ static int plan_jump(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
   return rc;
 }
 
-static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
-                const gql_gw_type *t, const gql_gw_sel *client,
+/* The inline fragment `... on t` below dst, added when absent. */
+static gql_gw_sel *fragment_node(planner *p, gql_gw_sel *dst,
+                                 const gql_gw_type *t) {
+  for (gql_gw_sel *s = dst->first; s; s = s->next)
+    if (s->fragment && gql_str_eq(s->name, t->name))
+      return s;
+  gql_gw_sel *s = gql_arena_alloc(p->arena, sizeof *s);
+  if (!s)
+    return NULL;
+  memset(s, 0, sizeof *s);
+  s->key = s->name = t->name;
+  s->fragment = true;
+  s->has_children = true;
+  if (dst->last)
+    dst->last->next = s;
+  else
+    dst->first = s;
+  dst->last = s;
+  dst->has_children = true;
+  return s;
+}
+
+static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst0,
+                const gql_gw_type *t0, const gql_gw_sel *client,
                 const gql_gw_sel *provided) {
+  /* the merge and the projection need the concrete type of these */
+  if (is_abstract(t0) &&
+      !sel_add(p, dst0, GQL_STR("__typename"), GQL_STR("__typename"), NULL))
+    return GQL_ENOMEM;
   for (const gql_gw_sel *c = client->first; c; c = c->next) {
+    const gql_gw_type *t = t0;
+    gql_gw_sel *dst = dst0;
+    if (c->cond && c->cond != t0) {
+      t = c->cond;
+      dst = fragment_node(p, dst0, t);
+      if (!dst)
+        return GQL_ENOMEM;
+    }
     if (gql_str_eq_cstr(c->name, "__typename")) {
       if (!sel_add(p, dst, c->key, c->name, c->field))
         return GQL_ENOMEM;
@@ -665,6 +742,14 @@ static void print_sels(gql_buf *out, const gql_gw_sel *parent, bool spaced) {
   for (const gql_gw_sel *s = parent->first; s; s = s->next) {
     if (s != parent->first)
       gql_buf_putc(out, ' ');
+    if (s->fragment) {
+      gql_buf_puts(out, spaced ? "... on " : "...on ");
+      gql_buf_put_str(out, s->name);
+      if (spaced)
+        gql_buf_putc(out, ' ');
+      print_sels(out, s, spaced);
+      continue;
+    }
     if (!gql_str_eq(s->key, s->name)) {
       gql_buf_put_str(out, s->key);
       gql_buf_puts(out, spaced ? ": " : ":");

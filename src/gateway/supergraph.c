@@ -155,6 +155,21 @@ const gql_gw_type_graph *gql_supergraph_type_graph(const gql_gw_type *t,
   return NULL;
 }
 
+bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond) {
+  if (t == cond || gql_str_eq(t->name, cond->name))
+    return true;
+  if (cond->kind == GQL_AST_UNION_TYPE_DEFINITION) {
+    for (uint32_t i = 0; i < cond->nmembers; i++)
+      if (gql_str_eq(cond->members[i].name, t->name))
+        return true;
+    return false;
+  }
+  for (uint32_t i = 0; i < t->nimplements; i++)
+    if (gql_str_eq(t->implements[i].name, cond->name))
+      return true;
+  return false;
+}
+
 bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
                              uint32_t graph) {
   if (!gql_supergraph_type_graph(t, graph))
@@ -311,6 +326,25 @@ static int read_type(gql_supergraph *sg, const gql_ast_type_def *def,
   if (!rc)
     rc = read_refs(sg, &def->directives, "join__unionMember", "member",
                    &t->members, &t->nmembers, err);
+  /* without join applications, the definition's own lists (any graph) */
+  if (!rc && t->nimplements == 0 && def->interfaces.count) {
+    t->implements = gql_arena_alloc(sg->arena, def->interfaces.count *
+                                                   sizeof *t->implements);
+    if (!t->implements)
+      DIE(GQL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < def->interfaces.count; i++)
+      t->implements[t->nimplements++] = (gql_gw_type_ref){
+          UINT32_MAX, gql_ast_name_str(def->interfaces.items[i]->name)};
+  }
+  if (!rc && t->nmembers == 0 && def->members.count) {
+    t->members =
+        gql_arena_alloc(sg->arena, def->members.count * sizeof *t->members);
+    if (!t->members)
+      DIE(GQL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < def->members.count; i++)
+      t->members[t->nmembers++] = (gql_gw_type_ref){
+          UINT32_MAX, gql_ast_name_str(def->members.items[i]->name)};
+  }
   for (uint32_t i = 0; i < def->values.count && !rc; i++) {
     const gql_ast_enum_value_def *v = def->values.items[i];
     for (uint32_t j = 0; j < v->directives.count; j++) {

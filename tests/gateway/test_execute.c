@@ -577,3 +577,86 @@ Test(gateway_execute, root_typename_needs_no_subgraph) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+static const char *ABSTRACT_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "interface Node @join__type(graph: A) { id: ID! }\n"
+    "type Thing implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A, key: \"id\") @join__type(graph: B, key: "
+    "\"id\") {\n  id: ID!\n  name: String @join__field(graph: A)\n"
+    "  price: Int @join__field(graph: B)\n}\n"
+    "type Other implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A) { id: ID! label: String }\n"
+    "union Any @join__type(graph: A) @join__unionMember(graph: A, member: "
+    "\"Thing\") @join__unionMember(graph: A, member: \"Other\") = Thing | "
+    "Other\n"
+    "type Query @join__type(graph: A) { nodes: [Node] any: [Any] }\n";
+
+Test(gateway_execute, fragments_below_interfaces_select_by_concrete_type) {
+  gql_supergraph *sg = gw_load_text(ABSTRACT_SG);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena,
+                              "{ nodes { __typename id ... on Thing { name "
+                              "price } ... on Other { label } } }",
+                              NULL);
+  cr_assert_eq(plan->nbatches, 2);
+  char *op = gw_cstr(plan->batches[0].operation);
+  cr_expect_str_eq(op, "query{nodes{__typename id ...on Thing{name "
+                       "__typename id} ...on Other{label}}}");
+  free(op);
+  op = gw_cstr(plan->batches[1].operation);
+  cr_expect_str_eq(op, "query($representations:[_Any!]!){_entities("
+                       "representations:$representations){...on "
+                       "Thing{price}}}");
+  free(op);
+  const char *answers[] = {
+      "{\"data\":{\"nodes\":[{\"__typename\":\"Thing\",\"id\":\"1\","
+      "\"name\":\"T1\"},{\"__typename\":\"Other\",\"id\":\"2\",\"label\":"
+      "\"O2\"},null]}}",
+      "{\"data\":{\"_entities\":[{\"price\":5}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  gql_gw_request *req;
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, &req),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"nodes\":[{\"__typename\":\"Thing\","
+                        "\"id\":\"1\",\"name\":\"T1\",\"price\":5},{"
+                        "\"__typename\":\"Other\",\"id\":\"2\",\"label\":"
+                        "\"O2\"},null]}}");
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(seen, 1, "only the Thing needs an entity fetch");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, union_fragments_merge_fields_by_response_key) {
+  gql_supergraph *sg = gw_load_text(ABSTRACT_SG);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan =
+      gw_plan(sg, arena,
+              "{ any { ... on Node { id } ... on Thing { id name } } }", NULL);
+  cr_assert_eq(plan->nbatches, 1);
+  char *op = gw_cstr(plan->batches[0].operation);
+  cr_expect_str_eq(
+      op, "query{any{__typename ...on Node{id} ...on Thing{id name}}}");
+  free(op);
+  const char *answers[] = {
+      "{\"data\":{\"any\":[{\"__typename\":\"Thing\",\"id\":\"1\",\"name\":"
+      "\"T\"},{\"__typename\":\"Other\",\"id\":\"2\"}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, NULL),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"any\":[{\"id\":\"1\",\"name\":\"T\"},{"
+                        "\"id\":\"2\"}]}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
