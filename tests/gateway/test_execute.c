@@ -660,3 +660,103 @@ Test(gateway_execute, union_fragments_merge_fields_by_response_key) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+typedef struct recorder {
+  fixture *fx;
+  char *answers[16];
+  size_t lens[16];
+  int n;
+} recorder;
+
+static int record_send(void *ud, const gql_gw_batch *b, const char *body,
+                       size_t len, gql_str *response) {
+  recorder *rec = ud;
+  int rc = send_to_subgraph(rec->fx, b, body, len, response);
+  cr_assert_lt(rec->n, 16);
+  rec->answers[rec->n] = gw_cstr(*response);
+  rec->lens[rec->n++] = response->len;
+  return rc;
+}
+
+typedef struct replayer {
+  char **answers;
+  size_t *lens;
+  int next, n;
+} replayer;
+
+static int replay_send(void *ud, const gql_gw_batch *b, const char *body,
+                       size_t len, gql_str *response) {
+  replayer *rp = ud;
+  if (rp->next >= rp->n)
+    return -1;
+  *response = (gql_str){rp->answers[rp->next], rp->lens[rp->next]};
+  rp->next++;
+  return 0;
+}
+
+static uint64_t xorshift(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+Test(gateway_execute, corrupted_subgraph_answers_give_errors_never_crashes) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  recorder rec = {.fx = &fx};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, record_send, &rec, &out, NULL),
+               0);
+  cr_assert_eq(rec.n, 6);
+  static const char junk[] = "{}[]\",:0n-tx\\";
+  uint64_t seed = 0x2545f4914f6cdd1dull;
+  char *mutated[16];
+  for (int iter = 0; iter < 200; iter++) {
+    for (int i = 0; i < rec.n; i++) {
+      mutated[i] = malloc(rec.lens[i] + 1);
+      memcpy(mutated[i], rec.answers[i], rec.lens[i] + 1);
+    }
+    size_t lens[16];
+    memcpy(lens, rec.lens, sizeof lens);
+    int victim = (int)(xorshift(&seed) % (uint64_t)rec.n);
+    size_t at = xorshift(&seed) % lens[victim];
+    switch (xorshift(&seed) % 3) {
+    case 0: /* truncated */
+      lens[victim] = at;
+      break;
+    case 1: /* a byte replaced */
+      mutated[victim][at] = junk[xorshift(&seed) % (sizeof junk - 1)];
+      break;
+    default: /* a value of another kind */
+      if (at + 4 < lens[victim])
+        memcpy(mutated[victim] + at, "null", 4);
+      break;
+    }
+    gql_arena *a = gql_arena_new(NULL);
+    replayer rp = {mutated, lens, 0, rec.n};
+    out.len = 0;
+    int rc = gql_gw_execute(plan, NULL, a, replay_send, &rp, &out, NULL);
+    cr_assert_eq(rc, 0, "iteration %d", iter);
+    gql_json_value *v;
+    gql_json_error jerr;
+    cr_assert_eq(gql_json_parse(a, out.data, out.len, NULL, &v, &jerr), 0,
+                 "iteration %d: the response is not JSON", iter);
+    cr_assert_not_null(gql_json_get(v, GQL_STR("data")));
+    gql_arena_free(a);
+    for (int i = 0; i < rec.n; i++)
+      free(mutated[i]);
+  }
+  for (int i = 0; i < rec.n; i++)
+    free(rec.answers[i]);
+  gql_buf_free(&out);
+  free(query);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
