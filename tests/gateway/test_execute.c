@@ -717,7 +717,7 @@ Test(gateway_execute, corrupted_subgraph_answers_give_errors_never_crashes) {
   static const char junk[] = "{}[]\",:0n-tx\\";
   uint64_t seed = 0x2545f4914f6cdd1dull;
   char *mutated[16];
-  for (int iter = 0; iter < 200; iter++) {
+  for (int iter = 0; iter < 1000; iter++) {
     for (int i = 0; i < rec.n; i++) {
       mutated[i] = malloc(rec.lens[i] + 1);
       memcpy(mutated[i], rec.answers[i], rec.lens[i] + 1);
