@@ -27,6 +27,10 @@
 
 #define MAX_PATH 256
 #define MAX_FETCHES 4096
+/* Fields of the normalised operation: fragments spread at every level can
+ * make it exponentially larger than the text, so it is bounded (as
+ * gql_prepare bounds its plans). */
+#define MAX_CLIENT_FIELDS 100000
 
 typedef struct planner {
   const gql_supergraph *sg;
@@ -41,6 +45,7 @@ typedef struct planner {
   /* a response key asked for two different fields (a client alias
    * named like an entity key the planner adds): refused, see build */
   gql_str conflict;
+  uint32_t client_fields;
 } planner;
 
 #define FAIL(p, code, ...)                                                     \
@@ -206,6 +211,8 @@ static gql_gw_sel *client_add(planner *p, gql_gw_sel *dst, gql_str key,
   for (gql_gw_sel *s = dst->first; s; s = s->next)
     if (s->cond == cond && gql_str_eq(s->key, key))
       return s;
+  if (++p->client_fields > MAX_CLIENT_FIELDS)
+    return NULL; /* reported by the caller */
   gql_gw_sel *s = gql_arena_alloc(p->arena, sizeof *s);
   if (!s)
     return NULL;
@@ -244,6 +251,9 @@ static int collect(planner *p, const gql_gw_type *t,
       gql_str name = gql_ast_name_str(s->name);
       gql_str key = s->alias.ptr ? gql_ast_name_str(s->alias) : name;
       gql_gw_sel *c = client_add(p, dst, key, name, s, cond);
+      if (!c && p->client_fields > MAX_CLIENT_FIELDS)
+        FAIL(p, GQL_ELIMIT, "the operation selects more than %d fields",
+             MAX_CLIENT_FIELDS);
       if (!c)
         return GQL_ENOMEM;
       c->def = gql_supergraph_field(cond ? cond : t, name);

@@ -313,3 +313,27 @@ Test(planner, mutation_fields_run_in_order_across_subgraphs) {
   expect_op(plan, "a", 4, "mutation{a3}");
   gql_supergraph_free(msg);
 }
+
+Test(planner, fragments_that_multiply_the_selection_hit_a_limit) {
+  /* each fragment spreads the next twice: 2^30 fields once expanded */
+  gql_buf q;
+  gql_buf_init(&q, NULL);
+  gql_buf_puts(&q, "{ topProducts { ...F0 } }\n");
+  for (int i = 0; i < 30; i++)
+    gql_buf_printf(&q,
+                   "fragment F%d on Product { reviews { product { ...F%d } "
+                   "author { reviews { product { ...F%d } } } } }\n",
+                   i, i + 1, i + 1);
+  gql_buf_puts(&q, "fragment F30 on Product { upc }\n");
+  gql_document *doc;
+  gql_syntax_error se;
+  const char *text = gql_buf_cstr(&q);
+  cr_assert_eq(gql_parse(arena, text, q.len, NULL, &doc, &se), 0);
+  gql_gw_plan *plan;
+  const char *err = NULL;
+  int rc = gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err);
+  cr_expect_eq(rc, GQL_ELIMIT, "rc %d: %s", rc, err ? err : "");
+  cr_expect_not_null(err && strstr(err, "more than 100000 fields"), "%s",
+                     err ? err : "");
+  gql_buf_free(&q);
+}
