@@ -35,5 +35,6 @@ extern const gql_cli_command gql_cmd_print_schema;
 extern const gql_cli_command gql_cmd_validate;
 extern const gql_cli_command gql_cmd_exec;
 extern const gql_cli_command gql_cmd_serve;
+extern const gql_cli_command gql_cmd_gateway;
 
 #endif

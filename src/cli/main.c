@@ -9,6 +9,7 @@ static const gql_cli_command *const commands[] = {
     &gql_cmd_exec,
     &gql_cmd_validate,
     &gql_cmd_serve,
+    &gql_cmd_gateway,
 };
 
 static void print_help(FILE *f) {

@@ -1,0 +1,762 @@
+/*
+ * End to end without a network: the four benchmark subgraphs are played by
+ * gql's own executor (same data and quirks as the benchmark's Rust
+ * subgraphs, see gateway-bench/README.md), each request the gateway makes
+ * is executed against them, and the merged answer must be byte-identical
+ * to expected_response.json.
+ */
+#include "helpers.h"
+#include "json/json.h"
+
+#define ENTITIES                                                               \
+  "scalar _Any\n"                                                              \
+  "type Query { _entities(representations: [_Any!]!): [_Entity]! "
+
+static const char *SDL_ACCOUNTS =
+    ENTITIES "me: User user(id: ID!): User users: [User] }\n"
+             "union _Entity = User\n"
+             "type User { id: ID! name: String username: String birthday: Int "
+             "}";
+static const char *SDL_PRODUCTS =
+    ENTITIES "topProducts(first: Int = 5): [Product] }\n"
+             "union _Entity = Product\n"
+             "type Product { upc: String! name: String price: Int weight: Int "
+             "}";
+static const char *SDL_INVENTORY =
+    ENTITIES "}\nunion _Entity = Product\n"
+             "type Product { upc: String! weight: Int price: Int inStock: "
+             "Boolean shippingEstimate: Int }";
+static const char *SDL_REVIEWS =
+    ENTITIES "}\nunion _Entity = Product | Review | User\n"
+             "type Product { upc: String! reviews: [Review] }\n"
+             "type Review { id: ID! body: String product: Product author: "
+             "User }\n"
+             "type User { id: ID! username: String reviews: [Review] }";
+
+static const char *USERS =
+    "[{\"__typename\":\"User\",\"id\":\"1\",\"name\":\"Uri "
+    "Goldshtein\",\"username\":\"urigo\",\"birthday\":1234567890},"
+    "{\"__typename\":\"User\",\"id\":\"2\",\"name\":\"Dotan "
+    "Simha\",\"username\":\"dotansimha\",\"birthday\":1234567890},"
+    "{\"__typename\":\"User\",\"id\":\"3\",\"name\":\"Kamil "
+    "Kisiela\",\"username\":\"kamilkisiela\",\"birthday\":1234567890},"
+    "{\"__typename\":\"User\",\"id\":\"4\",\"name\":\"Arda "
+    "Tanrikulu\",\"username\":\"ardatan\",\"birthday\":1234567890},"
+    "{\"__typename\":\"User\",\"id\":\"5\",\"name\":\"Gil "
+    "Gardosh\",\"username\":\"gilgardosh\",\"birthday\":1234567890},"
+    "{\"__typename\":\"User\",\"id\":\"6\",\"name\":\"Laurin "
+    "Quast\",\"username\":\"laurin\",\"birthday\":1234567890}]";
+
+static const char *PRODUCTS =
+    "[{\"upc\":\"1\",\"name\":\"Table\",\"price\":899,\"weight\":100},"
+    "{\"upc\":\"2\",\"name\":\"Couch\",\"price\":1299,\"weight\":1000},"
+    "{\"upc\":\"3\",\"name\":\"Glass\",\"price\":15,\"weight\":20},"
+    "{\"upc\":\"4\",\"name\":\"Chair\",\"price\":499,\"weight\":100},"
+    "{\"upc\":\"5\",\"name\":\"TV\",\"price\":1299,\"weight\":1000},"
+    "{\"upc\":\"6\",\"name\":\"Lamp\",\"price\":6999,\"weight\":300},"
+    "{\"upc\":\"7\",\"name\":\"Grill\",\"price\":3999,\"weight\":2000},"
+    "{\"upc\":\"8\",\"name\":\"Fridge\",\"price\":100000,\"weight\":6000},"
+    "{\"upc\":\"9\",\"name\":\"Sofa\",\"price\":9999,\"weight\":800}]";
+
+static const bool IN_STOCK[10] = {false, true, false, false, false,
+                                  true,  true, true,  false, true};
+
+typedef struct fixture {
+  gql_arena *arena;
+  const gql_value *users, *products, *reviews;
+  gql_schema *schemas[4]; /* accounts, inventory, products, reviews */
+  uint32_t requests[4];
+  char *last_body[4];
+  bool fail_inventory;
+} fixture;
+
+typedef struct vlist {
+  const gql_value **items;
+  size_t n;
+} vlist;
+
+static void vlist_item(const void *list, size_t i, gql_out *out) {
+  const vlist *l = list;
+  if (l->items[i])
+    gql_out_json(out, l->items[i]);
+  else
+    gql_out_null(out);
+}
+
+static vlist *vlist_new(gql_arena *a, size_t n) {
+  vlist *l = gql_arena_alloc(a, sizeof *l);
+  l->items = gql_arena_alloc(a, (n + 1) * sizeof *l->items);
+  l->n = n;
+  return l;
+}
+
+static const gql_value *json_in(gql_arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = gql_arena_vsprintf(a, fmt, ap);
+  va_end(ap);
+  const gql_value *v;
+  cr_assert_eq(gql_value_parse(a, text, strlen(text), &v), 0, "%s", text);
+  return v;
+}
+
+static gql_str str_of(const gql_value *obj, const char *key) {
+  return gql_value_string(gql_value_get(obj, key, strlen(key)));
+}
+
+static const gql_value *find_by(const gql_value *list, const char *key,
+                                gql_str want) {
+  for (size_t i = 0; i < gql_value_count(list); i++)
+    if (gql_str_eq(str_of(gql_value_item(list, i), key), want))
+      return gql_value_item(list, i);
+  return NULL;
+}
+
+/* ---- accounts */
+static void accounts_users(const gql_resolve_info *info, const void *parent,
+                           gql_out *out) {
+  gql_out_json(out, ((fixture *)gql_info_data(info))->users);
+}
+static void accounts_me(const gql_resolve_info *info, const void *parent,
+                        gql_out *out) {
+  gql_out_json(out, gql_value_item(((fixture *)gql_info_data(info))->users, 0));
+}
+static void accounts_entities(const gql_resolve_info *info, const void *parent,
+                              gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  const gql_value *reps = gql_arg(info, "representations");
+  vlist *l = vlist_new(gql_info_arena(info), gql_value_count(reps));
+  for (size_t i = 0; i < l->n; i++)
+    l->items[i] =
+        find_by(fx->users, "id", str_of(gql_value_item(reps, i), "id"));
+  gql_out_list(out, l, l->n, vlist_item);
+}
+
+/* ---- products */
+static void products_top(const gql_resolve_info *info, const void *parent,
+                         gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  int64_t first = 5;
+  gql_value_int(gql_arg(info, "first"), &first);
+  size_t n = gql_value_count(fx->products);
+  if (first >= 0 && (size_t)first < n)
+    n = (size_t)first;
+  vlist *l = vlist_new(gql_info_arena(info), n);
+  for (size_t i = 0; i < n; i++)
+    l->items[i] = gql_value_item(fx->products, i);
+  gql_out_list(out, l, n, vlist_item);
+}
+static void products_entities(const gql_resolve_info *info, const void *parent,
+                              gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  const gql_value *reps = gql_arg(info, "representations");
+  gql_arena *a = gql_info_arena(info);
+  vlist *l = vlist_new(a, gql_value_count(reps));
+  for (size_t i = 0; i < l->n; i++) {
+    const gql_value *p =
+        find_by(fx->products, "upc", str_of(gql_value_item(reps, i), "upc"));
+    int64_t price = 0, weight = 0;
+    gql_value_int(gql_value_get(p, "price", 5), &price);
+    gql_value_int(gql_value_get(p, "weight", 6), &weight);
+    gql_str name = str_of(p, "name"), upc = str_of(p, "upc");
+    l->items[i] = json_in(a,
+                          "{\"__typename\":\"Product\",\"upc\":\"%.*s\","
+                          "\"name\":\"%.*s\",\"price\":%lld,\"weight\":%lld}",
+                          (int)upc.len, upc.ptr, (int)name.len, name.ptr,
+                          (long long)price, (long long)weight);
+  }
+  gql_out_list(out, l, l->n, vlist_item);
+}
+
+/* ---- inventory: ignores the representation's price and weight */
+static void inventory_entities(const gql_resolve_info *info, const void *parent,
+                               gql_out *out) {
+  const gql_value *reps = gql_arg(info, "representations");
+  gql_arena *a = gql_info_arena(info);
+  vlist *l = vlist_new(a, gql_value_count(reps));
+  for (size_t i = 0; i < l->n; i++) {
+    gql_str upc = str_of(gql_value_item(reps, i), "upc");
+    int k = upc.len == 1 ? upc.ptr[0] - '0' : 0;
+    l->items[i] = json_in(a,
+                          "{\"__typename\":\"Product\",\"upc\":\"%.*s\","
+                          "\"inStock\":%s,\"price\":null,\"weight\":null,"
+                          "\"shippingEstimate\":null}",
+                          (int)upc.len, upc.ptr,
+                          k > 0 && k < 10 && IN_STOCK[k] ? "true" : "false");
+  }
+  gql_out_list(out, l, l->n, vlist_item);
+}
+
+/* ---- reviews */
+static const gql_value *review_obj(gql_arena *a, const gql_value *r) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"__typename\":\"Review\",\"id\":");
+  gql_json_write_string(&b, str_of(r, "id"));
+  gql_buf_puts(&b, ",\"body\":");
+  gql_json_write_string(&b, str_of(r, "body"));
+  gql_buf_puts(&b, ",\"upc\":");
+  gql_json_write_string(&b, str_of(r, "upc"));
+  gql_buf_putc(&b, '}');
+  const gql_value *v = json_in(a, "%.*s", (int)b.len, b.data);
+  gql_buf_free(&b);
+  return v;
+}
+
+static void first_two_reviews(const gql_resolve_info *info, const void *parent,
+                              gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  gql_arena *a = gql_info_arena(info);
+  vlist *l = vlist_new(a, 2);
+  for (size_t i = 0; i < 2; i++)
+    l->items[i] = review_obj(a, gql_value_item(fx->reviews, i));
+  gql_out_list(out, l, 2, vlist_item);
+}
+static void product_reviews(const gql_resolve_info *info, const void *parent,
+                            gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  gql_arena *a = gql_info_arena(info);
+  gql_str upc = str_of(parent, "upc");
+  vlist *l = vlist_new(a, gql_value_count(fx->reviews));
+  l->n = 0;
+  for (size_t i = 0; i < gql_value_count(fx->reviews); i++) {
+    const gql_value *r = gql_value_item(fx->reviews, i);
+    if (gql_str_eq(str_of(r, "upc"), upc))
+      l->items[l->n++] = review_obj(a, r);
+  }
+  gql_out_list(out, l, l->n, vlist_item);
+}
+static void review_product(const gql_resolve_info *info, const void *parent,
+                           gql_out *out) {
+  gql_str upc = str_of(parent, "upc");
+  gql_out_json(out, json_in(gql_info_arena(info), "{\"upc\":\"%.*s\"}",
+                            (int)upc.len, upc.ptr));
+}
+static void review_author(const gql_resolve_info *info, const void *parent,
+                          gql_out *out) {
+  gql_out_json(out, json_in(gql_info_arena(info),
+                            "{\"id\":\"1\",\"username\":\"urigo\"}"));
+}
+static void reviews_entities(const gql_resolve_info *info, const void *parent,
+                             gql_out *out) {
+  fixture *fx = gql_info_data(info);
+  const gql_value *reps = gql_arg(info, "representations");
+  gql_arena *a = gql_info_arena(info);
+  vlist *l = vlist_new(a, gql_value_count(reps));
+  for (size_t i = 0; i < l->n; i++) {
+    const gql_value *rep = gql_value_item(reps, i);
+    gql_str tn = str_of(rep, "__typename");
+    if (gql_str_eq_cstr(tn, "Product")) {
+      gql_str upc = str_of(rep, "upc");
+      l->items[i] = json_in(a, "{\"__typename\":\"Product\",\"upc\":\"%.*s\"}",
+                            (int)upc.len, upc.ptr);
+    } else if (gql_str_eq_cstr(tn, "User")) {
+      gql_str id = str_of(rep, "id");
+      l->items[i] = json_in(a,
+                            "{\"__typename\":\"User\",\"id\":\"%.*s\","
+                            "\"username\":\"user\"}",
+                            (int)id.len, id.ptr);
+    } else {
+      const gql_value *r = find_by(fx->reviews, "id", str_of(rep, "id"));
+      l->items[i] = r ? review_obj(a, r) : NULL;
+    }
+  }
+  gql_out_list(out, l, l->n, vlist_item);
+}
+
+static gql_schema *subgraph(const char *sdl) {
+  gql_schema *s = NULL;
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_error *errs = NULL;
+  uint32_t n = 0;
+  int rc = gql_schema_from_sdl(sdl, strlen(sdl), NULL, &s, a, &errs, &n);
+  cr_assert_eq(rc, 0, "%s", n ? errs[0].message : "?");
+  gql_arena_free(a);
+  return s;
+}
+
+static void set(gql_schema *s, const char *t, const char *f, gql_resolver_fn fn,
+                fixture *fx) {
+  cr_assert_eq(gql_schema_set_resolver(s, t, f, fn, fx, GQL_RESOLVER_SYNC), 0,
+               "%s.%s", t, f);
+}
+
+static void fixture_init(fixture *fx) {
+  memset(fx, 0, sizeof *fx);
+  fx->arena = gql_arena_new(NULL);
+  size_t len;
+  char *reviews = gw_read_file(BENCH_DIR "peers/reviews-data.json", &len);
+  char *copy = gql_arena_strndup(fx->arena, reviews, len);
+  free(reviews);
+  cr_assert_eq(gql_value_parse(fx->arena, copy, len, &fx->reviews), 0);
+  cr_assert_eq(gql_value_parse(fx->arena, USERS, strlen(USERS), &fx->users), 0);
+  cr_assert_eq(
+      gql_value_parse(fx->arena, PRODUCTS, strlen(PRODUCTS), &fx->products), 0);
+  gql_schema *acc = fx->schemas[0] = subgraph(SDL_ACCOUNTS);
+  set(acc, "Query", "users", accounts_users, fx);
+  set(acc, "Query", "me", accounts_me, fx);
+  set(acc, "Query", "_entities", accounts_entities, fx);
+  gql_schema *inv = fx->schemas[1] = subgraph(SDL_INVENTORY);
+  set(inv, "Query", "_entities", inventory_entities, fx);
+  gql_schema *prod = fx->schemas[2] = subgraph(SDL_PRODUCTS);
+  set(prod, "Query", "topProducts", products_top, fx);
+  set(prod, "Query", "_entities", products_entities, fx);
+  gql_schema *rev = fx->schemas[3] = subgraph(SDL_REVIEWS);
+  set(rev, "Query", "_entities", reviews_entities, fx);
+  set(rev, "Product", "reviews", product_reviews, fx);
+  set(rev, "Review", "product", review_product, fx);
+  set(rev, "Review", "author", review_author, fx);
+  set(rev, "User", "reviews", first_two_reviews, fx);
+}
+
+static void fixture_fini(fixture *fx) {
+  for (int i = 0; i < 4; i++) {
+    gql_schema_free(fx->schemas[i]);
+    free(fx->last_body[i]);
+  }
+  gql_arena_free(fx->arena);
+}
+
+/* The transport: runs the body's query on the subgraph's schema. */
+static int send_to_subgraph(void *ud, const gql_gw_batch *b, const char *body,
+                            size_t len, gql_str *response) {
+  fixture *fx = ud;
+  cr_assert_lt(b->graph, 4);
+  fx->requests[b->graph]++;
+  free(fx->last_body[b->graph]);
+  fx->last_body[b->graph] = gw_cstr((gql_str){body, len});
+  if (fx->fail_inventory && b->graph == 1)
+    return -1;
+  gql_arena *a = fx->arena;
+  const gql_value *req;
+  char *copy = gql_arena_strndup(a, body, len);
+  cr_assert_eq(gql_value_parse(a, copy, len, &req), 0);
+  gql_str query = str_of(req, "query");
+  gql_buf vars;
+  gql_buf_init(&vars, NULL);
+  gql_json_write_value(&vars, gql_value_get(req, "variables", 9));
+  gql_str json;
+  int rc = gql_graphql(fx->schemas[b->graph], query.ptr, query.len, NULL,
+                       vars.data, vars.len, NULL, NULL, a, &json);
+  gql_buf_free(&vars);
+  cr_assert(rc == 0 || rc == 1, "subgraph %u: %d", b->graph, rc);
+  *response = json;
+  return 0;
+}
+
+static char *run(fixture *fx, const gql_supergraph *sg, gql_arena *arena,
+                 const char *query, gql_gw_request **req) {
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  int rc = gql_gw_execute(plan, NULL, arena, send_to_subgraph, fx, &out, req);
+  cr_assert_eq(rc, 0);
+  char *s = gw_cstr((gql_str){out.data, out.len});
+  gql_buf_free(&out);
+  return s;
+}
+
+Test(gateway_execute, benchmark_answer_is_byte_identical_with_six_requests) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  size_t len;
+  char *expected = gw_read_file(BENCH_DIR "expected_response.json", &len);
+  gql_gw_request *req;
+  char *got = run(&fx, sg, arena, query, &req);
+  cr_expect_eq(strlen(got), len, "length %zu", strlen(got));
+  if (strcmp(got, expected) != 0) {
+    size_t i = 0;
+    while (got[i] && got[i] == expected[i])
+      i++;
+    cr_assert_fail("differs at byte %zu: got ...%.80s... want ...%.80s...", i,
+                   got + (i > 40 ? i - 40 : 0),
+                   expected + (i > 40 ? i - 40 : 0));
+  }
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(requests, 6);
+  cr_expect_eq(
+      fx.requests[0] + fx.requests[1] + fx.requests[2] + fx.requests[3], 6);
+  cr_expect_eq(fx.requests[1], 1, "one inventory request");
+  /* de-duplication: 335 objects need an entity; fetches of one request
+   * with the same shape share their representations, so 18 are sent
+   * (reviews 6 users + 5 products, products 1, accounts 1, inventory 5) */
+  cr_expect_eq(seen, 335, "seen %u", seen);
+  cr_expect_eq(sent, 18, "sent %u", sent);
+  cr_expect_str_eq(
+      fx.last_body[1],
+      "{\"query\":\"query($representations:[_Any!]!){_entities("
+      "representations:$representations){...on Product{inStock "
+      "shippingEstimate}}}\",\"variables\":{\"representations\":["
+      "{\"__typename\":\"Product\",\"upc\":\"1\",\"price\":899,\"weight\":100},"
+      "{\"__typename\":\"Product\",\"upc\":\"2\",\"price\":1299,\"weight\":"
+      "1000},"
+      "{\"__typename\":\"Product\",\"upc\":\"3\",\"price\":15,\"weight\":20},"
+      "{\"__typename\":\"Product\",\"upc\":\"4\",\"price\":499,\"weight\":100},"
+      "{\"__typename\":\"Product\",\"upc\":\"5\",\"price\":1299,\"weight\":"
+      "1000}]}}");
+  /* the inventory representations carry price and weight from products */
+  cr_expect_not_null(strstr(fx.last_body[1],
+                            "{\"__typename\":\"Product\",\"upc\":\"1\","
+                            "\"price\":899,\"weight\":100}"),
+                     "%s", fx.last_body[1]);
+  free(got);
+  free(expected);
+  free(query);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
+
+Test(gateway_execute, aliases_typename_and_fragments_shape_the_response) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  char *got = run(&fx, sg, arena,
+                  "{ t: topProducts(first: 2) { __typename ... on Product { "
+                  "n: name } stock: inStock } me { ...U } } "
+                  "fragment U on User { who: username __typename }",
+                  NULL);
+  cr_expect_str_eq(got, "{\"data\":{\"t\":[{\"__typename\":\"Product\",\"n\":"
+                        "\"Table\",\"stock\":true},{\"__typename\":"
+                        "\"Product\",\"n\":\"Couch\",\"stock\":false}],"
+                        "\"me\":{\"who\":\"urigo\",\"__typename\":\"User\"}}}");
+  free(got);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
+
+Test(gateway_execute, a_failed_subgraph_gives_an_error_and_nulls) {
+  fixture fx;
+  fixture_init(&fx);
+  fx.fail_inventory = true;
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  char *got =
+      run(&fx, sg, arena, "{ topProducts(first: 1) { name inStock } }", NULL);
+  cr_expect_str_eq(got, "{\"errors\":[{\"message\":\"Subgraph inventory: the "
+                        "request failed\"}],\"data\":{\"topProducts\":[{"
+                        "\"name\":\"Table\",\"inStock\":null}]}}");
+  free(got);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
+
+/* Canned answers: a subgraph error on an entity is re-pathed to the
+ * client's path, and a null in a non-null field propagates. */
+static int canned(void *ud, const gql_gw_batch *b, const char *body, size_t len,
+                  gql_str *response) {
+  const char **answers = ud;
+  *response = gql_cstr(answers[b->level - 1]);
+  return 0;
+}
+
+Test(gateway_execute, entity_errors_are_repathed_and_nulls_propagate) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  const char *answers[] = {
+      "{\"data\":{\"topProducts\":[{\"__typename\":\"Product\",\"upc\":\"1\"},"
+      "{\"__typename\":\"Product\",\"upc\":\"2\"},"
+      "{\"__typename\":\"Product\",\"upc\":\"1\"}]}}",
+      "{\"data\":{\"_entities\":[{\"reviews\":[{\"id\":null}]},null]},"
+      "\"errors\":[{\"message\":\"boom\",\"path\":[\"_entities\",1,"
+      "\"reviews\"]}]}"};
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ topProducts { upc reviews { id } } }", NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  gql_gw_request *req;
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, &req),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(
+      got,
+      "{\"errors\":[{\"message\":\"boom\",\"path\":[\"topProducts\",1,"
+      "\"reviews\"]},{\"message\":\"Cannot return null for non-nullable "
+      "field Review.id.\",\"path\":[\"topProducts\",0,\"reviews\",0,\"id\"]},"
+      "{\"message\":\"Cannot return null for non-nullable field Review.id.\","
+      "\"path\":[\"topProducts\",2,\"reviews\",0,\"id\"]}],"
+      "\"data\":{\"topProducts\":[{\"upc\":\"1\",\"reviews\":[null]},"
+      "{\"upc\":\"2\",\"reviews\":null},{\"upc\":\"1\",\"reviews\":[null]}]}}");
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(requests, 2);
+  cr_expect_eq(sent, 2, "upc 1 twice is sent once");
+  cr_expect_eq(seen, 3);
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, no_request_when_no_object_needs_the_entity_fetch) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  const char *answers[] = {"{\"data\":{\"topProducts\":[]}}",
+                           "{\"data\":{\"_entities\":[]}}"};
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ topProducts { inStock } }", NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  gql_gw_request *req;
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, &req),
+               0);
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(requests, 1);
+  cr_expect_eq(out.len, strlen("{\"data\":{\"topProducts\":[]}}"));
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, a_malformed_subgraph_answer_is_an_error_not_a_crash) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  const char *answers[] = {"{\"data\":{\"me\":", "x"};
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ me { id } }", NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, NULL),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"errors\":[{\"message\":\"Subgraph accounts: the "
+                        "response is not a JSON object\"}],\"data\":{\"me\":"
+                        "null}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, client_variables_are_forwarded_to_subgraphs) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(
+      sg, arena, "query Q($n: Int) { topProducts(first: $n) { upc } }", NULL);
+  const gql_value *vars;
+  const char *vj = "{\"n\":2,\"unused\":\"secret\"}";
+  cr_assert_eq(gql_value_parse(arena, vj, strlen(vj), &vars), 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, vars, arena, send_to_subgraph, &fx, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[{\"upc\":\"1\"},{\"upc\":"
+                        "\"2\"}]}}");
+  cr_expect_str_eq(fx.last_body[2],
+                   "{\"query\":\"query($n:Int){topProducts(first:$n){upc}}\","
+                   "\"variables\":{\"n\":2}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}
+
+Test(gateway_execute, root_typename_needs_no_subgraph) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ __typename t: __typename }", NULL);
+  cr_expect_eq(plan->nbatches, 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, NULL, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got,
+                   "{\"data\":{\"__typename\":\"Query\",\"t\":\"Query\"}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+static const char *ABSTRACT_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "interface Node @join__type(graph: A) { id: ID! }\n"
+    "type Thing implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A, key: \"id\") @join__type(graph: B, key: "
+    "\"id\") {\n  id: ID!\n  name: String @join__field(graph: A)\n"
+    "  price: Int @join__field(graph: B)\n}\n"
+    "type Other implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A) { id: ID! label: String }\n"
+    "union Any @join__type(graph: A) @join__unionMember(graph: A, member: "
+    "\"Thing\") @join__unionMember(graph: A, member: \"Other\") = Thing | "
+    "Other\n"
+    "type Query @join__type(graph: A) { nodes: [Node] any: [Any] }\n";
+
+Test(gateway_execute, fragments_below_interfaces_select_by_concrete_type) {
+  gql_supergraph *sg = gw_load_text(ABSTRACT_SG);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena,
+                              "{ nodes { __typename id ... on Thing { name "
+                              "price } ... on Other { label } } }",
+                              NULL);
+  cr_assert_eq(plan->nbatches, 2);
+  char *op = gw_cstr(plan->batches[0].operation);
+  cr_expect_str_eq(op, "query{nodes{__typename id ...on Thing{name "
+                       "__typename id} ...on Other{label}}}");
+  free(op);
+  op = gw_cstr(plan->batches[1].operation);
+  cr_expect_str_eq(op, "query($representations:[_Any!]!){_entities("
+                       "representations:$representations){...on "
+                       "Thing{price}}}");
+  free(op);
+  const char *answers[] = {
+      "{\"data\":{\"nodes\":[{\"__typename\":\"Thing\",\"id\":\"1\","
+      "\"name\":\"T1\"},{\"__typename\":\"Other\",\"id\":\"2\",\"label\":"
+      "\"O2\"},null]}}",
+      "{\"data\":{\"_entities\":[{\"price\":5}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  gql_gw_request *req;
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, &req),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"nodes\":[{\"__typename\":\"Thing\","
+                        "\"id\":\"1\",\"name\":\"T1\",\"price\":5},{"
+                        "\"__typename\":\"Other\",\"id\":\"2\",\"label\":"
+                        "\"O2\"},null]}}");
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(seen, 1, "only the Thing needs an entity fetch");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, union_fragments_merge_fields_by_response_key) {
+  gql_supergraph *sg = gw_load_text(ABSTRACT_SG);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan =
+      gw_plan(sg, arena,
+              "{ any { ... on Node { id } ... on Thing { id name } } }", NULL);
+  cr_assert_eq(plan->nbatches, 1);
+  char *op = gw_cstr(plan->batches[0].operation);
+  cr_expect_str_eq(
+      op, "query{any{__typename ...on Node{id} ...on Thing{id name}}}");
+  free(op);
+  const char *answers[] = {
+      "{\"data\":{\"any\":[{\"__typename\":\"Thing\",\"id\":\"1\",\"name\":"
+      "\"T\"},{\"__typename\":\"Other\",\"id\":\"2\"}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, NULL),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"any\":[{\"id\":\"1\",\"name\":\"T\"},{"
+                        "\"id\":\"2\"}]}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+typedef struct recorder {
+  fixture *fx;
+  char *answers[16];
+  size_t lens[16];
+  int n;
+} recorder;
+
+static int record_send(void *ud, const gql_gw_batch *b, const char *body,
+                       size_t len, gql_str *response) {
+  recorder *rec = ud;
+  int rc = send_to_subgraph(rec->fx, b, body, len, response);
+  cr_assert_lt(rec->n, 16);
+  rec->answers[rec->n] = gw_cstr(*response);
+  rec->lens[rec->n++] = response->len;
+  return rc;
+}
+
+typedef struct replayer {
+  char **answers;
+  size_t *lens;
+  int next, n;
+} replayer;
+
+static int replay_send(void *ud, const gql_gw_batch *b, const char *body,
+                       size_t len, gql_str *response) {
+  replayer *rp = ud;
+  if (rp->next >= rp->n)
+    return -1;
+  *response = (gql_str){rp->answers[rp->next], rp->lens[rp->next]};
+  rp->next++;
+  return 0;
+}
+
+static uint64_t xorshift(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+Test(gateway_execute, corrupted_subgraph_answers_give_errors_never_crashes) {
+  fixture fx;
+  fixture_init(&fx);
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  recorder rec = {.fx = &fx};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, record_send, &rec, &out, NULL),
+               0);
+  cr_assert_eq(rec.n, 6);
+  static const char junk[] = "{}[]\",:0n-tx\\";
+  uint64_t seed = 0x2545f4914f6cdd1dull;
+  char *mutated[16];
+  for (int iter = 0; iter < 1000; iter++) {
+    for (int i = 0; i < rec.n; i++) {
+      mutated[i] = malloc(rec.lens[i] + 1);
+      memcpy(mutated[i], rec.answers[i], rec.lens[i] + 1);
+    }
+    size_t lens[16];
+    memcpy(lens, rec.lens, sizeof lens);
+    int victim = (int)(xorshift(&seed) % (uint64_t)rec.n);
+    size_t at = xorshift(&seed) % lens[victim];
+    switch (xorshift(&seed) % 3) {
+    case 0: /* truncated */
+      lens[victim] = at;
+      break;
+    case 1: /* a byte replaced */
+      mutated[victim][at] = junk[xorshift(&seed) % (sizeof junk - 1)];
+      break;
+    default: /* a value of another kind */
+      if (at + 4 < lens[victim])
+        memcpy(mutated[victim] + at, "null", 4);
+      break;
+    }
+    gql_arena *a = gql_arena_new(NULL);
+    replayer rp = {mutated, lens, 0, rec.n};
+    out.len = 0;
+    int rc = gql_gw_execute(plan, NULL, a, replay_send, &rp, &out, NULL);
+    cr_assert_eq(rc, 0, "iteration %d", iter);
+    gql_json_value *v;
+    gql_json_error jerr;
+    cr_assert_eq(gql_json_parse(a, out.data, out.len, NULL, &v, &jerr), 0,
+                 "iteration %d: the response is not JSON", iter);
+    cr_assert_not_null(gql_json_get(v, GQL_STR("data")));
+    gql_arena_free(a);
+    for (int i = 0; i < rec.n; i++)
+      free(mutated[i]);
+  }
+  for (int i = 0; i < rec.n; i++)
+    free(rec.answers[i]);
+  gql_buf_free(&out);
+  free(query);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&fx);
+}

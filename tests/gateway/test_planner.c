@@ -1,0 +1,339 @@
+#include "helpers.h"
+
+static gql_supergraph *sg;
+static gql_arena *arena;
+
+static void setup(void) {
+  sg = gw_load_bench();
+  arena = gql_arena_new(NULL);
+}
+static void teardown(void) {
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+static void expect_op(const gql_gw_plan *plan, const char *graph,
+                      uint32_t level, const char *op) {
+  const gql_gw_batch *b = gw_batch(plan, graph, level);
+  cr_assert_not_null(b, "no %s request in wave %u", graph, level);
+  char *got = gw_cstr(b->operation);
+  cr_expect_str_eq(got, op);
+  free(got);
+}
+
+TestSuite(planner, .init = setup, .fini = teardown);
+
+Test(planner, benchmark_query_needs_six_requests_in_four_waves) {
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  cr_expect_eq(plan->nbatches, 6, "requests: %u", plan->nbatches);
+  cr_expect_eq(plan->nlevels, 4);
+  /* wave 1: the two roots; 2: reviews, alias-batched; 3: products and
+   * accounts; 4: inventory, with the top-level lookup deferred into it */
+  cr_expect_not_null(gw_batch(plan, "accounts", 1));
+  cr_expect_not_null(gw_batch(plan, "products", 1));
+  const gql_gw_batch *rv = gw_batch(plan, "reviews", 2);
+  cr_assert_not_null(rv);
+  cr_expect_eq(rv->nfetches, 2);
+  cr_expect_not_null(gw_batch(plan, "products", 3));
+  cr_expect_not_null(gw_batch(plan, "accounts", 3));
+  const gql_gw_batch *inv = gw_batch(plan, "inventory", 4);
+  cr_assert_not_null(inv);
+  cr_expect_eq(inv->nfetches, 4);
+  /* the four inventory lookups have one shape: one `_entities` field */
+  cr_expect_eq(inv->nfields, 1);
+  cr_expect_eq(rv->nfields, 2);
+  cr_expect_eq(gw_batch(plan, "products", 3)->nfields, 1);
+  cr_expect_eq(gw_batch(plan, "accounts", 3)->nfields, 1);
+  expect_op(plan, "inventory", 4,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Product{inStock shippingEstimate}}}");
+  cr_expect_null(gw_batch(plan, "inventory", 2));
+  free(query);
+}
+
+Test(planner, root_fields_are_grouped_by_subgraph) {
+  const char *q = "{ users { id name } me { username } "
+                  "topProducts { name } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 2);
+  cr_expect_eq(plan->nlevels, 1);
+  expect_op(plan, "accounts", 1, "query{users{id name} me{username}}");
+  expect_op(plan, "products", 1, "query{topProducts{name}}");
+}
+
+Test(planner, aliases_and_arguments_are_forwarded) {
+  const char *q = "query Q($n: Int = 2) { a: topProducts(first: $n) "
+                  "{ n: name } b: topProducts(first: 3) { upc } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  expect_op(plan, "products", 1,
+            "query($n:Int=2){a:topProducts(first:$n){n:name} "
+            "b:topProducts(first:3){upc}}");
+}
+
+Test(planner, entity_fields_go_to_an_entities_fetch_with_the_key) {
+  const char *q = "{ topProducts { name reviews { body } } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 2);
+  expect_op(plan, "products", 1, "query{topProducts{name __typename upc}}");
+  expect_op(plan, "reviews", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Product{reviews{body}}}}");
+  const gql_gw_fetch *f = gw_batch(plan, "reviews", 2)->fetches[0];
+  cr_expect_eq(f->path_len, 2);
+  cr_expect(gql_str_eq_cstr(f->path[0], "topProducts"));
+  cr_expect(gql_str_eq_cstr(f->path[1], "@"));
+}
+
+Test(planner, provides_lets_the_reviews_subgraph_answer_username) {
+  const char *q = "{ topProducts { reviews { author { username } } } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 2, "no accounts fetch for username");
+  cr_expect_null(gw_batch(plan, "accounts", 3));
+  /* name is not provided: accounts is asked for it */
+  const char *q2 = "{ topProducts { reviews { author { username name } } } }";
+  plan = gw_plan(sg, arena, q2, NULL);
+  cr_expect_eq(plan->nbatches, 3);
+  expect_op(plan, "accounts", 3,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on User{name}}}");
+}
+
+Test(planner, provides_applies_below_nested_entity_fetches_too) {
+  /* the nested author is reached inside the reviews entity fetch and
+   * still provided there */
+  const char *q = "{ me { reviews { author { reviews { author { username } } "
+                  "} } } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 2);
+  /* outside @provides, username comes from the accounts root fetch */
+  const char *q2 = "{ users { reviews { body } username } }";
+  plan = gw_plan(sg, arena, q2, NULL);
+  expect_op(plan, "accounts", 1, "query{users{__typename id username}}");
+}
+
+Test(planner, requires_fields_are_fetched_first_and_sent_in_representations) {
+  const char *q = "{ topProducts { shippingEstimate } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 2);
+  expect_op(plan, "products", 1,
+            "query{topProducts{__typename upc price weight}}");
+  const gql_gw_fetch *inv = gw_batch(plan, "inventory", 2)->fetches[0];
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_gw_plan_print(plan, &b);
+  char *text = gw_cstr((gql_str){b.data, b.len});
+  cr_expect_not_null(
+      strstr(text, "{ ... on Product { __typename upc price weight } } =>\n"),
+      "%s", text);
+  cr_expect_eq(inv->ndeps, 0);
+  free(text);
+  gql_buf_free(&b);
+}
+
+Test(planner, nested_requires_depend_on_a_third_subgraph) {
+  /* reviews cannot give price and weight: products is asked first, and
+   * inventory waits for it */
+  const char *q = "{ users { reviews { product { shippingEstimate } } } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nlevels, 4);
+  cr_expect_not_null(gw_batch(plan, "accounts", 1));
+  cr_expect_not_null(gw_batch(plan, "reviews", 2));
+  expect_op(plan, "products", 3,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Product{price weight}}}");
+  const gql_gw_batch *inv = gw_batch(plan, "inventory", 4);
+  cr_assert_not_null(inv);
+  cr_expect_eq(inv->fetches[0]->ndeps, 1);
+}
+
+Test(planner, same_subgraph_fetches_in_a_wave_are_alias_batched) {
+  const char *q = "{ users { reviews { body } } topProducts { reviews { id } "
+                  "} }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 3);
+  expect_op(plan, "reviews", 2,
+            "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
+            "$r0){...on User{reviews{body}}} _1:_entities(representations:"
+            "$r1){...on Product{reviews{id}}}}");
+}
+
+Test(planner, fragments_are_expanded_and_fields_merged_in_query_order) {
+  const char *q = "query { topProducts { ...A name ... on Product { upc "
+                  "price } } } fragment A on Product { price name weight }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  expect_op(plan, "products", 1, "query{topProducts{price name weight upc}}");
+  const gql_gw_sel *tp = plan->client.first;
+  cr_expect(gql_str_eq_cstr(tp->key, "topProducts"));
+  cr_expect(gql_str_eq_cstr(tp->first->key, "price"));
+  cr_expect(gql_str_eq_cstr(tp->last->key, "upc"));
+}
+
+Test(planner, literal_skip_and_include_prune_selections) {
+  const char *q = "{ topProducts { name @skip(if: true) upc "
+                  "inStock @include(if: false) } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->nbatches, 1);
+  expect_op(plan, "products", 1, "query{topProducts{upc}}");
+}
+
+Test(planner, operation_is_chosen_by_name) {
+  const char *q = "query A { me { id } } query B { topProducts { upc } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, "B");
+  cr_expect_eq(plan->nbatches, 1);
+  expect_op(plan, "products", 1, "query{topProducts{upc}}");
+  gql_document *doc;
+  gql_syntax_error se;
+  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  const char *err;
+  cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
+               GQL_EINVAL);
+  cr_expect_eq(gql_gw_plan_build(sg, doc, "C", arena, &plan, &err), GQL_EINVAL);
+}
+
+Test(planner, plan_text_reads_like_apollo_query_plans) {
+  const char *q = "{ topProducts { name inStock } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_gw_plan_print(plan, &b);
+  char *text = gw_cstr((gql_str){b.data, b.len});
+  cr_expect_str_eq(text, "QueryPlan {\n"
+                         "  Sequence {\n"
+                         "    Fetch(service: \"products\") {\n"
+                         "      { topProducts { name __typename upc } }\n"
+                         "    },\n"
+                         "    Fetch(service: \"inventory\") {\n"
+                         "      Flatten(path: \"topProducts.@\") {\n"
+                         "        { ... on Product { __typename upc } } =>\n"
+                         "        { ... on Product { inStock } }\n"
+                         "      },\n"
+                         "    },\n"
+                         "  },\n"
+                         "}\n");
+  free(text);
+  gql_buf_free(&b);
+}
+
+Test(planner, plans_are_cached_by_operation_text_and_name) {
+  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 0);
+  cr_assert_not_null(c);
+  const char *q = "query A { me { id } } query B { topProducts { upc } }";
+  const gql_gw_plan *p1, *p2, *p3;
+  const char *err;
+  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "A", arena, &p1, &err),
+               0);
+  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "A", arena, &p2, &err),
+               0);
+  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "B", arena, &p3, &err),
+               0);
+  cr_expect_eq(p1, p2);
+  cr_expect_neq(p1, p3);
+  uint64_t hits, misses;
+  gql_gw_plan_cache_stats(c, &hits, &misses);
+  cr_expect_eq(hits, 1);
+  cr_expect_eq(misses, 2);
+  /* a syntax error is an error, not a cached plan */
+  cr_expect_eq(gql_gw_plan_cache_get(c, "{", 1, NULL, arena, &p1, &err),
+               GQL_ESYNTAX);
+  gql_gw_plan_cache_free(c);
+}
+
+Test(planner, a_full_cache_still_plans_into_the_request_arena) {
+  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 1);
+  const char *q = "{ me { id } }";
+  const gql_gw_plan *p1, *p2;
+  const char *err;
+  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), NULL, arena, &p1, &err),
+               0);
+  const char *q2 = "{ me { name } }";
+  cr_assert_eq(gql_gw_plan_cache_get(c, q2, strlen(q2), NULL, arena, &p2, &err),
+               0);
+  expect_op(p2, "accounts", 1, "query{me{name}}");
+  gql_gw_plan_cache_free(c);
+}
+
+Test(planner, what_is_not_planned_yet_is_a_clear_error) {
+  static const char *cases[][2] = {
+      {"{ __schema { queryType { name } } }", "introspection"},
+      {"subscription { me { id } }", "subscriptions"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    gql_document *doc;
+    gql_syntax_error se;
+    cr_assert_eq(
+        gql_parse(arena, cases[i][0], strlen(cases[i][0]), NULL, &doc, &se), 0);
+    gql_gw_plan *plan;
+    const char *err = NULL;
+    cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
+                 GQL_EUNSUPPORTED, "%s", cases[i][0]);
+    cr_expect_not_null(err && strstr(err, cases[i][1]), "%s: %s", cases[i][0],
+                       err ? err : "(null)");
+  }
+}
+
+Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
+  /* `upc: name` would make the representations carry names as upcs */
+  const char *q = "{ topProducts { upc: name reviews { id } } }";
+  gql_document *doc;
+  gql_syntax_error se;
+  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  gql_gw_plan *plan;
+  const char *err = NULL;
+  cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
+               GQL_EUNSUPPORTED);
+  cr_expect_not_null(err && strstr(err, "\"upc\""), "%s", err ? err : "");
+  /* the same alias without an entity fetch below is fine */
+  plan = gw_plan(sg, arena, "{ topProducts { upc: name } }", NULL);
+  cr_expect_eq(plan->nbatches, 1);
+}
+
+static const char *MUTATION_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "type Query @join__type(graph: A) { x: Int }\n"
+    "type Mutation @join__type(graph: A) @join__type(graph: B) {\n"
+    "  a1: Thing @join__field(graph: A)\n  a2: Int @join__field(graph: A)\n"
+    "  b1: Int @join__field(graph: B)\n  a3: Int @join__field(graph: A)\n}\n"
+    "type Thing @join__type(graph: A, key: \"id\") @join__type(graph: B, "
+    "key: \"id\") { id: ID! extra: Int @join__field(graph: B) }\n";
+
+Test(planner, mutation_fields_run_in_order_across_subgraphs) {
+  gql_supergraph *msg = gw_load_text(MUTATION_SG);
+  gql_gw_plan *plan =
+      gw_plan(msg, arena, "mutation { a1 { extra } a2 b1 a3 }", NULL);
+  cr_expect_eq(plan->nbatches, 4);
+  cr_expect_eq(plan->nlevels, 4);
+  /* a1 and a2 share one request; a1's entity fetch comes before b1 */
+  expect_op(plan, "a", 1, "mutation{a1{__typename id} a2}");
+  expect_op(plan, "b", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Thing{extra}}}");
+  expect_op(plan, "b", 3, "mutation{b1}");
+  expect_op(plan, "a", 4, "mutation{a3}");
+  gql_supergraph_free(msg);
+}
+
+Test(planner, fragments_that_multiply_the_selection_hit_a_limit) {
+  /* each fragment spreads the next twice: 2^30 fields once expanded */
+  gql_buf q;
+  gql_buf_init(&q, NULL);
+  gql_buf_puts(&q, "{ topProducts { ...F0 } }\n");
+  for (int i = 0; i < 30; i++)
+    gql_buf_printf(&q,
+                   "fragment F%d on Product { reviews { product { ...F%d } "
+                   "author { reviews { product { ...F%d } } } } }\n",
+                   i, i + 1, i + 1);
+  gql_buf_puts(&q, "fragment F30 on Product { upc }\n");
+  gql_document *doc;
+  gql_syntax_error se;
+  const char *text = gql_buf_cstr(&q);
+  cr_assert_eq(gql_parse(arena, text, q.len, NULL, &doc, &se), 0);
+  gql_gw_plan *plan;
+  const char *err = NULL;
+  int rc = gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err);
+  cr_expect_eq(rc, GQL_ELIMIT, "rc %d: %s", rc, err ? err : "");
+  cr_expect_not_null(err && strstr(err, "more than 100000 fields"), "%s",
+                     err ? err : "");
+  gql_buf_free(&q);
+}
