@@ -520,37 +520,6 @@ static const char fragments_query[] =
     "fragment FriendFields on Character { __typename name ... on Human { "
     "homePlanet } ... on Droid { primaryFunction } }\n";
 
-static const char starwars_sdl[] =
-    "schema { query: Query }\n"
-    "enum Episode { NEW_HOPE EMPIRE JEDI }\n"
-    "\"A character in the Star Wars Trilogy\"\n"
-    "interface Character {\n"
-    "  \"The id of the character\" id: String!\n"
-    "  \"The name of the character\" name: String\n"
-    "  \"The friends of the character\" friends: [Character!]!\n"
-    "  \"Which movies they appear in\" appearsIn: [Episode!]!\n"
-    "}\n"
-    "\"A mechanical creature in the Star Wars universe.\"\n"
-    "type Droid implements Character {\n"
-    "  id: String! name: String friends: [Character!]! appearsIn: "
-    "[Episode!]!\n"
-    "  \"The primary function of the droid\" primaryFunction: String\n"
-    "}\n"
-    "\"A humanoid creature in the Star Wars universe.\"\n"
-    "type Human implements Character {\n"
-    "  id: String! name: String friends: [Character!]! appearsIn: "
-    "[Episode!]!\n"
-    "  \"The home planet of the human\" homePlanet: String\n"
-    "}\n"
-    "\"The root query object of the schema\"\n"
-    "type Query {\n"
-    "  human(\"id of the human\" id: String!): Human\n"
-    "  droid(\"id of the droid\" id: String!): Droid\n"
-    "  hero(\"If omitted, returns the hero of the whole saga. If provided, "
-    "returns the hero of that particular episode\" episode: Episode): "
-    "Character\n"
-    "}\n";
-
 bench_ops *bench_ops_new(const char *shared) {
   bench_ops *o = calloc(1, sizeof *o);
   data *d = o ? calloc(1, sizeof *d) : NULL;
@@ -600,7 +569,8 @@ bench_ops *bench_ops_new(const char *shared) {
   o->minimal_json = schema_of(minimal_sdl, sizeof minimal_sdl - 1);
   o->flat_json = schema_of(flat_sdl, sizeof flat_sdl - 1);
   o->nested_json = schema_of(nested_sdl, sizeof nested_sdl - 1);
-  o->starwars_json = schema_of(starwars_sdl, sizeof starwars_sdl - 1);
+  gql_str sw_sdl = gql_starwars_sdl();
+  o->starwars_json = schema_of(sw_sdl.ptr, sw_sdl.len);
   if (!(o->json_arena = gql_arena_new(NULL)))
     die("out of memory");
   floor_buf b;

@@ -37,6 +37,8 @@ static const char sdl[] =
     "Character\n"
     "}\n";
 
+gql_str gql_starwars_sdl(void) { return (gql_str){sdl, sizeof sdl - 1}; }
+
 typedef struct character {
   const char *id;
   bool droid;

@@ -9,4 +9,7 @@
  * gql_schema_free. 0 or a negative gql_err. */
 int gql_starwars_schema(gql_schema **out);
 
+/* The schema's SDL (the text of examples/starwars/schema.graphql). */
+gql_str gql_starwars_sdl(void);
+
 #endif

@@ -368,6 +368,9 @@ bool gql_schema_print_default(const gql_schema *s, gql_type_ref t,
 
 /* ---- "Did you mean" hints (shared with document validation) */
 
+/* graphql-js naturalCompare: digit runs compare as numbers. */
+int gql_natural_compare(gql_str a, gql_str b);
+
 /* graphql-js suggestionList: the options within lexical distance of input,
  * best first; up to `max` written to out; returns the count. */
 uint32_t gql_suggestion_list(gql_str input, const gql_str *options,

@@ -67,7 +67,7 @@ static bool is_digit(int c) {
 }
 
 /* graphql-js naturalCompare. */
-static int natural_compare(gql_str a, gql_str b) {
+int gql_natural_compare(gql_str a, gql_str b) {
   size_t ai = 0, bi = 0;
   while (ai < a.len && bi < b.len) {
     int ac = (unsigned char)a.ptr[ai], bc = (unsigned char)b.ptr[bi];
@@ -134,7 +134,7 @@ uint32_t gql_suggestion_list(gql_str input, const gql_str *options,
     uint32_t j = i;
     while (j > 0 &&
            (c[j - 1].d > x.d ||
-            (c[j - 1].d == x.d && natural_compare(c[j - 1].s, x.s) > 0))) {
+            (c[j - 1].d == x.d && gql_natural_compare(c[j - 1].s, x.s) > 0))) {
       c[j] = c[j - 1];
       j--;
     }

@@ -335,43 +335,6 @@ const char *gql_vprint_value(gql_arena *arena, const gql_ast_value *v) {
   return buf_to_arena(&b, arena);
 }
 
-static bool is_digit(int c) {
-  return c >= '0' && c <= '9';
-}
-
-/* graphql-js naturalCompare. */
-static int natural_compare(gql_str a, gql_str b) {
-  size_t ai = 0, bi = 0;
-  while (ai < a.len && bi < b.len) {
-    int ac = (unsigned char)a.ptr[ai], bc = (unsigned char)b.ptr[bi];
-    if (is_digit(ac) && is_digit(bc)) {
-      double an = 0, bn = 0;
-      do {
-        ++ai;
-        an = an * 10 + (ac - '0');
-        ac = ai < a.len ? (unsigned char)a.ptr[ai] : -1;
-      } while (is_digit(ac) && an > 0);
-      do {
-        ++bi;
-        bn = bn * 10 + (bc - '0');
-        bc = bi < b.len ? (unsigned char)b.ptr[bi] : -1;
-      } while (is_digit(bc) && bn > 0);
-      if (an < bn)
-        return -1;
-      if (an > bn)
-        return 1;
-    } else {
-      if (ac < bc)
-        return -1;
-      if (ac > bc)
-        return 1;
-      ++ai;
-      ++bi;
-    }
-  }
-  return (int)((long)a.len - (long)b.len);
-}
-
 static void print_sorted(gql_buf *out, const gql_ast_value *v,
                          gql_arena *arena) {
   if (v->h.kind == GQL_AST_LIST_VALUE) {
@@ -410,7 +373,7 @@ static void print_sorted(gql_buf *out, const gql_ast_value *v,
       uint32_t hi = lo + 2 * w < n ? lo + 2 * w : n;
       uint32_t a = lo, b = mid, k = lo;
       while (a < mid && b < hi) {
-        if (natural_compare(gql_ast_name_str(f[b]->name),
+        if (gql_natural_compare(gql_ast_name_str(f[b]->name),
                             gql_ast_name_str(f[a]->name)) < 0)
           tmp[k++] = f[b++];
         else
