@@ -694,6 +694,21 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
   exec_object_tree(ctx, ps, obj, o->path, o->node, false);
 }
 
+/* graphql-js ensureValidRuntimeType, for a type index (< ntypes). */
+static void complete_abstract_index(gql_out *o, const void *obj, uint32_t t) {
+  exec_ctx *ctx = o->ctx;
+  if (GQL_UNLIKELY(ctx->s->types[t].kind != GQL_TYPE_OBJECT)) {
+    const gql_type *at = &ctx->s->types[o->type.type];
+    const gql_str *name = &ctx->s->types[t].name;
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a non-object type "
+                 "\"%.*s\".",
+                 (int)at->name.len, at->name.ptr, (int)name->len, name->ptr);
+    return;
+  }
+  complete_object(o, obj, t);
+}
+
 /* graphql-js ensureValidRuntimeType, for a type found by name. */
 static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
   exec_ctx *ctx = o->ctx;
@@ -706,14 +721,7 @@ static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
                  (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
     return;
   }
-  if (ctx->s->types[t].kind != GQL_TYPE_OBJECT) {
-    field_errorf(o,
-                 "Abstract type \"%.*s\" was resolved to a non-object type "
-                 "\"%.*s\".",
-                 (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
-    return;
-  }
-  complete_object(o, obj, t);
+  complete_abstract_index(o, obj, t);
 }
 
 static void no_runtime_type(gql_out *o) {
@@ -744,7 +752,7 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
       no_runtime_type(o);
       return;
     }
-    complete_abstract_named(o, obj, ctx->s->types[type].name);
+    complete_abstract_index(o, obj, type);
     return;
   }
   const exec_type *et = ty->exec_data;
@@ -754,7 +762,7 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
       no_runtime_type(o);
       return;
     }
-    complete_abstract_named(o, obj, ctx->s->types[r].name);
+    complete_abstract_index(o, obj, (uint32_t)r);
     return;
   }
   const gql_json_value *v = obj;
@@ -955,6 +963,25 @@ void gql_out_bool(gql_out *o, bool b) {
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
+  if (!o->written && direct_leaf(o) == LEAF_ENUM) {
+    /* The enum's own value names first by pointer (a resolver that
+     * writes the schema's names), then by content. */
+    const gql_type *ty = &o->ctx->s->types[o->type.type];
+    const gql_enum_value *ev = NULL;
+    for (uint32_t i = 0; i < ty->nvalues; i++)
+      if (ty->values[i].name.ptr == name && ty->values[i].name.len == len) {
+        ev = &ty->values[i];
+        break;
+      }
+    if (!ev)
+      ev = gql_type_enum_value(ty, (gql_str){name, len});
+    if (ev) {
+      fast_begin(o);
+      gql_json_write_string(o->ctx->out, ev->name);
+      fast_end(o);
+      return;
+    }
+  }
   gql_out_string(o, name, len);
 }
 
