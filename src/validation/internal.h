@@ -104,6 +104,8 @@ struct gql_vctx_impl {
   const gql_variable_usages **def_usages;
   uint32_t *walk_stack; /* reused by every walk of the fragment graph */
   uint32_t walk_cap;
+  bool frag_defs_known, has_frag_defs; /* any FRAGMENT_DEFINITION */
+  bool dollar_known, no_dollar; /* the source has no '$' (no variables) */
   gql_ptrmap usages; /* node → gql_variable_usages* */
   gql_ptrmap rec_usages;
   /* For locations in long documents: where lines start, and UTF-16 units
