@@ -134,7 +134,7 @@ typedef struct set_builder {
   plan_entry *entries;
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, used above 16 fields */
+  gql_strmap keys; /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -272,6 +272,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (def == &b->s->meta_typename)
       pf->meta = META_TYPENAME;
     if (sb->nfields == 17) {
+      gql_strmap_init(&sb->keys, NULL);
       for (uint32_t i = 0; i < sb->nfields; i++)
         if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
           b->err = GQL_ENOMEM;
@@ -368,16 +369,41 @@ static bool args_use_variables(const gql_ast_value *v) {
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth);
 
-static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
-  const gql_field *def = pf->field;
+/* "key": in the arena. A key is a GraphQL name, which JSON writes as is;
+ * anything else goes through the JSON writer. */
+static bool key_json(pb *b, plan_field *pf) {
+  gql_str k = pf->key;
+  bool plain = true;
+  for (size_t i = 0; i < k.len && plain; i++) {
+    unsigned char c = (unsigned char)k.ptr[i];
+    plain = c == '_' || (c >= '0' && c <= '9') ||
+            ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+  }
+  if (plain) {
+    char *kj = gql_arena_alloc(b->a, k.len + 3);
+    if (!kj)
+      return false;
+    kj[0] = '"';
+    if (k.len)
+      memcpy(kj + 1, k.ptr, k.len);
+    kj[k.len + 1] = '"';
+    kj[k.len + 2] = ':';
+    pf->key_json = (gql_str){kj, k.len + 3};
+    return true;
+  }
   gql_buf kb;
   gql_buf_init(&kb, NULL);
-  gql_json_write_string(&kb, pf->key);
+  gql_json_write_string(&kb, k);
   gql_buf_putc(&kb, ':');
   char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
   pf->key_json = (gql_str){kj, kj ? kb.len : 0};
   gql_buf_free(&kb);
-  if (!kj) {
+  return kj != NULL;
+}
+
+static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
+  const gql_field *def = pf->field;
+  if (!key_json(b, pf)) {
     b->err = GQL_ENOMEM;
     return;
   }
@@ -438,12 +464,12 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
     b->msg = "The operation is nested too deeply to plan.";
     return NULL;
   }
-  set_builder sb = {0};
-  gql_strmap_init(&sb.keys, NULL);
+  set_builder sb = {0}; /* sb.keys is made at the 17th field */
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
             parents[i].nconds, type);
-  gql_strmap_free(&sb.keys);
+  if (sb.nfields >= 17)
+    gql_strmap_free(&sb.keys);
   plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
   if (!ps) {
     b->err = GQL_ENOMEM;
@@ -461,7 +487,6 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 }
 
 /* ------------------------------------------------------------ prepare */
-
 
 static void errors_response(gql_arena *arena, gql_str *out,
                             const gql_error_list *l) {
