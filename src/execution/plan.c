@@ -150,7 +150,17 @@ typedef struct pb {
   int err;
   const char *msg;
   coerce_ctx cc;
+  /* Per AST node (a type condition or a fragment spread), the type or the
+   * fragment's definition index found by name: a node is met once per
+   * possible type of every set it is collected into. Made on first use. */
+  struct node_memo *memo;
 } pb;
+
+struct node_memo {
+  const void *node;
+  uint32_t value;
+};
+enum { MEMO_SIZE = 64 };
 
 enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
 
@@ -220,10 +230,31 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
   return true;
 }
 
+/* The memo entry for `node` (check its node), or NULL without memory. */
+static struct node_memo *memo_slot(pb *b, const void *node) {
+  if (!b->memo) {
+    b->memo = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->memo);
+    if (!b->memo)
+      return NULL;
+    memset(b->memo, 0, MEMO_SIZE * sizeof *b->memo);
+  }
+  uintptr_t h = (uintptr_t)node;
+  h ^= h >> 6;
+  return &b->memo[h % MEMO_SIZE];
+}
+
 static bool type_applies(pb *b, const gql_ast_type *cond, uint32_t type) {
   if (!cond)
     return true;
-  uint32_t ct = gql_schema_type_index(b->s, gql_ast_name_str(cond->name));
+  struct node_memo *m = memo_slot(b, cond);
+  uint32_t ct;
+  if (m && m->node == cond) {
+    ct = m->value;
+  } else {
+    ct = gql_schema_type_index(b->s, gql_ast_name_str(cond->name));
+    if (m)
+      *m = (struct node_memo){cond, ct};
+  }
   if (ct == GQL_NO_TYPE)
     return false;
   if (ct == type)
@@ -238,9 +269,13 @@ static int64_t find_key(set_builder *sb, gql_str key) {
     uint32_t v;
     return gql_strmap_get(&sb->keys, key, &v) ? (int64_t)v : -1;
   }
-  for (uint32_t i = 0; i < sb->nfields; i++)
-    if (gql_str_eq(sb->fields[i].key, key))
+  for (uint32_t i = 0; i < sb->nfields; i++) {
+    gql_str k = sb->fields[i].key;
+    if (k.len == key.len &&
+        (k.ptr == key.ptr || k.len == 0 ||
+         (k.ptr[0] == key.ptr[0] && memcmp(k.ptr, key.ptr, k.len) == 0)))
       return i;
+  }
   return -1;
 }
 
@@ -316,7 +351,16 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
       uint32_t fi;
-      if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
+      struct node_memo *m = memo_slot(b, sel);
+      if (m && m->node == sel) {
+        fi = m->value;
+      } else {
+        if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
+          fi = UINT32_MAX;
+        if (m)
+          *m = (struct node_memo){sel, fi};
+      }
+      if (fi == UINT32_MAX)
         break;
       const gql_ast_fragment *f =
           (const gql_ast_fragment *)b->p->doc->definitions.items[fi];
