@@ -94,6 +94,8 @@ struct gql_out {
   bool pended;      /* the resolver returned pending */
   bool field_level; /* a pending field (not a list item): its completion
                      * ends the resolver's trace span */
+  uint8_t dleaf;    /* the leaf kind when `type` is the bare named type (T
+                     * or T!), else LEAF_NONE: the writers' fast paths */
   gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
@@ -115,7 +117,16 @@ static void complete_json(gql_out *o, const gql_json_value *v);
 /* Appends without a call when the buffer has room (keys, punctuation). */
 static inline void put(gql_buf *b, const char *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    memcpy(b->data + b->len, p, n);
+    char *d = b->data + b->len;
+    if (n >= 8 && n <= 16) { /* two overlapping words, no call */
+      memcpy(d, p, 8);
+      memcpy(d + n - 8, p + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+      memcpy(d, p, 4);
+      memcpy(d + n - 4, p + n - 4, 4);
+    } else {
+      memcpy(d, p, n);
+    }
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -534,7 +545,9 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
 /* Sets every member but own_info, which resolve_field fills (this runs for
  * every field, so it does not clear the whole struct). */
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
-                     gql_type_ref type, const path_frame *path, rnode *node) {
+                     gql_type_ref type, uint8_t dleaf, const path_frame *path,
+                     rnode *node) {
+  o->dleaf = dleaf;
   o->ctx = ctx;
   o->pf = pf;
   o->info = NULL;
@@ -572,7 +585,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
     put(b, pf->key_json.ptr, pf->key_json.len);
     path_frame fr = {path, pf->key, -1};
     gql_out o;
-    out_init(&o, ctx, pf, pf->field->type, &fr, NULL);
+    out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
     resolve_field(ctx, pf, parent, &fr, &o);
     if (o.prop)
       return true;
@@ -586,7 +599,7 @@ static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
                        const path_frame *path, rnode *kid) {
   path_frame fr = {path, pf->key, -1};
   gql_out o;
-  out_init(&o, ctx, pf, pf->field->type, &fr, kid);
+  out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, kid);
   resolve_field(ctx, pf, parent, &fr, &o);
 }
 
@@ -782,6 +795,9 @@ static void complete_list(gql_out *o, const void *list, size_t count,
                           gql_list_item_fn fn) {
   exec_ctx *ctx = o->ctx;
   gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
+  uint8_t dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
+                      ? o->pf->leaf
+                      : LEAF_NONE;
   if (!o->node) {
     gql_buf *b = ctx->out;
     gql_buf_putc(b, '[');
@@ -790,7 +806,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
         gql_buf_putc(b, ',');
       path_frame fr = {o->path, {0, 0}, (int64_t)i};
       gql_out io;
-      out_init(&io, ctx, o->pf, item, &fr, NULL);
+      out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
       io.info = o->info;
       fn(list, i, &io);
       if (!io.written) {
@@ -820,7 +836,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
                       .nullable = !gql_type_ref_is_non_null(item)};
     path_frame fr = {o->path, {0, 0}, (int64_t)i};
     gql_out io;
-    out_init(&io, ctx, o->pf, item, &fr, &kids[i]);
+    out_init(&io, ctx, o->pf, item, dleaf, &fr, &kids[i]);
     io.info = o->info;
     fn(list, i, &io);
     if (!io.written) {
@@ -885,10 +901,7 @@ static void out_scalar(gql_out *o, const gql_json_value *v) {
 /* The leaf kind when the value's type is the bare named type (T or T!),
  * else LEAF_NONE: the writers below then take the general path. */
 static inline int direct_leaf(const gql_out *o) {
-  uint32_t n = o->type.nmods;
-  if (n > 1 || (n == 1 && o->type.mods[0] != '!'))
-    return LEAF_NONE;
-  return o->pf->leaf;
+  return o->dleaf;
 }
 
 /* Fast paths: a value of the expected scalar type written as is. */
@@ -904,9 +917,9 @@ static void fast_end(gql_out *o) {
 
 void gql_out_int(gql_out *o, int64_t i) {
   int leaf = direct_leaf(o);
-  if (!o->written && (leaf == LEAF_FLOAT ||
-                      (leaf == LEAF_INT && i >= -2147483648LL &&
-                       i <= 2147483647LL))) {
+  if (!o->written &&
+      (leaf == LEAF_FLOAT ||
+       (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
     fast_begin(o);
     gql_json_write_int(o->ctx->out, i);
     fast_end(o);
@@ -968,16 +981,26 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
      * writes the schema's names), then by content. */
     const gql_type *ty = &o->ctx->s->types[o->type.type];
     const gql_enum_value *ev = NULL;
-    for (uint32_t i = 0; i < ty->nvalues; i++)
-      if (ty->values[i].name.ptr == name && ty->values[i].name.len == len) {
-        ev = &ty->values[i];
-        break;
+    if (ty->nvalues <= 8) {
+      for (uint32_t i = 0; i < ty->nvalues; i++) {
+        gql_str v = ty->values[i].name;
+        if (v.len == len &&
+            (v.ptr == name || len == 0 ||
+             (v.ptr[0] == name[0] && memcmp(v.ptr, name, len) == 0))) {
+          ev = &ty->values[i];
+          break;
+        }
       }
-    if (!ev)
+    } else {
       ev = gql_type_enum_value(ty, (gql_str){name, len});
+    }
     if (ev) {
+      /* an enum value is a GraphQL name: JSON as is */
+      gql_buf *b = o->ctx->out;
       fast_begin(o);
-      gql_json_write_string(o->ctx->out, ev->name);
+      gql_buf_putc(b, '"');
+      put(b, ev->name.ptr, ev->name.len);
+      gql_buf_putc(b, '"');
       fast_end(o);
       return;
     }

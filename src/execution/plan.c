@@ -480,6 +480,9 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
              : t == s->t_boolean           ? LEAF_BOOLEAN
              : t == s->t_id                ? LEAF_ID
                                            : LEAF_CUSTOM;
+  gql_type_ref ft = def->type;
+  pf->dleaf = ft.nmods == 0 || (ft.nmods == 1 && ft.mods[0] == '!') ? pf->leaf
+                                                                    : LEAF_NONE;
   if (pf->meta || !gql_schema_is_composite(b->s, t))
     return;
   const uint32_t *types = &t;
