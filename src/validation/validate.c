@@ -380,25 +380,33 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                   .errors = errors,
                   .impl = &impl};
   int rc = 0;
-  void **states =
-      nrules ? gql_arena_alloc(arena, nrules * sizeof *states) : NULL;
-  const gql_ast_node **skipping =
-      nrules ? gql_arena_alloc(arena, nrules * sizeof *skipping) : NULL;
-  if (nrules && (!states || !skipping)) {
+  /* One zeroed block: the state pointers, the skipping nodes and every
+   * rule's state (each at a 16-byte boundary). */
+  size_t head =
+      ((size_t)nrules * (sizeof(void *) + sizeof(void *)) + 15) & ~(size_t)15;
+  size_t total = head;
+  for (uint32_t i = 0; i < nrules; i++)
+    total += (rules[i]->state_size + 15) & ~(size_t)15;
+  char *block = nrules ? gql_arena_alloc(arena, total) : NULL;
+  if (nrules && !block) {
     rc = GQL_ENOMEM;
     goto done;
   }
-  for (uint32_t i = 0; i < nrules; i++) {
-    skipping[i] = NULL;
-    states[i] = NULL;
+  if (block)
+    memset(block, 0, total);
+  void **states = (void **)block;
+  const gql_ast_node **skipping =
+      block ? (const gql_ast_node **)(block + nrules * sizeof(void *)) : NULL;
+  uint64_t has_enter = 0, has_leave = 0;
+  for (size_t i = 0, off = head; i < nrules; i++) {
     size_t size = rules[i]->state_size;
     if (size) {
-      states[i] = gql_arena_alloc(arena, size);
-      if (!states[i]) {
-        rc = GQL_ENOMEM;
-        goto done;
-      }
-      memset(states[i], 0, size);
+      states[i] = block + off;
+      off += (size + 15) & ~(size_t)15;
+    }
+    if (i < MASKED_MAX) {
+      has_enter |= (uint64_t)(rules[i]->enter != NULL) << i;
+      has_leave |= (uint64_t)(rules[i]->leave != NULL) << i;
     }
   }
   for (uint32_t i = 0; i < nrules; i++)
@@ -410,11 +418,9 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                 .states = states,
                 .skipping = skipping,
                 .nrules = nrules,
-                .masked = nrules <= MASKED_MAX};
-  for (uint32_t i = 0; p.masked && i < nrules; i++) {
-    p.has_enter |= (uint64_t)(rules[i]->enter != NULL) << i;
-    p.has_leave |= (uint64_t)(rules[i]->leave != NULL) << i;
-  }
+                .masked = nrules <= MASKED_MAX,
+                .has_enter = has_enter,
+                .has_leave = has_leave};
   if (p.masked && rules == specified) {
     p.on_enter = spec_on_enter;
     p.on_leave = spec_on_leave;
