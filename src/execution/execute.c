@@ -502,19 +502,20 @@ static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
   return args;
 }
 
-static void resolve_field(exec_ctx *ctx, const plan_field *pf,
-                          const void *parent, const path_frame *path,
-                          gql_out *o) {
-  if (pf->meta == META_TYPENAME) {
-    gql_json_value v = {.kind = GQL_JSON_STRING};
-    v.string = ctx->s->types[pf->parent_type].name;
-    o->written = true;
-    serialize_leaf(o, &v);
-    return;
-  }
-  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+static __attribute__((noinline)) void
+resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
+  gql_json_value v = {.kind = GQL_JSON_STRING};
+  v.string = ctx->s->types[pf->parent_type].name;
+  o->written = true;
+  serialize_leaf(o, &v);
+}
+
+/* resolve_field with hooks, arguments or an aborted execution. */
+static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
+                                                         const plan_field *pf,
+                                                         const void *parent,
+                                                         gql_out *o) {
   gql_resolve_info *info = &o->own_info;
-  o->info = info;
   if (pf->has_args) {
     info->args = field_args(o, pf);
     if (!info->args)
@@ -540,6 +541,30 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
   }
   if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
     h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+}
+
+static void resolve_field(exec_ctx *ctx, const plan_field *pf,
+                          const void *parent, const path_frame *path,
+                          gql_out *o) {
+  if (pf->meta == META_TYPENAME) {
+    resolve_typename(ctx, pf, o);
+    return;
+  }
+  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+  o->info = &o->own_info;
+  if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
+    resolve_field_slow(ctx, pf, parent, o);
+    return;
+  }
+  const exec_resolver *r = pf->field->resolver;
+  if (r)
+    r->fn(&o->own_info, parent, o);
+  else
+    default_resolver(&o->own_info, parent, o);
+  if (!o->written) {
+    o->written = true;
+    complete_null(o);
+  }
 }
 
 /* Sets every member but own_info, which resolve_field fills (this runs for
