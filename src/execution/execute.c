@@ -593,17 +593,27 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
   gql_buf *b = ctx->out;
   gql_buf_putc(b, '{');
-  uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
-  bool first = true;
-  for (uint32_t i = 0; i < n; i++) {
-    const plan_field *pf;
-    if (ps->any_cond) {
-      if (!field_included(ctx, ps, ps->entries[i]))
-        continue;
-      pf = &ps->fields[ps->entries[i].field];
-    } else {
-      pf = &ps->fields[i];
+  if (!ps->any_cond) {
+    for (uint32_t i = 0; i < ps->nfields; i++) {
+      const plan_field *pf = &ps->fields[i];
+      if (i)
+        gql_buf_putc(b, ',');
+      put(b, pf->key_json.ptr, pf->key_json.len);
+      path_frame fr = {path, pf->key, -1};
+      gql_out o;
+      out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
+      resolve_field(ctx, pf, parent, &fr, &o);
+      if (o.prop)
+        return true;
     }
+    gql_buf_putc(b, '}');
+    return false;
+  }
+  bool first = true;
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
     if (!first)
       gql_buf_putc(b, ',');
     first = false;
@@ -1051,7 +1061,7 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
     DONE(o);
     return;
   }
-  if (!gql_schema_is_composite(o->ctx->s, t.type)) {
+  if (o->pf->leaf != LEAF_NONE) { /* the named type is not composite */
     const gql_str *pn = parent_name(o);
     field_errorf(o, "Field \"%.*s.%.*s\" of leaf type was given an object.",
                  (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
