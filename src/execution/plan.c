@@ -150,11 +150,30 @@ typedef struct pb {
   int err;
   const char *msg;
   coerce_ctx cc;
+  /* Plan sets already built, by their parents' occurrences and type (see
+   * build_set). */
+  struct set_memo *sets;
+  uint32_t nsets, sets_cap;
+  uint32_t deepest; /* deepest build_set depth reached */
   /* Per AST node (a type condition or a fragment spread), the type or the
    * fragment's definition index found by name: a node is met once per
    * possible type of every set it is collected into. Made on first use. */
   struct node_memo *memo;
 } pb;
+
+/* A plan set depends only on the occurrences it is collected from and the
+ * concrete type (the variables are the operation's), so sets with equal
+ * ones are built once: the friends of a Human and of a Droid share their
+ * sub-plans. `planned` and `height` are the fields planned and the depth
+ * reached below it, so that a reused set counts against the limits as if
+ * it had been built again. */
+struct set_memo {
+  uint64_t hash;
+  const plan_occ *parents;
+  uint32_t nparents, type;
+  uint32_t planned, height;
+  plan_set *set;
+};
 
 struct node_memo {
   const void *node;
@@ -504,8 +523,91 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->nsubs = ntypes;
 }
 
+static uint64_t set_hash(const plan_occ *parents, uint32_t nparents,
+                         uint32_t type) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ type;
+  for (uint32_t i = 0; i < nparents; i++) {
+    h = (h ^ (uint64_t)(uintptr_t)parents[i].node) * 0xff51afd7ed558ccdull;
+    h = (h ^ (uint64_t)(uintptr_t)parents[i].conds ^ parents[i].nconds) *
+        0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+  }
+  return h ? h : 1;
+}
+
+static bool same_parents(const plan_occ *a, const plan_occ *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].node != b[i].node || a[i].conds != b[i].conds ||
+        a[i].nconds != b[i].nconds)
+      return false;
+  return true;
+}
+
+static plan_set *build_set_new(pb *b, const plan_occ *parents,
+                               uint32_t nparents, uint32_t type,
+                               uint32_t depth);
+
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth) {
+  uint64_t h = set_hash(parents, nparents, type);
+  uint32_t mask = b->sets_cap - 1;
+  if (b->sets_cap) {
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+      struct set_memo *m = &b->sets[i];
+      if (!m->hash)
+        break;
+      if (m->hash != h || m->type != type || m->nparents != nparents ||
+          !same_parents(m->parents, parents, nparents))
+        continue;
+      /* reuse it unless a limit would be reached inside: then build it
+       * again, so that the error is the one the walk finds */
+      if (depth + m->height > MAX_PLAN_DEPTH ||
+          (uint64_t)b->planned + m->planned > b->max)
+        break;
+      b->planned += m->planned;
+      if (depth + m->height > b->deepest)
+        b->deepest = depth + m->height;
+      return m->set;
+    }
+  }
+  uint32_t planned = b->planned, deepest = b->deepest;
+  b->deepest = depth;
+  plan_set *ps = build_set_new(b, parents, nparents, type, depth);
+  uint32_t height = b->deepest - depth;
+  if (deepest > b->deepest)
+    b->deepest = deepest;
+  if (!ps || b->err || depth == 0) /* the root set is met once */
+    return ps;
+  if ((b->nsets + 1) * 2 > b->sets_cap) {
+    uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 16;
+    struct set_memo *t = gql_arena_alloc(b->a, cap * sizeof *t);
+    if (!t)
+      return ps; /* not remembered: built again if met again */
+    memset(t, 0, cap * sizeof *t);
+    for (uint32_t j = 0; j < b->sets_cap; j++) {
+      if (!b->sets[j].hash)
+        continue;
+      uint32_t k = (uint32_t)b->sets[j].hash & (cap - 1);
+      while (t[k].hash)
+        k = (k + 1) & (cap - 1);
+      t[k] = b->sets[j];
+    }
+    b->sets = t;
+    b->sets_cap = cap;
+  }
+  mask = b->sets_cap - 1; /* the table may have grown while building */
+  uint32_t k = (uint32_t)h & mask;
+  while (b->sets[k].hash)
+    k = (k + 1) & mask;
+  b->sets[k] = (struct set_memo){
+      h, parents, nparents, type, b->planned - planned, height, ps};
+  b->nsets++;
+  return ps;
+}
+
+static plan_set *build_set_new(pb *b, const plan_occ *parents,
+                               uint32_t nparents, uint32_t type,
+                               uint32_t depth) {
   if (depth > MAX_PLAN_DEPTH) {
     b->err = GQL_ELIMIT;
     b->msg = "The operation is nested too deeply to plan.";
