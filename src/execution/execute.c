@@ -1048,6 +1048,30 @@ void gql_out_json(gql_out *o, const gql_value *v) {
 }
 
 void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
+  /* Fast path: a composite type T or T! (not a list, not a leaf) needs
+   * none of the checks below; an object type written in place needs no
+   * runtime type either. */
+  if (!o->written && obj && o->pf->leaf == LEAF_NONE &&
+      (o->type.nmods == 0 || (o->type.nmods == 1 && o->type.mods[0] == '!'))) {
+    exec_ctx *ctx = o->ctx;
+    uint32_t t = o->type.type;
+    const plan_field *pf = o->pf;
+    o->written = true;
+    if (!o->node && ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
+      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == t
+                               ? pf->subs[0]
+                               : sub_plan(pf, t);
+      if (ps) {
+        if (exec_object_direct(ctx, ps, obj, o->path))
+          value_failed(o);
+        DONE(o);
+        return;
+      }
+    }
+    complete_composite(o, obj, type, false);
+    DONE(o);
+    return;
+  }
   if (!begin(o))
     return;
   if (!obj) {
