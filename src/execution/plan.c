@@ -432,16 +432,28 @@ static bool args_use_variables(const gql_ast_value *v) {
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth);
 
+/* The bytes of a GraphQL name: _ 0-9 A-Z a-z. */
+#define NC_(c) [c] = 1
+static const unsigned char name_char[256] = {
+    NC_('_'), NC_('0'), NC_('1'), NC_('2'), NC_('3'), NC_('4'), NC_('5'),
+    NC_('6'), NC_('7'), NC_('8'), NC_('9'), NC_('A'), NC_('B'), NC_('C'),
+    NC_('D'), NC_('E'), NC_('F'), NC_('G'), NC_('H'), NC_('I'), NC_('J'),
+    NC_('K'), NC_('L'), NC_('M'), NC_('N'), NC_('O'), NC_('P'), NC_('Q'),
+    NC_('R'), NC_('S'), NC_('T'), NC_('U'), NC_('V'), NC_('W'), NC_('X'),
+    NC_('Y'), NC_('Z'), NC_('a'), NC_('b'), NC_('c'), NC_('d'), NC_('e'),
+    NC_('f'), NC_('g'), NC_('h'), NC_('i'), NC_('j'), NC_('k'), NC_('l'),
+    NC_('m'), NC_('n'), NC_('o'), NC_('p'), NC_('q'), NC_('r'), NC_('s'),
+    NC_('t'), NC_('u'), NC_('v'), NC_('w'), NC_('x'), NC_('y'), NC_('z')};
+#undef NC_
+
 /* "key": in the arena. A key is a GraphQL name, which JSON writes as is;
  * anything else goes through the JSON writer. */
 static bool key_json(pb *b, plan_field *pf) {
   gql_str k = pf->key;
-  bool plain = true;
-  for (size_t i = 0; i < k.len && plain; i++) {
-    unsigned char c = (unsigned char)k.ptr[i];
-    plain = c == '_' || (c >= '0' && c <= '9') ||
-            ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
-  }
+  unsigned bad = 0;
+  for (size_t i = 0; i < k.len; i++)
+    bad |= !name_char[(unsigned char)k.ptr[i]];
+  bool plain = !bad;
   if (plain) {
     char *kj = gql_arena_alloc(b->a, k.len + 3);
     if (!kj)
