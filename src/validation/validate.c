@@ -273,17 +273,31 @@ typedef struct parallel {
   uint64_t skip_bits; /* rules currently skipping */
   uint64_t has_enter, has_leave;       /* rules with the callback */
   const uint64_t *on_enter, *on_leave; /* per node kind: rules to call */
+  /* the nodes rules skip from, outermost first, and the rules of each */
+  const gql_ast_node **stack_nodes;
+  uint64_t *stack_bits;
+  uint32_t nstack;
 } parallel;
 
 static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
-  uint64_t bits = p->on_enter[node->kind] & p->has_enter & ~p->skip_bits;
+  unsigned k = node->kind;
+  uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
+                  p->has_enter & ~p->skip_bits;
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
     if (!p->rules[i]->enter(p->ctx, p->states[i], node)) {
+      uint64_t bit = (uint64_t)1 << i;
       p->skipping[i] = node;
-      p->skip_bits |= (uint64_t)1 << i;
+      p->skip_bits |= bit;
       p->nskipping++;
+      /* skip nodes lie on the current path: a stack, deepest on top */
+      if (p->nstack && p->stack_nodes[p->nstack - 1] == node) {
+        p->stack_bits[p->nstack - 1] |= bit;
+      } else {
+        p->stack_nodes[p->nstack] = node;
+        p->stack_bits[p->nstack++] = bit;
+      }
     }
     if (p->ctx->impl->aborted) {
       p->w.stop = true;
@@ -296,7 +310,7 @@ static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
 
 static bool par_enter(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
-  if (p->masked && node->kind < GQL_AST_KIND_COUNT)
+  if (p->masked)
     return par_enter_masked(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i])
@@ -317,18 +331,21 @@ static bool par_enter(gql_walker *w, const gql_ast_node *node) {
 
 static void par_leave_masked(parallel *p, const gql_ast_node *node) {
   unsigned k = node->kind;
-  uint64_t before = p->skip_bits, skipping = before;
-  /* the rules that skip from this node on see it no more */
-  while (skipping) {
-    uint32_t i = (uint32_t)__builtin_ctzll(skipping);
-    skipping &= skipping - 1;
-    if (p->skipping[i] == node) {
+  uint64_t before = p->skip_bits;
+  /* the rules that skip from this node on see it no more: when it is a
+   * skip node, it is the deepest one */
+  if (p->nstack && p->stack_nodes[p->nstack - 1] == node) {
+    uint64_t done = p->stack_bits[--p->nstack];
+    p->skip_bits &= ~done;
+    while (done) {
+      uint32_t i = (uint32_t)__builtin_ctzll(done);
+      done &= done - 1;
       p->skipping[i] = NULL;
-      p->skip_bits &= ~((uint64_t)1 << i);
       p->nskipping--;
     }
   }
-  uint64_t bits = p->on_leave[k] & p->has_leave & ~before;
+  uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_leave[k] : UINT64_MAX) &
+                  p->has_leave & ~before;
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
@@ -342,7 +359,7 @@ static void par_leave_masked(parallel *p, const gql_ast_node *node) {
 
 static void par_leave(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
-  if (p->masked && node->kind < GQL_AST_KIND_COUNT) {
+  if (p->masked) {
     par_leave_masked(p, node);
     return;
   }
@@ -380,10 +397,12 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                   .errors = errors,
                   .impl = &impl};
   int rc = 0;
-  /* One zeroed block: the state pointers, the skipping nodes and every
-   * rule's state (each at a 16-byte boundary). */
+  /* One zeroed block: the skip stack's rule sets, the state pointers, the
+   * skipping nodes, the skip stack's nodes and every rule's state (each at
+   * a 16-byte boundary). */
   size_t head =
-      ((size_t)nrules * (sizeof(void *) + sizeof(void *)) + 15) & ~(size_t)15;
+      ((size_t)nrules * (sizeof(uint64_t) + 3 * sizeof(void *)) + 15) &
+      ~(size_t)15;
   size_t total = head;
   for (uint32_t i = 0; i < nrules; i++)
     total += (rules[i]->state_size + 15) & ~(size_t)15;
@@ -394,9 +413,11 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
   }
   if (block)
     memset(block, 0, total);
-  void **states = (void **)block;
+  uint64_t *stack_bits = (uint64_t *)block;
+  void **states = block ? (void **)(stack_bits + nrules) : NULL;
   const gql_ast_node **skipping =
-      block ? (const gql_ast_node **)(block + nrules * sizeof(void *)) : NULL;
+      block ? (const gql_ast_node **)(states + nrules) : NULL;
+  const gql_ast_node **stack_nodes = block ? skipping + nrules : NULL;
   uint64_t has_enter = 0, has_leave = 0;
   for (size_t i = 0, off = head; i < nrules; i++) {
     size_t size = rules[i]->state_size;
@@ -420,7 +441,9 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                 .nrules = nrules,
                 .masked = nrules <= MASKED_MAX,
                 .has_enter = has_enter,
-                .has_leave = has_leave};
+                .has_leave = has_leave,
+                .stack_nodes = stack_nodes,
+                .stack_bits = stack_bits};
   if (p.masked && rules == specified) {
     p.on_enter = spec_on_enter;
     p.on_leave = spec_on_leave;
