@@ -159,7 +159,14 @@ typedef struct pb {
    * fragment's definition index found by name: a node is met once per
    * possible type of every set it is collected into. Made on first use. */
   struct node_memo *memo;
+  struct key_memo *keys; /* by name pointer: the "key": made for it */
 } pb;
+
+struct key_memo {
+  const char *name;
+  size_t len;
+  gql_str json;
+};
 
 /* A plan set depends only on the occurrences it is collected from and the
  * concrete type (the variables are the operation's), so sets with equal
@@ -448,7 +455,36 @@ static const unsigned char name_char[256] = {
 
 /* "key": in the arena. A key is a GraphQL name, which JSON writes as is;
  * anything else goes through the JSON writer. */
-static bool key_json(pb *b, plan_field *pf) {
+static bool key_json_new(pb *b, plan_field *pf);
+
+static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
+  gql_str k = pf->key;
+  /* the same name in the document (a field collected into the sets of
+   * several types) has the same "key": */
+  if (depth == 0) /* the root set's keys are met once */
+    return key_json_new(b, pf);
+  if (!b->keys && k.ptr) {
+    b->keys = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->keys);
+    if (b->keys)
+      memset(b->keys, 0, MEMO_SIZE * sizeof *b->keys);
+  }
+  struct key_memo *m = NULL;
+  if (b->keys && k.ptr) {
+    uintptr_t h = (uintptr_t)k.ptr;
+    m = &b->keys[(h ^ (h >> 6)) % MEMO_SIZE];
+    if (m->name == k.ptr && m->len == k.len) {
+      pf->key_json = m->json;
+      return true;
+    }
+  }
+  if (!key_json_new(b, pf))
+    return false;
+  if (m)
+    *m = (struct key_memo){k.ptr, k.len, pf->key_json};
+  return true;
+}
+
+static bool key_json_new(pb *b, plan_field *pf) {
   gql_str k = pf->key;
   unsigned bad = 0;
   for (size_t i = 0; i < k.len; i++)
@@ -478,7 +514,7 @@ static bool key_json(pb *b, plan_field *pf) {
 
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
-  if (!key_json(b, pf)) {
+  if (!key_json(b, pf, depth)) {
     b->err = GQL_ENOMEM;
     return;
   }
