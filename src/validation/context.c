@@ -278,10 +278,26 @@ const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
       }
     }
   }
+  /* rules look the same spread's name up several times: remember the
+   * fragments found by the name's pointer (a hit is checked by name) */
+  struct gql_frag_memo *m = NULL;
+  if (name.ptr) {
+    uintptr_t h = (uintptr_t)name.ptr;
+    m = &impl->frag_memo[(h ^ (h >> 5)) % GQL_ARRAY_LEN(impl->frag_memo)];
+    if (m->ptr == name.ptr) {
+      const gql_ast_fragment *f = m->def;
+      if (gql_str_eq(gql_ast_name_str(f->name), name))
+        return f;
+    }
+  }
   uint32_t i;
-  if (gql_strmap_get(&impl->fragments, name, &i))
-    return (const gql_ast_fragment *)ctx->doc->definitions.items[i];
-  return NULL;
+  if (!gql_strmap_get(&impl->fragments, name, &i))
+    return NULL;
+  const gql_ast_fragment *f =
+      (const gql_ast_fragment *)ctx->doc->definitions.items[i];
+  if (m)
+    *m = (struct gql_frag_memo){name.ptr, f};
+  return f;
 }
 
 /* A growable array of pointers in the arena. */
