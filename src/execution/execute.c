@@ -94,6 +94,8 @@ struct gql_out {
   bool pended;      /* the resolver returned pending */
   bool field_level; /* a pending field (not a list item): its completion
                      * ends the resolver's trace span */
+  uint8_t dleaf;    /* the leaf kind when `type` is the bare named type (T
+                     * or T!), else LEAF_NONE: the writers' fast paths */
   gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
@@ -115,7 +117,16 @@ static void complete_json(gql_out *o, const gql_json_value *v);
 /* Appends without a call when the buffer has room (keys, punctuation). */
 static inline void put(gql_buf *b, const char *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    memcpy(b->data + b->len, p, n);
+    char *d = b->data + b->len;
+    if (n >= 8 && n <= 16) { /* two overlapping words, no call */
+      memcpy(d, p, 8);
+      memcpy(d + n - 8, p + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+      memcpy(d, p, 4);
+      memcpy(d + n - 4, p + n - 4, 4);
+    } else {
+      memcpy(d, p, n);
+    }
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -491,19 +502,20 @@ static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
   return args;
 }
 
-static void resolve_field(exec_ctx *ctx, const plan_field *pf,
-                          const void *parent, const path_frame *path,
-                          gql_out *o) {
-  if (pf->meta == META_TYPENAME) {
-    gql_json_value v = {.kind = GQL_JSON_STRING};
-    v.string = ctx->s->types[pf->parent_type].name;
-    o->written = true;
-    serialize_leaf(o, &v);
-    return;
-  }
-  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+static __attribute__((noinline)) void
+resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
+  gql_json_value v = {.kind = GQL_JSON_STRING};
+  v.string = ctx->s->types[pf->parent_type].name;
+  o->written = true;
+  serialize_leaf(o, &v);
+}
+
+/* resolve_field with hooks, arguments or an aborted execution. */
+static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
+                                                         const plan_field *pf,
+                                                         const void *parent,
+                                                         gql_out *o) {
   gql_resolve_info *info = &o->own_info;
-  o->info = info;
   if (pf->has_args) {
     info->args = field_args(o, pf);
     if (!info->args)
@@ -531,10 +543,36 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     h->resolve_finish(h->ctx, info); /* a pending field's comes later */
 }
 
+static void resolve_field(exec_ctx *ctx, const plan_field *pf,
+                          const void *parent, const path_frame *path,
+                          gql_out *o) {
+  if (pf->meta == META_TYPENAME) {
+    resolve_typename(ctx, pf, o);
+    return;
+  }
+  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+  o->info = &o->own_info;
+  if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
+    resolve_field_slow(ctx, pf, parent, o);
+    return;
+  }
+  const exec_resolver *r = pf->field->resolver;
+  if (r)
+    r->fn(&o->own_info, parent, o);
+  else
+    default_resolver(&o->own_info, parent, o);
+  if (!o->written) {
+    o->written = true;
+    complete_null(o);
+  }
+}
+
 /* Sets every member but own_info, which resolve_field fills (this runs for
  * every field, so it does not clear the whole struct). */
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
-                     gql_type_ref type, const path_frame *path, rnode *node) {
+                     gql_type_ref type, uint8_t dleaf, const path_frame *path,
+                     rnode *node) {
+  o->dleaf = dleaf;
   o->ctx = ctx;
   o->pf = pf;
   o->info = NULL;
@@ -555,24 +593,34 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
   gql_buf *b = ctx->out;
   gql_buf_putc(b, '{');
-  uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
-  bool first = true;
-  for (uint32_t i = 0; i < n; i++) {
-    const plan_field *pf;
-    if (ps->any_cond) {
-      if (!field_included(ctx, ps, ps->entries[i]))
-        continue;
-      pf = &ps->fields[ps->entries[i].field];
-    } else {
-      pf = &ps->fields[i];
+  if (!ps->any_cond) {
+    for (uint32_t i = 0; i < ps->nfields; i++) {
+      const plan_field *pf = &ps->fields[i];
+      if (i)
+        gql_buf_putc(b, ',');
+      put(b, pf->key_json.ptr, pf->key_json.len);
+      path_frame fr = {path, pf->key, -1};
+      gql_out o;
+      out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
+      resolve_field(ctx, pf, parent, &fr, &o);
+      if (o.prop)
+        return true;
     }
+    gql_buf_putc(b, '}');
+    return false;
+  }
+  bool first = true;
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
     if (!first)
       gql_buf_putc(b, ',');
     first = false;
     put(b, pf->key_json.ptr, pf->key_json.len);
     path_frame fr = {path, pf->key, -1};
     gql_out o;
-    out_init(&o, ctx, pf, pf->field->type, &fr, NULL);
+    out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
     resolve_field(ctx, pf, parent, &fr, &o);
     if (o.prop)
       return true;
@@ -586,7 +634,7 @@ static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
                        const path_frame *path, rnode *kid) {
   path_frame fr = {path, pf->key, -1};
   gql_out o;
-  out_init(&o, ctx, pf, pf->field->type, &fr, kid);
+  out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, kid);
   resolve_field(ctx, pf, parent, &fr, &o);
 }
 
@@ -694,6 +742,21 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
   exec_object_tree(ctx, ps, obj, o->path, o->node, false);
 }
 
+/* graphql-js ensureValidRuntimeType, for a type index (< ntypes). */
+static void complete_abstract_index(gql_out *o, const void *obj, uint32_t t) {
+  exec_ctx *ctx = o->ctx;
+  if (GQL_UNLIKELY(ctx->s->types[t].kind != GQL_TYPE_OBJECT)) {
+    const gql_type *at = &ctx->s->types[o->type.type];
+    const gql_str *name = &ctx->s->types[t].name;
+    field_errorf(o,
+                 "Abstract type \"%.*s\" was resolved to a non-object type "
+                 "\"%.*s\".",
+                 (int)at->name.len, at->name.ptr, (int)name->len, name->ptr);
+    return;
+  }
+  complete_object(o, obj, t);
+}
+
 /* graphql-js ensureValidRuntimeType, for a type found by name. */
 static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
   exec_ctx *ctx = o->ctx;
@@ -706,14 +769,7 @@ static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
                  (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
     return;
   }
-  if (ctx->s->types[t].kind != GQL_TYPE_OBJECT) {
-    field_errorf(o,
-                 "Abstract type \"%.*s\" was resolved to a non-object type "
-                 "\"%.*s\".",
-                 (int)at->name.len, at->name.ptr, (int)name.len, name.ptr);
-    return;
-  }
-  complete_object(o, obj, t);
+  complete_abstract_index(o, obj, t);
 }
 
 static void no_runtime_type(gql_out *o) {
@@ -744,7 +800,7 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
       no_runtime_type(o);
       return;
     }
-    complete_abstract_named(o, obj, ctx->s->types[type].name);
+    complete_abstract_index(o, obj, type);
     return;
   }
   const exec_type *et = ty->exec_data;
@@ -754,7 +810,7 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
       no_runtime_type(o);
       return;
     }
-    complete_abstract_named(o, obj, ctx->s->types[r].name);
+    complete_abstract_index(o, obj, (uint32_t)r);
     return;
   }
   const gql_json_value *v = obj;
@@ -774,6 +830,9 @@ static void complete_list(gql_out *o, const void *list, size_t count,
                           gql_list_item_fn fn) {
   exec_ctx *ctx = o->ctx;
   gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
+  uint8_t dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
+                      ? o->pf->leaf
+                      : LEAF_NONE;
   if (!o->node) {
     gql_buf *b = ctx->out;
     gql_buf_putc(b, '[');
@@ -782,7 +841,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
         gql_buf_putc(b, ',');
       path_frame fr = {o->path, {0, 0}, (int64_t)i};
       gql_out io;
-      out_init(&io, ctx, o->pf, item, &fr, NULL);
+      out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
       io.info = o->info;
       fn(list, i, &io);
       if (!io.written) {
@@ -812,7 +871,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
                       .nullable = !gql_type_ref_is_non_null(item)};
     path_frame fr = {o->path, {0, 0}, (int64_t)i};
     gql_out io;
-    out_init(&io, ctx, o->pf, item, &fr, &kids[i]);
+    out_init(&io, ctx, o->pf, item, dleaf, &fr, &kids[i]);
     io.info = o->info;
     fn(list, i, &io);
     if (!io.written) {
@@ -877,10 +936,7 @@ static void out_scalar(gql_out *o, const gql_json_value *v) {
 /* The leaf kind when the value's type is the bare named type (T or T!),
  * else LEAF_NONE: the writers below then take the general path. */
 static inline int direct_leaf(const gql_out *o) {
-  uint32_t n = o->type.nmods;
-  if (n > 1 || (n == 1 && o->type.mods[0] != '!'))
-    return LEAF_NONE;
-  return o->pf->leaf;
+  return o->dleaf;
 }
 
 /* Fast paths: a value of the expected scalar type written as is. */
@@ -896,9 +952,9 @@ static void fast_end(gql_out *o) {
 
 void gql_out_int(gql_out *o, int64_t i) {
   int leaf = direct_leaf(o);
-  if (!o->written && (leaf == LEAF_FLOAT ||
-                      (leaf == LEAF_INT && i >= -2147483648LL &&
-                       i <= 2147483647LL))) {
+  if (!o->written &&
+      (leaf == LEAF_FLOAT ||
+       (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
     fast_begin(o);
     gql_json_write_int(o->ctx->out, i);
     fast_end(o);
@@ -955,6 +1011,35 @@ void gql_out_bool(gql_out *o, bool b) {
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
+  if (!o->written && direct_leaf(o) == LEAF_ENUM) {
+    /* The enum's own value names first by pointer (a resolver that
+     * writes the schema's names), then by content. */
+    const gql_type *ty = &o->ctx->s->types[o->type.type];
+    const gql_enum_value *ev = NULL;
+    if (ty->nvalues <= 8) {
+      for (uint32_t i = 0; i < ty->nvalues; i++) {
+        gql_str v = ty->values[i].name;
+        if (v.len == len &&
+            (v.ptr == name || len == 0 ||
+             (v.ptr[0] == name[0] && memcmp(v.ptr, name, len) == 0))) {
+          ev = &ty->values[i];
+          break;
+        }
+      }
+    } else {
+      ev = gql_type_enum_value(ty, (gql_str){name, len});
+    }
+    if (ev) {
+      /* an enum value is a GraphQL name: JSON as is */
+      gql_buf *b = o->ctx->out;
+      fast_begin(o);
+      gql_buf_putc(b, '"');
+      put(b, ev->name.ptr, ev->name.len);
+      gql_buf_putc(b, '"');
+      fast_end(o);
+      return;
+    }
+  }
   gql_out_string(o, name, len);
 }
 
@@ -963,6 +1048,30 @@ void gql_out_json(gql_out *o, const gql_value *v) {
 }
 
 void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
+  /* Fast path: a composite type T or T! (not a list, not a leaf) needs
+   * none of the checks below; an object type written in place needs no
+   * runtime type either. */
+  if (!o->written && obj && o->pf->leaf == LEAF_NONE &&
+      (o->type.nmods == 0 || (o->type.nmods == 1 && o->type.mods[0] == '!'))) {
+    exec_ctx *ctx = o->ctx;
+    uint32_t t = o->type.type;
+    const plan_field *pf = o->pf;
+    o->written = true;
+    if (!o->node && ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
+      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == t
+                               ? pf->subs[0]
+                               : sub_plan(pf, t);
+      if (ps) {
+        if (exec_object_direct(ctx, ps, obj, o->path))
+          value_failed(o);
+        DONE(o);
+        return;
+      }
+    }
+    complete_composite(o, obj, type, false);
+    DONE(o);
+    return;
+  }
   if (!begin(o))
     return;
   if (!obj) {
@@ -976,7 +1085,7 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
     DONE(o);
     return;
   }
-  if (!gql_schema_is_composite(o->ctx->s, t.type)) {
+  if (o->pf->leaf != LEAF_NONE) { /* the named type is not composite */
     const gql_str *pn = parent_name(o);
     field_errorf(o, "Field \"%.*s.%.*s\" of leaf type was given an object.",
                  (int)pn->len, pn->ptr, (int)o->pf->field->name.len,

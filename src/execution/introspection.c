@@ -242,6 +242,23 @@ static void field_field(const gql_resolve_info *info, const void *parent,
     deprecation(o, f, fd->deprecation_reason);
 }
 
+/* A gql_allocator on the request arena (freeing is a no-op). */
+static void *arena_malloc(void *ctx, size_t size) {
+  return gql_arena_alloc(ctx, size);
+}
+static void *arena_realloc(void *ctx, void *ptr, size_t old_size,
+                           size_t new_size) {
+  void *n = gql_arena_alloc(ctx, new_size);
+  if (n && ptr && old_size)
+    memcpy(n, ptr, old_size < new_size ? old_size : new_size);
+  return n;
+}
+static void arena_free(void *ctx, void *ptr, size_t size) {
+  (void)ctx;
+  (void)ptr;
+  (void)size;
+}
+
 static void input_value_field(const gql_resolve_info *info, const void *parent,
                               gql_out *o) {
   const gql_input_value *iv = parent;
@@ -253,8 +270,12 @@ static void input_value_field(const gql_resolve_info *info, const void *parent,
   else if (gql_str_eq_cstr(f, "type"))
     gql_out_object(o, &iv->type, tindex(S(info), "__Type"));
   else if (gql_str_eq_cstr(f, "defaultValue")) {
+    /* printed into the request arena (the string lives as long as the
+     * response is being written) */
+    gql_allocator alc = {arena_malloc, arena_realloc, arena_free,
+                         gql_info_arena(info)};
     gql_buf b;
-    gql_buf_init(&b, NULL);
+    gql_buf_init(&b, &alc);
     if (iv->default_value &&
         gql_schema_print_default(S(info), iv->type, iv->default_value, &b))
       gql_out_string(o, b.data, b.len);

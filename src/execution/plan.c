@@ -134,7 +134,7 @@ typedef struct set_builder {
   plan_entry *entries;
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, used above 16 fields */
+  gql_strmap keys; /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -150,7 +150,43 @@ typedef struct pb {
   int err;
   const char *msg;
   coerce_ctx cc;
+  /* Plan sets already built, by their parents' occurrences and type (see
+   * build_set). */
+  struct set_memo *sets;
+  uint32_t nsets, sets_cap;
+  uint32_t deepest; /* deepest build_set depth reached */
+  /* Per AST node (a type condition or a fragment spread), the type or the
+   * fragment's definition index found by name: a node is met once per
+   * possible type of every set it is collected into. Made on first use. */
+  struct node_memo *memo;
+  struct key_memo *keys; /* by name pointer: the "key": made for it */
 } pb;
+
+struct key_memo {
+  const char *name;
+  size_t len;
+  gql_str json;
+};
+
+/* A plan set depends only on the occurrences it is collected from and the
+ * concrete type (the variables are the operation's), so sets with equal
+ * ones are built once: the friends of a Human and of a Droid share their
+ * sub-plans. `planned` and `height` are the fields planned and the depth
+ * reached below it, so that a reused set counts against the limits as if
+ * it had been built again. */
+struct set_memo {
+  uint64_t hash;
+  const plan_occ *parents;
+  uint32_t nparents, type;
+  uint32_t planned, height;
+  plan_set *set;
+};
+
+struct node_memo {
+  const void *node;
+  uint32_t value;
+};
+enum { MEMO_SIZE = 64 };
 
 enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
 
@@ -220,10 +256,31 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
   return true;
 }
 
+/* The memo entry for `node` (check its node), or NULL without memory. */
+static struct node_memo *memo_slot(pb *b, const void *node) {
+  if (!b->memo) {
+    b->memo = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->memo);
+    if (!b->memo)
+      return NULL;
+    memset(b->memo, 0, MEMO_SIZE * sizeof *b->memo);
+  }
+  uintptr_t h = (uintptr_t)node;
+  h ^= h >> 6;
+  return &b->memo[h % MEMO_SIZE];
+}
+
 static bool type_applies(pb *b, const gql_ast_type *cond, uint32_t type) {
   if (!cond)
     return true;
-  uint32_t ct = gql_schema_type_index(b->s, gql_ast_name_str(cond->name));
+  struct node_memo *m = memo_slot(b, cond);
+  uint32_t ct;
+  if (m && m->node == cond) {
+    ct = m->value;
+  } else {
+    ct = gql_schema_type_index(b->s, gql_ast_name_str(cond->name));
+    if (m)
+      *m = (struct node_memo){cond, ct};
+  }
   if (ct == GQL_NO_TYPE)
     return false;
   if (ct == type)
@@ -238,9 +295,13 @@ static int64_t find_key(set_builder *sb, gql_str key) {
     uint32_t v;
     return gql_strmap_get(&sb->keys, key, &v) ? (int64_t)v : -1;
   }
-  for (uint32_t i = 0; i < sb->nfields; i++)
-    if (gql_str_eq(sb->fields[i].key, key))
+  for (uint32_t i = 0; i < sb->nfields; i++) {
+    gql_str k = sb->fields[i].key;
+    if (k.len == key.len &&
+        (k.ptr == key.ptr || k.len == 0 ||
+         (k.ptr[0] == key.ptr[0] && memcmp(k.ptr, key.ptr, k.len) == 0)))
       return i;
+  }
   return -1;
 }
 
@@ -272,6 +333,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (def == &b->s->meta_typename)
       pf->meta = META_TYPENAME;
     if (sb->nfields == 17) {
+      gql_strmap_init(&sb->keys, NULL);
       for (uint32_t i = 0; i < sb->nfields; i++)
         if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
           b->err = GQL_ENOMEM;
@@ -315,7 +377,16 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
       uint32_t fi;
-      if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
+      struct node_memo *m = memo_slot(b, sel);
+      if (m && m->node == sel) {
+        fi = m->value;
+      } else {
+        if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
+          fi = UINT32_MAX;
+        if (m)
+          *m = (struct node_memo){sel, fi};
+      }
+      if (fi == UINT32_MAX)
         break;
       const gql_ast_fragment *f =
           (const gql_ast_fragment *)b->p->doc->definitions.items[fi];
@@ -368,16 +439,82 @@ static bool args_use_variables(const gql_ast_value *v) {
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth);
 
-static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
-  const gql_field *def = pf->field;
+/* The bytes of a GraphQL name: _ 0-9 A-Z a-z. */
+#define NC_(c) [c] = 1
+static const unsigned char name_char[256] = {
+    NC_('_'), NC_('0'), NC_('1'), NC_('2'), NC_('3'), NC_('4'), NC_('5'),
+    NC_('6'), NC_('7'), NC_('8'), NC_('9'), NC_('A'), NC_('B'), NC_('C'),
+    NC_('D'), NC_('E'), NC_('F'), NC_('G'), NC_('H'), NC_('I'), NC_('J'),
+    NC_('K'), NC_('L'), NC_('M'), NC_('N'), NC_('O'), NC_('P'), NC_('Q'),
+    NC_('R'), NC_('S'), NC_('T'), NC_('U'), NC_('V'), NC_('W'), NC_('X'),
+    NC_('Y'), NC_('Z'), NC_('a'), NC_('b'), NC_('c'), NC_('d'), NC_('e'),
+    NC_('f'), NC_('g'), NC_('h'), NC_('i'), NC_('j'), NC_('k'), NC_('l'),
+    NC_('m'), NC_('n'), NC_('o'), NC_('p'), NC_('q'), NC_('r'), NC_('s'),
+    NC_('t'), NC_('u'), NC_('v'), NC_('w'), NC_('x'), NC_('y'), NC_('z')};
+#undef NC_
+
+/* "key": in the arena. A key is a GraphQL name, which JSON writes as is;
+ * anything else goes through the JSON writer. */
+static bool key_json_new(pb *b, plan_field *pf);
+
+static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
+  gql_str k = pf->key;
+  /* the same name in the document (a field collected into the sets of
+   * several types) has the same "key": */
+  if (depth == 0) /* the root set's keys are met once */
+    return key_json_new(b, pf);
+  if (!b->keys && k.ptr) {
+    b->keys = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->keys);
+    if (b->keys)
+      memset(b->keys, 0, MEMO_SIZE * sizeof *b->keys);
+  }
+  struct key_memo *m = NULL;
+  if (b->keys && k.ptr) {
+    uintptr_t h = (uintptr_t)k.ptr;
+    m = &b->keys[(h ^ (h >> 6)) % MEMO_SIZE];
+    if (m->name == k.ptr && m->len == k.len) {
+      pf->key_json = m->json;
+      return true;
+    }
+  }
+  if (!key_json_new(b, pf))
+    return false;
+  if (m)
+    *m = (struct key_memo){k.ptr, k.len, pf->key_json};
+  return true;
+}
+
+static bool key_json_new(pb *b, plan_field *pf) {
+  gql_str k = pf->key;
+  unsigned bad = 0;
+  for (size_t i = 0; i < k.len; i++)
+    bad |= !name_char[(unsigned char)k.ptr[i]];
+  bool plain = !bad;
+  if (plain) {
+    char *kj = gql_arena_alloc(b->a, k.len + 3);
+    if (!kj)
+      return false;
+    kj[0] = '"';
+    if (k.len)
+      memcpy(kj + 1, k.ptr, k.len);
+    kj[k.len + 1] = '"';
+    kj[k.len + 2] = ':';
+    pf->key_json = (gql_str){kj, k.len + 3};
+    return true;
+  }
   gql_buf kb;
   gql_buf_init(&kb, NULL);
-  gql_json_write_string(&kb, pf->key);
+  gql_json_write_string(&kb, k);
   gql_buf_putc(&kb, ':');
   char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
   pf->key_json = (gql_str){kj, kj ? kb.len : 0};
   gql_buf_free(&kb);
-  if (!kj) {
+  return kj != NULL;
+}
+
+static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
+  const gql_field *def = pf->field;
+  if (!key_json(b, pf, depth)) {
     b->err = GQL_ENOMEM;
     return;
   }
@@ -410,6 +547,9 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
              : t == s->t_boolean           ? LEAF_BOOLEAN
              : t == s->t_id                ? LEAF_ID
                                            : LEAF_CUSTOM;
+  gql_type_ref ft = def->type;
+  pf->dleaf = ft.nmods == 0 || (ft.nmods == 1 && ft.mods[0] == '!') ? pf->leaf
+                                                                    : LEAF_NONE;
   if (pf->meta || !gql_schema_is_composite(b->s, t))
     return;
   const uint32_t *types = &t;
@@ -431,19 +571,102 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->nsubs = ntypes;
 }
 
+static uint64_t set_hash(const plan_occ *parents, uint32_t nparents,
+                         uint32_t type) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ type;
+  for (uint32_t i = 0; i < nparents; i++) {
+    h = (h ^ (uint64_t)(uintptr_t)parents[i].node) * 0xff51afd7ed558ccdull;
+    h = (h ^ (uint64_t)(uintptr_t)parents[i].conds ^ parents[i].nconds) *
+        0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+  }
+  return h ? h : 1;
+}
+
+static bool same_parents(const plan_occ *a, const plan_occ *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].node != b[i].node || a[i].conds != b[i].conds ||
+        a[i].nconds != b[i].nconds)
+      return false;
+  return true;
+}
+
+static plan_set *build_set_new(pb *b, const plan_occ *parents,
+                               uint32_t nparents, uint32_t type,
+                               uint32_t depth);
+
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth) {
+  uint64_t h = set_hash(parents, nparents, type);
+  uint32_t mask = b->sets_cap - 1;
+  if (b->sets_cap) {
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+      struct set_memo *m = &b->sets[i];
+      if (!m->hash)
+        break;
+      if (m->hash != h || m->type != type || m->nparents != nparents ||
+          !same_parents(m->parents, parents, nparents))
+        continue;
+      /* reuse it unless a limit would be reached inside: then build it
+       * again, so that the error is the one the walk finds */
+      if (depth + m->height > MAX_PLAN_DEPTH ||
+          (uint64_t)b->planned + m->planned > b->max)
+        break;
+      b->planned += m->planned;
+      if (depth + m->height > b->deepest)
+        b->deepest = depth + m->height;
+      return m->set;
+    }
+  }
+  uint32_t planned = b->planned, deepest = b->deepest;
+  b->deepest = depth;
+  plan_set *ps = build_set_new(b, parents, nparents, type, depth);
+  uint32_t height = b->deepest - depth;
+  if (deepest > b->deepest)
+    b->deepest = deepest;
+  if (!ps || b->err || depth == 0) /* the root set is met once */
+    return ps;
+  if ((b->nsets + 1) * 2 > b->sets_cap) {
+    uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 16;
+    struct set_memo *t = gql_arena_alloc(b->a, cap * sizeof *t);
+    if (!t)
+      return ps; /* not remembered: built again if met again */
+    memset(t, 0, cap * sizeof *t);
+    for (uint32_t j = 0; j < b->sets_cap; j++) {
+      if (!b->sets[j].hash)
+        continue;
+      uint32_t k = (uint32_t)b->sets[j].hash & (cap - 1);
+      while (t[k].hash)
+        k = (k + 1) & (cap - 1);
+      t[k] = b->sets[j];
+    }
+    b->sets = t;
+    b->sets_cap = cap;
+  }
+  mask = b->sets_cap - 1; /* the table may have grown while building */
+  uint32_t k = (uint32_t)h & mask;
+  while (b->sets[k].hash)
+    k = (k + 1) & mask;
+  b->sets[k] = (struct set_memo){
+      h, parents, nparents, type, b->planned - planned, height, ps};
+  b->nsets++;
+  return ps;
+}
+
+static plan_set *build_set_new(pb *b, const plan_occ *parents,
+                               uint32_t nparents, uint32_t type,
+                               uint32_t depth) {
   if (depth > MAX_PLAN_DEPTH) {
     b->err = GQL_ELIMIT;
     b->msg = "The operation is nested too deeply to plan.";
     return NULL;
   }
-  set_builder sb = {0};
-  gql_strmap_init(&sb.keys, NULL);
+  set_builder sb = {0}; /* sb.keys is made at the 17th field */
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
             parents[i].nconds, type);
-  gql_strmap_free(&sb.keys);
+  if (sb.nfields >= 17)
+    gql_strmap_free(&sb.keys);
   plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
   if (!ps) {
     b->err = GQL_ENOMEM;
@@ -461,7 +684,6 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 }
 
 /* ------------------------------------------------------------ prepare */
-
 
 static void errors_response(gql_arena *arena, gql_str *out,
                             const gql_error_list *l) {

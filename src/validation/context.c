@@ -278,10 +278,26 @@ const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
       }
     }
   }
+  /* rules look the same spread's name up several times: remember the
+   * fragments found by the name's pointer (a hit is checked by name) */
+  struct gql_frag_memo *m = NULL;
+  if (name.ptr) {
+    uintptr_t h = (uintptr_t)name.ptr;
+    m = &impl->frag_memo[(h ^ (h >> 5)) % GQL_ARRAY_LEN(impl->frag_memo)];
+    if (m->ptr == name.ptr) {
+      const gql_ast_fragment *f = m->def;
+      if (gql_str_eq(gql_ast_name_str(f->name), name))
+        return f;
+    }
+  }
   uint32_t i;
-  if (gql_strmap_get(&impl->fragments, name, &i))
-    return (const gql_ast_fragment *)ctx->doc->definitions.items[i];
-  return NULL;
+  if (!gql_strmap_get(&impl->fragments, name, &i))
+    return NULL;
+  const gql_ast_fragment *f =
+      (const gql_ast_fragment *)ctx->doc->definitions.items[i];
+  if (m)
+    *m = (struct gql_frag_memo){name.ptr, f};
+  return f;
 }
 
 /* A growable array of pointers in the arena. */
@@ -387,6 +403,15 @@ static bool walk_fragments(gql_vctx *ctx, const gql_ast_selection_set *root,
                            bool fresh, fragment_fn fn, void *arg) {
   struct gql_vctx_impl *impl = ctx->impl;
   uint32_t ndefs = ctx->doc->definitions.count;
+  if (!impl->frag_defs_known) {
+    impl->frag_defs_known = true;
+    for (uint32_t i = 0; i < ndefs && !impl->has_frag_defs; i++)
+      impl->has_frag_defs =
+          ctx->doc->definitions.items[i]->kind == GQL_AST_FRAGMENT_DEFINITION;
+  }
+  /* without fragment definitions every spread is unknown: nothing to reach */
+  if (!impl->has_frag_defs)
+    return true;
   if (!impl->stamps) {
     size_t n = ndefs + 1;
     impl->stamps = gql_arena_alloc(ctx->arena, n * sizeof *impl->stamps);
@@ -560,9 +585,23 @@ static void usage_leave(gql_walker *w, const gql_ast_node *node) {
   (void)node;
 }
 
+/* True when the document can use no variable: its text (every name is a
+ * slice of it) has no '$'. Checked once per validation. */
+static bool no_variables(gql_vctx *ctx) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (!impl->dollar_known) {
+    impl->dollar_known = true;
+    impl->no_dollar = ctx->source.ptr && ctx->source.len &&
+                      !memchr(ctx->source.ptr, '$', ctx->source.len);
+  }
+  return impl->no_dollar;
+}
+
 gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
                                              const gql_ast_node *node) {
   struct gql_vctx_impl *impl = ctx->impl;
+  if (no_variables(ctx))
+    return (gql_variable_usages){0};
   gql_variable_usages *cached = gql_ptrmap_get(&impl->usages, node);
   if (cached)
     return *cached;
@@ -613,6 +652,8 @@ static void add_usages(gql_vctx *ctx, void *arg, uint32_t k) {
 gql_variable_usages
 gql_vctx_recursive_variable_usages(gql_vctx *ctx, const gql_ast_operation *op) {
   struct gql_vctx_impl *impl = ctx->impl;
+  if (no_variables(ctx))
+    return (gql_variable_usages){0};
   gql_variable_usages *cached = gql_ptrmap_get(&impl->rec_usages, op);
   if (cached)
     return *cached;

@@ -90,7 +90,11 @@ struct gql_vctx_impl {
   uint32_t reported; /* errors this validation reported */
   bool aborted;      /* the error limit was reached */
   bool fragments_built;
-  gql_strmap fragments; /* name → definition index (last one wins) */
+  gql_strmap fragments;  /* name → definition index (last one wins) */
+  struct gql_frag_memo { /* fragments found by a name's pointer */
+    const char *ptr;
+    const gql_ast_fragment *def;
+  } frag_memo[8];
   gql_ptrmap spreads;   /* selection set → gql_spread_list* */
   gql_ptrmap rec_frags; /* definition → gql_fragment_list* */
   gql_ptrmap resolved;  /* selection set → uint32_t[] definition index of
@@ -104,7 +108,9 @@ struct gql_vctx_impl {
   const gql_variable_usages **def_usages;
   uint32_t *walk_stack; /* reused by every walk of the fragment graph */
   uint32_t walk_cap;
-  gql_ptrmap usages; /* node → gql_variable_usages* */
+  bool frag_defs_known, has_frag_defs; /* any FRAGMENT_DEFINITION */
+  bool dollar_known, no_dollar; /* the source has no '$' (no variables) */
+  gql_ptrmap usages;            /* node → gql_variable_usages* */
   gql_ptrmap rec_usages;
   /* For locations in long documents: where lines start, and UTF-16 units
    * before every 64-byte block (built on the first error). */

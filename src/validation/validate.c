@@ -38,7 +38,229 @@ const gql_vrule *gql_find_rule(const char *name, size_t len) {
   return NULL;
 }
 
-/* visitInParallel: skipping[i] is the node whose subtree rule i skips. */
+/* Node kinds each rule acts on, so that the walk calls a rule only for
+ * the kinds it looks at (graphql-js rules are objects keyed by kind; ours
+ * are one function that returns at once for the others). A rule not in
+ * this table is called for every kind. Keep in step with the rule files:
+ * a kind left out here is a kind the rule's enter() returns true for (and
+ * leave() ignores) without doing anything. */
+#define K_(k) ((uint64_t)1 << GQL_AST_##k)
+#define K_ALL UINT64_MAX
+#define K_TYPE_DEFS                                                            \
+  (K_(SCALAR_TYPE_DEFINITION) | K_(OBJECT_TYPE_DEFINITION) |                   \
+   K_(INTERFACE_TYPE_DEFINITION) | K_(UNION_TYPE_DEFINITION) |                 \
+   K_(ENUM_TYPE_DEFINITION) | K_(INPUT_OBJECT_TYPE_DEFINITION))
+#define K_TYPE_EXTS                                                            \
+  (K_(SCALAR_TYPE_EXTENSION) | K_(OBJECT_TYPE_EXTENSION) |                     \
+   K_(INTERFACE_TYPE_EXTENSION) | K_(UNION_TYPE_EXTENSION) |                   \
+   K_(ENUM_TYPE_EXTENSION) | K_(INPUT_OBJECT_TYPE_EXTENSION))
+/* Nodes that carry directives. */
+#define K_DIRECTED                                                             \
+  (K_(OPERATION_DEFINITION) | K_(VARIABLE_DEFINITION) | K_(FIELD) |            \
+   K_(FRAGMENT_SPREAD) | K_(INLINE_FRAGMENT) | K_(FRAGMENT_DEFINITION) |       \
+   K_(SCHEMA_DEFINITION) | K_(SCHEMA_EXTENSION) | K_(FIELD_DEFINITION) |       \
+   K_(INPUT_VALUE_DEFINITION) | K_(ENUM_VALUE_DEFINITION) | K_TYPE_DEFS |      \
+   K_TYPE_EXTS)
+#define K_DEFS (K_(OPERATION_DEFINITION) | K_(FRAGMENT_DEFINITION))
+
+typedef struct rule_kinds {
+  const gql_vrule *rule;
+  uint64_t enter, leave;
+} rule_kinds;
+
+/* Per rule of specifiedRules (in order): the kinds of enter and leave. */
+#define SPEC_E0 (K_(DOCUMENT)) /* ExecutableDefinitionsRule */
+#define SPEC_L0 (0)
+#define SPEC_E1 (K_DEFS) /* UniqueOperationNamesRule */
+#define SPEC_L1 (0)
+#define SPEC_E2                                                                \
+  (K_(DOCUMENT) | K_(OPERATION_DEFINITION)) /* LoneAnonymousOperationRule */
+#define SPEC_L2 (0)
+#define SPEC_E3 (K_(OPERATION_DEFINITION)) /* SingleFieldSubscriptionsRule */
+#define SPEC_L3 (0)
+#define SPEC_E4                                                                \
+  (K_DEFS | K_(SCHEMA_DEFINITION) | K_(SCHEMA_EXTENSION) |                     \
+   K_(DIRECTIVE_DEFINITION) | K_TYPE_DEFS | K_TYPE_EXTS |                      \
+   K_(NAMED_TYPE)) /* KnownTypeNamesRule */
+#define SPEC_L4 (0)
+#define SPEC_E5                                                                \
+  (K_(INLINE_FRAGMENT) |                                                       \
+   K_(FRAGMENT_DEFINITION)) /* FragmentsOnCompositeTypesRule */
+#define SPEC_L5 (0)
+#define SPEC_E6 (K_(VARIABLE_DEFINITION)) /* VariablesAreInputTypesRule */
+#define SPEC_L6 (0)
+#define SPEC_E7 (K_(FIELD)) /* ScalarLeafsRule */
+#define SPEC_L7 (0)
+#define SPEC_E8 (K_(FIELD)) /* FieldsOnCorrectTypeRule */
+#define SPEC_L8 (0)
+#define SPEC_E9 (K_DEFS) /* UniqueFragmentNamesRule */
+#define SPEC_L9 (0)
+#define SPEC_E10 (K_(FRAGMENT_SPREAD)) /* KnownFragmentNamesRule */
+#define SPEC_L10 (0)
+#define SPEC_E11 (K_DEFS) /* NoUnusedFragmentsRule */
+#define SPEC_L11 (K_(DOCUMENT))
+#define SPEC_E12                                                               \
+  (K_(INLINE_FRAGMENT) | K_(FRAGMENT_SPREAD)) /* PossibleFragmentSpreadsRule   \
+                                               */
+#define SPEC_L12 (0)
+#define SPEC_E13 (K_DEFS) /* NoFragmentCyclesRule */
+#define SPEC_L13 (0)
+#define SPEC_E14 (K_(OPERATION_DEFINITION)) /* UniqueVariableNamesRule */
+#define SPEC_L14 (0)
+#define SPEC_E15 (0) /* NoUndefinedVariablesRule */
+#define SPEC_L15 (K_(OPERATION_DEFINITION))
+#define SPEC_E16 (0) /* NoUnusedVariablesRule */
+#define SPEC_L16 (K_(OPERATION_DEFINITION))
+/* its stack of ancestors needs the nodes a directive can be on (and
+ * directive definitions, for arguments of input objects) */
+#define SPEC_E17                                                               \
+  (K_(DIRECTIVE) | K_DIRECTED |                                                \
+   K_(DIRECTIVE_DEFINITION)) /* KnownDirectivesRule */
+#define SPEC_L17 (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
+#define SPEC_E18 (K_DIRECTED) /* UniqueDirectivesPerLocationRule */
+#define SPEC_L18 (0)
+#define SPEC_E19 (K_ALL) /* KnownArgumentNamesRule */
+#define SPEC_L19 (K_ALL)
+#define SPEC_E20 (K_ALL) /* UniqueArgumentNamesRule */
+#define SPEC_L20 (K_ALL)
+#define SPEC_E21 (K_ALL) /* ValuesOfCorrectTypeRule */
+#define SPEC_L21 (K_ALL)
+#define SPEC_E22 (K_ALL) /* ProvidedRequiredArgumentsRule */
+#define SPEC_L22 (K_ALL)
+#define SPEC_E23 (K_ALL) /* VariablesInAllowedPositionRule */
+#define SPEC_L23 (K_ALL)
+#define SPEC_E24 (K_ALL) /* OverlappingFieldsCanBeMergedRule */
+#define SPEC_L24 (K_ALL)
+#define SPEC_E25 (K_ALL) /* UniqueInputFieldNamesRule */
+#define SPEC_L25 (K_ALL)
+#define SPEC_E26 (K_ALL) /* MaxIntrospectionDepthRule */
+#define SPEC_L26 (K_ALL)
+#define SPEC_ROW_E(k)                                                          \
+  (((((uint64_t)(SPEC_E0) >> (k)) & 1) << 0) |                                 \
+   ((((uint64_t)(SPEC_E1) >> (k)) & 1) << 1) |                                 \
+   ((((uint64_t)(SPEC_E2) >> (k)) & 1) << 2) |                                 \
+   ((((uint64_t)(SPEC_E3) >> (k)) & 1) << 3) |                                 \
+   ((((uint64_t)(SPEC_E4) >> (k)) & 1) << 4) |                                 \
+   ((((uint64_t)(SPEC_E5) >> (k)) & 1) << 5) |                                 \
+   ((((uint64_t)(SPEC_E6) >> (k)) & 1) << 6) |                                 \
+   ((((uint64_t)(SPEC_E7) >> (k)) & 1) << 7) |                                 \
+   ((((uint64_t)(SPEC_E8) >> (k)) & 1) << 8) |                                 \
+   ((((uint64_t)(SPEC_E9) >> (k)) & 1) << 9) |                                 \
+   ((((uint64_t)(SPEC_E10) >> (k)) & 1) << 10) |                               \
+   ((((uint64_t)(SPEC_E11) >> (k)) & 1) << 11) |                               \
+   ((((uint64_t)(SPEC_E12) >> (k)) & 1) << 12) |                               \
+   ((((uint64_t)(SPEC_E13) >> (k)) & 1) << 13) |                               \
+   ((((uint64_t)(SPEC_E14) >> (k)) & 1) << 14) |                               \
+   ((((uint64_t)(SPEC_E15) >> (k)) & 1) << 15) |                               \
+   ((((uint64_t)(SPEC_E16) >> (k)) & 1) << 16) |                               \
+   ((((uint64_t)(SPEC_E17) >> (k)) & 1) << 17) |                               \
+   ((((uint64_t)(SPEC_E18) >> (k)) & 1) << 18) |                               \
+   ((((uint64_t)(SPEC_E19) >> (k)) & 1) << 19) |                               \
+   ((((uint64_t)(SPEC_E20) >> (k)) & 1) << 20) |                               \
+   ((((uint64_t)(SPEC_E21) >> (k)) & 1) << 21) |                               \
+   ((((uint64_t)(SPEC_E22) >> (k)) & 1) << 22) |                               \
+   ((((uint64_t)(SPEC_E23) >> (k)) & 1) << 23) |                               \
+   ((((uint64_t)(SPEC_E24) >> (k)) & 1) << 24) |                               \
+   ((((uint64_t)(SPEC_E25) >> (k)) & 1) << 25) |                               \
+   ((((uint64_t)(SPEC_E26) >> (k)) & 1) << 26))
+#define SPEC_ROW_L(k)                                                          \
+  (((((uint64_t)(SPEC_L0) >> (k)) & 1) << 0) |                                 \
+   ((((uint64_t)(SPEC_L1) >> (k)) & 1) << 1) |                                 \
+   ((((uint64_t)(SPEC_L2) >> (k)) & 1) << 2) |                                 \
+   ((((uint64_t)(SPEC_L3) >> (k)) & 1) << 3) |                                 \
+   ((((uint64_t)(SPEC_L4) >> (k)) & 1) << 4) |                                 \
+   ((((uint64_t)(SPEC_L5) >> (k)) & 1) << 5) |                                 \
+   ((((uint64_t)(SPEC_L6) >> (k)) & 1) << 6) |                                 \
+   ((((uint64_t)(SPEC_L7) >> (k)) & 1) << 7) |                                 \
+   ((((uint64_t)(SPEC_L8) >> (k)) & 1) << 8) |                                 \
+   ((((uint64_t)(SPEC_L9) >> (k)) & 1) << 9) |                                 \
+   ((((uint64_t)(SPEC_L10) >> (k)) & 1) << 10) |                               \
+   ((((uint64_t)(SPEC_L11) >> (k)) & 1) << 11) |                               \
+   ((((uint64_t)(SPEC_L12) >> (k)) & 1) << 12) |                               \
+   ((((uint64_t)(SPEC_L13) >> (k)) & 1) << 13) |                               \
+   ((((uint64_t)(SPEC_L14) >> (k)) & 1) << 14) |                               \
+   ((((uint64_t)(SPEC_L15) >> (k)) & 1) << 15) |                               \
+   ((((uint64_t)(SPEC_L16) >> (k)) & 1) << 16) |                               \
+   ((((uint64_t)(SPEC_L17) >> (k)) & 1) << 17) |                               \
+   ((((uint64_t)(SPEC_L18) >> (k)) & 1) << 18) |                               \
+   ((((uint64_t)(SPEC_L19) >> (k)) & 1) << 19) |                               \
+   ((((uint64_t)(SPEC_L20) >> (k)) & 1) << 20) |                               \
+   ((((uint64_t)(SPEC_L21) >> (k)) & 1) << 21) |                               \
+   ((((uint64_t)(SPEC_L22) >> (k)) & 1) << 22) |                               \
+   ((((uint64_t)(SPEC_L23) >> (k)) & 1) << 23) |                               \
+   ((((uint64_t)(SPEC_L24) >> (k)) & 1) << 24) |                               \
+   ((((uint64_t)(SPEC_L25) >> (k)) & 1) << 25) |                               \
+   ((((uint64_t)(SPEC_L26) >> (k)) & 1) << 26))
+/* Per node kind: the specified rules (bit i: specified[i]) to call. */
+#define SPEC_ROW_E_(e, n) SPEC_ROW_E(GQL_AST_##e),
+#define SPEC_ROW_L_(e, n) SPEC_ROW_L(GQL_AST_##e),
+static const uint64_t spec_on_enter[GQL_AST_KIND_COUNT] = {
+    GQL_AST_KINDS(SPEC_ROW_E_)};
+static const uint64_t spec_on_leave[GQL_AST_KIND_COUNT] = {
+    GQL_AST_KINDS(SPEC_ROW_L_)};
+#undef SPEC_ROW_E_
+#undef SPEC_ROW_L_
+
+/* Every rule with known kinds, for other lists of rules. */
+static const rule_kinds kinds_table[] = {
+    {&gql_rule_ExecutableDefinitionsRule, SPEC_E0, SPEC_L0},
+    {&gql_rule_UniqueOperationNamesRule, SPEC_E1, SPEC_L1},
+    {&gql_rule_LoneAnonymousOperationRule, SPEC_E2, SPEC_L2},
+    {&gql_rule_SingleFieldSubscriptionsRule, SPEC_E3, SPEC_L3},
+    {&gql_rule_KnownTypeNamesRule, SPEC_E4, SPEC_L4},
+    {&gql_rule_FragmentsOnCompositeTypesRule, SPEC_E5, SPEC_L5},
+    {&gql_rule_VariablesAreInputTypesRule, SPEC_E6, SPEC_L6},
+    {&gql_rule_ScalarLeafsRule, SPEC_E7, SPEC_L7},
+    {&gql_rule_FieldsOnCorrectTypeRule, SPEC_E8, SPEC_L8},
+    {&gql_rule_UniqueFragmentNamesRule, SPEC_E9, SPEC_L9},
+    {&gql_rule_KnownFragmentNamesRule, SPEC_E10, SPEC_L10},
+    {&gql_rule_NoUnusedFragmentsRule, SPEC_E11, SPEC_L11},
+    {&gql_rule_PossibleFragmentSpreadsRule, SPEC_E12, SPEC_L12},
+    {&gql_rule_NoFragmentCyclesRule, SPEC_E13, SPEC_L13},
+    {&gql_rule_UniqueVariableNamesRule, SPEC_E14, SPEC_L14},
+    {&gql_rule_NoUndefinedVariablesRule, SPEC_E15, SPEC_L15},
+    {&gql_rule_NoUnusedVariablesRule, SPEC_E16, SPEC_L16},
+    {&gql_rule_KnownDirectivesRule, SPEC_E17, SPEC_L17},
+    {&gql_rule_UniqueDirectivesPerLocationRule, SPEC_E18, SPEC_L18},
+    {&gql_rule_KnownArgumentNamesRule, SPEC_E19, SPEC_L19},
+    {&gql_rule_UniqueArgumentNamesRule, SPEC_E20, SPEC_L20},
+    {&gql_rule_ValuesOfCorrectTypeRule, SPEC_E21, SPEC_L21},
+    {&gql_rule_ProvidedRequiredArgumentsRule, SPEC_E22, SPEC_L22},
+    {&gql_rule_VariablesInAllowedPositionRule, SPEC_E23, SPEC_L23},
+    {&gql_rule_OverlappingFieldsCanBeMergedRule, SPEC_E24, SPEC_L24},
+    {&gql_rule_UniqueInputFieldNamesRule, SPEC_E25, SPEC_L25},
+    {&gql_rule_MaxIntrospectionDepthRule, SPEC_E26, SPEC_L26},
+    {&gql_rule_NoDeprecatedCustomRule,
+     K_(FIELD) | K_(ARGUMENT) | K_(OBJECT_FIELD) | K_(ENUM_VALUE), 0},
+    {&gql_rule_NoSchemaIntrospectionCustomRule, K_(FIELD), 0},
+};
+
+/* `hint`: where to look first (the table is in specifiedRules order). */
+static void kinds_of(const gql_vrule *r, uint32_t hint, uint64_t *enter,
+                     uint64_t *leave) {
+  *enter = r->enter ? K_ALL : 0;
+  *leave = r->leave ? K_ALL : 0;
+  if (hint < GQL_ARRAY_LEN(kinds_table) && kinds_table[hint].rule == r) {
+    *enter &= kinds_table[hint].enter;
+    *leave &= kinds_table[hint].leave;
+    return;
+  }
+  for (size_t i = 0; i < GQL_ARRAY_LEN(kinds_table); i++)
+    if (kinds_table[i].rule == r) {
+      *enter &= kinds_table[i].enter;
+      *leave &= kinds_table[i].leave;
+      return;
+    }
+}
+
+/* visitInParallel: skipping[i] is the node whose subtree rule i skips.
+ * With at most 64 rules, the rules to call for each node kind on enter and
+ * on leave are bit sets (bit i: rules[i]). */
+enum { MASKED_MAX = 64 };
+_Static_assert(GQL_AST_KIND_COUNT <= 64, "node kinds fit a uint64_t");
+_Static_assert(GQL_ARRAY_LEN(specified) == 27,
+               "spec_on_enter and spec_on_leave list 27 rules");
+
 typedef struct parallel {
   gql_walker w;
   gql_vctx *ctx;
@@ -47,10 +269,49 @@ typedef struct parallel {
   const gql_ast_node **skipping;
   uint32_t nrules;
   uint32_t nskipping; /* rules currently skipping */
+  bool masked;        /* nrules <= MASKED_MAX: the sets below are used */
+  uint64_t skip_bits; /* rules currently skipping */
+  uint64_t has_enter, has_leave;       /* rules with the callback */
+  const uint64_t *on_enter, *on_leave; /* per node kind: rules to call */
+  /* the nodes rules skip from, outermost first, and the rules of each */
+  const gql_ast_node **stack_nodes;
+  uint64_t *stack_bits;
+  uint32_t nstack;
 } parallel;
+
+static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
+  unsigned k = node->kind;
+  uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
+                  p->has_enter & ~p->skip_bits;
+  while (bits) {
+    uint32_t i = (uint32_t)__builtin_ctzll(bits);
+    bits &= bits - 1;
+    if (!p->rules[i]->enter(p->ctx, p->states[i], node)) {
+      uint64_t bit = (uint64_t)1 << i;
+      p->skipping[i] = node;
+      p->skip_bits |= bit;
+      p->nskipping++;
+      /* skip nodes lie on the current path: a stack, deepest on top */
+      if (p->nstack && p->stack_nodes[p->nstack - 1] == node) {
+        p->stack_bits[p->nstack - 1] |= bit;
+      } else {
+        p->stack_nodes[p->nstack] = node;
+        p->stack_bits[p->nstack++] = bit;
+      }
+    }
+    if (p->ctx->impl->aborted) {
+      p->w.stop = true;
+      return false;
+    }
+  }
+  /* when every rule skips the subtree, nobody looks at it */
+  return p->nskipping < p->nrules;
+}
 
 static bool par_enter(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
+  if (p->masked)
+    return par_enter_masked(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i])
       continue;
@@ -68,8 +329,40 @@ static bool par_enter(gql_walker *w, const gql_ast_node *node) {
   return p->nskipping < p->nrules;
 }
 
+static void par_leave_masked(parallel *p, const gql_ast_node *node) {
+  unsigned k = node->kind;
+  uint64_t before = p->skip_bits;
+  /* the rules that skip from this node on see it no more: when it is a
+   * skip node, it is the deepest one */
+  if (p->nstack && p->stack_nodes[p->nstack - 1] == node) {
+    uint64_t done = p->stack_bits[--p->nstack];
+    p->skip_bits &= ~done;
+    while (done) {
+      uint32_t i = (uint32_t)__builtin_ctzll(done);
+      done &= done - 1;
+      p->skipping[i] = NULL;
+      p->nskipping--;
+    }
+  }
+  uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_leave[k] : UINT64_MAX) &
+                  p->has_leave & ~before;
+  while (bits) {
+    uint32_t i = (uint32_t)__builtin_ctzll(bits);
+    bits &= bits - 1;
+    p->rules[i]->leave(p->ctx, p->states[i], node);
+    if (p->ctx->impl->aborted) {
+      p->w.stop = true;
+      return;
+    }
+  }
+}
+
 static void par_leave(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
+  if (p->masked) {
+    par_leave_masked(p, node);
+    return;
+  }
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i]) {
       if (p->skipping[i] == node) {
@@ -78,9 +371,7 @@ static void par_leave(gql_walker *w, const gql_ast_node *node) {
       }
       continue;
     }
-    const gql_vrule *r = p->rules[i];
-    if (r->leave)
-      r->leave(p->ctx, p->states[i], node);
+    p->rules[i]->leave(p->ctx, p->states[i], node);
     if (p->ctx->impl->aborted) {
       w->stop = true;
       return;
@@ -106,25 +397,37 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                   .errors = errors,
                   .impl = &impl};
   int rc = 0;
-  void **states =
-      nrules ? gql_arena_alloc(arena, nrules * sizeof *states) : NULL;
-  const gql_ast_node **skipping =
-      nrules ? gql_arena_alloc(arena, nrules * sizeof *skipping) : NULL;
-  if (nrules && (!states || !skipping)) {
+  /* One zeroed block: the skip stack's rule sets, the state pointers, the
+   * skipping nodes, the skip stack's nodes and every rule's state (each at
+   * a 16-byte boundary). */
+  size_t head =
+      ((size_t)nrules * (sizeof(uint64_t) + 3 * sizeof(void *)) + 15) &
+      ~(size_t)15;
+  size_t total = head;
+  for (uint32_t i = 0; i < nrules; i++)
+    total += (rules[i]->state_size + 15) & ~(size_t)15;
+  char *block = nrules ? gql_arena_alloc(arena, total) : NULL;
+  if (nrules && !block) {
     rc = GQL_ENOMEM;
     goto done;
   }
-  for (uint32_t i = 0; i < nrules; i++) {
-    skipping[i] = NULL;
-    states[i] = NULL;
+  if (block)
+    memset(block, 0, total);
+  uint64_t *stack_bits = (uint64_t *)block;
+  void **states = block ? (void **)(stack_bits + nrules) : NULL;
+  const gql_ast_node **skipping =
+      block ? (const gql_ast_node **)(states + nrules) : NULL;
+  const gql_ast_node **stack_nodes = block ? skipping + nrules : NULL;
+  uint64_t has_enter = 0, has_leave = 0;
+  for (size_t i = 0, off = head; i < nrules; i++) {
     size_t size = rules[i]->state_size;
     if (size) {
-      states[i] = gql_arena_alloc(arena, size);
-      if (!states[i]) {
-        rc = GQL_ENOMEM;
-        goto done;
-      }
-      memset(states[i], 0, size);
+      states[i] = block + off;
+      off += (size + 15) & ~(size_t)15;
+    }
+    if (i < MASKED_MAX) {
+      has_enter |= (uint64_t)(rules[i]->enter != NULL) << i;
+      has_leave |= (uint64_t)(rules[i]->leave != NULL) << i;
     }
   }
   for (uint32_t i = 0; i < nrules; i++)
@@ -135,7 +438,34 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                 .rules = rules,
                 .states = states,
                 .skipping = skipping,
-                .nrules = nrules};
+                .nrules = nrules,
+                .masked = nrules <= MASKED_MAX,
+                .has_enter = has_enter,
+                .has_leave = has_leave,
+                .stack_nodes = stack_nodes,
+                .stack_bits = stack_bits};
+  if (p.masked && rules == specified) {
+    p.on_enter = spec_on_enter;
+    p.on_leave = spec_on_leave;
+  } else if (p.masked) {
+    uint64_t *sets =
+        gql_arena_alloc(arena, 2 * GQL_AST_KIND_COUNT * sizeof *sets);
+    if (!sets) {
+      rc = GQL_ENOMEM;
+      goto done;
+    }
+    memset(sets, 0, 2 * GQL_AST_KIND_COUNT * sizeof *sets);
+    for (uint32_t i = 0; i < nrules; i++) {
+      uint64_t e, l;
+      kinds_of(rules[i], i, &e, &l);
+      for (unsigned k = 0; k < GQL_AST_KIND_COUNT; k++) {
+        sets[k] |= ((e >> k) & 1) << i;
+        sets[GQL_AST_KIND_COUNT + k] |= ((l >> k) & 1) << i;
+      }
+    }
+    p.on_enter = sets;
+    p.on_leave = sets + GQL_AST_KIND_COUNT;
+  }
   if (!impl.aborted)
     gql_walk(&p.w, &doc->h);
   if (impl.ti.nomem || errors->nomem)
