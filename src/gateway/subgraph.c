@@ -1,0 +1,494 @@
+/* gql as a federation subgraph: SDL in, _service and _entities out (see
+ * subgraph.h for the contract). */
+#include "gateway/subgraph.h"
+
+#include "language/ast.h"
+#include "schema/schema.h"
+#include "json/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entity {
+  gql_str name; /* in sg->arena */
+  uint32_t type;
+  gql_ast_selection_set **keys; /* the field sets of its resolvable @keys */
+  uint32_t nkeys;
+  gql_entity_fn fn;
+  void *data;
+} entity;
+
+struct gql_subgraph {
+  const gql_allocator *alc;
+  gql_arena *arena; /* SDL copy, entity table, key field sets */
+  gql_str sdl;      /* as given, for _service { sdl } */
+  gql_schema *schema;
+  entity *entities;
+  uint32_t nentities;
+  const gql_json_value *json;
+};
+
+/* Federation definitions, each added unless the SDL defines that name. */
+typedef struct fed_def {
+  const char *name; /* "@key" for a directive, "Type" for a type */
+  const char *text;
+} fed_def;
+
+static const fed_def fed_defs[] = {
+    {"_FieldSet", "scalar _FieldSet"},
+    {"FieldSet", "scalar FieldSet"},
+    {"link__Import", "scalar link__Import"},
+    {"link__Purpose", "enum link__Purpose { SECURITY EXECUTION }"},
+    {"@link", "directive @link(url: String!, as: String, for: link__Purpose, "
+              "import: [link__Import]) repeatable on SCHEMA"},
+    {"@key", "directive @key(fields: _FieldSet!, resolvable: Boolean = true) "
+             "repeatable on OBJECT | INTERFACE"},
+    {"@requires", "directive @requires(fields: _FieldSet!) on "
+                  "FIELD_DEFINITION"},
+    {"@provides", "directive @provides(fields: _FieldSet!) on "
+                  "FIELD_DEFINITION"},
+    {"@external", "directive @external(reason: String) on OBJECT | "
+                  "FIELD_DEFINITION"},
+    {"@shareable", "directive @shareable repeatable on OBJECT | "
+                   "FIELD_DEFINITION"},
+    {"@extends", "directive @extends on OBJECT | INTERFACE"},
+    {"@inaccessible",
+     "directive @inaccessible on FIELD_DEFINITION | OBJECT | INTERFACE | "
+     "UNION | ARGUMENT_DEFINITION | SCALAR | ENUM | ENUM_VALUE | "
+     "INPUT_OBJECT | INPUT_FIELD_DEFINITION"},
+    {"@tag", "directive @tag(name: String!) repeatable on FIELD_DEFINITION | "
+             "OBJECT | INTERFACE | UNION | ARGUMENT_DEFINITION | SCALAR | "
+             "ENUM | ENUM_VALUE | INPUT_OBJECT | INPUT_FIELD_DEFINITION | "
+             "SCHEMA"},
+    {"@override", "directive @override(from: String!, label: String) on "
+                  "FIELD_DEFINITION"},
+    {"@composeDirective", "directive @composeDirective(name: String!) "
+                          "repeatable on SCHEMA"},
+    {"@interfaceObject", "directive @interfaceObject on OBJECT"},
+    {"@authenticated", "directive @authenticated on FIELD_DEFINITION | OBJECT "
+                       "| INTERFACE | SCALAR | ENUM"},
+    {"_Any", "scalar _Any"},
+    {"_Service", "type _Service { sdl: String }"},
+};
+
+/* ---------------------------------------------------------- SDL analysis */
+
+static bool name_in(gql_str name, const gql_str *names, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (gql_str_eq(name, names[i]))
+      return true;
+  return false;
+}
+
+static const gql_ast_directive *directive_named(const gql_ast_directives *ds,
+                                                uint32_t from, const char *n,
+                                                uint32_t *at) {
+  for (uint32_t i = from; i < ds->count; i++)
+    if (gql_str_eq_cstr(gql_ast_name_str(ds->items[i]->name), n)) {
+      *at = i;
+      return ds->items[i];
+    }
+  return NULL;
+}
+
+static const gql_ast_value *arg_named(const gql_ast_directive *d,
+                                      const char *n) {
+  for (uint32_t i = 0; i < d->args.count; i++)
+    if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[i]->name), n))
+      return d->args.items[i]->value;
+  return NULL;
+}
+
+static entity *find_entity(gql_subgraph *sg, gql_str name) {
+  for (uint32_t i = 0; i < sg->nentities; i++)
+    if (gql_str_eq(sg->entities[i].name, name))
+      return &sg->entities[i];
+  return NULL;
+}
+
+/* Parses a @key's `fields` as the selection set "{ fields }". */
+static gql_ast_selection_set *parse_field_set(gql_arena *a, gql_str fields) {
+  char *text = gql_arena_alloc(a, fields.len + 3);
+  if (!text)
+    return NULL;
+  text[0] = '{';
+  memcpy(text + 1, fields.ptr, fields.len);
+  text[fields.len + 1] = '}';
+  text[fields.len + 2] = 0;
+  gql_document *doc = NULL;
+  gql_syntax_error err;
+  if (gql_parse(a, text, fields.len + 2, NULL, &doc, &err) < 0 ||
+      doc->definitions.count != 1 ||
+      doc->definitions.items[0]->kind != GQL_AST_OPERATION_DEFINITION)
+    return NULL;
+  return ((gql_ast_operation *)doc->definitions.items[0])->selection_set;
+}
+
+/* Records the resolvable @keys of an object type definition or extension. */
+static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t,
+                    uint32_t *cap) {
+  uint32_t at = 0;
+  for (const gql_ast_directive *d =
+           directive_named(&t->directives, 0, "key", &at);
+       d; d = directive_named(&t->directives, at + 1, "key", &at)) {
+    const gql_ast_value *res = arg_named(d, "resolvable");
+    if (res && res->h.kind == GQL_AST_BOOLEAN_VALUE && !res->u.boolean)
+      continue;
+    const gql_ast_value *f = arg_named(d, "fields");
+    if (!f || f->h.kind != GQL_AST_STRING_VALUE)
+      continue; /* the schema build reports the missing argument */
+    gql_str name = gql_ast_name_str(t->name);
+    entity *e = find_entity(sg, name);
+    if (!e) {
+      if (sg->nentities == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 8;
+        entity *ne = gql_arena_alloc(sg->arena, ncap * sizeof *ne);
+        if (!ne)
+          return GQL_ENOMEM;
+        if (sg->nentities)
+          memcpy(ne, sg->entities, sg->nentities * sizeof *ne);
+        sg->entities = ne;
+        *cap = ncap;
+      }
+      e = &sg->entities[sg->nentities++];
+      *e = (entity){.name = name};
+    }
+    gql_ast_selection_set *set = parse_field_set(sg->arena, f->u.string.value);
+    if (!set)
+      continue; /* not a selection: no lookup by it */
+    gql_ast_selection_set **nk =
+        gql_arena_alloc(sg->arena, (e->nkeys + 1) * sizeof *nk);
+    if (!nk)
+      return GQL_ENOMEM;
+    if (e->nkeys)
+      memcpy(nk, e->keys, e->nkeys * sizeof *nk);
+    nk[e->nkeys++] = set;
+    e->keys = nk;
+  }
+  return 0;
+}
+
+/* The text to build: the SDL with "extend" blanked on the first extension
+ * of each type the SDL never defines (offsets stay those of the SDL, so
+ * error positions do too), then the federation definitions it lacks and
+ * the subgraph's own types and root fields. */
+static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
+                         gql_buf *out) {
+  uint32_t n = doc->definitions.count, ndefined = 0, cap = 0;
+  gql_str *defined = gql_arena_alloc(sg->arena, (n + 1) * sizeof *defined);
+  if (!defined)
+    return GQL_ENOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_node *d = doc->definitions.items[i];
+    if (gql_ast_is_type_definition(d->kind))
+      defined[ndefined++] = gql_ast_name_str(((gql_ast_type_def *)d)->name);
+    else if (d->kind == GQL_AST_DIRECTIVE_DEFINITION) {
+      gql_ast_name nm = ((gql_ast_directive_def *)d)->name;
+      char *s = gql_arena_alloc(sg->arena, nm.len + 1);
+      if (!s)
+        return GQL_ENOMEM;
+      s[0] = '@';
+      memcpy(s + 1, nm.ptr, nm.len);
+      defined[ndefined++] = gql_str_from(s, nm.len + 1);
+    }
+  }
+  uint32_t nbase = ndefined;
+  gql_buf_put_str(out, sg->sdl);
+  char *text = out->data;
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_node *d = doc->definitions.items[i];
+    if (!gql_ast_is_type_extension(d->kind))
+      continue;
+    const gql_ast_type_def *t = (const gql_ast_type_def *)d;
+    gql_str name = gql_ast_name_str(t->name);
+    if (!name_in(name, defined, ndefined)) {
+      if (d->start + 6 <= sg->sdl.len &&
+          memcmp(text + d->start, "extend", 6) == 0)
+        memset(text + d->start, ' ', 6);
+      gql_str *more = gql_arena_alloc(sg->arena, (ndefined + 1) * sizeof *more);
+      if (!more)
+        return GQL_ENOMEM;
+      memcpy(more, defined, ndefined * sizeof *more);
+      more[ndefined++] = name;
+      defined = more;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_node *d = doc->definitions.items[i];
+    if (d->kind == GQL_AST_OBJECT_TYPE_DEFINITION ||
+        d->kind == GQL_AST_OBJECT_TYPE_EXTENSION) {
+      int rc = add_keys(sg, (const gql_ast_type_def *)d, &cap);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  gql_buf_puts(out, "\n");
+  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++)
+    if (!name_in(gql_cstr(fed_defs[i].name), defined, nbase)) {
+      gql_buf_puts(out, fed_defs[i].text);
+      gql_buf_puts(out, "\n");
+    }
+  if (sg->nentities) {
+    gql_buf_puts(out, "union _Entity =");
+    for (uint32_t i = 0; i < sg->nentities; i++) {
+      gql_buf_puts(out, i ? " | " : " ");
+      gql_buf_put_str(out, sg->entities[i].name);
+    }
+    gql_buf_puts(out, "\n");
+  }
+  bool has_query = name_in(gql_cstr("Query"), defined, ndefined);
+  gql_buf_puts(out, has_query ? "extend type Query {\n" : "type Query {\n");
+  if (sg->nentities)
+    gql_buf_puts(out, "  _entities(representations: [_Any!]!): [_Entity]!\n");
+  gql_buf_puts(out, "  _service: _Service!\n}\n");
+  return out->failed ? GQL_ENOMEM : 0;
+}
+
+/* ------------------------------------------------------------- resolvers */
+
+static void resolve_service(const gql_resolve_info *info, const void *parent,
+                            gql_out *out) {
+  gql_subgraph *sg = gql_info_data(info);
+  gql_out_object(out, sg,
+                 (uint32_t)gql_schema_type_by_name(sg->schema, "_Service", 8));
+}
+
+static void resolve_sdl(const gql_resolve_info *info, const void *parent,
+                        gql_out *out) {
+  const gql_subgraph *sg = parent;
+  gql_out_string(out, sg->sdl.ptr, sg->sdl.len);
+}
+
+typedef struct entities_call {
+  gql_subgraph *sg;
+  const gql_json_value *reps;
+  void *context;
+  gql_arena *arena;
+} entities_call;
+
+/* True when `data` equals `rep` on every field of `set` (nested selections
+ * compare the sub-objects the same way). */
+static bool matches_key(const gql_json_value *rep, const gql_json_value *data,
+                        const gql_ast_selection_set *set) {
+  if (!rep || !data || rep->kind != GQL_JSON_OBJECT ||
+      data->kind != GQL_JSON_OBJECT)
+    return false;
+  for (uint32_t i = 0; i < set->selections.count; i++) {
+    const gql_ast_selection *s = set->selections.items[i];
+    if (s->h.kind != GQL_AST_FIELD)
+      return false;
+    gql_str name = gql_ast_name_str(s->name);
+    const gql_json_value *a = gql_json_get(rep, name);
+    const gql_json_value *b = gql_json_get(data, name);
+    if (!a || !b)
+      return false;
+    if (s->selection_set ? !matches_key(a, b, s->selection_set)
+                         : !gql_json_equal(a, b))
+      return false;
+  }
+  return true;
+}
+
+static bool has_key_fields(const gql_json_value *rep,
+                           const gql_ast_selection_set *set) {
+  for (uint32_t i = 0; i < set->selections.count; i++) {
+    const gql_ast_selection *s = set->selections.items[i];
+    if (s->h.kind != GQL_AST_FIELD ||
+        !gql_json_get(rep, gql_ast_name_str(s->name)))
+      return false;
+  }
+  return true;
+}
+
+/* The representation's members, then the data object's: the default
+ * resolver reads the last duplicate, so the data wins where both have a
+ * field and the representation supplies the rest (@requires fields). */
+static const gql_json_value *merge(gql_arena *a, const gql_json_value *rep,
+                                   const gql_json_value *data) {
+  size_t n = rep->object.count + data->object.count;
+  gql_json_value *v = gql_arena_alloc(a, sizeof *v);
+  gql_json_member *m = gql_arena_alloc(a, (n ? n : 1) * sizeof *m);
+  if (!v || !m)
+    return NULL;
+  memcpy(m, rep->object.members, rep->object.count * sizeof *m);
+  memcpy(m + rep->object.count, data->object.members,
+         data->object.count * sizeof *m);
+  *v = (gql_json_value){.kind = GQL_JSON_OBJECT};
+  v->object.members = m;
+  v->object.count = n;
+  return v;
+}
+
+static void json_entity(const entities_call *c, const entity *e,
+                        const gql_json_value *rep, gql_out *out) {
+  const gql_json_value *list =
+      c->sg->json && c->sg->json->kind == GQL_JSON_OBJECT
+          ? gql_json_get(c->sg->json, e->name)
+          : NULL;
+  if (!list || list->kind != GQL_JSON_ARRAY) {
+    gql_out_json(out, rep); /* no data for the type: the representation */
+    return;
+  }
+  for (uint32_t k = 0; k < e->nkeys; k++) {
+    if (!has_key_fields(rep, e->keys[k]))
+      continue;
+    for (size_t i = 0; i < list->array.count; i++) {
+      const gql_json_value *item = &list->array.items[i];
+      if (matches_key(rep, item, e->keys[k])) {
+        const gql_json_value *v = merge(c->arena, rep, item);
+        if (!v)
+          gql_out_error(out, "out of memory");
+        else
+          gql_out_object(out, v, e->type);
+        return;
+      }
+    }
+  }
+  gql_out_null(out);
+}
+
+static void entity_item(const void *list, size_t i, gql_out *out) {
+  const entities_call *c = list;
+  const gql_json_value *rep = &c->reps->array.items[i];
+  const gql_json_value *tn = rep->kind == GQL_JSON_OBJECT
+                                 ? gql_json_get(rep, gql_cstr("__typename"))
+                                 : NULL;
+  if (!tn || tn->kind != GQL_JSON_STRING) {
+    gql_out_error(out, "The representation must be an object with a "
+                       "\"__typename\" string.");
+    return;
+  }
+  entity *e = find_entity(c->sg, tn->string);
+  if (!e) {
+    char msg[256];
+    int len = (int)(tn->string.len > 100 ? 100 : tn->string.len);
+    snprintf(msg, sizeof msg,
+             "The _entities resolver tried to load an entity for type "
+             "\"%.*s\", but no object type of that name was found in the "
+             "schema",
+             len, tn->string.ptr);
+    gql_out_error(out, msg);
+    return;
+  }
+  if (e->fn) {
+    gql_entity_call call = {.representation = rep,
+                            .type = e->type,
+                            .index = i,
+                            .data = e->data,
+                            .context = c->context,
+                            .arena = c->arena};
+    e->fn(&call, out);
+    return;
+  }
+  json_entity(c, e, rep, out);
+}
+
+static void resolve_entities(const gql_resolve_info *info, const void *parent,
+                             gql_out *out) {
+  const gql_json_value *reps = gql_arg(info, "representations");
+  entities_call *c = gql_arena_alloc(gql_info_arena(info), sizeof *c);
+  if (!c) {
+    gql_out_error(out, "out of memory");
+    return;
+  }
+  *c = (entities_call){.sg = gql_info_data(info),
+                       .reps = reps,
+                       .context = gql_info_context(info),
+                       .arena = gql_info_arena(info)};
+  size_t n = reps && reps->kind == GQL_JSON_ARRAY ? reps->array.count : 0;
+  gql_out_list(out, c, n, entity_item);
+}
+
+/* ------------------------------------------------------------------ API */
+
+int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
+                       gql_subgraph **out, gql_error_list *errors) {
+  *out = NULL;
+  gql_subgraph *sg = calloc(1, sizeof *sg);
+  gql_arena *arena = gql_arena_new(alc);
+  char *copy = arena ? gql_arena_alloc(arena, len + 1) : NULL;
+  if (!sg || !copy) {
+    free(sg);
+    gql_arena_free(arena);
+    return GQL_ENOMEM;
+  }
+  memcpy(copy, sdl, len);
+  copy[len] = 0;
+  sg->alc = alc;
+  sg->arena = arena;
+  sg->sdl = gql_str_from(copy, len);
+  gql_buf text;
+  gql_buf_init(&text, alc);
+  gql_document *doc = NULL;
+  gql_syntax_error serr;
+  int rc = gql_parse(arena, copy, len, NULL, &doc, &serr);
+  if (rc < 0) {
+    /* The schema build reports the syntax error with its position. */
+    rc = gql_schema_build(copy, len, alc, NULL, &sg->schema, errors);
+    if (rc >= 0)
+      rc = GQL_ESYNTAX;
+    goto fail;
+  }
+  if ((rc = subgraph_text(sg, doc, &text)) < 0)
+    goto fail;
+  if ((rc = gql_schema_build(text.data, text.len, alc, NULL, &sg->schema,
+                             errors)) < 0)
+    goto fail;
+  for (uint32_t i = 0; i < sg->nentities; i++) {
+    entity *e = &sg->entities[i];
+    e->type =
+        (uint32_t)gql_schema_type_by_name(sg->schema, e->name.ptr, e->name.len);
+  }
+  if ((rc = gql_schema_set_resolver(sg->schema, "Query", "_service",
+                                    resolve_service, sg, GQL_RESOLVER_SYNC)) <
+          0 ||
+      (rc = gql_schema_set_resolver(sg->schema, "_Service", "sdl", resolve_sdl,
+                                    sg, GQL_RESOLVER_SYNC)) < 0)
+    goto fail;
+  if (sg->nentities &&
+      (rc = gql_schema_set_resolver(sg->schema, "Query", "_entities",
+                                    resolve_entities, sg, 0)) < 0)
+    goto fail;
+  gql_buf_free(&text);
+  *out = sg;
+  return 0;
+fail:
+  gql_buf_free(&text);
+  gql_subgraph_free(sg);
+  return rc;
+}
+
+void gql_subgraph_free(gql_subgraph *sg) {
+  if (!sg)
+    return;
+  gql_schema_free(sg->schema);
+  gql_arena_free(sg->arena);
+  free(sg);
+}
+
+gql_schema *gql_subgraph_schema(const gql_subgraph *sg) {
+  return sg->schema;
+}
+
+uint32_t gql_subgraph_entity_count(const gql_subgraph *sg) {
+  return sg->nentities;
+}
+
+gql_str gql_subgraph_entity_name(const gql_subgraph *sg, uint32_t i) {
+  return i < sg->nentities ? sg->entities[i].name : (gql_str){NULL, 0};
+}
+
+int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
+                            gql_entity_fn fn, void *data) {
+  entity *e = find_entity(sg, gql_cstr(type));
+  if (!e)
+    return GQL_ENOTFOUND;
+  e->fn = fn;
+  e->data = data;
+  return 0;
+}
+
+void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data) {
+  sg->json = data;
+}

@@ -1,0 +1,280 @@
+/* gql as a federation subgraph: _service, _entities (C resolvers and the
+ * JSON document convention), keys, @requires, errors per item, order. */
+#include "gateway/subgraph.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char inventory_sdl[] =
+    "extend schema @link(url: \"https://specs.apollo.dev/federation/v2.3\", "
+    "import: [\"@key\", \"@external\", \"@requires\"])\n"
+    "extend type Product @key(fields: \"upc\") {\n"
+    "  upc: String! @external\n"
+    "  weight: Int @external\n"
+    "  price: Int @external\n"
+    "  inStock: Boolean\n"
+    "  shippingEstimate: Int @requires(fields: \"price weight\")\n"
+    "}\n";
+
+static gql_subgraph *build(const char *sdl) {
+  gql_arena *a = gql_arena_new(NULL);
+  gql_error_list errs;
+  gql_error_list_init(&errs, a, 10);
+  gql_subgraph *sg = NULL;
+  int rc = gql_subgraph_build(sdl, strlen(sdl), NULL, &sg, &errs);
+  cr_assert_eq(rc, 0, "build failed (%d): %s", rc,
+               errs.count ? errs.items[0].message : "?");
+  gql_arena_free(a);
+  return sg;
+}
+
+/* Runs `query` with `vars` and compares the response JSON with `expected`. */
+static void expect(gql_subgraph *sg, const char *query, const char *vars,
+                   const char *expected) {
+  gql_arena *a = gql_arena_new(NULL);
+  gql_str json = {0};
+  int rc = gql_graphql(gql_subgraph_schema(sg), query, strlen(query), NULL,
+                       vars, vars ? strlen(vars) : 0, NULL, NULL, a, &json);
+  cr_assert(rc >= 0, "execution failed: %d", rc);
+  cr_assert_str_eq(json.ptr, expected);
+  gql_arena_free(a);
+}
+
+/* ---- C entity resolvers: the inventory subgraph */
+
+static const bool in_stock[] = {true, false, false, false, true};
+
+static void product_entity(const gql_entity_call *call, gql_out *out) {
+  const gql_value *upc = gql_value_get(call->representation, "upc", 3);
+  gql_str s = gql_value_string(upc);
+  if (s.len != 1 || s.ptr[0] < '1' || s.ptr[0] > '5') {
+    gql_out_null(out);
+    return;
+  }
+  /* The representation is the entity: its @requires fields included. */
+  gql_out_object(out, call->representation, call->type);
+}
+
+static void resolve_in_stock(const gql_resolve_info *info, const void *parent,
+                             gql_out *out) {
+  gql_str s = gql_value_string(gql_value_get(parent, "upc", 3));
+  gql_out_bool(out, in_stock[s.ptr[0] - '1']);
+}
+
+static void resolve_shipping(const gql_resolve_info *info, const void *parent,
+                             gql_out *out) {
+  int64_t price, weight;
+  if (!gql_value_int(gql_value_get(parent, "price", 5), &price) ||
+      !gql_value_int(gql_value_get(parent, "weight", 6), &weight)) {
+    gql_out_null(out);
+    return;
+  }
+  gql_out_int(out, price > 1000 ? 0 : weight / 2);
+}
+
+static gql_subgraph *inventory(void) {
+  gql_subgraph *sg = build(inventory_sdl);
+  cr_assert_eq(gql_subgraph_set_entity(sg, "Product", product_entity, NULL), 0);
+  gql_schema *s = gql_subgraph_schema(sg);
+  cr_assert_eq(gql_schema_set_resolver(s, "Product", "inStock",
+                                       resolve_in_stock, NULL, 0),
+               0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Product", "shippingEstimate",
+                                       resolve_shipping, NULL, 0),
+               0);
+  return sg;
+}
+
+Test(subgraph, service_sdl_is_the_sdl_as_given) {
+  gql_subgraph *sg = build(inventory_sdl);
+  gql_arena *a = gql_arena_new(NULL);
+  gql_str json = {0};
+  const char *q = "{ _service { sdl } }";
+  cr_assert_eq(gql_graphql(gql_subgraph_schema(sg), q, strlen(q), NULL, NULL, 0,
+                           NULL, NULL, a, &json),
+               0);
+  const gql_value *v = NULL;
+  cr_assert_eq(gql_value_parse(a, json.ptr, json.len, &v), 0);
+  const gql_value *sdl = gql_value_get(
+      gql_value_get(gql_value_get(v, "data", 4), "_service", 8), "sdl", 3);
+  gql_str s = gql_value_string(sdl);
+  cr_assert_eq(s.len, strlen(inventory_sdl));
+  cr_assert(memcmp(s.ptr, inventory_sdl, s.len) == 0);
+  gql_arena_free(a);
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, entity_union_has_the_resolvable_key_types_only) {
+  gql_subgraph *sg =
+      build("type User @key(fields: \"id\") { id: ID! name: String }\n"
+            "type Hidden @key(fields: \"id\", resolvable: false) { id: ID! }\n"
+            "type Plain { x: Int }\n"
+            "type Query { me: User h: Hidden p: Plain }\n");
+  cr_assert_eq(gql_subgraph_entity_count(sg), 1);
+  gql_str n = gql_subgraph_entity_name(sg, 0);
+  cr_assert(n.len == 4 && memcmp(n.ptr, "User", 4) == 0);
+  expect(sg, "{ __type(name: \"_Entity\") { possibleTypes { name } } }", NULL,
+         "{\"data\":{\"__type\":{\"possibleTypes\":[{\"name\":\"User\"}]}}}");
+  expect(sg,
+         "{ __type(name: \"Query\") { fields { name type { kind ofType { "
+         "kind } } args { name type { kind } } } } }",
+         NULL,
+         "{\"data\":{\"__type\":{\"fields\":["
+         "{\"name\":\"me\",\"type\":{\"kind\":\"OBJECT\",\"ofType\":null},"
+         "\"args\":[]},"
+         "{\"name\":\"h\",\"type\":{\"kind\":\"OBJECT\",\"ofType\":null},"
+         "\"args\":[]},"
+         "{\"name\":\"p\",\"type\":{\"kind\":\"OBJECT\",\"ofType\":null},"
+         "\"args\":[]},"
+         "{\"name\":\"_entities\",\"type\":{\"kind\":\"NON_NULL\",\"ofType\":"
+         "{\"kind\":\"LIST\"}},\"args\":[{\"name\":\"representations\","
+         "\"type\":{\"kind\":\"NON_NULL\"}}]},"
+         "{\"name\":\"_service\",\"type\":{\"kind\":\"NON_NULL\",\"ofType\":"
+         "{\"kind\":\"OBJECT\"}},\"args\":[]}]}}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, requires_fields_arrive_in_representations) {
+  gql_subgraph *sg = inventory();
+  expect(sg,
+         "query($r: [_Any!]!) { _entities(representations: $r) { ... on "
+         "Product { upc inStock shippingEstimate } } }",
+         "{\"r\":[{\"__typename\":\"Product\",\"upc\":\"1\",\"price\":899,"
+         "\"weight\":100},{\"__typename\":\"Product\",\"upc\":\"2\","
+         "\"price\":1299,\"weight\":1000},{\"__typename\":\"Product\","
+         "\"upc\":\"3\"}]}",
+         "{\"data\":{\"_entities\":["
+         "{\"upc\":\"1\",\"inStock\":true,\"shippingEstimate\":50},"
+         "{\"upc\":\"2\",\"inStock\":false,\"shippingEstimate\":0},"
+         "{\"upc\":\"3\",\"inStock\":false,\"shippingEstimate\":null}]}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, unknown_typename_errors_that_item_only_and_order_is_kept) {
+  gql_subgraph *sg = inventory();
+  expect(sg,
+         "query($r: [_Any!]!) { _entities(representations: $r) { __typename "
+         "... on Product { upc } } }",
+         "{\"r\":[{\"__typename\":\"Product\",\"upc\":\"5\"},"
+         "{\"__typename\":\"Nope\",\"upc\":\"1\"},"
+         "{\"__typename\":\"Product\",\"upc\":\"9\"},"
+         "{\"__typename\":\"Product\",\"upc\":\"2\"}]}",
+         "{\"errors\":[{\"message\":\"The _entities resolver tried to load an "
+         "entity for type \\\"Nope\\\", but no object type of that name was "
+         "found in the schema\",\"locations\":[{\"line\":1,\"column\":23}],"
+         "\"path\":[\"_entities\",1]}],"
+         "\"data\":{\"_entities\":[{\"__typename\":\"Product\",\"upc\":\"5\"},"
+         "null,null,{\"__typename\":\"Product\",\"upc\":\"2\"}]}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, representation_without_typename_is_an_item_error) {
+  gql_subgraph *sg = inventory();
+  expect(sg,
+         "{ _entities(representations: [{upc: \"1\"}, {__typename: "
+         "\"Product\", upc: \"1\"}]) { ... on Product { upc } } }",
+         NULL,
+         "{\"errors\":[{\"message\":\"The representation must be an object "
+         "with a \\\"__typename\\\" string.\",\"locations\":[{\"line\":1,"
+         "\"column\":3}],\"path\":[\"_entities\",0]}],"
+         "\"data\":{\"_entities\":[null,{\"upc\":\"1\"}]}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, extension_without_definition_becomes_the_definition) {
+  /* Federation 1 style: only `extend type`, and no Query at all. */
+  gql_subgraph *sg = inventory();
+  expect(sg, "{ __type(name: \"Product\") { name fields { name } } }", NULL,
+         "{\"data\":{\"__type\":{\"name\":\"Product\",\"fields\":["
+         "{\"name\":\"upc\"},{\"name\":\"weight\"},{\"name\":\"price\"},"
+         "{\"name\":\"inStock\"},{\"name\":\"shippingEstimate\"}]}}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, bad_sdl_gives_errors_not_a_crash) {
+  gql_arena *a = gql_arena_new(NULL);
+  gql_error_list errs;
+  gql_error_list_init(&errs, a, 10);
+  gql_subgraph *sg = NULL;
+  const char *bad = "type User @key(fields: \"id\") { id: ID! ";
+  cr_assert_eq(gql_subgraph_build(bad, strlen(bad), NULL, &sg, &errs),
+               GQL_ESYNTAX);
+  cr_assert_null(sg);
+  cr_assert_gt(errs.count, 0);
+  const char *undef = "type User @key(fields: \"id\") { id: Missing }";
+  cr_assert_eq(gql_subgraph_build(undef, strlen(undef), NULL, &sg, &errs),
+               GQL_ESCHEMA);
+  cr_assert_null(sg);
+  gql_arena_free(a);
+}
+
+/* ---- the JSON document convention */
+
+static const char catalog_sdl[] =
+    "type Query { items: [Item] }\n"
+    "type Item @key(fields: \"sku\") @key(fields: \"org { id } code\") {\n"
+    "  sku: String! org: Org code: String! name: String note: String "
+    "@external\n"
+    "}\n"
+    "type Org { id: ID! }\n"
+    "type Tag @key(fields: \"id\") { id: ID! label: String }\n";
+
+static const char catalog_json[] =
+    "{\"items\":[],\n"
+    " \"Item\":["
+    "{\"sku\":\"a\",\"org\":{\"id\":\"1\"},\"code\":\"x\",\"name\":\"Apple\"},"
+    "{\"sku\":\"b\",\"org\":{\"id\":\"2\"},\"code\":\"x\",\"name\":\"Bean\"},"
+    "{\"sku\":\"c\",\"org\":{\"id\":\"1\"},\"code\":\"y\",\"name\":\"Corn\"}]}";
+
+Test(subgraph, json_entities_by_compound_and_multiple_keys) {
+  gql_subgraph *sg = build(catalog_sdl);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *data = NULL;
+  cr_assert_eq(gql_value_parse(a, catalog_json, strlen(catalog_json), &data),
+               0);
+  gql_subgraph_set_json(sg, data);
+  expect(sg,
+         "query($r: [_Any!]!) { _entities(representations: $r) { ... on Item "
+         "{ sku name note } ... on Tag { id label } } }",
+         "{\"r\":["
+         /* by the compound, nested key */
+         "{\"__typename\":\"Item\",\"org\":{\"id\":\"2\"},\"code\":\"x\"},"
+         /* by the simple key, with an extra (@external) field */
+         "{\"__typename\":\"Item\",\"sku\":\"c\",\"note\":\"from rep\"},"
+         /* no such item: null, no error */
+         "{\"__typename\":\"Item\",\"org\":{\"id\":\"2\"},\"code\":\"y\"},"
+         "{\"__typename\":\"Item\",\"sku\":\"a\"},"
+         /* no array for the type: the representation is the entity */
+         "{\"__typename\":\"Tag\",\"id\":\"t1\",\"label\":\"L\"}]}",
+         "{\"data\":{\"_entities\":["
+         "{\"sku\":\"b\",\"name\":\"Bean\",\"note\":null},"
+         "{\"sku\":\"c\",\"name\":\"Corn\",\"note\":\"from rep\"},"
+         "null,"
+         "{\"sku\":\"a\",\"name\":\"Apple\",\"note\":null},"
+         "{\"id\":\"t1\",\"label\":\"L\"}]}}");
+  gql_arena_free(a);
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, json_entities_unknown_typename_errors_that_item) {
+  gql_subgraph *sg = build(catalog_sdl);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *data = NULL;
+  cr_assert_eq(gql_value_parse(a, catalog_json, strlen(catalog_json), &data),
+               0);
+  gql_subgraph_set_json(sg, data);
+  /* Org exists but is not an entity of this subgraph. */
+  expect(sg,
+         "query($r: [_Any!]!) { _entities(representations: $r) { ... on Item "
+         "{ name } } }",
+         "{\"r\":[{\"__typename\":\"Org\",\"id\":\"1\"},"
+         "{\"__typename\":\"Item\",\"sku\":\"b\"}]}",
+         "{\"errors\":[{\"message\":\"The _entities resolver tried to load an "
+         "entity for type \\\"Org\\\", but no object type of that name was "
+         "found in the schema\",\"locations\":[{\"line\":1,\"column\":23}],"
+         "\"path\":[\"_entities\",0]}],"
+         "\"data\":{\"_entities\":[null,{\"name\":\"Bean\"}]}}");
+  gql_arena_free(a);
+  gql_subgraph_free(sg);
+}
