@@ -27,6 +27,7 @@ struct gql_subgraph {
   entity *entities;
   uint32_t nentities;
   const gql_json_value *json;
+  const char *root; /* the query root's name, NUL-terminated */
 };
 
 /* Federation definitions, each added unless the SDL defines that name. */
@@ -169,6 +170,22 @@ static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t,
   return 0;
 }
 
+/* The name of the query root: "Query" unless a schema definition or
+ * extension names another. */
+static gql_str query_root(const gql_document *doc) {
+  for (uint32_t i = 0; i < doc->definitions.count; i++) {
+    const gql_ast_node *d = doc->definitions.items[i];
+    if (d->kind != GQL_AST_SCHEMA_DEFINITION &&
+        d->kind != GQL_AST_SCHEMA_EXTENSION)
+      continue;
+    const gql_ast_schema_def *sd = (const gql_ast_schema_def *)d;
+    for (uint32_t j = 0; j < sd->operation_types.count; j++)
+      if (sd->operation_types.items[j]->operation == GQL_OP_QUERY)
+        return gql_ast_name_str(sd->operation_types.items[j]->type->name);
+  }
+  return gql_cstr("Query");
+}
+
 /* The text to build: the SDL with "extend" blanked on the first extension
  * of each type the SDL never defines (offsets stay those of the SDL, so
  * error positions do too), then the federation definitions it lacks and
@@ -237,8 +254,13 @@ static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
     }
     gql_buf_puts(out, "\n");
   }
-  bool has_query = name_in(gql_cstr("Query"), defined, ndefined);
-  gql_buf_puts(out, has_query ? "extend type Query {\n" : "type Query {\n");
+  gql_str root = query_root(doc);
+  bool has_query = name_in(root, defined, ndefined);
+  if (!(sg->root = gql_arena_strndup(sg->arena, root.ptr, root.len)))
+    return GQL_ENOMEM;
+  gql_buf_puts(out, has_query ? "extend type " : "type ");
+  gql_buf_put_str(out, root);
+  gql_buf_puts(out, " {\n");
   if (sg->nentities)
     gql_buf_puts(out, "  _entities(representations: [_Any!]!): [_Entity]!\n");
   gql_buf_puts(out, "  _service: _Service!\n}\n");
@@ -440,14 +462,14 @@ int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
     e->type =
         (uint32_t)gql_schema_type_by_name(sg->schema, e->name.ptr, e->name.len);
   }
-  if ((rc = gql_schema_set_resolver(sg->schema, "Query", "_service",
+  if ((rc = gql_schema_set_resolver(sg->schema, sg->root, "_service",
                                     resolve_service, sg, GQL_RESOLVER_SYNC)) <
           0 ||
       (rc = gql_schema_set_resolver(sg->schema, "_Service", "sdl", resolve_sdl,
                                     sg, GQL_RESOLVER_SYNC)) < 0)
     goto fail;
   if (sg->nentities &&
-      (rc = gql_schema_set_resolver(sg->schema, "Query", "_entities",
+      (rc = gql_schema_set_resolver(sg->schema, sg->root, "_entities",
                                     resolve_entities, sg, 0)) < 0)
     goto fail;
   gql_buf_free(&text);

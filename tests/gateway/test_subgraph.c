@@ -278,3 +278,87 @@ Test(subgraph, json_entities_unknown_typename_errors_that_item) {
   gql_arena_free(a);
   gql_subgraph_free(sg);
 }
+
+/* ---- more shapes */
+
+static void failing_entity(const gql_entity_call *call, gql_out *out) {
+  if (call->index == 1)
+    gql_out_error(out, "no such user here");
+  else
+    gql_out_json(out, call->representation); /* typed by its __typename */
+}
+
+Test(subgraph, entity_resolver_error_nulls_its_item_only) {
+  gql_subgraph *sg = build("type Query { x: Int }\n"
+                           "type User @key(fields: \"id\") { id: ID! }\n");
+  cr_assert_eq(gql_subgraph_set_entity(sg, "User", failing_entity, NULL), 0);
+  cr_assert_eq(gql_subgraph_set_entity(sg, "Nope", failing_entity, NULL),
+               GQL_ENOTFOUND);
+  expect(sg,
+         "query($r: [_Any!]!) { _entities(representations: $r) { __typename "
+         "... on User { id } } }",
+         "{\"r\":[{\"__typename\":\"User\",\"id\":\"a\"},"
+         "{\"__typename\":\"User\",\"id\":\"b\"},"
+         "{\"__typename\":\"User\",\"id\":\"c\"}]}",
+         "{\"errors\":[{\"message\":\"no such user here\",\"locations\":[{"
+         "\"line\":1,\"column\":23}],\"path\":[\"_entities\",1]}],"
+         "\"data\":{\"_entities\":[{\"__typename\":\"User\",\"id\":\"a\"},"
+         "null,{\"__typename\":\"User\",\"id\":\"c\"}]}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, schema_definition_names_the_query_root) {
+  gql_subgraph *sg = build("schema { query: Root }\n"
+                           "type Root { a: Int }\n"
+                           "type User @key(fields: \"id\") { id: ID! }\n");
+  expect(sg,
+         "{ _service { __typename } _entities(representations: []) { "
+         "__typename } }",
+         NULL,
+         "{\"data\":{\"_service\":{\"__typename\":\"_Service\"},"
+         "\"_entities\":[]}}");
+  gql_subgraph_free(sg);
+}
+
+Test(subgraph, no_entities_means_no_entities_field) {
+  gql_subgraph *sg = build("type Query { a: Int }\n");
+  cr_assert_eq(gql_subgraph_entity_count(sg), 0);
+  expect(sg, "{ __type(name: \"_Entity\") { name } }", NULL,
+         "{\"data\":{\"__type\":null}}");
+  gql_subgraph_free(sg);
+}
+
+/* The benchmark's Federation 1 texts (extend type, no @link, @include and
+ * @skip redefined) build, and _service gives each back unchanged. */
+Test(subgraph, benchmark_federation1_sdl_builds) {
+  static const char *const names[] = {"accounts", "inventory", "products",
+                                      "reviews"};
+  static const uint32_t entities[] = {1, 1, 1, 3};
+  for (int i = 0; i < 4; i++) {
+    char path[512];
+    snprintf(path, sizeof path,
+             GQL_SOURCE_DIR "/../shared/gateway-bench/subgraphs/%s.graphql",
+             names[i]);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    gql_subgraph *sg = build(text);
+    cr_assert_eq(gql_subgraph_entity_count(sg), entities[i], "%s", names[i]);
+    gql_arena *a = gql_arena_new(NULL);
+    gql_str json = {0};
+    const char *q = "{ _service { sdl } }";
+    cr_assert_eq(gql_graphql(gql_subgraph_schema(sg), q, strlen(q), NULL, NULL,
+                             0, NULL, NULL, a, &json),
+                 0);
+    const gql_value *v = NULL;
+    cr_assert_eq(gql_value_parse(a, json.ptr, json.len, &v), 0);
+    gql_str s = gql_value_string(gql_value_get(
+        gql_value_get(gql_value_get(v, "data", 4), "_service", 8), "sdl", 3));
+    cr_assert(s.len == n && memcmp(s.ptr, text, n) == 0, "%s", names[i]);
+    gql_arena_free(a);
+    gql_subgraph_free(sg);
+  }
+}
