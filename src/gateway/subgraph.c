@@ -289,6 +289,25 @@ typedef struct entities_call {
   gql_arena *arena;
 } entities_call;
 
+/* Key values compare as JSON, except that an integer in the document
+ * matches its decimal string in the representation (an ID key arrives as a
+ * string whichever way the document wrote it). */
+static bool key_equal(const gql_json_value *a, const gql_json_value *b) {
+  if (gql_json_equal(a, b))
+    return true;
+  if (a->kind == GQL_JSON_NUMBER && b->kind == GQL_JSON_STRING) {
+    const gql_json_value *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind != GQL_JSON_STRING || b->kind != GQL_JSON_NUMBER || !b->is_int)
+    return false;
+  char digits[32];
+  int n = snprintf(digits, sizeof digits, "%lld", (long long)b->number.i);
+  return n > 0 && a->string.len == (size_t)n &&
+         memcmp(a->string.ptr, digits, (size_t)n) == 0;
+}
+
 /* True when `data` equals `rep` on every field of `set` (nested selections
  * compare the sub-objects the same way). */
 static bool matches_key(const gql_json_value *rep, const gql_json_value *data,
@@ -306,7 +325,7 @@ static bool matches_key(const gql_json_value *rep, const gql_json_value *data,
     if (!a || !b)
       return false;
     if (s->selection_set ? !matches_key(a, b, s->selection_set)
-                         : !gql_json_equal(a, b))
+                         : !key_equal(a, b))
       return false;
   }
   return true;

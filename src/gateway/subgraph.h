@@ -72,7 +72,8 @@ int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
  * resolver, `data` (an object, which must outlive the subgraph) holds an
  * array "T" of objects. A representation matches the first object equal to
  * it on the fields of one of T's @key field sets (compound and nested keys
- * compare every field; with several @key directives each set whose fields
+ * compare every field, an integer in the document matching its decimal
+ * string; with several @key directives each set whose fields
  * the representation carries is tried in order). The entity is that object
  * with the representation's other fields (e.g. @requires fields) added
  * where the object lacks them; no match gives null. When `data` has no

@@ -225,7 +225,7 @@ static const char catalog_json[] =
     " \"Item\":["
     "{\"sku\":\"a\",\"org\":{\"id\":\"1\"},\"code\":\"x\",\"name\":\"Apple\"},"
     "{\"sku\":\"b\",\"org\":{\"id\":\"2\"},\"code\":\"x\",\"name\":\"Bean\"},"
-    "{\"sku\":\"c\",\"org\":{\"id\":\"1\"},\"code\":\"y\",\"name\":\"Corn\"}]}";
+    "{\"sku\":\"c\",\"org\":{\"id\":1},\"code\":\"y\",\"name\":\"Corn\"}]}";
 
 Test(subgraph, json_entities_by_compound_and_multiple_keys) {
   gql_subgraph *sg = build(catalog_sdl);
@@ -245,6 +245,8 @@ Test(subgraph, json_entities_by_compound_and_multiple_keys) {
          /* no such item: null, no error */
          "{\"__typename\":\"Item\",\"org\":{\"id\":\"2\"},\"code\":\"y\"},"
          "{\"__typename\":\"Item\",\"sku\":\"a\"},"
+         /* an ID key as a string matches the document's integer */
+         "{\"__typename\":\"Item\",\"org\":{\"id\":\"1\"},\"code\":\"y\"},"
          /* no array for the type: the representation is the entity */
          "{\"__typename\":\"Tag\",\"id\":\"t1\",\"label\":\"L\"}]}",
          "{\"data\":{\"_entities\":["
@@ -252,6 +254,7 @@ Test(subgraph, json_entities_by_compound_and_multiple_keys) {
          "{\"sku\":\"c\",\"name\":\"Corn\",\"note\":\"from rep\"},"
          "null,"
          "{\"sku\":\"a\",\"name\":\"Apple\",\"note\":null},"
+         "{\"sku\":\"c\",\"name\":\"Corn\",\"note\":null},"
          "{\"id\":\"t1\",\"label\":\"L\"}]}}");
   gql_arena_free(a);
   gql_subgraph_free(sg);
