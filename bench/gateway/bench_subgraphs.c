@@ -426,12 +426,18 @@ static int make_all(subgraph sgs[4], reviews_data *rd) {
       make(&sgs[3], "/reviews", reviews_sdl, rev, N(rev), rd) < 0)
     return -1;
 #undef N
-  if (gql_subgraph_set_entity(sgs[0].sg, "User", user_entity, NULL) < 0 ||
-      gql_subgraph_set_entity(sgs[1].sg, "Product", stock_entity, NULL) < 0 ||
-      gql_subgraph_set_entity(sgs[2].sg, "Product", product_entity, NULL) < 0 ||
-      gql_subgraph_set_entity(sgs[3].sg, "Review", review_entity, rd) < 0 ||
-      gql_subgraph_set_entity(sgs[3].sg, "User", ruser_entity, NULL) < 0 ||
-      gql_subgraph_set_entity(sgs[3].sg, "Product", rproduct_entity, NULL) < 0)
+  if (gql_subgraph_set_entity(sgs[0].sg, "User", user_entity, NULL,
+                              GQL_RESOLVER_SYNC) < 0 ||
+      gql_subgraph_set_entity(sgs[1].sg, "Product", stock_entity, NULL,
+                              GQL_RESOLVER_SYNC) < 0 ||
+      gql_subgraph_set_entity(sgs[2].sg, "Product", product_entity, NULL,
+                              GQL_RESOLVER_SYNC) < 0 ||
+      gql_subgraph_set_entity(sgs[3].sg, "Review", review_entity, rd,
+                              GQL_RESOLVER_SYNC) < 0 ||
+      gql_subgraph_set_entity(sgs[3].sg, "User", ruser_entity, NULL,
+                              GQL_RESOLVER_SYNC) < 0 ||
+      gql_subgraph_set_entity(sgs[3].sg, "Product", rproduct_entity, NULL,
+                              GQL_RESOLVER_SYNC) < 0)
     return -1;
   return 0;
 }

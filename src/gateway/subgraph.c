@@ -17,6 +17,7 @@ typedef struct entity {
   uint32_t nkeys;
   gql_entity_fn fn;
   void *data;
+  bool pends; /* fn may write gql_out_pending */
 } entity;
 
 struct gql_subgraph {
@@ -441,6 +442,19 @@ static void resolve_entities(const gql_resolve_info *info, const void *parent,
   gql_out_list(out, c, n, entity_item);
 }
 
+/* _entities is declared synchronous (so the query root can be proven
+ * synchronous) unless an entity resolver may pend. */
+static int set_entities_resolver(gql_subgraph *sg) {
+  if (!sg->nentities)
+    return 0;
+  unsigned flags = GQL_RESOLVER_SYNC;
+  for (uint32_t i = 0; i < sg->nentities; i++)
+    if (sg->entities[i].pends)
+      flags = 0;
+  return gql_schema_set_resolver(sg->schema, sg->root, "_entities",
+                                 resolve_entities, sg, flags);
+}
+
 /* ------------------------------------------------------------------ API */
 
 int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
@@ -487,9 +501,7 @@ int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
       (rc = gql_schema_set_resolver(sg->schema, "_Service", "sdl", resolve_sdl,
                                     sg, GQL_RESOLVER_SYNC)) < 0)
     goto fail;
-  if (sg->nentities &&
-      (rc = gql_schema_set_resolver(sg->schema, sg->root, "_entities",
-                                    resolve_entities, sg, 0)) < 0)
+  if ((rc = set_entities_resolver(sg)) < 0)
     goto fail;
   gql_buf_free(&text);
   *out = sg;
@@ -521,13 +533,14 @@ gql_str gql_subgraph_entity_name(const gql_subgraph *sg, uint32_t i) {
 }
 
 int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
-                            gql_entity_fn fn, void *data) {
+                            gql_entity_fn fn, void *data, unsigned flags) {
   entity *e = find_entity(sg, gql_cstr(type));
   if (!e)
     return GQL_ENOTFOUND;
   e->fn = fn;
   e->data = data;
-  return 0;
+  e->pends = fn && !(flags & GQL_RESOLVER_SYNC);
+  return set_entities_resolver(sg);
 }
 
 void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data) {

@@ -63,10 +63,13 @@ gql_schema *gql_subgraph_schema(const gql_subgraph *sg);
 uint32_t gql_subgraph_entity_count(const gql_subgraph *sg);
 gql_str gql_subgraph_entity_name(const gql_subgraph *sg, uint32_t i);
 
-/* Sets the entity resolver of entity type `type`: GQL_ENOTFOUND when it is
- * not an entity of this subgraph. */
+/* Sets the entity resolver of entity type `type` (NULL: back to the
+ * default). `flags`: GQL_RESOLVER_SYNC when fn never writes
+ * gql_out_pending (without it _entities is not proven synchronous).
+ * GQL_ENOTFOUND when `type` is not an entity of this subgraph; GQL_EINVAL
+ * once the schema is finalized (first execution). */
 int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
-                            gql_entity_fn fn, void *data);
+                            gql_entity_fn fn, void *data, unsigned flags);
 
 /* Entities from a JSON document (no C code): for entity type T without a
  * resolver, `data` (an object, which must outlive the subgraph) holds an

@@ -75,7 +75,9 @@ static void resolve_shipping(const gql_resolve_info *info, const void *parent,
 
 static gql_subgraph *inventory(void) {
   gql_subgraph *sg = build(inventory_sdl);
-  cr_assert_eq(gql_subgraph_set_entity(sg, "Product", product_entity, NULL), 0);
+  cr_assert_eq(gql_subgraph_set_entity(sg, "Product", product_entity, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
   gql_schema *s = gql_subgraph_schema(sg);
   cr_assert_eq(gql_schema_set_resolver(s, "Product", "inStock",
                                        resolve_in_stock, NULL, 0),
@@ -294,8 +296,11 @@ static void failing_entity(const gql_entity_call *call, gql_out *out) {
 Test(subgraph, entity_resolver_error_nulls_its_item_only) {
   gql_subgraph *sg = build("type Query { x: Int }\n"
                            "type User @key(fields: \"id\") { id: ID! }\n");
-  cr_assert_eq(gql_subgraph_set_entity(sg, "User", failing_entity, NULL), 0);
-  cr_assert_eq(gql_subgraph_set_entity(sg, "Nope", failing_entity, NULL),
+  cr_assert_eq(gql_subgraph_set_entity(sg, "User", failing_entity, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
+  cr_assert_eq(gql_subgraph_set_entity(sg, "Nope", failing_entity, NULL,
+                                       GQL_RESOLVER_SYNC),
                GQL_ENOTFOUND);
   expect(sg,
          "query($r: [_Any!]!) { _entities(representations: $r) { __typename "
@@ -364,4 +369,55 @@ Test(subgraph, benchmark_federation1_sdl_builds) {
     gql_arena_free(a);
     gql_subgraph_free(sg);
   }
+}
+
+/* An entity resolver may pend; the item completes later, order kept. */
+typedef struct later {
+  gql_pending *p;
+  const gql_value *rep;
+  uint32_t type;
+  gql_buf response;
+} later;
+
+static void pending_entity(const gql_entity_call *call, gql_out *out) {
+  later *l = call->data;
+  if (call->index != 0) {
+    gql_out_json(out, call->representation);
+    return;
+  }
+  l->p = gql_out_pending(out);
+  l->rep = call->representation;
+  l->type = call->type;
+}
+
+static void collect(void *ud, const char *json, size_t len, bool has_errors) {
+  gql_buf_append(&((later *)ud)->response, json, len);
+}
+
+Test(subgraph, pending_entity_completes_in_its_place) {
+  gql_subgraph *sg = build("type Query { x: Int }\n"
+                           "type User @key(fields: \"id\") { id: ID! }\n");
+  later l = {0};
+  gql_buf_init(&l.response, NULL);
+  cr_assert_eq(gql_subgraph_set_entity(sg, "User", pending_entity, &l, 0), 0);
+  const char *q = "{ _entities(representations: [{__typename: \"User\", id: "
+                  "\"a\"}, {__typename: \"User\", id: \"b\"}]) { ... on User "
+                  "{ id } } }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(gql_subgraph_schema(sg), q, strlen(q), NULL, NULL,
+                           &p, NULL, NULL),
+               0);
+  gql_arena *a = gql_arena_new(NULL);
+  gql_execute_params params = {.arena = a, .on_done = collect, .ud = &l};
+  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_not_null(l.p);
+  cr_assert_eq(l.response.len, 0);
+  gql_out_object(gql_pending_out(l.p), l.rep, l.type);
+  cr_assert_str_eq(
+      gql_buf_cstr(&l.response),
+      "{\"data\":{\"_entities\":[{\"id\":\"a\"},{\"id\":\"b\"}]}}");
+  gql_buf_free(&l.response);
+  gql_arena_free(a);
+  gql_prepared_free(p);
+  gql_subgraph_free(sg);
 }
