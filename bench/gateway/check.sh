@@ -9,6 +9,7 @@
 # Usage: bench/gateway/check.sh
 #   SUBGRAPH_PORT (default 4200) and GATEWAY_PORT (default 4000) move the
 #   ports; the supergraph's URLs are rewritten to SUBGRAPH_PORT.
+#   SUBGRAPHS_BIN runs another build of bench_subgraphs (e.g. build-asan's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${GQL_SHARED_DIR:-$(cd "$root/../shared" && pwd)}
@@ -18,7 +19,7 @@ gw_port=${GATEWAY_PORT:-4000}
 
 echo "== building (build)"
 "$root/scripts/build.sh" >/dev/null
-bin=$root/build/bench/bench_subgraphs
+bin=${SUBGRAPHS_BIN:-$root/build/bench/bench_subgraphs}
 
 peers=$root/bench/.peers/gateway
 mkdir -p "$peers"
