@@ -14,7 +14,7 @@ typedef struct entity {
   gql_str name; /* in sg->arena */
   uint32_t type;
   gql_ast_selection_set **keys; /* the field sets of its resolvable @keys */
-  uint32_t nkeys;
+  uint32_t nkeys, capkeys;
   gql_entity_fn fn;
   void *data;
   bool pends; /* fn may write gql_out_pending */
@@ -25,8 +25,9 @@ struct gql_subgraph {
   gql_arena *arena; /* SDL copy, entity table, key field sets */
   gql_str sdl;      /* as given, for _service { sdl } */
   gql_schema *schema;
-  entity *entities;
+  entity *entities; /* room for one per definition of the SDL */
   uint32_t nentities;
+  gql_strmap entity_index; /* name -> index in entities */
   const gql_json_value *json;
   const char *root; /* the query root's name, NUL-terminated */
 };
@@ -76,13 +77,6 @@ static const fed_def fed_defs[] = {
 
 /* ---------------------------------------------------------- SDL analysis */
 
-static bool name_in(gql_str name, const gql_str *names, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    if (gql_str_eq(name, names[i]))
-      return true;
-  return false;
-}
-
 static const gql_ast_directive *directive_named(const gql_ast_directives *ds,
                                                 uint32_t from, const char *n,
                                                 uint32_t *at) {
@@ -102,11 +96,9 @@ static const gql_ast_value *arg_named(const gql_ast_directive *d,
   return NULL;
 }
 
-static entity *find_entity(gql_subgraph *sg, gql_str name) {
-  for (uint32_t i = 0; i < sg->nentities; i++)
-    if (gql_str_eq(sg->entities[i].name, name))
-      return &sg->entities[i];
-  return NULL;
+static entity *find_entity(const gql_subgraph *sg, gql_str name) {
+  uint32_t i;
+  return gql_strmap_get(&sg->entity_index, name, &i) ? &sg->entities[i] : NULL;
 }
 
 /* Parses a @key's `fields` as the selection set "{ fields }". */
@@ -128,8 +120,7 @@ static gql_ast_selection_set *parse_field_set(gql_arena *a, gql_str fields) {
 }
 
 /* Records the resolvable @keys of an object type definition or extension. */
-static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t,
-                    uint32_t *cap) {
+static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t) {
   uint32_t at = 0;
   for (const gql_ast_directive *d =
            directive_named(&t->directives, 0, "key", &at);
@@ -142,31 +133,25 @@ static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t,
       continue; /* the schema build reports the missing argument */
     gql_str name = gql_ast_name_str(t->name);
     entity *e = find_entity(sg, name);
-    if (!e) {
-      if (sg->nentities == *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 8;
-        entity *ne = gql_arena_alloc(sg->arena, ncap * sizeof *ne);
-        if (!ne)
-          return GQL_ENOMEM;
-        if (sg->nentities)
-          memcpy(ne, sg->entities, sg->nentities * sizeof *ne);
-        sg->entities = ne;
-        *cap = ncap;
-      }
+    if (!e) { /* sg->entities has room for one per definition */
+      if (gql_strmap_put(&sg->entity_index, name, sg->nentities) < 0)
+        return GQL_ENOMEM;
       e = &sg->entities[sg->nentities++];
       *e = (entity){.name = name};
     }
     gql_ast_selection_set *set = parse_field_set(sg->arena, f->u.string.value);
     if (!set)
       continue; /* not a selection: no lookup by it */
-    gql_ast_selection_set **nk =
-        gql_arena_alloc(sg->arena, (e->nkeys + 1) * sizeof *nk);
-    if (!nk)
-      return GQL_ENOMEM;
-    if (e->nkeys)
-      memcpy(nk, e->keys, e->nkeys * sizeof *nk);
-    nk[e->nkeys++] = set;
-    e->keys = nk;
+    if (e->nkeys == e->capkeys) {
+      uint32_t ncap = e->capkeys ? e->capkeys * 2 : 2;
+      gql_ast_selection_set **nk =
+          gql_arena_grow(sg->arena, e->keys, e->capkeys, ncap, sizeof *nk);
+      if (!nk)
+        return GQL_ENOMEM;
+      e->keys = nk;
+      e->capkeys = ncap;
+    }
+    e->keys[e->nkeys++] = set;
   }
   return 0;
 }
@@ -193,57 +178,64 @@ static gql_str query_root(const gql_document *doc) {
  * the subgraph's own types and root fields. */
 static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
                          gql_buf *out) {
-  uint32_t n = doc->definitions.count, ndefined = 0, cap = 0;
-  gql_str *defined = gql_arena_alloc(sg->arena, (n + 1) * sizeof *defined);
-  if (!defined)
+  uint32_t n = doc->definitions.count;
+  sg->entities = gql_arena_alloc(sg->arena, (n + 1) * sizeof *sg->entities);
+  if (!sg->entities)
     return GQL_ENOMEM;
-  for (uint32_t i = 0; i < n; i++) {
+  gql_strmap defined; /* type names and "@directive" names */
+  gql_strmap_init(&defined, sg->alc);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc >= 0; i++) {
     const gql_ast_node *d = doc->definitions.items[i];
-    if (gql_ast_is_type_definition(d->kind))
-      defined[ndefined++] = gql_ast_name_str(((gql_ast_type_def *)d)->name);
-    else if (d->kind == GQL_AST_DIRECTIVE_DEFINITION) {
+    if (gql_ast_is_type_definition(d->kind)) {
+      rc = gql_strmap_put(&defined,
+                          gql_ast_name_str(((gql_ast_type_def *)d)->name), 0);
+    } else if (d->kind == GQL_AST_DIRECTIVE_DEFINITION) {
       gql_ast_name nm = ((gql_ast_directive_def *)d)->name;
       char *s = gql_arena_alloc(sg->arena, nm.len + 1);
-      if (!s)
-        return GQL_ENOMEM;
+      if (!s) {
+        rc = GQL_ENOMEM;
+        break;
+      }
       s[0] = '@';
       memcpy(s + 1, nm.ptr, nm.len);
-      defined[ndefined++] = gql_str_from(s, nm.len + 1);
+      rc = gql_strmap_put(&defined, gql_str_from(s, nm.len + 1), 0);
     }
   }
-  uint32_t nbase = ndefined;
+  /* Federation definitions the SDL lacks (decided before extensions turn
+   * into definitions below). */
+  bool add_fed[sizeof fed_defs / sizeof fed_defs[0]];
+  uint32_t v;
+  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++)
+    add_fed[i] = !gql_strmap_get(&defined, gql_cstr(fed_defs[i].name), &v);
   gql_buf_put_str(out, sg->sdl);
   char *text = out->data;
-  for (uint32_t i = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n && rc >= 0 && !out->failed; i++) {
     const gql_ast_node *d = doc->definitions.items[i];
     if (!gql_ast_is_type_extension(d->kind))
       continue;
-    const gql_ast_type_def *t = (const gql_ast_type_def *)d;
-    gql_str name = gql_ast_name_str(t->name);
-    if (!name_in(name, defined, ndefined)) {
-      if (d->start + 6 <= sg->sdl.len &&
-          memcmp(text + d->start, "extend", 6) == 0)
-        memset(text + d->start, ' ', 6);
-      gql_str *more = gql_arena_alloc(sg->arena, (ndefined + 1) * sizeof *more);
-      if (!more)
-        return GQL_ENOMEM;
-      memcpy(more, defined, ndefined * sizeof *more);
-      more[ndefined++] = name;
-      defined = more;
-    }
+    gql_str name = gql_ast_name_str(((const gql_ast_type_def *)d)->name);
+    rc = gql_strmap_put(&defined, name, 0);
+    if (rc == 1 && d->start + 6 <= sg->sdl.len &&
+        memcmp(text + d->start, "extend", 6) == 0)
+      memset(text + d->start, ' ', 6); /* now the type's definition */
   }
+  gql_str root = query_root(doc);
+  bool has_query = gql_strmap_get(&defined, root, &v);
+  gql_strmap_free(&defined);
+  if (rc < 0 || out->failed)
+    return GQL_ENOMEM;
   for (uint32_t i = 0; i < n; i++) {
     const gql_ast_node *d = doc->definitions.items[i];
     if (d->kind == GQL_AST_OBJECT_TYPE_DEFINITION ||
         d->kind == GQL_AST_OBJECT_TYPE_EXTENSION) {
-      int rc = add_keys(sg, (const gql_ast_type_def *)d, &cap);
-      if (rc < 0)
+      if ((rc = add_keys(sg, (const gql_ast_type_def *)d)) < 0)
         return rc;
     }
   }
   gql_buf_puts(out, "\n");
   for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++)
-    if (!name_in(gql_cstr(fed_defs[i].name), defined, nbase)) {
+    if (add_fed[i]) {
       gql_buf_puts(out, fed_defs[i].text);
       gql_buf_puts(out, "\n");
     }
@@ -255,8 +247,6 @@ static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
     }
     gql_buf_puts(out, "\n");
   }
-  gql_str root = query_root(doc);
-  bool has_query = name_in(root, defined, ndefined);
   if (!(sg->root = gql_arena_strndup(sg->arena, root.ptr, root.len)))
     return GQL_ENOMEM;
   gql_buf_puts(out, has_query ? "extend type " : "type ");
@@ -473,16 +463,20 @@ int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
   sg->alc = alc;
   sg->arena = arena;
   sg->sdl = gql_str_from(copy, len);
+  gql_strmap_init(&sg->entity_index, alc);
   gql_buf text;
   gql_buf_init(&text, alc);
   gql_document *doc = NULL;
   gql_syntax_error serr;
-  int rc = gql_parse(arena, copy, len, NULL, &doc, &serr);
+  /* The limits of gql_schema_build: SDL comes from the service. */
+  gql_parse_options po = {.max_tokens = UINT32_MAX,
+                          .max_size = (size_t)1 << 30};
+  int rc = gql_parse(arena, copy, len, &po, &doc, &serr);
   if (rc < 0) {
     /* The schema build reports the syntax error with its position. */
-    rc = gql_schema_build(copy, len, alc, NULL, &sg->schema, errors);
-    if (rc >= 0)
-      rc = GQL_ESYNTAX;
+    int brc = gql_schema_build(copy, len, alc, NULL, &sg->schema, errors);
+    if (brc < 0 && brc != GQL_ESCHEMA)
+      rc = brc;
     goto fail;
   }
   if ((rc = subgraph_text(sg, doc, &text)) < 0)
@@ -516,6 +510,7 @@ void gql_subgraph_free(gql_subgraph *sg) {
   if (!sg)
     return;
   gql_schema_free(sg->schema);
+  gql_strmap_free(&sg->entity_index);
   gql_arena_free(sg->arena);
   free(sg);
 }

@@ -421,3 +421,26 @@ Test(subgraph, pending_entity_completes_in_its_place) {
   gql_prepared_free(p);
   gql_subgraph_free(sg);
 }
+
+/* Many entity types, extensions and @key directives build in linear time
+ * and memory (names and keys are indexed, not rescanned). */
+Test(subgraph, many_entities_and_keys_build) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (int i = 0; i < 5000; i++)
+    gql_buf_printf(&b, "extend type T%d @key(fields: \"id\") { id: ID! }\n", i);
+  gql_buf_puts(&b, "type Many");
+  for (int i = 0; i < 3000; i++)
+    gql_buf_puts(&b, " @key(fields: \"id\")");
+  gql_buf_puts(&b, " { id: ID! }\n");
+  gql_subgraph *sg = build(gql_buf_cstr(&b));
+  cr_assert_eq(gql_subgraph_entity_count(sg), 5001);
+  expect(sg,
+         "{ _entities(representations: [{__typename: \"T4999\", id: \"x\"}, "
+         "{__typename: \"Many\", id: \"y\"}]) { __typename } }",
+         NULL,
+         "{\"data\":{\"_entities\":[{\"__typename\":\"T4999\"},"
+         "{\"__typename\":\"Many\"}]}}");
+  gql_subgraph_free(sg);
+  gql_buf_free(&b);
+}
