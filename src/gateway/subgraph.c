@@ -41,6 +41,7 @@ typedef struct fed_def {
 static const fed_def fed_defs[] = {
     {"_FieldSet", "scalar _FieldSet"},
     {"FieldSet", "scalar FieldSet"},
+    {"federation__FieldSet", "scalar federation__FieldSet"},
     {"link__Import", "scalar link__Import"},
     {"link__Purpose", "enum link__Purpose { SECURITY EXECUTION }"},
     {"@link", "directive @link(url: String!, as: String, for: link__Purpose, "
@@ -77,17 +78,6 @@ static const fed_def fed_defs[] = {
 
 /* ---------------------------------------------------------- SDL analysis */
 
-static const gql_ast_directive *directive_named(const gql_ast_directives *ds,
-                                                uint32_t from, const char *n,
-                                                uint32_t *at) {
-  for (uint32_t i = from; i < ds->count; i++)
-    if (gql_str_eq_cstr(gql_ast_name_str(ds->items[i]->name), n)) {
-      *at = i;
-      return ds->items[i];
-    }
-  return NULL;
-}
-
 static const gql_ast_value *arg_named(const gql_ast_directive *d,
                                       const char *n) {
   for (uint32_t i = 0; i < d->args.count; i++)
@@ -121,10 +111,11 @@ static gql_ast_selection_set *parse_field_set(gql_arena *a, gql_str fields) {
 
 /* Records the resolvable @keys of an object type definition or extension. */
 static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t) {
-  uint32_t at = 0;
-  for (const gql_ast_directive *d =
-           directive_named(&t->directives, 0, "key", &at);
-       d; d = directive_named(&t->directives, at + 1, "key", &at)) {
+  for (uint32_t at = 0; at < t->directives.count; at++) {
+    const gql_ast_directive *d = t->directives.items[at];
+    gql_str dn = gql_ast_name_str(d->name);
+    if (!gql_str_eq_cstr(dn, "key") && !gql_str_eq_cstr(dn, "federation__key"))
+      continue;
     const gql_ast_value *res = arg_named(d, "resolvable");
     if (res && res->h.kind == GQL_AST_BOOLEAN_VALUE && !res->u.boolean)
       continue;
@@ -205,9 +196,16 @@ static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
   /* Federation definitions the SDL lacks (decided before extensions turn
    * into definitions below). */
   bool add_fed[sizeof fed_defs / sizeof fed_defs[0]];
+  bool add_ns[sizeof fed_defs / sizeof fed_defs[0]]; /* @federation__X */
   uint32_t v;
-  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++)
-    add_fed[i] = !gql_strmap_get(&defined, gql_cstr(fed_defs[i].name), &v);
+  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++) {
+    const char *nm = fed_defs[i].name;
+    add_fed[i] = !gql_strmap_get(&defined, gql_cstr(nm), &v);
+    char ns[64];
+    snprintf(ns, sizeof ns, "@federation__%s", nm + 1);
+    add_ns[i] = nm[0] == '@' && strcmp(nm, "@link") != 0 &&
+                !gql_strmap_get(&defined, gql_cstr(ns), &v);
+  }
   gql_buf_put_str(out, sg->sdl);
   char *text = out->data;
   for (uint32_t i = 0; i < n && rc >= 0 && !out->failed; i++) {
@@ -234,11 +232,17 @@ static int subgraph_text(gql_subgraph *sg, const gql_document *doc,
     }
   }
   gql_buf_puts(out, "\n");
-  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++)
+  for (size_t i = 0; i < sizeof fed_defs / sizeof fed_defs[0]; i++) {
     if (add_fed[i]) {
       gql_buf_puts(out, fed_defs[i].text);
       gql_buf_puts(out, "\n");
     }
+    if (add_ns[i]) { /* Federation 2's namespaced name of the directive */
+      gql_buf_puts(out, "directive @federation__");
+      gql_buf_puts(out, fed_defs[i].text + strlen("directive @"));
+      gql_buf_puts(out, "\n");
+    }
+  }
   if (sg->nentities) {
     gql_buf_puts(out, "union _Entity =");
     for (uint32_t i = 0; i < sg->nentities; i++) {

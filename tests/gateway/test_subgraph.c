@@ -444,3 +444,27 @@ Test(subgraph, many_entities_and_keys_build) {
   gql_subgraph_free(sg);
   gql_buf_free(&b);
 }
+
+/* Federation 2 SDL: the directives the brief lists, namespaced names
+ * (@federation__key), and a directive the SDL defines itself (kept). */
+Test(subgraph, federation2_directives_build) {
+  gql_subgraph *sg = build(
+      "extend schema @link(url: \"https://specs.apollo.dev/federation/v2.5\","
+      " import: [\"@key\", \"@shareable\", \"@tag\", \"@inaccessible\", "
+      "\"@override\", {name: \"@composeDirective\"}])\n"
+      "directive @tag(name: String!) repeatable on FIELD_DEFINITION | OBJECT\n"
+      "type Query { a: A @shareable @tag(name: \"t\") hidden: Int "
+      "@inaccessible }\n"
+      "type A @federation__key(fields: \"id\") @shareable { id: ID! b: Int "
+      "@override(from: \"other\", label: \"percent(5)\") c: Int "
+      "@federation__external d: Int @federation__requires(fields: \"c\") }\n"
+      "type B @key(fields: \"x\", resolvable: true) @tag(name: \"b\") { x: "
+      "Int }\n");
+  cr_assert_eq(gql_subgraph_entity_count(sg), 2);
+  expect(sg,
+         "{ _entities(representations: [{__typename: \"A\", id: \"1\", c: "
+         "3}, {__typename: \"B\", x: 2}]) { ... on A { id c } ... on B { x } "
+         "} }",
+         NULL, "{\"data\":{\"_entities\":[{\"id\":\"1\",\"c\":3},{\"x\":2}]}}");
+  gql_subgraph_free(sg);
+}
