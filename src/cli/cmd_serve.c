@@ -1,6 +1,7 @@
 /* gql serve: GraphQL over HTTP for the built-in Star Wars demo or for a
  * schema over a JSON document (default resolvers). */
 #include "cli.h"
+#include "gateway/subgraph.h"
 #include "gql_http.h"
 #include "schema/schema.h"
 
@@ -11,7 +12,9 @@
 
 static const char usage[] =
     "Usage: gql serve [OPTIONS]\n"
-    "       gql serve --schema SCHEMA.graphql --data DATA.json [OPTIONS]\n\n"
+    "       gql serve --schema SCHEMA.graphql --data DATA.json [OPTIONS]\n"
+    "       gql serve --subgraph --schema SUBGRAPH.graphql [--data "
+    "DATA.json]\n\n"
     "Serves GraphQL over HTTP on http://HOST:PORT/graphql (POST "
     "application/json\n"
     "or GET with query parameters) and answers GET /health. Without --schema\n"
@@ -21,6 +24,12 @@ static const char usage[] =
     "  --schema FILE          the schema SDL\n"
     "  --data FILE            the root value as JSON (fields resolve to the\n"
     "                         properties named after them)\n"
+    "  --subgraph             serve the schema as an Apollo Federation\n"
+    "                         subgraph: adds _service { sdl } and\n"
+    "                         _entities(representations:); an entity of type\n"
+    "                         T is the object of the array \"T\" in DATA\n"
+    "                         equal to the representation on one of T's\n"
+    "                         @key field sets (no array: the representation)\n"
     "  --host HOST            address to listen on (default 127.0.0.1)\n"
     "  --port PORT            port (default 4000; 0: any free port)\n"
     "  --threads N            worker threads (default: one per core)\n"
@@ -55,8 +64,14 @@ static bool parse_num(const char *opt, const char *s, unsigned long long max,
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL;
   gql_http_options o = {0};
+  bool subgraph = false;
   for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
     const char *a = argv[i];
+    if (strcmp(a, "--subgraph") == 0) { /* the one flag without a value */
+      subgraph = true;
+      i--;
+      continue;
+    }
     if (i + 1 >= argc && a[0] == '-') {
       fprintf(stderr, "gql serve: %s needs a value\n\n%s", a, usage);
       return 2;
@@ -125,12 +140,17 @@ static int run(int argc, char **argv) {
       return 2;
     }
   }
+  if (subgraph && !schema_path) {
+    fprintf(stderr, "gql serve: --subgraph needs --schema\n");
+    return 2;
+  }
   if (data_path && !schema_path) {
     fprintf(stderr, "gql serve: --data needs --schema\n");
     return 2;
   }
   int status = 1;
   gql_schema *schema = NULL;
+  gql_subgraph *sg = NULL;
   gql_http_server *srv = NULL;
   gql_arena *arena = gql_arena_new(NULL);
   char *sdl = NULL, *data = NULL;
@@ -147,7 +167,11 @@ static int run(int argc, char **argv) {
       goto done;
     gql_error_list errs;
     gql_error_list_init(&errs, arena, 100);
-    int rc = gql_schema_build(sdl, sdl_len, NULL, NULL, &schema, &errs);
+    int rc = subgraph
+                 ? gql_subgraph_build(sdl, sdl_len, NULL, &sg, &errs)
+                 : gql_schema_build(sdl, sdl_len, NULL, NULL, &schema, &errs);
+    if (sg)
+      schema = gql_subgraph_schema(sg);
     if (rc < 0) {
       gql_cli_print_errors_text(stderr, errs.items, errs.count, schema_path);
       if (!errs.count)
@@ -164,9 +188,12 @@ static int run(int argc, char **argv) {
       goto done;
     }
     o.root_value = root;
+    if (sg)
+      gql_subgraph_set_json(sg, root);
   }
   char banner[512];
-  snprintf(banner, sizeof banner, "gql serve: serving %s",
+  snprintf(banner, sizeof banner, "gql serve: serving %s%s",
+           sg ? "the subgraph " : "",
            schema_path ? schema_path : "the Star Wars demo");
   o.banner = banner;
   int rc = gql_http_server_new(schema, &o, &srv);
@@ -178,7 +205,10 @@ static int run(int argc, char **argv) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
-  gql_schema_free(schema);
+  if (sg)
+    gql_subgraph_free(sg); /* it owns the schema */
+  else
+    gql_schema_free(schema);
   gql_arena_free(arena);
   free(sdl);
   free(data);
