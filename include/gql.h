@@ -200,7 +200,6 @@ GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
 GQL_API int gql_schema_print(const gql_schema *schema, gql_arena *arena,
                              const char **out, size_t *len);
 
-
 /* ------------------------------------------------------------- execution */
 
 /* A JSON-like value: variables, coerced arguments, JSON data, the root value
@@ -336,6 +335,21 @@ typedef struct gql_hooks {
   int (*resolve_start)(void *ctx, const gql_resolve_info *info);
   void (*resolve_finish)(void *ctx, const gql_resolve_info *info);
   void *ctx;
+  /* Added for the tracer; zero members are skipped.
+   * resolve_start fires for every resolver call, also after an abort; an
+   * aborted call then gets resolve_finish at once and fails with
+   * "Execution aborted.". An abort from execute_start stops the execution
+   * before any field: the response is that one error.
+   * execute_error: once per error of the response, in order, just before
+   * execute_finish (path as JSON or NULL).
+   * prepare_phase: with gql_prepare_options.hooks, around parsing (phase 0)
+   * and validation (phase 1): finished false at the start, true at the end
+   * with rc and the errors (for a syntax error, the one message). */
+  void (*execute_error)(void *ctx, const char *message,
+                        const gql_location *locations, uint32_t nlocations,
+                        const char *path_json);
+  void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
+                        const gql_error *errors, uint32_t nerrors);
 } gql_hooks;
 
 /* An operation parsed, validated and planned; immutable, reusable. */
@@ -343,9 +357,10 @@ typedef struct gql_prepared gql_prepared;
 
 typedef struct gql_prepare_options {
   gql_parse_options parse;
-  bool no_validate;       /* skip the validation rules */
-  uint32_t max_plan_size; /* planned fields (0: 100,000) */
+  bool no_validate;         /* skip the validation rules */
+  uint32_t max_plan_size;   /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
+  const gql_hooks *hooks;   /* prepare_phase of these is called (NULL: none) */
 } gql_prepare_options;
 
 /* Parses `query` (copied), validates it and plans the operation named
@@ -355,9 +370,8 @@ typedef struct gql_prepare_options {
  * ({"errors":[...]}) in *errors_json. */
 GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name,
-                        const gql_prepare_options *options,
-                        gql_prepared **out, gql_arena *err_arena,
-                        gql_str *errors_json);
+                        const gql_prepare_options *options, gql_prepared **out,
+                        gql_arena *err_arena, gql_str *errors_json);
 GQL_API void gql_prepared_free(gql_prepared *p);
 
 /* A response buffer the caller may reuse across executions (its capacity is
@@ -371,14 +385,14 @@ typedef struct gql_output {
 GQL_API void gql_output_free(gql_output *o);
 
 typedef struct gql_execute_params {
-  const gql_value *variables;  /* coerced from this, or else from: */
-  const char *variables_json;  /* JSON text (NULL: none) */
+  const gql_value *variables; /* coerced from this, or else from: */
+  const char *variables_json; /* JSON text (NULL: none) */
   size_t variables_len;
-  const void *root_value;      /* parent of the root fields */
-  void *context;               /* gql_info_context */
-  gql_arena *arena;            /* request memory (NULL: made and freed) */
-  gql_output *output;          /* where the response goes (NULL: internal) */
-  const gql_hooks *hooks;      /* NULL: none */
+  const void *root_value; /* parent of the root fields */
+  void *context;          /* gql_info_context */
+  gql_arena *arena;       /* request memory (NULL: made and freed) */
+  gql_output *output;     /* where the response goes (NULL: internal) */
+  const gql_hooks *hooks; /* NULL: none */
   /* Called once with the response JSON when the execution completes
    * (possibly before gql_execute returns). The bytes are valid during the
    * call. */
@@ -392,7 +406,8 @@ typedef struct gql_execute_params {
  * they pend. A subscription operation runs once, as graphql-js execute()
  * runs it (no event stream). Without params->arena the execution's memory
  * is freed after on_done, so every pending field must be completed. */
-GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
+GQL_API int gql_execute(const gql_prepared *p,
+                        const gql_execute_params *params);
 
 /* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
  * NUL-terminated). Returns 0, 1 when it has errors, or a negative code

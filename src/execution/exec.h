@@ -65,7 +65,7 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf; /* LEAF_* of the named type */
+  uint8_t leaf;         /* LEAF_* of the named type */
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
   uint32_t nocc, occ_cap;
@@ -165,6 +165,25 @@ void gql_exec_register_introspection(gql_schema *s);
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info);
 const gql_schema *gql_exec_out_schema(const gql_out *o);
 gql_arena *gql_exec_out_arena(const gql_out *o);
+
+/* ---- for the tracer (src/trace), in execute.c */
+/* The planned field: stable for the prepared operation, the same for every
+ * call of the field (a collapsed path has one or, under abstract types, a
+ * few). */
+const void *gql_exec_info_key(const gql_resolve_info *info);
+const gql_field *gql_exec_info_field(const gql_resolve_info *info);
+/* The field's first node in the document (NULL for none). */
+const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info);
+/* The error the resolver wrote (gql_out_error), or NULL. */
+const char *gql_exec_info_error(const gql_resolve_info *info);
+/* Named segments of the response path (list indices not counted). */
+uint32_t gql_exec_info_depth(const gql_resolve_info *info);
+/* Appends the path as "a.0.b", or "a.*.b" when collapsing. */
+void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
+                               bool collapse);
+/* The coerced value of the operation's variable `name` (NULL: none). */
+const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
+                                             gql_str name);
 
 /* ---- values */
 extern const gql_json_value gql_exec_null_value;

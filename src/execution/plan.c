@@ -462,7 +462,6 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 
 /* ------------------------------------------------------------ prepare */
 
-
 static void errors_response(gql_arena *arena, gql_str *out,
                             const gql_error_list *l) {
   if (!arena || !out)
@@ -564,8 +563,15 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     return GQL_ENOMEM;
   }
   *p = (gql_prepared){.arena = arena, .s = s, .text = {text, len}};
+  const gql_hooks *h = o.hooks && o.hooks->prepare_phase ? o.hooks : NULL;
   gql_syntax_error se;
+  if (h)
+    h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
   rc = gql_parse(arena, text, len, &o.parse, &p->doc, &se);
+  if (h) {
+    gql_error pe = {se.message, &se.location, 1};
+    h->prepare_phase(h->ctx, 0, true, rc, rc ? &pe : NULL, rc ? 1 : 0);
+  }
   if (rc) {
     if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT)
       error_response(err_arena, errors_json, se.message, &se.location);
@@ -575,7 +581,15 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   if (!o.no_validate) {
     gql_error_list errors;
     gql_error_list_init(&errors, arena, 0);
+    if (h)
+      h->prepare_phase(h->ctx, 1, false, 0, NULL, 0);
     rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
+    if (h)
+      h->prepare_phase(h->ctx, 1, true,
+                       rc             ? rc
+                       : errors.count ? GQL_EVALIDATION
+                                      : 0,
+                       errors.items, errors.count);
     if (rc == 0 && errors.count) {
       errors_response(err_arena, errors_json, &errors);
       rc = GQL_EVALIDATION;
