@@ -185,6 +185,11 @@ void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
 const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
                                              gql_str name);
 
+/* A pointer the tracer keeps with the call, from resolve_start to
+ * resolve_finish. */
+void gql_exec_info_set_trace(const gql_resolve_info *info, void *data);
+void *gql_exec_info_trace(const gql_resolve_info *info);
+
 /* ---- values */
 extern const gql_json_value gql_exec_null_value;
 

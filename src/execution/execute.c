@@ -79,6 +79,7 @@ struct gql_resolve_info {
   const gql_json_value *args;
   uint32_t parent_type;
   const char *error; /* the resolver's own error (gql_out_error), or NULL */
+  void *trace;       /* the tracer's per-call data (resolve_start sets it) */
 };
 
 struct gql_out {
@@ -502,7 +503,8 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     serialize_leaf(o, &v);
     return;
   }
-  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type, NULL};
+  o->own_info =
+      (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type, NULL, NULL};
   gql_resolve_info *info = &o->own_info;
   o->info = info;
   if (pf->has_args) {
@@ -1492,4 +1494,10 @@ const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
         memcmp(p->vars[i].name.ptr, name.ptr, name.len) == 0)
       return info->ctx->vars[i];
   return NULL;
+}
+void gql_exec_info_set_trace(const gql_resolve_info *info, void *data) {
+  ((gql_resolve_info *)info)->trace = data;
+}
+void *gql_exec_info_trace(const gql_resolve_info *info) {
+  return info->trace;
 }
