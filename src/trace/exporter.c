@@ -208,22 +208,19 @@ static bool export_one(gql_tracer *t) {
 static void *exporter_main(void *arg) {
   gql_tracer *t = arg;
   pthread_mutex_lock(&t->mu);
-  for (;;) {
-    while (!t->stop && !t->flushing && t->queued_spans < t->c.batch_spans) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      uint64_t ns =
-          (uint64_t)ts.tv_nsec + (uint64_t)t->c.interval_ms * 1000000u;
-      ts.tv_sec += (time_t)(ns / 1000000000u);
-      ts.tv_nsec = (long)(ns % 1000000000u);
+  while (!t->stop || t->head) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)t->c.interval_ms * 1000000u;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    /* Sleep while there is nothing, or too little and no hurry. */
+    while (!t->stop &&
+           (!t->head || (!t->flushing && t->queued_spans < t->c.batch_spans)))
       if (pthread_cond_timedwait(&t->wake, &t->mu, &ts) == ETIMEDOUT)
         break;
-    }
     while (export_one(t))
-      if (!t->stop && !t->flushing && t->queued_spans < t->c.batch_spans)
-        break;
-    if (t->stop && !t->head)
-      break;
+      ;
   }
   pthread_mutex_unlock(&t->mu);
   return NULL;
