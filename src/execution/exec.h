@@ -81,6 +81,7 @@ typedef struct plan_field {
   plan_set **subs;
   uint32_t *sub_types;
   uint32_t nsubs;
+  uint32_t ordinal; /* 0..gql_prepared.nplanned, for per-field tables */
 } plan_field;
 
 /* In a conditional set, the entries give the collection order of the
@@ -118,6 +119,7 @@ struct gql_prepared {
   uint32_t nvars;
   uint32_t nslots;        /* argument slots that depend on variables */
   const char *root_error; /* "Schema is not configured to execute ..." */
+  uint32_t nplanned;      /* plan fields (see plan_field.ordinal) */
 };
 
 /* ---- coercion (coerce.c) */
@@ -171,6 +173,8 @@ gql_arena *gql_exec_out_arena(const gql_out *o);
  * call of the field (a collapsed path has one or, under abstract types, a
  * few). */
 const void *gql_exec_info_key(const gql_resolve_info *info);
+/* Its plan_field.ordinal. */
+uint32_t gql_exec_info_ordinal(const gql_resolve_info *info);
 const gql_field *gql_exec_info_field(const gql_resolve_info *info);
 /* The field's first node in the document (NULL for none). */
 const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info);

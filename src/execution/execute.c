@@ -1454,6 +1454,9 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
 const void *gql_exec_info_key(const gql_resolve_info *info) {
   return info->pf;
 }
+uint32_t gql_exec_info_ordinal(const gql_resolve_info *info) {
+  return info->pf->ordinal;
+}
 const gql_field *gql_exec_info_field(const gql_resolve_info *info) {
   return info->pf->field;
 }

@@ -370,6 +370,7 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
 
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
+  pf->ordinal = b->p->nplanned++;
   gql_buf kb;
   gql_buf_init(&kb, NULL);
   gql_json_write_string(&kb, pf->key);

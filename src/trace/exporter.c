@@ -30,8 +30,21 @@ typedef struct chunk {
   char json[];
 } chunk;
 
+enum { SIG_CACHE = 64 };
+
+typedef struct sig_entry {
+  const gql_prepared *p;
+  char *text; /* the operation's text and name, to tell a reused address */
+  size_t text_len;
+  const char *op;
+  char *sig;
+  size_t sig_len;
+} sig_entry;
+
 struct gql_tracer {
   gql_tracer_config c;
+  pthread_mutex_t sig_mu;
+  sig_entry sigs[SIG_CACHE];
   char service[256];
   pthread_mutex_t mu;
   pthread_cond_t wake, idle;
@@ -166,11 +179,9 @@ static bool send_batch(gql_tracer *t, chunk *list) {
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_otlp_batch_open(&b, t->service);
-  for (chunk *c = list; c; c = c->next) {
-    if (c != list)
-      gql_buf_putc(&b, ',');
-    gql_buf_append(&b, c->json, c->len);
-  }
+  bool bad = false;
+  for (chunk *c = list; c; c = c->next)
+    bad |= gql_otlp_records_to_json(&b, c->json, c->len, c == list) < 0;
   gql_otlp_batch_close(&b);
   bool ok =
       !b.failed && (!t->c.transport ||
@@ -244,6 +255,7 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   t->c.service_name = t->service;
   clock_init(t);
   pthread_mutex_init(&t->mu, NULL);
+  pthread_mutex_init(&t->sig_mu, NULL);
   pthread_cond_init(&t->wake, NULL);
   pthread_cond_init(&t->idle, NULL);
   if (!t->c.no_thread) {
@@ -295,10 +307,56 @@ void gql_tracer_free(gql_tracer *t) {
     free(c);
     c = nx;
   }
+  for (int i = 0; i < SIG_CACHE; i++) {
+    free(t->sigs[i].text);
+    free(t->sigs[i].sig);
+  }
+  pthread_mutex_destroy(&t->sig_mu);
   pthread_mutex_destroy(&t->mu);
   pthread_cond_destroy(&t->wake);
   pthread_cond_destroy(&t->idle);
   free(t);
+}
+
+static sig_entry *sig_slot(gql_tracer *t, const gql_prepared *p) {
+  uintptr_t h = (uintptr_t)p;
+  h ^= h >> 17;
+  return &t->sigs[(h >> 4) % SIG_CACHE];
+}
+
+bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
+                                 gql_str *out) {
+  pthread_mutex_lock(&t->sig_mu);
+  sig_entry *e = sig_slot(t, p);
+  bool hit = e->p == p && e->text_len == p->text.len &&
+             e->op == (const char *)p->op &&
+             memcmp(e->text, p->text.ptr, p->text.len) == 0;
+  if (hit)
+    *out = (gql_str){e->sig, e->sig_len};
+  pthread_mutex_unlock(&t->sig_mu);
+  return hit;
+}
+
+/* A hit hands out the entry's string without the lock, so an entry is
+ * never freed while the tracer lives: a new operation at a taken slot is
+ * simply not cached. */
+void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
+                                gql_str sig) {
+  pthread_mutex_lock(&t->sig_mu);
+  sig_entry *e = sig_slot(t, p);
+  if (!e->p) {
+    char *text = malloc(p->text.len + 1), *s = malloc(sig.len + 1);
+    if (text && s) {
+      memcpy(text, p->text.ptr, p->text.len);
+      memcpy(s, sig.ptr, sig.len);
+      s[sig.len] = 0;
+      *e = (sig_entry){p, text, p->text.len, (const char *)p->op, s, sig.len};
+    } else {
+      free(text);
+      free(s);
+    }
+  }
+  pthread_mutex_unlock(&t->sig_mu);
 }
 
 void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out) {

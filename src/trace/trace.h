@@ -56,20 +56,31 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
-/* Appends one OTLP span object (times already in Unix ns). */
-void gql_otlp_span(gql_buf *b, const otlp_ids *ids, const trace_span *s);
+/* Appends a span (times already in Unix ns) as a flat record: no
+ * formatting on the request thread. */
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s);
+/* Appends the OTLP span objects of records rec[0..len), comma-joined (a
+ * leading comma unless `first`). */
+int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
+                             bool first);
 /* The envelope around comma-joined span objects. */
 void gql_otlp_batch_open(gql_buf *b, const char *service);
 void gql_otlp_batch_close(gql_buf *b);
 
 /* ---- exporter.c */
-/* Queues comma-joined span objects (copied); never blocks for long: drops
+/* Queues span records (copied); never blocks for long: drops
  * and counts when the queue is full. */
 void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
                      uint32_t nspans);
 /* Ticks to Unix nanoseconds, and the current tick. */
 uint64_t gql_tracer_now(const gql_tracer *t);
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);
+/* The signature cache, per prepared operation (checked by its text):
+ * true and *out (valid while the tracer lives) on a hit. */
+bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
+                                 gql_str *out);
+void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
+                                gql_str sig);
 /* A random non-zero 64-bit id. */
 uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state);
 

@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Planned field → span owner (NULL: gated), for collapsing. */
-typedef struct pf_slot {
-  const void *key;
-  trace_span *owner;
-} pf_slot;
-
 struct gql_trace {
   gql_tracer *tracer;
   gql_arena *arena;
@@ -33,8 +27,8 @@ struct gql_trace {
   trace_span *parse, *validate, *exec;
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
-  pf_slot *slots; /* open addressing, power of two */
-  uint32_t nslots, used;
+  trace_span **owners; /* by plan field ordinal (collapsing) */
+  uint32_t nowners;
   gql_strmap by_path; /* path string → index in spans (resolve spans) */
 };
 
@@ -228,36 +222,21 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   return s;
 }
 
+/* With collapsing, one entry per planned field: its span, GATED, or NULL
+ * before its first call. */
+#define GATED ((trace_span *)(uintptr_t)1)
+
 static trace_span *collapsed_owner(gql_trace *tr,
                                    const gql_resolve_info *info) {
-  const void *key = gql_exec_info_key(info);
-  if (tr->used * 2 >= tr->nslots) {
-    uint32_t nc = tr->nslots ? tr->nslots * 2 : 64;
-    pf_slot *ns = gql_arena_alloc(tr->arena, sizeof *ns * nc);
-    if (!ns)
-      return NULL;
-    memset(ns, 0, sizeof *ns * nc);
-    for (uint32_t i = 0; i < tr->nslots; i++) {
-      if (!tr->slots[i].key)
-        continue;
-      uint32_t h = (uint32_t)((uintptr_t)tr->slots[i].key >> 4) & (nc - 1);
-      while (ns[h].key)
-        h = (h + 1) & (nc - 1);
-      ns[h] = tr->slots[i];
-    }
-    tr->slots = ns;
-    tr->nslots = nc;
-  }
-  uint32_t mask = tr->nslots - 1;
-  uint32_t h = (uint32_t)((uintptr_t)key >> 4) & mask;
-  while (tr->slots[h].key) {
-    if (tr->slots[h].key == key)
-      return tr->slots[h].owner;
-    h = (h + 1) & mask;
-  }
-  tr->slots[h].key = key;
-  tr->used++;
-  return tr->slots[h].owner = resolve_span(tr, info);
+  uint32_t k = gql_exec_info_ordinal(info);
+  if (GQL_UNLIKELY(k >= tr->nowners))
+    return NULL;
+  trace_span *s = tr->owners[k];
+  if (GQL_LIKELY(s != NULL))
+    return s == GATED ? NULL : s;
+  s = resolve_span(tr, info);
+  tr->owners[k] = s ? s : GATED;
+  return s;
 }
 
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
@@ -349,12 +328,15 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
     attr_add(tr, s, GQL_STR("graphql.operation.name"),
              gql_ast_name_str(op->name));
   gql_str res = GQL_STR("");
-  if (!tr->o.no_signature) {
+  if (!tr->o.no_signature &&
+      !(tr->tracer && gql_tracer_cached_signature(tr->tracer, p, &res))) {
     const char *name = NULL;
     if (op && op->name.len)
       name = gql_arena_strndup(tr->arena, op->name.ptr, op->name.len);
     if (gql_trace_signature(tr->arena, p->doc, name, &res) < 0)
       res = GQL_STR("");
+    else if (tr->tracer)
+      gql_tracer_cache_signature(tr->tracer, p, res);
   }
   if (!res.len)
     res = gql_trace_fallback_resource(tr->arena, op);
@@ -426,9 +408,8 @@ static void queue_spans(gql_trace *tr) {
     enc.start = gql_tracer_to_ns(tr->tracer, s->start);
     enc.end =
         gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start);
-    if (n++)
-      gql_buf_putc(&b, ',');
-    gql_otlp_span(&b, &tr->ids, &enc);
+    n++;
+    gql_otlp_record(&b, &tr->ids, &enc);
   }
   if (!b.failed)
     gql_tracer_push(tr->tracer, b.data, b.len, n);
@@ -512,6 +493,12 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   if (!tr)
     return;
   tr->p = p;
+  if (p && p->nplanned &&
+      (tr->owners =
+           gql_arena_alloc(tr->arena, sizeof *tr->owners * p->nplanned))) {
+    memset(tr->owners, 0, sizeof *tr->owners * p->nplanned);
+    tr->nowners = p->nplanned;
+  }
   tr->vars_json = variables_json;
   tr->vars_len = len;
 }
