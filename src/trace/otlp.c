@@ -130,18 +130,27 @@ void gql_otlp_batch_close(gql_buf *b) {
  * copied as a flat record (lengths and bytes, no formatting) and becomes
  * JSON on the exporter thread. */
 
-static void put64(gql_buf *b, uint64_t v) {
-  gql_buf_append(b, &v, sizeof v);
+static inline void app(gql_buf *b, const void *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
 }
-static void put32(gql_buf *b, uint32_t v) {
-  gql_buf_append(b, &v, sizeof v);
+static inline void put64(gql_buf *b, uint64_t v) {
+  app(b, &v, sizeof v);
 }
-static void putstr(gql_buf *b, gql_str s) {
+static inline void put32(gql_buf *b, uint32_t v) {
+  app(b, &v, sizeof v);
+}
+static inline void putstr(gql_buf *b, gql_str s) {
   put32(b, (uint32_t)s.len);
-  gql_buf_append(b, s.ptr, s.len);
+  app(b, s.ptr, s.len);
 }
 
 void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
+  gql_buf_reserve(b, 512);
   put64(b, ids->trace_hi);
   put64(b, ids->trace_lo);
   put64(b, s->id);

@@ -30,6 +30,7 @@ struct gql_trace {
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint32_t nowners;
   gql_strmap by_path; /* path string → index in spans (resolve spans) */
+  gql_buf scratch;    /* paths, resources and the records, reused */
 };
 
 void gql_trace_options_init(gql_trace_options *o) {
@@ -202,11 +203,10 @@ static uint64_t parent_of(gql_trace *tr, gql_str path) {
 static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
     return NULL;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_exec_info_path_dotted(info, &b, !tr->o.no_collapse);
-  gql_str path = arena_str(tr, b.data, b.failed ? 0 : b.len);
-  gql_buf_free(&b);
+  gql_buf *b = &tr->scratch;
+  b->len = 0;
+  gql_exec_info_path_dotted(info, b, !tr->o.no_collapse);
+  gql_str path = arena_str(tr, b->data, b->failed ? 0 : b->len);
   uint32_t idx;
   if (gql_strmap_get(&tr->by_path, path, &idx)) /* abstract types */
     return tr->spans[idx];
@@ -366,13 +366,12 @@ static void resolve_tags(gql_trace *tr, trace_span *s) {
   attr_add(tr, s, GQL_STR("graphql.field.name"), f->name);
   attr_add(tr, s, GQL_STR("graphql.field.path"), s->path);
   attr_add(tr, s, GQL_STR("graphql.field.type"), named);
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_put_str(&b, f->name);
-  gql_buf_putc(&b, ':');
-  gql_type_ref_print(schema, f->type, &b);
-  s->resource = arena_str(tr, b.data, b.failed ? 0 : b.len);
-  gql_buf_free(&b);
+  gql_buf *b = &tr->scratch;
+  b->len = 0;
+  gql_buf_put_str(b, f->name);
+  gql_buf_putc(b, ':');
+  gql_type_ref_print(schema, f->type, b);
+  s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
   const gql_ast_selection *n = s->node;
   if (tr->o.source && n && n->h.end <= tr->p->text.len)
     attr_add(tr, s, GQL_STR("graphql.source"),
@@ -399,8 +398,8 @@ static void queue_spans(gql_trace *tr) {
   tr->queued = true;
   if (!tr->tracer || !tr->nspans)
     return;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
+  gql_buf *b = &tr->scratch;
+  b->len = 0;
   uint32_t n = 0;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
@@ -409,13 +408,12 @@ static void queue_spans(gql_trace *tr) {
     enc.end =
         gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start);
     n++;
-    gql_otlp_record(&b, &tr->ids, &enc);
+    gql_otlp_record(b, &tr->ids, &enc);
   }
-  if (!b.failed)
-    gql_tracer_push(tr->tracer, b.data, b.len, n);
+  if (!b->failed)
+    gql_tracer_push(tr->tracer, b->data, b->len, n);
   else
     gql_tracer_push(tr->tracer, NULL, 0, n); /* counted as dropped */
-  gql_buf_free(&b);
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
@@ -469,6 +467,7 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
   gql_strmap_init(&tr->by_path, NULL);
+  gql_buf_init(&tr->scratch, NULL);
   tr->rng = (uint64_t)(uintptr_t)tr ^ gql_tracer_now(t) ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, gql_tracer_now(t)) / 1000000000u;
   tr->ids.trace_hi =
@@ -513,5 +512,6 @@ void gql_trace_end(gql_trace *tr) {
     return;
   queue_spans(tr);
   gql_strmap_free(&tr->by_path);
+  gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
 }
