@@ -152,12 +152,14 @@ int main(int argc, char **argv) {
   if (gql_prepare(s, query, sizeof query - 1, NULL, NULL, &p, NULL, NULL))
     return 1;
   size_t sent = 0;
-  gql_trace_options def, off, depth2;
+  gql_trace_options def, off, depth2, depth0;
   gql_trace_options_init(&def);
   off = def;
   off.no_collapse = true;
   depth2 = def;
   depth2.depth = 2;
+  depth0 = def;
+  depth0.depth = 0;
   struct {
     const char *name;
     const gql_trace_options *o;
@@ -165,7 +167,8 @@ int main(int argc, char **argv) {
   } cfgs[] = {{"untraced", NULL, 1},
               {"traced_default", &def, 1},
               {"traced_collapse_off", &off, 4},
-              {"traced_depth_2", &depth2, 1}};
+              {"traced_depth_2", &depth2, 1},
+              {"traced_depth_0", &depth0, 1}};
   double base = 0;
   printf("%-22s %12s %8s %14s\n", "config", "us/op", "ratio", "export_us/op");
   gql_tracer_stats total = {0};

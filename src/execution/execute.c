@@ -72,16 +72,6 @@ typedef struct exec_ctx {
   void *ud;
 } exec_ctx;
 
-struct gql_resolve_info {
-  exec_ctx *ctx;
-  const plan_field *pf;
-  const path_frame *path;
-  const gql_json_value *args;
-  uint32_t parent_type;
-  const char *error; /* the resolver's own error (gql_out_error), or NULL */
-  void *trace;       /* the tracer's per-call data (resolve_start sets it) */
-};
-
 struct gql_out {
   exec_ctx *ctx;
   const plan_field *pf;
@@ -1454,17 +1444,11 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
 const void *gql_exec_info_key(const gql_resolve_info *info) {
   return info->pf;
 }
-uint32_t gql_exec_info_ordinal(const gql_resolve_info *info) {
-  return info->pf->ordinal;
-}
 const gql_field *gql_exec_info_field(const gql_resolve_info *info) {
   return info->pf->field;
 }
 const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info) {
   return info->pf->nocc ? info->pf->occs[0].node : NULL;
-}
-const char *gql_exec_info_error(const gql_resolve_info *info) {
-  return info->error;
 }
 uint32_t gql_exec_info_depth(const gql_resolve_info *info) {
   uint32_t n = 0;
@@ -1497,10 +1481,4 @@ const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
         memcmp(p->vars[i].name.ptr, name.ptr, name.len) == 0)
       return info->ctx->vars[i];
   return NULL;
-}
-void gql_exec_info_set_trace(const gql_resolve_info *info, void *data) {
-  ((gql_resolve_info *)info)->trace = data;
-}
-void *gql_exec_info_trace(const gql_resolve_info *info) {
-  return info->trace;
 }
