@@ -1466,8 +1466,15 @@ static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
     gql_buf_put_str(b, f->key);
   else if (collapse)
     gql_buf_putc(b, '*');
-  else
-    gql_buf_printf(b, "%lld", (long long)f->index);
+  else {
+    char d[24];
+    size_t n = sizeof d;
+    uint64_t v = (uint64_t)f->index;
+    do
+      d[--n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    gql_buf_append(b, d + n, sizeof d - n);
+  }
 }
 void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
                                bool collapse) {
