@@ -131,6 +131,8 @@ void gql_otlp_batch_close(gql_buf *b) {
  * JSON on the exporter thread. */
 
 static inline void app(gql_buf *b, const void *p, size_t n) {
+  if (!n)
+    return;
   if (GQL_LIKELY(b->cap - b->len >= n)) {
     memcpy(b->data + b->len, p, n);
     b->len += n;

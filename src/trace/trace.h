@@ -38,7 +38,7 @@ typedef struct trace_span {
   gql_str path; /* resolve */
   const gql_field *field;
   const gql_ast_selection *node;
-  const gql_resolve_info *first; /* valid only during the first call */
+  uint32_t ordinal; /* resolve: the plan field's */
   const char *error_type;
   gql_str error;
   trace_attr *attrs, *attrs_last;

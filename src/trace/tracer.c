@@ -28,6 +28,7 @@ struct gql_trace {
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
   trace_span **owners; /* by plan field ordinal (collapsing) */
+  gql_str *resources;  /* by plan field ordinal: "field:Type" */
   uint32_t nowners;
   gql_strmap by_path; /* path string → index in spans (resolve spans) */
   gql_buf scratch;    /* paths, resources and the records, reused */
@@ -73,6 +74,9 @@ static gql_str arena_str(gql_trace *tr, const char *p, size_t n) {
   char *c = gql_arena_strndup(tr->arena, p ? p : "", p ? n : 0);
   return c ? (gql_str){c, n} : GQL_STR("");
 }
+
+static void variable_tags(gql_trace *tr, trace_span *s,
+                          const gql_resolve_info *info);
 
 /* One dd.graphql.query.error event per GraphQL error. */
 static void error_event(gql_trace *tr, trace_span *s, const char *message,
@@ -217,7 +221,9 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   s->field = gql_exec_info_field(info);
   s->node = gql_exec_info_node(info);
   s->parent = parent_of(tr, path);
-  s->first = info;
+  s->ordinal = gql_exec_info_ordinal(info);
+  if (tr->o.nvariables)
+    variable_tags(tr, s, info);
   gql_strmap_put(&tr->by_path, path, tr->nspans - 1);
   return s;
 }
@@ -366,26 +372,38 @@ static void resolve_tags(gql_trace *tr, trace_span *s) {
   attr_add(tr, s, GQL_STR("graphql.field.name"), f->name);
   attr_add(tr, s, GQL_STR("graphql.field.path"), s->path);
   attr_add(tr, s, GQL_STR("graphql.field.type"), named);
-  gql_buf *b = &tr->scratch;
-  b->len = 0;
-  gql_buf_put_str(b, f->name);
-  gql_buf_putc(b, ':');
-  gql_type_ref_print(schema, f->type, b);
-  s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
+  gql_str *res = s->ordinal < tr->nowners ? &tr->resources[s->ordinal] : NULL;
+  if (res && res->ptr) {
+    s->resource = *res;
+  } else {
+    gql_buf *b = &tr->scratch;
+    b->len = 0;
+    gql_buf_put_str(b, f->name);
+    gql_buf_putc(b, ':');
+    gql_type_ref_print(schema, f->type, b);
+    s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
+    if (res)
+      *res = s->resource;
+  }
   const gql_ast_selection *n = s->node;
   if (tr->o.source && n && n->h.end <= tr->p->text.len)
     attr_add(tr, s, GQL_STR("graphql.source"),
              (gql_str){tr->p->text.ptr + n->h.start, n->h.end - n->h.start});
-  if (!tr->o.nvariables || !n || !s->first)
-    return;
-  for (uint32_t i = 0; i < n->args.count; i++) {
+}
+
+/* graphql.variables.<name> for the arguments given as allowed variables,
+ * read during the first call (the values live in the execution). */
+static void variable_tags(gql_trace *tr, trace_span *s,
+                          const gql_resolve_info *info) {
+  const gql_ast_selection *n = s->node;
+  for (uint32_t i = 0; n && i < n->args.count; i++) {
     const gql_ast_value *v = n->args.items[i]->value;
     if (!v || v->h.kind != GQL_AST_VARIABLE)
       continue;
     gql_str name = gql_ast_name_str(v->u.name);
     if (!allowed(tr, name))
       continue;
-    const gql_json_value *val = gql_exec_info_variable(s->first, name);
+    const gql_json_value *val = gql_exec_info_variable(info, name);
     if (val && truthy(val))
       attr_add(tr, s, var_key(tr, name), value_text(tr, val));
   }
@@ -427,7 +445,6 @@ static void on_execute_finish(void *ctx, bool has_errors) {
     if (!s->ended)
       s->end = now;
     resolve_tags(tr, s);
-    s->first = NULL;
     if (tr->sub.resolve_finish)
       tr->sub.resolve_finish(tr->sub.ud, tr, s->path.ptr,
                              s->error_type ? s->error.ptr : NULL);
@@ -492,11 +509,12 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   if (!tr)
     return;
   tr->p = p;
-  if (p && p->nplanned &&
-      (tr->owners =
-           gql_arena_alloc(tr->arena, sizeof *tr->owners * p->nplanned))) {
-    memset(tr->owners, 0, sizeof *tr->owners * p->nplanned);
-    tr->nowners = p->nplanned;
+  size_t n = p ? p->nplanned : 0;
+  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n)) &&
+      (tr->resources = gql_arena_alloc(tr->arena, sizeof *tr->resources * n))) {
+    memset(tr->owners, 0, sizeof *tr->owners * n);
+    memset(tr->resources, 0, sizeof *tr->resources * n);
+    tr->nowners = (uint32_t)n;
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
