@@ -925,3 +925,96 @@ Test(trace, a_stuck_transport_never_blocks_requests) {
   gql_tracer_free(t); /* flushes what was queued */
   gql_schema_free(s);
 }
+
+/* ---- the HTTP transport against a local collector stand-in */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct collector {
+  int fd;
+  int port;
+  const int *statuses; /* one per connection */
+  int nstatuses;
+  int served;
+  char last[4096];
+} collector;
+
+static void *collector_main(void *arg) {
+  collector *c = arg;
+  for (int i = 0; i < c->nstatuses; i++) {
+    int cfd = accept(c->fd, NULL, NULL);
+    if (cfd < 0)
+      return NULL;
+    size_t got = 0;
+    for (;;) { /* headers, then Content-Length bytes */
+      ssize_t r = recv(cfd, c->last + got, sizeof c->last - 1 - got, 0);
+      if (r <= 0)
+        break;
+      got += (size_t)r;
+      c->last[got] = 0;
+      char *end = strstr(c->last, "\r\n\r\n");
+      char *cl = strstr(c->last, "Content-Length: ");
+      if (end && cl &&
+          got >= (size_t)(end + 4 - c->last) + strtoul(cl + 16, NULL, 10))
+        break;
+    }
+    char resp[128];
+    int n = snprintf(resp, sizeof resp,
+                     "HTTP/1.1 %d X\r\nContent-Length: 2\r\n\r\n{}",
+                     c->statuses[i]);
+    send(cfd, resp, (size_t)n, 0);
+    close(cfd);
+    c->served++;
+  }
+  return NULL;
+}
+
+static void collector_start(collector *c, pthread_t *th) {
+  c->fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  cr_assert_eq(bind(c->fd, (struct sockaddr *)&a, sizeof a), 0);
+  cr_assert_eq(listen(c->fd, 8), 0);
+  socklen_t len = sizeof a;
+  getsockname(c->fd, (struct sockaddr *)&a, &len);
+  c->port = ntohs(a.sin_port);
+  pthread_create(th, NULL, collector_main, c);
+}
+
+Test(trace, http_transport_posts_json_and_retries_only_retryable_statuses) {
+  static const int st[] = {503, 200, 400};
+  collector c = {.statuses = st, .nstatuses = 3};
+  pthread_t th;
+  collector_start(&c, &th);
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/traces", c.port);
+  gql_trace_http h;
+  cr_assert_eq(gql_trace_http_init(&h, url), 0);
+  h.retries = 2;
+  const char body[] = "{\"resourceSpans\":[]}";
+  /* 503 is retried, then 200 */
+  cr_assert_eq(gql_trace_http_transport(&h, body, sizeof body - 1), 0);
+  cr_assert_eq(c.served, 2);
+  cr_assert(strncmp(c.last, "POST /v1/traces HTTP/1.1\r\n", 26) == 0);
+  cr_assert(strstr(c.last, "Content-Type: application/json\r\n"));
+  cr_assert(strstr(c.last, "User-Agent: gql/"));
+  cr_assert(strstr(c.last, body));
+  /* 400 is not */
+  cr_assert_lt(gql_trace_http_transport(&h, body, sizeof body - 1), 0);
+  pthread_join(th, NULL);
+  cr_assert_eq(c.served, 3);
+  close(c.fd);
+}
+
+Test(trace, http_url_must_be_plain_http) {
+  gql_trace_http h;
+  cr_assert_eq(gql_trace_http_init(&h, "http://collector"), 0);
+  cr_assert_str_eq(h.port, "4318");
+  cr_assert_str_eq(h.path, "/v1/traces");
+  cr_assert_eq(gql_trace_http_init(&h, "https://collector"), GQL_EINVAL);
+  cr_assert_eq(gql_trace_http_init(&h, "http://:80/x"), GQL_EINVAL);
+  cr_assert_eq(gql_trace_http_init(&h, "http://h:80x"), GQL_EINVAL);
+}
