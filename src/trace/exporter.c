@@ -41,8 +41,13 @@ typedef struct sig_entry {
   size_t sig_len;
 } sig_entry;
 
+enum { TRACE_POOL = 64 };
+
 struct gql_tracer {
   gql_tracer_config c;
+  pthread_mutex_t pool_mu;
+  gql_trace *pool[TRACE_POOL];
+  uint32_t npool;
   pthread_mutex_t sig_mu;
   sig_entry sigs[SIG_CACHE];
   char service[256];
@@ -256,6 +261,7 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   clock_init(t);
   pthread_mutex_init(&t->mu, NULL);
   pthread_mutex_init(&t->sig_mu, NULL);
+  pthread_mutex_init(&t->pool_mu, NULL);
   pthread_cond_init(&t->wake, NULL);
   pthread_cond_init(&t->idle, NULL);
   if (!t->c.no_thread) {
@@ -311,6 +317,9 @@ void gql_tracer_free(gql_tracer *t) {
     free(t->sigs[i].text);
     free(t->sigs[i].sig);
   }
+  for (uint32_t i = 0; i < t->npool; i++)
+    gql_trace_destroy(t->pool[i]);
+  pthread_mutex_destroy(&t->pool_mu);
   pthread_mutex_destroy(&t->sig_mu);
   pthread_mutex_destroy(&t->mu);
   pthread_cond_destroy(&t->wake);
@@ -486,4 +495,20 @@ int gql_trace_http_transport(void *ud, const char *json, size_t len) {
     nanosleep(&ts, NULL);
     delay_ms *= 2;
   }
+}
+
+gql_trace *gql_tracer_pool_get(gql_tracer *t) {
+  pthread_mutex_lock(&t->pool_mu);
+  gql_trace *tr = t->npool ? t->pool[--t->npool] : NULL;
+  pthread_mutex_unlock(&t->pool_mu);
+  return tr;
+}
+
+bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr) {
+  pthread_mutex_lock(&t->pool_mu);
+  bool ok = t->npool < TRACE_POOL;
+  if (ok)
+    t->pool[t->npool++] = tr;
+  pthread_mutex_unlock(&t->pool_mu);
+  return ok;
 }

@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A path of the per-trace table (open addressing, in the arena). */
+typedef struct path_slot {
+  const char *ptr;
+  uint32_t len;
+  uint32_t idx; /* into spans */
+} path_slot;
+
 struct gql_trace {
   gql_tracer *tracer;
   gql_arena *arena;
@@ -30,9 +37,57 @@ struct gql_trace {
   trace_span **owners; /* by plan field ordinal (collapsing) */
   gql_str *resources;  /* by plan field ordinal: "field:Type" */
   uint32_t nowners;
-  gql_strmap by_path; /* path string → index in spans (resolve spans) */
-  gql_buf scratch;    /* paths, resources and the records, reused */
+  path_slot *paths; /* path string → index in spans (resolve spans) */
+  uint32_t npaths, paths_cap;
+  gql_buf scratch; /* paths, resources and the records, reused */
 };
+
+static uint32_t path_hash(const char *p, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a: paths are short */
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (uint8_t)p[i]) * 16777619u;
+  return h;
+}
+
+static bool path_get(const gql_trace *tr, gql_str k, uint32_t *idx) {
+  if (!tr->paths_cap)
+    return false;
+  uint32_t m = tr->paths_cap - 1;
+  for (uint32_t h = path_hash(k.ptr, k.len) & m; tr->paths[h].ptr;
+       h = (h + 1) & m)
+    if (tr->paths[h].len == k.len &&
+        memcmp(tr->paths[h].ptr, k.ptr, k.len) == 0) {
+      *idx = tr->paths[h].idx;
+      return true;
+    }
+  return false;
+}
+
+static void path_put(gql_trace *tr, gql_str k, uint32_t idx) {
+  if ((tr->npaths + 1) * 2 > tr->paths_cap) {
+    uint32_t nc = tr->paths_cap ? tr->paths_cap * 2 : 32;
+    path_slot *n = gql_arena_alloc(tr->arena, sizeof *n * nc);
+    if (!n)
+      return;
+    memset(n, 0, sizeof *n * nc);
+    for (uint32_t i = 0; i < tr->paths_cap; i++) {
+      path_slot *o = &tr->paths[i];
+      if (!o->ptr)
+        continue;
+      uint32_t h = path_hash(o->ptr, o->len) & (nc - 1);
+      while (n[h].ptr)
+        h = (h + 1) & (nc - 1);
+      n[h] = *o;
+    }
+    tr->paths = n;
+    tr->paths_cap = nc;
+  }
+  uint32_t m = tr->paths_cap - 1, h = path_hash(k.ptr, k.len) & m;
+  while (tr->paths[h].ptr)
+    h = (h + 1) & m;
+  tr->paths[h] = (path_slot){k.ptr ? k.ptr : "", (uint32_t)k.len, idx};
+  tr->npaths++;
+}
 
 void gql_trace_options_init(gql_trace_options *o) {
   *o = (gql_trace_options){.depth = -1};
@@ -198,7 +253,7 @@ static uint64_t parent_of(gql_trace *tr, gql_str path) {
     if (c == '*' || (c >= '0' && c <= '9'))
       continue;
     uint32_t idx;
-    if (gql_strmap_get(&tr->by_path, (gql_str){path.ptr, n}, &idx))
+    if (path_get(tr, (gql_str){path.ptr, n}, &idx))
       return tr->spans[idx]->id;
   }
   return tr->exec ? tr->exec->id : 0;
@@ -212,7 +267,7 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   gql_exec_info_path_dotted(info, b, !tr->o.no_collapse);
   gql_str path = arena_str(tr, b->data, b->failed ? 0 : b->len);
   uint32_t idx;
-  if (gql_strmap_get(&tr->by_path, path, &idx)) /* abstract types */
+  if (path_get(tr, path, &idx)) /* abstract types */
     return tr->spans[idx];
   trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
   if (!s)
@@ -224,7 +279,7 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   s->ordinal = gql_exec_info_ordinal(info);
   if (tr->o.nvariables)
     variable_tags(tr, s, info);
-  gql_strmap_put(&tr->by_path, path, tr->nspans - 1);
+  path_put(tr, path, tr->nspans - 1);
   return s;
 }
 
@@ -467,24 +522,32 @@ static void on_execute_finish(void *ctx, bool has_errors) {
 
 /* ---- public */
 
+/* Traces are pooled by the tracer: a steady state reuses their arena and
+ * buffer and makes no allocator call per request. */
 gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
-  gql_arena *a = gql_arena_new(NULL);
-  if (!a)
-    return NULL;
-  gql_trace *tr = gql_arena_alloc(a, sizeof *tr);
-  if (!tr) {
-    gql_arena_free(a);
-    return NULL;
+  gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
+  gql_arena *a;
+  gql_buf scratch;
+  if (tr) {
+    a = tr->arena;
+    scratch = tr->scratch;
+    scratch.len = 0;
+  } else {
+    if (!(tr = malloc(sizeof *tr)))
+      return NULL;
+    if (!(a = gql_arena_new(NULL))) {
+      free(tr);
+      return NULL;
+    }
+    gql_buf_init(&scratch, NULL);
   }
-  *tr = (gql_trace){.tracer = t, .arena = a};
+  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch};
   if (o)
     tr->o = *o;
   else
     gql_trace_options_init(&tr->o);
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
-  gql_strmap_init(&tr->by_path, NULL);
-  gql_buf_init(&tr->scratch, NULL);
   tr->rng = (uint64_t)(uintptr_t)tr ^ gql_tracer_now(t) ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, gql_tracer_now(t)) / 1000000000u;
   tr->ids.trace_hi =
@@ -525,11 +588,21 @@ void gql_trace_abort(gql_trace *tr) {
     tr->aborted = true;
 }
 
+void gql_trace_destroy(gql_trace *tr) {
+  gql_buf_free(&tr->scratch);
+  gql_arena_free(tr->arena);
+  free(tr);
+}
+
 void gql_trace_end(gql_trace *tr) {
   if (!tr)
     return;
   queue_spans(tr);
-  gql_strmap_free(&tr->by_path);
-  gql_buf_free(&tr->scratch);
-  gql_arena_free(tr->arena);
+  gql_arena_reset(tr->arena);
+  if (tr->scratch.cap > 65536) { /* do not keep a huge one */
+    gql_buf_free(&tr->scratch);
+    gql_buf_init(&tr->scratch, NULL);
+  }
+  if (!tr->tracer || !gql_tracer_pool_put(tr->tracer, tr))
+    gql_trace_destroy(tr);
 }
