@@ -7,12 +7,39 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A JSON string; plain ASCII (the names, paths and most values) is copied
+ * as is, anything else goes through the escaping writer. */
+static void jstr(gql_buf *b, gql_str s) {
+  for (size_t i = 0; i < s.len; i++) {
+    unsigned char c = (unsigned char)s.ptr[i];
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      gql_json_write_string(b, s);
+      return;
+    }
+  }
+  if (gql_buf_reserve(b, s.len + 2)) {
+    b->data[b->len++] = '"';
+    memcpy(b->data + b->len, s.ptr, s.len);
+    b->len += s.len;
+    b->data[b->len++] = '"';
+  }
+}
+
+static void u64dec(gql_buf *b, uint64_t v) {
+  char d[24];
+  size_t n = sizeof d;
+  do
+    d[--n] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  gql_buf_append(b, d + n, sizeof d - n);
+}
+
 static void kv_str(gql_buf *b, bool *first, gql_str key, gql_str v) {
   gql_buf_puts(b, *first ? "{\"key\":" : ",{\"key\":");
   *first = false;
-  gql_json_write_string(b, key);
+  jstr(b, key);
   gql_buf_puts(b, ",\"value\":{\"stringValue\":");
-  gql_json_write_string(b, v);
+  jstr(b, v);
   gql_buf_puts(b, "}}");
 }
 
@@ -65,11 +92,13 @@ static void json_span(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
     gql_buf_putc(b, '"');
   }
   gql_buf_puts(b, ",\"name\":");
-  gql_json_write_string(b, s->name);
-  gql_buf_printf(b,
-                 ",\"kind\":%d,\"startTimeUnixNano\":\"%" PRIu64
-                 "\",\"endTimeUnixNano\":\"%" PRIu64 "\",\"attributes\":[",
-                 s->kind == SPAN_EXECUTE ? 2 : 1, s->start, s->end);
+  jstr(b, s->name);
+  gql_buf_puts(b, s->kind == SPAN_EXECUTE ? ",\"kind\":2" : ",\"kind\":1");
+  gql_buf_puts(b, ",\"startTimeUnixNano\":\"");
+  u64dec(b, s->start);
+  gql_buf_puts(b, "\",\"endTimeUnixNano\":\"");
+  u64dec(b, s->end);
+  gql_buf_puts(b, "\",\"attributes\":[");
   bool first = true;
   for (const trace_attr *a = s->attrs; a; a = a->next)
     kv_str(b, &first, a->key, a->value);
