@@ -37,7 +37,7 @@ static void sink_free(sink *s) {
 
 static const char ref_sdl[] =
     "type Query { hello(name: String, title: String): String friends: [Human]"
-    " boom: String }\n"
+    " boom: String weird: String }\n"
     "type Human { name: String pets: [Pet!] }\n"
     "type Pet { name: String }\n";
 static const char ref_data[] =
@@ -52,12 +52,20 @@ static void boom(const gql_resolve_info *info, const void *parent,
   gql_out_error(out, "kaboom");
 }
 
+static void weird(const gql_resolve_info *info, const void *parent,
+                  gql_out *out) {
+  gql_out_error(out, "say \"hi\"\n\xff");
+}
+
 static gql_schema *ref_schema(void) {
   gql_schema *s = NULL;
   cr_assert_eq(gql_schema_from_sdl(ref_sdl, sizeof ref_sdl - 1, NULL, &s, NULL,
                                    NULL, NULL),
                0);
   cr_assert_eq(gql_schema_set_resolver(s, "Query", "boom", boom, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "weird", weird, NULL,
                                        GQL_RESOLVER_SYNC),
                0);
   return s;
@@ -1017,4 +1025,22 @@ Test(trace, http_url_must_be_plain_http) {
   cr_assert_eq(gql_trace_http_init(&h, "https://collector"), GQL_EINVAL);
   cr_assert_eq(gql_trace_http_init(&h, "http://:80/x"), GQL_EINVAL);
   cr_assert_eq(gql_trace_http_init(&h, "http://h:80x"), GQL_EINVAL);
+}
+
+Test(trace, otlp_strings_are_escaped_and_invalid_utf8_replaced) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  done d;
+  run_traced(t, s, "{ weird }", NULL, NULL, NULL, &d);
+  spans sp;
+  read_spans(&k, &sp); /* parses: the JSON is valid */
+  const gql_json_value *w = find(&sp, "weird");
+  cr_assert(w);
+  cr_assert_str_eq(cs(get(get(w, "status"), "message")->string),
+                   "say \"hi\"\n\xef\xbf\xbd");
+  gql_arena_free(sp.arena);
+  sink_free(&k);
+  gql_tracer_free(t);
+  gql_schema_free(s);
 }
