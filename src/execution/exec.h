@@ -65,7 +65,7 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf;         /* LEAF_* of the named type */
+  uint8_t leaf; /* LEAF_* of the named type */
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
   uint32_t nocc, occ_cap;

@@ -891,9 +891,9 @@ static void fast_end(gql_out *o) {
 
 void gql_out_int(gql_out *o, int64_t i) {
   int leaf = direct_leaf(o);
-  if (!o->written &&
-      (leaf == LEAF_FLOAT ||
-       (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
+  if (!o->written && (leaf == LEAF_FLOAT ||
+                      (leaf == LEAF_INT && i >= -2147483648LL &&
+                       i <= 2147483647LL))) {
     fast_begin(o);
     gql_json_write_int(o->ctx->out, i);
     fast_end(o);
