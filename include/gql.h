@@ -469,6 +469,10 @@ typedef struct gql_trace_http {
 /* Reads "http://host[:port][/path]" (default port 4318, path /v1/traces).
  * GQL_EINVAL for anything else (https included). */
 GQL_API int gql_trace_http_init(gql_trace_http *h, const char *url);
+/* From the OpenTelemetry SDK variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+ * (the full URL), else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", else
+ * http://localhost:4318/v1/traces; OTEL_EXPORTER_OTLP_TIMEOUT (ms). */
+GQL_API int gql_trace_http_from_env(gql_trace_http *h);
 /* ud is a gql_trace_http *. */
 GQL_API int gql_trace_http_transport(void *ud, const char *json, size_t len);
 

@@ -412,6 +412,35 @@ int gql_trace_http_init(gql_trace_http *h, const char *url) {
   return 0;
 }
 
+int gql_trace_http_from_env(gql_trace_http *h) {
+  const char *full = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const char *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  int rc;
+  if (full && *full) {
+    rc = gql_trace_http_init(h, full);
+  } else if (base && *base) {
+    char url[1024];
+    size_t n = strlen(base);
+    while (n && base[n - 1] == '/')
+      n--;
+    if (n + sizeof "/v1/traces" > sizeof url)
+      return GQL_EINVAL;
+    snprintf(url, sizeof url, "%.*s/v1/traces", (int)n, base);
+    rc = gql_trace_http_init(h, url);
+  } else {
+    rc = gql_trace_http_init(h, "http://localhost:4318/v1/traces");
+  }
+  const char *t = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+  if (rc == 0 && t && *t) {
+    char *end;
+    unsigned long ms = strtoul(t, &end, 10);
+    if (!*end && ms > 0 && ms <= 600000)
+      h->timeout_ms = (uint32_t)ms;
+  }
+  h->retries = 3;
+  return rc;
+}
+
 static bool send_all(int fd, const char *p, size_t n) {
   while (n) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);

@@ -1044,3 +1044,19 @@ Test(trace, otlp_strings_are_escaped_and_invalid_utf8_replaced) {
   gql_tracer_free(t);
   gql_schema_free(s);
 }
+
+Test(trace, http_endpoint_from_the_otel_variables) {
+  gql_trace_http h;
+  unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4000/", 1);
+  setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "250", 1);
+  cr_assert_eq(gql_trace_http_from_env(&h), 0);
+  cr_assert_str_eq(h.host, "collector");
+  cr_assert_str_eq(h.port, "4000");
+  cr_assert_str_eq(h.path, "/v1/traces");
+  cr_assert_eq(h.timeout_ms, 250);
+  setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:9/t", 1);
+  cr_assert_eq(gql_trace_http_from_env(&h), 0);
+  cr_assert_str_eq(h.port, "9");
+  cr_assert_str_eq(h.path, "/t");
+}
