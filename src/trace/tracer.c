@@ -305,7 +305,7 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
   if (tr->sub.resolve_start && tr->sub.resolve_start(tr->sub.ud, tr, info))
     tr->aborted = true;
   trace_span *owner = NULL;
-  if (tr->o.depth != 0)
+  if (tr->o.depth != 0 && tr->p) /* spans need gql_trace_set_operation */
     owner =
         tr->o.no_collapse ? resolve_span(tr, info) : collapsed_owner(tr, info);
   gql_exec_info_set_trace(info, owner);

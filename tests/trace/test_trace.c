@@ -1060,3 +1060,32 @@ Test(trace, http_endpoint_from_the_otel_variables) {
   cr_assert_str_eq(h.port, "9");
   cr_assert_str_eq(h.path, "/t");
 }
+
+Test(trace, without_the_operation_only_the_execute_span_is_made) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  gql_trace_options o;
+  gql_trace_options_init(&o);
+  o.no_collapse = true;
+  gql_trace *tr = gql_trace_begin(t, &o);
+  gql_arena *a = gql_arena_new(NULL);
+  gql_prepared *p;
+  cr_assert_eq(gql_prepare(s, "{ hello }", 9, NULL, NULL, &p, NULL, NULL), 0);
+  done d;
+  gql_execute_params params = {
+      .hooks = gql_trace_hooks(tr), .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_trace_end(tr);
+  gql_tracer_flush(t);
+  spans sp;
+  read_spans(&k, &sp);
+  cr_assert_eq(sp.n, 1);
+  cr_assert_eq(count_resolve(&sp), 0);
+  gql_arena_free(sp.arena);
+  sink_free(&k);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
