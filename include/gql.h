@@ -336,6 +336,21 @@ typedef struct gql_hooks {
   int (*resolve_start)(void *ctx, const gql_resolve_info *info);
   void (*resolve_finish)(void *ctx, const gql_resolve_info *info);
   void *ctx;
+  /* Added for the tracer; zero members are skipped.
+   * resolve_start fires for every resolver call, also after an abort; an
+   * aborted call then gets resolve_finish at once and fails with
+   * "Execution aborted.". An abort from execute_start stops the execution
+   * before any field: the response is that one error.
+   * execute_error: once per error of the response, in order, just before
+   * execute_finish (path as JSON or NULL).
+   * prepare_phase: with gql_prepare_options.hooks, around parsing (phase 0)
+   * and validation (phase 1): finished false at the start, true at the end
+   * with rc and the errors (for a syntax error, the one message). */
+  void (*execute_error)(void *ctx, const char *message,
+                        const gql_location *locations, uint32_t nlocations,
+                        const char *path_json);
+  void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
+                        const gql_error *errors, uint32_t nerrors);
 } gql_hooks;
 
 /* An operation parsed, validated and planned; immutable, reusable. */
@@ -346,6 +361,7 @@ typedef struct gql_prepare_options {
   bool no_validate;       /* skip the validation rules */
   uint32_t max_plan_size; /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
+  const gql_hooks *hooks; /* prepare_phase of these is called (NULL: none) */
 } gql_prepare_options;
 
 /* Parses `query` (copied), validates it and plans the operation named
@@ -401,6 +417,113 @@ GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name, const char *variables_json,
                         size_t variables_len, const void *root_value,
                         void *context, gql_arena *arena, gql_str *json);
+
+/* --------------------------------------------------------------- tracing */
+
+/* A tracer owns a bounded span queue and a background exporter thread that
+ * sends the spans in OTLP/HTTP JSON batches through a transport. A trace
+ * (gql_trace) follows one request: parse, validate and execute spans plus
+ * one graphql.resolve span per (collapsed) field path. */
+typedef struct gql_tracer gql_tracer;
+typedef struct gql_trace gql_trace;
+
+/* Sends one OTLP JSON batch (an ExportTraceServiceRequest); 0 on success.
+ * Runs on the exporter thread. */
+typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
+
+typedef struct gql_tracer_config {
+  const char *service_name;  /* resource service.name (NULL: "gql") */
+  uint32_t queue_spans;      /* queue bound (0: 2048); beyond: dropped */
+  uint32_t batch_spans;      /* spans per batch (0: 512) */
+  uint32_t interval_ms;      /* export period (0: 5000) */
+  gql_trace_transport_fn transport; /* NULL: spans are counted, not sent */
+  void *transport_ud;
+  bool no_thread; /* no exporter thread: only gql_tracer_flush exports */
+} gql_tracer_config;
+
+typedef struct gql_tracer_stats {
+  uint64_t queued;   /* spans accepted into the queue */
+  uint64_t exported; /* spans sent in batches the transport accepted */
+  uint64_t dropped;  /* spans dropped: queue full or no memory */
+  uint64_t failed;   /* spans in batches the transport refused */
+} gql_tracer_stats;
+
+GQL_API int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out);
+/* Exports everything queued before the call, then returns (graceful
+ * shutdown, tests). */
+GQL_API void gql_tracer_flush(gql_tracer *t);
+/* Flushes, stops the exporter thread, frees. NULL is allowed. */
+GQL_API void gql_tracer_free(gql_tracer *t);
+GQL_API void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out);
+
+/* The file transport: ud is a FILE *; one batch per line, flushed. */
+GQL_API int gql_trace_file_transport(void *ud, const char *json, size_t len);
+/* A blocking HTTP/1.1 POST over a plain socket (no TLS). */
+typedef struct gql_trace_http {
+  char host[256];
+  char port[8];
+  char path[512];
+  uint32_t timeout_ms; /* 0: 10,000 */
+  uint32_t retries;    /* on 429/502/503/504 or no response (0: none) */
+} gql_trace_http;
+/* Reads "http://host[:port][/path]" (default port 4318, path /v1/traces).
+ * GQL_EINVAL for anything else (https included). */
+GQL_API int gql_trace_http_init(gql_trace_http *h, const char *url);
+/* From the OpenTelemetry SDK variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+ * (the full URL), else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", else
+ * http://localhost:4318/v1/traces; OTEL_EXPORTER_OTLP_TIMEOUT (ms). */
+GQL_API int gql_trace_http_from_env(gql_trace_http *h);
+/* ud is a gql_trace_http *. */
+GQL_API int gql_trace_http_transport(void *ud, const char *json, size_t len);
+
+/* Observers of a traced request (dd-trace's channels). Any callback may call
+ * gql_trace_abort; execute_start and resolve_start abort by returning
+ * non-zero. resolve_start and resolve_update fire for every resolver call
+ * (collapsed duplicates and depth-gated fields too); resolve_finish once per
+ * span at the end of the execution, before execute_finish. */
+typedef struct gql_trace_subscriber {
+  int (*execute_start)(void *ud, gql_trace *tr);
+  void (*execute_finish)(void *ud, gql_trace *tr, bool has_errors);
+  int (*resolve_start)(void *ud, gql_trace *tr, const gql_resolve_info *info);
+  void (*resolve_update)(void *ud, gql_trace *tr, const gql_resolve_info *info,
+                         const char *error);
+  void (*resolve_finish)(void *ud, gql_trace *tr, const char *path,
+                         const char *error);
+  void *ud;
+} gql_trace_subscriber;
+
+typedef struct gql_trace_options {
+  bool no_collapse;  /* one span per list item */
+  int32_t depth;     /* named fields deep; < 0 unlimited, 0 no resolve spans */
+  bool source;       /* graphql.source / graphql.document tags */
+  bool no_signature; /* resource "<type> <name>" instead of the signature */
+  const char *const *variables; /* names tagged graphql.variables.<name> */
+  uint32_t nvariables;
+  const gql_trace_subscriber *subscriber;
+} gql_trace_options;
+
+/* Defaults: collapse on, depth -1, no source, signature, no variables. */
+GQL_API void gql_trace_options_init(gql_trace_options *o);
+
+/* Starts tracing one request (t NULL: subscribers only, nothing exported).
+ * Give gql_trace_hooks(tr) to gql_prepare_options.hooks (parse and validate
+ * spans) and to gql_execute_params.hooks; call gql_trace_set_operation
+ * before gql_execute and gql_trace_end once the response is delivered (or
+ * preparing failed). NULL on allocation failure. */
+GQL_API gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o);
+GQL_API const gql_hooks *gql_trace_hooks(gql_trace *tr);
+/* The operation about to run, and the caller's raw variables (JSON).
+ * Needed before gql_execute for resolve spans and the execute span's tags. */
+GQL_API void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
+                                     const char *variables_json, size_t len);
+GQL_API void gql_trace_abort(gql_trace *tr);
+/* Queues the spans not yet queued and frees the trace. NULL is allowed. */
+GQL_API void gql_trace_end(gql_trace *tr);
+
+/* The operation signature (dd-trace's resource): literals hidden, aliases
+ * dropped, sorted, whitespace squeezed. In `arena`, NUL-terminated. */
+GQL_API int gql_trace_signature(gql_arena *arena, const gql_document *doc,
+                                const char *operation_name, gql_str *out);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,17 @@ static const char usage[] =
     "                     introspection as the September 2025 spec has it\n"
     "                     where graphql-js 16.15 differs (no\n"
     "                     DIRECTIVE_DEFINITION location, includeDeprecated\n"
-    "                     arguments Boolean!)\n";
+    "                     arguments Boolean!)\n"
+    "  --trace-file PATH  append the spans of this execution to PATH as one\n"
+    "                     OTLP/HTTP JSON batch per line\n"
+    "  --trace-collapse on|off\n"
+    "                     one span per field path with list indices as *\n"
+    "                     (on, the default) or one per list item (off)\n"
+    "  --trace-depth N    resolve spans for fields at most N named fields\n"
+    "                     deep (0: none; default unlimited)\n"
+    "  --trace-source     tag spans with the document text\n"
+    "  --trace-variables a,b\n"
+    "                     tag these variables' values\n";
 
 typedef struct result {
   bool errors;
@@ -39,10 +49,17 @@ static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
   r->errors = has_errors;
 }
 
+static int usage_error(const char *msg) {
+  fprintf(stderr, "gql exec: %s\n", msg);
+  return 2;
+}
+
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL, *vars_path = NULL,
              *op = NULL, *query_path = NULL, *example = NULL;
-  bool no_validate = false, spec_locations = false;
+  bool no_validate = false, spec_locations = false, trace_source = false;
+  const char *trace_path = NULL, *trace_collapse = NULL, *trace_depth = NULL,
+             *trace_vars = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **dst = NULL;
@@ -56,7 +73,18 @@ static int run(int argc, char **argv) {
       dst = &op;
     else if (strcmp(a, "--example") == 0)
       dst = &example;
-    else if (strcmp(a, "--no-validate") == 0) {
+    else if (strcmp(a, "--trace-file") == 0)
+      dst = &trace_path;
+    else if (strcmp(a, "--trace-collapse") == 0)
+      dst = &trace_collapse;
+    else if (strcmp(a, "--trace-depth") == 0)
+      dst = &trace_depth;
+    else if (strcmp(a, "--trace-variables") == 0)
+      dst = &trace_vars;
+    else if (strcmp(a, "--trace-source") == 0) {
+      trace_source = true;
+      continue;
+    } else if (strcmp(a, "--no-validate") == 0) {
       no_validate = true;
       continue;
     } else if (strcmp(a, "--spec-introspection") == 0) {
@@ -79,7 +107,39 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql exec: give --schema or --example\n\n%s", usage);
     return 2;
   }
+  gql_trace_options to;
+  gql_trace_options_init(&to);
+  to.source = trace_source;
+  if (trace_collapse) {
+    if (strcmp(trace_collapse, "on") != 0 && strcmp(trace_collapse, "off"))
+      return usage_error("--trace-collapse takes on or off");
+    to.no_collapse = strcmp(trace_collapse, "off") == 0;
+  }
+  if (trace_depth) {
+    char *end;
+    long d = strtol(trace_depth, &end, 10);
+    if (!*trace_depth || *end || d < -1 || d > 100000)
+      return usage_error("--trace-depth takes a number (-1: unlimited)");
+    to.depth = (int32_t)d;
+  }
+  if ((trace_collapse || trace_depth || trace_source || trace_vars) &&
+      !trace_path)
+    return usage_error("trace options need --trace-file");
+  char *vars_copy = NULL;
+  const char *allow[64];
+  if (trace_vars) {
+    vars_copy = strdup(trace_vars);
+    if (!vars_copy)
+      return 2;
+    for (char *save = NULL, *v = strtok_r(vars_copy, ",", &save);
+         v && to.nvariables < 64; v = strtok_r(NULL, ",", &save))
+      allow[to.nvariables++] = v;
+    to.variables = allow;
+  }
   int status = 2;
+  FILE *trace_file = NULL;
+  gql_tracer *tracer = NULL;
+  gql_trace *trace = NULL;
   char *sdl = NULL, *data = NULL, *vars = NULL, *query = NULL;
   size_t sdl_len = 0, data_len = 0, vars_len = 0, query_len = 0;
   gql_schema *schema = NULL;
@@ -123,7 +183,23 @@ static int run(int argc, char **argv) {
   }
   if (vars_path && !(vars = gql_cli_read_file(vars_path, &vars_len)))
     goto done;
-  gql_prepare_options po = {.no_validate = no_validate};
+  if (trace_path) {
+    if (!(trace_file = fopen(trace_path, "a"))) {
+      fprintf(stderr, "gql exec: cannot open %s\n", trace_path);
+      goto done;
+    }
+    const char *svc = getenv("OTEL_SERVICE_NAME");
+    gql_tracer_config tc = {.service_name = svc && *svc ? svc : "gql",
+                            .transport = gql_trace_file_transport,
+                            .transport_ud = trace_file};
+    if (gql_tracer_new(&tc, &tracer) < 0 ||
+        !(trace = gql_trace_begin(tracer, &to))) {
+      fprintf(stderr, "gql exec: cannot start tracing\n");
+      goto done;
+    }
+  }
+  gql_prepare_options po = {.no_validate = no_validate,
+                            .hooks = gql_trace_hooks(trace)};
   gql_str errors = {0};
   int rc =
       gql_prepare(schema, query, query_len, op, &po, &prepared, arena, &errors);
@@ -137,7 +213,9 @@ static int run(int argc, char **argv) {
     goto done;
   }
   result r = {0};
-  gql_execute_params params = {.variables_json = vars,
+  gql_trace_set_operation(trace, prepared, vars, vars_len);
+  gql_execute_params params = {.hooks = gql_trace_hooks(trace),
+                               .variables_json = vars,
                                .variables_len = vars_len,
                                .root_value = root,
                                .arena = arena,
@@ -154,6 +232,11 @@ static int run(int argc, char **argv) {
   }
   status = r.errors ? 1 : 0;
 done:
+  gql_trace_end(trace);
+  gql_tracer_free(tracer); /* flushes */
+  if (trace_file)
+    fclose(trace_file);
+  free(vars_copy);
   gql_prepared_free(prepared);
   gql_schema_free(schema);
   gql_arena_free(arena);

@@ -82,6 +82,7 @@ typedef struct plan_field {
   plan_set **subs;
   uint32_t *sub_types;
   uint32_t nsubs;
+  uint32_t ordinal; /* 0..gql_prepared.nplanned, for per-field tables */
 } plan_field;
 
 /* In a conditional set, the entries give the collection order of the
@@ -119,6 +120,7 @@ struct gql_prepared {
   uint32_t nvars;
   uint32_t nslots;        /* argument slots that depend on variables */
   const char *root_error; /* "Schema is not configured to execute ..." */
+  uint32_t nplanned;      /* plan fields (see plan_field.ordinal) */
 };
 
 /* ---- coercion (coerce.c) */
@@ -166,6 +168,55 @@ void gql_exec_register_introspection(gql_schema *s);
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info);
 const gql_schema *gql_exec_out_schema(const gql_out *o);
 gql_arena *gql_exec_out_arena(const gql_out *o);
+
+/* ---- execution state shared with the tracer (src/trace) */
+
+struct exec_ctx;
+struct path_frame;
+/* What a resolver is told (execute.c fills it). */
+struct gql_resolve_info {
+  struct exec_ctx *ctx;
+  const plan_field *pf;
+  const struct path_frame *path;
+  const gql_json_value *args;
+  uint32_t parent_type;
+  const char *error; /* the resolver's own error (gql_out_error), or NULL */
+  void *trace;       /* the tracer's per-call data (resolve_start sets it) */
+};
+
+/* The planned field: stable for the prepared operation, the same for every
+ * call of the field (a collapsed path has one or, under abstract types, a
+ * few). */
+const void *gql_exec_info_key(const gql_resolve_info *info);
+/* Its plan_field.ordinal. */
+static inline uint32_t gql_exec_info_ordinal(const gql_resolve_info *info) {
+  return info->pf->ordinal;
+}
+const gql_field *gql_exec_info_field(const gql_resolve_info *info);
+/* The field's first node in the document (NULL for none). */
+const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info);
+/* The error the resolver wrote (gql_out_error), or NULL. */
+static inline const char *gql_exec_info_error(const gql_resolve_info *info) {
+  return info->error;
+}
+/* Named segments of the response path (list indices not counted). */
+uint32_t gql_exec_info_depth(const gql_resolve_info *info);
+/* Appends the path as "a.0.b", or "a.*.b" when collapsing. */
+void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
+                               bool collapse);
+/* The coerced value of the operation's variable `name` (NULL: none). */
+const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
+                                             gql_str name);
+
+/* A pointer the tracer keeps with the call, from resolve_start to
+ * resolve_finish. */
+static inline void gql_exec_info_set_trace(const gql_resolve_info *info,
+                                           void *data) {
+  ((gql_resolve_info *)info)->trace = data;
+}
+static inline void *gql_exec_info_trace(const gql_resolve_info *info) {
+  return info->trace;
+}
 
 /* ---- values */
 extern const gql_json_value gql_exec_null_value;

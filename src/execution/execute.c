@@ -72,14 +72,6 @@ typedef struct exec_ctx {
   void *ud;
 } exec_ctx;
 
-struct gql_resolve_info {
-  exec_ctx *ctx;
-  const plan_field *pf;
-  const path_frame *path;
-  const gql_json_value *args;
-  uint32_t parent_type;
-};
-
 struct gql_out {
   exec_ctx *ctx;
   const plan_field *pf;
@@ -523,10 +515,12 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
   }
   const gql_hooks *h = ctx->hooks;
   if (GQL_UNLIKELY(h != NULL)) {
-    if (!ctx->aborted && h->resolve_start && h->resolve_start(h->ctx, info))
+    if (h->resolve_start && h->resolve_start(h->ctx, info))
       ctx->aborted = true;
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
+    if (h && h->resolve_finish) /* the call completes, without an error */
+      h->resolve_finish(h->ctx, info);
     field_error(o, "Execution aborted.", UINT32_MAX);
     return;
   }
@@ -550,7 +544,8 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     resolve_typename(ctx, pf, o);
     return;
   }
-  o->own_info = (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type};
+  o->own_info =
+      (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type, NULL, NULL};
   o->info = &o->own_info;
   if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
     resolve_field_slow(ctx, pf, parent, o);
@@ -1117,7 +1112,13 @@ void gql_out_list(gql_out *o, const void *list, size_t count,
 void gql_out_error(gql_out *o, const char *message) {
   if (!begin(o))
     return;
+  exec_ctx *ctx = o->ctx;
+  uint32_t before = ctx->nerrs;
   field_error(o, message ? message : "Unknown error.", UINT32_MAX);
+  gql_resolve_info *info = (gql_resolve_info *)o->info;
+  if (info && (info == &o->own_info || o->field_level) && !info->error &&
+      ctx->nerrs > before)
+    info->error = ctx->errs[before].message;
   DONE(o);
 }
 
@@ -1297,8 +1298,14 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
 static void deliver(exec_ctx *ctx) {
   gql_buf *r = &ctx->resp;
   bool has_errors = ctx->nerrs > 0;
-  if (ctx->hooks && ctx->hooks->execute_finish)
-    ctx->hooks->execute_finish(ctx->hooks->ctx, has_errors);
+  const gql_hooks *h = ctx->hooks;
+  if (h && h->execute_error)
+    for (uint32_t i = 0; i < ctx->nerrs; i++) {
+      const exec_error *e = &ctx->errs[i];
+      h->execute_error(h->ctx, e->message, e->locs, e->nlocs, e->path);
+    }
+  if (h && h->execute_finish)
+    h->execute_finish(h->ctx, has_errors);
   if (r->failed) {
     static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
     ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
@@ -1417,8 +1424,13 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   }
   memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
   if (ctx->hooks && ctx->hooks->execute_start &&
-      ctx->hooks->execute_start(ctx->hooks->ctx))
+      ctx->hooks->execute_start(ctx->hooks->ctx)) {
+    /* Aborted before the executor: nothing runs. */
     ctx->aborted = true;
+    add_error(ctx, "Execution aborted.", NULL, UINT32_MAX, NULL);
+    errors_only(ctx, false);
+    return 0;
+  }
   /* Variables. */
   const gql_json_value *inputs = params->variables;
   if (!inputs && params->variables_json) {
@@ -1534,4 +1546,55 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
   if (!os.done)
     return GQL_EUNSUPPORTED;
   return os.errors ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ tracer */
+
+const void *gql_exec_info_key(const gql_resolve_info *info) {
+  return info->pf;
+}
+const gql_field *gql_exec_info_field(const gql_resolve_info *info) {
+  return info->pf->field;
+}
+const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info) {
+  return info->pf->nocc ? info->pf->occs[0].node : NULL;
+}
+uint32_t gql_exec_info_depth(const gql_resolve_info *info) {
+  uint32_t n = 0;
+  for (const path_frame *f = info->path; f; f = f->parent)
+    n += f->index < 0;
+  return n;
+}
+static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
+  if (!f)
+    return;
+  path_dotted(b, f->parent, collapse);
+  if (f->parent)
+    gql_buf_putc(b, '.');
+  if (f->index < 0)
+    gql_buf_put_str(b, f->key);
+  else if (collapse)
+    gql_buf_putc(b, '*');
+  else {
+    char d[24];
+    size_t n = sizeof d;
+    uint64_t v = (uint64_t)f->index;
+    do
+      d[--n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    gql_buf_append(b, d + n, sizeof d - n);
+  }
+}
+void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
+                               bool collapse) {
+  path_dotted(b, info->path, collapse);
+}
+const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
+                                             gql_str name) {
+  const gql_prepared *p = info->ctx->p;
+  for (uint32_t i = 0; i < p->nvars; i++)
+    if (p->vars[i].name.len == name.len &&
+        memcmp(p->vars[i].name.ptr, name.ptr, name.len) == 0)
+      return info->ctx->vars[i];
+  return NULL;
 }

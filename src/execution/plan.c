@@ -514,6 +514,7 @@ static bool key_json_new(pb *b, plan_field *pf) {
 
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
+  pf->ordinal = b->p->nplanned++;
   if (!key_json(b, pf, depth)) {
     b->err = GQL_ENOMEM;
     return;
@@ -786,8 +787,15 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     return GQL_ENOMEM;
   }
   *p = (gql_prepared){.arena = arena, .s = s, .text = {text, len}};
+  const gql_hooks *h = o.hooks && o.hooks->prepare_phase ? o.hooks : NULL;
   gql_syntax_error se;
+  if (h)
+    h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
   rc = gql_parse(arena, text, len, &o.parse, &p->doc, &se);
+  if (h) {
+    gql_error pe = {se.message, &se.location, 1};
+    h->prepare_phase(h->ctx, 0, true, rc, rc ? &pe : NULL, rc ? 1 : 0);
+  }
   if (rc) {
     if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT)
       error_response(err_arena, errors_json, se.message, &se.location);
@@ -797,7 +805,15 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   if (!o.no_validate) {
     gql_error_list errors;
     gql_error_list_init(&errors, arena, 0);
+    if (h)
+      h->prepare_phase(h->ctx, 1, false, 0, NULL, 0);
     rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
+    if (h)
+      h->prepare_phase(h->ctx, 1, true,
+                       rc             ? rc
+                       : errors.count ? GQL_EVALIDATION
+                                      : 0,
+                       errors.items, errors.count);
     if (rc == 0 && errors.count) {
       errors_response(err_arena, errors_json, &errors);
       rc = GQL_EVALIDATION;

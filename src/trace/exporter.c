@@ -1,0 +1,543 @@
+/* The tracer: a bounded queue of encoded spans, a background thread that
+ * batches them into OTLP JSON requests for a pluggable transport, the clock
+ * the spans are timed with, and the file and HTTP transports. A request
+ * thread only takes the queue lock to link one chunk; when the queue is full
+ * the chunk is dropped and counted. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "trace.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+typedef struct chunk {
+  struct chunk *next;
+  uint32_t nspans;
+  size_t len;
+  char json[];
+} chunk;
+
+enum { SIG_CACHE = 64 };
+
+typedef struct sig_entry {
+  const gql_prepared *p;
+  char *text; /* the operation's text and name, to tell a reused address */
+  size_t text_len;
+  const char *op;
+  char *sig;
+  size_t sig_len;
+} sig_entry;
+
+enum { TRACE_POOL = 64 };
+
+struct gql_tracer {
+  gql_tracer_config c;
+  pthread_mutex_t pool_mu;
+  gql_trace *pool[TRACE_POOL];
+  uint32_t npool;
+  pthread_mutex_t sig_mu;
+  sig_entry sigs[SIG_CACHE];
+  char service[256];
+  pthread_mutex_t mu;
+  pthread_cond_t wake, idle;
+  chunk *head, *tail;
+  uint32_t queued_spans;
+  uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
+  bool stop, flushing, busy, thread_started;
+  pthread_t thread;
+  gql_tracer_stats stats;
+  /* clock: Unix ns = base_ns + (tick - base_tick) * ns_per_tick */
+  bool tsc;
+  uint64_t base_tick, base_ns;
+  double ns_per_tick;
+  uint64_t seed;
+};
+
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static uint64_t real_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t gql_tracer_now(const gql_tracer *t) {
+#ifdef HAVE_TSC
+  if (t && t->tsc)
+    return __rdtsc();
+#endif
+  (void)t;
+  return real_ns();
+}
+
+uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick) {
+  if (!t || !t->tsc)
+    return tick;
+  double d = (double)(int64_t)(tick - t->base_tick) * t->ns_per_tick;
+  return t->base_ns + (uint64_t)(int64_t)d;
+}
+
+/* splitmix64 */
+uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state) {
+  (void)t;
+  uint64_t z;
+  do {
+    z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+  } while (!z);
+  return z;
+}
+
+/* The time-stamp counter is read per resolver call (a few ns, against tens
+ * for clock_gettime); its rate is measured against the monotonic clock for
+ * a millisecond at start. */
+static void clock_init(gql_tracer *t) {
+  t->base_ns = real_ns();
+#ifdef HAVE_TSC
+  uint64_t m0 = mono_ns(), c0 = __rdtsc(), m1;
+  do
+    m1 = mono_ns();
+  while (m1 - m0 < 2000000);
+  uint64_t c1 = __rdtsc();
+  if (c1 > c0) {
+    t->tsc = true;
+    t->ns_per_tick = (double)(m1 - m0) / (double)(c1 - c0);
+    t->base_tick = c1;
+    t->base_ns = real_ns();
+  }
+#endif
+}
+
+/* ---- queue */
+
+void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
+                     uint32_t nspans) {
+  chunk *c = json ? malloc(sizeof *c + len) : NULL;
+  pthread_mutex_lock(&t->mu);
+  if (!c || t->queued_spans + nspans > t->c.queue_spans) {
+    t->stats.dropped += nspans;
+    pthread_mutex_unlock(&t->mu);
+    free(c);
+    return;
+  }
+  c->next = NULL;
+  c->nspans = nspans;
+  c->len = len;
+  memcpy(c->json, json, len);
+  if (t->tail)
+    t->tail->next = c;
+  else
+    t->head = c;
+  t->tail = c;
+  t->queued_spans += nspans;
+  t->stats.queued += nspans;
+  t->pushed_seq++;
+  bool wake = t->queued_spans >= t->c.batch_spans;
+  pthread_mutex_unlock(&t->mu);
+  if (wake)
+    pthread_cond_signal(&t->wake);
+}
+
+/* Takes up to batch_spans spans' chunks off the queue (lock held). */
+static chunk *take_batch(gql_tracer *t, uint32_t *nspans, uint32_t *nchunks) {
+  chunk *first = t->head, *last = NULL;
+  uint32_t n = 0, k = 0;
+  for (chunk *c = t->head; c; c = c->next) {
+    if (n && n + c->nspans > t->c.batch_spans)
+      break;
+    n += c->nspans;
+    k++;
+    last = c;
+  }
+  if (!last)
+    return NULL;
+  t->head = last->next;
+  if (!t->head)
+    t->tail = NULL;
+  last->next = NULL;
+  t->queued_spans -= n;
+  *nspans = n;
+  *nchunks = k;
+  return first;
+}
+
+/* Sends one batch (lock not held). Returns whether the transport took it. */
+static bool send_batch(gql_tracer *t, chunk *list) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_otlp_batch_open(&b, t->service);
+  bool bad = false;
+  for (chunk *c = list; c; c = c->next)
+    bad |= gql_otlp_records_to_json(&b, c->json, c->len, c == list) < 0;
+  gql_otlp_batch_close(&b);
+  bool ok =
+      !b.failed && (!t->c.transport ||
+                    t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
+  gql_buf_free(&b);
+  return ok;
+}
+
+/* Exports one batch if any; false when the queue was empty. Lock held on
+ * entry and exit. */
+static bool export_one(gql_tracer *t) {
+  uint32_t n, k;
+  chunk *list = take_batch(t, &n, &k);
+  if (!list)
+    return false;
+  t->busy = true;
+  pthread_mutex_unlock(&t->mu);
+  bool ok = send_batch(t, list);
+  while (list) {
+    chunk *nx = list->next;
+    free(list);
+    list = nx;
+  }
+  pthread_mutex_lock(&t->mu);
+  t->busy = false;
+  if (ok)
+    t->stats.exported += n;
+  else
+    t->stats.failed += n;
+  t->done_seq += k;
+  pthread_cond_broadcast(&t->idle);
+  return true;
+}
+
+static void *exporter_main(void *arg) {
+  gql_tracer *t = arg;
+  pthread_mutex_lock(&t->mu);
+  while (!t->stop || t->head) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)t->c.interval_ms * 1000000u;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    /* Sleep while there is nothing, or too little and no hurry. */
+    while (!t->stop &&
+           (!t->head || (!t->flushing && t->queued_spans < t->c.batch_spans)))
+      if (pthread_cond_timedwait(&t->wake, &t->mu, &ts) == ETIMEDOUT)
+        break;
+    while (export_one(t))
+      ;
+  }
+  pthread_mutex_unlock(&t->mu);
+  return NULL;
+}
+
+int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
+  *out = NULL;
+  gql_tracer *t = calloc(1, sizeof *t);
+  if (!t)
+    return GQL_ENOMEM;
+  if (config)
+    t->c = *config;
+  if (!t->c.queue_spans)
+    t->c.queue_spans = 2048;
+  if (!t->c.batch_spans)
+    t->c.batch_spans = 512;
+  if (!t->c.interval_ms)
+    t->c.interval_ms = 5000;
+  snprintf(t->service, sizeof t->service, "%s",
+           t->c.service_name ? t->c.service_name : "gql");
+  t->c.service_name = t->service;
+  clock_init(t);
+  pthread_mutex_init(&t->mu, NULL);
+  pthread_mutex_init(&t->sig_mu, NULL);
+  pthread_mutex_init(&t->pool_mu, NULL);
+  pthread_cond_init(&t->wake, NULL);
+  pthread_cond_init(&t->idle, NULL);
+  if (!t->c.no_thread) {
+    if (pthread_create(&t->thread, NULL, exporter_main, t) != 0) {
+      pthread_mutex_destroy(&t->mu);
+      pthread_cond_destroy(&t->wake);
+      pthread_cond_destroy(&t->idle);
+      free(t);
+      return GQL_ENOMEM;
+    }
+    t->thread_started = true;
+  }
+  *out = t;
+  return 0;
+}
+
+void gql_tracer_flush(gql_tracer *t) {
+  if (!t)
+    return;
+  pthread_mutex_lock(&t->mu);
+  if (!t->thread_started) {
+    while (export_one(t))
+      ;
+    pthread_mutex_unlock(&t->mu);
+    return;
+  }
+  uint64_t target = t->pushed_seq;
+  t->flushing = true;
+  pthread_cond_signal(&t->wake);
+  while (t->done_seq < target)
+    pthread_cond_wait(&t->idle, &t->mu);
+  t->flushing = false;
+  pthread_mutex_unlock(&t->mu);
+}
+
+void gql_tracer_free(gql_tracer *t) {
+  if (!t)
+    return;
+  gql_tracer_flush(t);
+  if (t->thread_started) {
+    pthread_mutex_lock(&t->mu);
+    t->stop = true;
+    pthread_cond_signal(&t->wake);
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->thread, NULL);
+  }
+  for (chunk *c = t->head; c;) {
+    chunk *nx = c->next;
+    free(c);
+    c = nx;
+  }
+  for (int i = 0; i < SIG_CACHE; i++) {
+    free(t->sigs[i].text);
+    free(t->sigs[i].sig);
+  }
+  for (uint32_t i = 0; i < t->npool; i++)
+    gql_trace_destroy(t->pool[i]);
+  pthread_mutex_destroy(&t->pool_mu);
+  pthread_mutex_destroy(&t->sig_mu);
+  pthread_mutex_destroy(&t->mu);
+  pthread_cond_destroy(&t->wake);
+  pthread_cond_destroy(&t->idle);
+  free(t);
+}
+
+static sig_entry *sig_slot(gql_tracer *t, const gql_prepared *p) {
+  uintptr_t h = (uintptr_t)p;
+  h ^= h >> 17;
+  return &t->sigs[(h >> 4) % SIG_CACHE];
+}
+
+bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
+                                 gql_str *out) {
+  pthread_mutex_lock(&t->sig_mu);
+  sig_entry *e = sig_slot(t, p);
+  bool hit = e->p == p && e->text_len == p->text.len &&
+             e->op == (const char *)p->op &&
+             memcmp(e->text, p->text.ptr, p->text.len) == 0;
+  if (hit)
+    *out = (gql_str){e->sig, e->sig_len};
+  pthread_mutex_unlock(&t->sig_mu);
+  return hit;
+}
+
+/* A hit hands out the entry's string without the lock, so an entry is
+ * never freed while the tracer lives: a new operation at a taken slot is
+ * simply not cached. */
+void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
+                                gql_str sig) {
+  pthread_mutex_lock(&t->sig_mu);
+  sig_entry *e = sig_slot(t, p);
+  if (!e->p) {
+    char *text = malloc(p->text.len + 1), *s = malloc(sig.len + 1);
+    if (text && s) {
+      memcpy(text, p->text.ptr, p->text.len);
+      memcpy(s, sig.ptr, sig.len);
+      s[sig.len] = 0;
+      *e = (sig_entry){p, text, p->text.len, (const char *)p->op, s, sig.len};
+    } else {
+      free(text);
+      free(s);
+    }
+  }
+  pthread_mutex_unlock(&t->sig_mu);
+}
+
+void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out) {
+  pthread_mutex_lock(&t->mu);
+  *out = t->stats;
+  pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- transports */
+
+int gql_trace_file_transport(void *ud, const char *json, size_t len) {
+  FILE *f = ud;
+  if (fwrite(json, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
+    return GQL_EIO;
+  return 0;
+}
+
+int gql_trace_http_init(gql_trace_http *h, const char *url) {
+  memset(h, 0, sizeof *h);
+  const char *p = url;
+  if (!url || strncmp(p, "http://", 7) != 0)
+    return GQL_EINVAL;
+  p += 7;
+  size_t hl = strcspn(p, ":/");
+  if (!hl || hl >= sizeof h->host)
+    return GQL_EINVAL;
+  memcpy(h->host, p, hl);
+  p += hl;
+  snprintf(h->port, sizeof h->port, "4318");
+  if (*p == ':') {
+    p++;
+    size_t pl = strspn(p, "0123456789");
+    if (!pl || pl >= sizeof h->port)
+      return GQL_EINVAL;
+    memcpy(h->port, p, pl);
+    h->port[pl] = 0;
+    p += pl;
+  }
+  if (*p && *p != '/')
+    return GQL_EINVAL;
+  if (strlen(p) >= sizeof h->path)
+    return GQL_EINVAL;
+  snprintf(h->path, sizeof h->path, "%s", *p ? p : "/v1/traces");
+  return 0;
+}
+
+int gql_trace_http_from_env(gql_trace_http *h) {
+  const char *full = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const char *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  int rc;
+  if (full && *full) {
+    rc = gql_trace_http_init(h, full);
+  } else if (base && *base) {
+    char url[1024];
+    size_t n = strlen(base);
+    while (n && base[n - 1] == '/')
+      n--;
+    if (n + sizeof "/v1/traces" > sizeof url)
+      return GQL_EINVAL;
+    snprintf(url, sizeof url, "%.*s/v1/traces", (int)n, base);
+    rc = gql_trace_http_init(h, url);
+  } else {
+    rc = gql_trace_http_init(h, "http://localhost:4318/v1/traces");
+  }
+  const char *t = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+  if (rc == 0 && t && *t) {
+    char *end;
+    unsigned long ms = strtoul(t, &end, 10);
+    if (!*end && ms > 0 && ms <= 600000)
+      h->timeout_ms = (uint32_t)ms;
+  }
+  h->retries = 3;
+  return rc;
+}
+
+static bool send_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w <= 0) {
+      if (w < 0 && errno == EINTR)
+        continue;
+      return false;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* One POST; the HTTP status, or -1 without a response. */
+static int http_post(const gql_trace_http *h, const char *json, size_t len) {
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  struct addrinfo *ai = NULL;
+  if (getaddrinfo(h->host, h->port, &hints, &ai) != 0)
+    return -1;
+  int fd = -1;
+  for (struct addrinfo *a = ai; a; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0)
+      continue;
+    uint32_t ms = h->timeout_ms ? h->timeout_ms : 10000;
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+      break;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(ai);
+  if (fd < 0)
+    return -1;
+  char head[1024];
+  int hn = snprintf(head, sizeof head,
+                    "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
+                    "application/json\r\nContent-Length: %zu\r\nUser-Agent: "
+                    "gql/%s\r\nConnection: close\r\n\r\n",
+                    h->path, h->host, h->port, len, gql_version());
+  int status = -1;
+  if (hn > 0 && (size_t)hn < sizeof head && send_all(fd, head, (size_t)hn) &&
+      send_all(fd, json, len)) {
+    char resp[512];
+    size_t got = 0;
+    while (got < sizeof resp - 1) {
+      ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (size_t)r;
+      if (memchr(resp, '\n', got))
+        break;
+    }
+    resp[got] = 0;
+    int code;
+    if (sscanf(resp, "HTTP/1.%*d %d", &code) == 1)
+      status = code;
+  }
+  close(fd);
+  return status;
+}
+
+int gql_trace_http_transport(void *ud, const char *json, size_t len) {
+  const gql_trace_http *h = ud;
+  unsigned delay_ms = 100;
+  for (uint32_t attempt = 0;; attempt++) {
+    int status = http_post(h, json, len);
+    if (status >= 200 && status < 300)
+      return 0;
+    bool retry = status == -1 || status == 429 || status == 502 ||
+                 status == 503 || status == 504;
+    if (!retry || attempt >= h->retries)
+      return GQL_EIO;
+    struct timespec ts = {(time_t)(delay_ms / 1000),
+                          (long)(delay_ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+    delay_ms *= 2;
+  }
+}
+
+gql_trace *gql_tracer_pool_get(gql_tracer *t) {
+  pthread_mutex_lock(&t->pool_mu);
+  gql_trace *tr = t->npool ? t->pool[--t->npool] : NULL;
+  pthread_mutex_unlock(&t->pool_mu);
+  return tr;
+}
+
+bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr) {
+  pthread_mutex_lock(&t->pool_mu);
+  bool ok = t->npool < TRACE_POOL;
+  if (ok)
+    t->pool[t->npool++] = tr;
+  pthread_mutex_unlock(&t->pool_mu);
+  return ok;
+}

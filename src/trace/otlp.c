@@ -1,0 +1,342 @@
+/* OTLP/HTTP JSON (ExportTraceServiceRequest) for gql's spans: hex ids,
+ * 64-bit integers as decimal strings, integer enums, the mapping of the
+ * tracing reference §12.6. */
+#include "trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A JSON string; plain ASCII (the names, paths and most values) is copied
+ * as is, anything else goes through the escaping writer. */
+static void jstr(gql_buf *b, gql_str s) {
+  for (size_t i = 0; i < s.len; i++) {
+    unsigned char c = (unsigned char)s.ptr[i];
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      gql_json_write_string(b, s);
+      return;
+    }
+  }
+  if (gql_buf_reserve(b, s.len + 2)) {
+    b->data[b->len++] = '"';
+    memcpy(b->data + b->len, s.ptr, s.len);
+    b->len += s.len;
+    b->data[b->len++] = '"';
+  }
+}
+
+static void u64dec(gql_buf *b, uint64_t v) {
+  char d[24];
+  size_t n = sizeof d;
+  do
+    d[--n] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  gql_buf_append(b, d + n, sizeof d - n);
+}
+
+static void kv_str(gql_buf *b, bool *first, gql_str key, gql_str v) {
+  gql_buf_puts(b, *first ? "{\"key\":" : ",{\"key\":");
+  *first = false;
+  jstr(b, key);
+  gql_buf_puts(b, ",\"value\":{\"stringValue\":");
+  jstr(b, v);
+  gql_buf_puts(b, "}}");
+}
+
+static void kv_array(gql_buf *b, bool *first, const char *key,
+                     const gql_str *items, uint32_t n) {
+  gql_buf_puts(b, *first ? "{\"key\":" : ",{\"key\":");
+  *first = false;
+  gql_json_write_string(b, gql_cstr(key));
+  gql_buf_puts(b, ",\"value\":{\"arrayValue\":{\"values\":[");
+  for (uint32_t i = 0; i < n; i++) {
+    gql_buf_puts(b, i ? ",{\"stringValue\":" : "{\"stringValue\":");
+    gql_json_write_string(b, items[i]);
+    gql_buf_putc(b, '}');
+  }
+  gql_buf_puts(b, "]}}}");
+}
+
+static void hex64(gql_buf *b, uint64_t v) {
+  static const char digits[] = "0123456789abcdef";
+  char h[16];
+  for (int i = 15; i >= 0; i--, v >>= 4)
+    h[i] = digits[v & 15];
+  gql_buf_append(b, h, 16);
+}
+
+static void event(gql_buf *b, const trace_event *e) {
+  gql_buf_printf(b, "{\"timeUnixNano\":\"%" PRIu64 "\",\"name\":", e->time_ns);
+  gql_json_write_string(b, gql_cstr(e->name));
+  gql_buf_puts(b, ",\"attributes\":[");
+  bool first = true;
+  kv_str(b, &first, GQL_STR("type"), e->type);
+  if (e->nlocations)
+    kv_array(b, &first, "locations", e->locations, e->nlocations);
+  if (e->npath)
+    kv_array(b, &first, "path", e->path, e->npath);
+  kv_str(b, &first, GQL_STR("message"), e->message);
+  gql_buf_puts(b, "]}");
+}
+
+static void json_span(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
+  gql_buf_puts(b, "{\"traceId\":\"");
+  hex64(b, ids->trace_hi);
+  hex64(b, ids->trace_lo);
+  gql_buf_puts(b, "\",\"spanId\":\"");
+  hex64(b, s->id);
+  gql_buf_putc(b, '"');
+  if (s->parent) {
+    gql_buf_puts(b, ",\"parentSpanId\":\"");
+    hex64(b, s->parent);
+    gql_buf_putc(b, '"');
+  }
+  gql_buf_puts(b, ",\"name\":");
+  jstr(b, s->name);
+  gql_buf_puts(b, s->kind == SPAN_EXECUTE ? ",\"kind\":2" : ",\"kind\":1");
+  gql_buf_puts(b, ",\"startTimeUnixNano\":\"");
+  u64dec(b, s->start);
+  gql_buf_puts(b, "\",\"endTimeUnixNano\":\"");
+  u64dec(b, s->end);
+  gql_buf_puts(b, "\",\"attributes\":[");
+  bool first = true;
+  for (const trace_attr *a = s->attrs; a; a = a->next)
+    kv_str(b, &first, a->key, a->value);
+  kv_str(b, &first, GQL_STR("resource.name"),
+         s->resource.len ? s->resource : s->name);
+  kv_str(b, &first, GQL_STR("span.type"), GQL_STR("graphql"));
+  kv_str(b, &first, GQL_STR("component"), GQL_STR("graphql"));
+  if (s->error_type)
+    kv_str(b, &first, GQL_STR("error.type"), gql_cstr(s->error_type));
+  gql_buf_putc(b, ']');
+  if (s->events || (s->error_type && s->kind == SPAN_RESOLVE)) {
+    gql_buf_puts(b, ",\"events\":[");
+    bool any = false;
+    for (const trace_event *e = s->events; e; e = e->next) {
+      if (any)
+        gql_buf_putc(b, ',');
+      any = true;
+      event(b, e);
+    }
+    if (s->error_type && s->kind == SPAN_RESOLVE) {
+      /* A resolver's error is a thrown exception in OTel terms. */
+      gql_buf_printf(b,
+                     "%s{\"timeUnixNano\":\"%" PRIu64
+                     "\",\"name\":\"exception\",\"attributes\":[",
+                     any ? "," : "", s->end);
+      bool f2 = true;
+      kv_str(b, &f2, GQL_STR("exception.type"), gql_cstr(s->error_type));
+      kv_str(b, &f2, GQL_STR("exception.message"), s->error);
+      gql_buf_puts(b, "]}");
+    }
+    gql_buf_putc(b, ']');
+  }
+  if (s->error_type) {
+    gql_buf_puts(b, ",\"status\":{\"code\":2,\"message\":");
+    gql_json_write_string(b, s->error);
+    gql_buf_putc(b, '}');
+  }
+  gql_buf_puts(b, ",\"flags\":257}");
+}
+
+void gql_otlp_batch_open(gql_buf *b, const char *service) {
+  gql_buf_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":["
+                  "{\"key\":\"service.name\",\"value\":{\"stringValue\":");
+  gql_json_write_string(b, gql_cstr(service));
+  gql_buf_puts(b, "}},{\"key\":\"telemetry.sdk.name\",\"value\":{"
+                  "\"stringValue\":\"gql\"}},{\"key\":\"telemetry.sdk."
+                  "language\",\"value\":{\"stringValue\":\"c\"}}]},"
+                  "\"scopeSpans\":[{\"scope\":{\"name\":\"gql\",\"version\":");
+  gql_json_write_string(b, gql_cstr(gql_version()));
+  gql_buf_puts(b, "},\"spans\":[");
+}
+
+void gql_otlp_batch_close(gql_buf *b) {
+  gql_buf_puts(b, "]}]}]}");
+}
+
+/* ---- records: what a request thread hands to the exporter. A span is
+ * copied as a flat record (lengths and bytes, no formatting) and becomes
+ * JSON on the exporter thread. */
+
+static inline void app(gql_buf *b, const void *p, size_t n) {
+  if (!n)
+    return;
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
+static inline void put64(gql_buf *b, uint64_t v) {
+  app(b, &v, sizeof v);
+}
+static inline void put32(gql_buf *b, uint32_t v) {
+  app(b, &v, sizeof v);
+}
+static inline void putstr(gql_buf *b, gql_str s) {
+  put32(b, (uint32_t)s.len);
+  app(b, s.ptr, s.len);
+}
+
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
+  gql_buf_reserve(b, 512);
+  put64(b, ids->trace_hi);
+  put64(b, ids->trace_lo);
+  put64(b, s->id);
+  put64(b, s->parent);
+  put64(b, s->start);
+  put64(b, s->end);
+  put32(b, s->kind);
+  putstr(b, s->name);
+  putstr(b, s->resource);
+  uint32_t n = 0;
+  for (const trace_attr *a = s->attrs; a; a = a->next)
+    n++;
+  put32(b, n);
+  for (const trace_attr *a = s->attrs; a; a = a->next) {
+    putstr(b, a->key);
+    putstr(b, a->value);
+  }
+  putstr(b, s->error_type ? gql_cstr(s->error_type) : GQL_STR(""));
+  putstr(b, s->error);
+  n = 0;
+  for (const trace_event *e = s->events; e; e = e->next)
+    n++;
+  put32(b, n);
+  for (const trace_event *e = s->events; e; e = e->next) {
+    put64(b, e->time_ns);
+    putstr(b, gql_cstr(e->name));
+    putstr(b, e->type);
+    putstr(b, e->message);
+    put32(b, e->nlocations);
+    for (uint32_t i = 0; i < e->nlocations; i++)
+      putstr(b, e->locations[i]);
+    put32(b, e->npath);
+    for (uint32_t i = 0; i < e->npath; i++)
+      putstr(b, e->path[i]);
+  }
+}
+
+typedef struct reader {
+  const char *p, *end;
+  gql_arena *arena;
+  bool bad;
+} reader;
+
+static uint64_t get64(reader *r) {
+  uint64_t v = 0;
+  if (r->end - r->p < 8) {
+    r->bad = true;
+    return 0;
+  }
+  memcpy(&v, r->p, 8);
+  r->p += 8;
+  return v;
+}
+static uint32_t get32(reader *r) {
+  uint32_t v = 0;
+  if (r->end - r->p < 4) {
+    r->bad = true;
+    return 0;
+  }
+  memcpy(&v, r->p, 4);
+  r->p += 4;
+  return v;
+}
+static gql_str getstr(reader *r) {
+  uint32_t n = get32(r);
+  if (r->bad || (size_t)(r->end - r->p) < n) {
+    r->bad = true;
+    return GQL_STR("");
+  }
+  gql_str s = {r->p, n};
+  r->p += n;
+  return s;
+}
+static gql_str *getstrs(reader *r, uint32_t *n) {
+  *n = get32(r);
+  if (r->bad || *n > (size_t)(r->end - r->p) / 4) {
+    r->bad = true;
+    *n = 0;
+    return NULL;
+  }
+  gql_str *v = gql_arena_alloc(r->arena, sizeof *v * (*n + 1));
+  for (uint32_t i = 0; v && i < *n; i++)
+    v[i] = getstr(r);
+  if (!v)
+    r->bad = true;
+  return v;
+}
+
+int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
+                             bool first) {
+  gql_arena *a = gql_arena_new(NULL);
+  if (!a)
+    return GQL_ENOMEM;
+  reader r = {rec, rec + len, a, false};
+  while (r.p < r.end && !r.bad) {
+    otlp_ids ids;
+    trace_span s = {0};
+    ids.trace_hi = get64(&r);
+    ids.trace_lo = get64(&r);
+    s.id = get64(&r);
+    s.parent = get64(&r);
+    s.start = get64(&r);
+    s.end = get64(&r);
+    s.kind = (uint8_t)get32(&r);
+    s.name = getstr(&r);
+    s.resource = getstr(&r);
+    uint32_t na = get32(&r);
+    for (uint32_t i = 0; i < na && !r.bad; i++) {
+      trace_attr *at = gql_arena_alloc(a, sizeof *at);
+      if (!at) {
+        r.bad = true;
+        break;
+      }
+      at->key = getstr(&r);
+      at->value = getstr(&r);
+      at->next = NULL;
+      if (s.attrs_last)
+        s.attrs_last->next = at;
+      else
+        s.attrs = at;
+      s.attrs_last = at;
+    }
+    gql_str et = getstr(&r);
+    s.error = getstr(&r);
+    s.error_type = et.len ? gql_arena_strndup(a, et.ptr, et.len) : NULL;
+    uint32_t ne = get32(&r);
+    for (uint32_t i = 0; i < ne && !r.bad; i++) {
+      trace_event *e = gql_arena_alloc(a, sizeof *e);
+      if (!e) {
+        r.bad = true;
+        break;
+      }
+      *e = (trace_event){0};
+      e->time_ns = get64(&r);
+      gql_str nm = getstr(&r);
+      e->name = gql_arena_strndup(a, nm.ptr, nm.len);
+      e->type = getstr(&r);
+      e->message = getstr(&r);
+      e->locations = getstrs(&r, &e->nlocations);
+      e->path = getstrs(&r, &e->npath);
+      if (!e->name)
+        e->name = "";
+      if (s.events_last)
+        s.events_last->next = e;
+      else
+        s.events = e;
+      s.events_last = e;
+    }
+    if (r.bad)
+      break;
+    if (!first)
+      gql_buf_putc(b, ',');
+    first = false;
+    json_span(b, &ids, &s);
+  }
+  gql_arena_free(a);
+  return r.bad ? GQL_EINVAL : 0;
+}

@@ -1,0 +1,92 @@
+/* The tracer's internals: spans of one request (tracer.c), the operation
+ * signature (signature.c), OTLP JSON encoding (otlp.c) and the exporter
+ * queue and transports (exporter.c). */
+#ifndef GQL_TRACE_H
+#define GQL_TRACE_H
+
+#include "../core/core.h"
+#include "../execution/exec.h"
+
+enum { SPAN_PARSE, SPAN_VALIDATE, SPAN_EXECUTE, SPAN_RESOLVE };
+
+/* A string attribute (key and value in the trace arena). */
+typedef struct trace_attr {
+  gql_str key;
+  gql_str value;
+  struct trace_attr *next;
+} trace_attr;
+
+/* An event: dd.graphql.query.error or exception. */
+typedef struct trace_event {
+  uint64_t time_ns;
+  const char *name;
+  gql_str type, message;
+  gql_str *locations; /* "line:column" */
+  uint32_t nlocations;
+  gql_str *path;
+  uint32_t npath;
+  struct trace_event *next;
+} trace_event;
+
+typedef struct trace_span {
+  uint64_t id, parent;
+  uint64_t start, end; /* clock ticks until encoded */
+  uint8_t kind;
+  bool ended;
+  gql_str name;
+  gql_str resource;
+  gql_str path; /* resolve */
+  const gql_field *field;
+  const gql_ast_selection *node;
+  uint32_t ordinal; /* resolve: the plan field's */
+  const char *error_type;
+  gql_str error;
+  trace_attr *attrs, *attrs_last;
+  trace_event *events, *events_last;
+} trace_span;
+
+/* ---- signature.c */
+const gql_ast_operation *gql_trace_select_operation(const gql_document *doc,
+                                                    const char *name);
+/* "<type> <name>", "<type>" or "". */
+gql_str gql_trace_fallback_resource(gql_arena *arena,
+                                    const gql_ast_operation *op);
+
+/* ---- otlp.c */
+typedef struct otlp_ids {
+  uint64_t trace_hi, trace_lo;
+} otlp_ids;
+/* Appends a span (times already in Unix ns) as a flat record: no
+ * formatting on the request thread. */
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s);
+/* Appends the OTLP span objects of records rec[0..len), comma-joined (a
+ * leading comma unless `first`). */
+int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
+                             bool first);
+/* The envelope around comma-joined span objects. */
+void gql_otlp_batch_open(gql_buf *b, const char *service);
+void gql_otlp_batch_close(gql_buf *b);
+
+/* ---- exporter.c */
+/* Queues span records (copied); never blocks for long: drops
+ * and counts when the queue is full. */
+void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
+                     uint32_t nspans);
+/* Ticks to Unix nanoseconds, and the current tick. */
+uint64_t gql_tracer_now(const gql_tracer *t);
+uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);
+/* The signature cache, per prepared operation (checked by its text):
+ * true and *out (valid while the tracer lives) on a hit. */
+bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
+                                 gql_str *out);
+void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
+                                gql_str sig);
+/* The pool of finished traces (NULL / false when empty / full). */
+gql_trace *gql_tracer_pool_get(gql_tracer *t);
+bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
+/* Frees a trace (tracer.c). */
+void gql_trace_destroy(gql_trace *tr);
+/* A random non-zero 64-bit id. */
+uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state);
+
+#endif

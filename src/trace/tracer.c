@@ -1,0 +1,608 @@
+/* One traced request: the executor's hooks make the spans. Per resolver call
+ * the work is a lookup of the planned field in a small pointer table (with
+ * collapsing) and a clock read at start and completion; a span record, its
+ * path string and the parent lookup happen once per (collapsed) path. Spans
+ * are encoded to OTLP JSON when the execution finishes and handed to the
+ * tracer's queue; the trace then holds nothing but its arena until
+ * gql_trace_end. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A path of the per-trace table (open addressing, in the arena). */
+typedef struct path_slot {
+  const char *ptr;
+  uint32_t len;
+  uint32_t idx; /* into spans */
+} path_slot;
+
+struct gql_trace {
+  gql_tracer *tracer;
+  gql_arena *arena;
+  gql_trace_options o;
+  gql_trace_subscriber sub;
+  gql_hooks hooks;
+  uint64_t rng;
+  otlp_ids ids;
+  bool aborted;
+  bool aborted_at_start;
+  bool queued;
+  const gql_prepared *p;
+  const char *vars_json;
+  size_t vars_len;
+  trace_span *parse, *validate, *exec;
+  trace_span **spans; /* every span, in creation order */
+  uint32_t nspans, cap;
+  trace_span **owners; /* by plan field ordinal (collapsing) */
+  gql_str *resources;  /* by plan field ordinal: "field:Type" */
+  uint32_t nowners;
+  path_slot *paths; /* path string → index in spans (resolve spans) */
+  uint32_t npaths, paths_cap;
+  gql_buf scratch; /* paths, resources and the records, reused */
+};
+
+static uint32_t path_hash(const char *p, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a: paths are short */
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (uint8_t)p[i]) * 16777619u;
+  return h;
+}
+
+static bool path_get(const gql_trace *tr, gql_str k, uint32_t *idx) {
+  if (!tr->paths_cap)
+    return false;
+  uint32_t m = tr->paths_cap - 1;
+  for (uint32_t h = path_hash(k.ptr, k.len) & m; tr->paths[h].ptr;
+       h = (h + 1) & m)
+    if (tr->paths[h].len == k.len &&
+        memcmp(tr->paths[h].ptr, k.ptr, k.len) == 0) {
+      *idx = tr->paths[h].idx;
+      return true;
+    }
+  return false;
+}
+
+static void path_put(gql_trace *tr, gql_str k, uint32_t idx) {
+  if ((tr->npaths + 1) * 2 > tr->paths_cap) {
+    uint32_t nc = tr->paths_cap ? tr->paths_cap * 2 : 32;
+    path_slot *n = gql_arena_alloc(tr->arena, sizeof *n * nc);
+    if (!n)
+      return;
+    memset(n, 0, sizeof *n * nc);
+    for (uint32_t i = 0; i < tr->paths_cap; i++) {
+      path_slot *o = &tr->paths[i];
+      if (!o->ptr)
+        continue;
+      uint32_t h = path_hash(o->ptr, o->len) & (nc - 1);
+      while (n[h].ptr)
+        h = (h + 1) & (nc - 1);
+      n[h] = *o;
+    }
+    tr->paths = n;
+    tr->paths_cap = nc;
+  }
+  uint32_t m = tr->paths_cap - 1, h = path_hash(k.ptr, k.len) & m;
+  while (tr->paths[h].ptr)
+    h = (h + 1) & m;
+  tr->paths[h] = (path_slot){k.ptr ? k.ptr : "", (uint32_t)k.len, idx};
+  tr->npaths++;
+}
+
+void gql_trace_options_init(gql_trace_options *o) {
+  *o = (gql_trace_options){.depth = -1};
+}
+
+static trace_span *span_new(gql_trace *tr, uint8_t kind, const char *name) {
+  if (tr->nspans == tr->cap) {
+    uint32_t nc = tr->cap ? tr->cap * 2 : 16;
+    trace_span **n =
+        gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
+    if (!n)
+      return NULL;
+    tr->spans = n;
+    tr->cap = nc;
+  }
+  trace_span *s = gql_arena_alloc(tr->arena, sizeof *s);
+  if (!s)
+    return NULL;
+  *s = (trace_span){.kind = kind, .name = gql_cstr(name)};
+  s->id = gql_tracer_random(tr->tracer, &tr->rng);
+  s->start = gql_tracer_now(tr->tracer);
+  tr->spans[tr->nspans++] = s;
+  return s;
+}
+
+static void attr_add(gql_trace *tr, trace_span *s, gql_str key, gql_str v) {
+  trace_attr *a = gql_arena_alloc(tr->arena, sizeof *a);
+  if (!a)
+    return;
+  *a = (trace_attr){key, v, NULL};
+  if (s->attrs_last)
+    s->attrs_last->next = a;
+  else
+    s->attrs = a;
+  s->attrs_last = a;
+}
+
+static gql_str arena_str(gql_trace *tr, const char *p, size_t n) {
+  char *c = gql_arena_strndup(tr->arena, p ? p : "", p ? n : 0);
+  return c ? (gql_str){c, n} : GQL_STR("");
+}
+
+static void variable_tags(gql_trace *tr, trace_span *s,
+                          const gql_resolve_info *info);
+
+/* One dd.graphql.query.error event per GraphQL error. */
+static void error_event(gql_trace *tr, trace_span *s, const char *message,
+                        const gql_location *locs, uint32_t nlocs,
+                        const char *path_json) {
+  trace_event *e = gql_arena_alloc(tr->arena, sizeof *e);
+  if (!e)
+    return;
+  *e = (trace_event){.name = "dd.graphql.query.error",
+                     .type = GQL_STR("GraphQLError"),
+                     .message = arena_str(tr, message, strlen(message))};
+  e->time_ns = gql_tracer_to_ns(tr->tracer, gql_tracer_now(tr->tracer));
+  e->time_ns -= e->time_ns % 1000000; /* milliseconds, as dd-trace */
+  if (nlocs && (e->locations =
+                    gql_arena_alloc(tr->arena, sizeof *e->locations * nlocs))) {
+    for (uint32_t i = 0; i < nlocs; i++) {
+      char *l =
+          gql_arena_sprintf(tr->arena, "%u:%u", locs[i].line, locs[i].column);
+      e->locations[e->nlocations++] = l ? gql_cstr(l) : GQL_STR("");
+    }
+  }
+  gql_json_value *pv;
+  gql_json_error je;
+  if (path_json &&
+      gql_json_parse(tr->arena, path_json, strlen(path_json), NULL, &pv, &je) ==
+          0 &&
+      pv->kind == GQL_JSON_ARRAY) {
+    e->path =
+        gql_arena_alloc(tr->arena, sizeof *e->path * (pv->array.count + 1));
+    for (size_t i = 0; e->path && i < pv->array.count; i++) {
+      const gql_json_value *it = &pv->array.items[i];
+      if (it->kind == GQL_JSON_STRING) {
+        e->path[e->npath++] = arena_str(tr, it->string.ptr, it->string.len);
+      } else {
+        char *n = gql_arena_sprintf(tr->arena, "%lld", (long long)it->number.i);
+        e->path[e->npath++] = n ? gql_cstr(n) : GQL_STR("");
+      }
+    }
+  }
+  if (s->events_last)
+    s->events_last->next = e;
+  else
+    s->events = e;
+  s->events_last = e;
+}
+
+/* ---- prepare */
+
+static void on_prepare_phase(void *ctx, int phase, bool finished, int rc,
+                             const gql_error *errors, uint32_t nerrors) {
+  gql_trace *tr = ctx;
+  if (!finished) {
+    trace_span *s = span_new(tr, phase ? SPAN_VALIDATE : SPAN_PARSE,
+                             phase ? "graphql.validate" : "graphql.parse");
+    if (phase)
+      tr->validate = s;
+    else
+      tr->parse = s;
+    return;
+  }
+  trace_span *s = phase ? tr->validate : tr->parse;
+  if (!s)
+    return;
+  s->end = gql_tracer_now(tr->tracer);
+  s->ended = true;
+  if (!rc)
+    return;
+  s->error_type = "GraphQLError";
+  if (nerrors && errors[0].message)
+    s->error = arena_str(tr, errors[0].message, strlen(errors[0].message));
+  else
+    s->error = gql_cstr(gql_strerror(rc));
+  for (uint32_t i = 0; phase && i < nerrors; i++)
+    error_event(tr, s, errors[i].message, errors[i].locations,
+                errors[i].nlocations, NULL);
+}
+
+/* ---- execute */
+
+static int on_execute_start(void *ctx) {
+  gql_trace *tr = ctx;
+  tr->exec = span_new(tr, SPAN_EXECUTE, "query");
+  if (tr->sub.execute_start && tr->sub.execute_start(tr->sub.ud, tr))
+    tr->aborted = true;
+  tr->aborted_at_start = tr->aborted;
+  return tr->aborted;
+}
+
+static void on_execute_error(void *ctx, const char *message,
+                             const gql_location *locs, uint32_t nlocs,
+                             const char *path_json) {
+  gql_trace *tr = ctx;
+  trace_span *s = tr->exec;
+  if (!s || tr->aborted_at_start)
+    return;
+  if (!s->error_type) {
+    s->error_type = "GraphQLError";
+    s->error = arena_str(tr, message, strlen(message));
+  }
+  error_event(tr, s, message, locs, nlocs, path_json);
+}
+
+/* ---- resolve */
+
+/* The span of the nearest ancestor path that has one: strip the last
+ * segment, and list-index segments, until a prefix is known. */
+static uint64_t parent_of(gql_trace *tr, gql_str path) {
+  size_t n = path.len;
+  for (;;) {
+    while (n > 0 && path.ptr[n - 1] != '.')
+      n--;
+    if (n == 0)
+      break;
+    n--; /* the dot */
+    size_t seg = n;
+    while (seg > 0 && path.ptr[seg - 1] != '.')
+      seg--;
+    char c = path.ptr[seg];
+    if (c == '*' || (c >= '0' && c <= '9'))
+      continue;
+    uint32_t idx;
+    if (path_get(tr, (gql_str){path.ptr, n}, &idx))
+      return tr->spans[idx]->id;
+  }
+  return tr->exec ? tr->exec->id : 0;
+}
+
+static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
+  if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
+    return NULL;
+  gql_buf *b = &tr->scratch;
+  b->len = 0;
+  gql_exec_info_path_dotted(info, b, !tr->o.no_collapse);
+  gql_str path = arena_str(tr, b->data, b->failed ? 0 : b->len);
+  uint32_t idx;
+  if (path_get(tr, path, &idx)) /* abstract types */
+    return tr->spans[idx];
+  trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
+  if (!s)
+    return NULL;
+  s->path = path;
+  s->field = gql_exec_info_field(info);
+  s->node = gql_exec_info_node(info);
+  s->parent = parent_of(tr, path);
+  s->ordinal = gql_exec_info_ordinal(info);
+  if (tr->o.nvariables)
+    variable_tags(tr, s, info);
+  path_put(tr, path, tr->nspans - 1);
+  return s;
+}
+
+/* With collapsing, one entry per planned field: its span, GATED, or NULL
+ * before its first call. */
+#define GATED ((trace_span *)(uintptr_t)1)
+
+static trace_span *collapsed_owner(gql_trace *tr,
+                                   const gql_resolve_info *info) {
+  uint32_t k = gql_exec_info_ordinal(info);
+  if (GQL_UNLIKELY(k >= tr->nowners))
+    return NULL;
+  trace_span *s = tr->owners[k];
+  if (GQL_LIKELY(s != NULL))
+    return s == GATED ? NULL : s;
+  s = resolve_span(tr, info);
+  tr->owners[k] = s ? s : GATED;
+  return s;
+}
+
+static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
+  gql_trace *tr = ctx;
+  if (tr->sub.resolve_start && tr->sub.resolve_start(tr->sub.ud, tr, info))
+    tr->aborted = true;
+  trace_span *owner = NULL;
+  if (tr->o.depth != 0 && tr->p) /* spans need gql_trace_set_operation */
+    owner =
+        tr->o.no_collapse ? resolve_span(tr, info) : collapsed_owner(tr, info);
+  gql_exec_info_set_trace(info, owner);
+  return tr->aborted;
+}
+
+static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
+  gql_trace *tr = ctx;
+  trace_span *s = gql_exec_info_trace(info);
+  const char *err = gql_exec_info_error(info);
+  if (tr->sub.resolve_update)
+    tr->sub.resolve_update(tr->sub.ud, tr, info, err);
+  if (!s)
+    return;
+  uint64_t now = gql_tracer_now(tr->tracer);
+  if (now > s->end)
+    s->end = now; /* the last sibling's completion */
+  s->ended = true;
+  if (err && !s->error_type) { /* the first error wins */
+    s->error_type = "Error";
+    s->error = arena_str(tr, err, strlen(err));
+  }
+}
+
+/* ---- tags, encoding, queueing */
+
+static const char *op_type(gql_operation_type t) {
+  return t == GQL_OP_MUTATION       ? "mutation"
+         : t == GQL_OP_SUBSCRIPTION ? "subscription"
+                                    : "query";
+}
+
+static bool allowed(const gql_trace *tr, gql_str name) {
+  for (uint32_t i = 0; i < tr->o.nvariables; i++)
+    if (gql_str_eq_cstr(name, tr->o.variables[i]))
+      return true;
+  return false;
+}
+
+static gql_str value_text(gql_trace *tr, const gql_json_value *v) {
+  if (v->kind == GQL_JSON_STRING)
+    return v->string;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_json_write_value(&b, v);
+  gql_str s = arena_str(tr, b.data, b.failed ? 0 : b.len);
+  gql_buf_free(&b);
+  return s;
+}
+
+static bool truthy(const gql_json_value *v) {
+  switch (v->kind) {
+  case GQL_JSON_NULL:
+    return false;
+  case GQL_JSON_BOOL:
+    return v->boolean;
+  case GQL_JSON_NUMBER:
+    return v->number.d != 0;
+  case GQL_JSON_STRING:
+    return v->string.len > 0;
+  default:
+    return true;
+  }
+}
+
+static gql_str var_key(gql_trace *tr, gql_str name) {
+  char *k = gql_arena_sprintf(tr->arena, "graphql.variables.%.*s",
+                              (int)name.len, name.ptr);
+  return k ? gql_cstr(k) : GQL_STR("graphql.variables");
+}
+
+static void execute_tags(gql_trace *tr, trace_span *s) {
+  const gql_prepared *p = tr->p;
+  if (!p)
+    return;
+  const gql_ast_operation *op = p->op;
+  const char *t = op_type(p->kind);
+  s->name = gql_cstr(t);
+  attr_add(tr, s, GQL_STR("graphql.operation.type"), gql_cstr(t));
+  if (op && op->name.len)
+    attr_add(tr, s, GQL_STR("graphql.operation.name"),
+             gql_ast_name_str(op->name));
+  gql_str res = GQL_STR("");
+  if (!tr->o.no_signature &&
+      !(tr->tracer && gql_tracer_cached_signature(tr->tracer, p, &res))) {
+    const char *name = NULL;
+    if (op && op->name.len)
+      name = gql_arena_strndup(tr->arena, op->name.ptr, op->name.len);
+    if (gql_trace_signature(tr->arena, p->doc, name, &res) < 0)
+      res = GQL_STR("");
+    else if (tr->tracer)
+      gql_tracer_cache_signature(tr->tracer, p, res);
+  }
+  if (!res.len)
+    res = gql_trace_fallback_resource(tr->arena, op);
+  s->resource = res;
+  if (tr->o.source) {
+    attr_add(tr, s, GQL_STR("graphql.source"), p->text);
+    attr_add(tr, s, GQL_STR("graphql.document"), p->text);
+  }
+  if (tr->o.nvariables && tr->vars_json) {
+    gql_json_value *vars;
+    gql_json_error je;
+    if (gql_json_parse(tr->arena, tr->vars_json, tr->vars_len, NULL, &vars,
+                       &je) == 0 &&
+        vars->kind == GQL_JSON_OBJECT)
+      for (size_t i = 0; i < vars->object.count; i++) {
+        const gql_json_member *m = &vars->object.members[i];
+        if (allowed(tr, m->key))
+          attr_add(tr, s, var_key(tr, m->key), value_text(tr, &m->value));
+      }
+  }
+}
+
+static void resolve_tags(gql_trace *tr, trace_span *s) {
+  const gql_schema *schema = tr->p->s;
+  const gql_field *f = s->field;
+  gql_str named = schema->types[f->type.type].name;
+  attr_add(tr, s, GQL_STR("graphql.field.name"), f->name);
+  attr_add(tr, s, GQL_STR("graphql.field.path"), s->path);
+  attr_add(tr, s, GQL_STR("graphql.field.type"), named);
+  gql_str *res = s->ordinal < tr->nowners ? &tr->resources[s->ordinal] : NULL;
+  if (res && res->ptr) {
+    s->resource = *res;
+  } else {
+    gql_buf *b = &tr->scratch;
+    b->len = 0;
+    gql_buf_put_str(b, f->name);
+    gql_buf_putc(b, ':');
+    gql_type_ref_print(schema, f->type, b);
+    s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
+    if (res)
+      *res = s->resource;
+  }
+  const gql_ast_selection *n = s->node;
+  if (tr->o.source && n && n->h.end <= tr->p->text.len)
+    attr_add(tr, s, GQL_STR("graphql.source"),
+             (gql_str){tr->p->text.ptr + n->h.start, n->h.end - n->h.start});
+}
+
+/* graphql.variables.<name> for the arguments given as allowed variables,
+ * read during the first call (the values live in the execution). */
+static void variable_tags(gql_trace *tr, trace_span *s,
+                          const gql_resolve_info *info) {
+  const gql_ast_selection *n = s->node;
+  for (uint32_t i = 0; n && i < n->args.count; i++) {
+    const gql_ast_value *v = n->args.items[i]->value;
+    if (!v || v->h.kind != GQL_AST_VARIABLE)
+      continue;
+    gql_str name = gql_ast_name_str(v->u.name);
+    if (!allowed(tr, name))
+      continue;
+    const gql_json_value *val = gql_exec_info_variable(info, name);
+    if (val && truthy(val))
+      attr_add(tr, s, var_key(tr, name), value_text(tr, val));
+  }
+}
+
+/* Encodes every span not yet queued and hands them to the tracer. */
+static void queue_spans(gql_trace *tr) {
+  if (tr->queued)
+    return;
+  tr->queued = true;
+  if (!tr->tracer || !tr->nspans)
+    return;
+  gql_buf *b = &tr->scratch;
+  b->len = 0;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < tr->nspans; i++) {
+    trace_span *s = tr->spans[i];
+    trace_span enc = *s;
+    enc.start = gql_tracer_to_ns(tr->tracer, s->start);
+    enc.end =
+        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start);
+    n++;
+    gql_otlp_record(b, &tr->ids, &enc);
+  }
+  if (!b->failed)
+    gql_tracer_push(tr->tracer, b->data, b->len, n);
+  else
+    gql_tracer_push(tr->tracer, NULL, 0, n); /* counted as dropped */
+}
+
+static void on_execute_finish(void *ctx, bool has_errors) {
+  gql_trace *tr = ctx;
+  trace_span *ex = tr->exec;
+  uint64_t now = gql_tracer_now(tr->tracer);
+  for (uint32_t i = 0; i < tr->nspans; i++) {
+    trace_span *s = tr->spans[i];
+    if (s->kind != SPAN_RESOLVE)
+      continue;
+    if (!s->ended)
+      s->end = now;
+    resolve_tags(tr, s);
+    if (tr->sub.resolve_finish)
+      tr->sub.resolve_finish(tr->sub.ud, tr, s->path.ptr,
+                             s->error_type ? s->error.ptr : NULL);
+  }
+  if (tr->sub.execute_finish)
+    tr->sub.execute_finish(tr->sub.ud, tr, has_errors);
+  if (ex) {
+    execute_tags(tr, ex);
+    ex->end = gql_tracer_now(tr->tracer);
+    ex->ended = true;
+  }
+  if (tr->o.source && tr->p) {
+    if (tr->parse)
+      attr_add(tr, tr->parse, GQL_STR("graphql.source"), tr->p->text);
+    if (tr->validate)
+      attr_add(tr, tr->validate, GQL_STR("graphql.source"), tr->p->text);
+  }
+  queue_spans(tr);
+}
+
+/* ---- public */
+
+/* Traces are pooled by the tracer: a steady state reuses their arena and
+ * buffer and makes no allocator call per request. */
+gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
+  gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
+  gql_arena *a;
+  gql_buf scratch;
+  if (tr) {
+    a = tr->arena;
+    scratch = tr->scratch;
+    scratch.len = 0;
+  } else {
+    if (!(tr = malloc(sizeof *tr)))
+      return NULL;
+    if (!(a = gql_arena_new(NULL))) {
+      free(tr);
+      return NULL;
+    }
+    gql_buf_init(&scratch, NULL);
+  }
+  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch};
+  if (o)
+    tr->o = *o;
+  else
+    gql_trace_options_init(&tr->o);
+  if (o && o->subscriber)
+    tr->sub = *o->subscriber;
+  tr->rng = (uint64_t)(uintptr_t)tr ^ gql_tracer_now(t) ^ 0x9e3779b97f4a7c15u;
+  uint64_t secs = gql_tracer_to_ns(t, gql_tracer_now(t)) / 1000000000u;
+  tr->ids.trace_hi =
+      (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
+  tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
+  tr->hooks = (gql_hooks){.execute_start = on_execute_start,
+                          .execute_finish = on_execute_finish,
+                          .resolve_start = on_resolve_start,
+                          .resolve_finish = on_resolve_finish,
+                          .ctx = tr,
+                          .execute_error = on_execute_error,
+                          .prepare_phase = on_prepare_phase};
+  return tr;
+}
+
+const gql_hooks *gql_trace_hooks(gql_trace *tr) {
+  return tr ? &tr->hooks : NULL;
+}
+
+void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
+                             const char *variables_json, size_t len) {
+  if (!tr)
+    return;
+  tr->p = p;
+  size_t n = p ? p->nplanned : 0;
+  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n)) &&
+      (tr->resources = gql_arena_alloc(tr->arena, sizeof *tr->resources * n))) {
+    memset(tr->owners, 0, sizeof *tr->owners * n);
+    memset(tr->resources, 0, sizeof *tr->resources * n);
+    tr->nowners = (uint32_t)n;
+  }
+  tr->vars_json = variables_json;
+  tr->vars_len = len;
+}
+
+void gql_trace_abort(gql_trace *tr) {
+  if (tr)
+    tr->aborted = true;
+}
+
+void gql_trace_destroy(gql_trace *tr) {
+  gql_buf_free(&tr->scratch);
+  gql_arena_free(tr->arena);
+  free(tr);
+}
+
+void gql_trace_end(gql_trace *tr) {
+  if (!tr)
+    return;
+  queue_spans(tr);
+  gql_arena_reset(tr->arena);
+  if (tr->scratch.cap > 65536) { /* do not keep a huge one */
+    gql_buf_free(&tr->scratch);
+    gql_buf_init(&tr->scratch, NULL);
+  }
+  if (!tr->tracer || !gql_tracer_pool_put(tr->tracer, tr))
+    gql_trace_destroy(tr);
+}
