@@ -218,6 +218,13 @@ static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
     r->conn->x->resumed(r->conn);
 }
 
+void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
+  gql_http_request *r = req->internal_;
+  if (!r || r->done)
+    return;
+  on_done(r, json, len, false);
+}
+
 /* ------------------------------------------------------------- decoding */
 
 static int hexval(char ch) {
@@ -528,6 +535,22 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (is_get && e->prepared->kind != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");
+    return;
+  }
+  if (x->opt->executor) {
+    r->exec = (gql_http_exec){.arena = r->slot->arena,
+                              .loop = x->loop,
+                              .query = p.query,
+                              .operation_name = op,
+                              .variables = p.vars_value,
+                              .internal_ = r};
+    int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
+    if (rc < 0 && !r->done) {
+      fail(r, 500, NULL, gql_strerror(rc));
+      return;
+    }
+    if (!r->done)
+      c->inflight = r; /* gql_http_exec_done comes later, from the loop */
     return;
   }
   gql_execute_params ep = {.variables = p.vars_value,
