@@ -96,11 +96,11 @@ static int run(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     unsigned long long n = 0;
-    if (i + 1 < argc && (strcmp(a, "--port") == 0 ||
-                         strcmp(a, "--threads") == 0 ||
-                         strcmp(a, "--subgraph-timeout") == 0 ||
-                         strcmp(a, "--connect-timeout") == 0 ||
-                         strcmp(a, "--max-subgraph-connections") == 0)) {
+    if (i + 1 < argc &&
+        (strcmp(a, "--port") == 0 || strcmp(a, "--threads") == 0 ||
+         strcmp(a, "--subgraph-timeout") == 0 ||
+         strcmp(a, "--connect-timeout") == 0 ||
+         strcmp(a, "--max-subgraph-connections") == 0)) {
       if (!parse_num(a, argv[++i], strcmp(a, "--port") == 0 ? 65535 : 3600000,
                      &n))
         return 2;

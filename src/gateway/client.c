@@ -47,14 +47,14 @@ struct conn {
   gql_root_end scan;
   creq *req;
   enum conn_state state;
-  int status;         /* HTTP status of the response */
-  bool complete;      /* the response message ended */
-  bool got_bytes;     /* response bytes arrived for this request */
-  bool writing;       /* a write is in flight */
-  bool too_large;     /* the body passed max_response */
-  unsigned uses;      /* requests sent on this connection */
-  size_t drained;     /* bytes read after the answer */
-  const char *why;    /* why it closes (answered to req on close) */
+  int status;      /* HTTP status of the response */
+  bool complete;   /* the response message ended */
+  bool got_bytes;  /* response bytes arrived for this request */
+  bool writing;    /* a write is in flight */
+  bool too_large;  /* the body passed max_response */
+  unsigned uses;   /* requests sent on this connection */
+  size_t drained;  /* bytes read after the answer */
+  const char *why; /* why it closes (answered to req on close) */
   char why_buf[128];
   int open_handles;
   conn *next_idle;
@@ -451,8 +451,7 @@ static int parse_url(gql_str url, target *t) {
   t->host[p - hs] = 0;
   if (uv_ip4_addr(host, port, (struct sockaddr_in *)&t->addr) == 0)
     return 0;
-  struct addrinfo hints = {.ai_family = AF_UNSPEC,
-                           .ai_socktype = SOCK_STREAM};
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
   struct addrinfo *res = NULL;
   char ports[8];
   snprintf(ports, sizeof ports, "%d", port);
@@ -464,8 +463,8 @@ static int parse_url(gql_str url, target *t) {
 }
 
 int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
-                      const gql_gw_client_options *options,
-                      gql_gw_client **out, uint32_t *bad) {
+                      const gql_gw_client_options *options, gql_gw_client **out,
+                      uint32_t *bad) {
   gql_gw_client *c = calloc(1, sizeof *c);
   if (!c)
     return GQL_ENOMEM;

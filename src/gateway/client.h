@@ -39,8 +39,8 @@ typedef void (*gql_gw_client_cb)(void *ud, int status, const char *why,
 /* A client for subgraphs at `urls` (http://host[:port][/path]); returns
  * GQL_EINVAL with *bad set to the index of a URL it cannot use. */
 int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
-                      const gql_gw_client_options *options,
-                      gql_gw_client **out, uint32_t *bad);
+                      const gql_gw_client_options *options, gql_gw_client **out,
+                      uint32_t *bad);
 /* Sends `body` (copied) to subgraph `graph`. 0, or GQL_ENOMEM / GQL_EINVAL
  * (then no callback comes). */
 int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *body,

@@ -160,8 +160,8 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
     urls[i] = sg->graphs[i].url;
   if (!rc)
-    rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
-                           &w->client, &bad);
+    rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client, &w->client,
+                           &bad);
   free(urls);
   if (rc) {
     if (rc == GQL_EINVAL)
