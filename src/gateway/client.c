@@ -52,6 +52,7 @@ struct conn {
   bool got_bytes;  /* response bytes arrived for this request */
   bool writing;    /* a write is in flight */
   bool too_large;  /* the body passed max_response */
+  bool retryable;  /* closed by the server before any response byte */
   unsigned uses;   /* requests sent on this connection */
   size_t drained;  /* bytes read after the answer */
   const char *why; /* why it closes (answered to req on close) */
@@ -131,7 +132,7 @@ static void on_handle_closed(uv_handle_t *h) {
   if (r) {
     /* A kept-alive connection the server closed before answering: send
      * once more on a fresh one. */
-    if (k->uses > 1 && !k->got_bytes && !r->retried && !c->closing) {
+    if (k->uses > 1 && k->retryable && !r->retried && !c->closing) {
       r->retried = true;
       r->next = t->qhead;
       t->qhead = r;
@@ -291,6 +292,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       k->parser.flags |= F_CONNECTION_CLOSE;
       message_done(k); /* a body delimited by the end of the connection */
     } else if (k->state == C_BUSY) {
+      k->retryable = !k->got_bytes;
       conn_fail(k, "connection closed before the response ended (%s)",
                 n == UV_EOF ? "EOF" : uv_err_name((int)n));
     } else {
@@ -309,8 +311,10 @@ out:
 static void on_write(uv_write_t *w, int status) {
   conn *k = w->data;
   k->writing = false;
-  if (status < 0 && k->state == C_BUSY)
+  if (status < 0 && k->state == C_BUSY) {
+    k->retryable = !k->got_bytes;
     conn_fail(k, "cannot send the request (%s)", uv_err_name(status));
+  }
 }
 
 static void conn_send(conn *k, creq *r) {
@@ -319,7 +323,7 @@ static void conn_send(conn *k, creq *r) {
   k->state = C_BUSY;
   k->uses++;
   k->status = 0;
-  k->complete = k->got_bytes = k->too_large = false;
+  k->complete = k->got_bytes = k->too_large = k->retryable = false;
   k->body.len = 0;
   llhttp_init(&k->parser, HTTP_RESPONSE, &c->settings);
   k->parser.data = k;

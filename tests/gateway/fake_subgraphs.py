@@ -216,7 +216,9 @@ def execute(data, graph, body):
 
 class Subgraph:
     """One fake subgraph server. mode: normal | chunked | chunked_slow_end |
-    hang | reset | bad_json | http_500 | never_closes | close_after."""
+    hang | reset | bad_json | http_500 | never_closes (the root is cut
+    short, the body ends) | open_root (the root is cut short, the body never
+    ends) | close_after."""
 
     def __init__(self, data, name, port=0):
         self.data, self.name = data, name
@@ -247,6 +249,7 @@ class Subgraph:
 
         class Server(socketserver.ThreadingTCPServer):
             allow_reuse_address = True
+            request_queue_size = 256
             daemon_threads = True
 
         self.server = Server(("127.0.0.1", self.port), Handler)
@@ -309,6 +312,13 @@ class Subgraph:
             s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
                       b"Content-Type: application/json\r\n\r\n%s" % (len(msg), msg))
             return True
+        if mode == "open_root":
+            msg = b'{"data":{"_entities":[{"inStock":true'
+            s.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                      b"Content-Type: application/json\r\n\r\n%x\r\n%s\r\n"
+                      % (len(msg), msg))
+            time.sleep(3)
+            return False
         if mode == "never_closes":
             msg = b'{"data":{"_entities":[{"inStock":true'
             s.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
@@ -329,7 +339,7 @@ class Subgraph:
                       b"Content-Type: application/json\r\n\r\n%x\r\n%s\r\n"
                       % (len(answer), answer))
             if mode == "chunked_slow_end":
-                time.sleep(0.4)  # the terminator comes in a later segment
+                time.sleep(0.6)  # the terminator comes in a later segment
             s.sendall(b"0\r\n\r\n")
             return True
         s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
