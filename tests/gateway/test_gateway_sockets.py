@@ -39,7 +39,7 @@ def free_port():
 
 
 class Gateway:
-    def __init__(self, subgraphs):
+    def __init__(self, subgraphs, threads=1):
         with open(os.path.join(BENCH, "supergraph.graphql")) as f:
             sdl = f.read()
         for name, sg in subgraphs.items():
@@ -52,7 +52,7 @@ class Gateway:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [GQL, "gateway", "--supergraph", path, "--port", str(self.port),
-             "--threads", "1", "--subgraph-timeout", str(SUBGRAPH_TIMEOUT_MS),
+             "--threads", str(threads), "--subgraph-timeout", str(SUBGRAPH_TIMEOUT_MS),
              "--connect-timeout", "1000"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.proc.stdout.readline().decode()
@@ -60,9 +60,12 @@ class Gateway:
             raise AssertionError("gateway did not start: " + line +
                                  self.proc.stderr.read().decode())
 
-    def post(self, query, timeout=10):
+    def post(self, query, timeout=10, variables=None):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        conn.request("POST", "/graphql", json.dumps({"query": query}),
+        req = {"query": query}
+        if variables is not None:
+            req["variables"] = variables
+        conn.request("POST", "/graphql", json.dumps(req),
                      {"Content-Type": "application/json"})
         r = conn.getresponse()
         body = r.read()
@@ -195,10 +198,44 @@ def case_chunked_answer_completes_at_root_end_and_connection_is_reused(subs):
             s.mode = "normal"
 
 
+def case_graphql_over_http_behaviour_as_gql_serve(subs):
+    gw = Gateway(subs)
+    try:
+        status, body = gw.post("query($n: Int) { topProducts(first: $n) { name inStock } }",
+                               variables={"n": 2})
+        assert status == 200 and json.loads(body) == SMALL_OK, body
+        status, body = gw.post("{ nope }")
+        assert status == 200, status
+        assert json.loads(body) == {"errors": [{
+            "message": 'Cannot query field "nope" on type "Query".',
+            "locations": [{"line": 1, "column": 3}]}]}, body
+        conn = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=10)
+        conn.request("GET", "/graphql?query=%7Bme%7Bname%7D%7D")
+        r = conn.getresponse()
+        assert r.status == 200
+        assert json.loads(r.read()) == {"data": {"me": {"name": "Uri Goldshtein"}}}
+        conn.request("POST", "/graphql", json.dumps({"query": "{ me { name } }"}),
+                     {"Content-Type": "application/json",
+                      "Accept": "application/graphql-response+json"})
+        r = conn.getresponse()
+        assert r.status == 200
+        assert r.getheader("Content-Type").startswith("application/graphql-response+json")
+        r.read()
+        conn.close()
+        # a subgraph closing after each answer (no Connection: close): the
+        # pooled connection is found closed and the request sent again
+        subs["inventory"].mode = "close_after"
+        for _ in range(4):
+            status, body = gw.post(SMALL)
+            assert json.loads(body) == SMALL_OK, body
+    finally:
+        gw.stop()
+
+
 def case_concurrent_requests_all_answered(subs):
     for s in subs.values():
         s.mode = "chunked"
-    gw = Gateway(subs)
+    gw = Gateway(subs, threads=2)
     try:
         import threading
         errors = []
@@ -225,6 +262,7 @@ def case_concurrent_requests_all_answered(subs):
 CASES = [case_benchmark_query_returns_expected_response,
          case_failures_give_null_and_error_and_gateway_keeps_serving,
          case_chunked_answer_completes_at_root_end_and_connection_is_reused,
+         case_graphql_over_http_behaviour_as_gql_serve,
          case_concurrent_requests_all_answered]
 
 
