@@ -33,11 +33,12 @@ typedef enum gql_http_log_level {
  * on the worker thread, which answers later (or at once) with
  * gql_http_exec_done. */
 typedef struct gql_http_exec {
-  gql_arena *arena;           /* the request's; lives until done */
-  uv_loop_t *loop;            /* the worker's */
-  gql_str query;              /* the operation text (valid) */
-  const char *operation_name; /* NULL: the only operation */
-  const gql_value *variables; /* the variables object, or NULL */
+  gql_arena *arena;             /* the request's; lives until done */
+  uv_loop_t *loop;              /* the worker's */
+  gql_str query;                /* the operation text (valid) */
+  const char *operation_name;   /* NULL: the only operation */
+  const gql_value *variables;   /* the variables object, or NULL */
+  const gql_prepared *prepared; /* the validated operation (cached) */
   void *internal_;
 } gql_http_exec;
 

@@ -1,5 +1,8 @@
 /* The gateway's request executor for the http server (see serve.h). */
 #include "serve.h"
+#include "core/errors.h"
+#include "execution/exec.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 
@@ -125,8 +128,68 @@ static void run(gw_exec *e) {
   gql_buf_free(&body);
 }
 
+/* Coerces the variables as the executor does (graphql-js
+ * coerceVariableValues: defaults applied, invalid values refused with its
+ * errors) into *out, the object the subgraph requests take their values
+ * from. True when valid; else the response has been written. */
+static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
+  const gql_prepared *p = req->prepared;
+  *out = req->variables;
+  if (!p || !p->nvars)
+    return true;
+  const gql_json_value **vals =
+      gql_arena_alloc(req->arena, p->nvars * sizeof *vals);
+  gql_error_list el;
+  gql_error_list_init(&el, req->arena, 50);
+  coerce_ctx cc = {
+      .s = p->s, .arena = req->arena, .var_defs = p->vars, .nvars = p->nvars};
+  if (!vals)
+    return true; /* out of memory: the client's values, unchecked */
+  if (gql_exec_coerce_variables(&cc, p->text, req->variables, vals, &el) >= 0) {
+    gql_json_value *obj = gql_arena_alloc(req->arena, sizeof *obj);
+    gql_json_member *m = gql_arena_alloc(req->arena, p->nvars * sizeof *m);
+    if (!obj || !m)
+      return true;
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->nvars; i++)
+      if (vals[i])
+        m[n++] = (gql_json_member){.key = p->vars[i].name, .value = *vals[i]};
+    *obj = (gql_json_value){.kind = GQL_JSON_OBJECT};
+    obj->object.members = m;
+    obj->object.count = n;
+    *out = obj;
+    return true;
+  }
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < el.count; i++) {
+    const gql_error *e = &el.items[i];
+    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
+    gql_json_write_string(&b, gql_cstr(e->message));
+    if (e->nlocations) {
+      gql_buf_puts(&b, ",\"locations\":[");
+      for (uint32_t k = 0; k < e->nlocations; k++)
+        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", k ? "," : "",
+                       e->locations[k].line, e->locations[k].column);
+      gql_buf_putc(&b, ']');
+    }
+    gql_buf_putc(&b, '}');
+  }
+  gql_buf_puts(&b, "]}");
+  if (b.failed)
+    respond_error(req, "Out of memory.");
+  else
+    gql_http_exec_done(req, b.data, b.len);
+  gql_buf_free(&b);
+  return false;
+}
+
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
+  const gql_value *variables;
+  if (!coerce_variables(req, &variables))
+    return 0;
   const char *err = NULL;
   const gql_gw_plan *plan = NULL;
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
@@ -139,7 +202,7 @@ static int execute(void *worker, gql_http_exec *req) {
   if (!e)
     return GQL_ENOMEM;
   *e = (gw_exec){.w = w, .req = req, .plan = plan};
-  rc = gql_gw_request_new(plan, req->variables, req->arena, &e->gr);
+  rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc)
     return rc;
   run(e);

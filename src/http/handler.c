@@ -543,6 +543,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .query = p.query,
                               .operation_name = op,
                               .variables = p.vars_value,
+                              .prepared = e->prepared,
                               .internal_ = r};
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {

@@ -204,6 +204,15 @@ def case_graphql_over_http_behaviour_as_gql_serve(subs):
         status, body = gw.post("query($n: Int) { topProducts(first: $n) { name inStock } }",
                                variables={"n": 2})
         assert status == 200 and json.loads(body) == SMALL_OK, body
+        # variables are coerced as gql serve does: defaults, invalid values
+        status, body = gw.post("query($n: Int = 1) { topProducts(first: $n) { name } }")
+        assert json.loads(body) == {"data": {"topProducts": [{"name": "Table"}]}}, body
+        status, body = gw.post("query($n: Int) { topProducts(first: $n) { name } }",
+                               variables={"n": "x"})
+        assert status == 200 and json.loads(body) == {"errors": [{
+            "message": 'Variable "$n" got invalid value "x"; Int cannot represent '
+                       'non-integer value: "x"',
+            "locations": [{"line": 1, "column": 7}]}]}, body
         status, body = gw.post("{ nope }")
         assert status == 200, status
         assert json.loads(body) == {"errors": [{
