@@ -104,7 +104,9 @@ static bool only_whitespace(const char *p, size_t n) {
 
 /* The connection is free again: pool it or close it. */
 static void conn_release(conn *k) {
-  if (k->c->closing || !llhttp_should_keep_alive(&k->parser)) {
+  /* an answer that came before the request was all written: the write
+   * buffer is still in use, so the connection cannot take the next one */
+  if (k->c->closing || k->writing || !llhttp_should_keep_alive(&k->parser)) {
     conn_close(k, NULL);
     return;
   }
