@@ -87,6 +87,7 @@ typedef struct gql_http_options {
   /* gql_http_server_run prints "BANNER on http://HOST:PORT/PATH" to stdout
    * once listening (NULL: nothing). */
   const char *banner;
+  const char *log_name; /* prefix of log lines; default "gql serve" */
   /* NULL: gql's executor runs the operations. */
   const gql_http_executor *executor;
 } gql_http_options;

@@ -29,6 +29,7 @@ static int serve(const gql_supergraph *sg, gql_http_options *o,
   snprintf(banner, sizeof banner, "gql gateway: serving %s",
            gql_cli_display_name(sg_path));
   o->banner = banner;
+  o->log_name = "gql gateway";
   gql_http_server *srv = NULL;
   int rc = gql_http_server_new(sg->api, o, &srv);
   if (rc < 0) {

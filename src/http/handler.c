@@ -27,7 +27,10 @@ void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
     return;
   static const char *const names[] = {"error", "warn", "info", "debug"};
   char line[1024];
-  int n = snprintf(line, sizeof line, "gql serve: %s: ", names[level]);
+  int n =
+      snprintf(line, sizeof line,
+               "%s: %s: ", x->opt->log_name ? x->opt->log_name : "gql serve",
+               names[level]);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
