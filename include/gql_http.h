@@ -26,6 +26,43 @@ typedef enum gql_http_log_level {
   GQL_HTTP_LOG_DEBUG
 } gql_http_log_level;
 
+/* Advanced: a request executor that replaces gql's executor (the federation
+ * gateway uses it). The server still parses the HTTP request, negotiates
+ * the media type, and parses, validates and caches the operation against
+ * the server's schema; then, instead of executing it, it calls `execute`
+ * on the worker thread, which answers later (or at once) with
+ * gql_http_exec_done. */
+typedef struct gql_http_exec {
+  gql_arena *arena;             /* the request's; lives until done */
+  uv_loop_t *loop;              /* the worker's */
+  gql_str query;                /* the operation text (valid) */
+  const char *operation_name;   /* NULL: the only operation */
+  const gql_value *variables;   /* the variables object, or NULL */
+  const gql_prepared *prepared; /* the validated operation (cached) */
+  void *internal_;
+} gql_http_exec;
+
+typedef struct gql_http_executor {
+  void *ud;
+  /* Per worker, before its loop runs: state for that worker (NULL fails
+   * the start). Handles may be created on `loop`. */
+  void *(*worker_start)(void *ud, uv_loop_t *loop);
+  /* The server is stopping: close idle handles so the loop can end
+   * (requests in flight still finish). May be NULL. */
+  void (*worker_stop)(void *worker);
+  /* After the worker's loop ended. May be NULL. */
+  void (*worker_free)(void *worker);
+  /* Executes a request. Returns 0 once it has called or will call
+   * gql_http_exec_done exactly once; a negative gql_err otherwise (the
+   * server answers 500). */
+  int (*execute)(void *worker, gql_http_exec *req);
+} gql_http_executor;
+
+/* The response of an executor's request: a GraphQL response (JSON), sent
+ * with the status the negotiated media type calls for. */
+GQL_API void gql_http_exec_done(gql_http_exec *req, const char *json,
+                                size_t len);
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host;         /* default "127.0.0.1" */
@@ -50,6 +87,9 @@ typedef struct gql_http_options {
   /* gql_http_server_run prints "BANNER on http://HOST:PORT/PATH" to stdout
    * once listening (NULL: nothing). */
   const char *banner;
+  const char *log_name; /* prefix of log lines; default "gql serve" */
+  /* NULL: gql's executor runs the operations. */
+  const gql_http_executor *executor;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

@@ -1,7 +1,45 @@
 #include "cli.h"
 #include "gateway/gateway.h"
+#include "gateway/serve.h"
 
+#include <errno.h>
 #include <stdlib.h>
+
+static bool parse_num(const char *opt, const char *s, unsigned long long max,
+                      unsigned long long *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-' || v > max) {
+    fprintf(stderr, "gql gateway: %s needs a number up to %llu, not '%s'\n",
+            opt, max, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+/* Serves the API schema, executing requests through the subgraphs. */
+static int serve(const gql_supergraph *sg, gql_http_options *o,
+                 const gql_gw_serve_options *so, const char *sg_path) {
+  gql_gw_executor ge;
+  gql_gw_executor_init(&ge, sg, so);
+  o->executor = &ge.ex;
+  char banner[512];
+  snprintf(banner, sizeof banner, "gql gateway: serving %s",
+           gql_cli_display_name(sg_path));
+  o->banner = banner;
+  o->log_name = "gql gateway";
+  gql_http_server *srv = NULL;
+  int rc = gql_http_server_new(sg->api, o, &srv);
+  if (rc < 0) {
+    fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
+    return 1;
+  }
+  rc = gql_http_server_run(srv);
+  gql_http_server_free(srv);
+  return rc < 0 ? 1 : 0;
+}
 
 static int usage_error(const char *msg) {
   fprintf(stderr, "gql gateway: %s\n", msg);
@@ -54,7 +92,48 @@ done:
 static int run(int argc, char **argv) {
   const char *sg_path = NULL, *plan_path = NULL, *op_name = NULL;
   bool print_api = false;
+  gql_http_options o = {0};
+  gql_gw_serve_options so = {0};
   for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    unsigned long long n = 0;
+    if (i + 1 < argc &&
+        (strcmp(a, "--port") == 0 || strcmp(a, "--threads") == 0 ||
+         strcmp(a, "--subgraph-timeout") == 0 ||
+         strcmp(a, "--connect-timeout") == 0 ||
+         strcmp(a, "--max-subgraph-connections") == 0)) {
+      if (!parse_num(a, argv[++i], strcmp(a, "--port") == 0 ? 65535 : 3600000,
+                     &n))
+        return 2;
+      if (strcmp(a, "--port") == 0)
+        o.port = n == 0 ? -1 : (int)n;
+      else if (strcmp(a, "--threads") == 0)
+        o.threads = n > 256 ? 256 : (unsigned)n;
+      else if (strcmp(a, "--subgraph-timeout") == 0)
+        so.client.request_timeout_ms = (unsigned)n;
+      else if (strcmp(a, "--connect-timeout") == 0)
+        so.client.connect_timeout_ms = (unsigned)n;
+      else
+        so.client.max_connections = (unsigned)n;
+      continue;
+    }
+    if (strcmp(a, "--host") == 0 && i + 1 < argc) {
+      o.host = argv[++i];
+      continue;
+    }
+    if (strcmp(a, "--log-level") == 0 && i + 1 < argc) {
+      static const char *const levels[] = {"error", "warn", "info", "debug"};
+      const char *v = argv[++i];
+      o.log_level_set = false;
+      for (int l = 0; l < 4; l++)
+        if (strcmp(v, levels[l]) == 0) {
+          o.log_level = (gql_http_log_level)l;
+          o.log_level_set = true;
+        }
+      if (!o.log_level_set)
+        return usage_error("--log-level needs error, warn, info or debug");
+      continue;
+    }
     if (strcmp(argv[i], "--supergraph") == 0 && i + 1 < argc) {
       sg_path = argv[++i];
     } else if (strcmp(argv[i], "--plan") == 0 && i + 1 < argc) {
@@ -70,8 +149,6 @@ static int run(int argc, char **argv) {
   }
   if (!sg_path)
     return usage_error("--supergraph FILE is required");
-  if (!print_api && !plan_path)
-    return usage_error("nothing to do: give --print-api-schema or --plan");
   size_t len;
   char *sdl = gql_cli_read_file(sg_path, &len);
   if (!sdl)
@@ -99,6 +176,8 @@ static int run(int argc, char **argv) {
   }
   if (plan_path)
     status = print_plan(sg, plan_path, op_name, arena);
+  if (!print_api && !plan_path)
+    status = serve(sg, &o, &so, sg_path);
 done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);
@@ -107,10 +186,23 @@ done:
 }
 
 const gql_cli_command gql_cmd_gateway = {
-    "gateway", "federation gateway: API schema and query plans",
-    "Usage: gql gateway --supergraph FILE [--print-api-schema]\n"
+    "gateway", "federation gateway: serve a supergraph, API schema, plans",
+    "Usage: gql gateway --supergraph FILE [--host HOST] [--port PORT]\n"
+    "                   [--threads N] [--subgraph-timeout MS]\n"
+    "                   [--connect-timeout MS] [--max-subgraph-connections N]\n"
+    "                   [--log-level LEVEL]\n"
+    "       gql gateway --supergraph FILE [--print-api-schema]\n"
     "                   [--plan QUERY_FILE [--operation NAME]]\n\n"
-    "Reads an Apollo Federation v2 supergraph (join v0.3).\n\n"
+    "Reads an Apollo Federation v2 supergraph (join v0.3). Without\n"
+    "--print-api-schema or --plan it serves the API schema over HTTP like\n"
+    "gql serve (POST/GET http://HOST:PORT/graphql, default 127.0.0.1:4000),\n"
+    "running each request along its cached plan against the subgraphs at\n"
+    "their @join__graph(url:) over pooled keep-alive HTTP/1.1 connections.\n"
+    "A subgraph that fails (down, timeout, reset, bad JSON, HTTP error)\n"
+    "gives null fields with an error; the rest of the response stands.\n\n"
+    "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
+    "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
+    "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"
     "  --print-api-schema  print the client-facing API schema (join and link\n"
     "                      machinery removed, @inaccessible parts hidden)\n"
     "  --plan QUERY_FILE   validate the operation against the API schema and\n"

@@ -27,7 +27,10 @@ void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
     return;
   static const char *const names[] = {"error", "warn", "info", "debug"};
   char line[1024];
-  int n = snprintf(line, sizeof line, "gql serve: %s: ", names[level]);
+  int n =
+      snprintf(line, sizeof line,
+               "%s: %s: ", x->opt->log_name ? x->opt->log_name : "gql serve",
+               names[level]);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
@@ -216,6 +219,13 @@ static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
    * executor has returned (it still uses the request's memory now). */
   if (r->conn->inflight == r && r->conn->x->resumed)
     r->conn->x->resumed(r->conn);
+}
+
+void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
+  gql_http_request *r = req->internal_;
+  if (!r || r->done)
+    return;
+  on_done(r, json, len, false);
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -528,6 +538,23 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (is_get && e->prepared->kind != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");
+    return;
+  }
+  if (x->opt->executor) {
+    r->exec = (gql_http_exec){.arena = r->slot->arena,
+                              .loop = x->loop,
+                              .query = p.query,
+                              .operation_name = op,
+                              .variables = p.vars_value,
+                              .prepared = e->prepared,
+                              .internal_ = r};
+    int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
+    if (rc < 0 && !r->done) {
+      fail(r, 500, NULL, gql_strerror(rc));
+      return;
+    }
+    if (!r->done)
+      c->inflight = r; /* gql_http_exec_done comes later, from the loop */
     return;
   }
   gql_execute_params ep = {.variables = p.vars_value,

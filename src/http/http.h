@@ -74,6 +74,7 @@ typedef struct gql_http_ctx {
   /* A pending execution wrote its response into conn->out: flush it and
    * go on with the connection's input (NULL: nothing to do). */
   void (*resumed)(gql_http_conn *c);
+  void *exec_worker; /* opt->executor's per-worker state */
 } gql_http_ctx;
 
 /* Fills the defaults of `opt` into `out`. */
@@ -135,6 +136,7 @@ struct gql_http_request {
   gql_str op_name;
   bool graphql_response; /* application/graphql-response+json */
   bool done;
+  gql_http_exec exec; /* with opt->executor */
 };
 
 /* Handles the request whose head and body c holds. */

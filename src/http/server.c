@@ -359,6 +359,9 @@ static void on_connection(uv_stream_t *server, int status) {
 static void on_stop(uv_async_t *a) {
   worker *w = a->data;
   w->x.stopping = true;
+  const gql_http_executor *ex = w->srv->opt.executor;
+  if (ex && ex->worker_stop && w->x.exec_worker)
+    ex->worker_stop(w->x.exec_worker);
   if (!uv_is_closing((uv_handle_t *)&w->listener))
     uv_close((uv_handle_t *)&w->listener, NULL);
   uv_close((uv_handle_t *)&w->stop_async, NULL);
@@ -518,6 +521,16 @@ int gql_http_server_start(gql_http_server *s) {
       break;
     }
     w->x.loop = &w->loop;
+    const gql_http_executor *ex = s->opt.executor;
+    if (ex && ex->worker_start &&
+        !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop))) {
+      gql_http_log(&w->x, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      uv_loop_close(&w->loop);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     uv_tcp_init(&w->loop, &w->listener);
     w->listener.data = w;
     uv_async_init(&w->loop, &w->stop_async, on_stop);
@@ -636,6 +649,9 @@ void gql_http_server_free(gql_http_server *s) {
     for (unsigned i = 0; i < s->nworkers; i++) {
       worker *w = &s->workers[i];
       uv_run(&w->loop, UV_RUN_NOWAIT);
+      const gql_http_executor *ex = s->opt.executor;
+      if (ex && ex->worker_free && w->x.exec_worker)
+        ex->worker_free(w->x.exec_worker);
       uv_loop_close(&w->loop);
       gql_http_ctx_free(&w->x);
     }

@@ -1,0 +1,57 @@
+/*
+ * The gateway's subgraph HTTP/1.1 client, on one libuv loop (a worker's).
+ *
+ * Per subgraph a pool of keep-alive connections, one request at a time on
+ * each (no pipelining); requests beyond the pool size wait in a queue.
+ * A request is POST application/json; the response is parsed by llhttp
+ * (chunked decoding included). The response completes as soon as the
+ * root-end scanner says the JSON root closed and the rest of that read is
+ * whitespace; the rest of the body (the chunk terminator) is then drained,
+ * bounded in bytes and time, and the connection goes back to the pool.
+ *
+ * Every request ends with exactly one callback, never from inside
+ * gql_gw_client_post, within connect + request timeout.
+ */
+#ifndef GQL_GATEWAY_CLIENT_H
+#define GQL_GATEWAY_CLIENT_H
+
+#include "core/core.h"
+
+#include <uv.h>
+
+typedef struct gql_gw_client gql_gw_client;
+
+typedef struct gql_gw_client_options {
+  unsigned connect_timeout_ms; /* default 2,000 */
+  unsigned request_timeout_ms; /* send to complete answer; default 10,000 */
+  unsigned max_connections;    /* per subgraph; default 128 */
+  size_t max_response;         /* body bytes; default 64 MiB */
+  size_t drain_max_bytes;      /* after the root ended; default 64 KiB */
+  unsigned drain_timeout_ms;   /* default 1,000 */
+} gql_gw_client_options;
+
+/* The answer to a request: status 0 and the JSON document (its bytes
+ * stay valid during the callback only), or a negative gql_err and a
+ * message (static or valid during the callback). */
+typedef void (*gql_gw_client_cb)(void *ud, int status, const char *why,
+                                 const char *json, size_t len);
+
+/* A client for subgraphs at `urls` (http://host[:port][/path]); returns
+ * GQL_EINVAL with *bad set to the index of a URL it cannot use. */
+int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
+                      const gql_gw_client_options *options, gql_gw_client **out,
+                      uint32_t *bad);
+/* Sends `body` (copied) to subgraph `graph`. 0, or GQL_ENOMEM / GQL_EINVAL
+ * (then no callback comes). */
+int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *body,
+                       size_t len, gql_gw_client_cb cb, void *ud);
+/* Stops pooling: idle connections close now, busy ones after their
+ * response. Requests in flight still end with their callback. */
+void gql_gw_client_close(gql_gw_client *c);
+/* Frees a closed client whose loop has run until its handles closed. */
+void gql_gw_client_free(gql_gw_client *c);
+
+/* Connections opened so far (all subgraphs), for tests and stats. */
+uint64_t gql_gw_client_connects(const gql_gw_client *c);
+
+#endif

@@ -1,0 +1,267 @@
+/* The gateway's request executor for the http server (see serve.h). */
+#include "serve.h"
+#include "core/errors.h"
+#include "execution/exec.h"
+#include "json/json.h"
+
+#include <stdlib.h>
+
+typedef struct gw_worker {
+  const gql_gw_executor *ge;
+  uv_loop_t *loop;
+  gql_gw_client *client;
+  gql_gw_plan_cache *plans;
+} gw_worker;
+
+/* One client request in flight. */
+typedef struct gw_exec {
+  gw_worker *w;
+  gql_http_exec *req;
+  const gql_gw_plan *plan;
+  gql_gw_request *gr;
+  uint32_t next;    /* the first batch of the next wave */
+  unsigned pending; /* fetches in flight (+1 while a wave starts) */
+} gw_exec;
+
+typedef struct gw_fetch {
+  gw_exec *e;
+  uint32_t batch;
+} gw_fetch;
+
+static void json_escape(gql_buf *b, const char *s) {
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') {
+      gql_buf_putc(b, '\\');
+      gql_buf_putc(b, (char)ch);
+    } else if (ch < 0x20) {
+      gql_buf_printf(b, "\\u%04x", ch);
+    } else {
+      gql_buf_putc(b, (char)ch);
+    }
+  }
+}
+
+/* A request that cannot run: {"errors":[{"message":...}]}. */
+static void respond_error(gql_http_exec *req, const char *message) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[{\"message\":\"");
+  json_escape(&b, message);
+  gql_buf_puts(&b, "\"}]}");
+  if (b.failed)
+    gql_http_exec_done(req, "{\"errors\":[{\"message\":\"Out of memory.\"}]}",
+                       41);
+  else
+    gql_http_exec_done(req, b.data, b.len);
+  gql_buf_free(&b);
+}
+
+static void finish(gw_exec *e) {
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  int rc = gql_gw_request_response(e->gr, &out);
+  if (rc || out.failed)
+    respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
+  else
+    gql_http_exec_done(e->req, out.data, out.len);
+  gql_buf_free(&out);
+}
+
+static void run(gw_exec *e);
+
+static void on_fetch(void *ud, int status, const char *why, const char *json,
+                     size_t len) {
+  gw_fetch *f = ud;
+  gw_exec *e = f->e;
+  if (status == 0) {
+    /* The client's bytes live only during this call: the merged tree
+     * may point into the text, so it goes into the request's arena. */
+    char *copy = gql_arena_strndup(e->req->arena, json, len);
+    if (!copy || gql_gw_request_merge(e->gr, f->batch, copy, len) < 0)
+      gql_gw_request_fail(e->gr, f->batch, "out of memory");
+  } else {
+    gql_gw_request_fail(e->gr, f->batch, why ? why : gql_strerror(status));
+  }
+  if (--e->pending == 0)
+    run(e);
+}
+
+/* Starts the next wave once the previous one has been merged; writes the
+ * response after the last. */
+static void run(gw_exec *e) {
+  const gql_gw_plan *plan = e->plan;
+  gql_buf body;
+  gql_buf_init(&body, NULL);
+  while (!e->pending) {
+    if (e->next >= plan->nbatches) {
+      gql_buf_free(&body);
+      finish(e);
+      return;
+    }
+    uint32_t level = plan->batches[e->next].level;
+    e->pending++; /* no wave ends while it starts */
+    for (; e->next < plan->nbatches && plan->batches[e->next].level == level;
+         e->next++) {
+      uint32_t i = e->next;
+      body.len = 0;
+      int rc = gql_gw_request_body(e->gr, i, &body);
+      if (rc == 1)
+        continue; /* nothing to ask */
+      gw_fetch *f = gql_arena_alloc(e->req->arena, sizeof *f);
+      if (rc < 0 || body.failed || !f) {
+        gql_gw_request_fail(e->gr, i, "out of memory");
+        continue;
+      }
+      f->e = e;
+      f->batch = i;
+      e->pending++;
+      rc = gql_gw_client_post(e->w->client, plan->batches[i].graph, body.data,
+                              body.len, on_fetch, f);
+      if (rc < 0) {
+        e->pending--;
+        gql_gw_request_fail(e->gr, i, gql_strerror(rc));
+      }
+    }
+    e->pending--;
+  }
+  gql_buf_free(&body);
+}
+
+/* Coerces the variables as the executor does (graphql-js
+ * coerceVariableValues: defaults applied, invalid values refused with its
+ * errors) into *out, the object the subgraph requests take their values
+ * from. True when valid; else the response has been written. */
+static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
+  const gql_prepared *p = req->prepared;
+  *out = req->variables;
+  if (!p || !p->nvars)
+    return true;
+  const gql_json_value **vals =
+      gql_arena_alloc(req->arena, p->nvars * sizeof *vals);
+  gql_error_list el;
+  gql_error_list_init(&el, req->arena, 50);
+  coerce_ctx cc = {
+      .s = p->s, .arena = req->arena, .var_defs = p->vars, .nvars = p->nvars};
+  if (!vals)
+    return true; /* out of memory: the client's values, unchecked */
+  if (gql_exec_coerce_variables(&cc, p->text, req->variables, vals, &el) >= 0) {
+    gql_json_value *obj = gql_arena_alloc(req->arena, sizeof *obj);
+    gql_json_member *m = gql_arena_alloc(req->arena, p->nvars * sizeof *m);
+    if (!obj || !m)
+      return true;
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->nvars; i++)
+      if (vals[i])
+        m[n++] = (gql_json_member){.key = p->vars[i].name, .value = *vals[i]};
+    *obj = (gql_json_value){.kind = GQL_JSON_OBJECT};
+    obj->object.members = m;
+    obj->object.count = n;
+    *out = obj;
+    return true;
+  }
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < el.count; i++) {
+    const gql_error *e = &el.items[i];
+    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
+    gql_json_write_string(&b, gql_cstr(e->message));
+    if (e->nlocations) {
+      gql_buf_puts(&b, ",\"locations\":[");
+      for (uint32_t k = 0; k < e->nlocations; k++)
+        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", k ? "," : "",
+                       e->locations[k].line, e->locations[k].column);
+      gql_buf_putc(&b, ']');
+    }
+    gql_buf_putc(&b, '}');
+  }
+  gql_buf_puts(&b, "]}");
+  if (b.failed)
+    respond_error(req, "Out of memory.");
+  else
+    gql_http_exec_done(req, b.data, b.len);
+  gql_buf_free(&b);
+  return false;
+}
+
+static int execute(void *worker, gql_http_exec *req) {
+  gw_worker *w = worker;
+  const gql_value *variables;
+  if (!coerce_variables(req, &variables))
+    return 0;
+  const char *err = NULL;
+  const gql_gw_plan *plan = NULL;
+  int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
+                                 req->operation_name, req->arena, &plan, &err);
+  if (rc) {
+    respond_error(req, err ? err : gql_strerror(rc));
+    return 0;
+  }
+  gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
+  if (!e)
+    return GQL_ENOMEM;
+  *e = (gw_exec){.w = w, .req = req, .plan = plan};
+  rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
+  if (rc)
+    return rc;
+  run(e);
+  return 0;
+}
+
+static void *worker_start(void *ud, uv_loop_t *loop) {
+  const gql_gw_executor *ge = ud;
+  gw_worker *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  w->ge = ge;
+  w->loop = loop;
+  const gql_supergraph *sg = ge->sg;
+  gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
+  uint32_t bad = 0;
+  int rc = urls ? 0 : GQL_ENOMEM;
+  for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
+    urls[i] = sg->graphs[i].url;
+  if (!rc)
+    rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client, &w->client,
+                           &bad);
+  free(urls);
+  if (rc) {
+    if (rc == GQL_EINVAL)
+      fprintf(stderr, "gql gateway: subgraph %.*s: unusable url '%.*s'\n",
+              (int)sg->graphs[bad].name.len, sg->graphs[bad].name.ptr,
+              (int)sg->graphs[bad].url.len, sg->graphs[bad].url.ptr);
+    free(w);
+    return NULL;
+  }
+  if (!(w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes))) {
+    gql_gw_client_free(w->client);
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+static void worker_stop(void *worker) {
+  gw_worker *w = worker;
+  gql_gw_client_close(w->client);
+}
+
+static void worker_free(void *worker) {
+  gw_worker *w = worker;
+  gql_gw_client_free(w->client);
+  gql_gw_plan_cache_free(w->plans);
+  free(w);
+}
+
+void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
+                          const gql_gw_serve_options *o) {
+  *e = (gql_gw_executor){.sg = sg};
+  if (o)
+    e->opt = *o;
+  e->ex = (gql_http_executor){.ud = e,
+                              .worker_start = worker_start,
+                              .worker_stop = worker_stop,
+                              .worker_free = worker_free,
+                              .execute = execute};
+}
