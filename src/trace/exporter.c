@@ -188,8 +188,9 @@ static bool send_batch(gql_tracer *t, chunk *list) {
   for (chunk *c = list; c; c = c->next)
     bad |= gql_otlp_records_to_json(&b, c->json, c->len, c == list) < 0;
   gql_otlp_batch_close(&b);
+  /* A record that did not convert leaves the batch incomplete: not sent. */
   bool ok =
-      !b.failed && (!t->c.transport ||
+      !bad && !b.failed && (!t->c.transport ||
                     t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
   gql_buf_free(&b);
   return ok;
