@@ -540,12 +540,21 @@ typedef struct usage_walker {
   uint32_t count, cap;
 } usage_walker;
 
+/* False when the node's text has no '$': no variable lies below it (every
+ * child's span is inside its parent's), so the walk skips its children. */
+static bool has_dollar(const gql_vctx *ctx, const gql_ast_node *node) {
+  if (!ctx->source.ptr || node->end > ctx->source.len ||
+      node->start >= node->end)
+    return true;
+  return memchr(ctx->source.ptr + node->start, '$', node->end - node->start);
+}
+
 static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
   usage_walker *u = (usage_walker *)w;
   if (node->kind == GQL_AST_VARIABLE_DEFINITION)
     return false;
   if (node->kind != GQL_AST_VARIABLE)
-    return true;
+    return has_dollar(u->ctx, node);
   if (u->count == u->cap) {
     uint32_t cap = u->cap ? u->cap * 2 : 8;
     gql_variable_usage *items =
