@@ -540,9 +540,13 @@ typedef struct usage_walker {
   uint32_t count, cap;
 } usage_walker;
 
-/* False when the node's text has no '$': no variable lies below it (every
- * child's span is inside its parent's), so the walk skips its children. */
-static bool has_dollar(const gql_vctx *ctx, const gql_ast_node *node) {
+/* False for variable definitions and for nodes whose text has no '$' (every
+ * child's span is inside its parent's): no usage lies in them, so the walk
+ * leaves them out. */
+static bool has_dollar(gql_walker *w, const gql_ast_node *node) {
+  const gql_vctx *ctx = ((const usage_walker *)w)->ctx;
+  if (node->kind == GQL_AST_VARIABLE_DEFINITION)
+    return false; /* defines variables, does not use them */
   if (!ctx->source.ptr || node->end > ctx->source.len ||
       node->start >= node->end)
     return true;
@@ -551,10 +555,8 @@ static bool has_dollar(const gql_vctx *ctx, const gql_ast_node *node) {
 
 static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
   usage_walker *u = (usage_walker *)w;
-  if (node->kind == GQL_AST_VARIABLE_DEFINITION)
-    return false;
   if (node->kind != GQL_AST_VARIABLE)
-    return has_dollar(u->ctx, node);
+    return true;
   if (u->count == u->cap) {
     uint32_t cap = u->cap ? u->cap * 2 : 8;
     gql_variable_usage *items =
@@ -616,8 +618,11 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
     return *cached;
   gql_type_info ti;
   gql_type_info_init(&ti, ctx->schema, ctx->arena);
-  usage_walker u = {
-      .w = {.ti = &ti, .enter = usage_enter, .leave = usage_leave}, .ctx = ctx};
+  usage_walker u = {.w = {.ti = &ti,
+                          .enter = usage_enter,
+                          .leave = usage_leave,
+                          .visit = has_dollar},
+                    .ctx = ctx};
   gql_walk(&u.w, node);
   if (ti.nomem)
     nomem(ctx);

@@ -49,6 +49,9 @@ struct gql_walker {
   gql_type_info *ti;
   bool (*enter)(gql_walker *w, const gql_ast_node *node);
   void (*leave)(gql_walker *w, const gql_ast_node *node);
+  /* optional: false leaves the node out of the walk (no TypeInfo, no
+   * enter or leave, no children) */
+  bool (*visit)(gql_walker *w, const gql_ast_node *node);
   bool stop;
 };
 

@@ -486,7 +486,7 @@ static void walk_children(gql_walker *w, const gql_ast_node *node) {
 }
 
 void gql_walk(gql_walker *w, const gql_ast_node *node) {
-  if (!node || w->stop)
+  if (!node || w->stop || (w->visit && !w->visit(w, node)))
     return;
   gql_type_info_enter(w->ti, node);
   if (w->enter(w, node) && !w->stop)
