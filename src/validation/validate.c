@@ -119,22 +119,26 @@ typedef struct rule_kinds {
 #define SPEC_L17 (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
 #define SPEC_E18 (K_DIRECTED) /* UniqueDirectivesPerLocationRule */
 #define SPEC_L18 (0)
-#define SPEC_E19 (K_ALL) /* KnownArgumentNamesRule */
-#define SPEC_L19 (K_ALL)
-#define SPEC_E20 (K_ALL) /* UniqueArgumentNamesRule */
-#define SPEC_L20 (K_ALL)
-#define SPEC_E21 (K_ALL) /* ValuesOfCorrectTypeRule */
-#define SPEC_L21 (K_ALL)
-#define SPEC_E22 (K_ALL) /* ProvidedRequiredArgumentsRule */
-#define SPEC_L22 (K_ALL)
-#define SPEC_E23 (K_ALL) /* VariablesInAllowedPositionRule */
-#define SPEC_L23 (K_ALL)
-#define SPEC_E24 (K_ALL) /* OverlappingFieldsCanBeMergedRule */
-#define SPEC_L24 (K_ALL)
-#define SPEC_E25 (K_ALL) /* UniqueInputFieldNamesRule */
-#define SPEC_L25 (K_ALL)
-#define SPEC_E26 (K_ALL) /* MaxIntrospectionDepthRule */
-#define SPEC_L26 (K_ALL)
+#define SPEC_E19 (K_(DIRECTIVE) | K_(ARGUMENT)) /* KnownArgumentNamesRule */
+#define SPEC_L19 (0)
+#define SPEC_E20 (K_(FIELD) | K_(DIRECTIVE)) /* UniqueArgumentNamesRule */
+#define SPEC_L20 (0)
+#define SPEC_E21                                                               \
+  (K_(LIST_VALUE) | K_(OBJECT_VALUE) | K_(OBJECT_FIELD) | K_(NULL_VALUE) |     \
+   K_(ENUM_VALUE) | K_(INT_VALUE) | K_(FLOAT_VALUE) | K_(STRING_VALUE) |       \
+   K_(BOOLEAN_VALUE)) /* ValuesOfCorrectTypeRule */
+#define SPEC_L21 (0)
+#define SPEC_E22 (0) /* ProvidedRequiredArgumentsRule */
+#define SPEC_L22 (K_(FIELD) | K_(DIRECTIVE))
+#define SPEC_E23 (0) /* VariablesInAllowedPositionRule */
+#define SPEC_L23 (K_(OPERATION_DEFINITION))
+#define SPEC_E24 (K_(SELECTION_SET)) /* OverlappingFieldsCanBeMergedRule */
+#define SPEC_L24 (0)
+#define SPEC_E25                                                               \
+  (K_(OBJECT_VALUE) | K_(OBJECT_FIELD)) /* UniqueInputFieldNamesRule */
+#define SPEC_L25 (K_(OBJECT_VALUE))
+#define SPEC_E26 (K_(FIELD)) /* MaxIntrospectionDepthRule */
+#define SPEC_L26 (0)
 #define SPEC_ROW_E(k)                                                          \
   (((((uint64_t)(SPEC_E0) >> (k)) & 1) << 0) |                                 \
    ((((uint64_t)(SPEC_E1) >> (k)) & 1) << 1) |                                 \
