@@ -531,13 +531,13 @@ gql_fragment_list gql_vctx_recursive_fragments(gql_vctx *ctx,
   return *l;
 }
 
-/* ---- variable usages: a walk with a fresh TypeInfo */
+/* ---- variable usages: a walk with a fresh TypeInfo, or the validation's
+ * own walk (see gql_vctx_keep_usages) */
 
 typedef struct usage_walker {
   gql_walker w;
   gql_vctx *ctx;
-  gql_variable_usage *items;
-  uint32_t count, cap;
+  gql_usage_vec v;
 } usage_walker;
 
 /* False for variable definitions and for nodes whose text has no '$' (every
@@ -553,24 +553,20 @@ static bool has_dollar(gql_walker *w, const gql_ast_node *node) {
   return memchr(ctx->source.ptr + node->start, '$', node->end - node->start);
 }
 
-static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
-  usage_walker *u = (usage_walker *)w;
-  if (node->kind != GQL_AST_VARIABLE)
-    return true;
-  if (u->count == u->cap) {
-    uint32_t cap = u->cap ? u->cap * 2 : 8;
+bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
+                    const gql_ast_node *node) {
+  if (v->count == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 8;
     gql_variable_usage *items =
-        gql_arena_grow(u->ctx->arena, u->items, u->cap, cap, sizeof *items);
+        gql_arena_grow(ctx->arena, v->items, v->cap, cap, sizeof *items);
     if (!items) {
-      nomem(u->ctx);
-      w->stop = true;
+      nomem(ctx);
       return false;
     }
-    u->items = items;
-    u->cap = cap;
+    v->items = items;
+    v->cap = cap;
   }
-  gql_type_info *ti = w->ti;
-  gql_variable_usage *use = &u->items[u->count++];
+  gql_variable_usage *use = &v->items[v->count++];
   *use = (gql_variable_usage){.node = (const gql_ast_value *)node};
   if (ti->ninput_types && ti->ninput_types <= ti->cinput_types) {
     gql_opt_type t = ti->input_types[ti->ninput_types - 1];
@@ -587,6 +583,17 @@ static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
         p.has && p.ref.type != GQL_NO_TYPE &&
         ti->schema->types[p.ref.type].kind == GQL_TYPE_INPUT_OBJECT &&
         ti->schema->types[p.ref.type].one_of;
+  }
+  return true;
+}
+
+static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
+  usage_walker *u = (usage_walker *)w;
+  if (node->kind != GQL_AST_VARIABLE)
+    return true;
+  if (!gql_usage_push(u->ctx, w->ti, &u->v, node)) {
+    w->stop = true;
+    return false;
   }
   return true;
 }
@@ -631,10 +638,29 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
     nomem(ctx);
     return (gql_variable_usages){0};
   }
-  *l = (gql_variable_usages){u.items, u.count};
+  *l = (gql_variable_usages){u.v.items, u.v.count};
   if (!gql_ptrmap_put(&impl->usages, ctx->arena, node, l))
     nomem(ctx);
   return *l;
+}
+
+bool gql_vctx_may_use_variables(gql_vctx *ctx) {
+  return !no_variables(ctx);
+}
+
+void gql_vctx_keep_usages(gql_vctx *ctx, const gql_ast_node *def,
+                          const gql_usage_vec *v) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (gql_ptrmap_get(&impl->usages, def))
+    return; /* already computed by a walk of its own */
+  gql_variable_usages *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  if (!l) {
+    nomem(ctx);
+    return;
+  }
+  *l = (gql_variable_usages){v->items, v->count};
+  if (!gql_ptrmap_put(&impl->usages, ctx->arena, def, l))
+    nomem(ctx);
 }
 
 typedef struct usage_sum {

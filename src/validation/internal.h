@@ -123,6 +123,25 @@ struct gql_vctx_impl {
   uint32_t *block_units;
 };
 
+/* Variable usages being collected (graphql-js getVariableUsages). */
+typedef struct gql_usage_vec {
+  gql_variable_usage *items;
+  uint32_t count, cap;
+} gql_usage_vec;
+
+/* Appends the usage of VARIABLE `node` as TypeInfo `ti` sees it; false when
+ * out of memory (recorded). */
+bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
+                    const gql_ast_node *node);
+/* False when the document can use no variable (its text has no '$'). */
+bool gql_vctx_may_use_variables(gql_vctx *ctx);
+/* Keeps `v` as the variable usages of top-level definition `def` (as
+ * gql_vctx_variable_usages would find them) unless already known: the
+ * validation's walk collects them as it goes, sparing a walk per
+ * definition. */
+void gql_vctx_keep_usages(gql_vctx *ctx, const gql_ast_node *def,
+                          const gql_usage_vec *v);
+
 /* Marks every fragment reachable from any operation of the document (one
  * walk over the fragment graph); then gql_vctx_fragment_used tells by
  * name. False

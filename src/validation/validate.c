@@ -281,10 +281,56 @@ typedef struct parallel {
   const gql_ast_node **stack_nodes;
   uint64_t *stack_bits;
   uint32_t nstack;
+  /* the variable usages of the current operation or fragment, collected
+   * on the way (see gql_vctx_keep_usages) */
+  bool collect;            /* the document may use variables */
+  bool pruned;             /* the walk skipped part of `def` */
+  const gql_ast_node *def; /* the definition being walked, or NULL */
+  uint32_t in_vardef;      /* inside a variable definition */
+  gql_usage_vec usages;
 } parallel;
+
+/* Collects the usages of the definition being walked, as a walk of its own
+ * with a fresh TypeInfo would (TypeInfo's stacks are at the document's
+ * level between definitions). */
+static void note_enter(parallel *p, const gql_ast_node *node) {
+  switch (node->kind) {
+  case GQL_AST_OPERATION_DEFINITION:
+  case GQL_AST_FRAGMENT_DEFINITION:
+    p->def = node;
+    p->pruned = false;
+    p->in_vardef = 0;
+    p->usages = (gql_usage_vec){0};
+    break;
+  case GQL_AST_VARIABLE_DEFINITION:
+    p->in_vardef++;
+    break;
+  case GQL_AST_VARIABLE:
+    if (p->def && !p->in_vardef &&
+        !gql_usage_push(p->ctx, p->w.ti, &p->usages, node))
+      p->def = NULL;
+    break;
+  default:
+    break;
+  }
+}
+
+/* Before the rules leave `node`: a definition's usages are complete. */
+static void note_leave(parallel *p, const gql_ast_node *node) {
+  if (node->kind == GQL_AST_VARIABLE_DEFINITION) {
+    if (p->in_vardef)
+      p->in_vardef--;
+  } else if (node == p->def) {
+    if (!p->pruned && !p->w.ti->nomem)
+      gql_vctx_keep_usages(p->ctx, node, &p->usages);
+    p->def = NULL;
+  }
+}
 
 static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
   unsigned k = node->kind;
+  if (p->collect)
+    note_enter(p, node);
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
                   p->has_enter & ~p->skip_bits;
   while (bits) {
@@ -309,13 +355,18 @@ static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
     }
   }
   /* when every rule skips the subtree, nobody looks at it */
-  return p->nskipping < p->nrules;
+  if (p->nskipping < p->nrules)
+    return true;
+  p->pruned = true;
+  return false;
 }
 
 static bool par_enter(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
   if (p->masked)
     return par_enter_masked(p, node);
+  if (p->collect)
+    note_enter(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i])
       continue;
@@ -330,11 +381,16 @@ static bool par_enter(gql_walker *w, const gql_ast_node *node) {
     }
   }
   /* when every rule skips the subtree, nobody looks at it */
-  return p->nskipping < p->nrules;
+  if (p->nskipping < p->nrules)
+    return true;
+  p->pruned = true;
+  return false;
 }
 
 static void par_leave_masked(parallel *p, const gql_ast_node *node) {
   unsigned k = node->kind;
+  if (p->collect)
+    note_leave(p, node);
   uint64_t before = p->skip_bits;
   /* the rules that skip from this node on see it no more: when it is a
    * skip node, it is the deepest one */
@@ -367,6 +423,8 @@ static void par_leave(gql_walker *w, const gql_ast_node *node) {
     par_leave_masked(p, node);
     return;
   }
+  if (p->collect)
+    note_leave(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i]) {
       if (p->skipping[i] == node) {
@@ -470,6 +528,7 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
     p.on_enter = sets;
     p.on_leave = sets + GQL_AST_KIND_COUNT;
   }
+  p.collect = gql_vctx_may_use_variables(&ctx);
   if (!impl.aborted)
     gql_walk(&p.w, &doc->h);
   if (impl.ti.nomem || errors->nomem)
