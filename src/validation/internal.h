@@ -34,7 +34,16 @@ typedef struct gql_type_info {
   const gql_directive *directive;
   const gql_input_value *argument;
   const gql_enum_value *enum_value;
+  /* type names looked up, by a hash of their text (see gql_ti_type_index) */
+  struct gql_type_memo {
+    const char *ptr;
+    uint32_t len, index;
+  } type_memo[64];
 } gql_type_info;
+
+/* gql_schema_type_index, remembered: the validation looks the same few type
+ * names up many times. */
+uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name);
 
 void gql_type_info_init(gql_type_info *ti, const gql_schema *s,
                         gql_arena *arena);

@@ -54,6 +54,25 @@ void gql_type_info_init(gql_type_info *ti, const gql_schema *s,
   *ti = (gql_type_info){.schema = s, .arena = arena};
 }
 
+uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name) {
+  if (!name.len)
+    return gql_schema_type_index(ti->schema, name);
+  uint32_t h = (uint32_t)name.len * 31u + (unsigned char)name.ptr[0] * 7u +
+               (unsigned char)name.ptr[name.len / 2] * 3u +
+               (unsigned char)name.ptr[name.len - 1];
+  struct gql_type_memo *m = &ti->type_memo[h % GQL_ARRAY_LEN(ti->type_memo)];
+  if (m->ptr && m->len == name.len &&
+      (m->ptr == name.ptr || memcmp(m->ptr, name.ptr, name.len) == 0))
+    return m->index;
+  uint32_t i = gql_schema_type_index(ti->schema, name);
+  *m = (struct gql_type_memo){name.ptr, (uint32_t)name.len, i};
+  return i;
+}
+
+uint32_t gql_vctx_type_index(gql_vctx *ctx, gql_str name) {
+  return gql_ti_type_index(&ctx->impl->ti, name);
+}
+
 static gql_opt_type some(gql_type_ref r) {
   return (gql_opt_type){true, r};
 }
@@ -80,7 +99,7 @@ static gql_opt_type type_from_ast(gql_type_info *ti, const gql_ast_type *t) {
   if (!t)
     return no_type;
   if (t->h.kind == GQL_AST_NAMED_TYPE) {
-    uint32_t i = gql_schema_type_index(ti->schema, gql_ast_name_str(t->name));
+    uint32_t i = gql_ti_type_index(ti, gql_ast_name_str(t->name));
     return i == GQL_NO_TYPE ? no_type : some(gql_type_ref_named(i));
   }
   gql_type_ref r;
