@@ -39,11 +39,18 @@ typedef struct gql_type_info {
     const char *ptr;
     uint32_t len, index;
   } type_memo[64];
+  struct gql_directive_memo { /* the same for directive names */
+    const char *ptr;
+    uint32_t len;
+    const gql_directive *def;
+  } directive_memo[16];
 } gql_type_info;
 
 /* gql_schema_type_index, remembered: the validation looks the same few type
  * names up many times. */
 uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name);
+/* gql_schema_directive, remembered the same way. */
+const gql_directive *gql_ti_directive(gql_type_info *ti, gql_str name);
 
 void gql_type_info_init(gql_type_info *ti, const gql_schema *s,
                         gql_arena *arena);

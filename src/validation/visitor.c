@@ -69,6 +69,25 @@ uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name) {
   return i;
 }
 
+const gql_directive *gql_ti_directive(gql_type_info *ti, gql_str name) {
+  if (!name.len)
+    return gql_schema_directive(ti->schema, name);
+  uint32_t h = (uint32_t)name.len * 31u + (unsigned char)name.ptr[0] * 7u +
+               (unsigned char)name.ptr[name.len - 1];
+  struct gql_directive_memo *m =
+      &ti->directive_memo[h % GQL_ARRAY_LEN(ti->directive_memo)];
+  if (m->ptr && m->len == name.len &&
+      (m->ptr == name.ptr || memcmp(m->ptr, name.ptr, name.len) == 0))
+    return m->def;
+  const gql_directive *d = gql_schema_directive(ti->schema, name);
+  *m = (struct gql_directive_memo){name.ptr, (uint32_t)name.len, d};
+  return d;
+}
+
+const gql_directive *gql_vctx_directive_named(gql_vctx *ctx, gql_str name) {
+  return gql_ti_directive(&ctx->impl->ti, name);
+}
+
 uint32_t gql_vctx_type_index(gql_vctx *ctx, gql_str name) {
   return gql_ti_type_index(&ctx->impl->ti, name);
 }
@@ -145,7 +164,7 @@ void gql_type_info_enter(gql_type_info *ti, const gql_ast_node *node) {
   }
   case GQL_AST_DIRECTIVE: {
     const gql_ast_directive *d = (const gql_ast_directive *)node;
-    ti->directive = gql_schema_directive(s, gql_ast_name_str(d->name));
+    ti->directive = gql_ti_directive(ti, gql_ast_name_str(d->name));
     break;
   }
   case GQL_AST_OPERATION_DEFINITION: {
