@@ -381,11 +381,13 @@ static const uint32_t *resolved_spreads(gql_vctx *ctx,
     nomem(ctx);
     return NULL;
   }
+  if (!impl->fragments_built)
+    gql_vctx_fragment(ctx, (gql_str){0}); /* builds the name map */
   for (uint32_t i = 0; i < spreads->count; i++) {
     gql_str name = gql_ast_name_str(spreads->items[i]->name);
     uint32_t k = NO_FRAGMENT;
-    if (gql_vctx_fragment(ctx, name))
-      gql_strmap_get(&impl->fragments, name, &k);
+    if (!gql_strmap_get(&impl->fragments, name, &k))
+      k = NO_FRAGMENT;
     idx[i] = k;
   }
   if (!gql_ptrmap_put(&impl->resolved, ctx->arena, set, idx))
