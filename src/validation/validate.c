@@ -451,7 +451,9 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
   gql_type_info_init(&impl.ti, schema, arena);
-  gql_strmap_init(&impl.fragments, NULL);
+  /* the fragment-name map lives in the request arena too */
+  gql_allocator frag_alc = gql_arena_allocator(arena);
+  gql_strmap_init(&impl.fragments, &frag_alc);
   gql_vctx ctx = {.schema = schema,
                   .doc = doc,
                   .source = doc->source,
