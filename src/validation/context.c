@@ -381,11 +381,13 @@ static const uint32_t *resolved_spreads(gql_vctx *ctx,
     nomem(ctx);
     return NULL;
   }
+  if (!impl->fragments_built)
+    gql_vctx_fragment(ctx, (gql_str){0}); /* builds the name map */
   for (uint32_t i = 0; i < spreads->count; i++) {
     gql_str name = gql_ast_name_str(spreads->items[i]->name);
     uint32_t k = NO_FRAGMENT;
-    if (gql_vctx_fragment(ctx, name))
-      gql_strmap_get(&impl->fragments, name, &k);
+    if (!gql_strmap_get(&impl->fragments, name, &k))
+      k = NO_FRAGMENT;
     idx[i] = k;
   }
   if (!gql_ptrmap_put(&impl->resolved, ctx->arena, set, idx))
@@ -531,35 +533,42 @@ gql_fragment_list gql_vctx_recursive_fragments(gql_vctx *ctx,
   return *l;
 }
 
-/* ---- variable usages: a walk with a fresh TypeInfo */
+/* ---- variable usages: a walk with a fresh TypeInfo, or the validation's
+ * own walk (see gql_vctx_keep_usages) */
 
 typedef struct usage_walker {
   gql_walker w;
   gql_vctx *ctx;
-  gql_variable_usage *items;
-  uint32_t count, cap;
+  gql_usage_vec v;
 } usage_walker;
 
-static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
-  usage_walker *u = (usage_walker *)w;
+/* False for variable definitions and for nodes whose text has no '$' (every
+ * child's span is inside its parent's): no usage lies in them, so the walk
+ * leaves them out. */
+static bool has_dollar(gql_walker *w, const gql_ast_node *node) {
+  const gql_vctx *ctx = ((const usage_walker *)w)->ctx;
   if (node->kind == GQL_AST_VARIABLE_DEFINITION)
-    return false;
-  if (node->kind != GQL_AST_VARIABLE)
+    return false; /* defines variables, does not use them */
+  if (!ctx->source.ptr || node->end > ctx->source.len ||
+      node->start >= node->end)
     return true;
-  if (u->count == u->cap) {
-    uint32_t cap = u->cap ? u->cap * 2 : 8;
+  return memchr(ctx->source.ptr + node->start, '$', node->end - node->start);
+}
+
+bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
+                    const gql_ast_node *node) {
+  if (v->count == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 8;
     gql_variable_usage *items =
-        gql_arena_grow(u->ctx->arena, u->items, u->cap, cap, sizeof *items);
+        gql_arena_grow(ctx->arena, v->items, v->cap, cap, sizeof *items);
     if (!items) {
-      nomem(u->ctx);
-      w->stop = true;
+      nomem(ctx);
       return false;
     }
-    u->items = items;
-    u->cap = cap;
+    v->items = items;
+    v->cap = cap;
   }
-  gql_type_info *ti = w->ti;
-  gql_variable_usage *use = &u->items[u->count++];
+  gql_variable_usage *use = &v->items[v->count++];
   *use = (gql_variable_usage){.node = (const gql_ast_value *)node};
   if (ti->ninput_types && ti->ninput_types <= ti->cinput_types) {
     gql_opt_type t = ti->input_types[ti->ninput_types - 1];
@@ -576,6 +585,17 @@ static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
         p.has && p.ref.type != GQL_NO_TYPE &&
         ti->schema->types[p.ref.type].kind == GQL_TYPE_INPUT_OBJECT &&
         ti->schema->types[p.ref.type].one_of;
+  }
+  return true;
+}
+
+static bool usage_enter(gql_walker *w, const gql_ast_node *node) {
+  usage_walker *u = (usage_walker *)w;
+  if (node->kind != GQL_AST_VARIABLE)
+    return true;
+  if (!gql_usage_push(u->ctx, w->ti, &u->v, node)) {
+    w->stop = true;
+    return false;
   }
   return true;
 }
@@ -607,8 +627,11 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
     return *cached;
   gql_type_info ti;
   gql_type_info_init(&ti, ctx->schema, ctx->arena);
-  usage_walker u = {
-      .w = {.ti = &ti, .enter = usage_enter, .leave = usage_leave}, .ctx = ctx};
+  usage_walker u = {.w = {.ti = &ti,
+                          .enter = usage_enter,
+                          .leave = usage_leave,
+                          .visit = has_dollar},
+                    .ctx = ctx};
   gql_walk(&u.w, node);
   if (ti.nomem)
     nomem(ctx);
@@ -617,10 +640,29 @@ gql_variable_usages gql_vctx_variable_usages(gql_vctx *ctx,
     nomem(ctx);
     return (gql_variable_usages){0};
   }
-  *l = (gql_variable_usages){u.items, u.count};
+  *l = (gql_variable_usages){u.v.items, u.v.count};
   if (!gql_ptrmap_put(&impl->usages, ctx->arena, node, l))
     nomem(ctx);
   return *l;
+}
+
+bool gql_vctx_may_use_variables(gql_vctx *ctx) {
+  return !no_variables(ctx);
+}
+
+void gql_vctx_keep_usages(gql_vctx *ctx, const gql_ast_node *def,
+                          const gql_usage_vec *v) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (gql_ptrmap_get(&impl->usages, def))
+    return; /* already computed by a walk of its own */
+  gql_variable_usages *l = gql_arena_alloc(ctx->arena, sizeof *l);
+  if (!l) {
+    nomem(ctx);
+    return;
+  }
+  *l = (gql_variable_usages){v->items, v->count};
+  if (!gql_ptrmap_put(&impl->usages, ctx->arena, def, l))
+    nomem(ctx);
 }
 
 typedef struct usage_sum {

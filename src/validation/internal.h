@@ -34,7 +34,23 @@ typedef struct gql_type_info {
   const gql_directive *directive;
   const gql_input_value *argument;
   const gql_enum_value *enum_value;
+  /* type names looked up, by a hash of their text (see gql_ti_type_index) */
+  struct gql_type_memo {
+    const char *ptr;
+    uint32_t len, index;
+  } type_memo[64];
+  struct gql_directive_memo { /* the same for directive names */
+    const char *ptr;
+    uint32_t len;
+    const gql_directive *def;
+  } directive_memo[16];
 } gql_type_info;
+
+/* gql_schema_type_index, remembered: the validation looks the same few type
+ * names up many times. */
+uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name);
+/* gql_schema_directive, remembered the same way. */
+const gql_directive *gql_ti_directive(gql_type_info *ti, gql_str name);
 
 void gql_type_info_init(gql_type_info *ti, const gql_schema *s,
                         gql_arena *arena);
@@ -49,6 +65,9 @@ struct gql_walker {
   gql_type_info *ti;
   bool (*enter)(gql_walker *w, const gql_ast_node *node);
   void (*leave)(gql_walker *w, const gql_ast_node *node);
+  /* optional: false leaves the node out of the walk (no TypeInfo, no
+   * enter or leave, no children) */
+  bool (*visit)(gql_walker *w, const gql_ast_node *node);
   bool stop;
 };
 
@@ -119,6 +138,25 @@ struct gql_vctx_impl {
   uint32_t nlines;
   uint32_t *block_units;
 };
+
+/* Variable usages being collected (graphql-js getVariableUsages). */
+typedef struct gql_usage_vec {
+  gql_variable_usage *items;
+  uint32_t count, cap;
+} gql_usage_vec;
+
+/* Appends the usage of VARIABLE `node` as TypeInfo `ti` sees it; false when
+ * out of memory (recorded). */
+bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
+                    const gql_ast_node *node);
+/* False when the document can use no variable (its text has no '$'). */
+bool gql_vctx_may_use_variables(gql_vctx *ctx);
+/* Keeps `v` as the variable usages of top-level definition `def` (as
+ * gql_vctx_variable_usages would find them) unless already known: the
+ * validation's walk collects them as it goes, sparing a walk per
+ * definition. */
+void gql_vctx_keep_usages(gql_vctx *ctx, const gql_ast_node *def,
+                          const gql_usage_vec *v);
 
 /* Marks every fragment reachable from any operation of the document (one
  * walk over the fragment graph); then gql_vctx_fragment_used tells by

@@ -5,7 +5,7 @@
 /* Reports when the condition names a known type that is not composite. */
 static void check(gql_vctx *ctx, const gql_ast_type *cond,
                   const gql_ast_name *fragment) {
-  uint32_t t = gql_schema_type_index(ctx->schema, gql_ast_name_str(cond->name));
+  uint32_t t = gql_vctx_type_index(ctx, gql_ast_name_str(cond->name));
   if (t == GQL_NO_TYPE || gql_schema_is_composite(ctx->schema, t))
     return;
   uint32_t at = cond->h.start;

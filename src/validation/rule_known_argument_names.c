@@ -41,7 +41,7 @@ static bool directive_arg_names(gql_vctx *ctx, const state *st, gql_str name,
       (*names)[i] = gql_ast_name_str(dd->args.items[i]->name);
     return true;
   }
-  const gql_directive *sd = gql_schema_directive(ctx->schema, name);
+  const gql_directive *sd = gql_vctx_directive_named(ctx, name);
   if (!sd)
     return false;
   *n = sd->nargs;

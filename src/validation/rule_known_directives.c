@@ -48,7 +48,7 @@ static bool locations_of(gql_vctx *ctx, state *s, gql_str name,
     }
     return true;
   }
-  const gql_directive *def = gql_schema_directive(ctx->schema, name);
+  const gql_directive *def = gql_vctx_directive_named(ctx, name);
   if (!def)
     return false;
   *mask = def->location_mask;

@@ -101,7 +101,7 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   const gql_ast_type *t = (const gql_ast_type *)node;
   gql_str name = gql_ast_name_str(t->name);
   uint32_t unused;
-  if (gql_schema_type_index(ctx->schema, name) != GQL_NO_TYPE ||
+  if (gql_vctx_type_index(ctx, name) != GQL_NO_TYPE ||
       gql_namemap_get(&s->defined, name, &unused))
     return true;
   if (s->sdl && is_standard(name))

@@ -661,7 +661,17 @@ static uint32_t field_class(state *st, nd *f) {
     gql_buf b;
     gql_allocator b_alc = gql_arena_allocator(st->ctx->arena);
     gql_buf_init(&b, &b_alc);
-    gql_buf_printf(&b, "N%u ", f->parent);
+    /* "N<parent> ", printed by hand: printf costs more than the rest */
+    char num[16];
+    size_t at = sizeof num;
+    num[--at] = ' ';
+    uint32_t v = f->parent;
+    do {
+      num[--at] = (char)('0' + v % 10);
+      v /= 10;
+    } while (v);
+    num[--at] = 'N';
+    gql_buf_append(&b, num + at, sizeof num - at);
     if (serialize(&b, f->node) && !b.failed)
       key = gql_arena_strndup(st->ctx->arena, b.data, b.len);
     gql_buf_free(&b);

@@ -7,8 +7,8 @@ static uint32_t fragment_type(gql_vctx *ctx, gql_str name) {
   const gql_ast_fragment *f = gql_vctx_fragment(ctx, name);
   if (!f)
     return GQL_NO_TYPE;
-  uint32_t t = gql_schema_type_index(ctx->schema,
-                                     gql_ast_name_str(f->type_condition->name));
+  uint32_t t =
+      gql_vctx_type_index(ctx, gql_ast_name_str(f->type_condition->name));
   return t != GQL_NO_TYPE && gql_schema_is_composite(ctx->schema, t)
              ? t
              : GQL_NO_TYPE;

@@ -75,7 +75,7 @@ static void leave_directive(gql_vctx *ctx, const state *st,
     }
     return;
   }
-  const gql_directive *sd = gql_schema_directive(ctx->schema, name);
+  const gql_directive *sd = gql_vctx_directive_named(ctx, name);
   if (!sd)
     return;
   for (uint32_t i = 0; i < sd->nargs; i++) {

@@ -40,7 +40,7 @@ static bool unique(gql_vctx *ctx, state *s, gql_str name) {
   const gql_ast_directive_def *dd = doc_directive(ctx, s, name);
   if (dd)
     return !dd->repeatable;
-  const gql_directive *def = gql_schema_directive(ctx->schema, name);
+  const gql_directive *def = gql_vctx_directive_named(ctx, name);
   return def && !def->repeatable;
 }
 

@@ -27,8 +27,7 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   const gql_ast_type *named = v->type;
   while (named->h.kind != GQL_AST_NAMED_TYPE)
     named = named->of;
-  uint32_t t =
-      gql_schema_type_index(ctx->schema, gql_ast_name_str(named->name));
+  uint32_t t = gql_vctx_type_index(ctx, gql_ast_name_str(named->name));
   if (t == GQL_NO_TYPE || gql_schema_is_input(ctx->schema, t))
     return true;
   gql_buf b;

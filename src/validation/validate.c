@@ -119,22 +119,26 @@ typedef struct rule_kinds {
 #define SPEC_L17 (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
 #define SPEC_E18 (K_DIRECTED) /* UniqueDirectivesPerLocationRule */
 #define SPEC_L18 (0)
-#define SPEC_E19 (K_ALL) /* KnownArgumentNamesRule */
-#define SPEC_L19 (K_ALL)
-#define SPEC_E20 (K_ALL) /* UniqueArgumentNamesRule */
-#define SPEC_L20 (K_ALL)
-#define SPEC_E21 (K_ALL) /* ValuesOfCorrectTypeRule */
-#define SPEC_L21 (K_ALL)
-#define SPEC_E22 (K_ALL) /* ProvidedRequiredArgumentsRule */
-#define SPEC_L22 (K_ALL)
-#define SPEC_E23 (K_ALL) /* VariablesInAllowedPositionRule */
-#define SPEC_L23 (K_ALL)
-#define SPEC_E24 (K_ALL) /* OverlappingFieldsCanBeMergedRule */
-#define SPEC_L24 (K_ALL)
-#define SPEC_E25 (K_ALL) /* UniqueInputFieldNamesRule */
-#define SPEC_L25 (K_ALL)
-#define SPEC_E26 (K_ALL) /* MaxIntrospectionDepthRule */
-#define SPEC_L26 (K_ALL)
+#define SPEC_E19 (K_(DIRECTIVE) | K_(ARGUMENT)) /* KnownArgumentNamesRule */
+#define SPEC_L19 (0)
+#define SPEC_E20 (K_(FIELD) | K_(DIRECTIVE)) /* UniqueArgumentNamesRule */
+#define SPEC_L20 (0)
+#define SPEC_E21                                                               \
+  (K_(LIST_VALUE) | K_(OBJECT_VALUE) | K_(OBJECT_FIELD) | K_(NULL_VALUE) |     \
+   K_(ENUM_VALUE) | K_(INT_VALUE) | K_(FLOAT_VALUE) | K_(STRING_VALUE) |       \
+   K_(BOOLEAN_VALUE)) /* ValuesOfCorrectTypeRule */
+#define SPEC_L21 (0)
+#define SPEC_E22 (0) /* ProvidedRequiredArgumentsRule */
+#define SPEC_L22 (K_(FIELD) | K_(DIRECTIVE))
+#define SPEC_E23 (0) /* VariablesInAllowedPositionRule */
+#define SPEC_L23 (K_(OPERATION_DEFINITION))
+#define SPEC_E24 (K_(SELECTION_SET)) /* OverlappingFieldsCanBeMergedRule */
+#define SPEC_L24 (0)
+#define SPEC_E25                                                               \
+  (K_(OBJECT_VALUE) | K_(OBJECT_FIELD)) /* UniqueInputFieldNamesRule */
+#define SPEC_L25 (K_(OBJECT_VALUE))
+#define SPEC_E26 (K_(FIELD)) /* MaxIntrospectionDepthRule */
+#define SPEC_L26 (0)
 #define SPEC_ROW_E(k)                                                          \
   (((((uint64_t)(SPEC_E0) >> (k)) & 1) << 0) |                                 \
    ((((uint64_t)(SPEC_E1) >> (k)) & 1) << 1) |                                 \
@@ -277,10 +281,56 @@ typedef struct parallel {
   const gql_ast_node **stack_nodes;
   uint64_t *stack_bits;
   uint32_t nstack;
+  /* the variable usages of the current operation or fragment, collected
+   * on the way (see gql_vctx_keep_usages) */
+  bool collect;            /* the document may use variables */
+  bool pruned;             /* the walk skipped part of `def` */
+  const gql_ast_node *def; /* the definition being walked, or NULL */
+  uint32_t in_vardef;      /* inside a variable definition */
+  gql_usage_vec usages;
 } parallel;
+
+/* Collects the usages of the definition being walked, as a walk of its own
+ * with a fresh TypeInfo would (TypeInfo's stacks are at the document's
+ * level between definitions). */
+static void note_enter(parallel *p, const gql_ast_node *node) {
+  switch (node->kind) {
+  case GQL_AST_OPERATION_DEFINITION:
+  case GQL_AST_FRAGMENT_DEFINITION:
+    p->def = node;
+    p->pruned = false;
+    p->in_vardef = 0;
+    p->usages = (gql_usage_vec){0};
+    break;
+  case GQL_AST_VARIABLE_DEFINITION:
+    p->in_vardef++;
+    break;
+  case GQL_AST_VARIABLE:
+    if (p->def && !p->in_vardef &&
+        !gql_usage_push(p->ctx, p->w.ti, &p->usages, node))
+      p->def = NULL;
+    break;
+  default:
+    break;
+  }
+}
+
+/* Before the rules leave `node`: a definition's usages are complete. */
+static void note_leave(parallel *p, const gql_ast_node *node) {
+  if (node->kind == GQL_AST_VARIABLE_DEFINITION) {
+    if (p->in_vardef)
+      p->in_vardef--;
+  } else if (node == p->def) {
+    if (!p->pruned && !p->w.ti->nomem)
+      gql_vctx_keep_usages(p->ctx, node, &p->usages);
+    p->def = NULL;
+  }
+}
 
 static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
   unsigned k = node->kind;
+  if (p->collect)
+    note_enter(p, node);
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
                   p->has_enter & ~p->skip_bits;
   while (bits) {
@@ -305,13 +355,18 @@ static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
     }
   }
   /* when every rule skips the subtree, nobody looks at it */
-  return p->nskipping < p->nrules;
+  if (p->nskipping < p->nrules)
+    return true;
+  p->pruned = true;
+  return false;
 }
 
 static bool par_enter(gql_walker *w, const gql_ast_node *node) {
   parallel *p = (parallel *)w;
   if (p->masked)
     return par_enter_masked(p, node);
+  if (p->collect)
+    note_enter(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i])
       continue;
@@ -326,11 +381,16 @@ static bool par_enter(gql_walker *w, const gql_ast_node *node) {
     }
   }
   /* when every rule skips the subtree, nobody looks at it */
-  return p->nskipping < p->nrules;
+  if (p->nskipping < p->nrules)
+    return true;
+  p->pruned = true;
+  return false;
 }
 
 static void par_leave_masked(parallel *p, const gql_ast_node *node) {
   unsigned k = node->kind;
+  if (p->collect)
+    note_leave(p, node);
   uint64_t before = p->skip_bits;
   /* the rules that skip from this node on see it no more: when it is a
    * skip node, it is the deepest one */
@@ -363,6 +423,8 @@ static void par_leave(gql_walker *w, const gql_ast_node *node) {
     par_leave_masked(p, node);
     return;
   }
+  if (p->collect)
+    note_leave(p, node);
   for (uint32_t i = 0; i < p->nrules; i++) {
     if (p->skipping[i]) {
       if (p->skipping[i] == node) {
@@ -389,7 +451,9 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
   gql_type_info_init(&impl.ti, schema, arena);
-  gql_strmap_init(&impl.fragments, NULL);
+  /* the fragment-name map lives in the request arena too */
+  gql_allocator frag_alc = gql_arena_allocator(arena);
+  gql_strmap_init(&impl.fragments, &frag_alc);
   gql_vctx ctx = {.schema = schema,
                   .doc = doc,
                   .source = doc->source,
@@ -466,6 +530,7 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
     p.on_enter = sets;
     p.on_leave = sets + GQL_AST_KIND_COUNT;
   }
+  p.collect = gql_vctx_may_use_variables(&ctx);
   if (!impl.aborted)
     gql_walk(&p.w, &doc->h);
   if (impl.ti.nomem || errors->nomem)

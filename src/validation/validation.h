@@ -117,6 +117,12 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
 
 /* ---- TypeInfo (graphql-js TypeInfo, at the node being visited) */
 
+/* gql_schema_type_index(ctx->schema, name), remembered for the validation:
+ * rules look the same few type names up many times. */
+uint32_t gql_vctx_type_index(gql_vctx *ctx, gql_str name);
+/* gql_schema_directive(ctx->schema, name), remembered the same way. */
+const gql_directive *gql_vctx_directive_named(gql_vctx *ctx, gql_str name);
+
 /* The output type of the current field or operation/fragment (getType);
  * false when unknown. */
 bool gql_vctx_type(const gql_vctx *ctx, gql_type_ref *out);

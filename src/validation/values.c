@@ -374,7 +374,7 @@ static void print_sorted(gql_buf *out, const gql_ast_value *v,
       uint32_t a = lo, b = mid, k = lo;
       while (a < mid && b < hi) {
         if (gql_natural_compare(gql_ast_name_str(f[b]->name),
-                            gql_ast_name_str(f[a]->name)) < 0)
+                                gql_ast_name_str(f[a]->name)) < 0)
           tmp[k++] = f[b++];
         else
           tmp[k++] = f[a++];

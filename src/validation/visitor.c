@@ -54,6 +54,44 @@ void gql_type_info_init(gql_type_info *ti, const gql_schema *s,
   *ti = (gql_type_info){.schema = s, .arena = arena};
 }
 
+uint32_t gql_ti_type_index(gql_type_info *ti, gql_str name) {
+  if (!name.len)
+    return gql_schema_type_index(ti->schema, name);
+  uint32_t h = (uint32_t)name.len * 31u + (unsigned char)name.ptr[0] * 7u +
+               (unsigned char)name.ptr[name.len / 2] * 3u +
+               (unsigned char)name.ptr[name.len - 1];
+  struct gql_type_memo *m = &ti->type_memo[h % GQL_ARRAY_LEN(ti->type_memo)];
+  if (m->ptr && m->len == name.len &&
+      (m->ptr == name.ptr || memcmp(m->ptr, name.ptr, name.len) == 0))
+    return m->index;
+  uint32_t i = gql_schema_type_index(ti->schema, name);
+  *m = (struct gql_type_memo){name.ptr, (uint32_t)name.len, i};
+  return i;
+}
+
+const gql_directive *gql_ti_directive(gql_type_info *ti, gql_str name) {
+  if (!name.len)
+    return gql_schema_directive(ti->schema, name);
+  uint32_t h = (uint32_t)name.len * 31u + (unsigned char)name.ptr[0] * 7u +
+               (unsigned char)name.ptr[name.len - 1];
+  struct gql_directive_memo *m =
+      &ti->directive_memo[h % GQL_ARRAY_LEN(ti->directive_memo)];
+  if (m->ptr && m->len == name.len &&
+      (m->ptr == name.ptr || memcmp(m->ptr, name.ptr, name.len) == 0))
+    return m->def;
+  const gql_directive *d = gql_schema_directive(ti->schema, name);
+  *m = (struct gql_directive_memo){name.ptr, (uint32_t)name.len, d};
+  return d;
+}
+
+const gql_directive *gql_vctx_directive_named(gql_vctx *ctx, gql_str name) {
+  return gql_ti_directive(&ctx->impl->ti, name);
+}
+
+uint32_t gql_vctx_type_index(gql_vctx *ctx, gql_str name) {
+  return gql_ti_type_index(&ctx->impl->ti, name);
+}
+
 static gql_opt_type some(gql_type_ref r) {
   return (gql_opt_type){true, r};
 }
@@ -80,7 +118,7 @@ static gql_opt_type type_from_ast(gql_type_info *ti, const gql_ast_type *t) {
   if (!t)
     return no_type;
   if (t->h.kind == GQL_AST_NAMED_TYPE) {
-    uint32_t i = gql_schema_type_index(ti->schema, gql_ast_name_str(t->name));
+    uint32_t i = gql_ti_type_index(ti, gql_ast_name_str(t->name));
     return i == GQL_NO_TYPE ? no_type : some(gql_type_ref_named(i));
   }
   gql_type_ref r;
@@ -126,7 +164,7 @@ void gql_type_info_enter(gql_type_info *ti, const gql_ast_node *node) {
   }
   case GQL_AST_DIRECTIVE: {
     const gql_ast_directive *d = (const gql_ast_directive *)node;
-    ti->directive = gql_schema_directive(s, gql_ast_name_str(d->name));
+    ti->directive = gql_ti_directive(ti, gql_ast_name_str(d->name));
     break;
   }
   case GQL_AST_OPERATION_DEFINITION: {
@@ -486,7 +524,7 @@ static void walk_children(gql_walker *w, const gql_ast_node *node) {
 }
 
 void gql_walk(gql_walker *w, const gql_ast_node *node) {
-  if (!node || w->stop)
+  if (!node || w->stop || (w->visit && !w->visit(w, node)))
     return;
   gql_type_info_enter(w->ti, node);
   if (w->enter(w, node) && !w->stop)

@@ -534,3 +534,37 @@ Test(framework, out_of_memory_anywhere_is_reported_not_crashed) {
   cr_assert_gt(completed, 0);
   cr_assert_gt(failed, 0);
 }
+
+/* The walk collects an operation's and a fragment's usages as it goes; a
+ * fragment defined after the operations using it is walked on its own
+ * first. Either way the usages are graphql-js getVariableUsages', in
+ * document order (none in variable definitions). */
+static void assert_variable_errors(const char *src) {
+  const gql_vrule *rules[] = {
+      gql_find_rule("NoUndefinedVariablesRule", 24),
+      gql_find_rule("NoUnusedVariablesRule", 21),
+      gql_find_rule("VariablesInAllowedPositionRule", 30)};
+  cr_assert(rules[0] && rules[1] && rules[2]);
+  gql_error_list l = validate_with(arena, schema, src, rules, 3);
+  cr_assert_eq(l.count, 4, "got %u errors", l.count);
+  cr_assert_str_eq(l.items[0].message,
+                   "Variable \"$l\" is not defined by operation \"Q\".");
+  cr_assert_str_eq(l.items[1].message,
+                   "Variable \"$n\" is not defined by operation \"Q\".");
+  cr_assert_str_eq(l.items[2].message,
+                   "Variable \"$u\" is never used in operation \"Q\".");
+  cr_assert_str_eq(l.items[3].message,
+                   "Variable \"$s\" of type \"String\" used in position "
+                   "expecting type \"Boolean\".");
+}
+
+Test(framework, variable_usages_same_with_fragments_before_or_after) {
+  assert_variable_errors("fragment F on Dog { barks(loud: $l) }\n"
+                         "query Q($s: String, $u: Int = 1) {\n"
+                         "  dog { ...F barks(loud: $s) ...G } }\n"
+                         "fragment G on Dog { name(x: $n) }\n");
+  assert_variable_errors("query Q($s: String, $u: Int = 1) {\n"
+                         "  dog { ...F barks(loud: $s) ...G } }\n"
+                         "fragment F on Dog { barks(loud: $l) }\n"
+                         "fragment G on Dog { name(x: $n) }\n");
+}
