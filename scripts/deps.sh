@@ -8,12 +8,13 @@ packages=(
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
 )
+# The graphql-http audit test and the benchmarks' peers run on Node.js,
+# which may come from elsewhere than Debian (its npm then conflicts with
+# Debian's): ask for Debian's only when the commands are missing.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(valgrind wrk hyperfine libcjson-dev)
-  # Node.js may come from elsewhere than Debian (its npm then conflicts with
-  # Debian's): ask for Debian's only when the commands are missing.
-  command -v node >/dev/null || packages+=(nodejs)
-  command -v npm >/dev/null || packages+=(npm)
 fi
 
 missing=()
