@@ -4,39 +4,6 @@
 #include "../schema/internal.h"
 #include "internal.h"
 
-static bool is_digit(int c) {
-  return c >= '0' && c <= '9';
-}
-
-/* graphql-js naturalCompare. */
-static int natural_compare(gql_str a, gql_str b) {
-  size_t ai = 0, bi = 0;
-  while (ai < a.len && bi < b.len) {
-    int ac = (unsigned char)a.ptr[ai], bc = (unsigned char)b.ptr[bi];
-    if (is_digit(ac) && is_digit(bc)) {
-      double an = 0, bn = 0;
-      do {
-        ++ai;
-        an = an * 10 + (ac - '0');
-        ac = ai < a.len ? (unsigned char)a.ptr[ai] : -1;
-      } while (is_digit(ac) && an > 0);
-      do {
-        ++bi;
-        bn = bn * 10 + (bc - '0');
-        bc = bi < b.len ? (unsigned char)b.ptr[bi] : -1;
-      } while (is_digit(bc) && bn > 0);
-      if (an != bn)
-        return an < bn ? -1 : 1;
-    } else {
-      if (ac != bc)
-        return ac < bc ? -1 : 1;
-      ++ai;
-      ++bi;
-    }
-  }
-  return a.len < b.len ? -1 : a.len > b.len;
-}
-
 typedef struct suggested {
   uint32_t type;
   uint32_t count;
@@ -52,7 +19,7 @@ static int compare(const gql_schema *s, const suggested *a,
   if (s->types[b->type].kind == GQL_TYPE_INTERFACE &&
       gql_schema_is_sub_type(s, b->type, a->type))
     return 1;
-  return natural_compare(s->types[a->type].name, s->types[b->type].name);
+  return gql_natural_compare(s->types[a->type].name, s->types[b->type].name);
 }
 
 static uint32_t add(suggested *list, uint32_t n, uint32_t type) {

@@ -593,7 +593,7 @@ static bool serialize(gql_buf *b, const gql_ast_selection *f) {
   for (uint32_t i = 0; i < f->args.count; i++) {
     gql_buf_put_str(b, gql_ast_name_str(f->args.items[i]->name));
     gql_buf_putc(b, ':');
-    gql_vprint_value_buf(b, f->args.items[i]->value);
+    gql_print_value(b, f->args.items[i]->value);
     gql_buf_putc(b, ',');
   }
   gql_buf_putc(b, ')');

@@ -68,7 +68,7 @@ static void leave_directive(gql_vctx *ctx, const state *st,
       gql_buf b;
       gql_allocator b_alc = gql_arena_allocator(ctx->arena);
       gql_buf_init(&b, &b_alc);
-      gql_vprint_ast_type(&b, a->type);
+      gql_print_type(&b, a->type);
       const char *t = gql_buf_cstr(&b);
       report_directive(ctx, d, gql_ast_name_str(a->name), t ? t : "?");
       gql_buf_free(&b);

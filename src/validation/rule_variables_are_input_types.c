@@ -1,23 +1,6 @@
 /* VariablesAreInputTypesRule: variables have input types. */
 #include "validation.h"
 
-/* print() of a type reference (the printer may not be linked yet). */
-static void print_type(gql_buf *b, const gql_ast_type *t) {
-  switch (t->h.kind) {
-  case GQL_AST_NAMED_TYPE:
-    gql_buf_append(b, t->name.ptr, t->name.len);
-    break;
-  case GQL_AST_LIST_TYPE:
-    gql_buf_putc(b, '[');
-    print_type(b, t->of);
-    gql_buf_putc(b, ']');
-    break;
-  default:
-    print_type(b, t->of);
-    gql_buf_putc(b, '!');
-  }
-}
-
 static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   (void)st;
   if (node->kind != GQL_AST_VARIABLE_DEFINITION)
@@ -33,7 +16,7 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
   gql_buf b;
   gql_allocator b_alc = gql_arena_allocator(ctx->arena);
   gql_buf_init(&b, &b_alc);
-  print_type(&b, v->type);
+  gql_print_type(&b, v->type);
   const char *type = gql_buf_cstr(&b);
   gql_ast_name name = v->variable->u.name;
   uint32_t at = v->type->h.start;

@@ -170,155 +170,6 @@ bool gql_vfirst_same(gql_arena *arena, const gql_str *names, uint32_t n,
 
 /* ---- printing (graphql-js print for values) */
 
-static void print_string(gql_buf *out, gql_str s) {
-  static const char hex[] = "0123456789ABCDEF";
-  gql_buf_putc(out, '"');
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.ptr[i];
-    switch (c) {
-    case '"':
-      gql_buf_puts(out, "\\\"");
-      continue;
-    case '\\':
-      gql_buf_puts(out, "\\\\");
-      continue;
-    case '\b':
-      gql_buf_puts(out, "\\b");
-      continue;
-    case '\f':
-      gql_buf_puts(out, "\\f");
-      continue;
-    case '\n':
-      gql_buf_puts(out, "\\n");
-      continue;
-    case '\r':
-      gql_buf_puts(out, "\\r");
-      continue;
-    case '\t':
-      gql_buf_puts(out, "\\t");
-      continue;
-    default:
-      break;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      char e[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-      gql_buf_puts(out, e);
-      continue;
-    }
-    /* U+0080..U+009F (C2 80..C2 9F) are escaped too */
-    if (c == 0xC2 && i + 1 < s.len && (unsigned char)s.ptr[i + 1] >= 0x80 &&
-        (unsigned char)s.ptr[i + 1] <= 0x9F) {
-      unsigned char d = (unsigned char)s.ptr[i + 1];
-      char e[7] = {'\\', 'u', '0', '0', hex[d >> 4], hex[d & 15], 0};
-      gql_buf_puts(out, e);
-      i++;
-      continue;
-    }
-    gql_buf_putc(out, (char)c);
-  }
-  gql_buf_putc(out, '"');
-}
-
-static bool is_ws(char c) {
-  return c == ' ' || c == '\t';
-}
-
-/* graphql-js printBlockString (not minimized). */
-static void print_block_string(gql_buf *out, gql_str s) {
-  gql_buf esc;
-  gql_buf_init(&esc, out->alc);
-  for (size_t i = 0; i < s.len; i++) {
-    if (i + 3 <= s.len && memcmp(s.ptr + i, "\"\"\"", 3) == 0) {
-      gql_buf_puts(&esc, "\\\"\"\"");
-      i += 2;
-    } else {
-      gql_buf_putc(&esc, s.ptr[i]);
-    }
-  }
-  gql_str e = {esc.data, esc.len};
-  uint32_t nlines = 1;
-  bool rest_blank_or_ws = true; /* every line after the first */
-  for (size_t i = 0; i < e.len; i++) {
-    if (e.ptr[i] == '\n' || e.ptr[i] == '\r') {
-      if (e.ptr[i] == '\r' && i + 1 < e.len && e.ptr[i + 1] == '\n')
-        i++;
-      nlines++;
-      size_t k = i + 1;
-      bool line_ok =
-          k >= e.len || e.ptr[k] == '\n' || e.ptr[k] == '\r' || is_ws(e.ptr[k]);
-      if (!line_ok)
-        rest_blank_or_ws = false;
-    }
-  }
-  bool single = nlines == 1;
-  bool force_lead = nlines > 1 && rest_blank_or_ws;
-  bool trailing_triple =
-      e.len >= 4 && memcmp(e.ptr + e.len - 4, "\\\"\"\"", 4) == 0;
-  bool trailing_quote = s.len && s.ptr[s.len - 1] == '"' && !trailing_triple;
-  bool trailing_slash = s.len && s.ptr[s.len - 1] == '\\';
-  bool force_trail = trailing_quote || trailing_slash;
-  bool multi =
-      !single || s.len > 70 || force_trail || force_lead || trailing_triple;
-  bool skip_lead = single && s.len && is_ws(s.ptr[0]);
-  gql_buf_puts(out, "\"\"\"");
-  if ((multi && !skip_lead) || force_lead)
-    gql_buf_putc(out, '\n');
-  gql_buf_append(out, e.ptr, e.len);
-  if (multi || force_trail)
-    gql_buf_putc(out, '\n');
-  gql_buf_puts(out, "\"\"\"");
-  gql_buf_free(&esc);
-}
-
-void gql_vprint_value_buf(gql_buf *out, const gql_ast_value *v) {
-  switch (v->h.kind) {
-  case GQL_AST_VARIABLE:
-    gql_buf_putc(out, '$');
-    gql_buf_put_str(out, gql_ast_name_str(v->u.name));
-    break;
-  case GQL_AST_INT_VALUE:
-  case GQL_AST_FLOAT_VALUE:
-  case GQL_AST_ENUM_VALUE:
-    gql_buf_put_str(out, v->u.raw);
-    break;
-  case GQL_AST_STRING_VALUE:
-    if (v->u.string.block)
-      print_block_string(out, v->u.string.value);
-    else
-      print_string(out, v->u.string.value);
-    break;
-  case GQL_AST_BOOLEAN_VALUE:
-    gql_buf_puts(out, v->u.boolean ? "true" : "false");
-    break;
-  case GQL_AST_NULL_VALUE:
-    gql_buf_puts(out, "null");
-    break;
-  case GQL_AST_LIST_VALUE:
-    gql_buf_putc(out, '[');
-    for (uint32_t i = 0; i < v->u.list.count; i++) {
-      if (i)
-        gql_buf_puts(out, ", ");
-      gql_vprint_value_buf(out, v->u.list.items[i]);
-    }
-    gql_buf_putc(out, ']');
-    break;
-  case GQL_AST_OBJECT_VALUE:
-    gql_buf_putc(out, '{');
-    for (uint32_t i = 0; i < v->u.fields.count; i++) {
-      const gql_ast_argument *f = v->u.fields.items[i];
-      if (i)
-        gql_buf_puts(out, ", ");
-      gql_buf_put_str(out, gql_ast_name_str(f->name));
-      gql_buf_puts(out, ": ");
-      gql_vprint_value_buf(out, f->value);
-    }
-    gql_buf_putc(out, '}');
-    break;
-  default:
-    break;
-  }
-}
-
 static const char *buf_to_arena(gql_buf *b, gql_arena *arena) {
   const char *s = NULL;
   if (!b->failed)
@@ -331,7 +182,7 @@ const char *gql_vprint_value(gql_arena *arena, const gql_ast_value *v) {
   gql_buf b;
   gql_allocator b_alc = gql_arena_allocator(arena);
   gql_buf_init(&b, &b_alc);
-  gql_vprint_value_buf(&b, v);
+  gql_print_value(&b, v);
   return buf_to_arena(&b, arena);
 }
 
@@ -348,7 +199,7 @@ static void print_sorted(gql_buf *out, const gql_ast_value *v,
     return;
   }
   if (v->h.kind != GQL_AST_OBJECT_VALUE) {
-    gql_vprint_value_buf(out, v);
+    gql_print_value(out, v);
     return;
   }
   uint32_t n = v->u.fields.count;
@@ -403,25 +254,6 @@ const char *gql_vprint_sorted_value(gql_arena *arena, const gql_ast_value *v) {
   gql_buf_init(&b, &b_alc);
   print_sorted(&b, v, arena);
   return buf_to_arena(&b, arena);
-}
-
-void gql_vprint_ast_type(gql_buf *out, const gql_ast_type *t) {
-  switch (t->h.kind) {
-  case GQL_AST_NAMED_TYPE:
-    gql_buf_put_str(out, gql_ast_name_str(t->name));
-    break;
-  case GQL_AST_LIST_TYPE:
-    gql_buf_putc(out, '[');
-    gql_vprint_ast_type(out, t->of);
-    gql_buf_putc(out, ']');
-    break;
-  case GQL_AST_NON_NULL_TYPE:
-    gql_vprint_ast_type(out, t->of);
-    gql_buf_putc(out, '!');
-    break;
-  default:
-    break;
-  }
 }
 
 const char *gql_vtype_str(const gql_schema *s, gql_type_ref t,

@@ -62,10 +62,6 @@ const char *gql_vprint_sorted_value(gql_arena *arena, const gql_ast_value *v);
 /* inspect(type): "[Int!]!". */
 const char *gql_vtype_str(const gql_schema *s, gql_type_ref t,
                           gql_arena *arena);
-/* Appends graphql-js print() of an AST type ("[Int!]"). */
-void gql_vprint_ast_type(gql_buf *out, const gql_ast_type *t);
-/* Appends graphql-js print() of a value to a buffer. */
-void gql_vprint_value_buf(gql_buf *out, const gql_ast_value *v);
 
 /* ---- literals of leaf types (graphql-js parseLiteral, no variables) */
 
