@@ -30,32 +30,10 @@ const flatSchema = buildSchema(
 const nestedSchema = buildSchema(
   'type Leaf { id: Int! value: Float! } type Child { id: Int! name: String! leaves: [Leaf!]! } ' +
     'type Group { id: Int! name: String! children: [Child!]! } type Query { groups: [Group!]! }');
-const starWarsSchema = buildSchema(`schema { query: Query }
-enum Episode { NEW_HOPE EMPIRE JEDI }
-"A character in the Star Wars Trilogy"
-interface Character {
-  "The id of the character" id: String!
-  "The name of the character" name: String
-  "The friends of the character" friends: [Character!]!
-  "Which movies they appear in" appearsIn: [Episode!]!
-}
-"A mechanical creature in the Star Wars universe."
-type Droid implements Character {
-  id: String! name: String friends: [Character!]! appearsIn: [Episode!]!
-  "The primary function of the droid" primaryFunction: String
-}
-"A humanoid creature in the Star Wars universe."
-type Human implements Character {
-  id: String! name: String friends: [Character!]! appearsIn: [Episode!]!
-  "The home planet of the human" homePlanet: String
-}
-"The root query object of the schema"
-type Query {
-  human("id of the human" id: String!): Human
-  droid("id of the droid" id: String!): Droid
-  hero("If omitted, returns the hero of the whole saga. If provided, returns the hero of that particular episode" episode: Episode): Character
-}
-`);
+// The Star Wars schema and fragments query are the example's own files.
+const example = path.join(__dirname, '../../examples/starwars');
+const starWarsSchema = buildSchema(
+  fs.readFileSync(path.join(example, 'schema.graphql'), 'utf8'));
 
 // ------------------------------------------------------------------- data
 
@@ -135,18 +113,8 @@ const ops = [
   ['flat_list', flatSchema, '{ items { id name email active score role } }'],
   ['nested_lists', nestedSchema, '{ groups { id name children { id name leaves { id value } } } }'],
   ['star_wars', starWarsSchema, '{ hero { id name friends { name appearsIn friends { name } } } }'],
-  ['fragments', starWarsSchema, `query Fragments {
-  luke: human(id: "1000") { ...HumanFields }
-  leia: human(id: "1003") { ...HumanFields }
-  threepio: droid(id: "2000") { ...DroidFields }
-  empireHero: hero(episode: EMPIRE) { ...CharacterFields }
-  jediHero: hero(episode: JEDI) { ...CharacterFields }
-}
-fragment CharacterFields on Character { __typename id name appearsIn ... on Human { homePlanet } ... on Droid { primaryFunction } friends { ...FriendFields } }
-fragment HumanFields on Human { id name homePlanet appearsIn friends { ...FriendFields } }
-fragment DroidFields on Droid { id name primaryFunction appearsIn friends { ...FriendFields } }
-fragment FriendFields on Character { __typename name ... on Human { homePlanet } ... on Droid { primaryFunction } }
-`],
+  ['fragments', starWarsSchema,
+   fs.readFileSync(path.join(example, 'fragments.graphql'), 'utf8')],
   ['introspection', starWarsSchema, introspection],
   ['introspection_without_one_of', starWarsSchema, withoutOneOf],
 ].map(([name, schema, source]) => {
