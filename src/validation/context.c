@@ -261,6 +261,28 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
 
 /* ---- fragments */
 
+const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
+                                                    gql_str name) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  const gql_document *doc = ctx->doc;
+  if (!impl->directive_defs_built) {
+    impl->directive_defs_built = true;
+    for (uint32_t i = 0; i < doc->definitions.count; i++) {
+      const gql_ast_node *d = doc->definitions.items[i];
+      if (d->kind == GQL_AST_DIRECTIVE_DEFINITION &&
+          !gql_namemap_set(
+              &impl->directive_defs, ctx->arena,
+              gql_ast_name_str(((const gql_ast_directive_def *)d)->name), i))
+        nomem(ctx);
+    }
+  }
+  uint32_t i;
+  if (!impl->directive_defs.count ||
+      !gql_namemap_get(&impl->directive_defs, name, &i))
+    return NULL;
+  return (const gql_ast_directive_def *)doc->definitions.items[i];
+}
+
 const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
   struct gql_vctx_impl *impl = ctx->impl;
   if (!impl->fragments_built) {

@@ -110,6 +110,8 @@ struct gql_vctx_impl {
   bool aborted;      /* the error limit was reached */
   bool fragments_built;
   gql_strmap fragments;  /* name → definition index (last one wins) */
+  bool directive_defs_built;
+  gql_namemap directive_defs; /* the document's directive definitions */
   struct gql_frag_memo { /* fragments found by a name's pointer */
     const char *ptr;
     const gql_ast_fragment *def;

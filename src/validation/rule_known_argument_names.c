@@ -21,15 +21,8 @@ static void init(gql_vctx *ctx, void *vs) {
  * defines; false when the directive is unknown. */
 static bool directive_arg_names(gql_vctx *ctx, const state *st, gql_str name,
                                 gql_str **names, uint32_t *n) {
-  const gql_ast_directive_def *dd = NULL;
-  for (uint32_t i = 0;
-       st->has_directive_defs && i < ctx->doc->definitions.count; i++) {
-    const gql_ast_node *d = ctx->doc->definitions.items[i];
-    if (d->kind == GQL_AST_DIRECTIVE_DEFINITION &&
-        gql_str_eq(gql_ast_name_str(((const gql_ast_directive_def *)d)->name),
-                   name))
-      dd = (const gql_ast_directive_def *)d;
-  }
+  const gql_ast_directive_def *dd =
+      st->has_directive_defs ? gql_vctx_directive_def(ctx, name) : NULL;
   if (dd) {
     *n = dd->args.count;
     *names = gql_arena_alloc(ctx->arena, (*n + 1) * sizeof **names);

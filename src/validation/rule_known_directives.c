@@ -7,37 +7,13 @@
 typedef struct state {
   const gql_ast_node **stack;
   uint32_t n, cap;
-  bool defs_built;
-  gql_namemap defs;
 } state;
-
-/* The directive definitions of the document by name (the last one wins),
- * built on first use. */
-static const gql_ast_directive_def *doc_directive(gql_vctx *ctx, state *s,
-                                                  gql_str name) {
-  const gql_document *doc = ctx->doc;
-  if (!s->defs_built) {
-    s->defs_built = true;
-    for (uint32_t i = 0; i < doc->definitions.count; i++) {
-      const gql_ast_node *d = doc->definitions.items[i];
-      if (d->kind == GQL_AST_DIRECTIVE_DEFINITION &&
-          !gql_namemap_set(
-              &s->defs, ctx->arena,
-              gql_ast_name_str(((const gql_ast_directive_def *)d)->name), i))
-        ctx->errors->nomem = true;
-    }
-  }
-  uint32_t i;
-  if (!gql_namemap_get(&s->defs, name, &i))
-    return NULL;
-  return (const gql_ast_directive_def *)doc->definitions.items[i];
-}
 
 /* The locations a directive named `name` may appear at, as a mask: the
  * last directive definition in the document wins over the schema's. */
 static bool locations_of(gql_vctx *ctx, state *s, gql_str name,
                          uint32_t *mask) {
-  const gql_ast_directive_def *dd = doc_directive(ctx, s, name);
+  const gql_ast_directive_def *dd = gql_vctx_directive_def(ctx, name);
   if (dd) {
     *mask = 0;
     for (uint32_t j = 0; j < dd->locations.count; j++) {

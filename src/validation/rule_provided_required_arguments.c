@@ -50,15 +50,8 @@ static void leave_directive(gql_vctx *ctx, const state *st,
                             const gql_ast_directive *d) {
   gql_str name = gql_ast_name_str(d->name);
   /* A directive defined in the document itself wins (the last one). */
-  const gql_ast_directive_def *dd = NULL;
-  for (uint32_t i = 0;
-       st->has_directive_defs && i < ctx->doc->definitions.count; i++) {
-    const gql_ast_node *n = ctx->doc->definitions.items[i];
-    if (n->kind == GQL_AST_DIRECTIVE_DEFINITION &&
-        gql_str_eq(gql_ast_name_str(((const gql_ast_directive_def *)n)->name),
-                   name))
-      dd = (const gql_ast_directive_def *)n;
-  }
+  const gql_ast_directive_def *dd =
+      st->has_directive_defs ? gql_vctx_directive_def(ctx, name) : NULL;
   if (dd) {
     for (uint32_t i = 0; i < dd->args.count; i++) {
       const gql_ast_input_value_def *a = dd->args.items[i];

@@ -8,36 +8,12 @@ typedef struct state {
   gql_namemap types;       /* type name → index into per_type */
   gql_namemap *per_type;
   uint32_t ntypes, ctypes;
-  bool defs_built;
-  gql_namemap defs;
 } state;
-
-/* The directive definitions of the document by name (the last one wins),
- * built on first use. */
-static const gql_ast_directive_def *doc_directive(gql_vctx *ctx, state *s,
-                                                  gql_str name) {
-  const gql_document *doc = ctx->doc;
-  if (!s->defs_built) {
-    s->defs_built = true;
-    for (uint32_t i = 0; i < doc->definitions.count; i++) {
-      const gql_ast_node *d = doc->definitions.items[i];
-      if (d->kind == GQL_AST_DIRECTIVE_DEFINITION &&
-          !gql_namemap_set(
-              &s->defs, ctx->arena,
-              gql_ast_name_str(((const gql_ast_directive_def *)d)->name), i))
-        ctx->errors->nomem = true;
-    }
-  }
-  uint32_t i;
-  if (!gql_namemap_get(&s->defs, name, &i))
-    return NULL;
-  return (const gql_ast_directive_def *)doc->definitions.items[i];
-}
 
 /* True when the directive named `name` is non-repeatable (and known): a
  * directive definition in the document wins over the schema's. */
 static bool unique(gql_vctx *ctx, state *s, gql_str name) {
-  const gql_ast_directive_def *dd = doc_directive(ctx, s, name);
+  const gql_ast_directive_def *dd = gql_vctx_directive_def(ctx, name);
   if (dd)
     return !dd->repeatable;
   const gql_directive *def = gql_vctx_directive_named(ctx, name);

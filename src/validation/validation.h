@@ -149,6 +149,10 @@ const gql_enum_value *gql_vctx_enum_value(const gql_vctx *ctx);
 
 /* ---- document helpers (computed once per validation and cached) */
 
+/* The document's own directive definition named `name` (the last one with
+ * that name, as graphql-js), or NULL; built once per validation. */
+const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
+                                                    gql_str name);
 /* The fragment definition named `name`, or NULL. With duplicate names the
  * last definition wins, as in graphql-js's getFragment. */
 const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name);
