@@ -23,6 +23,12 @@ bool gql_cli_wants_help(int argc, char **argv);
 /* Errors as a compact JSON array of {message, locations} (graphql-js's
  * toJSON), followed by a newline. */
 void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n);
+/* Reads and parses a JSON file into `arena`; *text (malloc'ed, free it)
+ * must outlive the value. NULL after printing "CMD: FILE: MESSAGE" (the
+ * JSON error with its line and column, or why the file could not be read)
+ * on stderr. */
+const gql_value *gql_cli_read_json(gql_arena *arena, const char *cmd,
+                                   const char *path, char **text);
 /* Errors as FILE:LINE:COLUMN: MESSAGE lines. */
 void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
                                const char *path);

@@ -141,7 +141,7 @@ static int run(int argc, char **argv) {
   gql_tracer *tracer = NULL;
   gql_trace *trace = NULL;
   char *sdl = NULL, *data = NULL, *vars = NULL, *query = NULL;
-  size_t sdl_len = 0, data_len = 0, vars_len = 0, query_len = 0;
+  size_t sdl_len = 0, vars_len = 0, query_len = 0;
   gql_schema *schema = NULL;
   gql_arena *arena = gql_arena_new(NULL);
   gql_prepared *prepared = NULL;
@@ -174,12 +174,8 @@ static int run(int argc, char **argv) {
     goto done;
   const gql_value *root = NULL;
   if (data_path) {
-    if (!(data = gql_cli_read_file(data_path, &data_len)))
+    if (!(root = gql_cli_read_json(arena, "gql exec", data_path, &data)))
       goto done;
-    if (gql_value_parse(arena, data, data_len, &root) < 0) {
-      fprintf(stderr, "gql exec: %s is not valid JSON\n", data_path);
-      goto done;
-    }
   }
   if (vars_path && !(vars = gql_cli_read_file(vars_path, &vars_len)))
     goto done;

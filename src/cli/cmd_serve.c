@@ -154,7 +154,7 @@ static int run(int argc, char **argv) {
   gql_http_server *srv = NULL;
   gql_arena *arena = gql_arena_new(NULL);
   char *sdl = NULL, *data = NULL;
-  size_t sdl_len = 0, data_len = 0;
+  size_t sdl_len = 0;
   if (!arena)
     goto done;
   if (!schema_path) {
@@ -180,13 +180,10 @@ static int run(int argc, char **argv) {
     }
   }
   if (data_path) {
-    if (!(data = gql_cli_read_file(data_path, &data_len)))
+    const gql_value *root =
+        gql_cli_read_json(arena, "gql serve", data_path, &data);
+    if (!root)
       goto done;
-    const gql_value *root = NULL;
-    if (gql_value_parse(arena, data, data_len, &root) < 0) {
-      fprintf(stderr, "gql serve: %s is not valid JSON\n", data_path);
-      goto done;
-    }
     o.root_value = root;
     if (sg)
       gql_subgraph_set_json(sg, root);

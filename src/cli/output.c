@@ -28,6 +28,28 @@ void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n) {
   gql_buf_free(&b);
 }
 
+const gql_value *gql_cli_read_json(gql_arena *arena, const char *cmd,
+                                   const char *path, char **text) {
+  size_t len;
+  *text = gql_cli_read_file(path, &len);
+  if (!*text)
+    return NULL;
+  gql_json_value *v = NULL;
+  gql_json_error err;
+  int rc = gql_json_parse(arena, *text, len, NULL, &v, &err);
+  if (rc == GQL_ENOMEM) {
+    fprintf(stderr, "%s: %s: %s\n", cmd, gql_cli_display_name(path),
+            gql_strerror(rc));
+    return NULL;
+  }
+  if (rc) { /* the message says where */
+    fprintf(stderr, "%s: %s: %s\n", cmd, gql_cli_display_name(path),
+            err.message);
+    return NULL;
+  }
+  return v;
+}
+
 void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
                                const char *path) {
   for (uint32_t i = 0; i < n; i++) {

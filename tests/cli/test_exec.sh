@@ -78,5 +78,15 @@ if [[ -f "$root/../shared/bench/star_wars_expected_data.json" ]]; then
   fi
 fi
 
+# Malformed JSON data: a usage-level failure naming the file and position.
+printf '{"hello": [1,}' >"$tmp/bad.json"
+err=$(echo '{ hello }' | "$gql" exec --schema "$tmp/schema.graphql" --data "$tmp/bad.json" 2>&1 >/dev/null)
+status=$?
+if [[ $status -eq 2 && $err == "gql exec: $tmp/bad.json: Unexpected character '}' at line 1, column 14" ]]; then
+  passed=$((passed + 1))
+else
+  fail "malformed data: status $status, stderr: $err"
+fi
+
 echo "exec: $passed passed, $failures failed"
 [[ $failures -eq 0 ]]
