@@ -7,7 +7,9 @@ build=$(cd "$(dirname "$1")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in include/gql.h lib/pkgconfig/gql.pc lib/cmake/gql/gqlConfig.cmake; do
+src=$(cd "$2" && pwd)
+for f in include/gql.h include/gql_http.h lib/pkgconfig/gql.pc \
+  lib/pkgconfig/gql-http.pc lib/cmake/gql/gqlConfig.cmake; do
   [[ -f $tmp/prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
 # A sanitized library needs a sanitized embedder (the runtime comes first).
@@ -52,4 +54,36 @@ cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
 cmake --build "$tmp/app/build" >/dev/null
 got=$("$tmp/app/build/with_cmake")
 [[ $got == "$want" ]] || { echo "FAIL: find_package build printed: $got"; exit 1; }
-echo "install: headers, libraries, pkg-config and CMake package work"
+
+# The server library: examples/embed_server built against the installed
+# gql-http, both ways, then serving a query whose field a timer completes.
+pcdir=$(dirname "$(find "$tmp/prefix" -name gql-http.pc | head -n 1)")
+pc=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs gql-http)
+cc "${san[@]}" "$src/examples/embed_server/main.c" $pc -o "$tmp/app/embed_pkgconfig"
+mkdir -p "$tmp/embed"
+cat >"$tmp/embed/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.18)
+project(embed_server C)
+find_package(gql REQUIRED)
+add_executable(embed_cmake $src/examples/embed_server/main.c)
+target_link_libraries(embed_cmake PRIVATE gql::gql_http)
+CM
+cmake -S "$tmp/embed" -B "$tmp/embed/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_C_FLAGS="${san[*]}" >/dev/null
+cmake --build "$tmp/embed/build" >/dev/null
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+want='{"data":{"hello":"hello, you","later":"done after 20 ms"}}'
+for bin in "$tmp/app/embed_pkgconfig" "$tmp/embed/build/embed_cmake"; do
+  port=$(free_port)
+  "$bin" "$port" >"$tmp/embed.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do grep -q "on http://" "$tmp/embed.out" && break; sleep 0.05; done
+  got=$(curl -s -m 5 "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' \
+    -d '{"query":"{ hello(name: \"you\") later(ms: 20) }"}' || true)
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || { echo "FAIL: $bin exited with $?: $(cat "$tmp/embed.out")"; exit 1; }
+  [[ $got == "$want" ]] || { echo "FAIL: $bin answered: $got $(cat "$tmp/embed.out")"; exit 1; }
+done
+echo "install: headers, libraries, pkg-config and CMake packages work (gql and gql-http)"
