@@ -224,12 +224,32 @@ static void conn_flush(tconn *t) {
     conn_close(t);
     return;
   }
-  if (!t->writing && t->c.out.len) {
+  while (!t->writing && t->c.out.len) {
     gql_buf tmp = t->wbuf;
     t->wbuf = t->c.out;
     t->c.out = tmp;
     t->c.out.len = 0;
-    uv_buf_t b = uv_buf_init(t->wbuf.data, (unsigned)t->wbuf.len);
+    /* Usually the socket takes it all at once: no write request, so libuv
+     * neither arms nor disarms the watcher (an epoll_ctl per response). */
+    int n =
+        uv_try_write((uv_stream_t *)&t->tcp,
+                     &(uv_buf_t){.base = t->wbuf.data, .len = t->wbuf.len}, 1);
+    if (n == UV_EAGAIN)
+      n = 0;
+    if (n < 0) {
+      conn_close(t);
+      return;
+    }
+    if ((size_t)n == t->wbuf.len) {
+      t->wbuf.len = 0;
+      gql_http_conn_resume(&t->c); /* may answer held-back requests */
+      if (t->c.out.failed) {
+        conn_close(t);
+        return;
+      }
+      continue;
+    }
+    uv_buf_t b = uv_buf_init(t->wbuf.data + n, (unsigned)(t->wbuf.len - n));
     t->wreq.data = t;
     if (uv_write(&t->wreq, (uv_stream_t *)&t->tcp, &b, 1, on_write) < 0) {
       conn_close(t);
