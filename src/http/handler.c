@@ -6,6 +6,7 @@
  * with the latter). */
 #include "execution/exec.h"
 #include "http.h"
+#include "json/json.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -203,6 +204,10 @@ static bool has_data(const char *json, size_t len) {
 
 void gql_http_request_end(gql_http_request *r) {
   gql_http_ctx *x = r->conn->x;
+  /* The response is written: queue the request's spans (a pending
+   * execution queued its own at its finish) and give the trace back. */
+  gql_trace_end(r->trace);
+  r->trace = NULL;
   gql_http_cache_release(r->entry);
   r->entry = NULL;
   if (r->slot)
@@ -472,6 +477,30 @@ static int get_json_params(gql_http_request *r, params *p, const char **msg) {
   return 0;
 }
 
+/* The operation for the trace, with the caller's raw variables as JSON
+ * when variables are tagged (GET: the parameter's text; POST: the object,
+ * written back out). */
+static void trace_operation(gql_http_request *r, const gql_prepared *prep,
+                            const params *p) {
+  const gql_trace_options *to = r->conn->x->opt->trace_options;
+  gql_str vars = {0};
+  if (to && to->nvariables && p->vars_value) {
+    if (p->has_variables) {
+      vars = p->variables;
+    } else {
+      gql_buf b;
+      gql_buf_init(&b, NULL);
+      if (gql_json_write_value(&b, p->vars_value) == 0 && !b.failed) {
+        char *copy = gql_arena_strndup(r->slot->arena, b.data, b.len);
+        if (copy)
+          vars = (gql_str){copy, b.len};
+      }
+      gql_buf_free(&b);
+    }
+  }
+  gql_trace_set_operation(r->trace, prep, vars.ptr, vars.len);
+}
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -511,11 +540,14 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
+  if (x->opt->tracer)
+    r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options);
   gql_http_cache_entry *e =
       gql_http_cache_get(&x->cache, p.query, op, p.op.len);
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
-                              .max_plan_size = x->opt->max_plan_size};
+                              .max_plan_size = x->opt->max_plan_size,
+                              .hooks = gql_trace_hooks(r->trace)};
     gql_prepared *prep = NULL;
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
@@ -557,11 +589,14 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       c->inflight = r; /* gql_http_exec_done comes later, from the loop */
     return;
   }
+  if (r->trace)
+    trace_operation(r, e->prepared, &p);
   gql_execute_params ep = {.variables = p.vars_value,
                            .root_value = x->opt->root_value,
                            .context = r,
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
+                           .hooks = gql_trace_hooks(r->trace),
                            .on_done = on_done,
                            .ud = r};
   int rc = gql_execute(e->prepared, &ep);
