@@ -457,7 +457,8 @@ GQL_API int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out);
  * shutdown, tests); gives up after config.flush_timeout_ms (an unreachable
  * collector). Safe from several threads at once. */
 GQL_API void gql_tracer_flush(gql_tracer *t);
-/* Flushes, stops the exporter thread, frees. NULL is allowed. */
+/* Flushes (unless the last flush timed out and nothing was exported
+ * since), stops the exporter thread, frees. NULL is allowed. */
 GQL_API void gql_tracer_free(gql_tracer *t);
 GQL_API void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out);
 

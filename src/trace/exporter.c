@@ -58,6 +58,7 @@ struct gql_tracer {
   uint32_t sending_spans;        /* in the batch being sent */
   uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
   uint32_t flushing;             /* callers waiting in gql_tracer_flush */
+  bool gave_up; /* a flush timed out and no batch was exported since */
   bool stop, busy, thread_started;
   pthread_t thread;
   gql_tracer_stats stats;
@@ -217,9 +218,10 @@ static bool export_one(gql_tracer *t) {
   pthread_mutex_lock(&t->mu);
   t->busy = false;
   t->sending_spans = 0;
-  if (ok)
+  if (ok) {
     t->stats.exported += n;
-  else
+    t->gave_up = false;
+  } else
     t->stats.failed += n;
   t->done_seq += k;
   pthread_cond_broadcast(&t->idle);
@@ -321,6 +323,8 @@ void gql_tracer_flush(gql_tracer *t) {
       if (t->busy || past(&deadline) || !export_one(t))
         break;
     }
+    if (t->head)
+      t->gave_up = true;
     pthread_mutex_unlock(&t->mu);
     return;
   }
@@ -328,8 +332,10 @@ void gql_tracer_flush(gql_tracer *t) {
   t->flushing++;
   pthread_cond_signal(&t->wake);
   while (t->done_seq < target)
-    if (pthread_cond_timedwait(&t->idle, &t->mu, &deadline) == ETIMEDOUT)
+    if (pthread_cond_timedwait(&t->idle, &t->mu, &deadline) == ETIMEDOUT) {
+      t->gave_up = true;
       break;
+    }
   t->flushing--;
   pthread_mutex_unlock(&t->mu);
 }
@@ -337,7 +343,13 @@ void gql_tracer_flush(gql_tracer *t) {
 void gql_tracer_free(gql_tracer *t) {
   if (!t)
     return;
-  gql_tracer_flush(t);
+  /* After a flush that timed out (the collector is unreachable) a second
+   * wait would only delay the exit. */
+  pthread_mutex_lock(&t->mu);
+  bool gave_up = t->gave_up;
+  pthread_mutex_unlock(&t->mu);
+  if (!gave_up)
+    gql_tracer_flush(t);
   if (t->thread_started) {
     pthread_mutex_lock(&t->mu);
     t->stop = true;

@@ -7,7 +7,8 @@ JSON), answering 200 {}. Anything else gets 400/404/415 and a line
 "BAD <reason>" in OUT, so that the test sees it.
 
 --hang: accepts connections and reads them but never answers (an exporter
-that has no timeout would wait forever).
+that has no timeout would wait forever); at exit writes "HANG accepted N"
+to OUT.
 
 Stops on SIGTERM / SIGINT, or by itself after --lifetime seconds.
 
@@ -65,7 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         self._answer(404)
 
 
-def hang(port_file, lifetime):
+def hang(port_file, out, lifetime):
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", 0))
@@ -73,6 +74,7 @@ def hang(port_file, lifetime):
     srv.settimeout(0.2)
     write_port(port_file, srv.getsockname()[1])
     held = []
+    accepted = 0
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *a: stop.set())
     signal.signal(signal.SIGINT, lambda *a: stop.set())
@@ -82,6 +84,7 @@ def hang(port_file, lifetime):
             c, _ = srv.accept()
             c.setblocking(False)
             held.append(c)
+            accepted += 1
         except socket.timeout:
             pass
         for c in list(held):  # read and drop; close what the client closed
@@ -96,6 +99,8 @@ def hang(port_file, lifetime):
     for c in held:
         c.close()
     srv.close()
+    with open(out, "a") as f:  # for the test: the exporter did come
+        f.write(f"HANG accepted {accepted}\n")
 
 
 def write_port(port_file, port):
@@ -118,7 +123,7 @@ def main():
         args.remove("--hang")
     port_file, out = args
     if do_hang:
-        return hang(port_file, lifetime)
+        return hang(port_file, out, lifetime)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     httpd.lock = threading.Lock()
