@@ -609,6 +609,35 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     c->inflight = r; /* on_done comes later, from the loop */
 }
 
+/* GET /metrics with a tracer: its counters in Prometheus' text format. */
+static void trace_metrics(gql_http_request *r) {
+  gql_tracer_stats st;
+  gql_tracer_stats_get(r->conn->x->opt->tracer, &st);
+  char body[1024];
+  int n = snprintf(
+      body, sizeof body,
+      "# HELP gql_trace_spans_queued_total Spans accepted into the queue.\n"
+      "# TYPE gql_trace_spans_queued_total counter\n"
+      "gql_trace_spans_queued_total %llu\n"
+      "# HELP gql_trace_spans_exported_total Spans the collector took.\n"
+      "# TYPE gql_trace_spans_exported_total counter\n"
+      "gql_trace_spans_exported_total %llu\n"
+      "# HELP gql_trace_spans_dropped_total Spans dropped: queue full.\n"
+      "# TYPE gql_trace_spans_dropped_total counter\n"
+      "gql_trace_spans_dropped_total %llu\n"
+      "# HELP gql_trace_spans_failed_total Spans of batches that failed.\n"
+      "# TYPE gql_trace_spans_failed_total counter\n"
+      "gql_trace_spans_failed_total %llu\n"
+      "# HELP gql_trace_spans_pending Spans queued or being sent.\n"
+      "# TYPE gql_trace_spans_pending gauge\n"
+      "gql_trace_spans_pending %llu\n",
+      (unsigned long long)st.queued, (unsigned long long)st.exported,
+      (unsigned long long)st.dropped, (unsigned long long)st.failed,
+      (unsigned long long)st.pending);
+  finish(r, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, body,
+         n > 0 && (size_t)n < sizeof body ? (size_t)n : 0);
+}
+
 void gql_http_handle(gql_http_conn *c) {
   gql_http_ctx *x = c->x;
   gql_http_slot *slot = slot_take(x);
@@ -640,7 +669,12 @@ void gql_http_handle(gql_http_conn *c) {
                    : (gql_str){"", 0};
   uint8_t m = c->parser.method;
   bool is_get = m == HTTP_GET;
-  if (gql_str_eq_cstr(r->path, "/health")) {
+  if (x->opt->tracer && gql_str_eq_cstr(r->path, "/metrics")) {
+    if (!is_get && m != HTTP_HEAD)
+      fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
+    else
+      trace_metrics(r);
+  } else if (gql_str_eq_cstr(r->path, "/health")) {
     if (!is_get && m != HTTP_HEAD)
       fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
     else

@@ -3,10 +3,12 @@
 threads per server, each on one keep-alive connection (reconnecting only if
 the server closes it), POST the same query for SECONDS and compare every
 answer with the expected status and body. Meanwhile samples each server's
-VmRSS (/proc/PID/status) every 2 s.
+VmRSS (/proc/PID/status) and its tracer counters (GET /metrics) every 2 s.
 
 Prints one JSON object: per server, the requests answered, the wrong
-answers (first few kept), the errors, and the RSS samples in KiB.
+answers (first few kept), the errors, the RSS samples in KiB and the
+/metrics samples ({name: value}, names without gql_trace_spans_ and
+_total).
 
 Usage: load_client.py SECONDS THREADS QUERY EXPECTED_BODY PORT:PID...
 """
@@ -28,6 +30,23 @@ def rss_kib(pid):
     return None
 
 
+def metrics(port):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("GET", "/metrics")
+        r = c.getresponse()
+        text = r.read().decode()
+        c.close()
+    except (OSError, http.client.HTTPException) as e:
+        return {"error": repr(e)}
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("gql_trace_spans_"):
+            k, v = line.split()
+            out[k[len("gql_trace_spans_"):].removesuffix("_total")] = int(v)
+    return out
+
+
 def main():
     seconds = float(sys.argv[1])
     nthreads = int(sys.argv[2])
@@ -37,7 +56,8 @@ def main():
     headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
     end = time.time() + seconds
     res = {port: {"requests": 0, "wrong": 0, "wrong_samples": [], "errors": 0,
-                  "error_samples": [], "rss_kib": []} for port, _ in servers}
+                  "error_samples": [], "rss_kib": [],
+                  "metrics": []} for port, _ in servers}
     lock = threading.Lock()
 
     def client(port):
@@ -84,6 +104,7 @@ def main():
     while time.time() < end:
         for port, pid in servers:
             res[port]["rss_kib"].append(rss_kib(pid))
+            res[port]["metrics"].append(metrics(port))
         time.sleep(min(2.0, max(0.0, end - time.time())))
     for t in threads:
         t.join()

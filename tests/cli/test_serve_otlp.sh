@@ -29,7 +29,7 @@ serve() {
   pid=$!
   pids+=("$pid")
   for _ in $(seq 200); do
-    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out")
+    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
     [[ -n $port ]] && return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05

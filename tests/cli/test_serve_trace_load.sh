@@ -5,10 +5,13 @@
 #   hang:   a sink accepts connections and never answers (the transport's
 #           --trace-timeout must give up, else the exporter would hang).
 # Checks: every request answers 200 with the right body; the server's RSS
-# (VmRSS) stays within a bound after warm-up; the tracer accounts for every
-# span the requests made (queued + dropped), dropped > 0, and at exit at
-# most the queue bound (2048) was still unsent — spans queued without bound
-# fail this test; SIGTERM still exits promptly and cleanly.
+# (VmRSS) stays within a bound after warm-up; the tracer's counters (GET
+# /metrics, sampled every 2 s) show the dropped count growing through the
+# run and never more than the queue bound (2048, plus the 512 of the batch
+# being sent) pending; at exit the
+# tracer accounts for every span the requests made (queued + dropped) —
+# spans queued without bound fail this test; SIGTERM still exits promptly
+# and cleanly.
 # Usage: test_serve_trace_load.sh GQL_BINARY REPO_ROOT
 # LOAD_SECONDS (default 60) shortens the load for a quick manual run.
 set -uo pipefail
@@ -42,7 +45,7 @@ serve() {
   pid=$!
   pids+=("$pid")
   for _ in $(seq 200); do
-    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out")
+    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
     [[ -n $port ]] && return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
@@ -87,6 +90,7 @@ for name in closed hang; do
 import json, re, sys
 load, srv, err, per, threads, bound, name = sys.argv[1:]
 per, threads, bound = int(per), int(threads), int(bound)
+bound_spans = 2048 + 512  # the queue, and the batch being sent
 r = json.load(open(load))[srv]
 fails = []
 def need(c, m):
@@ -114,7 +118,20 @@ if m:
     need(e == 0, f"{e} exported to nowhere")
     need(f > 0, "no export attempt failed")
     need(q == e + f + u, f"queued {q} != exported {e} + failed {f} + unsent {u}")
-    need(u <= 2048, f"{u} spans unsent at exit: more than the queue bound")
+    need(u <= bound_spans, f"{u} spans unsent at exit: more than the queue bound")
+ms = r["metrics"]
+need(all("error" not in x for x in ms), f"/metrics failed: {ms[:3]}")
+ms = [x for x in ms if "dropped" in x]
+need(len(ms) >= 10, f"few /metrics samples: {len(ms)}")
+if len(ms) >= 10:
+    d = [x["dropped"] for x in ms]
+    need(all(a <= b for a, b in zip(d, d[1:])), f"dropped went down: {d}")
+    # still growing after warm-up: the exporter never catches up
+    need(d[-1] > d[5] > d[1], f"dropped does not grow: {d}")
+    need(max(x["pending"] for x in ms) <= bound_spans,
+         f"pending beyond the queue bound: {[x['pending'] for x in ms]}")
+    print(f"{name}: dropped {d[1]} -> {d[5]} -> {d[-1]}, pending max "
+          f"{max(x['pending'] for x in ms)}")
 print(f"{name}: {n} requests, RSS {min(rss)}..{max(rss)} KiB (after warm-up +"
       f"{max(rss[5:]) - warm if len(rss) > 6 else 0} KiB)")
 for m_ in fails:
