@@ -84,6 +84,10 @@ if serve sw --trace-otlp "http://127.0.0.1:$sink_port/v1/traces" --trace-source 
   # the flush at SIGTERM is what sends them
   if (($(date +%s%N) - t_start < 4500000000)); then
     [[ ! -s $tmp/sink.jsonl ]] && ok || fail "spans arrived before SIGTERM"
+    m=$(curl -s "http://127.0.0.1:$port/metrics")
+    queued=$(sed -n 's/^gql_trace_spans_queued_total //p' <<<"$m")
+    [[ $queued -gt 80 && $m == *"gql_trace_spans_pending $queued"* &&
+      $m == *"gql_trace_spans_exported_total 0"* ]] && ok || fail "/metrics: $m"
   else
     echo "note: slow machine, spans may have left before SIGTERM"
   fi
