@@ -439,6 +439,9 @@ typedef struct gql_tracer_config {
   gql_trace_transport_fn transport; /* NULL: spans are counted, not sent */
   void *transport_ud;
   bool no_thread; /* no exporter thread: only gql_tracer_flush exports */
+  /* gql_tracer_flush (and so gql_tracer_free) waits at most this long
+   * (0: 30,000); what gql_tracer_free finds still queued is dropped. */
+  uint32_t flush_timeout_ms;
 } gql_tracer_config;
 
 typedef struct gql_tracer_stats {
@@ -446,13 +449,16 @@ typedef struct gql_tracer_stats {
   uint64_t exported; /* spans sent in batches the transport accepted */
   uint64_t dropped;  /* spans dropped: queue full or no memory */
   uint64_t failed;   /* spans in batches the transport refused */
+  uint64_t pending;  /* spans queued or being sent now */
 } gql_tracer_stats;
 
 GQL_API int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out);
 /* Exports everything queued before the call, then returns (graceful
- * shutdown, tests). */
+ * shutdown, tests); gives up after config.flush_timeout_ms (an unreachable
+ * collector). Safe from several threads at once. */
 GQL_API void gql_tracer_flush(gql_tracer *t);
-/* Flushes, stops the exporter thread, frees. NULL is allowed. */
+/* Flushes (unless the last flush timed out and nothing was exported
+ * since), stops the exporter thread, frees. NULL is allowed. */
 GQL_API void gql_tracer_free(gql_tracer *t);
 GQL_API void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out);
 

@@ -90,6 +90,17 @@ typedef struct gql_http_options {
   const char *log_name; /* prefix of log lines; default "gql serve" */
   /* NULL: gql's executor runs the operations. */
   const gql_http_executor *executor;
+  /* Tracing (NULL: none). Every GraphQL request (POST or GET, document
+   * cache hit or miss) gets a gql_trace on the tracer: parse and validate
+   * spans when the document was not cached, the execute span and its
+   * resolve spans, ended once the response is written (also for pending
+   * fields, errors and clients that went away). The tracer is shared by
+   * the worker threads, must outlive the server, and is flushed by
+   * gql_http_server_run after a graceful stop; the embedder frees it. */
+  gql_tracer *tracer;
+  /* The trace options of every request (NULL: gql_trace_options_init's);
+   * pointed to, with its variables list, for the server's life. */
+  const gql_trace_options *trace_options;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;
@@ -112,7 +123,9 @@ GQL_API int gql_http_server_port(const gql_http_server *server);
 GQL_API void gql_http_server_stop(gql_http_server *server);
 /* Waits until the workers have stopped. */
 GQL_API void gql_http_server_wait(gql_http_server *server);
-/* start, then runs until SIGINT or SIGTERM, then stops gracefully.
+/* start, then runs until SIGINT or SIGTERM, then stops gracefully: once
+ * the requests in flight have finished, flushes options.tracer (every
+ * finished span is exported, or counted as failed by the transport).
  * 0 on a clean stop. */
 GQL_API int gql_http_server_run(gql_http_server *server);
 /* Frees a stopped (or never started) server. NULL is allowed. */

@@ -45,7 +45,44 @@ static const char usage[] =
     "10000)\n"
     "  --cache-bytes BYTES    document cache per thread (default 16777216)\n"
     "  --log-level LEVEL      error|warn|info|debug (default warn; info adds\n"
-    "                         an access-log line per request)\n";
+    "                         an access-log line per request)\n\n"
+    "Tracing (a trace per GraphQL request; GET /metrics shows the tracer's\n"
+    "counters; at exit a line on stderr: 'trace: N spans queued, N exported,\n"
+    "N dropped, N export errors, N unsent'):\n"
+    "  --trace-otlp URL       send spans as OTLP/HTTP JSON to URL, e.g.\n"
+    "                         http://127.0.0.1:4318/v1/traces (http only)\n"
+    "  --trace-file PATH      append spans to PATH, one OTLP JSON batch a "
+    "line\n"
+    "  --trace-collapse on|off  one span per field path, list indices as *\n"
+    "                         (default on)\n"
+    "  --trace-depth N        resolve spans N named fields deep (default -1:\n"
+    "                         unlimited; 0: execute span only)\n"
+    "  --trace-source         graphql.source / graphql.document tags\n"
+    "  --trace-variables a,b  tag these variables (graphql.variables.NAME)\n"
+    "  --trace-service NAME   resource service.name (default "
+    "$OTEL_SERVICE_NAME,\n"
+    "                         else gql)\n"
+    "  --trace-timeout MS     per export attempt to the collector (default\n"
+    "                         $OTEL_EXPORTER_OTLP_TIMEOUT, else 10000); 3\n"
+    "                         attempts; a stop waits at most 4 times this for\n"
+    "                         the queue to drain\n";
+
+/* Where the spans go: the collector, the file, or both. */
+typedef struct trace_sinks {
+  gql_trace_http http;
+  bool has_http;
+  FILE *file;
+} trace_sinks;
+
+static int sinks_transport(void *ud, const char *json, size_t len) {
+  trace_sinks *k = ud;
+  int rc = 0;
+  if (k->file && gql_trace_file_transport(k->file, json, len) < 0)
+    rc = GQL_EIO;
+  if (k->has_http && gql_trace_http_transport(&k->http, json, len) < 0)
+    rc = GQL_EIO;
+  return rc;
+}
 
 static bool parse_num(const char *opt, const char *s, unsigned long long max,
                       unsigned long long *out) {
@@ -64,11 +101,19 @@ static bool parse_num(const char *opt, const char *s, unsigned long long max,
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL;
   gql_http_options o = {0};
-  bool subgraph = false;
+  bool subgraph = false, trace_source = false;
+  const char *trace_otlp = NULL, *trace_path = NULL, *trace_collapse = NULL,
+             *trace_depth = NULL, *trace_vars = NULL, *trace_service = NULL;
+  unsigned long long trace_timeout = 0;
   for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
     const char *a = argv[i];
-    if (strcmp(a, "--subgraph") == 0) { /* the one flag without a value */
+    if (strcmp(a, "--subgraph") == 0) { /* the flags without a value */
       subgraph = true;
+      i--;
+      continue;
+    }
+    if (strcmp(a, "--trace-source") == 0) {
+      trace_source = true;
       i--;
       continue;
     }
@@ -121,6 +166,30 @@ static int run(int argc, char **argv) {
     } else if (strcmp(a, "--cache-bytes") == 0) {
       ok = parse_num(a, v, (size_t)1 << 40, &n) && n > 0;
       o.cache_bytes = n;
+    } else if (strcmp(a, "--trace-otlp") == 0) {
+      trace_otlp = v;
+    } else if (strcmp(a, "--trace-file") == 0) {
+      trace_path = v;
+    } else if (strcmp(a, "--trace-collapse") == 0) {
+      ok = strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
+      trace_collapse = v;
+      if (!ok)
+        fprintf(stderr, "gql serve: --trace-collapse takes on or off\n");
+    } else if (strcmp(a, "--trace-depth") == 0) {
+      char *end;
+      long d = strtol(v, &end, 10);
+      ok = *v && !*end && d >= -1 && d <= 100000;
+      trace_depth = v;
+      if (!ok)
+        fprintf(stderr,
+                "gql serve: --trace-depth takes a number (-1: unlimited)\n");
+    } else if (strcmp(a, "--trace-variables") == 0) {
+      trace_vars = v;
+    } else if (strcmp(a, "--trace-service") == 0) {
+      ok = *v != 0;
+      trace_service = v;
+    } else if (strcmp(a, "--trace-timeout") == 0) {
+      ok = parse_num(a, v, 600000, &trace_timeout) && trace_timeout > 0;
     } else if (strcmp(a, "--log-level") == 0) {
       static const char *const levels[] = {"error", "warn", "info", "debug"};
       ok = false;
@@ -148,6 +217,48 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql serve: --data needs --schema\n");
     return 2;
   }
+  bool tracing = trace_otlp || trace_path;
+  if (!tracing && (trace_collapse || trace_depth || trace_source ||
+                   trace_vars || trace_service || trace_timeout)) {
+    fprintf(stderr, "gql serve: trace options need --trace-otlp or "
+                    "--trace-file\n");
+    return 2;
+  }
+  trace_sinks sinks = {0};
+  if (trace_otlp) {
+    if (gql_trace_http_init(&sinks.http, trace_otlp) < 0) {
+      fprintf(stderr,
+              "gql serve: --trace-otlp takes http://HOST[:PORT][/PATH], "
+              "not '%s'\n",
+              trace_otlp);
+      return 2;
+    }
+    sinks.has_http = true;
+    const char *env = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+    unsigned long long ms = 0;
+    if (!trace_timeout && env && *env &&
+        parse_num("OTEL_EXPORTER_OTLP_TIMEOUT", env, 600000, &ms) && ms)
+      trace_timeout = ms;
+    sinks.http.timeout_ms = trace_timeout ? (uint32_t)trace_timeout : 10000;
+    sinks.http.retries = 2;
+  }
+  gql_trace_options to;
+  gql_trace_options_init(&to);
+  to.source = trace_source;
+  to.no_collapse = trace_collapse && strcmp(trace_collapse, "off") == 0;
+  if (trace_depth)
+    to.depth = (int32_t)strtol(trace_depth, NULL, 10);
+  char *vars_copy = NULL;
+  const char *allow[64];
+  if (trace_vars) {
+    if (!(vars_copy = strdup(trace_vars)))
+      return 1;
+    for (char *save = NULL, *v = strtok_r(vars_copy, ",", &save);
+         v && to.nvariables < 64; v = strtok_r(NULL, ",", &save))
+      allow[to.nvariables++] = v;
+    to.variables = allow;
+  }
+  gql_tracer *tracer = NULL;
   int status = 1;
   gql_schema *schema = NULL;
   gql_subgraph *sg = NULL;
@@ -188,6 +299,28 @@ static int run(int argc, char **argv) {
     if (sg)
       gql_subgraph_set_json(sg, root);
   }
+  if (tracing) {
+    if (trace_path && !(sinks.file = fopen(trace_path, "a"))) {
+      fprintf(stderr, "gql serve: cannot open %s\n", trace_path);
+      goto done;
+    }
+    const char *svc = getenv("OTEL_SERVICE_NAME");
+    uint32_t attempt_ms = sinks.has_http ? sinks.http.timeout_ms : 0;
+    gql_tracer_config tc = {
+        .service_name = trace_service ? trace_service
+                        : svc && *svc ? svc
+                                      : "gql",
+        .transport = sinks_transport,
+        .transport_ud = &sinks,
+        /* three attempts of the batch being sent, one more for the rest */
+        .flush_timeout_ms = attempt_ms ? 4 * attempt_ms : 0};
+    if (gql_tracer_new(&tc, &tracer) < 0) {
+      fprintf(stderr, "gql serve: cannot start tracing\n");
+      goto done;
+    }
+    o.tracer = tracer;
+    o.trace_options = &to;
+  }
   char banner[512];
   snprintf(banner, sizeof banner, "gql serve: serving %s%s",
            sg ? "the subgraph " : "",
@@ -198,10 +331,24 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql serve: %s\n", gql_strerror(rc));
     goto done;
   }
-  rc = gql_http_server_run(srv);
+  rc = gql_http_server_run(srv); /* flushes the tracer */
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  if (tracer) {
+    gql_tracer_stats st;
+    gql_tracer_stats_get(tracer, &st);
+    fprintf(stderr,
+            "gql serve: trace: %llu spans queued, %llu exported, %llu "
+            "dropped, %llu export errors, %llu unsent\n",
+            (unsigned long long)st.queued, (unsigned long long)st.exported,
+            (unsigned long long)st.dropped, (unsigned long long)st.failed,
+            (unsigned long long)st.pending);
+    gql_tracer_free(tracer);
+  }
+  if (sinks.file)
+    fclose(sinks.file);
+  free(vars_copy);
   if (sg)
     gql_subgraph_free(sg); /* it owns the schema */
   else

@@ -6,6 +6,7 @@
  * with the latter). */
 #include "execution/exec.h"
 #include "http.h"
+#include "json/json.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -203,6 +204,10 @@ static bool has_data(const char *json, size_t len) {
 
 void gql_http_request_end(gql_http_request *r) {
   gql_http_ctx *x = r->conn->x;
+  /* The response is written: queue the request's spans (a pending
+   * execution queued its own at its finish) and give the trace back. */
+  gql_trace_end(r->trace);
+  r->trace = NULL;
   gql_http_cache_release(r->entry);
   r->entry = NULL;
   if (r->slot)
@@ -472,6 +477,30 @@ static int get_json_params(gql_http_request *r, params *p, const char **msg) {
   return 0;
 }
 
+/* The operation for the trace, with the caller's raw variables as JSON
+ * when variables are tagged (GET: the parameter's text; POST: the object,
+ * written back out). */
+static void trace_operation(gql_http_request *r, const gql_prepared *prep,
+                            const params *p) {
+  const gql_trace_options *to = r->conn->x->opt->trace_options;
+  gql_str vars = {0};
+  if (to && to->nvariables && p->vars_value) {
+    if (p->has_variables) {
+      vars = p->variables;
+    } else {
+      gql_buf b;
+      gql_buf_init(&b, NULL);
+      if (gql_json_write_value(&b, p->vars_value) == 0 && !b.failed) {
+        char *copy = gql_arena_strndup(r->slot->arena, b.data, b.len);
+        if (copy)
+          vars = (gql_str){copy, b.len};
+      }
+      gql_buf_free(&b);
+    }
+  }
+  gql_trace_set_operation(r->trace, prep, vars.ptr, vars.len);
+}
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -511,11 +540,14 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
+  if (x->opt->tracer)
+    r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options);
   gql_http_cache_entry *e =
       gql_http_cache_get(&x->cache, p.query, op, p.op.len);
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
-                              .max_plan_size = x->opt->max_plan_size};
+                              .max_plan_size = x->opt->max_plan_size,
+                              .hooks = gql_trace_hooks(r->trace)};
     gql_prepared *prep = NULL;
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
@@ -557,11 +589,14 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       c->inflight = r; /* gql_http_exec_done comes later, from the loop */
     return;
   }
+  if (r->trace)
+    trace_operation(r, e->prepared, &p);
   gql_execute_params ep = {.variables = p.vars_value,
                            .root_value = x->opt->root_value,
                            .context = r,
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
+                           .hooks = gql_trace_hooks(r->trace),
                            .on_done = on_done,
                            .ud = r};
   int rc = gql_execute(e->prepared, &ep);
@@ -572,6 +607,35 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   }
   if (rc == 1 && !r->done)
     c->inflight = r; /* on_done comes later, from the loop */
+}
+
+/* GET /metrics with a tracer: its counters in Prometheus' text format. */
+static void trace_metrics(gql_http_request *r) {
+  gql_tracer_stats st;
+  gql_tracer_stats_get(r->conn->x->opt->tracer, &st);
+  char body[1024];
+  int n = snprintf(
+      body, sizeof body,
+      "# HELP gql_trace_spans_queued_total Spans accepted into the queue.\n"
+      "# TYPE gql_trace_spans_queued_total counter\n"
+      "gql_trace_spans_queued_total %llu\n"
+      "# HELP gql_trace_spans_exported_total Spans the collector took.\n"
+      "# TYPE gql_trace_spans_exported_total counter\n"
+      "gql_trace_spans_exported_total %llu\n"
+      "# HELP gql_trace_spans_dropped_total Spans dropped: queue full.\n"
+      "# TYPE gql_trace_spans_dropped_total counter\n"
+      "gql_trace_spans_dropped_total %llu\n"
+      "# HELP gql_trace_spans_failed_total Spans of batches that failed.\n"
+      "# TYPE gql_trace_spans_failed_total counter\n"
+      "gql_trace_spans_failed_total %llu\n"
+      "# HELP gql_trace_spans_pending Spans queued or being sent.\n"
+      "# TYPE gql_trace_spans_pending gauge\n"
+      "gql_trace_spans_pending %llu\n",
+      (unsigned long long)st.queued, (unsigned long long)st.exported,
+      (unsigned long long)st.dropped, (unsigned long long)st.failed,
+      (unsigned long long)st.pending);
+  finish(r, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, body,
+         n > 0 && (size_t)n < sizeof body ? (size_t)n : 0);
 }
 
 void gql_http_handle(gql_http_conn *c) {
@@ -605,7 +669,12 @@ void gql_http_handle(gql_http_conn *c) {
                    : (gql_str){"", 0};
   uint8_t m = c->parser.method;
   bool is_get = m == HTTP_GET;
-  if (gql_str_eq_cstr(r->path, "/health")) {
+  if (x->opt->tracer && gql_str_eq_cstr(r->path, "/metrics")) {
+    if (!is_get && m != HTTP_HEAD)
+      fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
+    else
+      trace_metrics(r);
+  } else if (gql_str_eq_cstr(r->path, "/health")) {
     if (!is_get && m != HTTP_HEAD)
       fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
     else

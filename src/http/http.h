@@ -137,6 +137,7 @@ struct gql_http_request {
   bool graphql_response; /* application/graphql-response+json */
   bool done;
   gql_http_exec exec; /* with opt->executor */
+  gql_trace *trace;   /* with opt->tracer: ended with the request */
 };
 
 /* Handles the request whose head and body c holds. */

@@ -657,6 +657,9 @@ int gql_http_server_run(gql_http_server *s) {
   if (rc < 0)
     return rc;
   gql_http_server_wait(s);
+  /* Every request has ended and queued its spans: export them before the
+   * process goes (a SIGTERM loses no finished span). */
+  gql_tracer_flush(s->opt.tracer);
   return 0;
 }
 

@@ -55,8 +55,11 @@ struct gql_tracer {
   pthread_cond_t wake, idle;
   chunk *head, *tail;
   uint32_t queued_spans;
+  uint32_t sending_spans;        /* in the batch being sent */
   uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
-  bool stop, flushing, busy, thread_started;
+  uint32_t flushing;             /* callers waiting in gql_tracer_flush */
+  bool gave_up; /* a flush timed out and no batch was exported since */
+  bool stop, busy, thread_started;
   pthread_t thread;
   gql_tracer_stats stats;
   /* clock: Unix ns = base_ns + (tick - base_tick) * ns_per_tick */
@@ -189,9 +192,9 @@ static bool send_batch(gql_tracer *t, chunk *list) {
     bad |= gql_otlp_records_to_json(&b, c->json, c->len, c == list) < 0;
   gql_otlp_batch_close(&b);
   /* A record that did not convert leaves the batch incomplete: not sent. */
-  bool ok =
-      !bad && !b.failed && (!t->c.transport ||
-                    t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
+  bool ok = !bad && !b.failed &&
+            (!t->c.transport ||
+             t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
   gql_buf_free(&b);
   return ok;
 }
@@ -204,6 +207,7 @@ static bool export_one(gql_tracer *t) {
   if (!list)
     return false;
   t->busy = true;
+  t->sending_spans = n;
   pthread_mutex_unlock(&t->mu);
   bool ok = send_batch(t, list);
   while (list) {
@@ -213,19 +217,23 @@ static bool export_one(gql_tracer *t) {
   }
   pthread_mutex_lock(&t->mu);
   t->busy = false;
-  if (ok)
+  t->sending_spans = 0;
+  if (ok) {
     t->stats.exported += n;
-  else
+    t->gave_up = false;
+  } else
     t->stats.failed += n;
   t->done_seq += k;
   pthread_cond_broadcast(&t->idle);
   return true;
 }
 
+/* Runs until gql_tracer_free stops it (after its bounded flush): what is
+ * still queued then is dropped, never waited for. */
 static void *exporter_main(void *arg) {
   gql_tracer *t = arg;
   pthread_mutex_lock(&t->mu);
-  while (!t->stop || t->head) {
+  while (!t->stop) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)t->c.interval_ms * 1000000u;
@@ -236,7 +244,7 @@ static void *exporter_main(void *arg) {
            (!t->head || (!t->flushing && t->queued_spans < t->c.batch_spans)))
       if (pthread_cond_timedwait(&t->wake, &t->mu, &ts) == ETIMEDOUT)
         break;
-    while (export_one(t))
+    while (!t->stop && export_one(t))
       ;
   }
   pthread_mutex_unlock(&t->mu);
@@ -256,6 +264,8 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
     t->c.batch_spans = 512;
   if (!t->c.interval_ms)
     t->c.interval_ms = 5000;
+  if (!t->c.flush_timeout_ms)
+    t->c.flush_timeout_ms = 30000;
   snprintf(t->service, sizeof t->service, "%s",
            t->c.service_name ? t->c.service_name : "gql");
   t->c.service_name = t->service;
@@ -279,29 +289,67 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   return 0;
 }
 
+/* The absolute CLOCK_REALTIME time `ms` from now. */
+static struct timespec deadline_in(uint32_t ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000u;
+  ts.tv_sec += (time_t)(ns / 1000000000u);
+  ts.tv_nsec = (long)(ns % 1000000000u);
+  return ts;
+}
+
+static bool past(const struct timespec *d) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return now.tv_sec > d->tv_sec ||
+         (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
+}
+
+/* Several threads may flush at once (a counter, not a flag, keeps the
+ * exporter hurrying until the last one is done); without an exporter
+ * thread the flushers take turns, so the transport is never called from
+ * two threads at once. */
 void gql_tracer_flush(gql_tracer *t) {
   if (!t)
     return;
+  struct timespec deadline = deadline_in(t->c.flush_timeout_ms);
   pthread_mutex_lock(&t->mu);
   if (!t->thread_started) {
-    while (export_one(t))
-      ;
+    for (;;) {
+      while (t->busy)
+        if (pthread_cond_timedwait(&t->idle, &t->mu, &deadline) == ETIMEDOUT)
+          break;
+      if (t->busy || past(&deadline) || !export_one(t))
+        break;
+    }
+    if (t->head)
+      t->gave_up = true;
     pthread_mutex_unlock(&t->mu);
     return;
   }
   uint64_t target = t->pushed_seq;
-  t->flushing = true;
+  t->flushing++;
   pthread_cond_signal(&t->wake);
   while (t->done_seq < target)
-    pthread_cond_wait(&t->idle, &t->mu);
-  t->flushing = false;
+    if (pthread_cond_timedwait(&t->idle, &t->mu, &deadline) == ETIMEDOUT) {
+      t->gave_up = true;
+      break;
+    }
+  t->flushing--;
   pthread_mutex_unlock(&t->mu);
 }
 
 void gql_tracer_free(gql_tracer *t) {
   if (!t)
     return;
-  gql_tracer_flush(t);
+  /* After a flush that timed out (the collector is unreachable) a second
+   * wait would only delay the exit. */
+  pthread_mutex_lock(&t->mu);
+  bool gave_up = t->gave_up;
+  pthread_mutex_unlock(&t->mu);
+  if (!gave_up)
+    gql_tracer_flush(t);
   if (t->thread_started) {
     pthread_mutex_lock(&t->mu);
     t->stop = true;
@@ -309,7 +357,7 @@ void gql_tracer_free(gql_tracer *t) {
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->thread, NULL);
   }
-  for (chunk *c = t->head; c;) {
+  for (chunk *c = t->head; c;) { /* left by a flush that timed out */
     chunk *nx = c->next;
     free(c);
     c = nx;
@@ -372,6 +420,7 @@ void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
 void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out) {
   pthread_mutex_lock(&t->mu);
   *out = t->stats;
+  out->pending = (uint64_t)t->queued_spans + t->sending_spans;
   pthread_mutex_unlock(&t->mu);
 }
 

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# `gql serve --trace-otlp` against a collector sink on 127.0.0.1
+# (otlp_sink.py), and `--trace-file`: the spans that arrive are valid OTLP
+# JSON, one trace per request shaped as the requests call for
+# (otlp_check.py), and the SIGTERM flush delivers every queued span (the
+# requests are done well within the exporter's 5-s period, so nothing but
+# the flush sends them). otlp_check.py selftest then breaks the received data
+# in several ways and checks that each break is caught.
+# Usage: test_serve_otlp.sh GQL_BINARY REPO_ROOT
+set -uo pipefail
+gql=${1:?usage: test_serve_otlp.sh GQL_BINARY REPO_ROOT}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+[[ -n ${KEEP_TMP:-} ]] && echo "tmp: $tmp"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; [[ -n ${KEEP_TMP:-} ]] || rm -rf "$tmp"' EXIT
+failures=0
+passed=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { passed=$((passed + 1)); }
+threads=2
+
+# serve NAME ARGS...: starts gql serve on a free port, waits for its banner;
+# sets $pid $port
+serve() {
+  local name=$1
+  shift
+  "$gql" serve --port 0 --threads "$threads" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 200); do
+    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
+    [[ -n $port ]] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
+  return 1
+}
+
+# stop PID: SIGTERM, and the exit status must be 0
+stop() {
+  kill -TERM "$1"
+  wait "$1" && ok || fail "server exit status $?"
+}
+
+post() { curl -s -H 'content-type: application/json' --data-binary "$2" "http://127.0.0.1:$1/graphql"; }
+urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$1"; }
+
+# The sink.
+python3 "$here/otlp_sink.py" "$tmp/sink.port" "$tmp/sink.jsonl" --lifetime 120 &
+sink=$!
+pids+=("$sink")
+for _ in $(seq 100); do [[ -s $tmp/sink.port ]] && break; sleep 0.05; done
+sink_port=$(cat "$tmp/sink.port" 2>/dev/null)
+[[ -n $sink_port ]] || { echo "FAIL: the sink did not start"; exit 1; }
+
+# The Star Wars demo, traced to the sink. The documents must stay in step
+# with otlp_check.py.
+friends='query HeroFriends($ep: Episode) { hero(episode: $ep) { name friends { name } } }'
+hero='{ hero { name } }'
+varerr='query Human($id: String!) { human(id: $id) { name } }'
+invalid='{ hero { nope } }'
+t_start=$(date +%s%N)
+if serve sw --trace-otlp "http://127.0.0.1:$sink_port/v1/traces" --trace-source \
+  --trace-variables ep,id --trace-service gql-otlp-test; then
+  body=$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1],"variables":{"ep":"EMPIRE"}}))' "$friends")
+  for _ in 1 2; do
+    got=$(post "$port" "$body")
+    [[ $got == '{"data":{"hero":{"name":"Luke Skywalker","friends":[{"name":"Han Solo"},{"name":"Leia Organa"},{"name":"C-3PO"},{"name":"R2-D2"}]}}}' ]] &&
+      ok || fail "friends: $got"
+  done
+  q=$(urlenc "$hero")
+  for _ in $(seq 20); do
+    got=$(curl -s "http://127.0.0.1:$port/graphql?query=$q")
+    [[ $got == '{"data":{"hero":{"name":"R2-D2"}}}' ]] || fail "GET hero: $got"
+  done
+  ok
+  got=$(post "$port" "$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1]}))' "$varerr")")
+  [[ $got == *'$id'* && $got != *'"data"'* ]] && ok || fail "variable error: $got"
+  got=$(post "$port" "$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1]}))' "$invalid")")
+  [[ $got == *'Cannot query field'* ]] && ok || fail "invalid: $got"
+  # nothing was sent yet (the export period is 5 s, the batch 512 spans):
+  # the flush at SIGTERM is what sends them
+  if (($(date +%s%N) - t_start < 4500000000)); then
+    [[ ! -s $tmp/sink.jsonl ]] && ok || fail "spans arrived before SIGTERM"
+    m=$(curl -s "http://127.0.0.1:$port/metrics")
+    queued=$(sed -n 's/^gql_trace_spans_queued_total //p' <<<"$m")
+    [[ $queued -gt 80 && $m == *"gql_trace_spans_pending $queued"* &&
+      $m == *"gql_trace_spans_exported_total 0"* ]] && ok || fail "/metrics: $m"
+  else
+    echo "note: slow machine, spans may have left before SIGTERM"
+  fi
+  stop "$pid"
+  grep -q "trace: [0-9]* spans queued" "$tmp/sw.err" && ok ||
+    fail "stats line: $(cat "$tmp/sw.err")"
+  python3 "$here/otlp_check.py" starwars "$tmp/sink.jsonl" "$tmp/sw.err" "$threads" gql-otlp-test &&
+    ok || fail "starwars spans (above)"
+  python3 "$here/otlp_check.py" selftest "$tmp/sink.jsonl" "$tmp/sw.err" "$threads" gql-otlp-test &&
+    ok || fail "selftest (above)"
+fi
+
+# --trace-file, collapse off, depth 2, a field error with a path.
+cat >"$tmp/items.graphql" <<'SDL'
+type Query { items: [Item] }
+type Item { id: Int name: String sub: Sub }
+type Sub { label: String }
+SDL
+cat >"$tmp/items.json" <<'JSON'
+{"items":[{"id":1,"name":"a","sub":{"label":"x"}},{"id":"two","name":"b"},{"id":3,"name":"c","sub":{"label":"z"}}]}
+JSON
+if serve items --schema "$tmp/items.graphql" --data "$tmp/items.json" \
+  --trace-file "$tmp/items.jsonl" --trace-collapse off --trace-depth 2; then
+  for _ in 1 2; do
+    got=$(post "$port" '{"query":"{ items { id name sub { label } } }"}')
+    [[ $got == *'"id":null'* && $got == *'Int cannot represent'* ]] || fail "items: $got"
+  done
+  stop "$pid"
+  python3 "$here/otlp_check.py" items "$tmp/items.jsonl" "$tmp/items.err" "$threads" &&
+    ok || fail "items spans (above)"
+fi
+
+# Bad trace options are usage errors.
+for args in "--trace-otlp https://x/v1/traces" "--trace-otlp ftp://x" \
+  "--trace-file $tmp/f --trace-collapse maybe" "--trace-file $tmp/f --trace-depth x" \
+  "--trace-file $tmp/f --trace-depth -2" "--trace-depth 2" "--trace-source" \
+  "--trace-otlp http://127.0.0.1:1 --trace-timeout 0"; do
+  # shellcheck disable=SC2086
+  "$gql" serve --port 0 $args >/dev/null 2>"$tmp/usage.err"
+  [[ $? == 2 ]] && ok || fail "usage error for '$args': $(cat "$tmp/usage.err")"
+done
+
+kill -TERM "$sink" 2>/dev/null
+echo "$passed passed, $failures failed"
+[[ $failures == 0 ]]
