@@ -74,6 +74,8 @@ struct gql_gw_client {
   char read_buf[64 * 1024];
 };
 
+enum { IDLE_BODY_MAX = 32 * 1024 };
+
 static void dispatch(target *t);
 static void conn_close(conn *k, const char *why);
 
@@ -111,6 +113,13 @@ static void conn_release(conn *k) {
     return;
   }
   uv_timer_stop(&k->timer);
+  /* an idle connection keeps a small body buffer only: pooled connections
+   * holding the largest answer each would cost more memory than the
+   * reallocations they save */
+  if (k->body.cap > IDLE_BODY_MAX) {
+    gql_buf_free(&k->body);
+    gql_buf_init(&k->body, NULL);
+  }
   k->state = C_IDLE;
   k->next_idle = k->t->idle;
   k->t->idle = k;
