@@ -70,6 +70,7 @@ struct gql_gw_client {
   unsigned live; /* connections not yet freed */
   uint64_t connects;
   bool closing;
+  conn *answering; /* whose answer a callback is reading (status 0) */
   bool read_buf_busy;
   char read_buf[64 * 1024];
 };
@@ -93,8 +94,26 @@ static void answer(conn *k, int status, const char *why, const char *json,
   k->req = NULL;
   if (!r)
     return;
+  k->c->answering = status == 0 ? k : NULL;
   r->cb(r->ud, status, why, json, len);
+  k->c->answering = NULL;
   req_free(r);
+}
+
+char *gql_gw_client_take_answer(gql_gw_client *c) {
+  conn *k = c->answering;
+  if (!k || !k->body.data || k->body.failed)
+    return NULL;
+  char *p = k->body.data;
+  /* the caller keeps it for the whole client request: no slack */
+  if (k->body.cap - k->body.len > 4096) {
+    char *q = realloc(p, k->body.len ? k->body.len : 1);
+    if (q)
+      p = q;
+  }
+  gql_buf_init(&k->body, NULL); /* a draining connection drops its bytes */
+  c->answering = NULL;
+  return p;
 }
 
 static bool only_whitespace(const char *p, size_t n) {
@@ -293,9 +312,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       k->drained = 0;
       uv_timer_start(&k->timer, on_timer, c->opt.drain_timeout_ms, 0);
       size_t len = (size_t)k->scan.length;
-      k->req->cb(k->req->ud, 0, NULL, k->body.data, len);
-      req_free(k->req);
-      k->req = NULL;
+      answer(k, 0, NULL, k->body.data, len);
     }
   } else if (n < 0) {
     if (k->state == C_BUSY && n == UV_EOF &&
