@@ -11,7 +11,8 @@ subgraph requests one client request costs (bench_subgraphs' GET /stats),
 warm up with wrk, then measure with wrk (a Lua script POSTing
 request.json, printing percentiles), reading utime + stime from
 /proc/PID/stat before and after and VmHWM at the end (summed over the
-gateway's process tree). Prints Markdown tables."""
+gateway's process tree); then, with --single S, S seconds of one client
+(latency without queueing). Prints Markdown tables."""
 import argparse
 import http.client
 import json
@@ -183,9 +184,10 @@ class Gateways:
         return "Hive Gateway %s" % npm("hive", "@graphql-hive/gateway")
 
 
-def run_wrk(a, lua, port, seconds):
+def run_wrk(a, lua, port, seconds, connections=None, threads=None):
     out = subprocess.run(
-        ["wrk", "-t%d" % a.wrk_threads, "-c%d" % a.connections,
+        ["wrk", "-t%d" % (threads or a.wrk_threads),
+         "-c%d" % (connections or a.connections),
          "-d%ds" % seconds, "--timeout", "10s", "-s", lua,
          "http://127.0.0.1:%d/graphql" % port],
         capture_output=True, text=True)
@@ -260,6 +262,10 @@ def bench_one(a, gws, name, scenario, sub_port, supergraph, body, expected,
         w = run_wrk(a, lua, port, a.duration)
         c1 = cpu_ticks(tree(proc.pid))
         s = stats(sub_port)
+        rss = peak_rss_kb(tree(proc.pid))
+        if a.single:  # one client: latency without queueing
+            w1 = run_wrk(a, lua, port, a.single, connections=1, threads=1)
+            r.update(single_p50=w1["p50"] / 1000, single_p95=w1["p95"] / 1000)
         hz = os.sysconf("SC_CLK_TCK")
         n = max(w["requests"], 1)
         r.update(
@@ -267,7 +273,7 @@ def bench_one(a, gws, name, scenario, sub_port, supergraph, body, expected,
             errors=w["errors"] + w["non2xx"], p50=w["p50"] / 1000,
             p95=w["p95"] / 1000, p99=w["p99"] / 1000,
             cpu_ms=(c1 - c0) / hz * 1000 / n,
-            rss_mb=peak_rss_kb(tree(proc.pid)) / 1024,
+            rss_mb=rss / 1024,
             sub_per_req=sum(per_path(s).values()) / n)
         return r
     finally:
@@ -293,6 +299,8 @@ def table(scenario, results, a):
     head = ["gateway", "answer", "req/s", "p50 ms", "p95 ms", "p99 ms"]
     if lat:
         head += ["p95 − %d ms floor" % floor]
+    if a.single:
+        head += ["1 client p50 / p95 ms"]
     head += ["CPU ms/req", "peak RSS MB", "ready ms", "1st answer ms",
              "subgraph req / query (run avg)", "per query"]
     lines = ["| " + " | ".join(head) + " |",
@@ -307,6 +315,9 @@ def table(scenario, results, a):
                fmt(r["p99"], ".2f")]
         if lat:
             row += [fmt(r["p95"] - floor, ".2f")]
+        if a.single:
+            row += ["%s / %s" % (fmt(r.get("single_p50"), ".2f"),
+                                 fmt(r.get("single_p95"), ".2f"))]
         row += [fmt(r["cpu_ms"], ".3f"), fmt(r["rss_mb"], ".1f"),
                 fmt(r["ready_ms"], ".1f"), fmt(r["first_answer_ms"], ".1f"),
                 "%d (%.2f)" % (sum(pq.values()), r["sub_per_req"]),
@@ -332,7 +343,7 @@ def main():
     for opt in ("root", "shared", "peers", "gateways", "scenarios", "out"):
         p.add_argument("--" + opt)
     for opt in ("warmup", "duration", "connections", "wrk-threads",
-                "delay-ms", "gql-threads"):
+                "delay-ms", "gql-threads", "single"):
         p.add_argument("--" + opt, type=int)
     a = p.parse_args()
     bench = os.path.join(a.shared, "gateway-bench")
@@ -354,7 +365,8 @@ def main():
               "%d s warm-up + %d s measured per gateway and scenario" %
               (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                os.cpu_count(), cpu, wrk_v.strip(), node_v, a.connections,
-               a.wrk_threads, a.warmup, a.duration),
+               a.wrk_threads, a.warmup, a.duration) +
+              ("; then %d s with 1 client" % a.single if a.single else ""),
               "; ".join(gws.version(n) for n in names), ""]
     print("\n".join(report), flush=True)
     for scenario in a.scenarios.split():

@@ -9,6 +9,7 @@
 #
 # Usage: bench/gateway/run.sh
 #   WARMUP=10 DURATION=20 (seconds per gateway per scenario), CONNECTIONS=50,
+#   SINGLE=5 (then seconds of one client, for latency without queueing; 0: none),
 #   WRK_THREADS=2, DELAY_MS=4, GATEWAYS="gql apollo hive",
 #   SCENARIOS="constant constant-latency", GQL_THREADS (gql gateway
 #   --threads; default: its own, one per CPU), OUT=FILE (the Markdown
@@ -45,4 +46,5 @@ exec python3 "$root/bench/gateway/run.py" --root "$root" --shared "$shared" \
   --warmup "${WARMUP:-10}" --duration "${DURATION:-20}" \
   --connections "${CONNECTIONS:-50}" --wrk-threads "${WRK_THREADS:-2}" \
   --delay-ms "${DELAY_MS:-4}" --gql-threads "${GQL_THREADS:-0}" \
+  --single "${SINGLE:-5}" \
   --out "${OUT:-}"
