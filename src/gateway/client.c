@@ -206,6 +206,10 @@ static void conn_fail(conn *k, const char *fmt, const char *detail) {
 static int on_headers_complete(llhttp_t *p) {
   conn *k = p->data;
   k->status = p->status_code;
+  /* a declared length sizes the body buffer once (no regrowing) */
+  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > k->body.cap &&
+      p->content_length <= k->c->opt.max_response)
+    gql_buf_reserve(&k->body, (size_t)p->content_length);
   return 0;
 }
 

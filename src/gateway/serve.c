@@ -11,6 +11,7 @@ typedef struct gw_worker {
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
+  size_t response_hint; /* the last response's size: the next buffer's */
 } gw_worker;
 
 /* One client request in flight. */
@@ -62,7 +63,10 @@ static void respond_error(gql_http_exec *req, const char *message) {
 static void finish(gw_exec *e) {
   gql_buf out;
   gql_buf_init(&out, NULL);
+  gql_buf_reserve(&out, e->w->response_hint + 256);
   int rc = gql_gw_request_response(e->gr, &out);
+  if (!out.failed)
+    e->w->response_hint = out.len < ((size_t)1 << 20) ? out.len : 0;
   for (uint32_t i = 0; i < e->plan->nbatches; i++)
     free(e->answers[i]);
   if (rc || out.failed)
