@@ -265,6 +265,16 @@ static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
   collect(r, f, fs, r->data, 0, NULL, &next);
 }
 
+/* Writes `"key":` for selection s. */
+static void write_key(gql_buf *out, const gql_gw_sel *s) {
+  if (s->key_json.len) {
+    gql_buf_append(out, s->key_json.ptr, s->key_json.len);
+    return;
+  }
+  gql_json_write_string(out, s->key);
+  gql_buf_putc(out, ':');
+}
+
 /* The representation: the object's fields along the selection. */
 static void write_rep(gql_buf *out, const gql_json_value *obj,
                       const gql_gw_sel *sel) {
@@ -272,8 +282,7 @@ static void write_rep(gql_buf *out, const gql_json_value *obj,
   for (const gql_gw_sel *s = sel->first; s; s = s->next) {
     if (s != sel->first)
       gql_buf_putc(out, ',');
-    gql_json_write_string(out, s->key);
-    gql_buf_putc(out, ':');
+    write_key(out, s);
     const gql_json_value *v = obj_get(obj, s->key);
     if (s->has_children && v && v->kind == GQL_JSON_OBJECT)
       write_rep(out, v, s);
@@ -582,8 +591,7 @@ static proj project_object(projector *p, const gql_json_value *v,
     if (!first)
       gql_buf_putc(p->out, ',');
     first = false;
-    gql_json_write_string(p->out, c->key);
-    gql_buf_putc(p->out, ':');
+    write_key(p->out, c);
     if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {
       gql_json_write_string(p->out, t->name);
       continue;
