@@ -7,7 +7,12 @@
  * gql's HTTP server serves one schema at one path, so this program has its
  * own small HTTP/1.1 front (libuv + llhttp, keep-alive, pipelining) that
  * picks the subgraph by path and runs prepared operations, cached per query
- * text. Usage: bench_subgraphs [--port N] [--reviews reviews-data.json] */
+ * text. GET /stats answers the requests and entity representations each
+ * subgraph was sent ({"/accounts":{"requests":N,"representations":M},...});
+ * POST /reset zeroes them. --delay-ms N holds every subgraph answer N ms on
+ * a libuv timer (the benchmark's constant-latency scenario).
+ * Usage: bench_subgraphs [--port N] [--reviews reviews-data.json]
+ *                        [--delay-ms N] */
 #include "core/core.h"
 #include "gateway/subgraph.h"
 #include "json/json.h"
@@ -330,6 +335,8 @@ typedef struct subgraph {
   gql_subgraph *sg;
   prepared_entry cache[CACHE_SLOTS]; /* by query text; full: not cached */
   unsigned ncached;
+  uint64_t requests;        /* GraphQL POSTs answered */
+  uint64_t representations; /* items of the list variables (_entities) */
 } subgraph;
 
 static int make(subgraph *out, const char *path, const char *sdl,
@@ -488,6 +495,12 @@ static void run_graphql(subgraph *s, gql_str body, gql_buf *out) {
     return;
   }
   gql_str query = gql_value_string(gql_value_get(req, "query", 5));
+  const gql_value *vars = gql_value_get(req, "variables", 9);
+  /* a gateway sends representations as list variables (one per _entities
+   * field when it alias-batches): count their items */
+  for (size_t i = 0; i < gql_value_count(vars); i++)
+    if (gql_value_kind_of(gql_value_item(vars, i)) == GQL_VALUE_LIST)
+      s->representations += gql_value_count(gql_value_item(vars, i));
   gql_str errors = {0};
   const gql_prepared *p = prepared_for(s, query, a, &errors);
   if (!p) {
@@ -502,7 +515,6 @@ static void run_graphql(subgraph *s, gql_str body, gql_buf *out) {
     gql_arena_free(a);
     return;
   }
-  const gql_value *vars = gql_value_get(req, "variables", 9);
   response r = {out};
   gql_execute_params params = {
       .variables = gql_value_kind_of(vars) == GQL_VALUE_OBJECT ? vars : NULL,
@@ -520,6 +532,7 @@ typedef struct server {
   subgraph sgs[4];
   llhttp_settings_t settings;
   uv_loop_t *loop;
+  uint64_t delay_ms; /* 0: answer at once */
 } server;
 
 typedef struct conn {
@@ -528,7 +541,9 @@ typedef struct conn {
   server *srv;
   gql_buf url, body;
   bool close_after; /* a request said Connection: close, or an error */
-  bool closing;
+  bool closing, closed;
+  bool finish_wanted; /* finish_conn once the delayed answers are out */
+  unsigned delayed;   /* answers waiting on their timer */
   uv_shutdown_t shutdown;
 } conn;
 
@@ -537,11 +552,26 @@ typedef struct write_req {
   gql_buf data;
 } write_req;
 
+/* An answer held back --delay-ms; timers of one timeout fire in the order
+ * they were started, so pipelined answers keep their order. */
+typedef struct delayed_write {
+  uv_timer_t timer;
+  conn *c;
+  write_req *r;
+} delayed_write;
+
+static void conn_free_if_done(conn *c) {
+  if (c->closed && c->delayed == 0) {
+    gql_buf_free(&c->url);
+    gql_buf_free(&c->body);
+    free(c);
+  }
+}
+
 static void on_closed(uv_handle_t *h) {
   conn *c = (conn *)h;
-  gql_buf_free(&c->url);
-  gql_buf_free(&c->body);
-  free(c);
+  c->closed = true;
+  conn_free_if_done(c);
 }
 
 static void close_conn(conn *c) {
@@ -559,6 +589,11 @@ static void on_shutdown(uv_shutdown_t *req, int status) {
 static void finish_conn(conn *c) {
   if (c->closing)
     return;
+  if (c->delayed > 0) {
+    c->finish_wanted = true;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    return;
+  }
   uv_read_stop((uv_stream_t *)&c->tcp);
   c->shutdown.data = c;
   if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
@@ -571,8 +606,40 @@ static void on_written(uv_write_t *w, int status) {
   free(r);
 }
 
+static void write_now(conn *c, write_req *r) {
+  uv_buf_t b = uv_buf_init(r->data.data, (unsigned)r->data.len);
+  if (uv_write(&r->w, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
+    gql_buf_free(&r->data);
+    free(r);
+  }
+}
+
+static void on_delay_closed(uv_handle_t *h) {
+  delayed_write *d = (delayed_write *)h;
+  conn *c = d->c;
+  free(d);
+  c->delayed--;
+  if (c->finish_wanted && c->delayed == 0) {
+    c->finish_wanted = false;
+    finish_conn(c);
+  }
+  conn_free_if_done(c);
+}
+
+static void on_delay(uv_timer_t *t) {
+  delayed_write *d = (delayed_write *)t;
+  conn *c = d->c;
+  if (!c->closing) {
+    write_now(c, d->r);
+  } else {
+    gql_buf_free(&d->r->data);
+    free(d->r);
+  }
+  uv_close((uv_handle_t *)&d->timer, on_delay_closed);
+}
+
 static void respond(conn *c, int status, const char *ctype, const char *body,
-                    size_t len, bool keep_alive) {
+                    size_t len, bool keep_alive, bool delay) {
   write_req *r = malloc(sizeof *r);
   if (!r)
     return;
@@ -580,19 +647,30 @@ static void respond(conn *c, int status, const char *ctype, const char *body,
   gql_buf_printf(&r->data,
                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: "
                  "%zu\r\n%s\r\n",
-                 status, status == 200 ? "OK" : "Not Found", ctype, len,
-                 keep_alive ? "" : "Connection: close\r\n");
+                 status,
+                 status == 200   ? "OK"
+                 : status == 404 ? "Not Found"
+                                 : "Internal Server Error",
+                 ctype, len, keep_alive ? "" : "Connection: close\r\n");
   gql_buf_append(&r->data, body, len);
   if (r->data.failed) {
     gql_buf_free(&r->data);
     free(r);
     return;
   }
-  uv_buf_t b = uv_buf_init(r->data.data, (unsigned)r->data.len);
-  if (uv_write(&r->w, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
-    gql_buf_free(&r->data);
-    free(r);
+  /* an answer behind delayed ones waits too, to keep their order */
+  if ((delay || c->delayed > 0) && c->srv->delay_ms > 0) {
+    delayed_write *d = malloc(sizeof *d);
+    if (d) {
+      d->c = c;
+      d->r = r;
+      uv_timer_init(c->srv->loop, &d->timer);
+      c->delayed++;
+      uv_timer_start(&d->timer, on_delay, c->srv->delay_ms, 0);
+      return;
+    }
   }
+  write_now(c, r);
 }
 
 static int on_begin(llhttp_t *p) {
@@ -622,7 +700,27 @@ static int on_complete(llhttp_t *p) {
     if (path.ptr[i] == '?')
       path.len = i;
   if (str_is(path, "/health")) {
-    respond(c, 200, "text/plain", "OK", 2, keep);
+    respond(c, 200, "text/plain", "OK", 2, keep, false);
+    return 0;
+  }
+  if (str_is(path, "/stats") || str_is(path, "/reset")) {
+    bool reset = str_is(path, "/reset");
+    gql_buf out;
+    gql_buf_init(&out, NULL);
+    gql_buf_putc(&out, '{');
+    for (int i = 0; i < 4; i++) {
+      subgraph *s = &c->srv->sgs[i];
+      if (reset)
+        s->requests = s->representations = 0;
+      gql_buf_printf(&out,
+                     "%s\"%s\":{\"requests\":%llu,\"representations\":%llu}",
+                     i ? "," : "", s->path, (unsigned long long)s->requests,
+                     (unsigned long long)s->representations);
+    }
+    gql_buf_putc(&out, '}');
+    respond(c, out.failed ? 500 : 200, "application/json",
+            out.data ? out.data : "", out.failed ? 0 : out.len, keep, false);
+    gql_buf_free(&out);
     return 0;
   }
   for (int i = 0; i < 4; i++) {
@@ -631,13 +729,14 @@ static int on_complete(llhttp_t *p) {
       continue;
     gql_buf out;
     gql_buf_init(&out, NULL);
+    s->requests++;
     run_graphql(s, gql_str_from(c->body.data, c->body.len), &out);
-    respond(c, 200, "application/json", out.data ? out.data : "", out.len,
-            keep);
+    respond(c, 200, "application/json", out.data ? out.data : "", out.len, keep,
+            true);
     gql_buf_free(&out);
     return 0;
   }
-  respond(c, 404, "text/plain", "not found", 9, keep);
+  respond(c, 404, "text/plain", "not found", 9, keep, false);
   return 0;
 }
 
@@ -683,8 +782,19 @@ static void on_signal(uv_signal_t *h, int signum) {
   uv_stop(h->loop);
 }
 
+/* A delay of 0 to 60000 ms. */
+static bool parse_ms(const char *text, uint64_t *out) {
+  char *end;
+  unsigned long v = strtoul(text, &end, 10);
+  if (end == text || *end || v > 60000 || text[0] == '-')
+    return false;
+  *out = v;
+  return true;
+}
+
 int main(int argc, char **argv) {
   int port = 4200;
+  uint64_t delay_ms = 0;
   const char *reviews_path =
       BENCH_SHARED_DIR "/gateway-bench/peers/reviews-data.json";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -692,13 +802,22 @@ int main(int argc, char **argv) {
       port = atoi(argv[i + 1]);
     else if (strcmp(argv[i], "--reviews") == 0)
       reviews_path = argv[i + 1];
+    else if (strcmp(argv[i], "--delay-ms") == 0 &&
+             parse_ms(argv[i + 1], &delay_ms))
+      ;
     else {
-      fprintf(stderr, "usage: bench_subgraphs [--port N] [--reviews FILE]\n");
+      fprintf(stderr, "usage: bench_subgraphs [--port N] [--reviews FILE] "
+                      "[--delay-ms N]\n");
       return 2;
     }
   }
+  if (argc % 2 == 0) {
+    fprintf(stderr, "bench_subgraphs: %s needs a value\n", argv[argc - 1]);
+    return 2;
+  }
   server srv;
   memset(&srv, 0, sizeof srv);
+  srv.delay_ms = delay_ms;
   gql_arena *data_arena = gql_arena_new(NULL);
   reviews_data rd = {0};
   if (!data_arena || load_reviews(reviews_path, data_arena, &rd) < 0 ||
@@ -730,8 +849,8 @@ int main(int argc, char **argv) {
   uv_signal_init(srv.loop, &sigterm);
   uv_signal_start(&sigterm, on_signal, SIGTERM);
   printf("bench_subgraphs: /accounts /inventory /products /reviews on "
-         "http://127.0.0.1:%d\n",
-         port);
+         "http://127.0.0.1:%d (answers delayed %llu ms)\n",
+         port, (unsigned long long)delay_ms);
   fflush(stdout);
   uv_run(srv.loop, UV_RUN_DEFAULT);
   for (int i = 0; i < 4; i++) {

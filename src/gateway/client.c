@@ -70,9 +70,12 @@ struct gql_gw_client {
   unsigned live; /* connections not yet freed */
   uint64_t connects;
   bool closing;
+  conn *answering; /* whose answer a callback is reading (status 0) */
   bool read_buf_busy;
   char read_buf[64 * 1024];
 };
+
+enum { IDLE_BODY_MAX = 32 * 1024 };
 
 static void dispatch(target *t);
 static void conn_close(conn *k, const char *why);
@@ -91,8 +94,26 @@ static void answer(conn *k, int status, const char *why, const char *json,
   k->req = NULL;
   if (!r)
     return;
+  k->c->answering = status == 0 ? k : NULL;
   r->cb(r->ud, status, why, json, len);
+  k->c->answering = NULL;
   req_free(r);
+}
+
+char *gql_gw_client_take_answer(gql_gw_client *c) {
+  conn *k = c->answering;
+  if (!k || !k->body.data || k->body.failed)
+    return NULL;
+  char *p = k->body.data;
+  /* the caller keeps it for the whole client request: no slack */
+  if (k->body.cap - k->body.len > 4096) {
+    char *q = realloc(p, k->body.len ? k->body.len : 1);
+    if (q)
+      p = q;
+  }
+  gql_buf_init(&k->body, NULL); /* a draining connection drops its bytes */
+  c->answering = NULL;
+  return p;
 }
 
 static bool only_whitespace(const char *p, size_t n) {
@@ -111,6 +132,13 @@ static void conn_release(conn *k) {
     return;
   }
   uv_timer_stop(&k->timer);
+  /* an idle connection keeps a small body buffer only: pooled connections
+   * holding the largest answer each would cost more memory than the
+   * reallocations they save */
+  if (k->body.cap > IDLE_BODY_MAX) {
+    gql_buf_free(&k->body);
+    gql_buf_init(&k->body, NULL);
+  }
   k->state = C_IDLE;
   k->next_idle = k->t->idle;
   k->t->idle = k;
@@ -178,6 +206,10 @@ static void conn_fail(conn *k, const char *fmt, const char *detail) {
 static int on_headers_complete(llhttp_t *p) {
   conn *k = p->data;
   k->status = p->status_code;
+  /* a declared length sizes the body buffer once (no regrowing) */
+  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > k->body.cap &&
+      p->content_length <= k->c->opt.max_response)
+    gql_buf_reserve(&k->body, (size_t)p->content_length);
   return 0;
 }
 
@@ -284,9 +316,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       k->drained = 0;
       uv_timer_start(&k->timer, on_timer, c->opt.drain_timeout_ms, 0);
       size_t len = (size_t)k->scan.length;
-      k->req->cb(k->req->ud, 0, NULL, k->body.data, len);
-      req_free(k->req);
-      k->req = NULL;
+      answer(k, 0, NULL, k->body.data, len);
     }
   } else if (n < 0) {
     if (k->state == C_BUSY && n == UV_EOF &&

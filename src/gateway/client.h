@@ -45,6 +45,13 @@ int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
  * (then no callback comes). */
 int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *body,
                        size_t len, gql_gw_client_cb cb, void *ud);
+/* Called from a callback with status 0: takes over the answer's bytes
+ * (what the callback was given as `json`, `len` of them, trimmed to size
+ * and maybe moved: read them at the pointer returned, no longer at
+ * `json`), which the caller frees with free(). NULL when they cannot be
+ * taken (then `json` stays valid during the callback only). Saves copying
+ * a large answer. */
+char *gql_gw_client_take_answer(gql_gw_client *c);
 /* Stops pooling: idle connections close now, busy ones after their
  * response. Requests in flight still end with their callback. */
 void gql_gw_client_close(gql_gw_client *c);

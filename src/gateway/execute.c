@@ -15,12 +15,13 @@
 
 typedef struct target {
   gql_json_value *obj;
-  gql_json_value *path; /* response path, a JSON array */
+  gql_json_value *path; /* response path, a JSON array; made on demand */
   uint32_t rep;
 } target;
 
 typedef struct fetch_state {
   bool filter; /* the entity type is an object type: match __typename */
+  bool paths;  /* the targets' paths have been made (for errors) */
   target *targets;
   uint32_t ntargets, cap;
   gql_str *reps; /* distinct representations, JSON text */
@@ -211,13 +212,16 @@ static int add_target(gql_gw_request *r, fetch_state *fs, gql_json_value *obj,
   target *t = &fs->targets[fs->ntargets++];
   t->obj = obj;
   t->rep = 0;
-  t->path = path_json(r->arena, path, NULL, 0);
-  return t->path ? 0 : GQL_ENOMEM;
+  t->path = NULL; /* only an error needs it: see target_paths */
+  return 0;
 }
 
-/* Finds the objects at f->path[i..] below v. */
+/* Finds the objects at f->path[i..] below v. With `next`, the walk is the
+ * one that found the targets, redone to give each its path: the k-th
+ * object found is target *next when it is still the same object. */
 static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
-                   gql_json_value *v, uint32_t i, const seg *path) {
+                   gql_json_value *v, uint32_t i, const seg *path,
+                   uint32_t *next) {
   if (!v || v->kind == GQL_JSON_NULL)
     return 0;
   if (i == f->path_len) {
@@ -228,21 +232,47 @@ static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
     if (fs->filter && tn && tn->kind == GQL_JSON_STRING &&
         !gql_str_eq(tn->string, f->type_name))
       return 0;
-    return add_target(r, fs, v, path);
+    if (!next)
+      return add_target(r, fs, v, path);
+    if (*next < fs->ntargets && fs->targets[*next].obj == v)
+      fs->targets[*next].path = path_json(r->arena, path, NULL, 0);
+    ++*next;
+    return 0;
   }
   if (gql_str_eq_cstr(f->path[i], "@")) {
     if (v->kind != GQL_JSON_ARRAY)
       return 0;
     for (size_t k = 0; k < v->array.count; k++) {
       seg s = {path, {NULL, 0}, k};
-      int rc = collect(r, f, fs, &v->array.items[k], i + 1, &s);
+      int rc = collect(r, f, fs, &v->array.items[k], i + 1, &s, next);
       if (rc)
         return rc;
     }
     return 0;
   }
   seg s = {path, f->path[i], 0};
-  return collect(r, f, fs, obj_get(v, f->path[i]), i + 1, &s);
+  return collect(r, f, fs, obj_get(v, f->path[i]), i + 1, &s, next);
+}
+
+/* Gives the targets of fetch f their response paths (once). A target the
+ * tree no longer holds where it was found keeps a NULL path. */
+static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
+                         fetch_state *fs) {
+  if (fs->paths)
+    return;
+  fs->paths = true;
+  uint32_t next = 0;
+  collect(r, f, fs, r->data, 0, NULL, &next);
+}
+
+/* Writes `"key":` for selection s. */
+static void write_key(gql_buf *out, const gql_gw_sel *s) {
+  if (s->key_json.len) {
+    gql_buf_append(out, s->key_json.ptr, s->key_json.len);
+    return;
+  }
+  gql_json_write_string(out, s->key);
+  gql_buf_putc(out, ':');
 }
 
 /* The representation: the object's fields along the selection. */
@@ -252,8 +282,7 @@ static void write_rep(gql_buf *out, const gql_json_value *obj,
   for (const gql_gw_sel *s = sel->first; s; s = s->next) {
     if (s != sel->first)
       gql_buf_putc(out, ',');
-    gql_json_write_string(out, s->key);
-    gql_buf_putc(out, ':');
+    write_key(out, s);
     const gql_json_value *v = obj_get(obj, s->key);
     if (s->has_children && v && v->kind == GQL_JSON_OBJECT)
       write_rep(out, v, s);
@@ -291,7 +320,8 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
     fs->ntargets = 0;
     const gql_gw_type *et = gql_supergraph_type(r->plan->sg, f->type_name);
     fs->filter = et && et->kind == GQL_AST_OBJECT_TYPE_DEFINITION;
-    rc = collect(r, f, fs, r->data, 0, NULL);
+    fs->paths = false;
+    rc = collect(r, f, fs, r->data, 0, NULL, NULL);
     for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
       tmp.len = 0;
       write_rep(&tmp, fs->targets[i].obj, f->requires);
@@ -431,11 +461,20 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
   for (uint32_t fi = 0; fi < b->nfetches; fi++) {
     if (b->field[fi] != field)
       continue;
-    const fetch_state *fs = &r->fs[b->fetches[fi]->id];
+    fetch_state *fs = &r->fs[b->fetches[fi]->id];
+    bool any = false;
+    for (uint32_t t = 0; t < fs->ntargets && !any; t++)
+      any = (int64_t)fs->targets[t].rep == idx->number.i;
+    if (any)
+      target_paths(r, b->fetches[fi], fs);
     for (uint32_t t = 0; t < fs->ntargets; t++) {
       if ((int64_t)fs->targets[t].rep != idx->number.i)
         continue;
       const gql_json_value *base = fs->targets[t].path;
+      if (!base) {
+        add_error(r, m, NULL);
+        continue;
+      }
       size_t n = base->array.count + path->array.count - 2;
       gql_json_value *p = gql_arena_alloc(r->arena, sizeof *p);
       gql_json_value *items = gql_arena_alloc(r->arena, n * sizeof *items);
@@ -552,8 +591,7 @@ static proj project_object(projector *p, const gql_json_value *v,
     if (!first)
       gql_buf_putc(p->out, ',');
     first = false;
-    gql_json_write_string(p->out, c->key);
-    gql_buf_putc(p->out, ':');
+    write_key(p->out, c);
     if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {
       gql_json_write_string(p->out, t->name);
       continue;
@@ -628,33 +666,57 @@ static proj project(projector *p, const gql_json_value *v,
   return PROJ_OK;
 }
 
+/* Writes `"errors":[...],` for the errors so far. */
+static void write_errors(const gql_gw_request *r, gql_buf *out) {
+  gql_buf_puts(out, "\"errors\":[");
+  for (uint32_t i = 0; i < r->nerrors; i++) {
+    if (i)
+      gql_buf_putc(out, ',');
+    gql_json_write_value(out, &r->errors[i]);
+  }
+  gql_buf_puts(out, "],");
+}
+
 int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
-  gql_buf data;
-  gql_buf_init(&data, NULL);
-  projector p = {r, &data};
+  /* The data is projected straight into `out`; errors go first (as
+   * graphql-js orders them), so those that projection finds (null
+   * propagation) are inserted in front afterwards. */
+  size_t start = out->len;
+  uint32_t nerrors = r->nerrors;
+  gql_buf_putc(out, '{');
+  if (nerrors)
+    write_errors(r, out);
+  gql_buf_puts(out, "\"data\":");
+  size_t data_at = out->len;
+  projector p = {r, out};
   const gql_gw_type *root = r->plan->root;
   proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL)
                   : PROJ_NULL;
   if (res != PROJ_OK) {
-    data.len = 0;
-    gql_buf_puts(&data, "null");
+    out->len = data_at;
+    gql_buf_puts(out, "null");
   }
-  gql_buf_putc(out, '{');
-  if (r->nerrors) {
-    gql_buf_puts(out, "\"errors\":[");
-    for (uint32_t i = 0; i < r->nerrors; i++) {
-      if (i)
-        gql_buf_putc(out, ',');
-      gql_json_write_value(out, &r->errors[i]);
-    }
-    gql_buf_puts(out, "],");
-  }
-  gql_buf_puts(out, "\"data\":");
-  gql_buf_append(out, data.data, data.len);
   gql_buf_putc(out, '}');
-  bool failed = data.failed;
-  gql_buf_free(&data);
-  return failed || out->failed ? GQL_ENOMEM : 0;
+  if (r->nerrors != nerrors && !out->failed) {
+    /* rewrite the head: `{` + all the errors, then the data as written */
+    gql_buf head;
+    gql_buf_init(&head, NULL);
+    gql_buf_putc(&head, '{');
+    write_errors(r, &head);
+    gql_buf_puts(&head, "\"data\":");
+    size_t old = data_at - start;
+    if (!head.failed && head.len > old &&
+        gql_buf_reserve(out, head.len - old)) {
+      char *base = out->data + start;
+      memmove(base + head.len, base + old, out->len - data_at);
+      memcpy(base, head.data, head.len);
+      out->len += head.len - old;
+    } else {
+      out->failed = true;
+    }
+    gql_buf_free(&head);
+  }
+  return out->failed ? GQL_ENOMEM : 0;
 }
 
 void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,

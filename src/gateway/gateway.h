@@ -20,6 +20,7 @@
 typedef struct gql_gw_sel gql_gw_sel;
 struct gql_gw_sel {
   gql_str key;
+  gql_str key_json; /* `"key":` as written in JSON (empty: not made) */
   gql_str name;
   const gql_ast_selection *field; /* client field (arguments); may be NULL */
   const struct gql_gw_field *def; /* client tree: the field in its parent

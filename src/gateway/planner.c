@@ -65,6 +65,19 @@ static gql_gw_sel *sel_find(gql_gw_sel *parent, gql_str key) {
   return NULL;
 }
 
+/* `"key":`, the key's JSON member prefix (response keys are GraphQL names:
+ * nothing to escape); empty when out of memory (writers then escape). */
+static gql_str key_json(planner *p, gql_str key) {
+  char *t = gql_arena_alloc(p->arena, key.len + 3);
+  if (!t)
+    return (gql_str){NULL, 0};
+  t[0] = '"';
+  memcpy(t + 1, key.ptr, key.len);
+  t[key.len + 1] = '"';
+  t[key.len + 2] = ':';
+  return (gql_str){t, key.len + 3};
+}
+
 static gql_gw_sel *sel_add(planner *p, gql_gw_sel *parent, gql_str key,
                            gql_str name, const gql_ast_selection *field) {
   gql_gw_sel *s = sel_find(parent, key);
@@ -78,6 +91,7 @@ static gql_gw_sel *sel_add(planner *p, gql_gw_sel *parent, gql_str key,
     return NULL;
   memset(s, 0, sizeof *s);
   s->key = key;
+  s->key_json = key_json(p, key);
   s->name = name;
   s->field = field;
   if (parent->last)
@@ -218,6 +232,7 @@ static gql_gw_sel *client_add(planner *p, gql_gw_sel *dst, gql_str key,
     return NULL;
   memset(s, 0, sizeof *s);
   s->key = key;
+  s->key_json = key_json(p, key);
   s->name = name;
   s->field = field;
   s->cond = cond;

@@ -11,6 +11,7 @@ typedef struct gw_worker {
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
+  size_t response_hint; /* the last response's size: the next buffer's */
 } gw_worker;
 
 /* One client request in flight. */
@@ -21,6 +22,8 @@ typedef struct gw_exec {
   gql_gw_request *gr;
   uint32_t next;    /* the first batch of the next wave */
   unsigned pending; /* fetches in flight (+1 while a wave starts) */
+  char **answers;   /* subgraph answers taken from the client, per batch:
+                       the merged tree points into them until finish */
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -60,7 +63,12 @@ static void respond_error(gql_http_exec *req, const char *message) {
 static void finish(gw_exec *e) {
   gql_buf out;
   gql_buf_init(&out, NULL);
+  gql_buf_reserve(&out, e->w->response_hint + 256);
   int rc = gql_gw_request_response(e->gr, &out);
+  if (!out.failed)
+    e->w->response_hint = out.len < ((size_t)1 << 20) ? out.len : 0;
+  for (uint32_t i = 0; i < e->plan->nbatches; i++)
+    free(e->answers[i]);
   if (rc || out.failed)
     respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
   else
@@ -75,10 +83,14 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
   gw_fetch *f = ud;
   gw_exec *e = f->e;
   if (status == 0) {
-    /* The client's bytes live only during this call: the merged tree
-     * may point into the text, so it goes into the request's arena. */
-    char *copy = gql_arena_strndup(e->req->arena, json, len);
-    if (!copy || gql_gw_request_merge(e->gr, f->batch, copy, len) < 0)
+    /* The merged tree may point into the text: it is taken from the
+     * client (freed by finish) or else copied into the request's arena. */
+    char *text = gql_gw_client_take_answer(e->w->client);
+    if (text)
+      e->answers[f->batch] = text;
+    else
+      text = gql_arena_strndup(e->req->arena, json, len);
+    if (!text || gql_gw_request_merge(e->gr, f->batch, text, len) < 0)
       gql_gw_request_fail(e->gr, f->batch, "out of memory");
   } else {
     gql_gw_request_fail(e->gr, f->batch, why ? why : gql_strerror(status));
@@ -202,6 +214,11 @@ static int execute(void *worker, gql_http_exec *req) {
   if (!e)
     return GQL_ENOMEM;
   *e = (gw_exec){.w = w, .req = req, .plan = plan};
+  e->answers =
+      gql_arena_alloc(req->arena, (plan->nbatches + 1) * sizeof *e->answers);
+  if (!e->answers)
+    return GQL_ENOMEM;
+  memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc)
     return rc;

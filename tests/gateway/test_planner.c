@@ -337,3 +337,258 @@ Test(planner, fragments_that_multiply_the_selection_hit_a_limit) {
                      err ? err : "");
   gql_buf_free(&q);
 }
+
+static char *plan_text(const gql_gw_plan *plan) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_gw_plan_print(plan, &b);
+  char *text = gw_cstr((gql_str){b.data, b.len});
+  gql_buf_free(&b);
+  return text;
+}
+
+/* Appends one printed Flatten node to `b`. */
+static void flat(gql_buf *b, const char *indent, const char *path,
+                 const char *req, const char *out) {
+  gql_buf_printf(b, "%sFlatten(path: \"%s\") {\n%s  %s =>\n%s  %s\n%s},\n",
+                 indent, path, indent, req, indent, out, indent);
+}
+
+Test(planner, benchmark_plan_is_printed_wave_by_wave) {
+  /* reference §6.3: roots in parallel; one alias-batched reviews request;
+   * products and accounts in parallel, each batching its paths; one
+   * inventory request, the top-level lookup deferred into it */
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  char *text = plan_text(gw_plan(sg, arena, query, NULL));
+  const char *product = "{ ... on Product { __typename upc } }";
+  const char *user = "{ ... on User { __typename id } }";
+  const char *priced = "{ ... on Product { __typename upc price weight } }";
+  const char *details = "{ ... on Product { name price weight } }";
+  const char *stock = "{ ... on Product { inStock shippingEstimate } }";
+  const char *up = "users.@.reviews.@.product";
+  const char *uap =
+      "users.@.reviews.@.product.reviews.@.author.reviews.@.product";
+  const char *tap = "topProducts.@.reviews.@.author.reviews.@.product";
+  const char *in4 = "      ", *in8 = "        ";
+  gql_buf want;
+  gql_buf_init(&want, NULL);
+  gql_buf_puts(&want,
+               "QueryPlan {\n  Sequence {\n    Parallel {\n"
+               "      Fetch(service: \"accounts\") {\n"
+               "        { users { id username name __typename } }\n      },\n"
+               "      Fetch(service: \"products\") {\n"
+               "        { topProducts { __typename upc name price weight } }\n"
+               "      },\n    },\n"
+               "    Fetch(service: \"reviews\", batch: 2) {\n");
+  flat(&want, in4, "users.@", user,
+       "{ ... on User { reviews { id body product { __typename upc reviews { "
+       "id body author { id username __typename reviews { id body product { "
+       "__typename upc } } } } } } } }");
+  flat(&want, in4, "topProducts.@", product,
+       "{ ... on Product { reviews { id body author { id username __typename "
+       "reviews { id body product { __typename upc } } } } } }");
+  gql_buf_puts(&want, "    },\n    Parallel {\n"
+                      "      Fetch(service: \"products\", batch: 3) {\n");
+  flat(&want, in8, up, product, details);
+  flat(&want, in8, uap, product, details);
+  flat(&want, in8, tap, product, details);
+  gql_buf_puts(&want,
+               "      },\n      Fetch(service: \"accounts\", batch: 2) {\n");
+  flat(&want, in8, "users.@.reviews.@.product.reviews.@.author", user,
+       "{ ... on User { name } }");
+  flat(&want, in8, "topProducts.@.reviews.@.author", user,
+       "{ ... on User { name } }");
+  gql_buf_puts(&want, "      },\n    },\n"
+                      "    Fetch(service: \"inventory\", batch: 4) {\n");
+  flat(&want, in4, up, priced, stock);
+  flat(&want, in4, uap, priced, stock);
+  flat(&want, in4, "topProducts.@", priced, stock);
+  flat(&want, in4, tap, priced, stock);
+  gql_buf_puts(&want, "    },\n  },\n}\n");
+  cr_expect_str_eq(text, gql_buf_cstr(&want));
+  gql_buf_free(&want);
+  free(text);
+  free(query);
+}
+
+Test(planner, independent_roots_are_one_parallel_node) {
+  char *text = plan_text(
+      gw_plan(sg, arena, "{ me { name } topProducts { upc } }", NULL));
+  cr_expect_str_eq(text, "QueryPlan {\n"
+                         "  Parallel {\n"
+                         "    Fetch(service: \"accounts\") {\n"
+                         "      { me { name } }\n"
+                         "    },\n"
+                         "    Fetch(service: \"products\") {\n"
+                         "      { topProducts { upc } }\n"
+                         "    },\n"
+                         "  },\n"
+                         "}\n");
+  free(text);
+}
+
+Test(planner, one_subgraph_needs_no_plan_nodes_around_its_fetch) {
+  char *text = plan_text(gw_plan(sg, arena, "{ me { id } }", NULL));
+  cr_expect_str_eq(text, "QueryPlan {\n"
+                         "  Fetch(service: \"accounts\") {\n"
+                         "    { me { id } }\n"
+                         "  },\n"
+                         "}\n");
+  free(text);
+}
+
+Test(planner, entity_fetches_at_one_path_with_one_shape_share_a_field) {
+  /* users' and topProducts' nested products ask products for the same
+   * selection: one _entities field in the products request, so their
+   * representations are de-duplicated together */
+  const char *q = "{ users { reviews { product { name } } } topProducts { "
+                  "reviews { author { reviews { product { name } } } } } }";
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  const gql_gw_batch *p = gw_batch(plan, "products", 3);
+  cr_assert_not_null(p);
+  cr_expect_eq(p->nfetches, 2);
+  cr_expect_eq(p->nfields, 1);
+  expect_op(plan, "products", 3,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Product{name}}}");
+  /* different selections on one subgraph in one wave: two aliased fields */
+  const char *q2 = "{ users { reviews { product { name } } } topProducts { "
+                   "reviews { author { reviews { product { price } } } } } }";
+  plan = gw_plan(sg, arena, q2, NULL);
+  p = gw_batch(plan, "products", 3);
+  cr_assert_not_null(p);
+  cr_expect_eq(p->nfields, 2);
+  expect_op(plan, "products", 3,
+            "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
+            "$r0){...on Product{name}} _1:_entities(representations:$r1){...on "
+            "Product{price}}}");
+}
+
+/* Abstract types across subgraphs: Media (an interface of graph a) is
+ * implemented by Book, extended by b, and Movie, extended by c; Result (a
+ * union of graph c) has Movie and Song, whose name comes from b. */
+static const char *ABSTRACT_SG =
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") "
+    "C @join__graph(name: \"c\", url: \"http://c\") }\n"
+    "interface Media @join__type(graph: A) { id: ID! title: String }\n"
+    "type Book implements Media @join__implements(graph: A, interface: "
+    "\"Media\") @join__type(graph: A, key: \"id\") @join__type(graph: B, "
+    "key: \"id\") { id: ID! title: String @join__field(graph: A) pages: Int "
+    "@join__field(graph: B) }\n"
+    "type Movie implements Media @join__implements(graph: A, interface: "
+    "\"Media\") @join__type(graph: A, key: \"id\") @join__type(graph: C, "
+    "key: \"id\") { id: ID! title: String @join__field(graph: A) rating: "
+    "Int @join__field(graph: C) related: Result @join__field(graph: C) }\n"
+    "type Song @join__type(graph: B, key: \"isrc\") @join__type(graph: C, "
+    "key: \"isrc\") { isrc: ID! name: String @join__field(graph: B) plays: "
+    "Int @join__field(graph: C) }\n"
+    "union Result @join__type(graph: C) @join__unionMember(graph: C, member: "
+    "\"Movie\") @join__unionMember(graph: C, member: \"Song\") = Movie | "
+    "Song\n"
+    "type Query @join__type(graph: A) @join__type(graph: C) { media: [Media] "
+    "@join__field(graph: A) search: [Result] @join__field(graph: C) }\n";
+
+Test(planner, interface_implementations_are_completed_by_their_subgraphs) {
+  gql_supergraph *asg = gw_load_text(ABSTRACT_SG);
+  gql_gw_plan *plan = gw_plan(asg, arena,
+                              "{ media { id ... on Book { title pages } ... on "
+                              "Movie { title rating } } }",
+                              NULL);
+  cr_expect_eq(plan->nbatches, 3);
+  cr_expect_eq(plan->nlevels, 2);
+  char *text = plan_text(plan);
+  cr_expect_str_eq(text,
+                   "QueryPlan {\n  Sequence {\n"
+                   "    Fetch(service: \"a\") {\n"
+                   "      { media { __typename id ... on Book { title "
+                   "__typename id } ... on Movie { title __typename id } } }\n"
+                   "    },\n    Parallel {\n"
+                   "      Fetch(service: \"b\") {\n"
+                   "        Flatten(path: \"media.@\") {\n"
+                   "          { ... on Book { __typename id } } =>\n"
+                   "          { ... on Book { pages } }\n"
+                   "        },\n      },\n"
+                   "      Fetch(service: \"c\") {\n"
+                   "        Flatten(path: \"media.@\") {\n"
+                   "          { ... on Movie { __typename id } } =>\n"
+                   "          { ... on Movie { rating } }\n"
+                   "        },\n      },\n    },\n  },\n}\n");
+  free(text);
+  gql_supergraph_free(asg);
+}
+
+Test(planner, union_members_are_completed_by_their_subgraphs) {
+  gql_supergraph *asg = gw_load_text(ABSTRACT_SG);
+  gql_gw_plan *plan = gw_plan(asg, arena,
+                              "{ search { __typename ... on Song { name plays "
+                              "} ... on Movie { title rating } } }",
+                              NULL);
+  cr_expect_eq(plan->nbatches, 3);
+  expect_op(plan, "c", 1,
+            "query{search{__typename ...on Song{__typename isrc plays} ...on "
+            "Movie{__typename id rating}}}");
+  expect_op(plan, "b", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Song{name}}}");
+  expect_op(plan, "a", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Movie{title}}}");
+  gql_supergraph_free(asg);
+}
+
+Test(planner, abstract_types_below_an_entity_fetch_start_a_third_wave) {
+  gql_supergraph *asg = gw_load_text(ABSTRACT_SG);
+  gql_gw_plan *plan = gw_plan(asg, arena,
+                              "{ media { ... on Movie { related { ... on Song "
+                              "{ name } ... on Movie { t: title } } } } }",
+                              NULL);
+  cr_expect_eq(plan->nlevels, 3);
+  expect_op(plan, "a", 1,
+            "query{media{__typename ...on Movie{__typename id}}}");
+  expect_op(plan, "c", 2,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Movie{related{__typename ...on "
+            "Song{__typename isrc} ...on Movie{__typename id}}}}}");
+  expect_op(plan, "b", 3,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Song{name}}}");
+  expect_op(plan, "a", 3,
+            "query($representations:[_Any!]!){_entities(representations:"
+            "$representations){...on Movie{t:title}}}");
+  const gql_gw_fetch *f = gw_batch(plan, "b", 3)->fetches[0];
+  cr_assert_eq(f->path_len, 3);
+  cr_expect(gql_str_eq_cstr(f->path[0], "media"));
+  cr_expect(gql_str_eq_cstr(f->path[1], "@"));
+  cr_expect(gql_str_eq_cstr(f->path[2], "related"));
+  gql_supergraph_free(asg);
+}
+
+Test(planner, the_plan_cache_answers_the_same_plan_to_every_request) {
+  /* the cached plan is the one a fresh planning gives, and a cached plan
+   * survives the arena of the request that made it */
+  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 0);
+  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
+  gql_arena *a1 = gql_arena_new(NULL);
+  const gql_gw_plan *p1, *p2;
+  const char *err;
+  cr_assert_eq(
+      gql_gw_plan_cache_get(c, query, strlen(query), NULL, a1, &p1, &err), 0);
+  gql_arena_free(a1);
+  gql_arena *a2 = gql_arena_new(NULL);
+  cr_assert_eq(
+      gql_gw_plan_cache_get(c, query, strlen(query), NULL, a2, &p2, &err), 0);
+  cr_expect_eq(p1, p2);
+  char *cached = plan_text(p2);
+  char *fresh = plan_text(gw_plan(sg, arena, query, NULL));
+  cr_expect_str_eq(cached, fresh);
+  uint64_t hits, misses;
+  gql_gw_plan_cache_stats(c, &hits, &misses);
+  cr_expect_eq(hits, 1);
+  cr_expect_eq(misses, 1);
+  free(cached);
+  free(fresh);
+  gql_arena_free(a2);
+  free(query);
+  gql_gw_plan_cache_free(c);
+}
