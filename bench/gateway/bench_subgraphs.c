@@ -14,7 +14,7 @@
  * Usage: bench_subgraphs [--port N] [--reviews reviews-data.json]
  *                        [--delay-ms N] */
 #include "core/core.h"
-#include "gateway/subgraph.h"
+#include "federation/subgraph.h"
 #include "json/json.h"
 
 #include <llhttp.h>

@@ -1,7 +1,7 @@
 /* gql serve: GraphQL over HTTP for the built-in Star Wars demo or for a
  * schema over a JSON document (default resolvers). */
 #include "cli.h"
-#include "gateway/subgraph.h"
+#include "federation/subgraph.h"
 #include "gql_http.h"
 #include "schema/schema.h"
 

@@ -55,6 +55,44 @@ cmake --build "$tmp/app/build" >/dev/null
 got=$("$tmp/app/build/with_cmake")
 [[ $got == "$want" ]] || { echo "FAIL: find_package build printed: $got"; exit 1; }
 
+# The subgraph API (include/gql_subgraph.h, in libgql): entities from JSON.
+for f in include/gql_subgraph.h; do
+  [[ -f $tmp/prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
+done
+cat >"$tmp/app/subgraph.c" <<'C'
+#include <gql_subgraph.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  const char sdl[] = "type Query { me: User }\n"
+                     "type User @key(fields: \"id\") { id: ID! name: String }\n";
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_error *errs;
+  uint32_t nerrs;
+  gql_subgraph *sg;
+  if (gql_subgraph_new("type Query { x: Nope }", 22, NULL, &sg, a, &errs, &nerrs) >= 0 || nerrs != 1)
+    return 2;
+  printf("%s\n", errs[0].message);
+  if (gql_subgraph_new(sdl, sizeof sdl - 1, NULL, &sg, a, &errs, &nerrs) < 0) return 3;
+  const char data[] = "{\"User\":[{\"id\":\"7\",\"name\":\"Ada\"}]}";
+  const gql_value *v;
+  if (gql_value_parse(a, data, sizeof data - 1, &v) < 0) return 4;
+  gql_subgraph_set_json(sg, v);
+  const char q[] = "{ _entities(representations: [{__typename: \"User\", id: 7}]) { ... on User { name } } }";
+  gql_str out;
+  int rc = gql_graphql(gql_subgraph_schema(sg), q, sizeof q - 1, NULL, NULL, 0, NULL, NULL, a, &out);
+  printf("%d %.*s\n", rc, (int)out.len, out.ptr);
+  gql_subgraph_free(sg);
+  gql_arena_free(a);
+  return 0;
+}
+C
+pc=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs gql)
+cc "${san[@]}" "$tmp/app/subgraph.c" $pc -Wl,-rpath,"$libdir" -o "$tmp/app/subgraph"
+got=$("$tmp/app/subgraph")
+want=$'Unknown type "Nope".\n0 {"data":{"_entities":[{"name":"Ada"}]}}'
+[[ $got == "$want" ]] || { echo "FAIL: subgraph embedder printed: $got"; exit 1; }
+
 # The server library: examples/embed_server built against the installed
 # gql-http, both ways, then serving a query whose field a timer completes.
 pcdir=$(dirname "$(find "$tmp/prefix" -name gql-http.pc | head -n 1)")

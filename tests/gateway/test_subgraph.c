@@ -1,6 +1,6 @@
 /* gql as a federation subgraph: _service, _entities (C resolvers and the
  * JSON document convention), keys, @requires, errors per item, order. */
-#include "gateway/subgraph.h"
+#include "federation/subgraph.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,6 +1,9 @@
-/* gql as an Apollo Federation v2 subgraph.
+/* gql as an Apollo Federation v2 subgraph: the public C API (part of libgql).
  *
- * gql_subgraph_build takes subgraph SDL (Federation 1 `extend type` style or
+ * Serve the schema of gql_subgraph_schema() like any other: with
+ * gql_execute, or over HTTP with gql_http_server_new (include/gql_http.h).
+ *
+ * gql_subgraph_new takes subgraph SDL (Federation 1 `extend type` style or
  * Federation 2 with `@link`), defines the federation directives it uses
  * (@key, @external, @requires, @provides, @shareable, @inaccessible, @tag,
  * @override, @link, ...) unless the SDL defines them, turns an extension of
@@ -23,11 +26,14 @@
  * an object with a __typename, or an error written by the resolver makes
  * that item null with an error at ["_entities", i]; the others are kept.
  */
-#ifndef GQL_GATEWAY_SUBGRAPH_H
-#define GQL_GATEWAY_SUBGRAPH_H
+#ifndef GQL_SUBGRAPH_H
+#define GQL_SUBGRAPH_H
 
-#include "core/errors.h"
 #include "gql.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct gql_subgraph gql_subgraph;
 
@@ -48,28 +54,33 @@ typedef struct gql_entity_call {
  * this item only. */
 typedef void (*gql_entity_fn)(const gql_entity_call *call, gql_out *out);
 
-/* Builds the subgraph schema from `sdl` (copied). Syntax and schema errors
- * go to `errors` (positions refer to `sdl`); returns 0, GQL_ESYNTAX,
- * GQL_ESCHEMA or GQL_ENOMEM. The schema is not finalized: set resolvers on
+/* Builds the subgraph schema from `sdl` (copied). Same error contract as
+ * gql_schema_from_sdl: returns 0, GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM;
+ * with `err_arena`, *errors points at the errors (at most 100; positions
+ * refer to `sdl`). The schema is not finalized: set resolvers on
  * gql_subgraph_schema() before the first execution. */
-int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
-                       gql_subgraph **out, gql_error_list *errors);
-void gql_subgraph_free(gql_subgraph *sg);
+GQL_API int gql_subgraph_new(const char *sdl, size_t len,
+                             const gql_allocator *alc, gql_subgraph **out,
+                             gql_arena *err_arena, const gql_error **errors,
+                             uint32_t *nerrors);
+/* Frees the subgraph and its schema. NULL is allowed. */
+GQL_API void gql_subgraph_free(gql_subgraph *sg);
 
 /* The executable schema (owned by the subgraph). */
-gql_schema *gql_subgraph_schema(const gql_subgraph *sg);
+GQL_API gql_schema *gql_subgraph_schema(const gql_subgraph *sg);
 
 /* The number of entity types (members of _Entity) and the name of one. */
-uint32_t gql_subgraph_entity_count(const gql_subgraph *sg);
-gql_str gql_subgraph_entity_name(const gql_subgraph *sg, uint32_t i);
+GQL_API uint32_t gql_subgraph_entity_count(const gql_subgraph *sg);
+GQL_API gql_str gql_subgraph_entity_name(const gql_subgraph *sg, uint32_t i);
 
 /* Sets the entity resolver of entity type `type` (NULL: back to the
  * default). `flags`: GQL_RESOLVER_SYNC when fn never writes
  * gql_out_pending (without it _entities is not proven synchronous).
  * GQL_ENOTFOUND when `type` is not an entity of this subgraph; GQL_EINVAL
  * once the schema is finalized (first execution). */
-int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
-                            gql_entity_fn fn, void *data, unsigned flags);
+GQL_API int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
+                                    gql_entity_fn fn, void *data,
+                                    unsigned flags);
 
 /* Entities from a JSON document (no C code): for entity type T without a
  * resolver, `data` (an object, which must outlive the subgraph) holds an
@@ -81,6 +92,10 @@ int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
  * with the representation's other fields (e.g. @requires fields) added
  * where the object lacks them; no match gives null. When `data` has no
  * array "T", the entity is the representation itself. */
-void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data);
+GQL_API void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

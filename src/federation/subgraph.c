@@ -1,6 +1,6 @@
 /* gql as a federation subgraph: SDL in, _service and _entities out (see
  * subgraph.h for the contract). */
-#include "gateway/subgraph.h"
+#include "federation/subgraph.h"
 
 #include "language/ast.h"
 #include "schema/schema.h"
@@ -544,4 +544,27 @@ int gql_subgraph_set_entity(gql_subgraph *sg, const char *type,
 
 void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data) {
   sg->json = data;
+}
+
+int gql_subgraph_new(const char *sdl, size_t len, const gql_allocator *alc,
+                     gql_subgraph **out, gql_arena *err_arena,
+                     const gql_error **errors, uint32_t *nerrors) {
+  gql_error_list list;
+  if (errors)
+    *errors = NULL;
+  if (nerrors)
+    *nerrors = 0;
+  if (!out || (!sdl && len))
+    return GQL_EINVAL;
+  if (err_arena)
+    gql_error_list_init(&list, err_arena, 100);
+  int rc = gql_subgraph_build(sdl ? sdl : "", len, alc, out,
+                              err_arena ? &list : NULL);
+  if (err_arena) {
+    if (errors)
+      *errors = list.items;
+    if (nerrors)
+      *nerrors = list.count;
+  }
+  return rc;
 }
