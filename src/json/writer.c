@@ -105,20 +105,58 @@ static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
   gql_buf_putc(b, '"');
 }
 
+/* Copies n bytes with at most two overlapping moves for short runs (keys,
+ * names, ids), so that no call to memcpy is made for them. */
+static inline void copy_short(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+
+/* True when no byte of s needs a look. Whole words, the last one
+ * overlapping the one before (never reading past the string); strings
+ * under 8 bytes as two overlapping halves. */
+static inline bool all_plain(const char *p, size_t n) {
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      memcpy(&w, p + i, 8);
+      if (has_special(w))
+        return false;
+    }
+    if (i < n) {
+      uint64_t w;
+      memcpy(&w, p + n - 8, 8);
+      return !has_special(w);
+    }
+    return true;
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + n - 4, 4);
+    return !has_special((uint64_t)lo | (uint64_t)hi << 32);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!plain_byte((unsigned char)p[i]))
+      return false;
+  return true;
+}
+
 /* Most strings in a response need no escape: scan, then copy once. */
 void gql_json_write_string(gql_buf *b, gql_str s) {
-  const char *p = s.ptr, *end = p + s.len;
-  while (end - p >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    if (has_special(w))
-      break;
-    p += 8;
-  }
-  while (p < end && plain_byte((unsigned char)*p))
-    p++;
-  if (p != end) {
-    write_string_slow(b, s, p);
+  if (GQL_UNLIKELY(!all_plain(s.ptr, s.len))) {
+    write_string_slow(b, s, s.ptr);
     return;
   }
   if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
@@ -126,8 +164,7 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
     return;
   char *o = b->data + b->len;
   o[0] = '"';
-  if (s.len)
-    memcpy(o + 1, s.ptr, s.len);
+  copy_short(o + 1, s.ptr, s.len);
   o[s.len + 1] = '"';
   b->len += s.len + 2;
 }
@@ -163,13 +200,37 @@ static char *utoa_back(char *end, uint64_t u) {
   return p;
 }
 
+static inline size_t count_digits(uint64_t u) {
+  size_t n = 1;
+  for (;;) {
+    if (u < 10)
+      return n;
+    if (u < 100)
+      return n + 1;
+    if (u < 1000)
+      return n + 2;
+    if (u < 10000)
+      return n + 3;
+    u /= 10000;
+    n += 4;
+  }
+}
+
+/* Straight into the buffer: the length first, then the digits backward. */
 void gql_json_write_int(gql_buf *b, int64_t v) {
-  char tmp[24];
-  char *end = tmp + sizeof tmp;
-  char *p = utoa_back(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
-  if (v < 0)
-    *--p = '-';
-  put(b, p, (size_t)(end - p));
+  if (GQL_UNLIKELY(b->cap - b->len < 20) && !gql_buf_reserve(b, 20))
+    return;
+  char *d = b->data + b->len;
+  uint64_t u = (uint64_t)v;
+  size_t neg = 0;
+  if (v < 0) {
+    *d = '-';
+    u = 0 - u;
+    neg = 1;
+  }
+  size_t n = neg + count_digits(u);
+  utoa_back(d + n, u);
+  b->len += n;
 }
 
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
