@@ -14,8 +14,8 @@
 
 typedef struct path_frame {
   const struct path_frame *parent;
-  gql_str key;
-  int64_t index; /* -1: key */
+  const gql_str *key; /* the plan field's key (index < 0) */
+  int64_t index;      /* -1: key */
 } path_frame;
 
 enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
@@ -86,8 +86,10 @@ struct gql_out {
   bool pended;      /* the resolver returned pending */
   bool field_level; /* a pending field (not a list item): its completion
                      * ends the resolver's trace span */
-  uint8_t dleaf;    /* the leaf kind when `type` is the bare named type (T
-                     * or T!), else LEAF_NONE: the writers' fast paths */
+  uint8_t dleaf;    /* the writers' fast paths: the leaf kind (or
+                     * LEAF_OBJECT) when `type` is the bare named type (T or
+                     * T!), the value goes straight into the buffer (not
+                     * tree mode) and nothing is written yet; else LEAF_NONE */
   gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
@@ -136,7 +138,7 @@ static void write_path(gql_buf *b, const path_frame *f) {
   if (f->index >= 0)
     gql_json_write_int(b, f->index);
   else
-    gql_json_write_string(b, f->key);
+    gql_json_write_string(b, *f->key);
 }
 
 static const char *path_json(exec_ctx *ctx, const path_frame *f) {
@@ -198,10 +200,16 @@ static void add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
 
 /* ------------------------------------------------------------ completion */
 
+/* Every write goes through here: a written output takes no fast path. */
+static inline void set_written(gql_out *o) {
+  o->written = true;
+  o->dleaf = LEAF_NONE;
+}
+
 static bool begin(gql_out *o) {
   if (o->written)
     return false;
-  o->written = true;
+  set_written(o);
   return true;
 }
 
@@ -434,8 +442,8 @@ static bool field_included(const exec_ctx *ctx, const plan_set *ps,
   return true;
 }
 
-static void default_resolver(const gql_resolve_info *info, const void *parent,
-                             gql_out *out) {
+void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
+                               gql_out *out) {
   const gql_json_value *p = parent;
   if (!p || p->kind != GQL_JSON_OBJECT) {
     gql_out_null(out);
@@ -498,7 +506,7 @@ static __attribute__((noinline)) void
 resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
   gql_json_value v = {.kind = GQL_JSON_STRING};
   v.string = ctx->s->types[pf->parent_type].name;
-  o->written = true;
+  set_written(o);
   serialize_leaf(o, &v);
 }
 
@@ -528,9 +536,9 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
   if (r)
     r->fn(info, parent, o);
   else
-    default_resolver(info, parent, o);
+    gql_exec_default_resolver(info, parent, o);
   if (!o->written) {
-    o->written = true;
+    set_written(o);
     complete_null(o);
   }
   if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
@@ -551,13 +559,9 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     resolve_field_slow(ctx, pf, parent, o);
     return;
   }
-  const exec_resolver *r = pf->field->resolver;
-  if (r)
-    r->fn(&o->own_info, parent, o);
-  else
-    default_resolver(&o->own_info, parent, o);
+  pf->fn(&o->own_info, parent, o);
   if (!o->written) {
-    o->written = true;
+    set_written(o);
     complete_null(o);
   }
 }
@@ -567,7 +571,7 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
                      gql_type_ref type, uint8_t dleaf, const path_frame *path,
                      rnode *node) {
-  o->dleaf = dleaf;
+  o->dleaf = node ? LEAF_NONE : dleaf;
   o->ctx = ctx;
   o->pf = pf;
   o->info = NULL;
@@ -582,44 +586,65 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
   o->field_level = false;
 }
 
+/* `sep` ('{' or ',') and the field's "key": with one capacity check. */
+static inline void put_key(gql_buf *b, char sep, gql_str kj) {
+  if (GQL_UNLIKELY(b->cap - b->len < kj.len + 1) &&
+      !gql_buf_reserve(b, kj.len + 1))
+    return;
+  b->data[b->len++] = sep;
+  put(b, kj.ptr, kj.len);
+}
+
+/* One field of an object written in place; true when the object must
+ * become null. A plain field (no arguments, not __typename) with no hook
+ * attached calls its resolver straight. */
+static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
+                                const void *parent, const path_frame *path) {
+  path_frame fr = {path, &pf->key, -1};
+  gql_out o;
+  out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, NULL);
+  if (GQL_LIKELY(pf->plain && !ctx->hooks && !ctx->aborted)) {
+    o.own_info =
+        (gql_resolve_info){ctx, pf, &fr, NULL, pf->parent_type, NULL, NULL};
+    o.info = &o.own_info;
+    pf->fn(&o.own_info, parent, &o);
+    if (GQL_UNLIKELY(!o.written)) {
+      set_written(&o);
+      complete_null(&o);
+    }
+  } else {
+    resolve_field(ctx, pf, parent, &fr, &o);
+  }
+  return o.prop;
+}
+
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
  * object must become null. */
 static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
   gql_buf *b = ctx->out;
-  gql_buf_putc(b, '{');
+  char sep = '{';
   if (!ps->any_cond) {
     for (uint32_t i = 0; i < ps->nfields; i++) {
       const plan_field *pf = &ps->fields[i];
-      if (i)
-        gql_buf_putc(b, ',');
-      put(b, pf->key_json.ptr, pf->key_json.len);
-      path_frame fr = {path, pf->key, -1};
-      gql_out o;
-      out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
-      resolve_field(ctx, pf, parent, &fr, &o);
-      if (o.prop)
+      put_key(b, sep, pf->key_json);
+      sep = ',';
+      if (field_direct(ctx, pf, parent, path))
         return true;
     }
-    gql_buf_putc(b, '}');
-    return false;
+  } else {
+    for (uint32_t i = 0; i < ps->nentries; i++) {
+      if (!field_included(ctx, ps, ps->entries[i]))
+        continue;
+      const plan_field *pf = &ps->fields[ps->entries[i].field];
+      put_key(b, sep, pf->key_json);
+      sep = ',';
+      if (field_direct(ctx, pf, parent, path))
+        return true;
+    }
   }
-  bool first = true;
-  for (uint32_t i = 0; i < ps->nentries; i++) {
-    if (!field_included(ctx, ps, ps->entries[i]))
-      continue;
-    const plan_field *pf = &ps->fields[ps->entries[i].field];
-    if (!first)
-      gql_buf_putc(b, ',');
-    first = false;
-    put(b, pf->key_json.ptr, pf->key_json.len);
-    path_frame fr = {path, pf->key, -1};
-    gql_out o;
-    out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
-    resolve_field(ctx, pf, parent, &fr, &o);
-    if (o.prop)
-      return true;
-  }
+  if (sep == '{')
+    gql_buf_putc(b, '{');
   gql_buf_putc(b, '}');
   return false;
 }
@@ -627,9 +652,9 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
 /* Tree mode: an object node whose fields fill its kids. */
 static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
                        const path_frame *path, rnode *kid) {
-  path_frame fr = {path, pf->key, -1};
+  path_frame fr = {path, &pf->key, -1};
   gql_out o;
-  out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, kid);
+  out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, kid);
   resolve_field(ctx, pf, parent, &fr, &o);
 }
 
@@ -826,7 +851,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
   exec_ctx *ctx = o->ctx;
   gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
   uint8_t dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
-                      ? o->pf->leaf
+                      ? (o->pf->leaf != LEAF_NONE ? o->pf->leaf : LEAF_OBJECT)
                       : LEAF_NONE;
   if (!o->node) {
     gql_buf *b = ctx->out;
@@ -834,13 +859,13 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     for (size_t i = 0; i < count; i++) {
       if (i)
         gql_buf_putc(b, ',');
-      path_frame fr = {o->path, {0, 0}, (int64_t)i};
+      path_frame fr = {o->path, NULL, (int64_t)i};
       gql_out io;
       out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
       io.info = o->info;
       fn(list, i, &io);
       if (!io.written) {
-        io.written = true;
+        set_written(&io);
         complete_null(&io);
       }
       if (io.prop) {
@@ -864,13 +889,13 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     kids[i] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
-    path_frame fr = {o->path, {0, 0}, (int64_t)i};
+    path_frame fr = {o->path, NULL, (int64_t)i};
     gql_out io;
     out_init(&io, ctx, o->pf, item, dleaf, &fr, &kids[i]);
     io.info = o->info;
     fn(list, i, &io);
     if (!io.written) {
-      io.written = true;
+      set_written(&io);
       complete_null(&io);
     }
   }
@@ -928,27 +953,25 @@ static void out_scalar(gql_out *o, const gql_json_value *v) {
   DONE(o);
 }
 
-/* The leaf kind when the value's type is the bare named type (T or T!),
- * else LEAF_NONE: the writers below then take the general path. */
+/* The fast-path kind (gql_out.dleaf): LEAF_NONE sends the writers below
+ * to the general path. */
 static inline int direct_leaf(const gql_out *o) {
   return o->dleaf;
 }
 
-/* Fast paths: a value of the expected scalar type written as is. */
-static bool fast_begin(gql_out *o) {
-  o->written = true;
-  bytes_begin(o);
-  return true;
+/* Fast paths: a value of the expected scalar type written as is, straight
+ * into the buffer (dleaf is only set in direct mode, before any write, and
+ * never on a pending field's output). */
+static inline void fast_begin(gql_out *o) {
+  set_written(o);
 }
-static void fast_end(gql_out *o) {
-  bytes_end(o);
-  DONE(o);
+static inline void fast_end(gql_out *o) {
+  (void)o;
 }
 
 void gql_out_int(gql_out *o, int64_t i) {
   int leaf = direct_leaf(o);
-  if (!o->written &&
-      (leaf == LEAF_FLOAT ||
+  if ((leaf == LEAF_FLOAT ||
        (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
     fast_begin(o);
     gql_json_write_int(o->ctx->out, i);
@@ -962,7 +985,7 @@ void gql_out_int(gql_out *o, int64_t i) {
 }
 
 void gql_out_float(gql_out *o, double d) {
-  if (!o->written && direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
+  if (direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
     fast_begin(o);
     gql_json_write_double(o->ctx->out, d);
     fast_end(o);
@@ -979,7 +1002,7 @@ void gql_out_float(gql_out *o, double d) {
 
 void gql_out_string(gql_out *o, const char *s, size_t len) {
   int leaf = direct_leaf(o);
-  if (!o->written && (leaf == LEAF_STRING || leaf == LEAF_ID)) {
+  if (leaf == LEAF_STRING || leaf == LEAF_ID) {
     fast_begin(o);
     gql_json_write_string(o->ctx->out, (gql_str){s, len});
     fast_end(o);
@@ -991,7 +1014,7 @@ void gql_out_string(gql_out *o, const char *s, size_t len) {
 }
 
 void gql_out_bool(gql_out *o, bool b) {
-  if (!o->written && direct_leaf(o) == LEAF_BOOLEAN) {
+  if (direct_leaf(o) == LEAF_BOOLEAN) {
     fast_begin(o);
     if (b)
       gql_buf_append(o->ctx->out, "true", 4);
@@ -1006,7 +1029,7 @@ void gql_out_bool(gql_out *o, bool b) {
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
-  if (!o->written && direct_leaf(o) == LEAF_ENUM) {
+  if (direct_leaf(o) == LEAF_ENUM) {
     /* The enum's own value names first by pointer (a resolver that
      * writes the schema's names), then by content. */
     const gql_type *ty = &o->ctx->s->types[o->type.type];
@@ -1046,13 +1069,12 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
   /* Fast path: a composite type T or T! (not a list, not a leaf) needs
    * none of the checks below; an object type written in place needs no
    * runtime type either. */
-  if (!o->written && obj && o->pf->leaf == LEAF_NONE &&
-      (o->type.nmods == 0 || (o->type.nmods == 1 && o->type.mods[0] == '!'))) {
+  if (direct_leaf(o) == LEAF_OBJECT && obj) {
     exec_ctx *ctx = o->ctx;
     uint32_t t = o->type.type;
     const plan_field *pf = o->pf;
-    o->written = true;
-    if (!o->node && ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
+    set_written(o);
+    if (ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
       const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == t
                                ? pf->subs[0]
                                : sub_plan(pf, t);
@@ -1572,7 +1594,7 @@ static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
   if (f->parent)
     gql_buf_putc(b, '.');
   if (f->index < 0)
-    gql_buf_put_str(b, f->key);
+    gql_buf_put_str(b, *f->key);
   else if (collapse)
     gql_buf_putc(b, '*');
   else {
