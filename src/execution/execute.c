@@ -1017,15 +1017,42 @@ void gql_out_bool(gql_out *o, bool b) {
   if (direct_leaf(o) == LEAF_BOOLEAN) {
     fast_begin(o);
     if (b)
-      gql_buf_append(o->ctx->out, "true", 4);
+      put(o->ctx->out, "true", 4);
     else
-      gql_buf_append(o->ctx->out, "false", 5);
+      put(o->ctx->out, "false", 5);
     fast_end(o);
     return;
   }
   gql_json_value v = {.kind = GQL_JSON_BOOL};
   v.boolean = b;
   out_scalar(o, &v);
+}
+
+/* Equal bytes, by overlapping words up to 16 bytes (enum value names). */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t x0, x1, y0, y1;
+    memcpy(&x0, a, 8), memcpy(&y0, b, 8);
+    memcpy(&x1, a + n - 8, 8), memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x0, x1, y0, y1;
+    memcpy(&x0, a, 4), memcpy(&y0, b, 4);
+    memcpy(&x1, a + n - 4, 4), memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
+/* "NAME": an enum value is a GraphQL name, JSON as is. */
+static inline void put_quoted(gql_buf *b, gql_str name) {
+  if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
+      !gql_buf_reserve(b, name.len + 2))
+    return;
+  b->data[b->len++] = '"';
+  put(b, name.ptr, name.len);
+  b->data[b->len++] = '"';
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
@@ -1039,7 +1066,7 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
         gql_str v = ty->values[i].name;
         if (v.len == len &&
             (v.ptr == name || len == 0 ||
-             (v.ptr[0] == name[0] && memcmp(v.ptr, name, len) == 0))) {
+             (v.ptr[0] == name[0] && same_bytes(v.ptr, name, len)))) {
           ev = &ty->values[i];
           break;
         }
@@ -1048,17 +1075,36 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
       ev = gql_type_enum_value(ty, (gql_str){name, len});
     }
     if (ev) {
-      /* an enum value is a GraphQL name: JSON as is */
-      gql_buf *b = o->ctx->out;
-      fast_begin(o);
-      gql_buf_putc(b, '"');
-      put(b, ev->name.ptr, ev->name.len);
-      gql_buf_putc(b, '"');
-      fast_end(o);
+      set_written(o);
+      put_quoted(o->ctx->out, ev->name);
       return;
     }
   }
   gql_out_string(o, name, len);
+}
+
+void gql_out_enum_index(gql_out *o, uint32_t index) {
+  const gql_type *ty = &o->ctx->s->types[o->type.type];
+  if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
+    set_written(o);
+    put_quoted(o->ctx->out, ty->values[index].name);
+    return;
+  }
+  if (ty->kind == GQL_TYPE_ENUM && index < ty->nvalues) {
+    /* tree mode; or a list type, which errors as gql_out_enum does */
+    gql_str n = ty->values[index].name;
+    gql_out_enum(o, n.ptr, n.len);
+    return;
+  }
+  if (!begin(o))
+    return;
+  if (ty->kind == GQL_TYPE_ENUM)
+    field_errorf(o, "Enum \"%.*s\" has no value at index %u.",
+                 (int)ty->name.len, ty->name.ptr, index);
+  else
+    field_errorf(o, "Type \"%.*s\" is not an enum but was given an enum index.",
+                 (int)ty->name.len, ty->name.ptr);
+  DONE(o);
 }
 
 void gql_out_json(gql_out *o, const gql_value *v) {
@@ -1129,6 +1175,66 @@ void gql_out_list(gql_out *o, const void *list, size_t count,
   }
   complete_list(o, list, count, fn);
   DONE(o);
+}
+
+typedef struct object_array {
+  const char *base;
+  size_t stride;
+  uint32_t type;
+} object_array;
+
+static void object_array_item(const void *list, size_t i, gql_out *out) {
+  const object_array *a = list;
+  gql_out_object(out, a->base + i * a->stride, a->type);
+}
+
+void gql_out_object_array(gql_out *o, const void *base, size_t count,
+                          size_t stride, uint32_t type) {
+  /* Fast path: [T] or [T!] (nullable or not) of an object type, written in
+   * place: each item is the object's plan set, as gql_out_object's fast
+   * path would write it. */
+  const plan_field *pf = o->pf;
+  exec_ctx *ctx = o->ctx;
+  gql_type_ref t = gql_type_ref_nullable(o->type);
+  if (!o->written && !o->node && base && gql_type_ref_is_list(t) &&
+      pf->leaf == LEAF_NONE) {
+    gql_type_ref item = gql_type_ref_unwrap(t);
+    uint32_t it = item.type;
+    const plan_set *ps = NULL;
+    if ((item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')) &&
+        ctx->s->types[it].kind == GQL_TYPE_OBJECT)
+      ps = pf->nsubs == 1 && pf->sub_types[0] == it ? pf->subs[0]
+                                                    : sub_plan(pf, it);
+    if (ps) {
+      set_written(o);
+      bool item_non_null = item.nmods == 1;
+      gql_buf *b = ctx->out;
+      const char *p = base;
+      for (size_t i = 0; i < count; i++, p += stride) {
+        gql_buf_putc(b, i ? ',' : '[');
+        size_t mark = b->len;
+        path_frame fr = {o->path, NULL, (int64_t)i};
+        if (exec_object_direct(ctx, ps, p, &fr)) {
+          if (item_non_null) {
+            value_failed(o);
+            return;
+          }
+          b->len = mark;
+          gql_buf_append(b, "null", 4);
+        }
+      }
+      if (!count)
+        gql_buf_putc(b, '[');
+      gql_buf_putc(b, ']');
+      return;
+    }
+  }
+  if (!base) {
+    gql_out_null(o);
+    return;
+  }
+  object_array a = {base, stride, type};
+  gql_out_list(o, &a, count, object_array_item);
 }
 
 void gql_out_error(gql_out *o, const char *message) {

@@ -105,8 +105,9 @@ static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
   gql_buf_putc(b, '"');
 }
 
-/* Copies n bytes with at most two overlapping moves for short runs (keys,
- * names, ids), so that no call to memcpy is made for them. */
+/* Copies n bytes with at most two overlapping moves for runs up to 32
+ * bytes (keys, names, ids, emails), so that no call to memcpy is made for them.
+ */
 static inline void copy_short(char *d, const char *p, size_t n) {
   if (n >= 8 && n <= 16) {
     memcpy(d, p, 8);
@@ -114,6 +115,9 @@ static inline void copy_short(char *d, const char *p, size_t n) {
   } else if (n >= 4 && n < 8) {
     memcpy(d, p, 4);
     memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n > 16 && n <= 32) {
+    memcpy(d, p, 16);
+    memcpy(d + n - 16, p + n - 16, 16);
   } else if (n < 4) {
     for (size_t i = 0; i < n; i++)
       d[i] = p[i];
