@@ -70,6 +70,8 @@ typedef struct exec_ctx {
   serial_walk serial; /* a mutation's root fields, one at a time */
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
+  /* vars and slots when the operation has few (no arena call) */
+  const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
 
 struct gql_out {
@@ -854,15 +856,23 @@ static void complete_list(gql_out *o, const void *list, size_t count,
                       ? (o->pf->leaf != LEAF_NONE ? o->pf->leaf : LEAF_OBJECT)
                       : LEAF_NONE;
   if (!o->node) {
+    /* One output for every item: in direct mode an item's write changes
+     * only its written, prop and dleaf members (a pending write is an
+     * error here), which are reset with its mark and path index. */
     gql_buf *b = ctx->out;
-    gql_buf_putc(b, '[');
+    path_frame fr = {o->path, NULL, 0};
+    gql_out io;
+    out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
+    io.info = o->info;
+    if (!count)
+      gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
-      if (i)
-        gql_buf_putc(b, ',');
-      path_frame fr = {o->path, NULL, (int64_t)i};
-      gql_out io;
-      out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
-      io.info = o->info;
+      gql_buf_putc(b, i ? ',' : '[');
+      fr.index = (int64_t)i;
+      io.mark = b->len;
+      io.written = false;
+      io.prop = false;
+      io.dleaf = dleaf;
       fn(list, i, &io);
       if (!io.written) {
         set_written(&io);
@@ -1542,15 +1552,22 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   gql_output *go = ctx->output;
   ctx->resp = (gql_buf){
       .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
-  gql_buf_init(&ctx->bytes, go->alc);
-  ctx->vars = gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
-  ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+  /* ctx->bytes (tree mode's) stays empty until tree mode starts. */
+  ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
+                  ? ctx->few_vars
+                  : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
+  if (p->nslots < GQL_ARRAY_LEN(ctx->few_slots)) {
+    ctx->slots = ctx->few_slots; /* zero from the initializer */
+  } else {
+    ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+    if (ctx->slots)
+      memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
+  }
   if (!ctx->vars || !ctx->slots) {
     if (own_arena)
       gql_arena_free(arena);
     return GQL_ENOMEM;
   }
-  memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
   if (ctx->hooks && ctx->hooks->execute_start &&
       ctx->hooks->execute_start(ctx->hooks->ctx)) {
     /* Aborted before the executor: nothing runs. */
@@ -1607,13 +1624,14 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   if (p->s->types[p->root_type].sync) {
     ctx->out = &ctx->resp;
     ctx->resp.len = 0;
-    gql_buf_puts(&ctx->resp, "{\"data\":");
+    put(&ctx->resp, "{\"data\":", 8);
     bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
     ctx->walking = false;
     finish_direct(ctx, failed);
     return 0;
   }
   ctx->tree = true;
+  gql_buf_init(&ctx->bytes, go->alc);
   ctx->out = &ctx->bytes;
   ctx->root = gql_arena_alloc(arena, sizeof *ctx->root);
   if (!ctx->root) {
