@@ -66,13 +66,18 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf;         /* LEAF_* of the named type */
-  uint8_t dleaf;        /* when the field's type is T or T!: the leaf, or
-                         * LEAF_OBJECT for a composite; else LEAF_NONE */
-  bool plain;           /* neither __typename nor arguments: the resolver is
-                         * called straight (when no hook is attached) */
-  gql_resolver_fn fn;   /* the resolver, or the default resolver */
-  gql_type_ref type;    /* field->type */
+  uint8_t leaf;       /* LEAF_* of the named type */
+  uint8_t dleaf;      /* when the field's type is T or T!: the leaf, or
+                       * LEAF_OBJECT for a composite; else LEAF_NONE */
+  bool plain;         /* neither __typename nor arguments: the resolver is
+                       * called straight (when no hook is attached) */
+  gql_resolver_fn fn; /* the resolver, or the default resolver */
+  gql_type_ref type;  /* field->type */
+  /* key_json after one byte for the separator, when the two fit in 16
+   * bytes (key_short is then their length, else 0): written as one 16-byte
+   * copy */
+  char key_pad[16];
+  uint8_t key_short;
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
   uint32_t nocc, occ_cap;

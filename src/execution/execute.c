@@ -588,8 +588,17 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
   o->field_level = false;
 }
 
-/* `sep` ('{' or ',') and the field's "key": with one capacity check. */
-static inline void put_key(gql_buf *b, char sep, gql_str kj) {
+/* `sep` ('{' or ',') and the field's "key": with one capacity check, and
+ * for a short key one 16-byte copy. */
+static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= sizeof pf->key_pad)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad, sizeof pf->key_pad);
+    d[0] = sep;
+    b->len += pf->key_short;
+    return;
+  }
+  gql_str kj = pf->key_json;
   if (GQL_UNLIKELY(b->cap - b->len < kj.len + 1) &&
       !gql_buf_reserve(b, kj.len + 1))
     return;
@@ -605,7 +614,8 @@ static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
   path_frame fr = {path, &pf->key, -1};
   gql_out o;
   out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, NULL);
-  if (GQL_LIKELY(pf->plain && !ctx->hooks && !ctx->aborted)) {
+  /* ctx->aborted is only ever set with hooks attached */
+  if (GQL_LIKELY(pf->plain && !ctx->hooks)) {
     o.own_info =
         (gql_resolve_info){ctx, pf, &fr, NULL, pf->parent_type, NULL, NULL};
     o.info = &o.own_info;
@@ -629,7 +639,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
   if (!ps->any_cond) {
     for (uint32_t i = 0; i < ps->nfields; i++) {
       const plan_field *pf = &ps->fields[i];
-      put_key(b, sep, pf->key_json);
+      put_key(b, sep, pf);
       sep = ',';
       if (field_direct(ctx, pf, parent, path))
         return true;
@@ -639,7 +649,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
       if (!field_included(ctx, ps, ps->entries[i]))
         continue;
       const plan_field *pf = &ps->fields[ps->entries[i].field];
-      put_key(b, sep, pf->key_json);
+      put_key(b, sep, pf);
       sep = ',';
       if (field_direct(ctx, pf, parent, path))
         return true;
@@ -979,6 +989,37 @@ static inline void fast_end(gql_out *o) {
   (void)o;
 }
 
+/* The general paths, out of line so that the fast ones need no frame. */
+static __attribute__((noinline)) void out_int_slow(gql_out *o, int64_t i) {
+  gql_json_value v = {.kind = GQL_JSON_NUMBER, .is_int = true};
+  v.number.i = i;
+  v.number.d = (double)i;
+  out_scalar(o, &v);
+}
+
+static __attribute__((noinline)) void out_float_slow(gql_out *o, double d) {
+  gql_json_value v = {.kind = GQL_JSON_NUMBER};
+  v.number.d = d;
+  if (d == floor(d) && fabs(d) < 9e15) {
+    v.is_int = true;
+    v.number.i = (int64_t)d;
+  }
+  out_scalar(o, &v);
+}
+
+static __attribute__((noinline)) void out_string_slow(gql_out *o, const char *s,
+                                                      size_t len) {
+  gql_json_value v = {.kind = GQL_JSON_STRING};
+  v.string = (gql_str){s, len};
+  out_scalar(o, &v);
+}
+
+static __attribute__((noinline)) void out_bool_slow(gql_out *o, bool b) {
+  gql_json_value v = {.kind = GQL_JSON_BOOL};
+  v.boolean = b;
+  out_scalar(o, &v);
+}
+
 void gql_out_int(gql_out *o, int64_t i) {
   int leaf = direct_leaf(o);
   if ((leaf == LEAF_FLOAT ||
@@ -988,10 +1029,7 @@ void gql_out_int(gql_out *o, int64_t i) {
     fast_end(o);
     return;
   }
-  gql_json_value v = {.kind = GQL_JSON_NUMBER, .is_int = true};
-  v.number.i = i;
-  v.number.d = (double)i;
-  out_scalar(o, &v);
+  out_int_slow(o, i);
 }
 
 void gql_out_float(gql_out *o, double d) {
@@ -1001,13 +1039,7 @@ void gql_out_float(gql_out *o, double d) {
     fast_end(o);
     return;
   }
-  gql_json_value v = {.kind = GQL_JSON_NUMBER};
-  v.number.d = d;
-  if (d == floor(d) && fabs(d) < 9e15) {
-    v.is_int = true;
-    v.number.i = (int64_t)d;
-  }
-  out_scalar(o, &v);
+  out_float_slow(o, d);
 }
 
 void gql_out_string(gql_out *o, const char *s, size_t len) {
@@ -1018,9 +1050,7 @@ void gql_out_string(gql_out *o, const char *s, size_t len) {
     fast_end(o);
     return;
   }
-  gql_json_value v = {.kind = GQL_JSON_STRING};
-  v.string = (gql_str){s, len};
-  out_scalar(o, &v);
+  out_string_slow(o, s, len);
 }
 
 void gql_out_bool(gql_out *o, bool b) {
@@ -1033,9 +1063,7 @@ void gql_out_bool(gql_out *o, bool b) {
     fast_end(o);
     return;
   }
-  gql_json_value v = {.kind = GQL_JSON_BOOL};
-  v.boolean = b;
-  out_scalar(o, &v);
+  out_bool_slow(o, b);
 }
 
 /* Equal bytes, by overlapping words up to 16 bytes (enum value names). */
