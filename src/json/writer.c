@@ -220,7 +220,8 @@ static inline size_t count_digits(uint64_t u) {
   }
 }
 
-/* Straight into the buffer: the length first, then the digits backward. */
+/* Straight into the buffer: below 10^4 (ids, counts) by digit pairs with
+ * no loop, else the length first, then the digits backward. */
 void gql_json_write_int(gql_buf *b, int64_t v) {
   if (GQL_UNLIKELY(b->cap - b->len < 20) && !gql_buf_reserve(b, 20))
     return;
@@ -232,9 +233,27 @@ void gql_json_write_int(gql_buf *b, int64_t v) {
     u = 0 - u;
     neg = 1;
   }
-  size_t n = neg + count_digits(u);
-  utoa_back(d + n, u);
-  b->len += n;
+  d += neg;
+  size_t n;
+  if (u < 10) {
+    d[0] = (char)('0' + u);
+    n = 1;
+  } else if (u < 100) {
+    memcpy(d, digit_pairs + 2 * u, 2);
+    n = 2;
+  } else if (u < 1000) {
+    d[0] = (char)('0' + u / 100);
+    memcpy(d + 1, digit_pairs + 2 * (u % 100), 2);
+    n = 3;
+  } else if (u < 10000) {
+    memcpy(d, digit_pairs + 2 * (u / 100), 2);
+    memcpy(d + 2, digit_pairs + 2 * (u % 100), 2);
+    n = 4;
+  } else {
+    n = count_digits(u);
+    utoa_back(d + n, u);
+  }
+  b->len += neg + n;
 }
 
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
