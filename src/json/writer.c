@@ -17,10 +17,31 @@ static inline bool has_special(uint64_t w) {
   return (t & HIGHS) != 0;
 }
 
+/* Copies n bytes with at most two overlapping moves for runs up to 32
+ * bytes (keys, names, ids, emails), so that no call to memcpy is made for them.
+ */
+static inline void copy_short(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n > 16 && n <= 32) {
+    memcpy(d, p, 16);
+    memcpy(d + n - 16, p + n - 16, 16);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+
 /* Appends with the capacity check inline; the slow path grows. */
 static inline void put(gql_buf *b, const void *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    memcpy(b->data + b->len, p, n);
+    copy_short(b->data + b->len, p, n);
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -67,7 +88,8 @@ static inline bool plain_byte(unsigned char c) {
 }
 
 /* From `p`, the first byte that needs a look, on. */
-static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
+static __attribute__((noinline)) void write_string_slow(gql_buf *b, gql_str s,
+                                                        const char *p) {
   const char *end = s.ptr + s.len, *run = s.ptr;
   gql_buf_putc(b, '"');
   while (p < end) {
@@ -103,27 +125,6 @@ static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
   }
   put(b, run, (size_t)(end - run));
   gql_buf_putc(b, '"');
-}
-
-/* Copies n bytes with at most two overlapping moves for runs up to 32
- * bytes (keys, names, ids, emails), so that no call to memcpy is made for them.
- */
-static inline void copy_short(char *d, const char *p, size_t n) {
-  if (n >= 8 && n <= 16) {
-    memcpy(d, p, 8);
-    memcpy(d + n - 8, p + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    memcpy(d, p, 4);
-    memcpy(d + n - 4, p + n - 4, 4);
-  } else if (n > 16 && n <= 32) {
-    memcpy(d, p, 16);
-    memcpy(d + n - 16, p + n - 16, 16);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      d[i] = p[i];
-  } else {
-    memcpy(d, p, n);
-  }
 }
 
 /* True when no byte of s needs a look. Whole words, the last one
@@ -308,7 +309,7 @@ void gql_json_write_double(gql_buf *b, double d) {
   }
   if (write_short_decimal(b, d))
     return;
-  char out[32];
+  char out[40]; /* gql_dtoa writes at most 32 */
   put(b, out, gql_dtoa(d, out));
 }
 
