@@ -110,19 +110,27 @@ static void pending_done(gql_out *o);
   } while (0)
 static void complete_json(gql_out *o, const gql_json_value *v);
 
+/* Copies n bytes with at most two overlapping moves up to 16 bytes (keys,
+ * names, punctuation), so that no call to memcpy is made for them. */
+static inline void copy_small(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+
 /* Appends without a call when the buffer has room (keys, punctuation). */
 static inline void put(gql_buf *b, const char *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    char *d = b->data + b->len;
-    if (n >= 8 && n <= 16) { /* two overlapping words, no call */
-      memcpy(d, p, 8);
-      memcpy(d + n - 8, p + n - 8, 8);
-    } else if (n >= 4 && n < 8) {
-      memcpy(d, p, 4);
-      memcpy(d + n - 4, p + n - 4, 4);
-    } else {
-      memcpy(d, p, n);
-    }
+    copy_small(b->data + b->len, p, n);
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -1088,9 +1096,11 @@ static inline void put_quoted(gql_buf *b, gql_str name) {
   if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
       !gql_buf_reserve(b, name.len + 2))
     return;
-  b->data[b->len++] = '"';
-  put(b, name.ptr, name.len);
-  b->data[b->len++] = '"';
+  char *d = b->data + b->len;
+  d[0] = '"';
+  copy_small(d + 1, name.ptr, name.len);
+  d[name.len + 1] = '"';
+  b->len += name.len + 2;
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
