@@ -1168,10 +1168,14 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
     uint32_t t = o->type.type;
     const plan_field *pf = o->pf;
     set_written(o);
-    if (ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
-      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == t
+    /* The concrete type: the field's own object type, or the one given
+     * for an abstract type. A sub-plan exists only for a possible object
+     * type, so finding one is ensureValidRuntimeType's whole check. */
+    uint32_t c = ctx->s->types[t].kind == GQL_TYPE_OBJECT ? t : type;
+    if (c != GQL_TYPE_AUTO) {
+      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == c
                                ? pf->subs[0]
-                               : sub_plan(pf, t);
+                               : sub_plan(pf, c);
       if (ps) {
         if (exec_object_direct(ctx, ps, obj, o->path))
           value_failed(o);
