@@ -1,6 +1,9 @@
 #include "json.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---------------------------------------------------------------- strings */
 
@@ -127,10 +130,46 @@ static __attribute__((noinline)) void write_string_slow(gql_buf *b, gql_str s,
   gql_buf_putc(b, '"');
 }
 
-/* True when no byte of s needs a look. Whole words, the last one
- * overlapping the one before (never reading past the string); strings
- * under 8 bytes as two overlapping halves. */
+#if defined(__SSE2__)
+/* True when none of the 16 bytes needs a look: a signed compare with 0x20
+ * finds the control characters and the non-ASCII bytes at once. */
+static inline bool plain16(__m128i v) {
+  __m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  __m128i bs = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  __m128i lo = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, bs), lo)) == 0;
+}
+
+static inline uint64_t load8(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+#endif
+
+/* True when no byte of s needs a look, never reading outside it: whole
+ * blocks, the last one overlapping the one before, and short strings as
+ * two overlapping halves (every lane a byte of the string). */
 static inline bool all_plain(const char *p, size_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      if (!plain16(_mm_loadu_si128((const __m128i *)(const void *)(p + i))))
+        return false;
+    return i == n || plain16(_mm_loadu_si128(
+                         (const __m128i *)(const void *)(p + n - 16)));
+  }
+  if (n >= 8)
+    return plain16(
+        _mm_set_epi64x((int64_t)load8(p + n - 8), (int64_t)load8(p)));
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    return plain16(_mm_set1_epi64x((int64_t)((uint64_t)a | (uint64_t)b << 32)));
+  }
+#else
   if (n >= 8) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -152,6 +191,7 @@ static inline bool all_plain(const char *p, size_t n) {
     memcpy(&hi, p + n - 4, 4);
     return !has_special((uint64_t)lo | (uint64_t)hi << 32);
   }
+#endif
   for (size_t i = 0; i < n; i++)
     if (!plain_byte((unsigned char)p[i]))
       return false;
