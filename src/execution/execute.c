@@ -137,6 +137,18 @@ static inline void put(gql_buf *b, const char *p, size_t n) {
   }
 }
 
+/* "NAME": an enum value is a GraphQL name, JSON as is. */
+static inline void put_quoted(gql_buf *b, gql_str name) {
+  if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
+      !gql_buf_reserve(b, name.len + 2))
+    return;
+  char *d = b->data + b->len;
+  d[0] = '"';
+  copy_small(d + 1, name.ptr, name.len);
+  d[name.len + 1] = '"';
+  b->len += name.len + 2;
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void write_path(gql_buf *b, const path_frame *f) {
@@ -517,6 +529,10 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
   gql_json_value v = {.kind = GQL_JSON_STRING};
   v.string = ctx->s->types[pf->parent_type].name;
   set_written(o);
+  if (!o->node) { /* a type name is a GraphQL name: JSON as is */
+    put_quoted(ctx->out, v.string);
+    return;
+  }
   serialize_leaf(o, &v);
 }
 
@@ -1089,18 +1105,6 @@ static inline bool same_bytes(const char *a, const char *b, size_t n) {
     return ((x0 ^ y0) | (x1 ^ y1)) == 0;
   }
   return memcmp(a, b, n) == 0;
-}
-
-/* "NAME": an enum value is a GraphQL name, JSON as is. */
-static inline void put_quoted(gql_buf *b, gql_str name) {
-  if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
-      !gql_buf_reserve(b, name.len + 2))
-    return;
-  char *d = b->data + b->len;
-  d[0] = '"';
-  copy_small(d + 1, name.ptr, name.len);
-  d[name.len + 1] = '"';
-  b->len += name.len + 2;
 }
 
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
