@@ -73,10 +73,10 @@ typedef struct plan_field {
                        * called straight (when no hook is attached) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
   gql_type_ref type;  /* field->type */
-  /* key_json after one byte for the separator, when the two fit in 16
-   * bytes (key_short is then their length, else 0): written as one 16-byte
-   * copy */
-  char key_pad[16];
+  /* key_json after one byte for the separator, when the two fit in 32
+   * bytes (key_short is then their length, else 0): written as one or two
+   * 16-byte copies */
+  char key_pad[32];
   uint8_t key_short;
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */

@@ -526,13 +526,14 @@ static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
 
 static __attribute__((noinline)) void
 resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
-  gql_json_value v = {.kind = GQL_JSON_STRING};
-  v.string = ctx->s->types[pf->parent_type].name;
+  gql_str name = ctx->s->types[pf->parent_type].name;
   set_written(o);
   if (!o->node) { /* a type name is a GraphQL name: JSON as is */
-    put_quoted(ctx->out, v.string);
+    put_quoted(ctx->out, name);
     return;
   }
+  gql_json_value v = {.kind = GQL_JSON_STRING};
+  v.string = name;
   serialize_leaf(o, &v);
 }
 
@@ -613,11 +614,13 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
 }
 
 /* `sep` ('{' or ',') and the field's "key": with one capacity check, and
- * for a short key one 16-byte copy. */
+ * for a key under 32 bytes one or two 16-byte copies. */
 static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
   if (GQL_LIKELY(pf->key_short && b->cap - b->len >= sizeof pf->key_pad)) {
     char *d = b->data + b->len;
-    memcpy(d, pf->key_pad, sizeof pf->key_pad);
+    memcpy(d, pf->key_pad, 16);
+    if (pf->key_short > 16)
+      memcpy(d + 16, pf->key_pad + 16, 16);
     d[0] = sep;
     b->len += pf->key_short;
     return;
