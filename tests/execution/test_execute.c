@@ -756,3 +756,24 @@ Test(execute, enum_values_by_index_follow_the_definition_order) {
     gql_schema_free(s);
   }
 }
+
+/* Keys are written from the plan field in one or two blocks up to 31 bytes
+ * with their separator, and by the general path past that: every length
+ * across both bounds, first and later in the object. */
+Test(execute, response_keys_of_every_length_are_written_whole) {
+  gql_schema *s = schema();
+  char alias[48], q[256], want[512];
+  for (size_t n = 1; n <= 40; n++) {
+    for (size_t i = 0; i < n; i++)
+      alias[i] = (char)('a' + i % 26);
+    alias[n] = 0;
+    snprintf(q, sizeof q, "{ %s: hello x: hello %s2: hello }", alias, alias);
+    snprintf(want, sizeof want,
+             "{\"data\":{\"%s\":\"h\",\"x\":\"h\",\"%s2\":\"h\"}}", alias,
+             alias);
+    got g = {0};
+    run(s, q, "{\"hello\":\"h\"}", NULL, &g);
+    cr_assert_str_eq(g.json, want, "alias length %zu", n);
+  }
+  gql_schema_free(s);
+}
