@@ -1545,7 +1545,9 @@ static void finish_direct(exec_ctx *ctx, bool data_null) {
     gql_buf_putc(r, ',');
     if (!r->failed) {
       size_t elen = r->len - before;
-      if (gql_buf_reserve(r, data_len)) {
+      /* room to copy `"data":DATA}` (data_len + head - 1 bytes) after the
+       * errors */
+      if (gql_buf_reserve(r, data_len + head - 1)) {
         /* [{"data":DATA}][{ERRORS,] → [{ERRORS,"data":DATA}] */
         memmove(r->data + before + elen, r->data + 1, data_len + head - 1);
         memmove(r->data, r->data + before, elen);
