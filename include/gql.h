@@ -310,6 +310,10 @@ GQL_API void gql_out_string(gql_out *out, const char *s, size_t len);
 GQL_API void gql_out_bool(gql_out *out, bool v);
 /* An enum value by name. */
 GQL_API void gql_out_enum(gql_out *out, const char *name, size_t len);
+/* The enum value at `index` in the definition order of the field's enum
+ * type (what a C enum mirroring the SDL holds): no name lookup. An index
+ * out of range, or a field whose type is not an enum, is a field error. */
+GQL_API void gql_out_enum_index(gql_out *out, uint32_t index);
 /* A JSON value: a custom scalar, or JSON data under which the default
  * resolver reads fields by name. */
 GQL_API void gql_out_json(gql_out *out, const gql_value *v);
@@ -318,6 +322,12 @@ GQL_API void gql_out_object(gql_out *out, const void *obj, uint32_t type);
 /* A list of `count` items written by item_fn(list, i, out). */
 GQL_API void gql_out_list(gql_out *out, const void *list, size_t count,
                           gql_list_item_fn item_fn);
+/* A list of `count` objects at base, base + stride, ... : the same as
+ * gql_out_list with an item function calling gql_out_object(item,
+ * base + i * stride, type), without a call per item. A NULL base is a
+ * null list. */
+GQL_API void gql_out_object_array(gql_out *out, const void *base, size_t count,
+                                  size_t stride, uint32_t type);
 /* A field error with this message (copied); the field becomes null. */
 GQL_API void gql_out_error(gql_out *out, const char *message);
 /* The value comes later: returns a handle to complete from the same thread

@@ -27,8 +27,8 @@ typedef struct leaf {
   double value;
 } leaf;
 
-/* A child and a group carry the type index of their list's items, which the
- * list item functions need and cannot get from a resolve info. */
+/* A child and a group carry the type index of their list's items, which
+ * their list resolvers cannot get from a resolve info. */
 typedef struct child {
   int64_t id;
   gql_str name;
@@ -132,13 +132,10 @@ static void r_hello(const gql_resolve_info *info, const void *parent,
   gql_out_string(out, "world", 5);
 }
 
-static void item_at(const void *list, size_t i, gql_out *out) {
-  const data *d = list;
-  gql_out_object(out, &d->items[i], d->item_type);
-}
 static void r_items(const gql_resolve_info *info, const void *parent,
                     gql_out *out) {
-  gql_out_list(out, gql_info_data(info), 1000, item_at);
+  const data *d = gql_info_data(info);
+  gql_out_object_array(out, d->items, 1000, sizeof d->items[0], d->item_type);
 }
 static void r_item_id(const gql_resolve_info *info, const void *parent,
                       gql_out *out) {
@@ -164,18 +161,13 @@ static void r_item_score(const gql_resolve_info *info, const void *parent,
 }
 static void r_item_role(const gql_resolve_info *info, const void *parent,
                         gql_out *out) {
-  gql_str r = roles[((const item *)parent)->role];
-  gql_out_enum(out, r.ptr, r.len);
+  gql_out_enum_index(out, ((const item *)parent)->role); /* Role's order */
 }
 
-/* nested_lists: a list's `list` pointer is its parent object. */
-static void group_at(const void *list, size_t i, gql_out *out) {
-  const data *d = list;
-  gql_out_object(out, &d->groups[i], d->group_type);
-}
 static void r_groups(const gql_resolve_info *info, const void *parent,
                      gql_out *out) {
-  gql_out_list(out, gql_info_data(info), 10, group_at);
+  const data *d = gql_info_data(info);
+  gql_out_object_array(out, d->groups, 10, sizeof d->groups[0], d->group_type);
 }
 static void r_group_id(const gql_resolve_info *info, const void *parent,
                        gql_out *out) {
@@ -186,13 +178,11 @@ static void r_group_name(const gql_resolve_info *info, const void *parent,
   const group *g = parent;
   gql_out_string(out, g->name.ptr, g->name.len);
 }
-static void child_at(const void *list, size_t i, gql_out *out) {
-  const group *g = list;
-  gql_out_object(out, &g->children[i], g->child_type);
-}
 static void r_group_children(const gql_resolve_info *info, const void *parent,
                              gql_out *out) {
-  gql_out_list(out, parent, 10, child_at);
+  const group *g = parent;
+  gql_out_object_array(out, g->children, 10, sizeof g->children[0],
+                       g->child_type);
 }
 static void r_child_id(const gql_resolve_info *info, const void *parent,
                        gql_out *out) {
@@ -203,13 +193,10 @@ static void r_child_name(const gql_resolve_info *info, const void *parent,
   const child *c = parent;
   gql_out_string(out, c->name.ptr, c->name.len);
 }
-static void leaf_at(const void *list, size_t i, gql_out *out) {
-  const child *c = list;
-  gql_out_object(out, &c->leaves[i], c->leaf_type);
-}
 static void r_child_leaves(const gql_resolve_info *info, const void *parent,
                            gql_out *out) {
-  gql_out_list(out, parent, 10, leaf_at);
+  const child *c = parent;
+  gql_out_object_array(out, c->leaves, 10, sizeof c->leaves[0], c->leaf_type);
 }
 static void r_leaf_id(const gql_resolve_info *info, const void *parent,
                       gql_out *out) {

@@ -37,70 +37,81 @@ static const char sdl[] =
     "Character\n"
     "}\n";
 
-gql_str gql_starwars_sdl(void) { return (gql_str){sdl, sizeof sdl - 1}; }
+gql_str gql_starwars_sdl(void) {
+  return (gql_str){sdl, sizeof sdl - 1};
+}
 
+/* Strings as slices (no strlen per call) and friends as indices into the
+ * table: following a friend is a pointer step, as a real server's loaded
+ * objects would be. */
 typedef struct character {
-  const char *id;
+  gql_str id;
   bool droid;
-  const char *name;
-  const char *friends[4];
-  const char *extra; /* homePlanet or primaryFunction; NULL: null */
-  int nepisodes;     /* 3: all three, 1: NEW_HOPE */
+  gql_str name;
+  uint8_t friends[4];
+  uint8_t nfriends;
+  gql_str extra; /* homePlanet or primaryFunction; ptr NULL: null */
+  int nepisodes; /* 3: all three, 1: NEW_HOPE */
 } character;
 
+#define S(lit)                                                                 \
+  { lit, sizeof lit - 1 }
+#define NONE                                                                   \
+  { NULL, 0 }
+/* clang-format off */
 static const character characters[] = {
-    {"1000",
-     false,
-     "Luke Skywalker",
-     {"1002", "1003", "2000", "2001"},
-     "Tatooine",
-     3},
-    {"1001", false, "Darth Vader", {"1004"}, "Tatooine", 3},
-    {"1002", false, "Han Solo", {"1000", "1003", "2001"}, NULL, 3},
-    {"1003",
-     false,
-     "Leia Organa",
-     {"1000", "1002", "2000", "2001"},
-     "Alderaan",
-     3},
-    {"1004", false, "Wilhuff Tarkin", {"1001"}, NULL, 1},
-    {"2000", true, "C-3PO", {"1000", "1002", "1003", "2001"}, "Protocol", 3},
-    {"2001", true, "R2-D2", {"1000", "1002", "1003"}, "Astromech", 3},
+    {S("1000"), false, S("Luke Skywalker"), {2, 3, 5, 6}, 4, S("Tatooine"), 3},
+    {S("1001"), false, S("Darth Vader"), {4}, 1, S("Tatooine"), 3},
+    {S("1002"), false, S("Han Solo"), {0, 3, 6}, 3, NONE, 3},
+    {S("1003"), false, S("Leia Organa"), {0, 2, 5, 6}, 4, S("Alderaan"), 3},
+    {S("1004"), false, S("Wilhuff Tarkin"), {1}, 1, NONE, 1},
+    {S("2000"), true, S("C-3PO"), {0, 2, 3, 6}, 4, S("Protocol"), 3},
+    {S("2001"), true, S("R2-D2"), {0, 2, 3}, 3, S("Astromech"), 3},
 };
+/* clang-format on */
+#undef S
+#undef NONE
 
-static const char *const episodes[] = {"NEW_HOPE", "EMPIRE", "JEDI"};
+enum { LUKE = 0, R2D2 = 6 };
 
 typedef struct types {
   uint32_t human, droid;
 } types;
 
-static const character *find(const char *id, size_t len) {
+/* The type indices follow from the SDL (graphql-js type order); the build
+ * checks them, so the resolvers need no mutable state. */
+static const types starwars_types = {.human = 4, .droid = 3};
+
+static const character *find(gql_str id) {
   for (size_t i = 0; i < sizeof characters / sizeof *characters; i++)
-    if (strlen(characters[i].id) == len &&
-        memcmp(characters[i].id, id, len) == 0)
+    if (characters[i].id.len == id.len &&
+        memcmp(characters[i].id.ptr, id.ptr, id.len) == 0)
       return &characters[i];
   return NULL;
 }
 
-static void out_character(gql_out *out, const character *c, const types *t) {
+static uint32_t type_of(const character *c) {
+  return c->droid ? starwars_types.droid : starwars_types.human;
+}
+
+static void out_character(gql_out *out, const character *c) {
   if (!c)
     gql_out_null(out);
   else
-    gql_out_object(out, c, c->droid ? t->droid : t->human);
+    gql_out_object(out, c, type_of(c));
 }
 
 static void q_hero(const gql_resolve_info *info, const void *parent,
                    gql_out *out) {
   gql_str ep = gql_value_string(gql_arg(info, "episode"));
   bool empire = ep.len == 6 && memcmp(ep.ptr, "EMPIRE", 6) == 0;
-  out_character(out, find(empire ? "1000" : "2001", 4), gql_info_data(info));
+  out_character(out, &characters[empire ? LUKE : R2D2]);
 }
 
 static void q_by_id(const gql_resolve_info *info, const void *parent,
                     gql_out *out, bool droid) {
-  gql_str id = gql_value_string(gql_arg(info, "id"));
-  const character *c = find(id.ptr, id.len);
-  out_character(out, c && c->droid == droid ? c : NULL, gql_info_data(info));
+  const character *c = find(gql_value_string(gql_arg(info, "id")));
+  out_character(out, c && c->droid == droid ? c : NULL);
 }
 
 static void q_human(const gql_resolve_info *info, const void *parent,
@@ -116,45 +127,42 @@ static void q_droid(const gql_resolve_info *info, const void *parent,
 static void c_id(const gql_resolve_info *info, const void *parent,
                  gql_out *out) {
   const character *c = parent;
-  gql_out_string(out, c->id, strlen(c->id));
+  gql_out_string(out, c->id.ptr, c->id.len);
 }
 
 static void c_name(const gql_resolve_info *info, const void *parent,
                    gql_out *out) {
   const character *c = parent;
-  gql_out_string(out, c->name, strlen(c->name));
+  gql_out_string(out, c->name.ptr, c->name.len);
 }
 
 static void c_extra(const gql_resolve_info *info, const void *parent,
                     gql_out *out) {
   const character *c = parent;
-  if (c->extra)
-    gql_out_string(out, c->extra, strlen(c->extra));
+  if (c->extra.ptr)
+    gql_out_string(out, c->extra.ptr, c->extra.len);
   else
     gql_out_null(out);
 }
 
-/* Friends are written with GQL_TYPE_AUTO: the executor asks
- * Character's resolve_type for the concrete type. */
+/* A friend is written with its concrete type; Character's resolve_type
+ * (below) serves writers that pass GQL_TYPE_AUTO. */
 static void friend_item(const void *list, size_t i, gql_out *out) {
   const character *c = list;
-  const character *f = find(c->friends[i], strlen(c->friends[i]));
-  gql_out_object(out, f, GQL_TYPE_AUTO);
+  const character *f = &characters[c->friends[i]];
+  gql_out_object(out, f, type_of(f));
 }
 
 static void c_friends(const gql_resolve_info *info, const void *parent,
                       gql_out *out) {
   const character *c = parent;
-  size_t n = 0;
-  while (n < 4 && c->friends[n])
-    n++;
-  gql_out_list(out, c, n, friend_item);
+  gql_out_list(out, c, c->nfriends, friend_item);
 }
 
+/* Episode's values in SDL order: NEW_HOPE, EMPIRE, JEDI. */
 static void episode_item(const void *list, size_t i, gql_out *out) {
   const character *c = list;
-  size_t e = c->nepisodes == 1 ? 0 : i;
-  gql_out_enum(out, episodes[e], strlen(episodes[e]));
+  gql_out_enum_index(out, c->nepisodes == 1 ? 0 : (uint32_t)i);
 }
 
 static void c_appears_in(const gql_resolve_info *info, const void *parent,
@@ -164,16 +172,9 @@ static void c_appears_in(const gql_resolve_info *info, const void *parent,
 }
 
 static int64_t character_type(const gql_resolve_info *info, const void *value) {
-  const character *c = value;
-  const types *t = gql_info_data(info);
-  if (!t) /* resolvers without data: look the index up */
-    return -1;
-  return c->droid ? t->droid : t->human;
+  (void)info;
+  return type_of(value);
 }
-
-/* The type indices follow from the SDL (graphql-js type order); the build
- * checks them, so the resolvers need no mutable state. */
-static const types starwars_types = {.human = 4, .droid = 3};
 
 int gql_starwars_schema(gql_schema **out) {
   gql_schema *s;

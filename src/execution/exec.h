@@ -55,7 +55,8 @@ enum {
   LEAF_BOOLEAN,
   LEAF_ID,
   LEAF_ENUM,
-  LEAF_CUSTOM
+  LEAF_CUSTOM,
+  LEAF_OBJECT /* only in dleaf: an object, interface or union T or T! */
 };
 
 typedef struct plan_set plan_set;
@@ -65,8 +66,18 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf;  /* LEAF_* of the named type */
-  uint8_t dleaf; /* leaf when the field's type is T or T!, else LEAF_NONE */
+  uint8_t leaf;       /* LEAF_* of the named type */
+  uint8_t dleaf;      /* when the field's type is T or T!: the leaf, or
+                       * LEAF_OBJECT for a composite; else LEAF_NONE */
+  bool plain;         /* neither __typename nor arguments: the resolver is
+                       * called straight (when no hook is attached) */
+  gql_resolver_fn fn; /* the resolver, or the default resolver */
+  gql_type_ref type;  /* field->type */
+  /* key_json after one byte for the separator, when the two fit in 32
+   * bytes (key_short is then their length, else 0): written as one or two
+   * 16-byte copies */
+  char key_pad[32];
+  uint8_t key_short;
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
   uint32_t nocc, occ_cap;
@@ -165,6 +176,9 @@ void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
 void gql_exec_register_introspection(gql_schema *s);
 
 /* ---- execution internals for built-in resolvers (execute.c) */
+/* graphql-js defaultFieldResolver over a JSON parent. */
+void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
+                               gql_out *out);
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info);
 const gql_schema *gql_exec_out_schema(const gql_out *o);
 gql_arena *gql_exec_out_arena(const gql_out *o);

@@ -14,8 +14,8 @@
 
 typedef struct path_frame {
   const struct path_frame *parent;
-  gql_str key;
-  int64_t index; /* -1: key */
+  const gql_str *key; /* the plan field's key (index < 0) */
+  int64_t index;      /* -1: key */
 } path_frame;
 
 enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
@@ -70,6 +70,8 @@ typedef struct exec_ctx {
   serial_walk serial; /* a mutation's root fields, one at a time */
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
+  /* vars and slots when the operation has few (no arena call) */
+  const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
 
 struct gql_out {
@@ -86,8 +88,10 @@ struct gql_out {
   bool pended;      /* the resolver returned pending */
   bool field_level; /* a pending field (not a list item): its completion
                      * ends the resolver's trace span */
-  uint8_t dleaf;    /* the leaf kind when `type` is the bare named type (T
-                     * or T!), else LEAF_NONE: the writers' fast paths */
+  uint8_t dleaf;    /* the writers' fast paths: the leaf kind (or
+                     * LEAF_OBJECT) when `type` is the bare named type (T or
+                     * T!), the value goes straight into the buffer (not
+                     * tree mode) and nothing is written yet; else LEAF_NONE */
   gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
@@ -106,23 +110,43 @@ static void pending_done(gql_out *o);
   } while (0)
 static void complete_json(gql_out *o, const gql_json_value *v);
 
+/* Copies n bytes with at most two overlapping moves up to 16 bytes (keys,
+ * names, punctuation), so that no call to memcpy is made for them. */
+static inline void copy_small(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+
 /* Appends without a call when the buffer has room (keys, punctuation). */
 static inline void put(gql_buf *b, const char *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    char *d = b->data + b->len;
-    if (n >= 8 && n <= 16) { /* two overlapping words, no call */
-      memcpy(d, p, 8);
-      memcpy(d + n - 8, p + n - 8, 8);
-    } else if (n >= 4 && n < 8) {
-      memcpy(d, p, 4);
-      memcpy(d + n - 4, p + n - 4, 4);
-    } else {
-      memcpy(d, p, n);
-    }
+    copy_small(b->data + b->len, p, n);
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
   }
+}
+
+/* "NAME": an enum value is a GraphQL name, JSON as is. */
+static inline void put_quoted(gql_buf *b, gql_str name) {
+  if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
+      !gql_buf_reserve(b, name.len + 2))
+    return;
+  char *d = b->data + b->len;
+  d[0] = '"';
+  copy_small(d + 1, name.ptr, name.len);
+  d[name.len + 1] = '"';
+  b->len += name.len + 2;
 }
 
 /* ------------------------------------------------------------ errors */
@@ -136,7 +160,7 @@ static void write_path(gql_buf *b, const path_frame *f) {
   if (f->index >= 0)
     gql_json_write_int(b, f->index);
   else
-    gql_json_write_string(b, f->key);
+    gql_json_write_string(b, *f->key);
 }
 
 static const char *path_json(exec_ctx *ctx, const path_frame *f) {
@@ -198,10 +222,16 @@ static void add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
 
 /* ------------------------------------------------------------ completion */
 
+/* Every write goes through here: a written output takes no fast path. */
+static inline void set_written(gql_out *o) {
+  o->written = true;
+  o->dleaf = LEAF_NONE;
+}
+
 static bool begin(gql_out *o) {
   if (o->written)
     return false;
-  o->written = true;
+  set_written(o);
   return true;
 }
 
@@ -434,8 +464,8 @@ static bool field_included(const exec_ctx *ctx, const plan_set *ps,
   return true;
 }
 
-static void default_resolver(const gql_resolve_info *info, const void *parent,
-                             gql_out *out) {
+void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
+                               gql_out *out) {
   const gql_json_value *p = parent;
   if (!p || p->kind != GQL_JSON_OBJECT) {
     gql_out_null(out);
@@ -496,9 +526,14 @@ static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
 
 static __attribute__((noinline)) void
 resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
+  gql_str name = ctx->s->types[pf->parent_type].name;
+  set_written(o);
+  if (!o->node) { /* a type name is a GraphQL name: JSON as is */
+    put_quoted(ctx->out, name);
+    return;
+  }
   gql_json_value v = {.kind = GQL_JSON_STRING};
-  v.string = ctx->s->types[pf->parent_type].name;
-  o->written = true;
+  v.string = name;
   serialize_leaf(o, &v);
 }
 
@@ -528,9 +563,9 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
   if (r)
     r->fn(info, parent, o);
   else
-    default_resolver(info, parent, o);
+    gql_exec_default_resolver(info, parent, o);
   if (!o->written) {
-    o->written = true;
+    set_written(o);
     complete_null(o);
   }
   if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
@@ -551,13 +586,9 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     resolve_field_slow(ctx, pf, parent, o);
     return;
   }
-  const exec_resolver *r = pf->field->resolver;
-  if (r)
-    r->fn(&o->own_info, parent, o);
-  else
-    default_resolver(&o->own_info, parent, o);
+  pf->fn(&o->own_info, parent, o);
   if (!o->written) {
-    o->written = true;
+    set_written(o);
     complete_null(o);
   }
 }
@@ -567,7 +598,7 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
 static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
                      gql_type_ref type, uint8_t dleaf, const path_frame *path,
                      rnode *node) {
-  o->dleaf = dleaf;
+  o->dleaf = node ? LEAF_NONE : dleaf;
   o->ctx = ctx;
   o->pf = pf;
   o->info = NULL;
@@ -582,44 +613,77 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
   o->field_level = false;
 }
 
+/* `sep` ('{' or ',') and the field's "key": with one capacity check, and
+ * for a key under 32 bytes one or two 16-byte copies. */
+static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= sizeof pf->key_pad)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad, 16);
+    if (pf->key_short > 16)
+      memcpy(d + 16, pf->key_pad + 16, 16);
+    d[0] = sep;
+    b->len += pf->key_short;
+    return;
+  }
+  gql_str kj = pf->key_json;
+  if (GQL_UNLIKELY(b->cap - b->len < kj.len + 1) &&
+      !gql_buf_reserve(b, kj.len + 1))
+    return;
+  b->data[b->len++] = sep;
+  put(b, kj.ptr, kj.len);
+}
+
+/* One field of an object written in place; true when the object must
+ * become null. A plain field (no arguments, not __typename) with no hook
+ * attached calls its resolver straight. */
+static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
+                                const void *parent, const path_frame *path) {
+  path_frame fr = {path, &pf->key, -1};
+  gql_out o;
+  out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, NULL);
+  /* ctx->aborted is only ever set with hooks attached */
+  if (GQL_LIKELY(pf->plain && !ctx->hooks)) {
+    o.own_info =
+        (gql_resolve_info){ctx, pf, &fr, NULL, pf->parent_type, NULL, NULL};
+    o.info = &o.own_info;
+    pf->fn(&o.own_info, parent, &o);
+    if (GQL_UNLIKELY(!o.written)) {
+      set_written(&o);
+      complete_null(&o);
+    }
+  } else {
+    resolve_field(ctx, pf, parent, &fr, &o);
+  }
+  return o.prop;
+}
+
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
  * object must become null. */
 static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
   gql_buf *b = ctx->out;
-  gql_buf_putc(b, '{');
+  char sep = '{';
   if (!ps->any_cond) {
     for (uint32_t i = 0; i < ps->nfields; i++) {
       const plan_field *pf = &ps->fields[i];
-      if (i)
-        gql_buf_putc(b, ',');
-      put(b, pf->key_json.ptr, pf->key_json.len);
-      path_frame fr = {path, pf->key, -1};
-      gql_out o;
-      out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
-      resolve_field(ctx, pf, parent, &fr, &o);
-      if (o.prop)
+      put_key(b, sep, pf);
+      sep = ',';
+      if (field_direct(ctx, pf, parent, path))
         return true;
     }
-    gql_buf_putc(b, '}');
-    return false;
+  } else {
+    for (uint32_t i = 0; i < ps->nentries; i++) {
+      if (!field_included(ctx, ps, ps->entries[i]))
+        continue;
+      const plan_field *pf = &ps->fields[ps->entries[i].field];
+      put_key(b, sep, pf);
+      sep = ',';
+      if (field_direct(ctx, pf, parent, path))
+        return true;
+    }
   }
-  bool first = true;
-  for (uint32_t i = 0; i < ps->nentries; i++) {
-    if (!field_included(ctx, ps, ps->entries[i]))
-      continue;
-    const plan_field *pf = &ps->fields[ps->entries[i].field];
-    if (!first)
-      gql_buf_putc(b, ',');
-    first = false;
-    put(b, pf->key_json.ptr, pf->key_json.len);
-    path_frame fr = {path, pf->key, -1};
-    gql_out o;
-    out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, NULL);
-    resolve_field(ctx, pf, parent, &fr, &o);
-    if (o.prop)
-      return true;
-  }
+  if (sep == '{')
+    gql_buf_putc(b, '{');
   gql_buf_putc(b, '}');
   return false;
 }
@@ -627,9 +691,9 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
 /* Tree mode: an object node whose fields fill its kids. */
 static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
                        const path_frame *path, rnode *kid) {
-  path_frame fr = {path, pf->key, -1};
+  path_frame fr = {path, &pf->key, -1};
   gql_out o;
-  out_init(&o, ctx, pf, pf->field->type, pf->dleaf, &fr, kid);
+  out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, kid);
   resolve_field(ctx, pf, parent, &fr, &o);
 }
 
@@ -826,21 +890,29 @@ static void complete_list(gql_out *o, const void *list, size_t count,
   exec_ctx *ctx = o->ctx;
   gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
   uint8_t dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
-                      ? o->pf->leaf
+                      ? (o->pf->leaf != LEAF_NONE ? o->pf->leaf : LEAF_OBJECT)
                       : LEAF_NONE;
   if (!o->node) {
+    /* One output for every item: in direct mode an item's write changes
+     * only its written, prop and dleaf members (a pending write is an
+     * error here), which are reset with its mark and path index. */
     gql_buf *b = ctx->out;
-    gql_buf_putc(b, '[');
+    path_frame fr = {o->path, NULL, 0};
+    gql_out io;
+    out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
+    io.info = o->info;
+    if (!count)
+      gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
-      if (i)
-        gql_buf_putc(b, ',');
-      path_frame fr = {o->path, {0, 0}, (int64_t)i};
-      gql_out io;
-      out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
-      io.info = o->info;
+      gql_buf_putc(b, i ? ',' : '[');
+      fr.index = (int64_t)i;
+      io.mark = b->len;
+      io.written = false;
+      io.prop = false;
+      io.dleaf = dleaf;
       fn(list, i, &io);
       if (!io.written) {
-        io.written = true;
+        set_written(&io);
         complete_null(&io);
       }
       if (io.prop) {
@@ -864,13 +936,13 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     kids[i] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
-    path_frame fr = {o->path, {0, 0}, (int64_t)i};
+    path_frame fr = {o->path, NULL, (int64_t)i};
     gql_out io;
     out_init(&io, ctx, o->pf, item, dleaf, &fr, &kids[i]);
     io.info = o->info;
     fn(list, i, &io);
     if (!io.written) {
-      io.written = true;
+      set_written(&io);
       complete_null(&io);
     }
   }
@@ -928,46 +1000,31 @@ static void out_scalar(gql_out *o, const gql_json_value *v) {
   DONE(o);
 }
 
-/* The leaf kind when the value's type is the bare named type (T or T!),
- * else LEAF_NONE: the writers below then take the general path. */
+/* The fast-path kind (gql_out.dleaf): LEAF_NONE sends the writers below
+ * to the general path. */
 static inline int direct_leaf(const gql_out *o) {
   return o->dleaf;
 }
 
-/* Fast paths: a value of the expected scalar type written as is. */
-static bool fast_begin(gql_out *o) {
-  o->written = true;
-  bytes_begin(o);
-  return true;
+/* Fast paths: a value of the expected scalar type written as is, straight
+ * into the buffer (dleaf is only set in direct mode, before any write, and
+ * never on a pending field's output). */
+static inline void fast_begin(gql_out *o) {
+  set_written(o);
 }
-static void fast_end(gql_out *o) {
-  bytes_end(o);
-  DONE(o);
+static inline void fast_end(gql_out *o) {
+  (void)o;
 }
 
-void gql_out_int(gql_out *o, int64_t i) {
-  int leaf = direct_leaf(o);
-  if (!o->written &&
-      (leaf == LEAF_FLOAT ||
-       (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
-    fast_begin(o);
-    gql_json_write_int(o->ctx->out, i);
-    fast_end(o);
-    return;
-  }
+/* The general paths, out of line so that the fast ones need no frame. */
+static __attribute__((noinline)) void out_int_slow(gql_out *o, int64_t i) {
   gql_json_value v = {.kind = GQL_JSON_NUMBER, .is_int = true};
   v.number.i = i;
   v.number.d = (double)i;
   out_scalar(o, &v);
 }
 
-void gql_out_float(gql_out *o, double d) {
-  if (!o->written && direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
-    fast_begin(o);
-    gql_json_write_double(o->ctx->out, d);
-    fast_end(o);
-    return;
-  }
+static __attribute__((noinline)) void out_float_slow(gql_out *o, double d) {
   gql_json_value v = {.kind = GQL_JSON_NUMBER};
   v.number.d = d;
   if (d == floor(d) && fabs(d) < 9e15) {
@@ -977,36 +1034,84 @@ void gql_out_float(gql_out *o, double d) {
   out_scalar(o, &v);
 }
 
-void gql_out_string(gql_out *o, const char *s, size_t len) {
-  int leaf = direct_leaf(o);
-  if (!o->written && (leaf == LEAF_STRING || leaf == LEAF_ID)) {
-    fast_begin(o);
-    gql_json_write_string(o->ctx->out, (gql_str){s, len});
-    fast_end(o);
-    return;
-  }
+static __attribute__((noinline)) void out_string_slow(gql_out *o, const char *s,
+                                                      size_t len) {
   gql_json_value v = {.kind = GQL_JSON_STRING};
   v.string = (gql_str){s, len};
   out_scalar(o, &v);
 }
 
-void gql_out_bool(gql_out *o, bool b) {
-  if (!o->written && direct_leaf(o) == LEAF_BOOLEAN) {
-    fast_begin(o);
-    if (b)
-      gql_buf_append(o->ctx->out, "true", 4);
-    else
-      gql_buf_append(o->ctx->out, "false", 5);
-    fast_end(o);
-    return;
-  }
+static __attribute__((noinline)) void out_bool_slow(gql_out *o, bool b) {
   gql_json_value v = {.kind = GQL_JSON_BOOL};
   v.boolean = b;
   out_scalar(o, &v);
 }
 
+void gql_out_int(gql_out *o, int64_t i) {
+  int leaf = direct_leaf(o);
+  if ((leaf == LEAF_FLOAT ||
+       (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
+    fast_begin(o);
+    gql_json_write_int(o->ctx->out, i);
+    fast_end(o);
+    return;
+  }
+  out_int_slow(o, i);
+}
+
+void gql_out_float(gql_out *o, double d) {
+  if (direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
+    fast_begin(o);
+    gql_json_write_double(o->ctx->out, d);
+    fast_end(o);
+    return;
+  }
+  out_float_slow(o, d);
+}
+
+void gql_out_string(gql_out *o, const char *s, size_t len) {
+  int leaf = direct_leaf(o);
+  if (leaf == LEAF_STRING || leaf == LEAF_ID) {
+    fast_begin(o);
+    gql_json_write_string(o->ctx->out, (gql_str){s, len});
+    fast_end(o);
+    return;
+  }
+  out_string_slow(o, s, len);
+}
+
+void gql_out_bool(gql_out *o, bool b) {
+  if (direct_leaf(o) == LEAF_BOOLEAN) {
+    fast_begin(o);
+    if (b)
+      put(o->ctx->out, "true", 4);
+    else
+      put(o->ctx->out, "false", 5);
+    fast_end(o);
+    return;
+  }
+  out_bool_slow(o, b);
+}
+
+/* Equal bytes, by overlapping words up to 16 bytes (enum value names). */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t x0, x1, y0, y1;
+    memcpy(&x0, a, 8), memcpy(&y0, b, 8);
+    memcpy(&x1, a + n - 8, 8), memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x0, x1, y0, y1;
+    memcpy(&x0, a, 4), memcpy(&y0, b, 4);
+    memcpy(&x1, a + n - 4, 4), memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
 void gql_out_enum(gql_out *o, const char *name, size_t len) {
-  if (!o->written && direct_leaf(o) == LEAF_ENUM) {
+  if (direct_leaf(o) == LEAF_ENUM) {
     /* The enum's own value names first by pointer (a resolver that
      * writes the schema's names), then by content. */
     const gql_type *ty = &o->ctx->s->types[o->type.type];
@@ -1016,7 +1121,7 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
         gql_str v = ty->values[i].name;
         if (v.len == len &&
             (v.ptr == name || len == 0 ||
-             (v.ptr[0] == name[0] && memcmp(v.ptr, name, len) == 0))) {
+             (v.ptr[0] == name[0] && same_bytes(v.ptr, name, len)))) {
           ev = &ty->values[i];
           break;
         }
@@ -1025,17 +1130,36 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
       ev = gql_type_enum_value(ty, (gql_str){name, len});
     }
     if (ev) {
-      /* an enum value is a GraphQL name: JSON as is */
-      gql_buf *b = o->ctx->out;
-      fast_begin(o);
-      gql_buf_putc(b, '"');
-      put(b, ev->name.ptr, ev->name.len);
-      gql_buf_putc(b, '"');
-      fast_end(o);
+      set_written(o);
+      put_quoted(o->ctx->out, ev->name);
       return;
     }
   }
   gql_out_string(o, name, len);
+}
+
+void gql_out_enum_index(gql_out *o, uint32_t index) {
+  const gql_type *ty = &o->ctx->s->types[o->type.type];
+  if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
+    set_written(o);
+    put_quoted(o->ctx->out, ty->values[index].name);
+    return;
+  }
+  if (ty->kind == GQL_TYPE_ENUM && index < ty->nvalues) {
+    /* tree mode; or a list type, which errors as gql_out_enum does */
+    gql_str n = ty->values[index].name;
+    gql_out_enum(o, n.ptr, n.len);
+    return;
+  }
+  if (!begin(o))
+    return;
+  if (ty->kind == GQL_TYPE_ENUM)
+    field_errorf(o, "Enum \"%.*s\" has no value at index %u.",
+                 (int)ty->name.len, ty->name.ptr, index);
+  else
+    field_errorf(o, "Type \"%.*s\" is not an enum but was given an enum index.",
+                 (int)ty->name.len, ty->name.ptr);
+  DONE(o);
 }
 
 void gql_out_json(gql_out *o, const gql_value *v) {
@@ -1046,16 +1170,19 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
   /* Fast path: a composite type T or T! (not a list, not a leaf) needs
    * none of the checks below; an object type written in place needs no
    * runtime type either. */
-  if (!o->written && obj && o->pf->leaf == LEAF_NONE &&
-      (o->type.nmods == 0 || (o->type.nmods == 1 && o->type.mods[0] == '!'))) {
+  if (direct_leaf(o) == LEAF_OBJECT && obj) {
     exec_ctx *ctx = o->ctx;
     uint32_t t = o->type.type;
     const plan_field *pf = o->pf;
-    o->written = true;
-    if (!o->node && ctx->s->types[t].kind == GQL_TYPE_OBJECT) {
-      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == t
+    set_written(o);
+    /* The concrete type: the field's own object type, or the one given
+     * for an abstract type. A sub-plan exists only for a possible object
+     * type, so finding one is ensureValidRuntimeType's whole check. */
+    uint32_t c = ctx->s->types[t].kind == GQL_TYPE_OBJECT ? t : type;
+    if (c != GQL_TYPE_AUTO) {
+      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == c
                                ? pf->subs[0]
-                               : sub_plan(pf, t);
+                               : sub_plan(pf, c);
       if (ps) {
         if (exec_object_direct(ctx, ps, obj, o->path))
           value_failed(o);
@@ -1107,6 +1234,66 @@ void gql_out_list(gql_out *o, const void *list, size_t count,
   }
   complete_list(o, list, count, fn);
   DONE(o);
+}
+
+typedef struct object_array {
+  const char *base;
+  size_t stride;
+  uint32_t type;
+} object_array;
+
+static void object_array_item(const void *list, size_t i, gql_out *out) {
+  const object_array *a = list;
+  gql_out_object(out, a->base + i * a->stride, a->type);
+}
+
+void gql_out_object_array(gql_out *o, const void *base, size_t count,
+                          size_t stride, uint32_t type) {
+  /* Fast path: [T] or [T!] (nullable or not) of an object type, written in
+   * place: each item is the object's plan set, as gql_out_object's fast
+   * path would write it. */
+  const plan_field *pf = o->pf;
+  exec_ctx *ctx = o->ctx;
+  gql_type_ref t = gql_type_ref_nullable(o->type);
+  if (!o->written && !o->node && base && gql_type_ref_is_list(t) &&
+      pf->leaf == LEAF_NONE) {
+    gql_type_ref item = gql_type_ref_unwrap(t);
+    uint32_t it = item.type;
+    const plan_set *ps = NULL;
+    if ((item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')) &&
+        ctx->s->types[it].kind == GQL_TYPE_OBJECT)
+      ps = pf->nsubs == 1 && pf->sub_types[0] == it ? pf->subs[0]
+                                                    : sub_plan(pf, it);
+    if (ps) {
+      set_written(o);
+      bool item_non_null = item.nmods == 1;
+      gql_buf *b = ctx->out;
+      const char *p = base;
+      for (size_t i = 0; i < count; i++, p += stride) {
+        gql_buf_putc(b, i ? ',' : '[');
+        size_t mark = b->len;
+        path_frame fr = {o->path, NULL, (int64_t)i};
+        if (exec_object_direct(ctx, ps, p, &fr)) {
+          if (item_non_null) {
+            value_failed(o);
+            return;
+          }
+          b->len = mark;
+          gql_buf_append(b, "null", 4);
+        }
+      }
+      if (!count)
+        gql_buf_putc(b, '[');
+      gql_buf_putc(b, ']');
+      return;
+    }
+  }
+  if (!base) {
+    gql_out_null(o);
+    return;
+  }
+  object_array a = {base, stride, type};
+  gql_out_list(o, &a, count, object_array_item);
 }
 
 void gql_out_error(gql_out *o, const char *message) {
@@ -1358,7 +1545,9 @@ static void finish_direct(exec_ctx *ctx, bool data_null) {
     gql_buf_putc(r, ',');
     if (!r->failed) {
       size_t elen = r->len - before;
-      if (gql_buf_reserve(r, data_len)) {
+      /* room to copy `"data":DATA}` (data_len + head - 1 bytes) after the
+       * errors */
+      if (gql_buf_reserve(r, data_len + head - 1)) {
         /* [{"data":DATA}][{ERRORS,] → [{ERRORS,"data":DATA}] */
         memmove(r->data + before + elen, r->data + 1, data_len + head - 1);
         memmove(r->data, r->data + before, elen);
@@ -1414,15 +1603,22 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   gql_output *go = ctx->output;
   ctx->resp = (gql_buf){
       .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
-  gql_buf_init(&ctx->bytes, go->alc);
-  ctx->vars = gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
-  ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+  /* ctx->bytes (tree mode's) stays empty until tree mode starts. */
+  ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
+                  ? ctx->few_vars
+                  : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
+  if (p->nslots < GQL_ARRAY_LEN(ctx->few_slots)) {
+    ctx->slots = ctx->few_slots; /* zero from the initializer */
+  } else {
+    ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+    if (ctx->slots)
+      memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
+  }
   if (!ctx->vars || !ctx->slots) {
     if (own_arena)
       gql_arena_free(arena);
     return GQL_ENOMEM;
   }
-  memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
   if (ctx->hooks && ctx->hooks->execute_start &&
       ctx->hooks->execute_start(ctx->hooks->ctx)) {
     /* Aborted before the executor: nothing runs. */
@@ -1479,13 +1675,14 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   if (p->s->types[p->root_type].sync) {
     ctx->out = &ctx->resp;
     ctx->resp.len = 0;
-    gql_buf_puts(&ctx->resp, "{\"data\":");
+    put(&ctx->resp, "{\"data\":", 8);
     bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
     ctx->walking = false;
     finish_direct(ctx, failed);
     return 0;
   }
   ctx->tree = true;
+  gql_buf_init(&ctx->bytes, go->alc);
   ctx->out = &ctx->bytes;
   ctx->root = gql_arena_alloc(arena, sizeof *ctx->root);
   if (!ctx->root) {
@@ -1572,7 +1769,7 @@ static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
   if (f->parent)
     gql_buf_putc(b, '.');
   if (f->index < 0)
-    gql_buf_put_str(b, f->key);
+    gql_buf_put_str(b, *f->key);
   else if (collapse)
     gql_buf_putc(b, '*');
   else {

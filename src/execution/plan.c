@@ -549,8 +549,21 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
              : t == s->t_id                ? LEAF_ID
                                            : LEAF_CUSTOM;
   gql_type_ref ft = def->type;
-  pf->dleaf = ft.nmods == 0 || (ft.nmods == 1 && ft.mods[0] == '!') ? pf->leaf
-                                                                    : LEAF_NONE;
+  bool bare = ft.nmods == 0 || (ft.nmods == 1 && ft.mods[0] == '!');
+  pf->dleaf = !bare                   ? LEAF_NONE
+              : pf->leaf != LEAF_NONE ? pf->leaf
+                                      : LEAF_OBJECT;
+  pf->plain = !pf->meta && !pf->has_args;
+  pf->fn = def->resolver ? ((const exec_resolver *)def->resolver)->fn
+                         : gql_exec_default_resolver;
+  pf->type = ft;
+  if (pf->key_json.len < sizeof pf->key_pad) {
+    memset(pf->key_pad, 0, sizeof pf->key_pad);
+    memcpy(pf->key_pad + 1, pf->key_json.ptr, pf->key_json.len);
+    pf->key_short = (uint8_t)(pf->key_json.len + 1);
+  } else {
+    pf->key_short = 0;
+  }
   if (pf->meta || !gql_schema_is_composite(b->s, t))
     return;
   const uint32_t *types = &t;

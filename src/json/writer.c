@@ -1,6 +1,9 @@
 #include "json.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---------------------------------------------------------------- strings */
 
@@ -17,10 +20,31 @@ static inline bool has_special(uint64_t w) {
   return (t & HIGHS) != 0;
 }
 
+/* Copies n bytes with at most two overlapping moves for runs up to 32
+ * bytes (keys, names, ids, emails), so that no call to memcpy is made for them.
+ */
+static inline void copy_short(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n > 16 && n <= 32) {
+    memcpy(d, p, 16);
+    memcpy(d + n - 16, p + n - 16, 16);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+
 /* Appends with the capacity check inline; the slow path grows. */
 static inline void put(gql_buf *b, const void *p, size_t n) {
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    memcpy(b->data + b->len, p, n);
+    copy_short(b->data + b->len, p, n);
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -67,7 +91,8 @@ static inline bool plain_byte(unsigned char c) {
 }
 
 /* From `p`, the first byte that needs a look, on. */
-static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
+static __attribute__((noinline)) void write_string_slow(gql_buf *b, gql_str s,
+                                                        const char *p) {
   const char *end = s.ptr + s.len, *run = s.ptr;
   gql_buf_putc(b, '"');
   while (p < end) {
@@ -105,20 +130,78 @@ static void write_string_slow(gql_buf *b, gql_str s, const char *p) {
   gql_buf_putc(b, '"');
 }
 
+#if defined(__SSE2__)
+/* True when none of the 16 bytes needs a look: a signed compare with 0x20
+ * finds the control characters and the non-ASCII bytes at once. */
+static inline bool plain16(__m128i v) {
+  __m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  __m128i bs = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  __m128i lo = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, bs), lo)) == 0;
+}
+
+static inline uint64_t load8(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+#endif
+
+/* True when no byte of s needs a look, never reading outside it: whole
+ * blocks, the last one overlapping the one before, and short strings as
+ * two overlapping halves (every lane a byte of the string). */
+static inline bool all_plain(const char *p, size_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      if (!plain16(_mm_loadu_si128((const __m128i *)(const void *)(p + i))))
+        return false;
+    return i == n || plain16(_mm_loadu_si128(
+                         (const __m128i *)(const void *)(p + n - 16)));
+  }
+  if (n >= 8)
+    return plain16(
+        _mm_set_epi64x((int64_t)load8(p + n - 8), (int64_t)load8(p)));
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    return plain16(_mm_set1_epi64x((int64_t)((uint64_t)a | (uint64_t)b << 32)));
+  }
+#else
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      memcpy(&w, p + i, 8);
+      if (has_special(w))
+        return false;
+    }
+    if (i < n) {
+      uint64_t w;
+      memcpy(&w, p + n - 8, 8);
+      return !has_special(w);
+    }
+    return true;
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + n - 4, 4);
+    return !has_special((uint64_t)lo | (uint64_t)hi << 32);
+  }
+#endif
+  for (size_t i = 0; i < n; i++)
+    if (!plain_byte((unsigned char)p[i]))
+      return false;
+  return true;
+}
+
 /* Most strings in a response need no escape: scan, then copy once. */
 void gql_json_write_string(gql_buf *b, gql_str s) {
-  const char *p = s.ptr, *end = p + s.len;
-  while (end - p >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    if (has_special(w))
-      break;
-    p += 8;
-  }
-  while (p < end && plain_byte((unsigned char)*p))
-    p++;
-  if (p != end) {
-    write_string_slow(b, s, p);
+  if (GQL_UNLIKELY(!all_plain(s.ptr, s.len))) {
+    write_string_slow(b, s, s.ptr);
     return;
   }
   if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
@@ -126,8 +209,7 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
     return;
   char *o = b->data + b->len;
   o[0] = '"';
-  if (s.len)
-    memcpy(o + 1, s.ptr, s.len);
+  copy_short(o + 1, s.ptr, s.len);
   o[s.len + 1] = '"';
   b->len += s.len + 2;
 }
@@ -163,13 +245,56 @@ static char *utoa_back(char *end, uint64_t u) {
   return p;
 }
 
+static inline size_t count_digits(uint64_t u) {
+  size_t n = 1;
+  for (;;) {
+    if (u < 10)
+      return n;
+    if (u < 100)
+      return n + 1;
+    if (u < 1000)
+      return n + 2;
+    if (u < 10000)
+      return n + 3;
+    u /= 10000;
+    n += 4;
+  }
+}
+
+/* Straight into the buffer: below 10^4 (ids, counts) by digit pairs with
+ * no loop, else the length first, then the digits backward. */
 void gql_json_write_int(gql_buf *b, int64_t v) {
-  char tmp[24];
-  char *end = tmp + sizeof tmp;
-  char *p = utoa_back(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
-  if (v < 0)
-    *--p = '-';
-  put(b, p, (size_t)(end - p));
+  if (GQL_UNLIKELY(b->cap - b->len < 20) && !gql_buf_reserve(b, 20))
+    return;
+  char *d = b->data + b->len;
+  uint64_t u = (uint64_t)v;
+  size_t neg = 0;
+  if (v < 0) {
+    *d = '-';
+    u = 0 - u;
+    neg = 1;
+  }
+  d += neg;
+  size_t n;
+  if (u < 10) {
+    d[0] = (char)('0' + u);
+    n = 1;
+  } else if (u < 100) {
+    memcpy(d, digit_pairs + 2 * u, 2);
+    n = 2;
+  } else if (u < 1000) {
+    d[0] = (char)('0' + u / 100);
+    memcpy(d + 1, digit_pairs + 2 * (u % 100), 2);
+    n = 3;
+  } else if (u < 10000) {
+    memcpy(d, digit_pairs + 2 * (u / 100), 2);
+    memcpy(d + 2, digit_pairs + 2 * (u % 100), 2);
+    n = 4;
+  } else {
+    n = count_digits(u);
+    utoa_back(d + n, u);
+  }
+  b->len += neg + n;
 }
 
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
@@ -224,7 +349,7 @@ void gql_json_write_double(gql_buf *b, double d) {
   }
   if (write_short_decimal(b, d))
     return;
-  char out[32];
+  char out[40]; /* gql_dtoa writes at most 32 */
   put(b, out, gql_dtoa(d, out));
 }
 

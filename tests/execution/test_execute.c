@@ -411,8 +411,7 @@ Test(execute, argument_and_result_coercion_errors) {
                    "type \\\"Int!\\\" was not provided.\",\"locations\":[{"
                    "\"line\":1,\"column\":3}],\"path\":[\"n\"]}],\"data\":{"
                    "\"n\":null}}");
-  run_opt(s, "{ e list { id } }", "{\"e\":\"C\",\"list\":3}", NULL, &g,
-          false);
+  run_opt(s, "{ e list { id } }", "{\"e\":\"C\",\"list\":3}", NULL, &g, false);
   cr_assert_str_eq(
       g.json,
       "{\"errors\":[{\"message\":\"Enum \\\"E\\\" cannot represent value: "
@@ -599,5 +598,182 @@ Test(execute, validation_errors_come_back_as_the_response) {
                    "\\\"[Item]\\\" must have a selection of subfields. Did "
                    "you mean \\\"list { ... }\\\"?\",\"locations\":[{\"line\":"
                    "1,\"column\":5}]}]}");
+  gql_schema_free(s);
+}
+
+/* ---- gql_out_object_array and gql_out_enum_index */
+
+static const char arr_sdl[] =
+    "type Query { arr: [Rec!] arrN: [Rec] lst: [Rec!] lstN: [Rec] "
+    "arrNN: [Rec!]! none: [Rec] tags: [Tag!]! tag: Tag notEnum: String "
+    "side: String }\n"
+    "type Rec { id: Int! v: Int! }\n"
+    "enum Tag { X Y Z }\n";
+
+typedef struct rec {
+  int id;
+  bool bad; /* v resolves to null: a non-null error */
+  double pad;
+} rec;
+
+static const rec recs[3] = {{1, false, 0}, {2, true, 0}, {3, false, 0}};
+
+static void rec_at(const void *list, size_t i, gql_out *out) {
+  gql_out_object(out, (const rec *)list + i, GQL_TYPE_AUTO);
+}
+static void r_list(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  gql_out_list(out, recs, 3, rec_at);
+}
+static void r_arr(const gql_resolve_info *info, const void *parent,
+                  gql_out *out) {
+  gql_out_object_array(out, recs, 3, sizeof recs[0], GQL_TYPE_AUTO);
+}
+static void r_none(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  gql_out_object_array(out, NULL, 3, sizeof recs[0], GQL_TYPE_AUTO);
+}
+static void r_rec_id(const gql_resolve_info *info, const void *parent,
+                     gql_out *out) {
+  gql_out_int(out, ((const rec *)parent)->id);
+}
+static void r_rec_v(const gql_resolve_info *info, const void *parent,
+                    gql_out *out) {
+  const rec *r = parent;
+  if (r->bad)
+    gql_out_null(out);
+  else
+    gql_out_int(out, r->id * 10);
+}
+static const uint32_t tag_order[] = {2, 0, 1};
+static void tag_at(const void *list, size_t i, gql_out *out) {
+  gql_out_enum_index(out, ((const uint32_t *)list)[i]);
+}
+static void r_tags(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  gql_out_list(out, tag_order, 3, tag_at);
+}
+static void r_tag(const gql_resolve_info *info, const void *parent,
+                  gql_out *out) {
+  gql_out_enum_index(out, 3); /* Tag has 3 values */
+}
+static void r_not_enum(const gql_resolve_info *info, const void *parent,
+                       gql_out *out) {
+  gql_out_enum_index(out, 0);
+}
+static void r_side(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  gql_out_string(out, "s", 1);
+}
+
+/* `side_sync` false makes Query not synchronous: the operation then runs in
+ * tree mode. */
+static gql_schema *arr_schema(bool side_sync) {
+  gql_schema *s = NULL;
+  cr_assert_eq(gql_schema_from_sdl(arr_sdl, sizeof arr_sdl - 1, NULL, &s, NULL,
+                                   NULL, NULL),
+               0);
+  static const struct {
+    const char *type, *field;
+    gql_resolver_fn fn;
+  } defs[] = {{"Query", "arr", r_arr},
+              {"Query", "arrN", r_arr},
+              {"Query", "arrNN", r_arr},
+              {"Query", "lst", r_list},
+              {"Query", "lstN", r_list},
+              {"Query", "none", r_none},
+              {"Query", "tags", r_tags},
+              {"Query", "tag", r_tag},
+              {"Query", "notEnum", r_not_enum},
+              {"Rec", "id", r_rec_id},
+              {"Rec", "v", r_rec_v}};
+  for (size_t i = 0; i < GQL_ARRAY_LEN(defs); i++)
+    cr_assert_eq(gql_schema_set_resolver(s, defs[i].type, defs[i].field,
+                                         defs[i].fn, NULL, GQL_RESOLVER_SYNC),
+                 0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "side", r_side, NULL,
+                                       side_sync ? GQL_RESOLVER_SYNC : 0),
+               0);
+  return s;
+}
+
+/* The array API writes what gql_out_list with gql_out_object items writes,
+ * null propagation and error paths included, in both execution modes. */
+Test(execute, object_arrays_write_what_item_callbacks_write) {
+  static const char *const pairs[][2] = {
+      {"{ x: arr { id } side }", "{ x: lst { id } side }"},
+      {"{ x: arr { id v } side }", "{ x: lst { id v } side }"},
+      {"{ x: arrN { id v } side }", "{ x: lstN { id v } side }"},
+      {"{ x: arrN { v id } side }", "{ x: lstN { v id } side }"},
+  };
+  for (int mode = 0; mode < 2; mode++) {
+    gql_schema *s = arr_schema(mode == 0);
+    for (size_t i = 0; i < GQL_ARRAY_LEN(pairs); i++) {
+      got a = {0}, b = {0};
+      run(s, pairs[i][0], NULL, NULL, &a);
+      run(s, pairs[i][1], NULL, NULL, &b);
+      cr_assert_eq(a.calls, 1);
+      cr_assert_str_eq(a.json, b.json, "%s (mode %d)", pairs[i][0], mode);
+      cr_assert_eq(a.errors, b.errors);
+    }
+    got g = {0};
+    run(s, "{ arrN { id v } }", NULL, NULL, &g);
+    cr_assert_str_eq(
+        g.json,
+        "{\"errors\":[{\"message\":\"Cannot return null for non-nullable "
+        "field Rec.v.\",\"locations\":[{\"line\":1,\"column\":13}],"
+        "\"path\":[\"arrN\",1,\"v\"]}],\"data\":{\"arrN\":[{\"id\":1,\"v\":"
+        "10},null,{\"id\":3,\"v\":30}]}}");
+    run(s, "{ arrNN { v } side }", NULL, NULL, &g);
+    cr_assert_str_eq(g.json,
+                     "{\"errors\":[{\"message\":\"Cannot return null for "
+                     "non-nullable field Rec.v.\",\"locations\":[{\"line\":1,"
+                     "\"column\":11}],\"path\":[\"arrNN\",1,\"v\"]}],"
+                     "\"data\":null}");
+    run(s, "{ none { id } arr { id } }", NULL, NULL, &g);
+    cr_assert_str_eq(g.json, "{\"data\":{\"none\":null,\"arr\":[{\"id\":1},"
+                             "{\"id\":2},{\"id\":3}]}}");
+    gql_schema_free(s);
+  }
+}
+
+Test(execute, enum_values_by_index_follow_the_definition_order) {
+  for (int mode = 0; mode < 2; mode++) {
+    gql_schema *s = arr_schema(mode == 0);
+    got g = {0};
+    run(s, "{ tags side }", NULL, NULL, &g);
+    cr_assert_str_eq(
+        g.json, "{\"data\":{\"tags\":[\"Z\",\"X\",\"Y\"],\"side\":\"s\"}}");
+    run(s, "{ tag notEnum side }", NULL, NULL, &g);
+    cr_assert_str_eq(
+        g.json,
+        "{\"errors\":[{\"message\":\"Enum \\\"Tag\\\" has no value at index "
+        "3.\",\"locations\":[{\"line\":1,\"column\":3}],\"path\":[\"tag\"]},"
+        "{\"message\":\"Type \\\"String\\\" is not an enum but was given an "
+        "enum index.\",\"locations\":[{\"line\":1,\"column\":7}],\"path\":["
+        "\"notEnum\"]}],\"data\":{\"tag\":null,\"notEnum\":null,\"side\":"
+        "\"s\"}}");
+    gql_schema_free(s);
+  }
+}
+
+/* Keys are written from the plan field in one or two blocks up to 31 bytes
+ * with their separator, and by the general path past that: every length
+ * across both bounds, first and later in the object. */
+Test(execute, response_keys_of_every_length_are_written_whole) {
+  gql_schema *s = schema();
+  char alias[48], q[256], want[512];
+  for (size_t n = 1; n <= 40; n++) {
+    for (size_t i = 0; i < n; i++)
+      alias[i] = (char)('a' + i % 26);
+    alias[n] = 0;
+    snprintf(q, sizeof q, "{ %s: hello x: hello %s2: hello }", alias, alias);
+    snprintf(want, sizeof want,
+             "{\"data\":{\"%s\":\"h\",\"x\":\"h\",\"%s2\":\"h\"}}", alias,
+             alias);
+    got g = {0};
+    run(s, q, "{\"hello\":\"h\"}", NULL, &g);
+    cr_assert_str_eq(g.json, want, "alias length %zu", n);
+  }
   gql_schema_free(s);
 }

@@ -192,6 +192,33 @@ Test(json_writer, integers_print_in_decimal) {
   }
 }
 
+/* The digit counting and backward writing agree with printf at every
+ * digit-count boundary and on random values of every magnitude. */
+Test(json_writer, integers_agree_with_printf_at_every_length) {
+  char want[32];
+  for (int k = 0; k <= 18; k++) {
+    int64_t p = (int64_t)pow10_u(k);
+    int64_t around[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
+    for (size_t i = 0; i < GQL_ARRAY_LEN(around); i++) {
+      snprintf(want, sizeof want, "%lld", (long long)around[i]);
+      out.len = 0;
+      gql_json_write_int(&out, around[i]);
+      cr_assert_str_eq(take(), want);
+    }
+  }
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 1000000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int64_t v = (int64_t)(x >> (x & 63)); /* every magnitude */
+    if (x & 64)
+      v = -v;
+    snprintf(want, sizeof want, "%lld", (long long)v);
+    out.len = 0;
+    gql_json_write_int(&out, v);
+    cr_assert_str_eq(take(), want);
+  }
+}
+
 /* ---- strings */
 
 Test(json_writer, control_characters_escape_as_json_stringify) {
@@ -237,6 +264,73 @@ Test(json_writer, invalid_utf8_becomes_replacement_characters) {
   out.len = 0;
   gql_json_write_string(&out, GQL_STR("\xed\xa0\x80")); /* a surrogate */
   cr_assert_str_eq(take(), "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+}
+
+/* JSON.stringify of a string, byte by byte (the input is valid UTF-8). */
+static void reference_string(gql_buf *b, const char *s, size_t n) {
+  gql_buf_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      gql_buf_putc(b, '\\');
+      gql_buf_putc(b, (char)c);
+    } else if (c == '\n') {
+      gql_buf_append(b, "\\n", 2);
+    } else if (c < 0x20) {
+      gql_buf_printf(b, "\\u%04x", c);
+    } else {
+      gql_buf_putc(b, (char)c);
+    }
+  }
+  gql_buf_putc(b, '"');
+}
+
+/* The word-at-a-time scan (whole words, an overlapping last word, two
+ * halves under 8 bytes) finds a byte needing an escape at every position
+ * of strings of every length up to 40, and copies plain ones exactly. Each
+ * input sits in its own allocation of its exact size, so that a read past
+ * its end shows under ASan. */
+Test(json_writer, string_scan_finds_specials_at_every_position) {
+  static const char specials[] = {'"', '\\', '\n', 0x1f, 0x01};
+  gql_buf want;
+  gql_buf_init(&want, NULL);
+  for (size_t n = 0; n <= 40; n++) {
+    char *s = malloc(n ? n : 1);
+    cr_assert_not_null(s);
+    for (size_t i = 0; i < n; i++)
+      s[i] = (char)('a' + i % 26);
+    want.len = 0;
+    reference_string(&want, s, n);
+    out.len = 0;
+    gql_json_write_string(&out, gql_str_from(s, n));
+    cr_assert_eq(out.len, want.len);
+    cr_assert_eq(memcmp(out.data, want.data, want.len), 0, "length %zu", n);
+    for (size_t at = 0; at < n; at++) {
+      for (size_t k = 0; k < sizeof specials; k++) {
+        char keep = s[at];
+        s[at] = specials[k];
+        want.len = 0;
+        reference_string(&want, s, n);
+        out.len = 0;
+        gql_json_write_string(&out, gql_str_from(s, n));
+        cr_assert_eq(out.len, want.len, "length %zu, byte %zu", n, at);
+        cr_assert_eq(memcmp(out.data, want.data, want.len), 0,
+                     "length %zu, byte %zu", n, at);
+        s[at] = keep;
+      }
+    }
+    if (n >= 2) { /* a valid two-byte character at the end copies as is */
+      s[n - 2] = (char)0xc3, s[n - 1] = (char)0xa9;
+      want.len = 0;
+      reference_string(&want, s, n);
+      out.len = 0;
+      gql_json_write_string(&out, gql_str_from(s, n));
+      cr_assert_eq(out.len, want.len);
+      cr_assert_eq(memcmp(out.data, want.data, want.len), 0);
+    }
+    free(s);
+  }
+  gql_buf_free(&want);
 }
 
 /* ---- values */
