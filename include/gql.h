@@ -410,13 +410,17 @@ typedef struct gql_execute_params {
    * call. */
   void (*on_done)(void *ud, const char *json, size_t len, bool has_errors);
   void *ud;
+  /* A subscription operation answers the error "Subscriptions are not
+   * supported ..." unless this is set; then it runs once, as graphql-js's
+   * execute() runs it (no event stream). */
+  bool subscription_once;
 } gql_execute_params;
 
 /* Runs a prepared operation. Returns 0 when it completed (on_done called),
  * 1 when fields are pending (on_done comes when the last completes), or a
  * negative code. Mutation root fields run one after the other, also when
- * they pend. A subscription operation runs once, as graphql-js execute()
- * runs it (no event stream). Without params->arena the execution's memory
+ * they pend. A subscription operation answers an error (see
+ * subscription_once). Without params->arena the execution's memory
  * is freed after on_done, so every pending field must be completed. */
 GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
 

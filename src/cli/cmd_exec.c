@@ -22,6 +22,9 @@ static const char usage[] =
     "  --variables FILE   variables as a JSON object\n"
     "  --operation NAME   the operation to run\n"
     "  --no-validate      execute without running the validation rules\n"
+    "  --subscription-once\n"
+    "                     run a subscription operation once, as graphql-js's\n"
+    "                     execute() does (else it answers an error)\n"
     "  --spec-introspection\n"
     "                     introspection as the September 2025 spec has it\n"
     "                     where graphql-js 16.15 differs (no\n"
@@ -57,7 +60,8 @@ static int usage_error(const char *msg) {
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL, *vars_path = NULL,
              *op = NULL, *query_path = NULL, *example = NULL;
-  bool no_validate = false, spec_locations = false, trace_source = false;
+  bool no_validate = false, spec_locations = false, trace_source = false,
+       subscription_once = false;
   const char *trace_path = NULL, *trace_collapse = NULL, *trace_depth = NULL,
              *trace_vars = NULL;
   for (int i = 1; i < argc; i++) {
@@ -86,6 +90,9 @@ static int run(int argc, char **argv) {
       continue;
     } else if (strcmp(a, "--no-validate") == 0) {
       no_validate = true;
+      continue;
+    } else if (strcmp(a, "--subscription-once") == 0) {
+      subscription_once = true;
       continue;
     } else if (strcmp(a, "--spec-introspection") == 0) {
       spec_locations = true;
@@ -216,7 +223,8 @@ static int run(int argc, char **argv) {
                                .root_value = root,
                                .arena = arena,
                                .on_done = on_done,
-                               .ud = &r};
+                               .ud = &r,
+                               .subscription_once = subscription_once};
   rc = gql_execute(prepared, &params);
   if (rc < 0) {
     fprintf(stderr, "gql exec: %s\n", gql_strerror(rc));

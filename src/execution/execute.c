@@ -1627,6 +1627,14 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     errors_only(ctx, false);
     return 0;
   }
+  if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
+    add_error(ctx,
+              "Subscriptions are not supported: gql executes queries and "
+              "mutations only.",
+              NULL, p->op ? p->op->h.start : UINT32_MAX, NULL);
+    errors_only(ctx, false);
+    return 0;
+  }
   /* Variables. */
   const gql_json_value *inputs = params->variables;
   if (!inputs && params->variables_json) {

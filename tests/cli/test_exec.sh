@@ -88,5 +88,18 @@ else
   fail "malformed data: status $status, stderr: $err"
 fi
 
+# A subscription answers an error (exit 1) unless --subscription-once.
+printf 'type Query { a: String }\ntype Subscription { tick: Int }\n' >"$tmp/sub.graphql"
+echo '{"tick": 3}' >"$tmp/sub.json"
+out=$(echo 'subscription { tick }' | "$gql" exec --schema "$tmp/sub.graphql" --data "$tmp/sub.json")
+status=$?
+if [[ $status -eq 1 && $out == '{"errors":[{"message":"Subscriptions are not supported: gql executes queries and mutations only.","locations":[{"line":1,"column":1}]}]}' ]]; then
+  passed=$((passed + 1))
+else
+  fail "subscription: status $status, $out"
+fi
+out=$(echo 'subscription { tick }' | "$gql" exec --subscription-once --schema "$tmp/sub.graphql" --data "$tmp/sub.json")
+[[ $? -eq 0 && $out == '{"data":{"tick":3}}' ]] && passed=$((passed + 1)) || fail "subscription once: $out"
+
 echo "exec: $passed passed, $failures failed"
 [[ $failures -eq 0 ]]

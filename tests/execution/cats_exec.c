@@ -360,7 +360,10 @@ int main(int argc, char **argv) {
                                .arena = arena,
                                .variables_json = vars,
                                .variables_len = vlen,
-                               .on_done = on_done};
+                               .on_done = on_done,
+                               /* graphql-cats expects graphql-js
+                                  execute(): a subscription runs once */
+                               .subscription_once = true};
   int rc = gql_execute(p, &params);
   while (rc == 1 && c.head < c.tail)
     run_job(&c.jobs[c.head++ % 256]);

@@ -777,3 +777,37 @@ Test(execute, response_keys_of_every_length_are_written_whole) {
   }
   gql_schema_free(s);
 }
+
+/* A subscription validates and plans, then answers a clear error unless the
+ * caller asks for graphql-js execute()'s run-once behaviour. */
+Test(execute, subscription_answers_an_error_unless_run_once_is_asked) {
+  static const char sub_sdl[] = "type Query { a: String }\n"
+                                "type Subscription { tick: Int }\n";
+  gql_schema *s = NULL;
+  cr_assert_eq(gql_schema_from_sdl(sub_sdl, sizeof sub_sdl - 1, NULL, &s, NULL,
+                                   NULL, NULL),
+               0);
+  const char *q = "query Q { a }\n  subscription S { tick }";
+  gql_arena *a = gql_arena_new(NULL);
+  gql_prepared *p;
+  gql_str err = {0};
+  cr_assert_eq(gql_prepare(s, q, strlen(q), "S", NULL, &p, a, &err), 0);
+  const gql_value *root;
+  cr_assert_eq(gql_value_parse(a, "{\"tick\":7}", 10, &root), 0);
+  got g = {0};
+  gql_execute_params params = {
+      .root_value = root, .on_done = on_done, .ud = &g};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert(g.errors);
+  cr_assert_str_eq(g.json,
+                   "{\"errors\":[{\"message\":\"Subscriptions are not "
+                   "supported: gql executes queries and mutations "
+                   "only.\",\"locations\":[{\"line\":2,\"column\":3}]}]}");
+  params.subscription_once = true;
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_not(g.errors);
+  cr_assert_str_eq(g.json, "{\"data\":{\"tick\":7}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
