@@ -54,14 +54,16 @@ static void teardown(void) {
 
 TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 60);
 
+/* This thread's CPU time: other work on a shared machine does not count
+ * (wall-clock timing failed under load in Debug builds). */
 static double now_ms(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Parses `text` (owned by the buffer), validates it with all rules and
- * returns the error list; *ms is the best validation time of three. */
+ * returns the error list; *ms is the best validation CPU time of five. */
 static gql_error_list validate(gql_buf *text, double *ms) {
   cr_assert_not(text->failed);
   const char *src = gql_buf_cstr(text);
@@ -70,10 +72,10 @@ static gql_error_list validate(gql_buf *text, double *ms) {
   gql_parse_options po = {.max_tokens = 1000000};
   int rc = gql_parse(arena, src, text->len, &po, &doc, &err);
   cr_assert_eq(rc, 0, "parse: %s", err.message ? err.message : "");
-  /* the best of three runs: the machine is shared */
+  /* the best of five runs: the machine is shared */
   gql_error_list errors;
   *ms = 1e9;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 5; i++) {
     gql_error_list_init(&errors, arena, 0);
     double t0 = now_ms();
     rc = gql_validate_document(schema, doc, NULL, 0, NULL, &errors);
