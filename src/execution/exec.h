@@ -187,15 +187,19 @@ gql_arena *gql_exec_out_arena(const gql_out *o);
 
 struct exec_ctx;
 struct path_frame;
-/* What a resolver is told (execute.c fills it). */
+/* What a resolver is told (execute.c fills it). It is the first member of
+ * the field's gql_out, whose ctx, plan field and path these are; the parent
+ * type is pf->parent_type. A field called straight (plain, no hooks) has
+ * only ctx, pf, path and error set: args is read only when pf->has_args,
+ * and trace only with hooks attached (both set by resolve_field then). */
 struct gql_resolve_info {
   struct exec_ctx *ctx;
   const plan_field *pf;
   const struct path_frame *path;
-  const gql_json_value *args;
-  uint32_t parent_type;
-  const char *error; /* the resolver's own error (gql_out_error), or NULL */
-  void *trace;       /* the tracer's per-call data (resolve_start sets it) */
+  const char *error;          /* the resolver's own error (gql_out_error), or
+                               * NULL */
+  const gql_json_value *args; /* when pf->has_args */
+  void *trace; /* the tracer's per-call data (resolve_start sets it) */
 };
 
 /* The planned field: stable for the prepared operation, the same for every

@@ -14,8 +14,9 @@
 
 typedef struct path_frame {
   const struct path_frame *parent;
-  const gql_str *key; /* the plan field's key (index < 0) */
-  int64_t index;      /* -1: key */
+  const gql_str *key; /* the plan field's key, or NULL for a list index */
+  int64_t index;      /* only when key is NULL (a field's frame leaves it
+                       * unset) */
 } path_frame;
 
 enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
@@ -74,12 +75,15 @@ typedef struct exec_ctx {
   const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
 
+/* An output handle. Its first member is the info a resolver of the field is
+ * given (ctx, plan field and path are stored once, there): a field's output
+ * is its own info; a list item's output shares ctx and plan field with the
+ * field, has the item's path, and points `info` at the field's info. */
 struct gql_out {
-  exec_ctx *ctx;
-  const plan_field *pf;
-  const gql_resolve_info *info;
+  gql_resolve_info own; /* own.ctx, own.pf and own.path are the output's */
+  const gql_resolve_info *info; /* a list item's: the field's; NULL for a
+                                 * field's own output: see out_info */
   gql_type_ref type;
-  const path_frame *path;
   rnode *node; /* tree mode: the node this value fills */
   size_t mark; /* direct mode: where the value starts */
   bool written;
@@ -92,7 +96,6 @@ struct gql_out {
                      * LEAF_OBJECT) when `type` is the bare named type (T or
                      * T!), the value goes straight into the buffer (not
                      * tree mode) and nothing is written yet; else LEAF_NONE */
-  gql_resolve_info own_info; /* a field's info (list items borrow it) */
 };
 
 struct gql_pending {
@@ -157,7 +160,7 @@ static void write_path(gql_buf *b, const path_frame *f) {
   write_path(b, f->parent);
   if (f->parent)
     gql_buf_putc(b, ',');
-  if (f->index >= 0)
+  if (!f->key)
     gql_json_write_int(b, f->index);
   else
     gql_json_write_string(b, *f->key);
@@ -247,7 +250,7 @@ static void tree_fail(exec_ctx *ctx, rnode *n) {
 /* The value cannot be completed: null when its type allows, else the
  * container becomes null. */
 static void value_failed(gql_out *o) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   if (o->node) {
     if (gql_type_ref_is_non_null(o->type))
       tree_fail(ctx, o->node->parent ? o->node->parent : o->node);
@@ -264,7 +267,7 @@ static void value_failed(gql_out *o) {
 }
 
 static void field_error(gql_out *o, const char *msg, uint32_t off) {
-  add_error(o->ctx, msg, o->pf, off, o->path);
+  add_error(o->own.ctx, msg, o->own.pf, off, o->own.path);
   value_failed(o);
 }
 
@@ -273,38 +276,38 @@ static void field_errorf(gql_out *o, const char *fmt, ...)
 static void field_errorf(gql_out *o, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *m = gql_arena_vsprintf(o->ctx->arena, fmt, ap);
+  char *m = gql_arena_vsprintf(o->own.ctx->arena, fmt, ap);
   va_end(ap);
   field_error(o, m ? m : "Out of memory.", UINT32_MAX);
 }
 
 static const gql_str *parent_name(const gql_out *o) {
-  return &o->ctx->s->types[o->pf->parent_type].name;
+  return &o->own.ctx->s->types[o->own.pf->parent_type].name;
 }
 
 static void complete_null(gql_out *o) {
   if (gql_type_ref_is_non_null(o->type)) {
     const gql_str *pn = parent_name(o);
     field_errorf(o, "Cannot return null for non-nullable field %.*s.%.*s.",
-                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
-                 o->pf->field->name.ptr);
+                 (int)pn->len, pn->ptr, (int)o->own.pf->field->name.len,
+                 o->own.pf->field->name.ptr);
     return;
   }
   if (o->node)
     o->node->kind = R_NULL;
   else
-    gql_buf_append(o->ctx->out, "null", 4);
+    gql_buf_append(o->own.ctx->out, "null", 4);
 }
 
 /* Leaf writes in tree mode are byte ranges. */
 static void bytes_begin(gql_out *o) {
   if (o->node)
-    o->node->start = o->ctx->out->len;
+    o->node->start = o->own.ctx->out->len;
 }
 static void bytes_end(gql_out *o) {
   if (o->node && o->node->kind == R_EMPTY) {
     o->node->kind = R_BYTES;
-    o->node->end = o->ctx->out->len;
+    o->node->end = o->own.ctx->out->len;
   }
 }
 
@@ -346,7 +349,7 @@ static bool js_number(gql_str s, double *out) {
 }
 
 static void serialize_leaf(gql_out *o, const gql_json_value *v) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   const gql_schema *s = ctx->s;
   uint32_t t = o->type.type;
   const gql_type *ty = &s->types[t];
@@ -495,7 +498,7 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
 }
 
 static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   if (!pf->has_args)
     return NULL;
   if (pf->arg_error) {
@@ -542,7 +545,7 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const plan_field *pf,
                                                          const void *parent,
                                                          gql_out *o) {
-  gql_resolve_info *info = &o->own_info;
+  gql_resolve_info *info = &o->own;
   if (pf->has_args) {
     info->args = field_args(o, pf);
     if (!info->args)
@@ -579,31 +582,38 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
     resolve_typename(ctx, pf, o);
     return;
   }
-  o->own_info =
-      (gql_resolve_info){ctx, pf, path, NULL, pf->parent_type, NULL, NULL};
-  o->info = &o->own_info;
+  /* out_init set ctx, pf, path and error; the rest only matters here */
+  (void)path;
+  o->own.args = NULL;
+  o->own.trace = NULL;
   if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
     resolve_field_slow(ctx, pf, parent, o);
     return;
   }
-  pf->fn(&o->own_info, parent, o);
+  pf->fn(&o->own, parent, o);
   if (!o->written) {
     set_written(o);
     complete_null(o);
   }
 }
 
-/* Sets every member but own_info, which resolve_field fills (this runs for
- * every field, so it does not clear the whole struct). */
-static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
-                     gql_type_ref type, uint8_t dleaf, const path_frame *path,
-                     rnode *node) {
-  o->dleaf = node ? LEAF_NONE : dleaf;
-  o->ctx = ctx;
-  o->pf = pf;
+/* The info a resolver or resolve_type of this output is given. */
+static inline const gql_resolve_info *out_info(const gql_out *o) {
+  return o->info ? o->info : &o->own;
+}
+
+/* Sets every member but own.args and own.trace, which only resolve_field's
+ * slow path reads (this runs for every field, so it does not clear the
+ * whole struct). List items set `info` to the field's. */
+static inline void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
+                            gql_type_ref type, uint8_t dleaf,
+                            const path_frame *path, rnode *node) {
+  o->own.ctx = ctx;
+  o->own.pf = pf;
+  o->own.path = path;
+  o->own.error = NULL;
   o->info = NULL;
   o->type = type;
-  o->path = path;
   o->node = node;
   o->mark = ctx->out->len;
   o->written = false;
@@ -611,6 +621,7 @@ static void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
   o->pending_root = false;
   o->pended = false;
   o->field_level = false;
+  o->dleaf = node ? LEAF_NONE : dleaf;
 }
 
 /* `sep` ('{' or ',') and the field's "key": with one capacity check, and
@@ -638,15 +649,14 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
  * attached calls its resolver straight. */
 static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
                                 const void *parent, const path_frame *path) {
-  path_frame fr = {path, &pf->key, -1};
+  path_frame fr;
+  fr.parent = path;
+  fr.key = &pf->key;
   gql_out o;
   out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, NULL);
   /* ctx->aborted is only ever set with hooks attached */
   if (GQL_LIKELY(pf->plain && !ctx->hooks)) {
-    o.own_info =
-        (gql_resolve_info){ctx, pf, &fr, NULL, pf->parent_type, NULL, NULL};
-    o.info = &o.own_info;
-    pf->fn(&o.own_info, parent, &o);
+    pf->fn(&o.own, parent, &o);
     if (GQL_UNLIKELY(!o.written)) {
       set_written(&o);
       complete_null(&o);
@@ -691,7 +701,9 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
 /* Tree mode: an object node whose fields fill its kids. */
 static void tree_field(exec_ctx *ctx, const plan_field *pf, const void *parent,
                        const path_frame *path, rnode *kid) {
-  path_frame fr = {path, &pf->key, -1};
+  path_frame fr;
+  fr.parent = path;
+  fr.key = &pf->key;
   gql_out o;
   out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, kid);
   resolve_field(ctx, pf, parent, &fr, &o);
@@ -769,8 +781,8 @@ static const plan_set *sub_plan(const plan_field *pf, uint32_t type) {
 }
 
 static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
-  exec_ctx *ctx = o->ctx;
-  const plan_set *ps = sub_plan(o->pf, concrete);
+  exec_ctx *ctx = o->own.ctx;
+  const plan_set *ps = sub_plan(o->own.pf, concrete);
   if (!ps) {
     const gql_type *ct = &ctx->s->types[concrete];
     const gql_type *at = &ctx->s->types[o->type.type];
@@ -782,13 +794,13 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
     return;
   }
   if (!o->node) {
-    if (exec_object_direct(ctx, ps, obj, o->path))
+    if (exec_object_direct(ctx, ps, obj, o->own.path))
       value_failed(o);
     return;
   }
   if (ctx->s->types[concrete].sync) {
     size_t start = ctx->out->len;
-    if (exec_object_direct(ctx, ps, obj, o->path)) {
+    if (exec_object_direct(ctx, ps, obj, o->own.path)) {
       ctx->out->len = start;
       value_failed(o);
       return;
@@ -798,12 +810,12 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
     o->node->end = ctx->out->len;
     return;
   }
-  exec_object_tree(ctx, ps, obj, o->path, o->node, false);
+  exec_object_tree(ctx, ps, obj, o->own.path, o->node, false);
 }
 
 /* graphql-js ensureValidRuntimeType, for a type index (< ntypes). */
 static void complete_abstract_index(gql_out *o, const void *obj, uint32_t t) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   if (GQL_UNLIKELY(ctx->s->types[t].kind != GQL_TYPE_OBJECT)) {
     const gql_type *at = &ctx->s->types[o->type.type];
     const gql_str *name = &ctx->s->types[t].name;
@@ -818,7 +830,7 @@ static void complete_abstract_index(gql_out *o, const void *obj, uint32_t t) {
 
 /* graphql-js ensureValidRuntimeType, for a type found by name. */
 static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   const gql_type *at = &ctx->s->types[o->type.type];
   uint32_t t = gql_schema_type_index(ctx->s, name);
   if (t == GQL_NO_TYPE) {
@@ -832,7 +844,7 @@ static void complete_abstract_named(gql_out *o, const void *obj, gql_str name) {
 }
 
 static void no_runtime_type(gql_out *o) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   const gql_str *an = &ctx->s->types[o->type.type].name;
   const gql_str *pn = parent_name(o);
   field_errorf(o,
@@ -841,13 +853,13 @@ static void no_runtime_type(gql_out *o) {
                "should provide a \"resolveType\" function or each possible "
                "type should provide an \"isTypeOf\" function.",
                (int)an->len, an->ptr, (int)pn->len, pn->ptr,
-               (int)o->pf->field->name.len, o->pf->field->name.ptr,
+               (int)o->own.pf->field->name.len, o->own.pf->field->name.ptr,
                (int)an->len, an->ptr);
 }
 
 static void complete_composite(gql_out *o, const void *obj, uint32_t type,
                                bool json) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   uint32_t t = o->type.type;
   const gql_type *ty = &ctx->s->types[t];
   if (ty->kind == GQL_TYPE_OBJECT) {
@@ -864,7 +876,7 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
   }
   const exec_type *et = ty->exec_data;
   if (et && et->resolve_type) {
-    int64_t r = et->resolve_type(o->info, obj);
+    int64_t r = et->resolve_type(out_info(o), obj);
     if (r < 0 || (uint64_t)r >= ctx->s->ntypes) {
       no_runtime_type(o);
       return;
@@ -887,20 +899,21 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
 
 static void complete_list(gql_out *o, const void *list, size_t count,
                           gql_list_item_fn fn) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
-  uint8_t dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
-                      ? (o->pf->leaf != LEAF_NONE ? o->pf->leaf : LEAF_OBJECT)
-                      : LEAF_NONE;
+  uint8_t dleaf =
+      item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
+          ? (o->own.pf->leaf != LEAF_NONE ? o->own.pf->leaf : LEAF_OBJECT)
+          : LEAF_NONE;
   if (!o->node) {
     /* One output for every item: in direct mode an item's write changes
      * only its written, prop and dleaf members (a pending write is an
      * error here), which are reset with its mark and path index. */
     gql_buf *b = ctx->out;
-    path_frame fr = {o->path, NULL, 0};
+    path_frame fr = {o->own.path, NULL, 0};
     gql_out io;
-    out_init(&io, ctx, o->pf, item, dleaf, &fr, NULL);
-    io.info = o->info;
+    out_init(&io, ctx, o->own.pf, item, dleaf, &fr, NULL);
+    io.info = out_info(o);
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
@@ -936,10 +949,10 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     kids[i] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
-    path_frame fr = {o->path, NULL, (int64_t)i};
+    path_frame fr = {o->own.path, NULL, (int64_t)i};
     gql_out io;
-    out_init(&io, ctx, o->pf, item, dleaf, &fr, &kids[i]);
-    io.info = o->info;
+    out_init(&io, ctx, o->own.pf, item, dleaf, &fr, &kids[i]);
+    io.info = out_info(o);
     fn(list, i, &io);
     if (!io.written) {
       set_written(&io);
@@ -958,8 +971,8 @@ static void not_iterable(gql_out *o) {
   field_errorf(o,
                "Expected Iterable, but did not find one for field "
                "\"%.*s.%.*s\".",
-               (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
-               o->pf->field->name.ptr);
+               (int)pn->len, pn->ptr, (int)o->own.pf->field->name.len,
+               o->own.pf->field->name.ptr);
 }
 
 /* completeValue for a JSON value. */
@@ -977,7 +990,7 @@ static void complete_json(gql_out *o, const gql_json_value *v) {
     complete_list(o, v, v->array.count, json_item);
     return;
   }
-  if (o->pf->leaf != LEAF_NONE) {
+  if (o->own.pf->leaf != LEAF_NONE) {
     serialize_leaf(o, v);
     return;
   }
@@ -1052,7 +1065,7 @@ void gql_out_int(gql_out *o, int64_t i) {
   if ((leaf == LEAF_FLOAT ||
        (leaf == LEAF_INT && i >= -2147483648LL && i <= 2147483647LL))) {
     fast_begin(o);
-    gql_json_write_int(o->ctx->out, i);
+    gql_json_write_int(o->own.ctx->out, i);
     fast_end(o);
     return;
   }
@@ -1062,7 +1075,7 @@ void gql_out_int(gql_out *o, int64_t i) {
 void gql_out_float(gql_out *o, double d) {
   if (direct_leaf(o) == LEAF_FLOAT && isfinite(d)) {
     fast_begin(o);
-    gql_json_write_double(o->ctx->out, d);
+    gql_json_write_double(o->own.ctx->out, d);
     fast_end(o);
     return;
   }
@@ -1073,7 +1086,7 @@ void gql_out_string(gql_out *o, const char *s, size_t len) {
   int leaf = direct_leaf(o);
   if (leaf == LEAF_STRING || leaf == LEAF_ID) {
     fast_begin(o);
-    gql_json_write_string(o->ctx->out, (gql_str){s, len});
+    gql_json_write_string(o->own.ctx->out, (gql_str){s, len});
     fast_end(o);
     return;
   }
@@ -1084,9 +1097,9 @@ void gql_out_bool(gql_out *o, bool b) {
   if (direct_leaf(o) == LEAF_BOOLEAN) {
     fast_begin(o);
     if (b)
-      put(o->ctx->out, "true", 4);
+      put(o->own.ctx->out, "true", 4);
     else
-      put(o->ctx->out, "false", 5);
+      put(o->own.ctx->out, "false", 5);
     fast_end(o);
     return;
   }
@@ -1114,7 +1127,7 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
   if (direct_leaf(o) == LEAF_ENUM) {
     /* The enum's own value names first by pointer (a resolver that
      * writes the schema's names), then by content. */
-    const gql_type *ty = &o->ctx->s->types[o->type.type];
+    const gql_type *ty = &o->own.ctx->s->types[o->type.type];
     const gql_enum_value *ev = NULL;
     if (ty->nvalues <= 8) {
       for (uint32_t i = 0; i < ty->nvalues; i++) {
@@ -1131,7 +1144,7 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
     }
     if (ev) {
       set_written(o);
-      put_quoted(o->ctx->out, ev->name);
+      put_quoted(o->own.ctx->out, ev->name);
       return;
     }
   }
@@ -1139,10 +1152,10 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
 }
 
 void gql_out_enum_index(gql_out *o, uint32_t index) {
-  const gql_type *ty = &o->ctx->s->types[o->type.type];
+  const gql_type *ty = &o->own.ctx->s->types[o->type.type];
   if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
     set_written(o);
-    put_quoted(o->ctx->out, ty->values[index].name);
+    put_quoted(o->own.ctx->out, ty->values[index].name);
     return;
   }
   if (ty->kind == GQL_TYPE_ENUM && index < ty->nvalues) {
@@ -1171,9 +1184,9 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
    * none of the checks below; an object type written in place needs no
    * runtime type either. */
   if (direct_leaf(o) == LEAF_OBJECT && obj) {
-    exec_ctx *ctx = o->ctx;
+    exec_ctx *ctx = o->own.ctx;
     uint32_t t = o->type.type;
-    const plan_field *pf = o->pf;
+    const plan_field *pf = o->own.pf;
     set_written(o);
     /* The concrete type: the field's own object type, or the one given
      * for an abstract type. A sub-plan exists only for a possible object
@@ -1184,7 +1197,7 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
                                ? pf->subs[0]
                                : sub_plan(pf, c);
       if (ps) {
-        if (exec_object_direct(ctx, ps, obj, o->path))
+        if (exec_object_direct(ctx, ps, obj, o->own.path))
           value_failed(o);
         DONE(o);
         return;
@@ -1207,11 +1220,11 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
     DONE(o);
     return;
   }
-  if (o->pf->leaf != LEAF_NONE) { /* the named type is not composite */
+  if (o->own.pf->leaf != LEAF_NONE) { /* the named type is not composite */
     const gql_str *pn = parent_name(o);
     field_errorf(o, "Field \"%.*s.%.*s\" of leaf type was given an object.",
-                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
-                 o->pf->field->name.ptr);
+                 (int)pn->len, pn->ptr, (int)o->own.pf->field->name.len,
+                 o->own.pf->field->name.ptr);
     DONE(o);
     return;
   }
@@ -1227,8 +1240,8 @@ void gql_out_list(gql_out *o, const void *list, size_t count,
   if (!gql_type_ref_is_list(t)) {
     const gql_str *pn = parent_name(o);
     field_errorf(o, "Field \"%.*s.%.*s\" is not a list but was given one.",
-                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
-                 o->pf->field->name.ptr);
+                 (int)pn->len, pn->ptr, (int)o->own.pf->field->name.len,
+                 o->own.pf->field->name.ptr);
     DONE(o);
     return;
   }
@@ -1252,8 +1265,8 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
   /* Fast path: [T] or [T!] (nullable or not) of an object type, written in
    * place: each item is the object's plan set, as gql_out_object's fast
    * path would write it. */
-  const plan_field *pf = o->pf;
-  exec_ctx *ctx = o->ctx;
+  const plan_field *pf = o->own.pf;
+  exec_ctx *ctx = o->own.ctx;
   gql_type_ref t = gql_type_ref_nullable(o->type);
   if (!o->written && !o->node && base && gql_type_ref_is_list(t) &&
       pf->leaf == LEAF_NONE) {
@@ -1272,7 +1285,7 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
       for (size_t i = 0; i < count; i++, p += stride) {
         gql_buf_putc(b, i ? ',' : '[');
         size_t mark = b->len;
-        path_frame fr = {o->path, NULL, (int64_t)i};
+        path_frame fr = {o->own.path, NULL, (int64_t)i};
         if (exec_object_direct(ctx, ps, p, &fr)) {
           if (item_non_null) {
             value_failed(o);
@@ -1299,11 +1312,11 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
 void gql_out_error(gql_out *o, const char *message) {
   if (!begin(o))
     return;
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   uint32_t before = ctx->nerrs;
   field_error(o, message ? message : "Unknown error.", UINT32_MAX);
-  gql_resolve_info *info = (gql_resolve_info *)o->info;
-  if (info && (info == &o->own_info || o->field_level) && !info->error &&
+  gql_resolve_info *info = (gql_resolve_info *)out_info(o);
+  if ((info == &o->own || o->field_level) && !info->error &&
       ctx->nerrs > before)
     info->error = ctx->errs[before].message;
   DONE(o);
@@ -1323,14 +1336,14 @@ static const path_frame *copy_path(exec_ctx *ctx, const path_frame *f) {
 gql_pending *gql_out_pending(gql_out *o) {
   if (!begin(o))
     return NULL;
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   if (!o->node) {
     const gql_str *pn = parent_name(o);
     field_errorf(o,
                  "Field \"%.*s.%.*s\" is declared synchronous but its "
                  "resolver returned pending.",
-                 (int)pn->len, pn->ptr, (int)o->pf->field->name.len,
-                 o->pf->field->name.ptr);
+                 (int)pn->len, pn->ptr, (int)o->own.pf->field->name.len,
+                 o->own.pf->field->name.ptr);
     return NULL;
   }
   gql_pending *p = gql_arena_alloc(ctx->arena, sizeof *p);
@@ -1338,7 +1351,7 @@ gql_pending *gql_out_pending(gql_out *o) {
     field_error(o, "Out of memory.", UINT32_MAX);
     return NULL;
   }
-  bool field_level = o->info == &o->own_info || o->field_level;
+  bool field_level = !o->info || o->field_level;
   o->pended = true;
   o->field_level = false;
   p->out = *o;
@@ -1346,12 +1359,10 @@ gql_pending *gql_out_pending(gql_out *o) {
   p->out.pending_root = true;
   p->out.pended = false;
   p->out.field_level = field_level;
-  p->out.path = copy_path(ctx, o->path);
-  if (o->info) {
-    p->info = *o->info;
-    p->info.path = p->out.path;
-    p->out.info = &p->info;
-  }
+  p->out.own.path = copy_path(ctx, o->own.path);
+  p->info = *out_info(o);
+  p->info.path = p->out.own.path;
+  p->out.info = &p->info;
   ctx->pending++;
   DONE(o);
   return p;
@@ -1363,7 +1374,7 @@ gql_out *gql_pending_out(gql_pending *p) {
 
 /* Called after each write to a pending field's output. */
 static void pending_done(gql_out *o) {
-  exec_ctx *ctx = o->ctx;
+  exec_ctx *ctx = o->own.ctx;
   o->pending_root = false;
   const gql_hooks *h = ctx->hooks;
   if (o->field_level && h && h->resolve_finish)
@@ -1384,10 +1395,10 @@ gql_str gql_info_field_name(const gql_resolve_info *info) {
   return info->pf->field->name;
 }
 uint32_t gql_info_parent_type(const gql_resolve_info *info) {
-  return info->parent_type;
+  return info->pf->parent_type;
 }
 const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
-  const gql_json_value *a = info->args;
+  const gql_json_value *a = info->pf->has_args ? info->args : NULL;
   if (!a)
     return NULL;
   size_t n = strlen(name);
@@ -1399,7 +1410,7 @@ const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
   return NULL;
 }
 const gql_value *gql_info_args(const gql_resolve_info *info) {
-  return info->args;
+  return info->pf->has_args ? info->args : NULL;
 }
 void *gql_info_context(const gql_resolve_info *info) {
   return info->ctx->context;
@@ -1421,10 +1432,10 @@ const gql_schema *gql_exec_info_schema(const gql_resolve_info *info) {
   return info->ctx->s;
 }
 const gql_schema *gql_exec_out_schema(const gql_out *o) {
-  return o->ctx->s;
+  return o->own.ctx->s;
 }
 gql_arena *gql_exec_out_arena(const gql_out *o) {
-  return o->ctx->arena;
+  return o->own.ctx->arena;
 }
 
 /* ------------------------------------------------------------ response */
@@ -1591,24 +1602,41 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
       gql_arena_free(arena);
     return GQL_ENOMEM;
   }
-  *ctx = (exec_ctx){.p = p,
-                    .s = p->s,
-                    .arena = arena,
-                    .own_arena = own_arena,
-                    .hooks = params->hooks,
-                    .context = params->context,
-                    .on_done = params->on_done,
-                    .ud = params->ud};
-  ctx->output = params->output ? params->output : &ctx->own_output;
+  /* Member by member rather than a zeroed compound literal: this runs for
+   * every request, and few_vars (filled by coercion before any read), the
+   * unused own_output and most of few_slots need no clearing. */
+  ctx->p = p;
+  ctx->s = p->s;
+  ctx->arena = arena;
+  ctx->own_arena = own_arena;
+  ctx->out = NULL;
+  ctx->bytes = (gql_buf){0}; /* tree mode's, empty until tree mode starts */
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  ctx->hooks = params->hooks;
+  ctx->context = params->context;
+  ctx->aborted = ctx->tree = ctx->walking = ctx->done = false;
+  ctx->pending = 0;
+  ctx->root = NULL;
+  ctx->serial = (serial_walk){0};
+  ctx->on_done = params->on_done;
+  ctx->ud = params->ud;
+  if (params->output) {
+    ctx->output = params->output;
+  } else {
+    ctx->own_output = (gql_output){0};
+    ctx->output = &ctx->own_output;
+  }
   gql_output *go = ctx->output;
   ctx->resp = (gql_buf){
       .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
-  /* ctx->bytes (tree mode's) stays empty until tree mode starts. */
   ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
                   ? ctx->few_vars
                   : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
   if (p->nslots < GQL_ARRAY_LEN(ctx->few_slots)) {
-    ctx->slots = ctx->few_slots; /* zero from the initializer */
+    ctx->slots = ctx->few_slots;
+    for (uint32_t i = 0; i < p->nslots; i++)
+      ctx->slots[i] = NULL;
   } else {
     ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
     if (ctx->slots)
@@ -1767,7 +1795,7 @@ const gql_ast_selection *gql_exec_info_node(const gql_resolve_info *info) {
 uint32_t gql_exec_info_depth(const gql_resolve_info *info) {
   uint32_t n = 0;
   for (const path_frame *f = info->path; f; f = f->parent)
-    n += f->index < 0;
+    n += f->key != NULL;
   return n;
 }
 static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
@@ -1776,7 +1804,7 @@ static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
   path_dotted(b, f->parent, collapse);
   if (f->parent)
     gql_buf_putc(b, '.');
-  if (f->index < 0)
+  if (f->key)
     gql_buf_put_str(b, *f->key);
   else if (collapse)
     gql_buf_putc(b, '*');
