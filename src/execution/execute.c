@@ -644,27 +644,34 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
   put(b, kj.ptr, kj.len);
 }
 
-/* One field of an object written in place; true when the object must
- * become null. A plain field (no arguments, not __typename) with no hook
- * attached calls its resolver straight. */
+/* One field of an object written in place, into `o`, the output that
+ * exec_object_direct shares between its fields (its ctx, path frame, info,
+ * node and pending flags are set once per object: in direct mode a field
+ * never keeps its output past its write); true when the object must become
+ * null. A plain field (no arguments, not __typename) with no hook attached
+ * calls its resolver straight. */
 static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
-                                const void *parent, const path_frame *path) {
-  path_frame fr;
-  fr.parent = path;
-  fr.key = &pf->key;
-  gql_out o;
-  out_init(&o, ctx, pf, pf->type, pf->dleaf, &fr, NULL);
+                                const void *parent, path_frame *fr,
+                                gql_out *o) {
+  fr->key = &pf->key;
+  o->own.pf = pf;
+  o->own.error = NULL;
+  o->type = pf->type;
+  o->mark = ctx->out->len;
+  o->written = false;
+  o->prop = false;
+  o->dleaf = pf->dleaf;
   /* ctx->aborted is only ever set with hooks attached */
   if (GQL_LIKELY(pf->plain && !ctx->hooks)) {
-    pf->fn(&o.own, parent, &o);
-    if (GQL_UNLIKELY(!o.written)) {
-      set_written(&o);
-      complete_null(&o);
+    pf->fn(&o->own, parent, o);
+    if (GQL_UNLIKELY(!o->written)) {
+      set_written(o);
+      complete_null(o);
     }
   } else {
-    resolve_field(ctx, pf, parent, &fr, &o);
+    resolve_field(ctx, pf, parent, fr, o);
   }
-  return o.prop;
+  return o->prop;
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -673,12 +680,22 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
   gql_buf *b = ctx->out;
   char sep = '{';
+  path_frame fr;
+  fr.parent = path;
+  gql_out o;
+  o.own.ctx = ctx;
+  o.own.path = &fr;
+  o.info = NULL;
+  o.node = NULL;
+  o.pending_root = false;
+  o.pended = false;
+  o.field_level = false;
   if (!ps->any_cond) {
     for (uint32_t i = 0; i < ps->nfields; i++) {
       const plan_field *pf = &ps->fields[i];
       put_key(b, sep, pf);
       sep = ',';
-      if (field_direct(ctx, pf, parent, path))
+      if (field_direct(ctx, pf, parent, &fr, &o))
         return true;
     }
   } else {
@@ -688,7 +705,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
       const plan_field *pf = &ps->fields[ps->entries[i].field];
       put_key(b, sep, pf);
       sep = ',';
-      if (field_direct(ctx, pf, parent, path))
+      if (field_direct(ctx, pf, parent, &fr, &o))
         return true;
     }
   }
