@@ -650,14 +650,14 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
  * never keeps its output past its write); true when the object must become
  * null. A plain field (no arguments, not __typename) with no hook attached
  * calls its resolver straight. */
-static inline bool field_direct(exec_ctx *ctx, const plan_field *pf,
+static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
                                 const void *parent, path_frame *fr,
                                 gql_out *o) {
   fr->key = &pf->key;
   o->own.pf = pf;
   o->own.error = NULL;
   o->type = pf->type;
-  o->mark = ctx->out->len;
+  o->mark = b->len; /* b is ctx->out */
   o->written = false;
   o->prop = false;
   o->dleaf = pf->dleaf;
@@ -695,7 +695,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
       const plan_field *pf = &ps->fields[i];
       put_key(b, sep, pf);
       sep = ',';
-      if (field_direct(ctx, pf, parent, &fr, &o))
+      if (field_direct(ctx, b, pf, parent, &fr, &o))
         return true;
     }
   } else {
@@ -705,7 +705,7 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
       const plan_field *pf = &ps->fields[ps->entries[i].field];
       put_key(b, sep, pf);
       sep = ',';
-      if (field_direct(ctx, pf, parent, &fr, &o))
+      if (field_direct(ctx, b, pf, parent, &fr, &o))
         return true;
     }
   }
