@@ -1168,7 +1168,38 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
   gql_out_string(o, name, len);
 }
 
+static __attribute__((noinline)) void out_enum_index_slow(gql_out *o,
+                                                          uint32_t index);
+
 void gql_out_enum_index(gql_out *o, uint32_t index) {
+  const gql_type *ty = &o->own.ctx->s->types[o->type.type];
+  if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
+    gql_buf *b = o->own.ctx->out;
+    gql_str name = ty->values[index].name;
+    /* a name of 4 to 16 bytes: one check, two overlapping words, no
+     * frame (the rest take the slow path's put_quoted) */
+    size_t n = name.len;
+    if (GQL_LIKELY(n >= 4 && n <= 16 && b->cap - b->len >= 18)) {
+      set_written(o);
+      char *d = b->data + b->len;
+      d[0] = '"';
+      if (n >= 8) {
+        memcpy(d + 1, name.ptr, 8);
+        memcpy(d + 1 + n - 8, name.ptr + n - 8, 8);
+      } else {
+        memcpy(d + 1, name.ptr, 4);
+        memcpy(d + 1 + n - 4, name.ptr + n - 4, 4);
+      }
+      d[n + 1] = '"';
+      b->len += n + 2;
+      return;
+    }
+  }
+  out_enum_index_slow(o, index);
+}
+
+static __attribute__((noinline)) void out_enum_index_slow(gql_out *o,
+                                                          uint32_t index) {
   const gql_type *ty = &o->own.ctx->s->types[o->type.type];
   if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
     set_written(o);

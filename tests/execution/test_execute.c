@@ -606,9 +606,11 @@ Test(execute, validation_errors_come_back_as_the_response) {
 static const char arr_sdl[] =
     "type Query { arr: [Rec!] arrN: [Rec] lst: [Rec!] lstN: [Rec] "
     "arrNN: [Rec!]! none: [Rec] tags: [Tag!]! tag: Tag notEnum: String "
-    "side: String }\n"
+    "side: String lens: [Len!]! }\n"
     "type Rec { id: Int! v: Int! }\n"
-    "enum Tag { X Y Z }\n";
+    "enum Tag { X Y Z }\n"
+    "enum Len { A ABCD ABCDEFG ABCDEFGH ABCDEFGHIJKLMNOP ABCDEFGHIJKLMNOPQ "
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789 }\n";
 
 typedef struct rec {
   int id;
@@ -653,6 +655,16 @@ static void r_tags(const gql_resolve_info *info, const void *parent,
                    gql_out *out) {
   gql_out_list(out, tag_order, 3, tag_at);
 }
+/* Len's values by index, last first: every length class of the writer
+ * (under 4 bytes, 4 to 7, 8 to 16, over 16), twice, and a repeat. */
+static const uint32_t len_order[] = {6, 5, 4, 3, 2, 1, 0, 0, 3, 6};
+static void len_at(const void *list, size_t i, gql_out *out) {
+  gql_out_enum_index(out, ((const uint32_t *)list)[i]);
+}
+static void r_lens(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  gql_out_list(out, len_order, GQL_ARRAY_LEN(len_order), len_at);
+}
 static void r_tag(const gql_resolve_info *info, const void *parent,
                   gql_out *out) {
   gql_out_enum_index(out, 3); /* Tag has 3 values */
@@ -676,17 +688,12 @@ static gql_schema *arr_schema(bool side_sync) {
   static const struct {
     const char *type, *field;
     gql_resolver_fn fn;
-  } defs[] = {{"Query", "arr", r_arr},
-              {"Query", "arrN", r_arr},
-              {"Query", "arrNN", r_arr},
-              {"Query", "lst", r_list},
-              {"Query", "lstN", r_list},
-              {"Query", "none", r_none},
-              {"Query", "tags", r_tags},
-              {"Query", "tag", r_tag},
-              {"Query", "notEnum", r_not_enum},
-              {"Rec", "id", r_rec_id},
-              {"Rec", "v", r_rec_v}};
+  } defs[] = {{"Query", "arr", r_arr},   {"Query", "arrN", r_arr},
+              {"Query", "arrNN", r_arr}, {"Query", "lst", r_list},
+              {"Query", "lstN", r_list}, {"Query", "none", r_none},
+              {"Query", "tags", r_tags}, {"Query", "tag", r_tag},
+              {"Query", "lens", r_lens}, {"Query", "notEnum", r_not_enum},
+              {"Rec", "id", r_rec_id},   {"Rec", "v", r_rec_v}};
   for (size_t i = 0; i < GQL_ARRAY_LEN(defs); i++)
     cr_assert_eq(gql_schema_set_resolver(s, defs[i].type, defs[i].field,
                                          defs[i].fn, NULL, GQL_RESOLVER_SYNC),
@@ -744,6 +751,13 @@ Test(execute, enum_values_by_index_follow_the_definition_order) {
     run(s, "{ tags side }", NULL, NULL, &g);
     cr_assert_str_eq(
         g.json, "{\"data\":{\"tags\":[\"Z\",\"X\",\"Y\"],\"side\":\"s\"}}");
+    run(s, "{ lens side }", NULL, NULL, &g);
+    cr_assert_str_eq(g.json, "{\"data\":{\"lens\":["
+                             "\"ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789\","
+                             "\"ABCDEFGHIJKLMNOPQ\",\"ABCDEFGHIJKLMNOP\","
+                             "\"ABCDEFGH\",\"ABCDEFG\",\"ABCD\",\"A\",\"A\","
+                             "\"ABCDEFGH\",\"ABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+                             "0123456789\"],\"side\":\"s\"}}");
     run(s, "{ tag notEnum side }", NULL, NULL, &g);
     cr_assert_str_eq(
         g.json,
