@@ -503,10 +503,10 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
 }
 
 /* resolve_field with hooks, arguments or an aborted execution. */
-static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
-                                                         const plan_field *pf,
-                                                         const void *parent,
-                                                         gql_out *o) {
+static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
+                                                           const plan_field *pf,
+                                                           const void *parent,
+                                                           gql_out *o) {
   gql_resolve_info *info = &o->own_info;
   if (pf->has_args) {
     info->args = field_args(o, pf);
@@ -514,8 +514,12 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
       return;
   }
   const gql_hooks *h = ctx->hooks;
+  unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_UNLIKELY(h != NULL)) {
-    if (h->resolve_start && h->resolve_start(h->ctx, info))
+    if (h->calls && pf->ordinal < h->ncalls) /* the tracer's cached answer */
+      calls = h->calls[pf->ordinal];
+    if ((calls & GQL_HOOK_START) && h->resolve_start &&
+        h->resolve_start(h->ctx, info))
       ctx->aborted = true;
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
@@ -533,8 +537,36 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
     o->written = true;
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
+  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended &&
+      ((calls & GQL_HOOK_FINISH) || info->error))
     h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+}
+
+/* A traced call that needs no hook (the tracer's cached answer for a
+ * collapsed field) runs like an untraced one; an error still reaches
+ * resolve_finish. Everything else: resolve_field_hooked. */
+static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
+                                                         const plan_field *pf,
+                                                         const void *parent,
+                                                         gql_out *o) {
+  const gql_hooks *h = ctx->hooks;
+  if (GQL_LIKELY(h && h->calls && pf->ordinal < h->ncalls &&
+                 !h->calls[pf->ordinal] && !pf->has_args && !ctx->aborted)) {
+    const exec_resolver *r = pf->field->resolver;
+    if (r)
+      r->fn(&o->own_info, parent, o);
+    else
+      default_resolver(&o->own_info, parent, o);
+    if (!o->written) {
+      o->written = true;
+      complete_null(o);
+    }
+    if (GQL_UNLIKELY(o->own_info.error != NULL) && !o->pended &&
+        h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own_info);
+    return;
+  }
+  resolve_field_hooked(ctx, pf, parent, o);
 }
 
 static void resolve_field(exec_ctx *ctx, const plan_field *pf,

@@ -43,6 +43,7 @@ typedef struct trace_span {
   gql_str error;
   trace_attr *attrs, *attrs_last;
   trace_event *events, *events_last;
+  struct trace_span *kids, *next_kid; /* resolve spans parented here */
 } trace_span;
 
 /* ---- signature.c */

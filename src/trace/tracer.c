@@ -35,6 +35,7 @@ struct gql_trace {
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
   trace_span **owners; /* by plan field ordinal (collapsing) */
+  uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
   gql_str *resources;  /* by plan field ordinal: "field:Type" */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
@@ -238,7 +239,7 @@ static void on_execute_error(void *ctx, const char *message,
 
 /* The span of the nearest ancestor path that has one: strip the last
  * segment, and list-index segments, until a prefix is known. */
-static uint64_t parent_of(gql_trace *tr, gql_str path) {
+static trace_span *parent_of(gql_trace *tr, gql_str path) {
   size_t n = path.len;
   for (;;) {
     while (n > 0 && path.ptr[n - 1] != '.')
@@ -254,9 +255,9 @@ static uint64_t parent_of(gql_trace *tr, gql_str path) {
       continue;
     uint32_t idx;
     if (path_get(tr, (gql_str){path.ptr, n}, &idx))
-      return tr->spans[idx]->id;
+      return tr->spans[idx];
   }
-  return tr->exec ? tr->exec->id : 0;
+  return tr->exec;
 }
 
 static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
@@ -275,7 +276,14 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   s->path = path;
   s->field = gql_exec_info_field(info);
   s->node = gql_exec_info_node(info);
-  s->parent = parent_of(tr, path);
+  trace_span *parent = parent_of(tr, path);
+  if (parent) {
+    s->parent = parent->id;
+    if (parent->kind == SPAN_RESOLVE) {
+      s->next_kid = parent->kids;
+      parent->kids = s;
+    }
+  }
   s->ordinal = gql_exec_info_ordinal(info);
   if (tr->o.nvariables)
     variable_tags(tr, s, info);
@@ -300,6 +308,28 @@ static trace_span *collapsed_owner(gql_trace *tr,
   return s;
 }
 
+/* With tr->calls (collapse on, no per-call subscriber), the later calls of
+ * a planned field are skipped: the span is made by the first call, and a
+ * skipped call that completes synchronously needs no clock read of its own.
+ * A composite field's calls keep resolve_finish: each completion stamps the
+ * span and its child spans, so a collapsed span of synchronous calls ends
+ * at the completion of the last call of its parent field (which follows the
+ * completion of the last call sharing the span). Errors and pending
+ * completions always come through resolve_finish: first error, and the
+ * last completion of pending calls, stay exact. */
+static uint8_t later_calls(gql_trace *tr, const gql_resolve_info *info,
+                           const trace_span *owner) {
+  if (!owner)
+    return 0; /* depth-gated, and so are its descendants */
+  const gql_schema *schema = tr->p->s;
+  const gql_field *f = gql_exec_info_field(info);
+  if (!gql_schema_is_composite(schema, f->type.type))
+    return 0;
+  if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
+    return 0; /* its child fields get no span */
+  return GQL_HOOK_FINISH;
+}
+
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
   gql_trace *tr = ctx;
   if (tr->sub.resolve_start && tr->sub.resolve_start(tr->sub.ud, tr, info))
@@ -309,6 +339,11 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
     owner =
         tr->o.no_collapse ? resolve_span(tr, info) : collapsed_owner(tr, info);
   gql_exec_info_set_trace(info, owner);
+  if (tr->calls && !tr->aborted) {
+    uint32_t k = gql_exec_info_ordinal(info);
+    if (k < tr->nowners)
+      tr->calls[k] = later_calls(tr, info, owner);
+  }
   return tr->aborted;
 }
 
@@ -318,12 +353,24 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   const char *err = gql_exec_info_error(info);
   if (tr->sub.resolve_update)
     tr->sub.resolve_update(tr->sub.ud, tr, info, err);
+  if (!s && tr->calls) { /* a call whose resolve_start was skipped */
+    uint32_t k = gql_exec_info_ordinal(info);
+    s = k < tr->nowners ? tr->owners[k] : NULL;
+    if (s == GATED)
+      s = NULL;
+  }
   if (!s)
     return;
   uint64_t now = gql_tracer_now(tr->tracer);
   if (now > s->end)
     s->end = now; /* the last sibling's completion */
   s->ended = true;
+  if (tr->calls)
+    for (trace_span *k = s->kids; k; k = k->next_kid) {
+      if (now > k->end)
+        k->end = now;
+      k->ended = true;
+    }
   if (err && !s->error_type) { /* the first error wins */
     s->error_type = "Error";
     s->error = arena_str(tr, err, strlen(err));
@@ -581,11 +628,26 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
+  /* Per-call hooks are needed for every call only by subscribers that see
+   * every call and without collapsing (a span per call). */
+  bool every =
+      tr->sub.resolve_start || tr->sub.resolve_update || tr->o.no_collapse;
+  if (tr->nowners && !every &&
+      (tr->calls = gql_arena_alloc(tr->arena, tr->nowners))) {
+    /* the first call of each planned field asks; depth 0: none */
+    memset(tr->calls, tr->o.depth == 0 ? 0 : GQL_HOOK_START | GQL_HOOK_FINISH,
+           tr->nowners);
+    tr->hooks.calls = tr->calls;
+    tr->hooks.ncalls = tr->nowners;
+  }
 }
 
 void gql_trace_abort(gql_trace *tr) {
-  if (tr)
-    tr->aborted = true;
+  if (!tr)
+    return;
+  tr->aborted = true;
+  if (tr->calls) /* the next call's resolve_start reports it */
+    memset(tr->calls, GQL_HOOK_START | GQL_HOOK_FINISH, tr->nowners);
 }
 
 void gql_trace_destroy(gql_trace *tr) {
