@@ -1621,6 +1621,51 @@ void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
                                bool collapse) {
   path_dotted(b, info->path, collapse);
 }
+static size_t index_digits(uint64_t v) {
+  size_t n = 1;
+  while (v >= 10) {
+    v /= 10;
+    n++;
+  }
+  return n;
+}
+uint32_t gql_exec_info_lists_above(const gql_resolve_info *info) {
+  uint32_t n = 0;
+  const path_frame *f = info->path;
+  for (f = f ? f->parent : NULL; f && f->index >= 0; f = f->parent)
+    n++;
+  return n;
+}
+/* One pass for the length, one filling from the end: no buffer calls. */
+gql_str gql_exec_info_path_str(const gql_resolve_info *info, gql_arena *a,
+                               bool collapse) {
+  size_t n = 0;
+  for (const path_frame *f = info->path; f; f = f->parent)
+    n += (f->parent != NULL) + (f->index < 0 ? f->key.len
+                                : collapse   ? 1
+                                           : index_digits((uint64_t)f->index));
+  char *d = gql_arena_alloc(a, n + 1);
+  if (!d)
+    return GQL_STR("");
+  d[n] = 0;
+  char *e = d + n;
+  for (const path_frame *f = info->path; f; f = f->parent) {
+    if (f->index < 0) {
+      e -= f->key.len;
+      memcpy(e, f->key.ptr, f->key.len);
+    } else if (collapse) {
+      *--e = '*';
+    } else {
+      uint64_t v = (uint64_t)f->index;
+      do
+        *--e = (char)('0' + v % 10);
+      while ((v /= 10) != 0);
+    }
+    if (f->parent)
+      *--e = '.';
+  }
+  return (gql_str){d, n};
+}
 const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
                                              gql_str name) {
   const gql_prepared *p = info->ctx->p;

@@ -57,9 +57,13 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
-/* Appends a span (times already in Unix ns) as a flat record: no
- * formatting on the request thread. */
-void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s);
+/* Appends a span (times in Unix ns) as a flat record: no formatting on
+ * the request thread (the names every span repeats become codes). For a
+ * resolve span, `resolve` holds its field name, path and type tags (written
+ * before s->attrs); else NULL. */
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
+                     uint64_t start_ns, uint64_t end_ns,
+                     const gql_str *resolve);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`). */
 int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,

@@ -36,6 +36,7 @@ struct gql_trace {
   uint32_t nspans, cap;
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
+  uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
   gql_str *resources;  /* by plan field ordinal: "field:Type" */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
@@ -43,11 +44,21 @@ struct gql_trace {
   gql_buf scratch; /* paths, resources and the records, reused */
 };
 
+/* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
-  uint32_t h = 2166136261u; /* FNV-1a: paths are short */
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (uint8_t)p[i]) * 16777619u;
-  return h;
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15u;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+      w |= (uint64_t)(uint8_t)p[i] << (8 * i);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+  }
+  return (uint32_t)(h ^ (h >> 29));
 }
 
 static bool path_get(const gql_trace *tr, gql_str k, uint32_t *idx) {
@@ -263,10 +274,7 @@ static trace_span *parent_of(gql_trace *tr, gql_str path) {
 static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
     return NULL;
-  gql_buf *b = &tr->scratch;
-  b->len = 0;
-  gql_exec_info_path_dotted(info, b, !tr->o.no_collapse);
-  gql_str path = arena_str(tr, b->data, b->failed ? 0 : b->len);
+  gql_str path = gql_exec_info_path_str(info, tr->arena, !tr->o.no_collapse);
   uint32_t idx;
   if (path_get(tr, path, &idx)) /* abstract types */
     return tr->spans[idx];
@@ -279,10 +287,8 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   trace_span *parent = parent_of(tr, path);
   if (parent) {
     s->parent = parent->id;
-    if (parent->kind == SPAN_RESOLVE) {
-      s->next_kid = parent->kids;
-      parent->kids = s;
-    }
+    s->next_kid = parent->kids;
+    parent->kids = s;
   }
   s->ordinal = gql_exec_info_ordinal(info);
   if (tr->o.nvariables)
@@ -294,6 +300,62 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
 /* With collapsing, one entry per planned field: its span, GATED, or NULL
  * before its first call. */
 #define GATED ((trace_span *)(uintptr_t)1)
+#define NO_PARENT UINT32_MAX
+
+/* A collapsed span from the plan: the parent is the span of the parent
+ * planned field (made by an earlier call: a field is called inside a call
+ * of its parent), the path that span's path plus ".*" per list level and
+ * the response key, and planned fields that share a collapsed path
+ * (abstract types: one per concrete type) share the parent's child of that
+ * path. No path table, no hashing. */
+static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
+                             uint32_t k) {
+  if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
+    return NULL;
+  uint32_t pk = tr->parents[k];
+  trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
+  if (parent == GATED)
+    parent = NULL;
+  if (!parent && pk != NO_PARENT)
+    parent = tr->exec;
+  gql_str key = info->pf->key;
+  uint32_t lists = gql_exec_info_lists_above(info);
+  gql_str pp =
+      parent && parent->kind == SPAN_RESOLVE ? parent->path : GQL_STR("");
+  size_t n = pp.len + (size_t)lists * 2 + (pp.len ? 1 : 0) + key.len;
+  char *d = gql_arena_alloc(tr->arena, n + 1);
+  if (!d)
+    return NULL;
+  char *w = d;
+  memcpy(w, pp.ptr, pp.len);
+  w += pp.len;
+  for (uint32_t i = 0; i < lists; i++, w += 2)
+    memcpy(w, ".*", 2);
+  if (pp.len)
+    *w++ = '.';
+  memcpy(w, key.ptr, key.len);
+  d[n] = 0;
+  gql_str path = {d, n};
+  if (parent)
+    for (trace_span *c = parent->kids; c; c = c->next_kid)
+      if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
+        return c; /* abstract types */
+  trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
+  if (!s)
+    return NULL;
+  s->path = path;
+  s->field = gql_exec_info_field(info);
+  s->node = gql_exec_info_node(info);
+  s->ordinal = k;
+  if (parent) {
+    s->parent = parent->id;
+    s->next_kid = parent->kids;
+    parent->kids = s;
+  }
+  if (tr->o.nvariables)
+    variable_tags(tr, s, info);
+  return s;
+}
 
 static trace_span *collapsed_owner(gql_trace *tr,
                                    const gql_resolve_info *info) {
@@ -303,7 +365,7 @@ static trace_span *collapsed_owner(gql_trace *tr,
   trace_span *s = tr->owners[k];
   if (GQL_LIKELY(s != NULL))
     return s == GATED ? NULL : s;
-  s = resolve_span(tr, info);
+  s = tr->parents ? plan_span(tr, info, k) : resolve_span(tr, info);
   tr->owners[k] = s ? s : GATED;
   return s;
 }
@@ -467,13 +529,11 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
   }
 }
 
+/* A resolve span's resource; its field name, path and type tags are
+ * written with the record (resolve_attrs). */
 static void resolve_tags(gql_trace *tr, trace_span *s) {
   const gql_schema *schema = tr->p->s;
   const gql_field *f = s->field;
-  gql_str named = schema->types[f->type.type].name;
-  attr_add(tr, s, GQL_STR("graphql.field.name"), f->name);
-  attr_add(tr, s, GQL_STR("graphql.field.path"), s->path);
-  attr_add(tr, s, GQL_STR("graphql.field.type"), named);
   gql_str *res = s->ordinal < tr->nowners ? &tr->resources[s->ordinal] : NULL;
   if (res && res->ptr) {
     s->resource = *res;
@@ -511,6 +571,17 @@ static void variable_tags(gql_trace *tr, trace_span *s,
   }
 }
 
+static const gql_str *resolve_attrs(const gql_trace *tr, const trace_span *s,
+                                    gql_str *out) {
+  if (s->kind != SPAN_RESOLVE || !s->field || !tr->p)
+    return NULL;
+  const gql_field *f = s->field;
+  out[0] = f->name;
+  out[1] = s->path;
+  out[2] = tr->p->s->types[f->type.type].name;
+  return out;
+}
+
 /* Encodes every span not yet queued and hands them to the tracer. */
 static void queue_spans(gql_trace *tr) {
   if (tr->queued)
@@ -523,12 +594,12 @@ static void queue_spans(gql_trace *tr) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
-    trace_span enc = *s;
-    enc.start = gql_tracer_to_ns(tr->tracer, s->start);
-    enc.end =
-        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start);
+    gql_str rv[3];
     n++;
-    gql_otlp_record(b, &tr->ids, &enc);
+    gql_otlp_record(
+        b, &tr->ids, s, gql_tracer_to_ns(tr->tracer, s->start),
+        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start),
+        resolve_attrs(tr, s, rv));
   }
   if (!b->failed)
     gql_tracer_push(tr->tracer, b->data, b->len, n);
@@ -614,6 +685,21 @@ const gql_hooks *gql_trace_hooks(gql_trace *tr) {
   return tr ? &tr->hooks : NULL;
 }
 
+/* The parent planned field of each planned field (depth-bounded like the
+ * plan). */
+static void plan_parents(gql_trace *tr, const plan_set *ps, uint32_t parent,
+                         uint32_t depth) {
+  if (!ps || depth > 10000)
+    return;
+  for (uint32_t i = 0; i < ps->nfields; i++) {
+    const plan_field *f = &ps->fields[i];
+    if (f->ordinal < tr->nowners)
+      tr->parents[f->ordinal] = parent;
+    for (uint32_t j = 0; j < f->nsubs; j++)
+      plan_parents(tr, f->subs[j], f->ordinal, depth + 1);
+  }
+}
+
 void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
                              const char *variables_json, size_t len) {
   if (!tr)
@@ -628,6 +714,12 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
+  if (tr->nowners && !tr->o.no_collapse &&
+      (tr->parents =
+           gql_arena_alloc(tr->arena, sizeof *tr->parents * tr->nowners))) {
+    memset(tr->parents, 0xff, sizeof *tr->parents * tr->nowners);
+    plan_parents(tr, p->root, NO_PARENT, 0);
+  }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
   bool every =
