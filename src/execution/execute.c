@@ -518,9 +518,12 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   if (GQL_UNLIKELY(h != NULL)) {
     if (h->calls && pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
-    if ((calls & GQL_HOOK_START) && h->resolve_start &&
-        h->resolve_start(h->ctx, info))
-      ctx->aborted = true;
+    if ((calls & GQL_HOOK_START) && h->resolve_start) {
+      if (h->resolve_start(h->ctx, info))
+        ctx->aborted = true;
+      if (h->calls && pf->ordinal < h->ncalls) /* it may answer for this */
+        calls = h->calls[pf->ordinal];         /* call's resolve_finish */
+    }
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
     if (h && h->resolve_finish) /* the call completes, without an error */

@@ -44,6 +44,7 @@ typedef struct trace_span {
   trace_attr *attrs, *attrs_last;
   trace_event *events, *events_last;
   struct trace_span *kids, *next_kid; /* resolve spans parented here */
+  struct trace_span *up;              /* the parent span (resolve spans) */
 } trace_span;
 
 /* ---- signature.c */

@@ -287,6 +287,7 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   trace_span *parent = parent_of(tr, path);
   if (parent) {
     s->parent = parent->id;
+    s->up = parent;
     s->next_kid = parent->kids;
     parent->kids = s;
   }
@@ -349,6 +350,7 @@ static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
   s->ordinal = k;
   if (parent) {
     s->parent = parent->id;
+    s->up = parent;
     s->next_kid = parent->kids;
     parent->kids = s;
   }
@@ -370,22 +372,25 @@ static trace_span *collapsed_owner(gql_trace *tr,
   return s;
 }
 
-/* With tr->calls (collapse on, no per-call subscriber), the later calls of
- * a planned field are skipped: the span is made by the first call, and a
- * skipped call that completes synchronously needs no clock read of its own.
- * A composite field's calls keep resolve_finish: each completion stamps the
- * span and its child spans, so a collapsed span of synchronous calls ends
- * at the completion of the last call of its parent field (which follows the
- * completion of the last call sharing the span). Errors and pending
- * completions always come through resolve_finish: first error, and the
- * last completion of pending calls, stay exact. */
-static uint8_t later_calls(gql_trace *tr, const gql_resolve_info *info,
-                           const trace_span *owner) {
+/* With tr->calls (collapse on, no per-call subscriber), the calls of a
+ * planned field after its first are skipped: the span is made by the first
+ * call, and a call that completes synchronously needs no clock read of its
+ * own. A composite field's calls keep resolve_finish: each completion
+ * stamps the span and its child spans, so a collapsed span of synchronous
+ * calls ends at the completion of the last call of its parent field (which
+ * follows the completion of the last call sharing the span). A span
+ * parented to the execute span (a root field) is stamped by its own calls.
+ * Errors and pending completions always come through resolve_finish: the
+ * first error, and the last completion of pending calls, stay exact. The
+ * answer holds for the first call's resolve_finish too. */
+static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
+                            uint32_t k, const trace_span *owner) {
   if (!owner)
     return 0; /* depth-gated, and so are its descendants */
-  const gql_schema *schema = tr->p->s;
+  if (!tr->parents || tr->parents[k] == NO_PARENT)
+    return GQL_HOOK_FINISH; /* no parent span to stamp it */
   const gql_field *f = gql_exec_info_field(info);
-  if (!gql_schema_is_composite(schema, f->type.type))
+  if (!gql_schema_is_composite(tr->p->s, f->type.type))
     return 0;
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
     return 0; /* its child fields get no span */
@@ -404,7 +409,7 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
   if (tr->calls && !tr->aborted) {
     uint32_t k = gql_exec_info_ordinal(info);
     if (k < tr->nowners)
-      tr->calls[k] = later_calls(tr, info, owner);
+      tr->calls[k] = calls_needed(tr, info, k, owner);
   }
   return tr->aborted;
 }
@@ -427,12 +432,6 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   if (now > s->end)
     s->end = now; /* the last sibling's completion */
   s->ended = true;
-  if (tr->calls)
-    for (trace_span *k = s->kids; k; k = k->next_kid) {
-      if (now > k->end)
-        k->end = now;
-      k->ended = true;
-    }
   if (err && !s->error_type) { /* the first error wins */
     s->error_type = "Error";
     s->error = arena_str(tr, err, strlen(err));
@@ -611,6 +610,17 @@ static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
   uint64_t now = gql_tracer_now(tr->tracer);
+  /* With tr->calls the completions of the parent field's calls count too
+   * (see calls_needed): children first, so that s->up->end is still the
+   * parent's own. */
+  for (uint32_t i = tr->calls ? tr->nspans : 0; i-- > 0;) {
+    trace_span *s = tr->spans[i], *up = s->up;
+    if (s->kind == SPAN_RESOLVE && up && up->kind == SPAN_RESOLVE &&
+        up->ended && (!s->ended || up->end > s->end)) {
+      s->end = up->end;
+      s->ended = true;
+    }
+  }
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
     if (s->kind != SPAN_RESOLVE)
