@@ -178,14 +178,19 @@ static const gql_str known[] = {K("graphql.resolve"),
                                 K("query"),
                                 K("mutation"),
                                 K("subscription"),
-                                K("dd.graphql.query.error")};
+                                K("dd.graphql.query.error"),
+                                K("")};
 #undef K
 enum {
   K_RESOLVE,
   K_FIELD_NAME,
   K_FIELD_PATH,
   K_FIELD_TYPE,
-  K_NKNOWN = sizeof known / sizeof known[0]
+  K_NKNOWN = sizeof known / sizeof known[0],
+  /* In place of a resolve span's resource: the type's wrappers follow
+   * (gql_type_ref.mods); the exporter makes "field:[Type!]" from them and
+   * the field name and type tags. */
+  K_RESOURCE_MODS = K_NKNOWN - 1
 };
 #define KNOWN_BIT 0x80000000u
 
@@ -260,7 +265,8 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
   uint32_t n = resolve ? 3 : 0;
   size_t need = 128 + s->name.len + s->resource.len;
   if (resolve)
-    need += 12 + resolve[0].len + resolve[1].len + resolve[2].len;
+    need +=
+        16 + resolve[0].len + resolve[1].len + resolve[2].len + resolve[3].len;
   for (const trace_attr *a = s->attrs; a; a = a->next) {
     n++;
     need += 8 + a->key.len + a->value.len;
@@ -281,7 +287,12 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
   else
     putname(b, s->name);
   w = b->data + b->len;
-  w = wstr(w, s->resource);
+  if (resolve) {
+    w = w32(w, KNOWN_BIT | K_RESOURCE_MODS);
+    w = wstr(w, resolve[3]);
+  } else {
+    w = wstr(w, s->resource);
+  }
   w = w32(w, n);
   if (resolve) {
     w = w32(w, KNOWN_BIT | K_FIELD_NAME);
@@ -377,6 +388,34 @@ static gql_str *getstrs(reader *r, uint32_t *n) {
   return v;
 }
 
+/* "field:[Type!]!" from the field name and type tags and the wrappers
+ * (outside in). */
+static gql_str resource_of(gql_arena *a, const trace_span *s, gql_str mods) {
+  gql_str name = {0}, type = {0};
+  for (const trace_attr *at = s->attrs; at; at = at->next)
+    if (at->key.ptr == known[K_FIELD_NAME].ptr)
+      name = at->value;
+    else if (at->key.ptr == known[K_FIELD_TYPE].ptr)
+      type = at->value;
+  size_t n = name.len + 1 + type.len + mods.len * 2;
+  char *d = gql_arena_alloc(a, n + 1);
+  if (!d)
+    return GQL_STR("");
+  size_t o = 0;
+  memcpy(d, name.ptr, name.len);
+  o += name.len;
+  d[o++] = ':';
+  for (size_t i = 0; i < mods.len; i++)
+    if (mods.ptr[i] == 'L')
+      d[o++] = '[';
+  memcpy(d + o, type.ptr, type.len);
+  o += type.len;
+  for (size_t i = mods.len; i-- > 0;)
+    d[o++] = mods.ptr[i] == 'L' ? ']' : '!';
+  d[o] = 0;
+  return (gql_str){d, o};
+}
+
 int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
                              bool first) {
   gql_arena *a = gql_arena_new(NULL);
@@ -395,6 +434,10 @@ int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
     s.kind = (uint8_t)get32(&r);
     s.name = getstr(&r);
     s.resource = getstr(&r);
+    gql_str mods = {0};
+    bool derive = s.resource.ptr == known[K_RESOURCE_MODS].ptr;
+    if (derive)
+      mods = getstr(&r);
     uint32_t na = get32(&r);
     for (uint32_t i = 0; i < na && !r.bad; i++) {
       trace_attr *at = gql_arena_alloc(a, sizeof *at);
@@ -411,6 +454,8 @@ int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
         s.attrs = at;
       s.attrs_last = at;
     }
+    if (derive && !r.bad)
+      s.resource = resource_of(a, &s, mods);
     gql_str et = getstr(&r);
     s.error = getstr(&r);
     s.error_type = et.len ? gql_arena_strndup(a, et.ptr, et.len) : NULL;

@@ -61,7 +61,8 @@ typedef struct otlp_ids {
 /* Appends a span (times in Unix ns) as a flat record: no formatting on
  * the request thread (the names every span repeats become codes). For a
  * resolve span, `resolve` holds its field name, path and type tags (written
- * before s->attrs); else NULL. */
+ * before s->attrs) and the type's wrappers (gql_type_ref.mods), from which
+ * the exporter makes the resource; else NULL. */
 void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
                      uint64_t start_ns, uint64_t end_ns,
                      const gql_str *resolve);

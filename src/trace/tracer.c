@@ -37,11 +37,10 @@ struct gql_trace {
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
   uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
-  gql_str *resources;  /* by plan field ordinal: "field:Type" */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
-  gql_buf scratch; /* paths, resources and the records, reused */
+  gql_buf scratch; /* the records, reused */
 };
 
 /* Eight bytes a step (paths are tens of bytes). */
@@ -528,24 +527,9 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
   }
 }
 
-/* A resolve span's resource; its field name, path and type tags are
- * written with the record (resolve_attrs). */
+/* A resolve span's own tags: its field name, path and type, and the
+ * resource made from them, go with the record (resolve_attrs). */
 static void resolve_tags(gql_trace *tr, trace_span *s) {
-  const gql_schema *schema = tr->p->s;
-  const gql_field *f = s->field;
-  gql_str *res = s->ordinal < tr->nowners ? &tr->resources[s->ordinal] : NULL;
-  if (res && res->ptr) {
-    s->resource = *res;
-  } else {
-    gql_buf *b = &tr->scratch;
-    b->len = 0;
-    gql_buf_put_str(b, f->name);
-    gql_buf_putc(b, ':');
-    gql_type_ref_print(schema, f->type, b);
-    s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
-    if (res)
-      *res = s->resource;
-  }
   const gql_ast_selection *n = s->node;
   if (tr->o.source && n && n->h.end <= tr->p->text.len)
     attr_add(tr, s, GQL_STR("graphql.source"),
@@ -578,6 +562,7 @@ static const gql_str *resolve_attrs(const gql_trace *tr, const trace_span *s,
   out[0] = f->name;
   out[1] = s->path;
   out[2] = tr->p->s->types[f->type.type].name;
+  out[3] = (gql_str){f->type.mods, f->type.nmods};
   return out;
 }
 
@@ -593,7 +578,7 @@ static void queue_spans(gql_trace *tr) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
-    gql_str rv[3];
+    gql_str rv[4];
     n++;
     gql_otlp_record(
         b, &tr->ids, s, gql_tracer_to_ns(tr->tracer, s->start),
@@ -716,10 +701,8 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     return;
   tr->p = p;
   size_t n = p ? p->nplanned : 0;
-  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n)) &&
-      (tr->resources = gql_arena_alloc(tr->arena, sizeof *tr->resources * n))) {
+  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n))) {
     memset(tr->owners, 0, sizeof *tr->owners * n);
-    memset(tr->resources, 0, sizeof *tr->resources * n);
     tr->nowners = (uint32_t)n;
   }
   tr->vars_json = variables_json;
