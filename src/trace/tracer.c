@@ -621,7 +621,8 @@ static void on_execute_finish(void *ctx, bool has_errors) {
     tr->sub.execute_finish(tr->sub.ud, tr, has_errors);
   if (ex) {
     execute_tags(tr, ex);
-    ex->end = gql_tracer_now(tr->tracer);
+    /* after the subscriber's execute_finish; else no second clock read */
+    ex->end = tr->sub.execute_finish ? gql_tracer_now(tr->tracer) : now;
     ex->ended = true;
   }
   if (tr->o.source && tr->p) {
@@ -661,8 +662,9 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
     gql_trace_options_init(&tr->o);
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
-  tr->rng = (uint64_t)(uintptr_t)tr ^ gql_tracer_now(t) ^ 0x9e3779b97f4a7c15u;
-  uint64_t secs = gql_tracer_to_ns(t, gql_tracer_now(t)) / 1000000000u;
+  uint64_t tick = gql_tracer_now(t); /* a clock read costs tens of ns */
+  tr->rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
+  uint64_t secs = gql_tracer_to_ns(t, tick) / 1000000000u;
   tr->ids.trace_hi =
       (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
   tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
