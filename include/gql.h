@@ -351,7 +351,7 @@ typedef struct gql_hooks {
                         const char *path_json);
   void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
                         const gql_error *errors, uint32_t nerrors);
-  /* calls: optional (gql_trace sets it; NULL: every resolver call gets
+  /* calls: optional (gql_trace sets it; ncalls 0: every resolver call gets
    * resolve_start and resolve_finish). Indexed by the planned field's
    * ordinal (ncalls entries), read at each call of that field: which hooks
    * the call needs, GQL_HOOK_START and/or GQL_HOOK_FINISH (read again after

@@ -516,12 +516,12 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_UNLIKELY(h != NULL)) {
-    if (h->calls && pf->ordinal < h->ncalls) /* the tracer's cached answer */
+    if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
       if (h->resolve_start(h->ctx, info))
         ctx->aborted = true;
-      if (h->calls && pf->ordinal < h->ncalls) /* it may answer for this */
+      if (pf->ordinal < h->ncalls) /* it may answer for this */
         calls = h->calls[pf->ordinal];         /* call's resolve_finish */
     }
   }
@@ -553,7 +553,7 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && h->calls && pf->ordinal < h->ncalls &&
+  if (GQL_LIKELY(h && pf->ordinal < h->ncalls &&
                  !h->calls[pf->ordinal] && !pf->has_args && !ctx->aborted)) {
     const exec_resolver *r = pf->field->resolver;
     if (r)
