@@ -1,10 +1,11 @@
-/* One traced request: the executor's hooks make the spans. Per resolver call
- * the work is a lookup of the planned field in a small pointer table (with
- * collapsing) and a clock read at start and completion; a span record, its
- * path string and the parent lookup happen once per (collapsed) path. Spans
- * are encoded to OTLP JSON when the execution finishes and handed to the
- * tracer's queue; the trace then holds nothing but its arena until
- * gql_trace_end. */
+/* One traced request: the executor's hooks make the spans. With collapsing
+ * on, a resolve span is made by the first call of its planned field (parent:
+ * the parent planned field's span; path: the parent's string plus ".*" per
+ * list level and the key), and the tracer tells the executor once per
+ * planned field which later calls need a hook at all (gql_hooks.calls, see
+ * calls_needed). Spans become flat records when the execution finishes and
+ * are handed to the tracer's queue; the exporter thread makes the OTLP JSON.
+ * The trace then holds nothing but its arena until gql_trace_end. */
 #include "trace.h"
 
 #include <stdlib.h>
