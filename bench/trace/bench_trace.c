@@ -3,7 +3,9 @@
  * document prepared once. Times execution untraced and traced in three
  * configurations (default, collapse off, depth 2); the traced runs include
  * span encoding and queueing (the exporter thread sends to a null
- * transport). Prints: config, median us per operation, ratio to untraced. */
+ * transport). Prints: config, median us per operation, ratio to untraced.
+ * With a third argument ab:CONFIG: untraced and CONFIG alternate in short
+ * rounds and the median of the trials' time ratios is printed. */
 #include "bench_util.h"
 
 #include <stdio.h>

@@ -521,8 +521,8 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
       if (h->resolve_start(h->ctx, info))
         ctx->aborted = true;
-      if (pf->ordinal < h->ncalls) /* it may answer for this */
-        calls = h->calls[pf->ordinal];         /* call's resolve_finish */
+      if (pf->ordinal < h->ncalls) /* it may answer for this call's finish */
+        calls = h->calls[pf->ordinal];
     }
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
@@ -553,8 +553,8 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && pf->ordinal < h->ncalls &&
-                 !h->calls[pf->ordinal] && !pf->has_args && !ctx->aborted)) {
+  if (GQL_LIKELY(h && pf->ordinal < h->ncalls && !h->calls[pf->ordinal] &&
+                 !pf->has_args && !ctx->aborted)) {
     const exec_resolver *r = pf->field->resolver;
     if (r)
       r->fn(&o->own_info, parent, o);
