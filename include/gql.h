@@ -361,7 +361,18 @@ typedef struct gql_hooks {
                         const char *path_json);
   void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
                         const gql_error *errors, uint32_t nerrors);
+  /* calls: optional (gql_trace sets it; ncalls 0: every resolver call gets
+   * resolve_start and resolve_finish). Indexed by the planned field's
+   * ordinal (ncalls entries), read at each call of that field: which hooks
+   * the call needs, GQL_HOOK_START and/or GQL_HOOK_FINISH (read again after
+   * resolve_start, which may answer for its own call's resolve_finish). A
+   * call that errors, and a pending field's completion, get resolve_finish
+   * whatever the entry says. The owner may change the entries at any time
+   * (the tracer answers once per planned field from its first call). */
+  const uint8_t *calls;
+  uint32_t ncalls;
 } gql_hooks;
+enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2 };
 
 /* An operation parsed, validated and planned; immutable, reusable. */
 typedef struct gql_prepared gql_prepared;
