@@ -594,9 +594,9 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
     if (r)
       r->fn(&o->own_info, parent, o);
     else
-      default_resolver(&o->own_info, parent, o);
+      gql_exec_default_resolver(&o->own_info, parent, o);
     if (!o->written) {
-      o->written = true;
+      set_written(o);
       complete_null(o);
     }
     if (GQL_UNLIKELY(o->own_info.error != NULL) && !o->pended &&
@@ -1849,7 +1849,7 @@ gql_str gql_exec_info_path_str(const gql_resolve_info *info, gql_arena *a,
                                bool collapse) {
   size_t n = 0;
   for (const path_frame *f = info->path; f; f = f->parent)
-    n += (f->parent != NULL) + (f->index < 0 ? f->key.len
+    n += (f->parent != NULL) + (f->index < 0 ? f->key->len
                                 : collapse   ? 1
                                            : index_digits((uint64_t)f->index));
   char *d = gql_arena_alloc(a, n + 1);
@@ -1859,8 +1859,8 @@ gql_str gql_exec_info_path_str(const gql_resolve_info *info, gql_arena *a,
   char *e = d + n;
   for (const path_frame *f = info->path; f; f = f->parent) {
     if (f->index < 0) {
-      e -= f->key.len;
-      memcpy(e, f->key.ptr, f->key.len);
+      e -= f->key->len;
+      memcpy(e, f->key->ptr, f->key->len);
     } else if (collapse) {
       *--e = '*';
     } else {
