@@ -441,12 +441,85 @@ static void par_leave(gql_walker *w, const gql_ast_node *node) {
   }
 }
 
+/* ---- the fast path: documents the specified rules are known to accept
+ *
+ * One query or mutation without variables, directives, arguments or
+ * fragments, whose fields all exist, need no argument, are leaves exactly
+ * when they have no selection and have distinct response keys within each
+ * selection set, and without __schema or __type (MaxIntrospectionDepthRule
+ * looks there). Each specified rule finds nothing to report on such a
+ * document: there are no fragments, variables, directives, arguments,
+ * values or named types for 18 of them, and the others (executable
+ * definitions, operation names, lone anonymous operation, single-field
+ * subscriptions, fields on correct type, scalar leafs, provided required
+ * arguments, overlapping fields, introspection depth) check exactly what
+ * is required here. Anything else, valid or not, takes the full walk, which
+ * then writes the errors in graphql-js's order. */
+enum { FAST_MAX_SET = 32 }; /* fields per set compared pairwise */
+
+static bool fast_set(const gql_schema *s, const gql_ast_selection_set *set,
+                     uint32_t parent) {
+  uint32_t n = set->selections.count;
+  if (n > FAST_MAX_SET)
+    return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_selection *f = set->selections.items[i];
+    if (f->h.kind != GQL_AST_FIELD || f->args.count || f->directives.count)
+      return false;
+    gql_str name = gql_ast_name_str(f->name);
+    if (name.len >= 6 && name.ptr[0] == '_' && name.ptr[1] == '_' &&
+        (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type")))
+      return false;
+    const gql_field *def = gql_schema_field_def(s, parent, name);
+    if (!def)
+      return false;
+    for (uint32_t a = 0; a < def->nargs; a++)
+      if (gql_type_ref_is_non_null(def->args[a].type) &&
+          !def->args[a].default_value)
+        return false;
+    uint32_t t = def->type.type;
+    if (!gql_schema_is_output(s, t))
+      return false;
+    if (gql_schema_is_leaf(s, t) == (f->selection_set != NULL))
+      return false;
+    gql_str key = f->alias.ptr ? gql_ast_name_str(f->alias) : name;
+    for (uint32_t j = 0; j < i; j++) {
+      const gql_ast_selection *g = set->selections.items[j];
+      gql_str k =
+          g->alias.ptr ? gql_ast_name_str(g->alias) : gql_ast_name_str(g->name);
+      if (gql_str_eq(k, key))
+        return false;
+    }
+    if (f->selection_set && !fast_set(s, f->selection_set, t))
+      return false;
+  }
+  return true;
+}
+
+bool gql_validate_fast(const gql_schema *schema, const gql_document *doc) {
+  if (doc->definitions.count != 1 ||
+      doc->definitions.items[0]->kind != GQL_AST_OPERATION_DEFINITION)
+    return false;
+  const gql_ast_operation *op =
+      (const gql_ast_operation *)doc->definitions.items[0];
+  if (op->operation == GQL_OP_SUBSCRIPTION || op->description ||
+      op->variables.count || op->directives.count || !op->selection_set)
+    return false;
+  uint32_t root = gql_schema_root_type(schema, op->operation);
+  if (root == GQL_NO_TYPE || schema->types[root].kind != GQL_TYPE_OBJECT)
+    return false;
+  return fast_set(schema, op->selection_set, root);
+}
+
 int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                           const gql_vrule *const *rules, uint32_t nrules,
                           const gql_validate_options *options,
                           gql_error_list *errors) {
-  if (!rules)
+  if (!rules) {
+    if (gql_validate_fast(schema, doc))
+      return 0;
     rules = gql_specified_rules(&nrules);
+  }
   gql_arena *arena = errors->arena;
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
