@@ -134,7 +134,8 @@ typedef struct set_builder {
   plan_entry *entries;
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, made and used above 16 fields */
+  uint32_t first_cap; /* of fields */
+  gql_strmap keys;    /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -142,8 +143,14 @@ typedef struct set_builder {
 typedef struct pb {
   gql_prepared *p;
   const gql_schema *s;
-  gql_arena *a;
+  gql_arena *a;   /* the plan's memory */
+  gql_arena *tmp; /* working memory, dropped after planning */
+  gql_allocator tmp_alc;
+  /* fragment definitions by name: a list up to FEW_FRAGMENTS, else a map */
   gql_strmap frags;
+  const gql_ast_fragment **frag_list;
+  uint32_t *frag_index; /* of frag_list[i] in the document's definitions */
+  uint32_t nfrags;
   const gql_ast_fragment **stack; /* fragments being expanded */
   uint32_t nstack;
   uint32_t planned, max;
@@ -186,24 +193,36 @@ struct node_memo {
   const void *node;
   uint32_t value;
 };
-enum { MEMO_SIZE = 64 };
+enum { MEMO_SIZE = 64, FEW_FRAGMENTS = 16 };
 
 enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
+/* The prepared operation's first block: PREPARED_BLOCK_MIN + 48 bytes per
+ * byte of the document (an AST and a plan take about that), up to
+ * PREPARED_BLOCK_MAX. */
+enum {
+  PREPARED_BLOCK_MIN = 4096,
+  PREPARED_BLOCK_MAX = 256 * 1024,
+};
 
-static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
-                  size_t elem) {
+static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
+                     uint32_t need, size_t elem, uint32_t first) {
   if (need <= *cap)
     return items;
-  uint32_t nc = *cap ? *cap * 2 : 8;
+  uint32_t nc = *cap ? *cap * 2 : first;
   while (nc < need)
     nc *= 2;
-  void *n = gql_arena_grow(b->a, items, *cap, nc, elem);
+  void *n = gql_arena_grow(a, items, *cap, nc, elem);
   if (!n) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
   *cap = nc;
   return n;
+}
+
+static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
+                  size_t elem) {
+  return grow_in(b, b->tmp, items, cap, need, elem, 8);
 }
 
 static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
@@ -259,7 +278,7 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
 /* The memo entry for `node` (check its node), or NULL without memory. */
 static struct node_memo *memo_slot(pb *b, const void *node) {
   if (!b->memo) {
-    b->memo = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->memo);
+    b->memo = gql_arena_alloc(b->tmp, MEMO_SIZE * sizeof *b->memo);
     if (!b->memo)
       return NULL;
     memset(b->memo, 0, MEMO_SIZE * sizeof *b->memo);
@@ -319,8 +338,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    sb->fields =
-        grow(b, sb->fields, &sb->cap, sb->nfields + 1, sizeof *sb->fields);
+    sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
+                         sizeof *sb->fields, sb->first_cap);
     if (!sb->fields)
       return;
     fi = sb->nfields++;
@@ -333,7 +352,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (def == &b->s->meta_typename)
       pf->meta = META_TYPENAME;
     if (sb->nfields == 17) {
-      gql_strmap_init(&sb->keys, NULL);
+      gql_strmap_init(&sb->keys, &b->tmp_alc);
       for (uint32_t i = 0; i < sb->nfields; i++)
         if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
           b->err = GQL_ENOMEM;
@@ -343,7 +362,9 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     }
   }
   plan_field *pf = &sb->fields[fi];
-  pf->occs = grow(b, pf->occs, &pf->occ_cap, pf->nocc + 1, sizeof *pf->occs);
+  /* most fields occur once: the plan keeps their occurrences */
+  pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
+                     sizeof *pf->occs, 1);
   if (!pf->occs)
     return;
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
@@ -357,6 +378,20 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     return;
   sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
   pf->nocc++;
+}
+
+/* The index in the document's definitions of fragment `name`, or
+ * UINT32_MAX. */
+static uint32_t fragment_index(pb *b, gql_str name) {
+  if (b->nfrags > FEW_FRAGMENTS) {
+    uint32_t fi;
+    return gql_strmap_get(&b->frags, name, &fi) ? fi : UINT32_MAX;
+  }
+  /* the first definition of a name wins, as in the map */
+  for (uint32_t i = 0; i < b->nfrags; i++)
+    if (gql_str_eq(gql_ast_name_str(b->frag_list[i]->name), name))
+      return b->frag_index[i];
+  return UINT32_MAX;
 }
 
 static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
@@ -381,8 +416,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       if (m && m->node == sel) {
         fi = m->value;
       } else {
-        if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
-          fi = UINT32_MAX;
+        fi = fragment_index(b, gql_ast_name_str(sel->name));
         if (m)
           *m = (struct node_memo){sel, fi};
       }
@@ -464,7 +498,7 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
   if (depth == 0) /* the root set's keys are met once */
     return key_json_new(b, pf);
   if (!b->keys && k.ptr) {
-    b->keys = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->keys);
+    b->keys = gql_arena_alloc(b->tmp, MEMO_SIZE * sizeof *b->keys);
     if (b->keys)
       memset(b->keys, 0, MEMO_SIZE * sizeof *b->keys);
   }
@@ -629,7 +663,7 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
     return ps;
   if ((b->nsets + 1) * 2 > b->sets_cap) {
     uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 16;
-    struct set_memo *t = gql_arena_alloc(b->a, cap * sizeof *t);
+    struct set_memo *t = gql_arena_alloc(b->tmp, cap * sizeof *t);
     if (!t)
       return ps; /* not remembered: built again if met again */
     memset(t, 0, cap * sizeof *t);
@@ -663,20 +697,32 @@ static plan_set *build_set_new(pb *b, const plan_occ *parents,
     return NULL;
   }
   set_builder sb = {0}; /* sb.keys is made at the 17th field */
+  /* room for the parents' selections, or 4 fields (fragments add more) */
+  uint32_t room = 0;
+  for (uint32_t i = 0; i < nparents; i++)
+    if (parents[i].node->selection_set)
+      room += parents[i].node->selection_set->selections.count;
+  sb.first_cap = room > 4 ? room : 4;
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
             parents[i].nconds, type);
   if (sb.nfields >= 17)
     gql_strmap_free(&sb.keys);
+  /* the entries were collected in the working memory: the plan keeps them
+   * at their size */
   plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
-  if (!ps) {
+  plan_entry *entries =
+      sb.any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
+  if (!ps || (sb.any_cond && !entries)) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
+  if (sb.any_cond)
+    memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
                    .nfields = sb.nfields,
-                   .entries = sb.any_cond ? sb.entries : NULL,
+                   .entries = entries,
                    .nentries = sb.any_cond ? sb.nentries : 0,
                    .any_cond = sb.any_cond};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
@@ -777,7 +823,11 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   int rc = gql_schema_finalize(s);
   if (rc)
     return rc;
-  gql_arena *arena = gql_arena_new(o.alc);
+  /* one allocator call for the arena and a first block that a document of
+   * this length usually fits in */
+  gql_arena *arena = gql_arena_new_sized(
+      o.alc, len < PREPARED_BLOCK_MAX / 64 ? PREPARED_BLOCK_MIN + len * 48
+                                           : PREPARED_BLOCK_MAX);
   if (!arena)
     return GQL_ENOMEM;
   gql_prepared *p = gql_arena_alloc(arena, sizeof *p);
@@ -802,9 +852,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  gql_arena *tmp = o.scratch ? o.scratch : arena;
   if (!o.no_validate) {
     gql_error_list errors;
-    gql_error_list_init(&errors, arena, 0);
+    gql_error_list_init(&errors, tmp, 0);
     if (h)
       h->prepare_phase(h->ctx, 1, false, 0, NULL, 0);
     rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
@@ -858,18 +909,31 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   pb b = {.p = p,
           .s = s,
           .a = arena,
+          .tmp = tmp,
           .max = o.max_plan_size ? o.max_plan_size : 100000};
+  b.tmp_alc = gql_arena_allocator(tmp);
   b.cc = (coerce_ctx){.s = s, .arena = arena};
-  gql_strmap_init(&b.frags, NULL);
-  b.stack = gql_arena_alloc(arena, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
-  if (!b.stack)
-    b.err = GQL_ENOMEM;
-  for (uint32_t i = 0; i < p->doc->definitions.count && !b.err; i++) {
+  gql_strmap_init(&b.frags, &b.tmp_alc);
+  uint32_t ndefs = p->doc->definitions.count;
+  for (uint32_t i = 0; i < ndefs; i++)
+    b.nfrags +=
+        p->doc->definitions.items[i]->kind == GQL_AST_FRAGMENT_DEFINITION;
+  if (b.nfrags) { /* without fragments, nothing is expanded */
+    b.stack = gql_arena_alloc(tmp, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
+    b.frag_list = gql_arena_alloc(tmp, sizeof *b.frag_list * b.nfrags);
+    b.frag_index = gql_arena_alloc(tmp, sizeof *b.frag_index * b.nfrags);
+    if (!b.stack || !b.frag_list || !b.frag_index)
+      b.err = GQL_ENOMEM;
+  }
+  for (uint32_t i = 0, n = 0; i < ndefs && !b.err; i++) {
     const gql_ast_node *d = p->doc->definitions.items[i];
-    if (d->kind == GQL_AST_FRAGMENT_DEFINITION &&
-        gql_strmap_put(&b.frags,
-                       gql_ast_name_str(((const gql_ast_fragment *)d)->name),
-                       i) < 0)
+    if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
+      continue;
+    const gql_ast_fragment *f = (const gql_ast_fragment *)d;
+    b.frag_list[n] = f;
+    b.frag_index[n++] = i;
+    if (b.nfrags > FEW_FRAGMENTS &&
+        gql_strmap_put(&b.frags, gql_ast_name_str(f->name), i) < 0)
       b.err = GQL_ENOMEM;
   }
   if (!b.err) {
