@@ -288,7 +288,55 @@ typedef struct parallel {
   const gql_ast_node *def; /* the definition being walked, or NULL */
   uint32_t in_vardef;      /* inside a variable definition */
   gql_usage_vec usages;
+  /* Rules with nothing to do at some nodes of the executable kinds, left
+   * out of the calls there (bits as the sets above): */
+  uint64_t no_dirs;  /* at a node without directives (KnownDirectives
+                      * keeps only the nodes directives are on, and
+                      * UniqueDirectivesPerLocation compares them) */
+  uint64_t one_dir;  /* with one directive (UniqueDirectivesPerLocation) */
+  uint64_t few_args; /* at a field with fewer than two arguments
+                      * (UniqueArgumentNames) */
+  uint64_t no_intro; /* at a field not named __... (MaxIntrospectionDepth
+                      * starts at __schema and __type) */
+  uint64_t refined;  /* all of the above */
 } parallel;
+
+/* The rules of p->refined that have nothing to do at `node`. */
+static uint64_t idle_at(const parallel *p, const gql_ast_node *node) {
+  const gql_ast_directives *ds;
+  uint64_t idle = 0;
+  switch (node->kind) {
+  case GQL_AST_FIELD: {
+    const gql_ast_selection *f = (const gql_ast_selection *)node;
+    if (f->args.count < 2)
+      idle |= p->few_args;
+    if (f->name.len < 2 || f->name.ptr[0] != '_' || f->name.ptr[1] != '_')
+      idle |= p->no_intro;
+    ds = &f->directives;
+    break;
+  }
+  case GQL_AST_FRAGMENT_SPREAD:
+  case GQL_AST_INLINE_FRAGMENT:
+    ds = &((const gql_ast_selection *)node)->directives;
+    break;
+  case GQL_AST_OPERATION_DEFINITION:
+    ds = &((const gql_ast_operation *)node)->directives;
+    break;
+  case GQL_AST_FRAGMENT_DEFINITION:
+    ds = &((const gql_ast_fragment *)node)->directives;
+    break;
+  case GQL_AST_VARIABLE_DEFINITION:
+    ds = &((const gql_ast_variable_definition *)node)->directives;
+    break;
+  default:
+    return 0;
+  }
+  if (ds->count == 0)
+    idle |= p->no_dirs | p->one_dir;
+  else if (ds->count == 1)
+    idle |= p->one_dir;
+  return idle;
+}
 
 /* Collects the usages of the definition being walked, as a walk of its own
  * with a fresh TypeInfo would (TypeInfo's stacks are at the document's
@@ -333,6 +381,8 @@ static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
     note_enter(p, node);
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
                   p->has_enter & ~p->skip_bits;
+  if (bits & p->refined)
+    bits &= ~idle_at(p, node);
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
@@ -406,6 +456,8 @@ static void par_leave_masked(parallel *p, const gql_ast_node *node) {
   }
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_leave[k] : UINT64_MAX) &
                   p->has_leave & ~before;
+  if (bits & p->refined)
+    bits &= ~idle_at(p, node);
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
@@ -603,6 +655,18 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
     p.on_enter = sets;
     p.on_leave = sets + GQL_AST_KIND_COUNT;
   }
+  for (uint32_t i = 0; p.masked && i < nrules; i++) {
+    uint64_t bit = (uint64_t)1 << i;
+    if (rules[i] == &gql_rule_KnownDirectivesRule)
+      p.no_dirs |= bit;
+    else if (rules[i] == &gql_rule_UniqueDirectivesPerLocationRule)
+      p.one_dir |= bit;
+    else if (rules[i] == &gql_rule_UniqueArgumentNamesRule)
+      p.few_args |= bit;
+    else if (rules[i] == &gql_rule_MaxIntrospectionDepthRule)
+      p.no_intro |= bit;
+  }
+  p.refined = p.no_dirs | p.one_dir | p.few_args | p.no_intro;
   p.collect = gql_vctx_may_use_variables(&ctx);
   if (!impl.aborted)
     gql_walk(&p.w, &doc->h);
