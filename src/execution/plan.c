@@ -183,8 +183,11 @@ struct key_memo {
  * it had been built again. */
 struct set_memo {
   uint64_t hash;
+  /* the parents (when none of their sets has a fragment spread), else
+   * their signature (see set_signature) */
   const plan_occ *parents;
-  uint32_t nparents, type;
+  const uintptr_t *sig;
+  uint32_t nkey, type;
   uint32_t planned, height;
   plan_set *set;
 };
@@ -394,6 +397,17 @@ static uint32_t fragment_index(pb *b, gql_str name) {
   return UINT32_MAX;
 }
 
+/* fragment_index of a spread, remembered per spread node. */
+static uint32_t spread_index(pb *b, const gql_ast_selection *sel) {
+  struct node_memo *m = memo_slot(b, sel);
+  if (m && m->node == sel)
+    return m->value;
+  uint32_t fi = fragment_index(b, gql_ast_name_str(sel->name));
+  if (m)
+    *m = (struct node_memo){sel, fi};
+  return fi;
+}
+
 static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
                     const plan_cond *conds, uint32_t nconds, uint32_t type) {
   for (uint32_t i = 0; ss && i < ss->selections.count && !b->err; i++) {
@@ -411,15 +425,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
         collect(b, sb, sel->selection_set, c, nc, type);
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
-      uint32_t fi;
-      struct node_memo *m = memo_slot(b, sel);
-      if (m && m->node == sel) {
-        fi = m->value;
-      } else {
-        fi = fragment_index(b, gql_ast_name_str(sel->name));
-        if (m)
-          *m = (struct node_memo){sel, fi};
-      }
+      uint32_t fi = spread_index(b, sel);
       if (fi == UINT32_MAX)
         break;
       const gql_ast_fragment *f =
@@ -626,21 +632,91 @@ static bool same_parents(const plan_occ *a, const plan_occ *b, uint32_t n) {
   return true;
 }
 
-static plan_set *build_set_new(pb *b, const plan_occ *parents,
-                               uint32_t nparents, uint32_t type,
-                               uint32_t depth);
+/* When a parent's selections have a fragment spread: what collecting
+ * `parents` depends on, as words: per parent its
+ * conditions and then its selections, each as its node, except that a
+ * fragment spread without directives is its fragment's definition. Sets
+ * with equal signatures and type collect the same field nodes under the
+ * same conditions, so they are one plan: `luke: human { ...H }` and
+ * `leia: human { ...H }` share theirs. NULL without spreads (then the
+ * parents are the key) or memory. */
+static uintptr_t *set_signature(pb *b, const plan_occ *parents,
+                                uint32_t nparents, uint32_t *len) {
+  size_t n = 0;
+  bool spreads = false;
+  for (uint32_t i = 0; i < nparents; i++) {
+    const gql_ast_selection_set *ss = parents[i].node->selection_set;
+    uint32_t count = ss ? ss->selections.count : 0;
+    n += 2 + count;
+    for (uint32_t j = 0; j < count && !spreads; j++)
+      spreads = ss->selections.items[j]->h.kind == GQL_AST_FRAGMENT_SPREAD;
+  }
+  if (!spreads) /* other parents collect other nodes */
+    return NULL;
+  if (n > UINT32_MAX) {
+    b->err = GQL_ELIMIT;
+    return NULL;
+  }
+  uintptr_t *sig = gql_arena_alloc(b->tmp, n * sizeof *sig);
+  if (!sig) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  uintptr_t *w = sig;
+  for (uint32_t i = 0; i < nparents; i++) {
+    const gql_ast_selection_set *ss = parents[i].node->selection_set;
+    uint32_t count = ss ? ss->selections.count : 0;
+    *w++ = (uintptr_t)parents[i].conds;
+    *w++ = (uintptr_t)parents[i].nconds << 32 | count;
+    for (uint32_t j = 0; j < count; j++) {
+      const gql_ast_selection *sel = ss->selections.items[j];
+      uintptr_t v = (uintptr_t)sel;
+      if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD && !sel->directives.count) {
+        uint32_t fi = spread_index(b, sel);
+        if (fi != UINT32_MAX)
+          v = (uintptr_t)b->p->doc->definitions.items[fi];
+      }
+      *w++ = v;
+    }
+  }
+  *len = (uint32_t)n;
+  return sig;
+}
+
+static uint64_t sig_hash(const uintptr_t *sig, uint32_t n, uint32_t type) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ type;
+  for (uint32_t i = 0; i < n; i++) {
+    h = (h ^ (uint64_t)sig[i]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  return h ? h : 1;
+}
+
+static __attribute__((noinline)) plan_set *
+build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
+              uint32_t depth);
 
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth) {
-  uint64_t h = set_hash(parents, nparents, type);
+  if (depth == 0) /* the root set is met once */
+    return build_set_new(b, parents, nparents, type, depth);
+  uint32_t nsig = 0;
+  const uintptr_t *sig = set_signature(b, parents, nparents, &nsig);
+  if (b->err)
+    return NULL;
+  uint64_t h =
+      sig ? sig_hash(sig, nsig, type) : set_hash(parents, nparents, type);
+  uint32_t nkey = sig ? nsig : nparents;
   uint32_t mask = b->sets_cap - 1;
   if (b->sets_cap) {
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
       struct set_memo *m = &b->sets[i];
       if (!m->hash)
         break;
-      if (m->hash != h || m->type != type || m->nparents != nparents ||
-          !same_parents(m->parents, parents, nparents))
+      if (m->hash != h || m->type != type || m->nkey != nkey ||
+          !m->sig != !sig ||
+          (sig ? memcmp(m->sig, sig, nsig * sizeof *sig) != 0
+               : !same_parents(m->parents, parents, nparents)))
         continue;
       /* reuse it unless a limit would be reached inside: then build it
        * again, so that the error is the one the walk finds */
@@ -659,7 +735,7 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
   uint32_t height = b->deepest - depth;
   if (deepest > b->deepest)
     b->deepest = deepest;
-  if (!ps || b->err || depth == 0) /* the root set is met once */
+  if (!ps || b->err)
     return ps;
   if ((b->nsets + 1) * 2 > b->sets_cap) {
     uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 16;
@@ -683,14 +759,14 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
   while (b->sets[k].hash)
     k = (k + 1) & mask;
   b->sets[k] = (struct set_memo){
-      h, parents, nparents, type, b->planned - planned, height, ps};
+      h, parents, sig, nkey, type, b->planned - planned, height, ps};
   b->nsets++;
   return ps;
 }
 
-static plan_set *build_set_new(pb *b, const plan_occ *parents,
-                               uint32_t nparents, uint32_t type,
-                               uint32_t depth) {
+static __attribute__((noinline)) plan_set *
+build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
+              uint32_t depth) {
   if (depth > MAX_PLAN_DEPTH) {
     b->err = GQL_ELIMIT;
     b->msg = "The operation is nested too deeply to plan.";
