@@ -647,3 +647,38 @@ Test(framework, fast_path_declines_large_sets) {
   cr_assert_eq(full_errors(src), 0);
   gql_buf_free(&b);
 }
+
+/* OverlappingFieldsCanBeMerged skips sets whose collected names, through
+ * spreads and inline fragments, are distinct; a name met twice through a
+ * spread still takes the comparison. */
+Test(framework, overlapping_fields_through_spreads) {
+  gql_error_list l = validate_with(arena, schema,
+                                   "{ dog { ...A name: barks } }\n"
+                                   "fragment A on Dog { name }",
+                                   NULL, 0);
+  cr_assert_eq(l.count, 1);
+  assert_error(&l, 0,
+               "Fields \"name\" conflict because \"barks\" and \"name\" are "
+               "different fields. Use different aliases on the fields to "
+               "fetch both if this was intentional.",
+               1, 14);
+  cr_assert_eq(l.items[0].nlocations, 2);
+  l = validate_with(arena, schema,
+                    "{ dog { ...A ...B } }\n"
+                    "fragment A on Dog { ... on Dog { x: name } }\n"
+                    "fragment B on Dog { x: barks }",
+                    NULL, 0);
+  cr_assert_eq(l.count, 1);
+  assert_error(&l, 0,
+               "Fields \"x\" conflict because \"name\" and \"barks\" are "
+               "different fields. Use different aliases on the fields to "
+               "fetch both if this was intentional.",
+               2, 34);
+  l = validate_with(arena, schema,
+                    "{ dog { ...A ...B ...A } pet { ...C } }\n"
+                    "fragment A on Dog { ... on Dog { x: name } }\n"
+                    "fragment B on Dog { y: barks }\n"
+                    "fragment C on Pet { name ... on Dog { barks } }",
+                    NULL, 0);
+  cr_assert_eq(l.count, 0);
+}
