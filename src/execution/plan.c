@@ -526,22 +526,27 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
 
 static bool key_json_new(pb *b, plan_field *pf) {
   gql_str k = pf->key;
-  unsigned bad = 0;
-  for (size_t i = 0; i < k.len; i++)
-    bad |= !name_char[(unsigned char)k.ptr[i]];
-  bool plain = !bad;
+  /* Keys are names of the document: copied as they are checked, in one
+   * pass; a key that is no name (none is) goes through the JSON writer. */
+  bool plain = k.len && name_char[(unsigned char)k.ptr[0]] &&
+               name_char[(unsigned char)k.ptr[k.len - 1]] && k.len <= 256;
   if (plain) {
     char *kj = gql_arena_alloc(b->a, k.len + 3);
     if (!kj)
       return false;
     kj[0] = '"';
-    if (k.len)
-      memcpy(kj + 1, k.ptr, k.len);
+    for (size_t i = 0; i < k.len; i++) {
+      char c = k.ptr[i];
+      if (!name_char[(unsigned char)c])
+        goto general; /* not a name after all */
+      kj[i + 1] = c;
+    }
     kj[k.len + 1] = '"';
     kj[k.len + 2] = ':';
     pf->key_json = (gql_str){kj, k.len + 3};
     return true;
   }
+general:;
   gql_buf kb;
   gql_buf_init(&kb, NULL);
   gql_json_write_string(&kb, k);
