@@ -1338,14 +1338,13 @@ static void report(state *st, const conflict *c) {
 /* Up to 8 response names of a selection set, inline fragments included;
  * false when there are more, or a fragment spread. */
 /* The response names a selection set collects, its fragments' included,
- * into names[]: false when there are more than PLAIN_MAX, when a fragment
- * is reached twice or when `spreads` is false and there is a spread.
- * Unknown fragments add nothing (the rule ignores them too). */
+ * into names[]: false when there are more than PLAIN_MAX or when a fragment
+ * is reached twice (so also on a cycle). Unknown fragments add nothing
+ * (the rule ignores them too). */
 enum { PLAIN_MAX = 32, PLAIN_FRAGMENTS = 16 };
 
 typedef struct plain_walk {
   gql_vctx *ctx;
-  bool spreads; /* follow spreads (only without fragment cycles) */
   gql_str names[PLAIN_MAX];
   uint32_t n;
   const gql_ast_fragment *seen[PLAIN_FRAGMENTS];
@@ -1356,8 +1355,6 @@ static bool plain_names(plain_walk *w, const gql_ast_selection_set *set) {
   for (uint32_t i = 0; i < set->selections.count; i++) {
     const gql_ast_selection *sel = set->selections.items[i];
     if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD) {
-      if (!w->spreads)
-        return false;
       const gql_ast_fragment *f =
           gql_vctx_fragment(w->ctx, gql_ast_name_str(sel->name));
       if (!f)
@@ -1382,8 +1379,8 @@ static bool plain_names(plain_walk *w, const gql_ast_selection_set *set) {
 }
 
 /* True when a selection set visited has nothing to compare: the response
- * names it collects, through its inline fragments and (without fragment
- * cycles) the fragments it spreads, are distinct, so no two fields of it,
+ * names it collects, through its inline fragments and the fragments it
+ * spreads (each once), are distinct, so no two fields of it,
  * of its fragments or between them share a name, and every comparison the
  * rule makes is between fields of one name. Its field map is then not
  * built now; should a comparison need it later, it is built then, with the
@@ -1391,15 +1388,13 @@ static bool plain_names(plain_walk *w, const gql_ast_selection_set *set) {
  * types below __schema and __type, which TypeInfo knows but the rule's own
  * lookups do not (those sets are always built at the visit, as graphql-js
  * does). */
-static bool plain_set(state *st, uint32_t parent,
+static bool plain_set(gql_vctx *ctx, uint32_t parent,
                       const gql_ast_selection_set *set) {
-  gql_vctx *ctx = st->ctx;
   /* composite built-in types are the introspection types */
   if (parent != GQL_NO_TYPE && gql_schema_type_at(ctx->schema, parent)->builtin)
     return false;
   plain_walk w;
   w.ctx = ctx;
-  w.spreads = !st->cyclic;
   w.n = 0;
   w.nseen = 0;
   if (!plain_names(&w, set))
@@ -1417,7 +1412,10 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     return true;
   if (ctx->impl->aborted)
     return false;
-  if (!st->ready) {
+  uint32_t parent = gql_vctx_parent_type(ctx);
+  if (plain_set(ctx, parent, (const gql_ast_selection_set *)node))
+    return true;
+  if (!st->ready) { /* at the first set with something to compare */
     st->ctx = ctx;
     gql_vintern_init(&st->names, ctx->arena);
     gql_vintern_init(&st->classes, ctx->arena);
@@ -1434,9 +1432,6 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     st->ready = true;
     st->cyclic = has_fragment_cycle(st);
   }
-  uint32_t parent = gql_vctx_parent_type(ctx);
-  if (plain_set(st, parent, (const gql_ast_selection_set *)node))
-    return true;
   uint32_t max = ctx->impl->max_errors;
   uint32_t count = ctx->impl->reported;
   clist out = {0};
