@@ -994,11 +994,12 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
           .max = o.max_plan_size ? o.max_plan_size : 100000};
   b.tmp_alc = gql_arena_allocator(tmp);
   b.cc = (coerce_ctx){.s = s, .arena = arena};
-  gql_strmap_init(&b.frags, &b.tmp_alc);
   uint32_t ndefs = p->doc->definitions.count;
   for (uint32_t i = 0; i < ndefs; i++)
     b.nfrags +=
         p->doc->definitions.items[i]->kind == GQL_AST_FRAGMENT_DEFINITION;
+  if (b.nfrags > FEW_FRAGMENTS)
+    gql_strmap_init(&b.frags, &b.tmp_alc);
   if (b.nfrags) { /* without fragments, nothing is expanded */
     b.stack = gql_arena_alloc(tmp, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
     b.frag_list = gql_arena_alloc(tmp, sizeof *b.frag_list * b.nfrags);
@@ -1022,7 +1023,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     plan_occ occ = {&root, NULL, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
-  gql_strmap_free(&b.frags);
+  if (b.nfrags > FEW_FRAGMENTS)
+    gql_strmap_free(&b.frags);
   if (b.err) {
     rc = b.err;
     if (b.msg)

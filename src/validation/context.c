@@ -304,6 +304,7 @@ static bool build_fragments(gql_vctx *ctx) {
   if (n <= GQL_ARRAY_LEN(impl->few_fragments))
     return true;
   impl->many_fragments = true;
+  gql_strmap_init(&impl->fragments, impl->fragments_alc);
   for (uint32_t k = ctx->doc->definitions.count; k-- > 0;) {
     const gql_ast_node *d = ctx->doc->definitions.items[k];
     if (d->kind != GQL_AST_FRAGMENT_DEFINITION)

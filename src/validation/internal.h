@@ -113,6 +113,7 @@ struct gql_vctx_impl {
    * fragments the indices in few_fragments (searched by name), else the
    * map */
   gql_strmap fragments;
+  const gql_allocator *fragments_alc; /* of the map */
   uint32_t nfew_fragments;
   bool many_fragments;
   uint32_t few_fragments[16];

@@ -576,9 +576,10 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
   gql_type_info_init(&impl.ti, schema, arena);
-  /* the fragment-name map lives in the request arena too */
+  /* the fragment-name map (made above 16 fragments) lives in the request
+   * arena too */
   gql_allocator frag_alc = gql_arena_allocator(arena);
-  gql_strmap_init(&impl.fragments, &frag_alc);
+  impl.fragments_alc = &frag_alc;
   gql_vctx ctx = {.schema = schema,
                   .doc = doc,
                   .source = doc->source,
@@ -673,6 +674,7 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
   if (impl.ti.nomem || errors->nomem)
     rc = GQL_ENOMEM;
 done:
-  gql_strmap_free(&impl.fragments);
+  if (impl.many_fragments)
+    gql_strmap_free(&impl.fragments);
   return rc;
 }

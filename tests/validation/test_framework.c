@@ -682,3 +682,29 @@ Test(framework, overlapping_fields_through_spreads) {
                     NULL, 0);
   cr_assert_eq(l.count, 0);
 }
+
+/* Fragments are found by a list up to 16 and by a map above: the same
+ * answers either way. */
+static void many_fragments_case(uint32_t n) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{ dog {");
+  for (uint32_t i = 0; i < n; i++)
+    gql_buf_printf(&b, " ...F%u", i);
+  gql_buf_puts(&b, " ...Nope } }\n");
+  for (uint32_t i = 0; i <= n; i++) /* F<n> is never used */
+    gql_buf_printf(&b, "fragment F%u on Dog { a%u: name }\n", i, i);
+  gql_error_list l = validate_with(arena, schema, gql_buf_cstr(&b), NULL, 0);
+  cr_assert_eq(l.count, 2, "%u fragments: %u errors", n, l.count);
+  cr_assert_str_eq(l.items[0].message, "Unknown fragment \"Nope\".");
+  char want[64];
+  snprintf(want, sizeof want, "Fragment \"F%u\" is never used.", n);
+  cr_assert_str_eq(l.items[1].message, want);
+  gql_buf_free(&b);
+}
+
+Test(framework, few_and_many_fragments) {
+  many_fragments_case(3);
+  many_fragments_case(15);
+  many_fragments_case(40);
+}
