@@ -214,7 +214,9 @@ static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
   uint32_t nc = *cap ? *cap * 2 : first;
   while (nc < need)
     nc *= 2;
-  void *n = gql_arena_grow(a, items, *cap, nc, elem);
+  /* the first array: nothing to copy (need and first are small) */
+  void *n = *cap ? gql_arena_grow(a, items, *cap, nc, elem)
+                 : gql_arena_alloc(a, (size_t)nc * elem);
   if (!n) {
     b->err = GQL_ENOMEM;
     return NULL;
