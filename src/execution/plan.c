@@ -167,6 +167,7 @@ typedef struct pb {
    * possible type of every set it is collected into. Made on first use. */
   struct node_memo *memo;
   struct key_memo *keys; /* by name pointer: the "key": made for it */
+  uint32_t nkeys;
 } pb;
 
 struct key_memo {
@@ -506,14 +507,16 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
   if (depth == 0) /* the root set's keys are met once */
     return key_json_new(b, pf);
   if (!b->keys && k.ptr) {
-    b->keys = gql_arena_alloc(b->tmp, MEMO_SIZE * sizeof *b->keys);
+    /* a short document has few names: a smaller table to clear */
+    b->nkeys = b->p->text.len < 1024 ? MEMO_SIZE / 4 : MEMO_SIZE;
+    b->keys = gql_arena_alloc(b->tmp, b->nkeys * sizeof *b->keys);
     if (b->keys)
-      memset(b->keys, 0, MEMO_SIZE * sizeof *b->keys);
+      memset(b->keys, 0, b->nkeys * sizeof *b->keys);
   }
   struct key_memo *m = NULL;
   if (b->keys && k.ptr) {
     uintptr_t h = (uintptr_t)k.ptr;
-    m = &b->keys[(h ^ (h >> 6)) % MEMO_SIZE];
+    m = &b->keys[(h ^ (h >> 6)) & (b->nkeys - 1)]; /* a power of 2 */
     if (m->name == k.ptr && m->len == k.len) {
       pf->key_json = m->json;
       return true;
