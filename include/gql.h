@@ -383,6 +383,13 @@ typedef struct gql_prepare_options {
   uint32_t max_plan_size; /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
   const gql_hooks *hooks; /* prepare_phase of these is called (NULL: none) */
+  /* Working memory of validation and planning during the call (NULL: the
+   * prepared operation's own arena). Nothing in it is used after
+   * gql_prepare returns: a server may pass a per-thread arena that it
+   * resets between requests (or the request arena), so that the prepared
+   * operation holds only its text, AST and plan, and a steady state makes
+   * no allocator call for that work. */
+  gql_arena *scratch;
 } gql_prepare_options;
 
 /* Parses `query` (copied), validates it and plans the operation named
