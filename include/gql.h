@@ -200,7 +200,6 @@ GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
 GQL_API int gql_schema_print(const gql_schema *schema, gql_arena *arena,
                              const char **out, size_t *len);
 
-
 /* ------------------------------------------------------------- execution */
 
 /* A JSON-like value: variables, coerced arguments, JSON data, the root value
@@ -379,10 +378,10 @@ typedef struct gql_prepared gql_prepared;
 
 typedef struct gql_prepare_options {
   gql_parse_options parse;
-  bool no_validate;       /* skip the validation rules */
-  uint32_t max_plan_size; /* planned fields (0: 100,000) */
+  bool no_validate;         /* skip the validation rules */
+  uint32_t max_plan_size;   /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
-  const gql_hooks *hooks; /* prepare_phase of these is called (NULL: none) */
+  const gql_hooks *hooks;   /* prepare_phase of these is called (NULL: none) */
   /* Working memory of validation and planning during the call (NULL: the
    * prepared operation's own arena). Nothing in it is used after
    * gql_prepare returns: a server may pass a per-thread arena that it
@@ -399,9 +398,8 @@ typedef struct gql_prepare_options {
  * ({"errors":[...]}) in *errors_json. */
 GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name,
-                        const gql_prepare_options *options,
-                        gql_prepared **out, gql_arena *err_arena,
-                        gql_str *errors_json);
+                        const gql_prepare_options *options, gql_prepared **out,
+                        gql_arena *err_arena, gql_str *errors_json);
 GQL_API void gql_prepared_free(gql_prepared *p);
 
 /* A response buffer the caller may reuse across executions (its capacity is
@@ -415,14 +413,14 @@ typedef struct gql_output {
 GQL_API void gql_output_free(gql_output *o);
 
 typedef struct gql_execute_params {
-  const gql_value *variables;  /* coerced from this, or else from: */
-  const char *variables_json;  /* JSON text (NULL: none) */
+  const gql_value *variables; /* coerced from this, or else from: */
+  const char *variables_json; /* JSON text (NULL: none) */
   size_t variables_len;
-  const void *root_value;      /* parent of the root fields */
-  void *context;               /* gql_info_context */
-  gql_arena *arena;            /* request memory (NULL: made and freed) */
-  gql_output *output;          /* where the response goes (NULL: internal) */
-  const gql_hooks *hooks;      /* NULL: none */
+  const void *root_value; /* parent of the root fields */
+  void *context;          /* gql_info_context */
+  gql_arena *arena;       /* request memory (NULL: made and freed) */
+  gql_output *output;     /* where the response goes (NULL: internal) */
+  const gql_hooks *hooks; /* NULL: none */
   /* Called once with the response JSON when the execution completes
    * (possibly before gql_execute returns). The bytes are valid during the
    * call. */
@@ -440,7 +438,8 @@ typedef struct gql_execute_params {
  * they pend. A subscription operation answers an error (see
  * subscription_once). Without params->arena the execution's memory
  * is freed after on_done, so every pending field must be completed. */
-GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
+GQL_API int gql_execute(const gql_prepared *p,
+                        const gql_execute_params *params);
 
 /* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
  * NUL-terminated). Returns 0, 1 when it has errors, or a negative code
@@ -464,10 +463,10 @@ typedef struct gql_trace gql_trace;
 typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
 
 typedef struct gql_tracer_config {
-  const char *service_name;  /* resource service.name (NULL: "gql") */
-  uint32_t queue_spans;      /* queue bound (0: 2048); beyond: dropped */
-  uint32_t batch_spans;      /* spans per batch (0: 512) */
-  uint32_t interval_ms;      /* export period (0: 5000) */
+  const char *service_name;         /* resource service.name (NULL: "gql") */
+  uint32_t queue_spans;             /* queue bound (0: 2048); beyond: dropped */
+  uint32_t batch_spans;             /* spans per batch (0: 512) */
+  uint32_t interval_ms;             /* export period (0: 5000) */
   gql_trace_transport_fn transport; /* NULL: spans are counted, not sent */
   void *transport_ud;
   bool no_thread; /* no exporter thread: only gql_tracer_flush exports */
