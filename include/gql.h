@@ -200,7 +200,6 @@ GQL_API int64_t gql_schema_field_index(const gql_schema *schema,
 GQL_API int gql_schema_print(const gql_schema *schema, gql_arena *arena,
                              const char **out, size_t *len);
 
-
 /* ------------------------------------------------------------- execution */
 
 /* A JSON-like value: variables, coerced arguments, JSON data, the root value
@@ -361,17 +360,35 @@ typedef struct gql_hooks {
                         const char *path_json);
   void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
                         const gql_error *errors, uint32_t nerrors);
+  /* calls: optional (gql_trace sets it; ncalls 0: every resolver call gets
+   * resolve_start and resolve_finish). Indexed by the planned field's
+   * ordinal (ncalls entries), read at each call of that field: which hooks
+   * the call needs, GQL_HOOK_START and/or GQL_HOOK_FINISH (read again after
+   * resolve_start, which may answer for its own call's resolve_finish). A
+   * call that errors, and a pending field's completion, get resolve_finish
+   * whatever the entry says. The owner may change the entries at any time
+   * (the tracer answers once per planned field from its first call). */
+  const uint8_t *calls;
+  uint32_t ncalls;
 } gql_hooks;
+enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2 };
 
 /* An operation parsed, validated and planned; immutable, reusable. */
 typedef struct gql_prepared gql_prepared;
 
 typedef struct gql_prepare_options {
   gql_parse_options parse;
-  bool no_validate;       /* skip the validation rules */
-  uint32_t max_plan_size; /* planned fields (0: 100,000) */
+  bool no_validate;         /* skip the validation rules */
+  uint32_t max_plan_size;   /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
-  const gql_hooks *hooks; /* prepare_phase of these is called (NULL: none) */
+  const gql_hooks *hooks;   /* prepare_phase of these is called (NULL: none) */
+  /* Working memory of validation and planning during the call (NULL: the
+   * prepared operation's own arena). Nothing in it is used after
+   * gql_prepare returns: a server may pass a per-thread arena that it
+   * resets between requests (or the request arena), so that the prepared
+   * operation holds only its text, AST and plan, and a steady state makes
+   * no allocator call for that work. */
+  gql_arena *scratch;
 } gql_prepare_options;
 
 /* Parses `query` (copied), validates it and plans the operation named
@@ -381,9 +398,8 @@ typedef struct gql_prepare_options {
  * ({"errors":[...]}) in *errors_json. */
 GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name,
-                        const gql_prepare_options *options,
-                        gql_prepared **out, gql_arena *err_arena,
-                        gql_str *errors_json);
+                        const gql_prepare_options *options, gql_prepared **out,
+                        gql_arena *err_arena, gql_str *errors_json);
 GQL_API void gql_prepared_free(gql_prepared *p);
 
 /* A response buffer the caller may reuse across executions (its capacity is
@@ -397,14 +413,14 @@ typedef struct gql_output {
 GQL_API void gql_output_free(gql_output *o);
 
 typedef struct gql_execute_params {
-  const gql_value *variables;  /* coerced from this, or else from: */
-  const char *variables_json;  /* JSON text (NULL: none) */
+  const gql_value *variables; /* coerced from this, or else from: */
+  const char *variables_json; /* JSON text (NULL: none) */
   size_t variables_len;
-  const void *root_value;      /* parent of the root fields */
-  void *context;               /* gql_info_context */
-  gql_arena *arena;            /* request memory (NULL: made and freed) */
-  gql_output *output;          /* where the response goes (NULL: internal) */
-  const gql_hooks *hooks;      /* NULL: none */
+  const void *root_value; /* parent of the root fields */
+  void *context;          /* gql_info_context */
+  gql_arena *arena;       /* request memory (NULL: made and freed) */
+  gql_output *output;     /* where the response goes (NULL: internal) */
+  const gql_hooks *hooks; /* NULL: none */
   /* Called once with the response JSON when the execution completes
    * (possibly before gql_execute returns). The bytes are valid during the
    * call. */
@@ -422,7 +438,8 @@ typedef struct gql_execute_params {
  * they pend. A subscription operation answers an error (see
  * subscription_once). Without params->arena the execution's memory
  * is freed after on_done, so every pending field must be completed. */
-GQL_API int gql_execute(const gql_prepared *p, const gql_execute_params *params);
+GQL_API int gql_execute(const gql_prepared *p,
+                        const gql_execute_params *params);
 
 /* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
  * NUL-terminated). Returns 0, 1 when it has errors, or a negative code
@@ -446,10 +463,10 @@ typedef struct gql_trace gql_trace;
 typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
 
 typedef struct gql_tracer_config {
-  const char *service_name;  /* resource service.name (NULL: "gql") */
-  uint32_t queue_spans;      /* queue bound (0: 2048); beyond: dropped */
-  uint32_t batch_spans;      /* spans per batch (0: 512) */
-  uint32_t interval_ms;      /* export period (0: 5000) */
+  const char *service_name;         /* resource service.name (NULL: "gql") */
+  uint32_t queue_spans;             /* queue bound (0: 2048); beyond: dropped */
+  uint32_t batch_spans;             /* spans per batch (0: 512) */
+  uint32_t interval_ms;             /* export period (0: 5000) */
   gql_trace_transport_fn transport; /* NULL: spans are counted, not sent */
   void *transport_ud;
   bool no_thread; /* no exporter thread: only gql_tracer_flush exports */

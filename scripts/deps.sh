@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
 )

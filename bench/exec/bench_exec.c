@@ -69,7 +69,9 @@ static void run_once(void *arg) {
   if (r->mode == M_JSON)
     params.root_value = r->op->json_root;
   if (r->mode == M_FULL) {
-    gql_prepare_options o = {.alc = &r->alc};
+    /* validation and planning work in the request arena, as a server
+     * reusing per-thread memory would let them */
+    gql_prepare_options o = {.alc = &r->alc, .scratch = r->arena};
     gql_prepared *p;
     r->rc = gql_prepare(r->op->schema, r->op->query, r->op->query_len, NULL, &o,
                         &p, NULL, NULL);

@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
     return fclose(f) ? 2 : 0;
   }
   if (argc < 2) {
-    fprintf(stderr, "usage: bench_parse NAME=FILE... | --generate FILE BYTES\n");
+    fprintf(stderr,
+            "usage: bench_parse NAME=FILE... | --generate FILE BYTES\n");
     return 2;
   }
   printf("%-16s %10s %12s %10s %14s %12s\n", "document", "bytes", "us/parse",
@@ -105,8 +106,7 @@ int main(int argc, char **argv) {
       iters = 1;
     uint64_t calls_before = cnt.calls;
     double ns = bench_median_ns(parse_once, &j, iters, 7);
-    double per_parse =
-        (double)(cnt.calls - calls_before) / ((double)iters * 8);
+    double per_parse = (double)(cnt.calls - calls_before) / ((double)iters * 8);
     printf("%-16s %10zu %12.2f %10.1f %14.2f %12.3f\n", argv[i], j.len,
            ns / 1000.0, (double)j.len / ns * 1000.0,
            (double)arena_bytes / (double)j.len, per_parse);

@@ -3,7 +3,9 @@
  * document prepared once. Times execution untraced and traced in three
  * configurations (default, collapse off, depth 2); the traced runs include
  * span encoding and queueing (the exporter thread sends to a null
- * transport). Prints: config, median us per operation, ratio to untraced. */
+ * transport). Prints: config, median us per operation, ratio to untraced.
+ * With a third argument ab:CONFIG: untraced and CONFIG alternate in short
+ * rounds and the median of the trials' time ratios is printed. */
 #include "bench_util.h"
 
 #include <stdio.h>
@@ -169,6 +171,66 @@ int main(int argc, char **argv) {
               {"traced_collapse_off", &off, 4},
               {"traced_depth_2", &depth2, 1},
               {"traced_depth_0", &depth0, 1}};
+  if (argc > 3 && strncmp(argv[3], "ab:", 3) == 0) {
+    /* Untraced and traced alternate in short rounds, so that the load of a
+     * shared machine hits both alike: the median of the trials' ratios. */
+    const gql_trace_options *o = NULL;
+    for (size_t i = 1; i < sizeof cfgs / sizeof cfgs[0]; i++)
+      if (strcmp(argv[3] + 3, cfgs[i].name) == 0)
+        o = cfgs[i].o;
+    if (!o)
+      return 2;
+    gql_tracer *tracer;
+    gql_tracer_config tc = {.service_name = "bench",
+                            .transport = null_transport,
+                            .transport_ud = &sent,
+                            .queue_spans = (uint32_t)(iters * 300 + 1000),
+                            .batch_spans = (uint32_t)(iters * 300 + 1000),
+                            .interval_ms = 3600000};
+    if (gql_tracer_new(&tc, &tracer))
+      return 1;
+    run ru = {.p = p, .d = d, .tracer = tracer, .o = NULL};
+    run rt = {.p = p, .d = d, .tracer = tracer, .o = o};
+    ru.arena = gql_arena_new(NULL);
+    rt.arena = gql_arena_new(NULL);
+    double ratio[64], ut[64], tt[64];
+    int nt = trials < 64 ? trials : 64;
+    for (int w = 0; w < iters / 4; w++) {
+      one(&ru);
+      one(&rt);
+    }
+    gql_tracer_flush(tracer);
+    for (int t = 0; t < nt; t++) {
+      uint64_t su = 0, st = 0;
+      for (int round = 0; round < 40; round++) {
+        uint64_t t0 = bench_now_ns();
+        for (int k = 0; k < iters / 40; k++)
+          one(&ru);
+        uint64_t t1 = bench_now_ns();
+        for (int k = 0; k < iters / 40; k++)
+          one(&rt);
+        uint64_t t2 = bench_now_ns();
+        su += t1 - t0;
+        st += t2 - t1;
+      }
+      gql_tracer_flush(tracer);
+      ratio[t] = (double)st / (double)su;
+      ut[t] = (double)su / (iters / 40 * 40) / 1000.0;
+      tt[t] = (double)st / (iters / 40 * 40) / 1000.0;
+    }
+    printf("%s interleaved: untraced %.2f us, traced %.2f us, ratio %.3f "
+           "(medians of %d trials)\n",
+           argv[3] + 3, median(ut, nt), median(tt, nt), median(ratio, nt), nt);
+    gql_tracer_free(tracer);
+    gql_output_free(&ru.out);
+    gql_output_free(&rt.out);
+    gql_arena_free(ru.arena);
+    gql_arena_free(rt.arena);
+    gql_prepared_free(p);
+    gql_schema_free(s);
+    free(d);
+    return 0;
+  }
   double base = 0;
   printf("%-22s %12s %8s %14s\n", "config", "us/op", "ratio", "export_us/op");
   gql_tracer_stats total = {0};

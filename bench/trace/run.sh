@@ -8,14 +8,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 iters=${1:-2000}
 trials=${2:-9}
-"$root/scripts/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+"$root/scripts/build.sh" "$root/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
 peers=$root/bench/.peers
 mkdir -p "$peers"
-if [[ ! -d $peers/node_modules/dd-trace || ! -d $peers/node_modules/graphql ]]; then
-  (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16 dd-trace@5 >/dev/null)
+# The versions the README describes (dd-trace 5.105.0: the #8498 release).
+ver() { node -p "require('$peers/node_modules/$1/package.json').version" 2>/dev/null || true; }
+if [[ $(ver graphql) != 16.15.0 || $(ver dd-trace) != 5.105.0 ]]; then
+  (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16.15.0 dd-trace@5.105.0 >/dev/null)
 fi
 echo "gql (C resolvers, prepared document; us per operation, median of $trials trials)"
-"$root/build/bench/bench_trace" "$iters" "$trials" | tee /tmp/gql_trace_bench.$$
+"$root/build-rel/bench/bench_trace" "$iters" "$trials" | tee /tmp/gql_trace_bench.$$
 echo
 portfile=$(mktemp)
 node "$root/bench/trace/sink.js" >"$portfile" &

@@ -9,7 +9,7 @@
 typedef struct gql_cli_command {
   const char *name;
   const char *summary;
-  const char *usage; /* full help text for `gql CMD --help` */
+  const char *usage;                 /* full help text for `gql CMD --help` */
   int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } gql_cli_command;
 

@@ -23,7 +23,9 @@ static void libc_free(void *ctx, void *ptr, size_t size) {
 static const gql_allocator libc_allocator = {libc_malloc, libc_realloc,
                                              libc_free, NULL};
 
-const gql_allocator *gql_default_allocator(void) { return &libc_allocator; }
+const gql_allocator *gql_default_allocator(void) {
+  return &libc_allocator;
+}
 
 const gql_allocator *gql_alc_or_default(const gql_allocator *alc) {
   return alc ? alc : &libc_allocator;

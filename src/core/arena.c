@@ -17,6 +17,8 @@ struct gql_arena {
   size_t reserved;
   size_t used;
   size_t limit;
+  block *inline_block; /* made with the arena (gql_arena_new_sized), or NULL */
+  size_t self_size;    /* bytes of the arena's own allocation */
 };
 
 enum {
@@ -44,12 +46,35 @@ gql_arena *gql_arena_new(const gql_allocator *alc) {
   gql_arena *a = alc->malloc(alc->ctx, sizeof *a);
   if (!a)
     return NULL;
-  *a = (gql_arena){.alc = *alc};
+  *a = (gql_arena){.alc = *alc, .self_size = sizeof *a};
   return a;
 }
 
+gql_arena *gql_arena_new_sized(const gql_allocator *alc, size_t first) {
+  alc = gql_alc_or_default(alc);
+  if (first > MAX_BLOCK_STEP)
+    first = MAX_BLOCK_STEP;
+  first = (first + 15) & ~(size_t)15;
+  size_t head = (sizeof(gql_arena) + 15) & ~(size_t)15;
+  size_t total = head + sizeof(block) + first;
+  char *mem = alc->malloc(alc->ctx, total);
+  if (!mem)
+    return NULL;
+  gql_arena *a = (gql_arena *)mem;
+  block *b = (block *)(mem + head);
+  *b = (block){.size = first};
+  *a = (gql_arena){.alc = *alc,
+                   .head = b,
+                   .reserved = first,
+                   .inline_block = b,
+                   .self_size = total};
+  return a;
+}
+
+/* Frees the blocks above `stop` (the inline block stays: it goes with the
+ * arena). */
 static void free_blocks(gql_arena *a, block *stop) {
-  while (a->head != stop) {
+  while (a->head != stop && a->head != a->inline_block) {
     block *prev = a->head->prev;
     a->reserved -= a->head->size;
     a->alc.free(a->alc.ctx, a->head, sizeof(block) + a->head->size);
@@ -62,7 +87,7 @@ void gql_arena_free(gql_arena *a) {
     return;
   free_blocks(a, NULL);
   gql_allocator alc = a->alc;
-  alc.free(alc.ctx, a, sizeof *a);
+  alc.free(alc.ctx, a, a->self_size);
 }
 
 /* Keeps one block for the next use. When the last use spread over several
@@ -73,6 +98,11 @@ void gql_arena_reset(gql_arena *a) {
   if (!a->head)
     return;
   a->used = 0;
+  if (a->inline_block) { /* keeps its own block only */
+    free_blocks(a, NULL);
+    a->head->used = 0;
+    return;
+  }
   if (!a->head->prev && a->head->size <= RETAIN_MAX) {
     a->head->used = 0;
     return;
@@ -105,8 +135,12 @@ void *gql_arena_alloc(gql_arena *a, size_t size) {
   return p;
 }
 
-size_t gql_arena_used(const gql_arena *a) { return a->used; }
-size_t gql_arena_reserved(const gql_arena *a) { return a->reserved; }
+size_t gql_arena_used(const gql_arena *a) {
+  return a->used;
+}
+size_t gql_arena_reserved(const gql_arena *a) {
+  return a->reserved;
+}
 void gql_arena_set_limit(gql_arena *a, size_t max_bytes) {
   a->limit = max_bytes;
 }

@@ -38,6 +38,10 @@ void *gql_alc_realloc(const gql_allocator *alc, void *p, size_t old_size,
 void gql_alc_free(const gql_allocator *alc, void *p, size_t size);
 
 /* ---- arena extras */
+/* A new arena whose first block of `first` bytes (up to 1 MiB) comes in the
+ * same allocator call as the arena itself: one call for an arena whose
+ * use is known ahead. Reset keeps that block only. */
+gql_arena *gql_arena_new_sized(const gql_allocator *alc, size_t first);
 /* Copies `len` bytes into the arena and NUL-terminates them. */
 char *gql_arena_strndup(gql_arena *arena, const char *s, size_t len);
 /* printf into the arena; NULL on failure. */

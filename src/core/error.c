@@ -1,6 +1,8 @@
 #include "core.h"
 
-const char *gql_version(void) { return GQL_VERSION_STRING; }
+const char *gql_version(void) {
+  return GQL_VERSION_STRING;
+}
 
 const char *gql_strerror(int err) {
   switch (err) {

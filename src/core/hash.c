@@ -64,7 +64,8 @@ static struct gql_strmap_slot *find(const gql_strmap *m, gql_str key,
     struct gql_strmap_slot *s = &m->slots[i];
     if (!s->hash)
       return s;
-    if (s->hash == h && s->len == key.len && memcmp(s->ptr, key.ptr, key.len) == 0)
+    if (s->hash == h && s->len == key.len &&
+        memcmp(s->ptr, key.ptr, key.len) == 0)
       return s;
   }
 }

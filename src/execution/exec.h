@@ -222,6 +222,12 @@ uint32_t gql_exec_info_depth(const gql_resolve_info *info);
 /* Appends the path as "a.0.b", or "a.*.b" when collapsing. */
 void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
                                bool collapse);
+/* The same, NUL-terminated in `a` ("" when out of memory). */
+gql_str gql_exec_info_path_str(const gql_resolve_info *info, gql_arena *a,
+                               bool collapse);
+/* List levels between the field and its parent field (the index segments
+ * just above its own). */
+uint32_t gql_exec_info_lists_above(const gql_resolve_info *info);
 /* The coerced value of the operation's variable `name` (NULL: none). */
 const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
                                              gql_str name);

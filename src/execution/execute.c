@@ -541,10 +541,10 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
 }
 
 /* resolve_field with hooks, arguments or an aborted execution. */
-static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
-                                                         const plan_field *pf,
-                                                         const void *parent,
-                                                         gql_out *o) {
+static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
+                                                           const plan_field *pf,
+                                                           const void *parent,
+                                                           gql_out *o) {
   gql_resolve_info *info = &o->own;
   if (pf->has_args) {
     info->args = field_args(o, pf);
@@ -552,9 +552,16 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
       return;
   }
   const gql_hooks *h = ctx->hooks;
+  unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_UNLIKELY(h != NULL)) {
-    if (h->resolve_start && h->resolve_start(h->ctx, info))
-      ctx->aborted = true;
+    if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
+      calls = h->calls[pf->ordinal];
+    if ((calls & GQL_HOOK_START) && h->resolve_start) {
+      if (h->resolve_start(h->ctx, info))
+        ctx->aborted = true;
+      if (pf->ordinal < h->ncalls) /* it may answer for this call's finish */
+        calls = h->calls[pf->ordinal];
+    }
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
     if (h && h->resolve_finish) /* the call completes, without an error */
@@ -571,8 +578,35 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended)
+  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended &&
+      ((calls & GQL_HOOK_FINISH) || info->error))
     h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+}
+
+/* A traced call that needs no hook (the tracer's cached answer for a
+ * collapsed field) runs like an untraced one; an error still reaches
+ * resolve_finish. Everything else: resolve_field_hooked. */
+static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
+                                                         const plan_field *pf,
+                                                         const void *parent,
+                                                         gql_out *o) {
+  const gql_hooks *h = ctx->hooks;
+  if (GQL_LIKELY(h && pf->ordinal < h->ncalls && !h->calls[pf->ordinal] &&
+                 !pf->has_args && !ctx->aborted)) {
+    const exec_resolver *r = pf->field->resolver;
+    if (r)
+      r->fn(&o->own, parent, o);
+    else
+      gql_exec_default_resolver(&o->own, parent, o);
+    if (!o->written) {
+      set_written(o);
+      complete_null(o);
+    }
+    if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own);
+    return;
+  }
+  resolve_field_hooked(ctx, pf, parent, o);
 }
 
 static void resolve_field(exec_ctx *ctx, const plan_field *pf,
@@ -1869,6 +1903,51 @@ static void path_dotted(gql_buf *b, const path_frame *f, bool collapse) {
 void gql_exec_info_path_dotted(const gql_resolve_info *info, gql_buf *b,
                                bool collapse) {
   path_dotted(b, info->path, collapse);
+}
+static size_t index_digits(uint64_t v) {
+  size_t n = 1;
+  while (v >= 10) {
+    v /= 10;
+    n++;
+  }
+  return n;
+}
+uint32_t gql_exec_info_lists_above(const gql_resolve_info *info) {
+  uint32_t n = 0;
+  const path_frame *f = info->path;
+  for (f = f ? f->parent : NULL; f && !f->key; f = f->parent)
+    n++;
+  return n;
+}
+/* One pass for the length, one filling from the end: no buffer calls. */
+gql_str gql_exec_info_path_str(const gql_resolve_info *info, gql_arena *a,
+                               bool collapse) {
+  size_t n = 0;
+  for (const path_frame *f = info->path; f; f = f->parent)
+    n += (f->parent != NULL) + (f->key     ? f->key->len
+                                : collapse ? 1
+                                           : index_digits((uint64_t)f->index));
+  char *d = gql_arena_alloc(a, n + 1);
+  if (!d)
+    return GQL_STR("");
+  d[n] = 0;
+  char *e = d + n;
+  for (const path_frame *f = info->path; f; f = f->parent) {
+    if (f->key) {
+      e -= f->key->len;
+      memcpy(e, f->key->ptr, f->key->len);
+    } else if (collapse) {
+      *--e = '*';
+    } else {
+      uint64_t v = (uint64_t)f->index;
+      do
+        *--e = (char)('0' + v % 10);
+      while ((v /= 10) != 0);
+    }
+    if (f->parent)
+      *--e = '.';
+  }
+  return (gql_str){d, n};
 }
 const gql_json_value *gql_exec_info_variable(const gql_resolve_info *info,
                                              gql_str name) {

@@ -134,7 +134,8 @@ typedef struct set_builder {
   plan_entry *entries;
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, made and used above 16 fields */
+  uint32_t first_cap; /* of fields */
+  gql_strmap keys;    /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -142,8 +143,14 @@ typedef struct set_builder {
 typedef struct pb {
   gql_prepared *p;
   const gql_schema *s;
-  gql_arena *a;
+  gql_arena *a;   /* the plan's memory */
+  gql_arena *tmp; /* working memory, dropped after planning */
+  gql_allocator tmp_alc;
+  /* fragment definitions by name: a list up to FEW_FRAGMENTS, else a map */
   gql_strmap frags;
+  const gql_ast_fragment **frag_list;
+  uint32_t *frag_index; /* of frag_list[i] in the document's definitions */
+  uint32_t nfrags;
   const gql_ast_fragment **stack; /* fragments being expanded */
   uint32_t nstack;
   uint32_t planned, max;
@@ -160,6 +167,7 @@ typedef struct pb {
    * possible type of every set it is collected into. Made on first use. */
   struct node_memo *memo;
   struct key_memo *keys; /* by name pointer: the "key": made for it */
+  uint32_t nkeys;
 } pb;
 
 struct key_memo {
@@ -176,8 +184,11 @@ struct key_memo {
  * it had been built again. */
 struct set_memo {
   uint64_t hash;
+  /* the parents (when none of their sets has a fragment spread), else
+   * their signature (see set_signature) */
   const plan_occ *parents;
-  uint32_t nparents, type;
+  const uintptr_t *sig;
+  uint32_t nkey, type;
   uint32_t planned, height;
   plan_set *set;
 };
@@ -186,24 +197,38 @@ struct node_memo {
   const void *node;
   uint32_t value;
 };
-enum { MEMO_SIZE = 64 };
+enum { MEMO_SIZE = 64, FEW_FRAGMENTS = 16 };
 
 enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
+/* The prepared operation's first block: PREPARED_BLOCK_MIN + 48 bytes per
+ * byte of the document (an AST and a plan take about that), up to
+ * PREPARED_BLOCK_MAX. */
+enum {
+  PREPARED_BLOCK_MIN = 4096,
+  PREPARED_BLOCK_MAX = 256 * 1024,
+};
 
-static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
-                  size_t elem) {
+static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
+                     uint32_t need, size_t elem, uint32_t first) {
   if (need <= *cap)
     return items;
-  uint32_t nc = *cap ? *cap * 2 : 8;
+  uint32_t nc = *cap ? *cap * 2 : first;
   while (nc < need)
     nc *= 2;
-  void *n = gql_arena_grow(b->a, items, *cap, nc, elem);
+  /* the first array: nothing to copy (need and first are small) */
+  void *n = *cap ? gql_arena_grow(a, items, *cap, nc, elem)
+                 : gql_arena_alloc(a, (size_t)nc * elem);
   if (!n) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
   *cap = nc;
   return n;
+}
+
+static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
+                  size_t elem) {
+  return grow_in(b, b->tmp, items, cap, need, elem, 8);
 }
 
 static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
@@ -259,7 +284,7 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
 /* The memo entry for `node` (check its node), or NULL without memory. */
 static struct node_memo *memo_slot(pb *b, const void *node) {
   if (!b->memo) {
-    b->memo = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->memo);
+    b->memo = gql_arena_alloc(b->tmp, MEMO_SIZE * sizeof *b->memo);
     if (!b->memo)
       return NULL;
     memset(b->memo, 0, MEMO_SIZE * sizeof *b->memo);
@@ -319,8 +344,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    sb->fields =
-        grow(b, sb->fields, &sb->cap, sb->nfields + 1, sizeof *sb->fields);
+    sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
+                         sizeof *sb->fields, sb->first_cap);
     if (!sb->fields)
       return;
     fi = sb->nfields++;
@@ -333,7 +358,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (def == &b->s->meta_typename)
       pf->meta = META_TYPENAME;
     if (sb->nfields == 17) {
-      gql_strmap_init(&sb->keys, NULL);
+      gql_strmap_init(&sb->keys, &b->tmp_alc);
       for (uint32_t i = 0; i < sb->nfields; i++)
         if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
           b->err = GQL_ENOMEM;
@@ -343,7 +368,9 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     }
   }
   plan_field *pf = &sb->fields[fi];
-  pf->occs = grow(b, pf->occs, &pf->occ_cap, pf->nocc + 1, sizeof *pf->occs);
+  /* most fields occur once: the plan keeps their occurrences */
+  pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
+                     sizeof *pf->occs, 1);
   if (!pf->occs)
     return;
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
@@ -357,6 +384,31 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     return;
   sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
   pf->nocc++;
+}
+
+/* The index in the document's definitions of fragment `name`, or
+ * UINT32_MAX. */
+static uint32_t fragment_index(pb *b, gql_str name) {
+  if (b->nfrags > FEW_FRAGMENTS) {
+    uint32_t fi;
+    return gql_strmap_get(&b->frags, name, &fi) ? fi : UINT32_MAX;
+  }
+  /* the first definition of a name wins, as in the map */
+  for (uint32_t i = 0; i < b->nfrags; i++)
+    if (gql_str_eq(gql_ast_name_str(b->frag_list[i]->name), name))
+      return b->frag_index[i];
+  return UINT32_MAX;
+}
+
+/* fragment_index of a spread, remembered per spread node. */
+static uint32_t spread_index(pb *b, const gql_ast_selection *sel) {
+  struct node_memo *m = memo_slot(b, sel);
+  if (m && m->node == sel)
+    return m->value;
+  uint32_t fi = fragment_index(b, gql_ast_name_str(sel->name));
+  if (m)
+    *m = (struct node_memo){sel, fi};
+  return fi;
 }
 
 static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
@@ -376,16 +428,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
         collect(b, sb, sel->selection_set, c, nc, type);
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
-      uint32_t fi;
-      struct node_memo *m = memo_slot(b, sel);
-      if (m && m->node == sel) {
-        fi = m->value;
-      } else {
-        if (!gql_strmap_get(&b->frags, gql_ast_name_str(sel->name), &fi))
-          fi = UINT32_MAX;
-        if (m)
-          *m = (struct node_memo){sel, fi};
-      }
+      uint32_t fi = spread_index(b, sel);
       if (fi == UINT32_MAX)
         break;
       const gql_ast_fragment *f =
@@ -464,14 +507,16 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
   if (depth == 0) /* the root set's keys are met once */
     return key_json_new(b, pf);
   if (!b->keys && k.ptr) {
-    b->keys = gql_arena_alloc(b->a, MEMO_SIZE * sizeof *b->keys);
+    /* a short document has few names: a smaller table to clear */
+    b->nkeys = b->p->text.len < 1024 ? MEMO_SIZE / 4 : MEMO_SIZE;
+    b->keys = gql_arena_alloc(b->tmp, b->nkeys * sizeof *b->keys);
     if (b->keys)
-      memset(b->keys, 0, MEMO_SIZE * sizeof *b->keys);
+      memset(b->keys, 0, b->nkeys * sizeof *b->keys);
   }
   struct key_memo *m = NULL;
   if (b->keys && k.ptr) {
     uintptr_t h = (uintptr_t)k.ptr;
-    m = &b->keys[(h ^ (h >> 6)) % MEMO_SIZE];
+    m = &b->keys[(h ^ (h >> 6)) & (b->nkeys - 1)]; /* a power of 2 */
     if (m->name == k.ptr && m->len == k.len) {
       pf->key_json = m->json;
       return true;
@@ -486,22 +531,27 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
 
 static bool key_json_new(pb *b, plan_field *pf) {
   gql_str k = pf->key;
-  unsigned bad = 0;
-  for (size_t i = 0; i < k.len; i++)
-    bad |= !name_char[(unsigned char)k.ptr[i]];
-  bool plain = !bad;
+  /* Keys are names of the document: copied as they are checked, in one
+   * pass; a key that is no name (none is) goes through the JSON writer. */
+  bool plain = k.len && name_char[(unsigned char)k.ptr[0]] &&
+               name_char[(unsigned char)k.ptr[k.len - 1]] && k.len <= 256;
   if (plain) {
     char *kj = gql_arena_alloc(b->a, k.len + 3);
     if (!kj)
       return false;
     kj[0] = '"';
-    if (k.len)
-      memcpy(kj + 1, k.ptr, k.len);
+    for (size_t i = 0; i < k.len; i++) {
+      char c = k.ptr[i];
+      if (!name_char[(unsigned char)c])
+        goto general; /* not a name after all */
+      kj[i + 1] = c;
+    }
     kj[k.len + 1] = '"';
     kj[k.len + 2] = ':';
     pf->key_json = (gql_str){kj, k.len + 3};
     return true;
   }
+general:;
   gql_buf kb;
   gql_buf_init(&kb, NULL);
   gql_json_write_string(&kb, k);
@@ -605,21 +655,91 @@ static bool same_parents(const plan_occ *a, const plan_occ *b, uint32_t n) {
   return true;
 }
 
-static plan_set *build_set_new(pb *b, const plan_occ *parents,
-                               uint32_t nparents, uint32_t type,
-                               uint32_t depth);
+/* When a parent's selections have a fragment spread: what collecting
+ * `parents` depends on, as words: per parent its
+ * conditions and then its selections, each as its node, except that a
+ * fragment spread without directives is its fragment's definition. Sets
+ * with equal signatures and type collect the same field nodes under the
+ * same conditions, so they are one plan: `luke: human { ...H }` and
+ * `leia: human { ...H }` share theirs. NULL without spreads (then the
+ * parents are the key) or memory. */
+static uintptr_t *set_signature(pb *b, const plan_occ *parents,
+                                uint32_t nparents, uint32_t *len) {
+  size_t n = 0;
+  bool spreads = false;
+  for (uint32_t i = 0; i < nparents; i++) {
+    const gql_ast_selection_set *ss = parents[i].node->selection_set;
+    uint32_t count = ss ? ss->selections.count : 0;
+    n += 2 + count;
+    for (uint32_t j = 0; j < count && !spreads; j++)
+      spreads = ss->selections.items[j]->h.kind == GQL_AST_FRAGMENT_SPREAD;
+  }
+  if (!spreads) /* other parents collect other nodes */
+    return NULL;
+  if (n > UINT32_MAX) {
+    b->err = GQL_ELIMIT;
+    return NULL;
+  }
+  uintptr_t *sig = gql_arena_alloc(b->tmp, n * sizeof *sig);
+  if (!sig) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  uintptr_t *w = sig;
+  for (uint32_t i = 0; i < nparents; i++) {
+    const gql_ast_selection_set *ss = parents[i].node->selection_set;
+    uint32_t count = ss ? ss->selections.count : 0;
+    *w++ = (uintptr_t)parents[i].conds;
+    *w++ = (uintptr_t)parents[i].nconds << 32 | count;
+    for (uint32_t j = 0; j < count; j++) {
+      const gql_ast_selection *sel = ss->selections.items[j];
+      uintptr_t v = (uintptr_t)sel;
+      if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD && !sel->directives.count) {
+        uint32_t fi = spread_index(b, sel);
+        if (fi != UINT32_MAX)
+          v = (uintptr_t)b->p->doc->definitions.items[fi];
+      }
+      *w++ = v;
+    }
+  }
+  *len = (uint32_t)n;
+  return sig;
+}
+
+static uint64_t sig_hash(const uintptr_t *sig, uint32_t n, uint32_t type) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ type;
+  for (uint32_t i = 0; i < n; i++) {
+    h = (h ^ (uint64_t)sig[i]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  return h ? h : 1;
+}
+
+static __attribute__((noinline)) plan_set *
+build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
+              uint32_t depth);
 
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth) {
-  uint64_t h = set_hash(parents, nparents, type);
+  if (depth == 0) /* the root set is met once */
+    return build_set_new(b, parents, nparents, type, depth);
+  uint32_t nsig = 0;
+  const uintptr_t *sig = set_signature(b, parents, nparents, &nsig);
+  if (b->err)
+    return NULL;
+  uint64_t h =
+      sig ? sig_hash(sig, nsig, type) : set_hash(parents, nparents, type);
+  uint32_t nkey = sig ? nsig : nparents;
   uint32_t mask = b->sets_cap - 1;
   if (b->sets_cap) {
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
       struct set_memo *m = &b->sets[i];
       if (!m->hash)
         break;
-      if (m->hash != h || m->type != type || m->nparents != nparents ||
-          !same_parents(m->parents, parents, nparents))
+      if (m->hash != h || m->type != type || m->nkey != nkey ||
+          !m->sig != !sig ||
+          (sig ? memcmp(m->sig, sig, nsig * sizeof *sig) != 0
+               : !same_parents(m->parents, parents, nparents)))
         continue;
       /* reuse it unless a limit would be reached inside: then build it
        * again, so that the error is the one the walk finds */
@@ -638,11 +758,11 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
   uint32_t height = b->deepest - depth;
   if (deepest > b->deepest)
     b->deepest = deepest;
-  if (!ps || b->err || depth == 0) /* the root set is met once */
+  if (!ps || b->err)
     return ps;
   if ((b->nsets + 1) * 2 > b->sets_cap) {
     uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 16;
-    struct set_memo *t = gql_arena_alloc(b->a, cap * sizeof *t);
+    struct set_memo *t = gql_arena_alloc(b->tmp, cap * sizeof *t);
     if (!t)
       return ps; /* not remembered: built again if met again */
     memset(t, 0, cap * sizeof *t);
@@ -662,34 +782,46 @@ static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
   while (b->sets[k].hash)
     k = (k + 1) & mask;
   b->sets[k] = (struct set_memo){
-      h, parents, nparents, type, b->planned - planned, height, ps};
+      h, parents, sig, nkey, type, b->planned - planned, height, ps};
   b->nsets++;
   return ps;
 }
 
-static plan_set *build_set_new(pb *b, const plan_occ *parents,
-                               uint32_t nparents, uint32_t type,
-                               uint32_t depth) {
+static __attribute__((noinline)) plan_set *
+build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
+              uint32_t depth) {
   if (depth > MAX_PLAN_DEPTH) {
     b->err = GQL_ELIMIT;
     b->msg = "The operation is nested too deeply to plan.";
     return NULL;
   }
   set_builder sb = {0}; /* sb.keys is made at the 17th field */
+  /* room for the parents' selections, or 4 fields (fragments add more) */
+  uint32_t room = 0;
+  for (uint32_t i = 0; i < nparents; i++)
+    if (parents[i].node->selection_set)
+      room += parents[i].node->selection_set->selections.count;
+  sb.first_cap = room > 4 ? room : 4;
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
             parents[i].nconds, type);
   if (sb.nfields >= 17)
     gql_strmap_free(&sb.keys);
+  /* the entries were collected in the working memory: the plan keeps them
+   * at their size */
   plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
-  if (!ps) {
+  plan_entry *entries =
+      sb.any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
+  if (!ps || (sb.any_cond && !entries)) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
+  if (sb.any_cond)
+    memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
                    .nfields = sb.nfields,
-                   .entries = sb.any_cond ? sb.entries : NULL,
+                   .entries = entries,
                    .nentries = sb.any_cond ? sb.nentries : 0,
                    .any_cond = sb.any_cond};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
@@ -790,7 +922,11 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   int rc = gql_schema_finalize(s);
   if (rc)
     return rc;
-  gql_arena *arena = gql_arena_new(o.alc);
+  /* one allocator call for the arena and a first block that a document of
+   * this length usually fits in */
+  gql_arena *arena = gql_arena_new_sized(
+      o.alc, len < PREPARED_BLOCK_MAX / 64 ? PREPARED_BLOCK_MIN + len * 48
+                                           : PREPARED_BLOCK_MAX);
   if (!arena)
     return GQL_ENOMEM;
   gql_prepared *p = gql_arena_alloc(arena, sizeof *p);
@@ -815,9 +951,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  gql_arena *tmp = o.scratch ? o.scratch : arena;
   if (!o.no_validate) {
     gql_error_list errors;
-    gql_error_list_init(&errors, arena, 0);
+    gql_error_list_init(&errors, tmp, 0);
     if (h)
       h->prepare_phase(h->ctx, 1, false, 0, NULL, 0);
     rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
@@ -871,18 +1008,32 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   pb b = {.p = p,
           .s = s,
           .a = arena,
+          .tmp = tmp,
           .max = o.max_plan_size ? o.max_plan_size : 100000};
+  b.tmp_alc = gql_arena_allocator(tmp);
   b.cc = (coerce_ctx){.s = s, .arena = arena};
-  gql_strmap_init(&b.frags, NULL);
-  b.stack = gql_arena_alloc(arena, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
-  if (!b.stack)
-    b.err = GQL_ENOMEM;
-  for (uint32_t i = 0; i < p->doc->definitions.count && !b.err; i++) {
+  uint32_t ndefs = p->doc->definitions.count;
+  for (uint32_t i = 0; i < ndefs; i++)
+    b.nfrags +=
+        p->doc->definitions.items[i]->kind == GQL_AST_FRAGMENT_DEFINITION;
+  if (b.nfrags > FEW_FRAGMENTS)
+    gql_strmap_init(&b.frags, &b.tmp_alc);
+  if (b.nfrags) { /* without fragments, nothing is expanded */
+    b.stack = gql_arena_alloc(tmp, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
+    b.frag_list = gql_arena_alloc(tmp, sizeof *b.frag_list * b.nfrags);
+    b.frag_index = gql_arena_alloc(tmp, sizeof *b.frag_index * b.nfrags);
+    if (!b.stack || !b.frag_list || !b.frag_index)
+      b.err = GQL_ENOMEM;
+  }
+  for (uint32_t i = 0, n = 0; i < ndefs && !b.err; i++) {
     const gql_ast_node *d = p->doc->definitions.items[i];
-    if (d->kind == GQL_AST_FRAGMENT_DEFINITION &&
-        gql_strmap_put(&b.frags,
-                       gql_ast_name_str(((const gql_ast_fragment *)d)->name),
-                       i) < 0)
+    if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
+      continue;
+    const gql_ast_fragment *f = (const gql_ast_fragment *)d;
+    b.frag_list[n] = f;
+    b.frag_index[n++] = i;
+    if (b.nfrags > FEW_FRAGMENTS &&
+        gql_strmap_put(&b.frags, gql_ast_name_str(f->name), i) < 0)
       b.err = GQL_ENOMEM;
   }
   if (!b.err) {
@@ -890,7 +1041,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     plan_occ occ = {&root, NULL, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
-  gql_strmap_free(&b.frags);
+  if (b.nfrags > FEW_FRAGMENTS)
+    gql_strmap_free(&b.frags);
   if (b.err) {
     rc = b.err;
     if (b.msg)

@@ -18,8 +18,8 @@ extern "C" size_t gql_dtoa(double d, char out[32]) {
 }
 
 extern "C" double gql_strtod(const char *s, size_t len) {
-  static const StringToDoubleConverter conv(
-      StringToDoubleConverter::NO_FLAGS, 0.0, 0.0, nullptr, nullptr);
+  static const StringToDoubleConverter conv(StringToDoubleConverter::NO_FLAGS,
+                                            0.0, 0.0, nullptr, nullptr);
   int processed = 0;
   return conv.StringToDouble(s, static_cast<int>(len), &processed);
 }

@@ -106,7 +106,7 @@ struct gql_ast_selection_set;
 /* NamedType (name), ListType and NonNullType (of). */
 typedef struct gql_ast_type {
   gql_ast_node h;
-  gql_ast_name name;      /* NAMED_TYPE */
+  gql_ast_name name;       /* NAMED_TYPE */
   struct gql_ast_type *of; /* LIST_TYPE, NON_NULL_TYPE */
 } gql_ast_type;
 
@@ -172,11 +172,11 @@ typedef struct gql_ast_selection_set {
 } gql_ast_selection_set;
 
 typedef struct gql_ast_variable_definition {
-  gql_ast_node h;                   /* VARIABLE_DEFINITION */
-  gql_ast_value *description;       /* STRING_VALUE or NULL */
-  gql_ast_value *variable;          /* VARIABLE */
+  gql_ast_node h;             /* VARIABLE_DEFINITION */
+  gql_ast_value *description; /* STRING_VALUE or NULL */
+  gql_ast_value *variable;    /* VARIABLE */
   gql_ast_type *type;
-  gql_ast_value *default_value;     /* or NULL */
+  gql_ast_value *default_value; /* or NULL */
   gql_ast_directives directives;
 } gql_ast_variable_definition;
 
@@ -279,11 +279,11 @@ typedef struct gql_ast_directive_def {
 /* A schema coordinate (Sept 2025): Type, Type.field, Type.field(arg:),
  * @directive, @directive(arg:). */
 typedef struct gql_ast_schema_coordinate {
-  gql_ast_node h; /* SCHEMA_COORDINATE */
-  bool directive; /* starts with '@' */
-  gql_ast_name name;       /* type or directive name */
-  gql_ast_name member;     /* field, input field or enum value; may be absent */
-  gql_ast_name argument;   /* may be absent */
+  gql_ast_node h;        /* SCHEMA_COORDINATE */
+  bool directive;        /* starts with '@' */
+  gql_ast_name name;     /* type or directive name */
+  gql_ast_name member;   /* field, input field or enum value; may be absent */
+  gql_ast_name argument; /* may be absent */
 } gql_ast_schema_coordinate;
 
 /* The document: definitions of any kind, in source order. Cast each item by
@@ -292,8 +292,8 @@ typedef struct gql_ast_schema_coordinate {
 struct gql_document {
   gql_ast_node h; /* DOCUMENT */
   GQL_AST_ARRAY(gql_ast_node) definitions;
-  gql_str source;        /* the text the document was parsed from */
-  uint32_t token_count;  /* tokens read, for limits and statistics */
+  gql_str source;       /* the text the document was parsed from */
+  uint32_t token_count; /* tokens read, for limits and statistics */
 };
 
 static inline bool gql_ast_is_type_definition(int kind) {

@@ -16,6 +16,8 @@
 #include <setjmp.h>
 #include <stdnoreturn.h>
 
+enum { INLINE_STACK = 32 };
+
 typedef struct parser {
   gql_lexer lx;
   gql_token tok;   /* the current token */
@@ -39,6 +41,8 @@ typedef struct parser {
   const char *message;
   uint32_t err_offset;
   jmp_buf jmp;
+  /* the first stack (not cleared by start(): only pushed items are read) */
+  void *first_stack[INLINE_STACK];
 } parser;
 
 /* A slice equals a string literal; the length is known at compile time so
@@ -263,7 +267,7 @@ node(parser *p, size_t size, int kind, uint32_t start) {
 #define FINISH(p, n) ((n)->h.end = (p)->prev_end)
 
 static __attribute__((noinline)) void grow_stack(parser *p) {
-  uint32_t cap = p->cap ? p->cap * 2 : 64;
+  uint32_t cap = p->cap * 2;
   void **s = gql_arena_grow(p->arena, p->stack, p->sp, cap, sizeof *s);
   if (!s)
     nomem(p);
@@ -1016,6 +1020,8 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   if (max_size > UINT32_MAX - 1)
     max_size = UINT32_MAX - 1;
   memset(p, 0, offsetof(parser, jmp));
+  p->stack = p->first_stack;
+  p->cap = INLINE_STACK;
   p->arena = arena;
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
   p->token_budget = (uint64_t)p->max_tokens + 1;

@@ -110,21 +110,45 @@ uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state) {
 }
 
 /* The time-stamp counter is read per resolver call (a few ns, against tens
- * for clock_gettime); its rate is measured against the monotonic clock for
- * a millisecond at start. */
+ * for clock_gettime); its rate is measured against the monotonic clock over
+ * 2 ms at start. Each end of that interval is a tight pair: a clock read
+ * between two counter reads, retried when they are far apart, so that being
+ * descheduled between the reads (common on a loaded machine) cannot skew the
+ * rate. */
+#ifdef HAVE_TSC
+typedef struct clock_pair {
+  uint64_t tick, mono, real;
+} clock_pair;
+
+static clock_pair clock_sample(void) {
+  clock_pair best = {0};
+  uint64_t best_gap = UINT64_MAX;
+  for (int i = 0; i < 16; i++) {
+    uint64_t a = __rdtsc();
+    uint64_t m = mono_ns();
+    uint64_t r = real_ns();
+    uint64_t b = __rdtsc();
+    if (b > a && b - a < best_gap) {
+      best_gap = b - a;
+      best = (clock_pair){a + (b - a) / 2, m, r};
+    }
+  }
+  return best;
+}
+#endif
+
 static void clock_init(gql_tracer *t) {
   t->base_ns = real_ns();
 #ifdef HAVE_TSC
-  uint64_t m0 = mono_ns(), c0 = __rdtsc(), m1;
-  do
-    m1 = mono_ns();
-  while (m1 - m0 < 2000000);
-  uint64_t c1 = __rdtsc();
-  if (c1 > c0) {
+  clock_pair p0 = clock_sample();
+  while (mono_ns() - p0.mono < 2000000)
+    ;
+  clock_pair p1 = clock_sample();
+  if (p1.tick > p0.tick && p1.mono > p0.mono) {
     t->tsc = true;
-    t->ns_per_tick = (double)(m1 - m0) / (double)(c1 - c0);
-    t->base_tick = c1;
-    t->base_ns = real_ns();
+    t->ns_per_tick = (double)(p1.mono - p0.mono) / (double)(p1.tick - p0.tick);
+    t->base_tick = p1.tick;
+    t->base_ns = p1.real;
   }
 #endif
 }

@@ -159,11 +159,61 @@ void gql_otlp_batch_close(gql_buf *b) {
  * copied as a flat record (lengths and bytes, no formatting) and becomes
  * JSON on the exporter thread. */
 
+/* Strings every span repeats go into a record as a code (the length word
+ * with the top bit set), not as bytes. */
+#define K(s)                                                                   \
+  { s, sizeof s - 1 }
+static const gql_str known[] = {K("graphql.resolve"),
+                                K("graphql.field.name"),
+                                K("graphql.field.path"),
+                                K("graphql.field.type"),
+                                K("graphql.parse"),
+                                K("graphql.validate"),
+                                K("graphql.operation.type"),
+                                K("graphql.operation.name"),
+                                K("graphql.source"),
+                                K("graphql.document"),
+                                K("GraphQLError"),
+                                K("Error"),
+                                K("query"),
+                                K("mutation"),
+                                K("subscription"),
+                                K("dd.graphql.query.error"),
+                                K("")};
+#undef K
+enum {
+  K_RESOLVE,
+  K_FIELD_NAME,
+  K_FIELD_PATH,
+  K_FIELD_TYPE,
+  K_NKNOWN = sizeof known / sizeof known[0],
+  /* In place of a resolve span's resource: the type's wrappers follow
+   * (gql_type_ref.mods); the exporter makes "field:[Type!]" from them and
+   * the field name and type tags. */
+  K_RESOURCE_MODS = K_NKNOWN - 1
+};
+#define KNOWN_BIT 0x80000000u
+
+/* Short copies without a call (the strings of a span are mostly short). */
+static inline void copy_small(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
 static inline void app(gql_buf *b, const void *p, size_t n) {
   if (!n)
     return;
   if (GQL_LIKELY(b->cap - b->len >= n)) {
-    memcpy(b->data + b->len, p, n);
+    copy_small(b->data + b->len, p, n);
     b->len += n;
   } else {
     gql_buf_append(b, p, n);
@@ -179,27 +229,88 @@ static inline void putstr(gql_buf *b, gql_str s) {
   put32(b, (uint32_t)s.len);
   app(b, s.ptr, s.len);
 }
+static inline void putknown(gql_buf *b, uint32_t k) {
+  put32(b, KNOWN_BIT | k);
+}
+/* A string, as a code when it is one of `known`. */
+static void putname(gql_buf *b, gql_str s) {
+  for (uint32_t k = 0; k < K_NKNOWN; k++)
+    if (s.len == known[k].len && s.ptr[0] == known[k].ptr[0] &&
+        memcmp(s.ptr, known[k].ptr, s.len) == 0) {
+      putknown(b, k);
+      return;
+    }
+  putstr(b, s);
+}
 
-void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
-  gql_buf_reserve(b, 512);
-  put64(b, ids->trace_hi);
-  put64(b, ids->trace_lo);
-  put64(b, s->id);
-  put64(b, s->parent);
-  put64(b, s->start);
-  put64(b, s->end);
-  put32(b, s->kind);
-  putstr(b, s->name);
-  putstr(b, s->resource);
-  uint32_t n = 0;
-  for (const trace_attr *a = s->attrs; a; a = a->next)
-    n++;
-  put32(b, n);
+/* Writing at a cursor into reserved room (no capacity check per item). */
+static inline char *w64(char *w, uint64_t v) {
+  memcpy(w, &v, 8);
+  return w + 8;
+}
+static inline char *w32(char *w, uint32_t v) {
+  memcpy(w, &v, 4);
+  return w + 4;
+}
+static inline char *wstr(char *w, gql_str s) {
+  w = w32(w, (uint32_t)s.len);
+  if (s.len)
+    copy_small(w, s.ptr, s.len);
+  return w + s.len;
+}
+
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
+                     uint64_t start_ns, uint64_t end_ns,
+                     const gql_str *resolve) {
+  uint32_t n = resolve ? 3 : 0;
+  size_t need = 128 + s->name.len + s->resource.len;
+  if (resolve)
+    need +=
+        16 + resolve[0].len + resolve[1].len + resolve[2].len + resolve[3].len;
   for (const trace_attr *a = s->attrs; a; a = a->next) {
-    putstr(b, a->key);
+    n++;
+    need += 8 + a->key.len + a->value.len;
+  }
+  if (!gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  w = w64(w, ids->trace_hi);
+  w = w64(w, ids->trace_lo);
+  w = w64(w, s->id);
+  w = w64(w, s->parent);
+  w = w64(w, start_ns);
+  w = w64(w, end_ns);
+  w = w32(w, s->kind);
+  b->len = (size_t)(w - b->data);
+  if (s->kind == SPAN_RESOLVE)
+    putknown(b, K_RESOLVE);
+  else
+    putname(b, s->name);
+  w = b->data + b->len;
+  if (resolve) {
+    w = w32(w, KNOWN_BIT | K_RESOURCE_MODS);
+    w = wstr(w, resolve[3]);
+  } else {
+    w = wstr(w, s->resource);
+  }
+  w = w32(w, n);
+  if (resolve) {
+    w = w32(w, KNOWN_BIT | K_FIELD_NAME);
+    w = wstr(w, resolve[0]);
+    w = w32(w, KNOWN_BIT | K_FIELD_PATH);
+    w = wstr(w, resolve[1]);
+    w = w32(w, KNOWN_BIT | K_FIELD_TYPE);
+    w = wstr(w, resolve[2]);
+  }
+  b->len = (size_t)(w - b->data);
+  for (const trace_attr *a = s->attrs; a; a = a->next) {
+    putname(b, a->key);
     putstr(b, a->value);
   }
-  putstr(b, s->error_type ? gql_cstr(s->error_type) : GQL_STR(""));
+  if (s->error_type)
+    putname(b, gql_cstr(s->error_type));
+  else
+    put32(b, 0);
   putstr(b, s->error);
   n = 0;
   for (const trace_event *e = s->events; e; e = e->next)
@@ -207,8 +318,8 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s) {
   put32(b, n);
   for (const trace_event *e = s->events; e; e = e->next) {
     put64(b, e->time_ns);
-    putstr(b, gql_cstr(e->name));
-    putstr(b, e->type);
+    putname(b, gql_cstr(e->name));
+    putname(b, e->type);
     putstr(b, e->message);
     put32(b, e->nlocations);
     for (uint32_t i = 0; i < e->nlocations; i++)
@@ -247,6 +358,13 @@ static uint32_t get32(reader *r) {
 }
 static gql_str getstr(reader *r) {
   uint32_t n = get32(r);
+  if (!r->bad && (n & KNOWN_BIT)) {
+    n &= ~KNOWN_BIT;
+    if (n < K_NKNOWN)
+      return known[n];
+    r->bad = true;
+    return GQL_STR("");
+  }
   if (r->bad || (size_t)(r->end - r->p) < n) {
     r->bad = true;
     return GQL_STR("");
@@ -270,6 +388,34 @@ static gql_str *getstrs(reader *r, uint32_t *n) {
   return v;
 }
 
+/* "field:[Type!]!" from the field name and type tags and the wrappers
+ * (outside in). */
+static gql_str resource_of(gql_arena *a, const trace_span *s, gql_str mods) {
+  gql_str name = {0}, type = {0};
+  for (const trace_attr *at = s->attrs; at; at = at->next)
+    if (at->key.ptr == known[K_FIELD_NAME].ptr)
+      name = at->value;
+    else if (at->key.ptr == known[K_FIELD_TYPE].ptr)
+      type = at->value;
+  size_t n = name.len + 1 + type.len + mods.len * 2;
+  char *d = gql_arena_alloc(a, n + 1);
+  if (!d)
+    return GQL_STR("");
+  size_t o = 0;
+  memcpy(d, name.ptr, name.len);
+  o += name.len;
+  d[o++] = ':';
+  for (size_t i = 0; i < mods.len; i++)
+    if (mods.ptr[i] == 'L')
+      d[o++] = '[';
+  memcpy(d + o, type.ptr, type.len);
+  o += type.len;
+  for (size_t i = mods.len; i-- > 0;)
+    d[o++] = mods.ptr[i] == 'L' ? ']' : '!';
+  d[o] = 0;
+  return (gql_str){d, o};
+}
+
 int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
                              bool first) {
   gql_arena *a = gql_arena_new(NULL);
@@ -288,6 +434,10 @@ int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
     s.kind = (uint8_t)get32(&r);
     s.name = getstr(&r);
     s.resource = getstr(&r);
+    gql_str mods = {0};
+    bool derive = s.resource.ptr == known[K_RESOURCE_MODS].ptr;
+    if (derive)
+      mods = getstr(&r);
     uint32_t na = get32(&r);
     for (uint32_t i = 0; i < na && !r.bad; i++) {
       trace_attr *at = gql_arena_alloc(a, sizeof *at);
@@ -304,6 +454,8 @@ int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
         s.attrs = at;
       s.attrs_last = at;
     }
+    if (derive && !r.bad)
+      s.resource = resource_of(a, &s, mods);
     gql_str et = getstr(&r);
     s.error = getstr(&r);
     s.error_type = et.len ? gql_arena_strndup(a, et.ptr, et.len) : NULL;

@@ -43,6 +43,8 @@ typedef struct trace_span {
   gql_str error;
   trace_attr *attrs, *attrs_last;
   trace_event *events, *events_last;
+  struct trace_span *kids, *next_kid; /* resolve spans parented here */
+  struct trace_span *up;              /* the parent span (resolve spans) */
 } trace_span;
 
 /* ---- signature.c */
@@ -56,9 +58,14 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
-/* Appends a span (times already in Unix ns) as a flat record: no
- * formatting on the request thread. */
-void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s);
+/* Appends a span (times in Unix ns) as a flat record: no formatting on
+ * the request thread (the names every span repeats become codes). For a
+ * resolve span, `resolve` holds its field name, path and type tags (written
+ * before s->attrs) and the type's wrappers (gql_type_ref.mods), from which
+ * the exporter makes the resource; else NULL. */
+void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
+                     uint64_t start_ns, uint64_t end_ns,
+                     const gql_str *resolve);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`). */
 int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,

@@ -1,10 +1,11 @@
-/* One traced request: the executor's hooks make the spans. Per resolver call
- * the work is a lookup of the planned field in a small pointer table (with
- * collapsing) and a clock read at start and completion; a span record, its
- * path string and the parent lookup happen once per (collapsed) path. Spans
- * are encoded to OTLP JSON when the execution finishes and handed to the
- * tracer's queue; the trace then holds nothing but its arena until
- * gql_trace_end. */
+/* One traced request: the executor's hooks make the spans. With collapsing
+ * on, a resolve span is made by the first call of its planned field (parent:
+ * the parent planned field's span; path: the parent's string plus ".*" per
+ * list level and the key), and the tracer tells the executor once per
+ * planned field which later calls need a hook at all (gql_hooks.calls, see
+ * calls_needed). Spans become flat records when the execution finishes and
+ * are handed to the tracer's queue; the exporter thread makes the OTLP JSON.
+ * The trace then holds nothing but its arena until gql_trace_end. */
 #include "trace.h"
 
 #include <stdlib.h>
@@ -35,18 +36,29 @@ struct gql_trace {
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
   trace_span **owners; /* by plan field ordinal (collapsing) */
-  gql_str *resources;  /* by plan field ordinal: "field:Type" */
+  uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
+  uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
-  gql_buf scratch; /* paths, resources and the records, reused */
+  gql_buf scratch; /* the records, reused */
 };
 
+/* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
-  uint32_t h = 2166136261u; /* FNV-1a: paths are short */
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (uint8_t)p[i]) * 16777619u;
-  return h;
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15u;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+      w |= (uint64_t)(uint8_t)p[i] << (8 * i);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+  }
+  return (uint32_t)(h ^ (h >> 29));
 }
 
 static bool path_get(const gql_trace *tr, gql_str k, uint32_t *idx) {
@@ -238,7 +250,7 @@ static void on_execute_error(void *ctx, const char *message,
 
 /* The span of the nearest ancestor path that has one: strip the last
  * segment, and list-index segments, until a prefix is known. */
-static uint64_t parent_of(gql_trace *tr, gql_str path) {
+static trace_span *parent_of(gql_trace *tr, gql_str path) {
   size_t n = path.len;
   for (;;) {
     while (n > 0 && path.ptr[n - 1] != '.')
@@ -254,18 +266,15 @@ static uint64_t parent_of(gql_trace *tr, gql_str path) {
       continue;
     uint32_t idx;
     if (path_get(tr, (gql_str){path.ptr, n}, &idx))
-      return tr->spans[idx]->id;
+      return tr->spans[idx];
   }
-  return tr->exec ? tr->exec->id : 0;
+  return tr->exec;
 }
 
 static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
     return NULL;
-  gql_buf *b = &tr->scratch;
-  b->len = 0;
-  gql_exec_info_path_dotted(info, b, !tr->o.no_collapse);
-  gql_str path = arena_str(tr, b->data, b->failed ? 0 : b->len);
+  gql_str path = gql_exec_info_path_str(info, tr->arena, !tr->o.no_collapse);
   uint32_t idx;
   if (path_get(tr, path, &idx)) /* abstract types */
     return tr->spans[idx];
@@ -275,7 +284,13 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   s->path = path;
   s->field = gql_exec_info_field(info);
   s->node = gql_exec_info_node(info);
-  s->parent = parent_of(tr, path);
+  trace_span *parent = parent_of(tr, path);
+  if (parent) {
+    s->parent = parent->id;
+    s->up = parent;
+    s->next_kid = parent->kids;
+    parent->kids = s;
+  }
   s->ordinal = gql_exec_info_ordinal(info);
   if (tr->o.nvariables)
     variable_tags(tr, s, info);
@@ -286,6 +301,63 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
 /* With collapsing, one entry per planned field: its span, GATED, or NULL
  * before its first call. */
 #define GATED ((trace_span *)(uintptr_t)1)
+#define NO_PARENT UINT32_MAX
+
+/* A collapsed span from the plan: the parent is the span of the parent
+ * planned field (made by an earlier call: a field is called inside a call
+ * of its parent), the path that span's path plus ".*" per list level and
+ * the response key, and planned fields that share a collapsed path
+ * (abstract types: one per concrete type) share the parent's child of that
+ * path. No path table, no hashing. */
+static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
+                             uint32_t k) {
+  if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
+    return NULL;
+  uint32_t pk = tr->parents[k];
+  trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
+  if (parent == GATED)
+    parent = NULL;
+  if (!parent && pk != NO_PARENT)
+    parent = tr->exec;
+  gql_str key = info->pf->key;
+  uint32_t lists = gql_exec_info_lists_above(info);
+  gql_str pp =
+      parent && parent->kind == SPAN_RESOLVE ? parent->path : GQL_STR("");
+  size_t n = pp.len + (size_t)lists * 2 + (pp.len ? 1 : 0) + key.len;
+  char *d = gql_arena_alloc(tr->arena, n + 1);
+  if (!d)
+    return NULL;
+  char *w = d;
+  memcpy(w, pp.ptr, pp.len);
+  w += pp.len;
+  for (uint32_t i = 0; i < lists; i++, w += 2)
+    memcpy(w, ".*", 2);
+  if (pp.len)
+    *w++ = '.';
+  memcpy(w, key.ptr, key.len);
+  d[n] = 0;
+  gql_str path = {d, n};
+  if (parent)
+    for (trace_span *c = parent->kids; c; c = c->next_kid)
+      if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
+        return c; /* abstract types */
+  trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
+  if (!s)
+    return NULL;
+  s->path = path;
+  s->field = gql_exec_info_field(info);
+  s->node = gql_exec_info_node(info);
+  s->ordinal = k;
+  if (parent) {
+    s->parent = parent->id;
+    s->up = parent;
+    s->next_kid = parent->kids;
+    parent->kids = s;
+  }
+  if (tr->o.nvariables)
+    variable_tags(tr, s, info);
+  return s;
+}
 
 static trace_span *collapsed_owner(gql_trace *tr,
                                    const gql_resolve_info *info) {
@@ -295,9 +367,34 @@ static trace_span *collapsed_owner(gql_trace *tr,
   trace_span *s = tr->owners[k];
   if (GQL_LIKELY(s != NULL))
     return s == GATED ? NULL : s;
-  s = resolve_span(tr, info);
+  s = tr->parents ? plan_span(tr, info, k) : resolve_span(tr, info);
   tr->owners[k] = s ? s : GATED;
   return s;
+}
+
+/* With tr->calls (collapse on, no per-call subscriber), the calls of a
+ * planned field after its first are skipped: the span is made by the first
+ * call, and a call that completes synchronously needs no clock read of its
+ * own. A composite field's calls keep resolve_finish: each completion
+ * stamps the span and its child spans, so a collapsed span of synchronous
+ * calls ends at the completion of the last call of its parent field (which
+ * follows the completion of the last call sharing the span). A span
+ * parented to the execute span (a root field) is stamped by its own calls.
+ * Errors and pending completions always come through resolve_finish: the
+ * first error, and the last completion of pending calls, stay exact. The
+ * answer holds for the first call's resolve_finish too. */
+static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
+                            uint32_t k, const trace_span *owner) {
+  if (!owner)
+    return 0; /* depth-gated, and so are its descendants */
+  if (!tr->parents || tr->parents[k] == NO_PARENT)
+    return GQL_HOOK_FINISH; /* no parent span to stamp it */
+  const gql_field *f = gql_exec_info_field(info);
+  if (!gql_schema_is_composite(tr->p->s, f->type.type))
+    return 0;
+  if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
+    return 0; /* its child fields get no span */
+  return GQL_HOOK_FINISH;
 }
 
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
@@ -309,6 +406,11 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
     owner =
         tr->o.no_collapse ? resolve_span(tr, info) : collapsed_owner(tr, info);
   gql_exec_info_set_trace(info, owner);
+  if (tr->calls && !tr->aborted) {
+    uint32_t k = gql_exec_info_ordinal(info);
+    if (k < tr->nowners)
+      tr->calls[k] = calls_needed(tr, info, k, owner);
+  }
   return tr->aborted;
 }
 
@@ -318,6 +420,12 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   const char *err = gql_exec_info_error(info);
   if (tr->sub.resolve_update)
     tr->sub.resolve_update(tr->sub.ud, tr, info, err);
+  if (!s && tr->calls) { /* a call whose resolve_start was skipped */
+    uint32_t k = gql_exec_info_ordinal(info);
+    s = k < tr->nowners ? tr->owners[k] : NULL;
+    if (s == GATED)
+      s = NULL;
+  }
   if (!s)
     return;
   uint64_t now = gql_tracer_now(tr->tracer);
@@ -420,26 +528,9 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
   }
 }
 
+/* A resolve span's own tags: its field name, path and type, and the
+ * resource made from them, go with the record (resolve_attrs). */
 static void resolve_tags(gql_trace *tr, trace_span *s) {
-  const gql_schema *schema = tr->p->s;
-  const gql_field *f = s->field;
-  gql_str named = schema->types[f->type.type].name;
-  attr_add(tr, s, GQL_STR("graphql.field.name"), f->name);
-  attr_add(tr, s, GQL_STR("graphql.field.path"), s->path);
-  attr_add(tr, s, GQL_STR("graphql.field.type"), named);
-  gql_str *res = s->ordinal < tr->nowners ? &tr->resources[s->ordinal] : NULL;
-  if (res && res->ptr) {
-    s->resource = *res;
-  } else {
-    gql_buf *b = &tr->scratch;
-    b->len = 0;
-    gql_buf_put_str(b, f->name);
-    gql_buf_putc(b, ':');
-    gql_type_ref_print(schema, f->type, b);
-    s->resource = arena_str(tr, b->data, b->failed ? 0 : b->len);
-    if (res)
-      *res = s->resource;
-  }
   const gql_ast_selection *n = s->node;
   if (tr->o.source && n && n->h.end <= tr->p->text.len)
     attr_add(tr, s, GQL_STR("graphql.source"),
@@ -464,6 +555,18 @@ static void variable_tags(gql_trace *tr, trace_span *s,
   }
 }
 
+static const gql_str *resolve_attrs(const gql_trace *tr, const trace_span *s,
+                                    gql_str *out) {
+  if (s->kind != SPAN_RESOLVE || !s->field || !tr->p)
+    return NULL;
+  const gql_field *f = s->field;
+  out[0] = f->name;
+  out[1] = s->path;
+  out[2] = tr->p->s->types[f->type.type].name;
+  out[3] = (gql_str){f->type.mods, f->type.nmods};
+  return out;
+}
+
 /* Encodes every span not yet queued and hands them to the tracer. */
 static void queue_spans(gql_trace *tr) {
   if (tr->queued)
@@ -476,12 +579,12 @@ static void queue_spans(gql_trace *tr) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
-    trace_span enc = *s;
-    enc.start = gql_tracer_to_ns(tr->tracer, s->start);
-    enc.end =
-        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start);
+    gql_str rv[4];
     n++;
-    gql_otlp_record(b, &tr->ids, &enc);
+    gql_otlp_record(
+        b, &tr->ids, s, gql_tracer_to_ns(tr->tracer, s->start),
+        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start),
+        resolve_attrs(tr, s, rv));
   }
   if (!b->failed)
     gql_tracer_push(tr->tracer, b->data, b->len, n);
@@ -493,6 +596,17 @@ static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
   uint64_t now = gql_tracer_now(tr->tracer);
+  /* With tr->calls the completions of the parent field's calls count too
+   * (see calls_needed): children first, so that s->up->end is still the
+   * parent's own. */
+  for (uint32_t i = tr->calls ? tr->nspans : 0; i-- > 0;) {
+    trace_span *s = tr->spans[i], *up = s->up;
+    if (s->kind == SPAN_RESOLVE && up && up->kind == SPAN_RESOLVE &&
+        up->ended && (!s->ended || up->end > s->end)) {
+      s->end = up->end;
+      s->ended = true;
+    }
+  }
   for (uint32_t i = 0; i < tr->nspans; i++) {
     trace_span *s = tr->spans[i];
     if (s->kind != SPAN_RESOLVE)
@@ -508,7 +622,8 @@ static void on_execute_finish(void *ctx, bool has_errors) {
     tr->sub.execute_finish(tr->sub.ud, tr, has_errors);
   if (ex) {
     execute_tags(tr, ex);
-    ex->end = gql_tracer_now(tr->tracer);
+    /* after the subscriber's execute_finish; else no second clock read */
+    ex->end = tr->sub.execute_finish ? gql_tracer_now(tr->tracer) : now;
     ex->ended = true;
   }
   if (tr->o.source && tr->p) {
@@ -548,8 +663,9 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
     gql_trace_options_init(&tr->o);
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
-  tr->rng = (uint64_t)(uintptr_t)tr ^ gql_tracer_now(t) ^ 0x9e3779b97f4a7c15u;
-  uint64_t secs = gql_tracer_to_ns(t, gql_tracer_now(t)) / 1000000000u;
+  uint64_t tick = gql_tracer_now(t); /* a clock read costs tens of ns */
+  tr->rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
+  uint64_t secs = gql_tracer_to_ns(t, tick) / 1000000000u;
   tr->ids.trace_hi =
       (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
   tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
@@ -567,25 +683,59 @@ const gql_hooks *gql_trace_hooks(gql_trace *tr) {
   return tr ? &tr->hooks : NULL;
 }
 
+/* The parent planned field of each planned field (depth-bounded like the
+ * plan). */
+static void plan_parents(gql_trace *tr, const plan_set *ps, uint32_t parent,
+                         uint32_t depth) {
+  if (!ps || depth > 10000)
+    return;
+  for (uint32_t i = 0; i < ps->nfields; i++) {
+    const plan_field *f = &ps->fields[i];
+    if (f->ordinal < tr->nowners)
+      tr->parents[f->ordinal] = parent;
+    for (uint32_t j = 0; j < f->nsubs; j++)
+      plan_parents(tr, f->subs[j], f->ordinal, depth + 1);
+  }
+}
+
 void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
                              const char *variables_json, size_t len) {
   if (!tr)
     return;
   tr->p = p;
   size_t n = p ? p->nplanned : 0;
-  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n)) &&
-      (tr->resources = gql_arena_alloc(tr->arena, sizeof *tr->resources * n))) {
+  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n))) {
     memset(tr->owners, 0, sizeof *tr->owners * n);
-    memset(tr->resources, 0, sizeof *tr->resources * n);
     tr->nowners = (uint32_t)n;
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
+  if (tr->nowners && !tr->o.no_collapse &&
+      (tr->parents =
+           gql_arena_alloc(tr->arena, sizeof *tr->parents * tr->nowners))) {
+    memset(tr->parents, 0xff, sizeof *tr->parents * tr->nowners);
+    plan_parents(tr, p->root, NO_PARENT, 0);
+  }
+  /* Per-call hooks are needed for every call only by subscribers that see
+   * every call and without collapsing (a span per call). */
+  bool every =
+      tr->sub.resolve_start || tr->sub.resolve_update || tr->o.no_collapse;
+  if (tr->nowners && !every &&
+      (tr->calls = gql_arena_alloc(tr->arena, tr->nowners))) {
+    /* the first call of each planned field asks; depth 0: none */
+    memset(tr->calls, tr->o.depth == 0 ? 0 : GQL_HOOK_START | GQL_HOOK_FINISH,
+           tr->nowners);
+    tr->hooks.calls = tr->calls;
+    tr->hooks.ncalls = tr->nowners;
+  }
 }
 
 void gql_trace_abort(gql_trace *tr) {
-  if (tr)
-    tr->aborted = true;
+  if (!tr)
+    return;
+  tr->aborted = true;
+  if (tr->calls) /* the next call's resolve_start reports it */
+    memset(tr->calls, GQL_HOOK_START | GQL_HOOK_FINISH, tr->nowners);
 }
 
 void gql_trace_destroy(gql_trace *tr) {

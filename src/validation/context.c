@@ -283,23 +283,63 @@ const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
   return (const gql_ast_directive_def *)doc->definitions.items[i];
 }
 
-const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
+/* Builds the fragments' index by name once; false without memory. */
+static bool build_fragments(gql_vctx *ctx) {
   struct gql_vctx_impl *impl = ctx->impl;
-  if (!impl->fragments_built) {
-    impl->fragments_built = true;
-    /* graphql-js keeps the last definition of a name: walk backwards and
-     * keep the first put */
-    for (uint32_t k = ctx->doc->definitions.count; k-- > 0;) {
-      const gql_ast_node *d = ctx->doc->definitions.items[k];
-      if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
-        continue;
-      gql_str n = gql_ast_name_str(((const gql_ast_fragment *)d)->name);
-      if (gql_strmap_put(&impl->fragments, n, k) < 0) {
-        nomem(ctx);
-        return NULL;
-      }
+  if (impl->fragments_built)
+    return true;
+  impl->fragments_built = true;
+  /* graphql-js keeps the last definition of a name: walk backwards and
+   * keep the first one */
+  uint32_t n = 0;
+  for (uint32_t k = ctx->doc->definitions.count; k-- > 0;) {
+    const gql_ast_node *d = ctx->doc->definitions.items[k];
+    if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
+      continue;
+    if (n < GQL_ARRAY_LEN(impl->few_fragments))
+      impl->few_fragments[n] = k;
+    n++;
+  }
+  impl->nfew_fragments = n;
+  if (n <= GQL_ARRAY_LEN(impl->few_fragments))
+    return true;
+  impl->many_fragments = true;
+  gql_strmap_init(&impl->fragments, impl->fragments_alc);
+  for (uint32_t k = ctx->doc->definitions.count; k-- > 0;) {
+    const gql_ast_node *d = ctx->doc->definitions.items[k];
+    if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
+      continue;
+    gql_str name = gql_ast_name_str(((const gql_ast_fragment *)d)->name);
+    if (gql_strmap_put(&impl->fragments, name, k) < 0) {
+      nomem(ctx);
+      return false;
     }
   }
+  return true;
+}
+
+/* The definition index of fragment `name` into *k; false when none. */
+static bool fragment_index(gql_vctx *ctx, gql_str name, uint32_t *k) {
+  const struct gql_vctx_impl *impl = ctx->impl;
+  if (impl->many_fragments)
+    return gql_strmap_get(&impl->fragments, name, k);
+  /* the last definition first: the first match wins */
+  for (uint32_t i = 0; i < impl->nfew_fragments; i++) {
+    uint32_t d = impl->few_fragments[i];
+    const gql_ast_fragment *f =
+        (const gql_ast_fragment *)ctx->doc->definitions.items[d];
+    if (gql_str_eq(gql_ast_name_str(f->name), name)) {
+      *k = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
+  struct gql_vctx_impl *impl = ctx->impl;
+  if (!build_fragments(ctx))
+    return NULL;
   /* rules look the same spread's name up several times: remember the
    * fragments found by the name's pointer (a hit is checked by name) */
   struct gql_frag_memo *m = NULL;
@@ -313,7 +353,7 @@ const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
     }
   }
   uint32_t i;
-  if (!gql_strmap_get(&impl->fragments, name, &i))
+  if (!fragment_index(ctx, name, &i))
     return NULL;
   const gql_ast_fragment *f =
       (const gql_ast_fragment *)ctx->doc->definitions.items[i];
@@ -403,12 +443,12 @@ static const uint32_t *resolved_spreads(gql_vctx *ctx,
     nomem(ctx);
     return NULL;
   }
-  if (!impl->fragments_built)
-    gql_vctx_fragment(ctx, (gql_str){0}); /* builds the name map */
+  if (!build_fragments(ctx))
+    return NULL;
   for (uint32_t i = 0; i < spreads->count; i++) {
     gql_str name = gql_ast_name_str(spreads->items[i]->name);
     uint32_t k = NO_FRAGMENT;
-    if (!gql_strmap_get(&impl->fragments, name, &k))
+    if (!fragment_index(ctx, name, &k))
       k = NO_FRAGMENT;
     idx[i] = k;
   }
@@ -524,8 +564,7 @@ bool gql_vctx_fragment_used(gql_vctx *ctx, gql_str name) {
   const struct gql_vctx_impl *impl = ctx->impl;
   uint32_t k;
   return gql_vctx_fragment(ctx, name) && impl->stamps &&
-         gql_strmap_get(&impl->fragments, name, &k) &&
-         impl->stamps[k] == impl->generation;
+         fragment_index(ctx, name, &k) && impl->stamps[k] == impl->generation;
 }
 
 static void collect_fragment(gql_vctx *ctx, void *arg, uint32_t k) {

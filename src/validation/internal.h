@@ -109,10 +109,17 @@ struct gql_vctx_impl {
   uint32_t reported; /* errors this validation reported */
   bool aborted;      /* the error limit was reached */
   bool fragments_built;
-  gql_strmap fragments;  /* name → definition index (last one wins) */
+  /* name → definition index (last one wins): up to 16
+   * fragments the indices in few_fragments (searched by name), else the
+   * map */
+  gql_strmap fragments;
+  const gql_allocator *fragments_alc; /* of the map */
+  uint32_t nfew_fragments;
+  bool many_fragments;
+  uint32_t few_fragments[16];
   bool directive_defs_built;
   gql_namemap directive_defs; /* the document's directive definitions */
-  struct gql_frag_memo { /* fragments found by a name's pointer */
+  struct gql_frag_memo {      /* fragments found by a name's pointer */
     const char *ptr;
     const gql_ast_fragment *def;
   } frag_memo[8];

@@ -1337,40 +1337,71 @@ static void report(state *st, const conflict *c) {
 
 /* Up to 8 response names of a selection set, inline fragments included;
  * false when there are more, or a fragment spread. */
-static bool plain_names(const gql_ast_selection_set *set, gql_str *names,
-                        uint32_t *n) {
+/* The response names a selection set collects, its fragments' included,
+ * into names[]: false when there are more than PLAIN_MAX or when a fragment
+ * is reached twice (so also on a cycle). Unknown fragments add nothing
+ * (the rule ignores them too). */
+enum { PLAIN_MAX = 32, PLAIN_FRAGMENTS = 16 };
+
+typedef struct plain_walk {
+  gql_vctx *ctx;
+  gql_str names[PLAIN_MAX];
+  uint32_t n;
+  const gql_ast_fragment *seen[PLAIN_FRAGMENTS];
+  uint32_t nseen;
+} plain_walk;
+
+static bool plain_names(plain_walk *w, const gql_ast_selection_set *set) {
   for (uint32_t i = 0; i < set->selections.count; i++) {
     const gql_ast_selection *sel = set->selections.items[i];
-    if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD)
-      return false;
-    if (sel->h.kind == GQL_AST_FIELD) {
-      if (*n == 8)
+    if (sel->h.kind == GQL_AST_FRAGMENT_SPREAD) {
+      const gql_ast_fragment *f =
+          gql_vctx_fragment(w->ctx, gql_ast_name_str(sel->name));
+      if (!f)
+        continue;
+      for (uint32_t j = 0; j < w->nseen; j++)
+        if (w->seen[j] == f)
+          return false;
+      if (w->nseen == PLAIN_FRAGMENTS)
         return false;
-      names[(*n)++] = response_name(sel);
-    } else if (sel->selection_set && !plain_names(sel->selection_set, names, n))
+      w->seen[w->nseen++] = f;
+      if (!plain_names(w, f->selection_set))
+        return false;
+    } else if (sel->h.kind == GQL_AST_FIELD) {
+      if (w->n == PLAIN_MAX)
+        return false;
+      w->names[w->n++] = response_name(sel);
+    } else if (sel->selection_set && !plain_names(w, sel->selection_set)) {
       return false;
+    }
   }
   return true;
 }
 
-/* True when a selection set visited has nothing to compare: no spreads and
- * distinct response names. Its field map is then not built now; should a
- * comparison need it later, it is built then, with the parent type
- * graphql-js would have cached, except for the introspection types below
- * __schema and __type, which TypeInfo knows but the rule's own lookups do
- * not (those sets are always built at the visit, as graphql-js does). */
+/* True when a selection set visited has nothing to compare: the response
+ * names it collects, through its inline fragments and the fragments it
+ * spreads (each once), are distinct, so no two fields of it,
+ * of its fragments or between them share a name, and every comparison the
+ * rule makes is between fields of one name. Its field map is then not
+ * built now; should a comparison need it later, it is built then, with the
+ * parent type graphql-js would have cached, except for the introspection
+ * types below __schema and __type, which TypeInfo knows but the rule's own
+ * lookups do not (those sets are always built at the visit, as graphql-js
+ * does). */
 static bool plain_set(gql_vctx *ctx, uint32_t parent,
                       const gql_ast_selection_set *set) {
   /* composite built-in types are the introspection types */
   if (parent != GQL_NO_TYPE && gql_schema_type_at(ctx->schema, parent)->builtin)
     return false;
-  gql_str names[8];
-  uint32_t n = 0;
-  if (!plain_names(set, names, &n))
+  plain_walk w;
+  w.ctx = ctx;
+  w.n = 0;
+  w.nseen = 0;
+  if (!plain_names(&w, set))
     return false;
-  for (uint32_t i = 1; i < n; i++)
+  for (uint32_t i = 1; i < w.n; i++)
     for (uint32_t j = 0; j < i; j++)
-      if (gql_str_eq(names[i], names[j]))
+      if (gql_str_eq(w.names[i], w.names[j]))
         return false;
   return true;
 }
@@ -1381,7 +1412,10 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     return true;
   if (ctx->impl->aborted)
     return false;
-  if (!st->ready) {
+  uint32_t parent = gql_vctx_parent_type(ctx);
+  if (plain_set(ctx, parent, (const gql_ast_selection_set *)node))
+    return true;
+  if (!st->ready) { /* at the first set with something to compare */
     st->ctx = ctx;
     gql_vintern_init(&st->names, ctx->arena);
     gql_vintern_init(&st->classes, ctx->arena);
@@ -1398,9 +1432,6 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
     st->ready = true;
     st->cyclic = has_fragment_cycle(st);
   }
-  uint32_t parent = gql_vctx_parent_type(ctx);
-  if (plain_set(ctx, parent, (const gql_ast_selection_set *)node))
-    return true;
   uint32_t max = ctx->impl->max_errors;
   uint32_t count = ctx->impl->reported;
   clist out = {0};

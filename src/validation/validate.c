@@ -288,7 +288,55 @@ typedef struct parallel {
   const gql_ast_node *def; /* the definition being walked, or NULL */
   uint32_t in_vardef;      /* inside a variable definition */
   gql_usage_vec usages;
+  /* Rules with nothing to do at some nodes of the executable kinds, left
+   * out of the calls there (bits as the sets above): */
+  uint64_t no_dirs;  /* at a node without directives (KnownDirectives
+                      * keeps only the nodes directives are on, and
+                      * UniqueDirectivesPerLocation compares them) */
+  uint64_t one_dir;  /* with one directive (UniqueDirectivesPerLocation) */
+  uint64_t few_args; /* at a field with fewer than two arguments
+                      * (UniqueArgumentNames) */
+  uint64_t no_intro; /* at a field not named __... (MaxIntrospectionDepth
+                      * starts at __schema and __type) */
+  uint64_t refined;  /* all of the above */
 } parallel;
+
+/* The rules of p->refined that have nothing to do at `node`. */
+static uint64_t idle_at(const parallel *p, const gql_ast_node *node) {
+  const gql_ast_directives *ds;
+  uint64_t idle = 0;
+  switch (node->kind) {
+  case GQL_AST_FIELD: {
+    const gql_ast_selection *f = (const gql_ast_selection *)node;
+    if (f->args.count < 2)
+      idle |= p->few_args;
+    if (f->name.len < 2 || f->name.ptr[0] != '_' || f->name.ptr[1] != '_')
+      idle |= p->no_intro;
+    ds = &f->directives;
+    break;
+  }
+  case GQL_AST_FRAGMENT_SPREAD:
+  case GQL_AST_INLINE_FRAGMENT:
+    ds = &((const gql_ast_selection *)node)->directives;
+    break;
+  case GQL_AST_OPERATION_DEFINITION:
+    ds = &((const gql_ast_operation *)node)->directives;
+    break;
+  case GQL_AST_FRAGMENT_DEFINITION:
+    ds = &((const gql_ast_fragment *)node)->directives;
+    break;
+  case GQL_AST_VARIABLE_DEFINITION:
+    ds = &((const gql_ast_variable_definition *)node)->directives;
+    break;
+  default:
+    return 0;
+  }
+  if (ds->count == 0)
+    idle |= p->no_dirs | p->one_dir;
+  else if (ds->count == 1)
+    idle |= p->one_dir;
+  return idle;
+}
 
 /* Collects the usages of the definition being walked, as a walk of its own
  * with a fresh TypeInfo would (TypeInfo's stacks are at the document's
@@ -333,6 +381,8 @@ static bool par_enter_masked(parallel *p, const gql_ast_node *node) {
     note_enter(p, node);
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_enter[k] : UINT64_MAX) &
                   p->has_enter & ~p->skip_bits;
+  if (bits & p->refined)
+    bits &= ~idle_at(p, node);
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
@@ -406,6 +456,8 @@ static void par_leave_masked(parallel *p, const gql_ast_node *node) {
   }
   uint64_t bits = (k < GQL_AST_KIND_COUNT ? p->on_leave[k] : UINT64_MAX) &
                   p->has_leave & ~before;
+  if (bits & p->refined)
+    bits &= ~idle_at(p, node);
   while (bits) {
     uint32_t i = (uint32_t)__builtin_ctzll(bits);
     bits &= bits - 1;
@@ -441,19 +493,93 @@ static void par_leave(gql_walker *w, const gql_ast_node *node) {
   }
 }
 
+/* ---- the fast path: documents the specified rules are known to accept
+ *
+ * One query or mutation without variables, directives, arguments or
+ * fragments, whose fields all exist, need no argument, are leaves exactly
+ * when they have no selection and have distinct response keys within each
+ * selection set, and without __schema or __type (MaxIntrospectionDepthRule
+ * looks there). Each specified rule finds nothing to report on such a
+ * document: there are no fragments, variables, directives, arguments,
+ * values or named types for 18 of them, and the others (executable
+ * definitions, operation names, lone anonymous operation, single-field
+ * subscriptions, fields on correct type, scalar leafs, provided required
+ * arguments, overlapping fields, introspection depth) check exactly what
+ * is required here. Anything else, valid or not, takes the full walk, which
+ * then writes the errors in graphql-js's order. */
+enum { FAST_MAX_SET = 32 }; /* fields per set compared pairwise */
+
+static bool fast_set(const gql_schema *s, const gql_ast_selection_set *set,
+                     uint32_t parent) {
+  uint32_t n = set->selections.count;
+  if (n > FAST_MAX_SET)
+    return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const gql_ast_selection *f = set->selections.items[i];
+    if (f->h.kind != GQL_AST_FIELD || f->args.count || f->directives.count)
+      return false;
+    gql_str name = gql_ast_name_str(f->name);
+    if (name.len >= 6 && name.ptr[0] == '_' && name.ptr[1] == '_' &&
+        (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type")))
+      return false;
+    const gql_field *def = gql_schema_field_def(s, parent, name);
+    if (!def)
+      return false;
+    for (uint32_t a = 0; a < def->nargs; a++)
+      if (gql_type_ref_is_non_null(def->args[a].type) &&
+          !def->args[a].default_value)
+        return false;
+    uint32_t t = def->type.type;
+    if (!gql_schema_is_output(s, t))
+      return false;
+    if (gql_schema_is_leaf(s, t) == (f->selection_set != NULL))
+      return false;
+    gql_str key = f->alias.ptr ? gql_ast_name_str(f->alias) : name;
+    for (uint32_t j = 0; j < i; j++) {
+      const gql_ast_selection *g = set->selections.items[j];
+      gql_str k =
+          g->alias.ptr ? gql_ast_name_str(g->alias) : gql_ast_name_str(g->name);
+      if (gql_str_eq(k, key))
+        return false;
+    }
+    if (f->selection_set && !fast_set(s, f->selection_set, t))
+      return false;
+  }
+  return true;
+}
+
+bool gql_validate_fast(const gql_schema *schema, const gql_document *doc) {
+  if (doc->definitions.count != 1 ||
+      doc->definitions.items[0]->kind != GQL_AST_OPERATION_DEFINITION)
+    return false;
+  const gql_ast_operation *op =
+      (const gql_ast_operation *)doc->definitions.items[0];
+  if (op->operation == GQL_OP_SUBSCRIPTION || op->description ||
+      op->variables.count || op->directives.count || !op->selection_set)
+    return false;
+  uint32_t root = gql_schema_root_type(schema, op->operation);
+  if (root == GQL_NO_TYPE || schema->types[root].kind != GQL_TYPE_OBJECT)
+    return false;
+  return fast_set(schema, op->selection_set, root);
+}
+
 int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                           const gql_vrule *const *rules, uint32_t nrules,
                           const gql_validate_options *options,
                           gql_error_list *errors) {
-  if (!rules)
+  if (!rules) {
+    if (gql_validate_fast(schema, doc))
+      return 0;
     rules = gql_specified_rules(&nrules);
+  }
   gql_arena *arena = errors->arena;
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
   gql_type_info_init(&impl.ti, schema, arena);
-  /* the fragment-name map lives in the request arena too */
+  /* the fragment-name map (made above 16 fragments) lives in the request
+   * arena too */
   gql_allocator frag_alc = gql_arena_allocator(arena);
-  gql_strmap_init(&impl.fragments, &frag_alc);
+  impl.fragments_alc = &frag_alc;
   gql_vctx ctx = {.schema = schema,
                   .doc = doc,
                   .source = doc->source,
@@ -530,12 +656,25 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
     p.on_enter = sets;
     p.on_leave = sets + GQL_AST_KIND_COUNT;
   }
+  for (uint32_t i = 0; p.masked && i < nrules; i++) {
+    uint64_t bit = (uint64_t)1 << i;
+    if (rules[i] == &gql_rule_KnownDirectivesRule)
+      p.no_dirs |= bit;
+    else if (rules[i] == &gql_rule_UniqueDirectivesPerLocationRule)
+      p.one_dir |= bit;
+    else if (rules[i] == &gql_rule_UniqueArgumentNamesRule)
+      p.few_args |= bit;
+    else if (rules[i] == &gql_rule_MaxIntrospectionDepthRule)
+      p.no_intro |= bit;
+  }
+  p.refined = p.no_dirs | p.one_dir | p.few_args | p.no_intro;
   p.collect = gql_vctx_may_use_variables(&ctx);
   if (!impl.aborted)
     gql_walk(&p.w, &doc->h);
   if (impl.ti.nomem || errors->nomem)
     rc = GQL_ENOMEM;
 done:
-  gql_strmap_free(&impl.fragments);
+  if (impl.many_fragments)
+    gql_strmap_free(&impl.fragments);
   return rc;
 }

@@ -66,6 +66,13 @@ int gql_validate_document(const gql_schema *schema, const gql_document *doc,
                           const gql_validate_options *options,
                           gql_error_list *errors);
 
+/* True when `doc` is a simple operation (no fragments, variables,
+ * directives or arguments, distinct response keys, no __schema or __type)
+ * that the specified rules accept: then validating it finds no error.
+ * False says nothing. gql_validate_document with the specified rules
+ * (rules NULL) tries this first. */
+bool gql_validate_fast(const gql_schema *schema, const gql_document *doc);
+
 /* ---- what rules see */
 
 /* A variable used somewhere, with the input type expected where it is used

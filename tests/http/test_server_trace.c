@@ -202,7 +202,8 @@ static size_t read_response(int fd, char *buf, size_t cap) {
     buf[len] = 0;
     char *end = strstr(buf, "\r\n\r\n");
     char *cl = strstr(buf, "Content-Length: ");
-    if (end && cl && (size_t)(end + 4 - buf) + strtoul(cl + 16, NULL, 10) <= len)
+    if (end && cl &&
+        (size_t)(end + 4 - buf) + strtoul(cl + 16, NULL, 10) <= len)
       return len;
   }
 }
@@ -244,8 +245,8 @@ Test(http_server_trace, pending_field_span_lasts_until_its_timer_completes) {
   send_post(fd, "{\"query\":\"{ later(ms: 60) now }\"}");
   char buf[4096];
   read_response(fd, buf, sizeof buf);
-  cr_assert(strstr(buf, "{\"data\":{\"later\":\"later\",\"now\":\"now\"}}"), "%s",
-            buf);
+  cr_assert(strstr(buf, "{\"data\":{\"later\":\"later\",\"now\":\"now\"}}"),
+            "%s", buf);
   close(fd);
   gql_tracer_stats st = stop(&f);
   cr_assert_eq(st.queued, 5); /* parse, validate, execute, later, now */
@@ -306,9 +307,8 @@ typedef struct counter {
 static int count_transport(void *ud, const char *json, size_t len) {
   counter *c = ud;
   unsigned long n = 0;
-  for (const char *p = json; (p = memmem(p, len - (size_t)(p - json),
-                                         "\"spanId\":", 9));
-       p += 9)
+  for (const char *p = json;
+       (p = memmem(p, len - (size_t)(p - json), "\"spanId\":", 9)); p += 9)
     n++;
   if (atomic_fetch_add(&c->calls, 1) % 3 == 2) {
     atomic_fetch_add(&c->refused, n);
@@ -328,8 +328,7 @@ typedef struct worker_arg {
 
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
   (void)has_errors;
-  cr_assert(len > 0 && strstr(json, "\"name\":\"c\""), "%.*s", (int)len,
-            json);
+  cr_assert(len > 0 && strstr(json, "\"name\":\"c\""), "%.*s", (int)len, json);
   *(bool *)ud = true;
 }
 
@@ -346,8 +345,8 @@ static void *trace_worker(void *p) {
     gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
     gql_prepared *prep = NULL;
     gql_str errs;
-    cr_assert_eq(
-        gql_prepare(w->s, q, sizeof q - 1, NULL, &po, &prep, a, &errs), 0);
+    cr_assert_eq(gql_prepare(w->s, q, sizeof q - 1, NULL, &po, &prep, a, &errs),
+                 0);
     gql_trace_set_operation(tr, prep, NULL, 0);
     bool done = false;
     gql_execute_params ep = {.hooks = gql_trace_hooks(tr),

@@ -568,3 +568,143 @@ Test(framework, variable_usages_same_with_fragments_before_or_after) {
                          "fragment F on Dog { barks(loud: $l) }\n"
                          "fragment G on Dog { name(x: $n) }\n");
 }
+
+/* ---- the fast path for simple documents */
+
+/* Validates `src` with a copy of the specified rules (which takes the full
+ * walk: the fast path is only tried for rules NULL). */
+static uint32_t full_errors(const char *src) {
+  uint32_t n;
+  const gql_vrule *const *spec = gql_specified_rules(&n);
+  const gql_vrule *copy[64];
+  cr_assert_leq(n, 64);
+  memcpy(copy, spec, n * sizeof *copy);
+  return validate_with(arena, schema, src, copy, n).count;
+}
+
+static bool fast(const char *src) {
+  return gql_validate_fast(schema, parse_doc(arena, src));
+}
+
+Test(framework, fast_path_accepts_only_what_the_rules_accept) {
+  static const char *accepted[] = {
+      "{ dog { name } }",
+      "query Q { dog { name barks friends { name } } pet { name __typename } }",
+      "{ a: dog { name } b: dog { n: name } catOrDog { __typename } }",
+      "{ find { name } __typename }", /* arguments that may be left out */
+  };
+  for (size_t i = 0; i < GQL_ARRAY_LEN(accepted); i++) {
+    cr_assert(fast(accepted[i]), "%s", accepted[i]);
+    cr_assert_eq(full_errors(accepted[i]), 0, "%s", accepted[i]);
+  }
+  /* Each is declined: the full walk decides (and reports, when invalid). */
+  static const struct {
+    const char *src;
+    bool valid;
+  } declined[] = {
+      {"{ dog { nope } }", false},               /* unknown field */
+      {"{ dog }", false},                        /* composite, no selection */
+      {"{ dog { name { x } } }", false},         /* leaf with a selection */
+      {"{ dog { name: barks name } }", false},   /* conflicting keys */
+      {"{ dog { name name } }", true},           /* repeated key */
+      {"{ catOrDog { name } }", false},          /* field of a union */
+      {"{ __schema { types { name } } }", true}, /* introspection depth */
+      {"{ __type(name: \"Dog\") { name } }", true}, /* arguments */
+      {"{ dog { barks(loud: false) } }", true},     /* arguments */
+      {"{ dog @skip(if: true) { name } }", true},   /* directives */
+      {"query @nope { dog { name } }", false},      /* unknown directive */
+      {"query Q($v: Int) { dog { name } }", false}, /* unused variable */
+      {"{ dog { ...F } } fragment F on Dog { name }", true},
+      {"{ dog { ... on Dog { name } } }", true},
+      {"{ dog { name } } { pet { name } }", false}, /* two anonymous ops */
+      {"subscription { dog { name } }", true},      /* no subscription type: */
+      {"mutation { dog { name } }", true},          /* execution reports it */
+      {"type T { a: Int } { dog { name } }", false},
+  };
+  for (size_t i = 0; i < GQL_ARRAY_LEN(declined); i++) {
+    cr_assert_not(fast(declined[i].src), "%s", declined[i].src);
+    cr_assert_eq(full_errors(declined[i].src) == 0, declined[i].valid, "%s",
+                 declined[i].src);
+  }
+  /* the specified rules (rules NULL) give the full walk's errors on what
+   * the fast path declines */
+  gql_error_list l = validate_with(arena, schema, "{ dog { zzz } }", NULL, 0);
+  cr_assert_eq(l.count, 1);
+  assert_error(&l, 0, "Cannot query field \"zzz\" on type \"Dog\".", 1, 9);
+}
+
+/* Sets of more fields than the fast path compares pairwise take the full
+ * walk, valid or not. */
+Test(framework, fast_path_declines_large_sets) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{ dog {");
+  for (int i = 0; i < 40; i++)
+    gql_buf_printf(&b, " a%d: name", i);
+  gql_buf_puts(&b, " } }");
+  const char *src = gql_buf_cstr(&b);
+  cr_assert_not(fast(src));
+  cr_assert_eq(full_errors(src), 0);
+  gql_buf_free(&b);
+}
+
+/* OverlappingFieldsCanBeMerged skips sets whose collected names, through
+ * spreads and inline fragments, are distinct; a name met twice through a
+ * spread still takes the comparison. */
+Test(framework, overlapping_fields_through_spreads) {
+  gql_error_list l = validate_with(arena, schema,
+                                   "{ dog { ...A name: barks } }\n"
+                                   "fragment A on Dog { name }",
+                                   NULL, 0);
+  cr_assert_eq(l.count, 1);
+  assert_error(&l, 0,
+               "Fields \"name\" conflict because \"barks\" and \"name\" are "
+               "different fields. Use different aliases on the fields to "
+               "fetch both if this was intentional.",
+               1, 14);
+  cr_assert_eq(l.items[0].nlocations, 2);
+  l = validate_with(arena, schema,
+                    "{ dog { ...A ...B } }\n"
+                    "fragment A on Dog { ... on Dog { x: name } }\n"
+                    "fragment B on Dog { x: barks }",
+                    NULL, 0);
+  cr_assert_eq(l.count, 1);
+  assert_error(&l, 0,
+               "Fields \"x\" conflict because \"name\" and \"barks\" are "
+               "different fields. Use different aliases on the fields to "
+               "fetch both if this was intentional.",
+               2, 34);
+  l = validate_with(arena, schema,
+                    "{ dog { ...A ...B ...A } pet { ...C } }\n"
+                    "fragment A on Dog { ... on Dog { x: name } }\n"
+                    "fragment B on Dog { y: barks }\n"
+                    "fragment C on Pet { name ... on Dog { barks } }",
+                    NULL, 0);
+  cr_assert_eq(l.count, 0);
+}
+
+/* Fragments are found by a list up to 16 and by a map above: the same
+ * answers either way. */
+static void many_fragments_case(uint32_t n) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{ dog {");
+  for (uint32_t i = 0; i < n; i++)
+    gql_buf_printf(&b, " ...F%u", i);
+  gql_buf_puts(&b, " ...Nope } }\n");
+  for (uint32_t i = 0; i <= n; i++) /* F<n> is never used */
+    gql_buf_printf(&b, "fragment F%u on Dog { a%u: name }\n", i, i);
+  gql_error_list l = validate_with(arena, schema, gql_buf_cstr(&b), NULL, 0);
+  cr_assert_eq(l.count, 2, "%u fragments: %u errors", n, l.count);
+  cr_assert_str_eq(l.items[0].message, "Unknown fragment \"Nope\".");
+  char want[64];
+  snprintf(want, sizeof want, "Fragment \"F%u\" is never used.", n);
+  cr_assert_str_eq(l.items[1].message, want);
+  gql_buf_free(&b);
+}
+
+Test(framework, few_and_many_fragments) {
+  many_fragments_case(3);
+  many_fragments_case(15);
+  many_fragments_case(40);
+}
