@@ -696,12 +696,27 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
   o->prop = false;
   o->dleaf = pf->dleaf;
   /* ctx->aborted is only ever set with hooks attached */
-  if (GQL_LIKELY(pf->plain && !ctx->hooks)) {
+  const gql_hooks *h = ctx->hooks;
+  if (GQL_LIKELY(pf->plain && !h)) {
     pf->fn(&o->own, parent, o);
     if (GQL_UNLIKELY(!o->written)) {
       set_written(o);
       complete_null(o);
     }
+  } else if (pf->plain && pf->ordinal < h->ncalls && !h->calls[pf->ordinal] &&
+             !ctx->aborted) {
+    /* Traced, but the tracer needs no hook for this call (a collapsed
+     * sibling, a leaf): as untraced, except that an error still reaches
+     * resolve_finish (resolve_field_slow's first case, inline). */
+    o->own.args = NULL;
+    o->own.trace = NULL;
+    pf->fn(&o->own, parent, o);
+    if (GQL_UNLIKELY(!o->written)) {
+      set_written(o);
+      complete_null(o);
+    }
+    if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
