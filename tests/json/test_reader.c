@@ -187,6 +187,52 @@ Test(json_reader, escapes_after_a_long_plain_prefix_keep_the_prefix) {
       gql_str_eq_cstr(v->string, "0123456789abcdefghij\n0123456789é tail é"));
 }
 
+/* The plain-byte scan goes 16 then 8 bytes at a time: put each kind of
+ * special byte at every offset of strings of every length up to 40 (and
+ * text after the closing quote, which must not be taken for the string's). */
+Test(json_reader, special_bytes_end_the_plain_scan_at_every_offset) {
+  char src[160], want[64];
+  for (size_t len = 0; len <= 40; len++) {
+    for (size_t at = 0; at <= len; at++) {
+      /* "xxxx...x" followed by text that would be special */
+      for (size_t i = 0; i < len; i++)
+        want[i] = (char)('a' + (i * 7 + at) % 26);
+      want[len] = 0;
+      int n = snprintf(src, sizeof src, "\"%s\"\x01\\", want);
+      gql_json_value *v = NULL;
+      gql_json_error err;
+      cr_assert_eq(gql_json_parse(arena, src, (size_t)n - 2, NULL, &v, &err), 0,
+                   "%s", err.message);
+      cr_assert(gql_str_eq_cstr(v->string, want));
+      cr_assert_eq(v->string.ptr, src + 1);
+      if (at == len)
+        continue;
+      char tmp = want[at];
+      /* an escape at `at`: decoded, the rest kept */
+      snprintf(src, sizeof src, "\"%.*s\\n%s\"", (int)at, want, want + at);
+      v = parse_ok(src);
+      cr_assert_eq(v->string.len, len + 1);
+      cr_assert_eq(v->string.ptr[at], '\n');
+      cr_assert_eq(memcmp(v->string.ptr + at + 1, want + at, len - at), 0);
+      /* a two-byte UTF-8 character at `at`: kept as is */
+      snprintf(src, sizeof src, "\"%.*s\xc3\xa9%s\"", (int)at, want, want + at);
+      v = parse_ok(src);
+      cr_assert_eq(v->string.len, len + 2);
+      cr_assert_eq(memcmp(v->string.ptr + at, "\xc3\xa9", 2), 0);
+      /* a control character or a lone continuation byte at `at`: refused
+       * at that byte */
+      want[at] = '\x1f';
+      n = snprintf(src, sizeof src, "\"%s\"", want);
+      parse_err(src, (size_t)n, GQL_EJSON);
+      cr_assert_eq(parse_err(src, (size_t)n, GQL_EJSON).offset, at + 1);
+      want[at] = '\x80';
+      snprintf(src, sizeof src, "\"%s\"", want);
+      cr_assert_eq(parse_err(src, (size_t)n, GQL_EJSON).offset, at + 1);
+      want[at] = tmp;
+    }
+  }
+}
+
 Test(json_reader, objects_keep_members_in_document_order) {
   gql_json_value *v =
       parse_ok("{ \"b\" : 1 , \"a\":[true,{\"c\":null}], \"\":\"e\" }");
