@@ -438,7 +438,6 @@ static int parse_number(parser *ps, gql_json_value *v) {
   ps->p = p;
   v->kind = GQL_JSON_NUMBER;
   v->is_int = false;
-  v->number.raw = (gql_str){start, len};
   if (plain && digits <= 19 &&
       (m <= (uint64_t)INT64_MAX || (neg && m == (uint64_t)INT64_MAX + 1))) {
     /* An integer literal: exact in int64; int64 → double rounds right. */

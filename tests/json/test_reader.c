@@ -142,9 +142,15 @@ Test(json_reader, numbers_are_correctly_rounded_on_fast_and_slow_paths) {
   }
 }
 
-Test(json_reader, keeps_the_raw_number_text) {
+/* 32 bytes a value and 48 a member (the gateway's memory per request is
+ * mostly parsed subgraph answers). */
+Test(json_reader, values_are_32_bytes_and_members_48) {
+  cr_assert_eq(sizeof(gql_json_value), 32);
+  cr_assert_eq(sizeof(gql_json_member), 48);
+}
+
+Test(json_reader, an_exponent_number_with_an_integral_value_is_an_int) {
   gql_json_value *v = parse_ok("  -12.50e+1 ");
-  cr_assert(gql_str_eq_cstr(v->number.raw, "-12.50e+1"));
   cr_assert_eq(v->number.d, -125.0);
   cr_assert(v->is_int);
   cr_assert_eq(v->number.i, -125);
