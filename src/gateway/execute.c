@@ -491,6 +491,89 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
   }
 }
 
+/* What merging entity `rep` into a target made of an object equal to
+ * `before`: its members. */
+typedef struct merged {
+  gql_json_value before, after;
+  bool set;
+} merged;
+
+/* Whether objects a and b are equal, cheaply: their members' scalars are
+ * equal and their containers the very same (false when unsure). */
+static bool same_object(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind != GQL_JSON_OBJECT || b->kind != GQL_JSON_OBJECT ||
+      a->object.count != b->object.count)
+    return false;
+  if (a->object.members == b->object.members)
+    return true;
+  for (size_t i = 0; i < a->object.count; i++) {
+    const gql_json_member *x = &a->object.members[i];
+    const gql_json_member *y = &b->object.members[i];
+    if (!gql_str_eq(x->key, y->key) || x->value.kind != y->value.kind)
+      return false;
+    const gql_json_value *u = &x->value, *v = &y->value;
+    switch (u->kind) {
+    case GQL_JSON_NULL:
+      break;
+    case GQL_JSON_BOOL:
+      if (u->boolean != v->boolean)
+        return false;
+      break;
+    case GQL_JSON_NUMBER:
+      if (u->number.d != v->number.d || u->is_int != v->is_int ||
+          (u->is_int && u->number.i != v->number.i))
+        return false;
+      break;
+    case GQL_JSON_STRING:
+      if (!gql_str_eq(u->string, v->string))
+        return false;
+      break;
+    case GQL_JSON_ARRAY:
+      if (u->array.items != v->array.items || u->array.count != v->array.count)
+        return false;
+      break;
+    default:
+      if (u->object.members != v->object.members ||
+          u->object.count != v->object.count)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Merges each entity of `list` into the targets that asked for it. Targets
+ * of one representation are mostly equal objects (the same product under
+ * many reviews): the first one's merged members are shared with every
+ * later target still equal to what the first was, instead of each getting
+ * its own copy. Sharing is safe as the tree already shares the entities'
+ * values: equal objects at one path get the same merges later on (merging
+ * the same answer twice into a shared part changes nothing). */
+static void merge_entities(gql_gw_request *r, const fetch_state *fs,
+                           const gql_json_value *list, bool *oom) {
+  size_t n = list->array.count;
+  merged *memo = n ? gql_arena_alloc(r->arena, n * sizeof *memo) : NULL;
+  if (memo)
+    memset(memo, 0, n * sizeof *memo);
+  for (uint32_t t = 0; t < fs->ntargets; t++) {
+    uint32_t rep = fs->targets[t].rep;
+    if (rep >= n || list->array.items[rep].kind != GQL_JSON_OBJECT)
+      continue;
+    gql_json_value *obj = fs->targets[t].obj;
+    merged *m = memo ? &memo[rep] : NULL;
+    if (m && m->set && same_object(obj, &m->before)) {
+      obj->object = m->after.object;
+      continue;
+    }
+    gql_json_value before = *obj;
+    deep_merge(r->arena, obj, &list->array.items[rep], oom);
+    /* only a merge that made new members leaves `before` as it was */
+    if (m && !m->set && obj->kind == GQL_JSON_OBJECT &&
+        before.kind == GQL_JSON_OBJECT &&
+        obj->object.members != before.object.members)
+      *m = (merged){before, *obj, true};
+  }
+}
+
 int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
                          size_t len) {
   const gql_gw_batch *b = &r->plan->batches[bi];
@@ -520,14 +603,7 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
           obj_get(data, field_alias(b, b->field[i], buf));
       if (!list || list->kind != GQL_JSON_ARRAY)
         continue;
-      const fetch_state *fs = &r->fs[b->fetches[i]->id];
-      for (uint32_t t = 0; t < fs->ntargets; t++) {
-        uint32_t rep = fs->targets[t].rep;
-        if (rep < list->array.count &&
-            list->array.items[rep].kind == GQL_JSON_OBJECT)
-          deep_merge(r->arena, fs->targets[t].obj, &list->array.items[rep],
-                     &oom);
-      }
+      merge_entities(r, &r->fs[b->fetches[i]->id], list, &oom);
     }
   }
   if (errors && errors->kind == GQL_JSON_ARRAY)

@@ -768,6 +768,14 @@ static bool shallow_equal(const gql_json_value *a, const gql_json_value *b) {
   }
 }
 
+/* Containers (of equal counts) holding the very same items are equal
+ * without a walk: merged trees share parts. */
+static bool same_children(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind == GQL_JSON_ARRAY)
+    return a->array.items == b->array.items;
+  return a->kind == GQL_JSON_OBJECT && a->object.members == b->object.members;
+}
+
 typedef struct eq_frame {
   const gql_json_value *a, *b;
   size_t i;
@@ -779,7 +787,8 @@ typedef struct eq_frame {
 bool gql_json_equal(const gql_json_value *a, const gql_json_value *b) {
   if (!shallow_equal(a, b))
     return false;
-  if (a->kind != GQL_JSON_ARRAY && a->kind != GQL_JSON_OBJECT)
+  if ((a->kind != GQL_JSON_ARRAY && a->kind != GQL_JSON_OBJECT) ||
+      same_children(a, b))
     return true;
   eq_frame inline_frames[32];
   eq_frame *st = inline_frames;
@@ -811,7 +820,8 @@ bool gql_json_equal(const gql_json_value *a, const gql_json_value *b) {
       eq = false;
       break;
     }
-    if (x->kind != GQL_JSON_ARRAY && x->kind != GQL_JSON_OBJECT)
+    if ((x->kind != GQL_JSON_ARRAY && x->kind != GQL_JSON_OBJECT) ||
+        same_children(x, y))
       continue;
     if (n == cap) {
       eq_frame *g = gql_alc_malloc(NULL, cap * 2 * sizeof *g);
