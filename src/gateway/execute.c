@@ -711,7 +711,19 @@ static proj project_inner(projector *p, const gql_json_value *v,
     return PROJ_OK;
   }
   if (is_leaf(named)) {
-    gql_json_write_value(p->out, v);
+    if (v->kind == GQL_JSON_STRING && v->verbatim) {
+      /* as gql_json_write_string would write it, without the scan */
+      if (gql_buf_reserve(p->out, v->string.len + 2)) {
+        char *o = p->out->data + p->out->len;
+        o[0] = '"';
+        if (v->string.len)
+          memcpy(o + 1, v->string.ptr, v->string.len);
+        o[v->string.len + 1] = '"';
+        p->out->len += v->string.len + 2;
+      }
+    } else {
+      gql_json_write_value(p->out, v);
+    }
     return PROJ_OK;
   }
   return project_object(p, v, named, sel, path);

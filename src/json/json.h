@@ -37,6 +37,10 @@ struct gql_json_value {
    * int64, and `number.i` holds it. For an integer literal such as
    * 9007199254740993, `i` is exact while `d` is the nearest double. */
   bool is_int;
+  /* STRING: the text is a slice of the parsed source without escapes, so
+   * valid UTF-8 holding nothing that JSON.stringify escapes: written back
+   * as `"` + the bytes + `"`. False for built values. */
+  bool verbatim;
   union {
     bool boolean;
     struct {

@@ -611,6 +611,7 @@ value:
   {
     size_t at = ps->top - 1;
     gql_json_value *v = &ps->stack[at].value;
+    v->verbatim = false;
     if (ps->p >= ps->end)
       return unexpected(ps, ps->p, "");
     switch (*ps->p) {
@@ -639,6 +640,10 @@ value:
       v->is_int = false;
       if ((rc = parse_string(ps, &ps->stack[at].value.string)))
         return rc;
+      /* a slice ends at the closing quote; a decoded copy is elsewhere */
+      ps->stack[at].value.verbatim =
+          ps->stack[at].value.string.ptr + ps->stack[at].value.string.len ==
+          ps->p - 1;
       break;
     case 't':
       *v = (gql_json_value){.kind = GQL_JSON_BOOL, .boolean = true};

@@ -167,6 +167,32 @@ Test(json_reader, strings_without_escapes_are_slices_of_the_source) {
   cr_assert(v->array.items[1].string.ptr > src);
 }
 
+/* verbatim: the string is the source's bytes, which written back between
+ * quotes are what gql_json_write_string writes; never for decoded text. */
+Test(json_reader, strings_without_escapes_are_verbatim_and_write_back_as_is) {
+  const char *src =
+      "{\"a\":\"plain\",\"b\":\"\",\"c\":\"\xc3\xa9\xe2\x80\xa8\x7f\","
+      "\"d\":\"x\\ny\",\"e\":\"\\u0041\",\"f\":[1,true,null,{}]}";
+  gql_json_value *v = parse_ok(src);
+  const char *verbatim[] = {"a", "b", "c"};
+  for (size_t i = 0; i < 3; i++) {
+    const gql_json_value *s = gql_json_get(v, gql_cstr(verbatim[i]));
+    cr_assert(s->verbatim, "%s", verbatim[i]);
+    gql_buf b;
+    gql_buf_init(&b, NULL);
+    gql_json_write_string(&b, s->string);
+    cr_assert_eq(b.len, s->string.len + 2);
+    cr_assert_eq(memcmp(b.data + 1, s->string.ptr, s->string.len), 0);
+    gql_buf_free(&b);
+  }
+  cr_assert_not(gql_json_get(v, GQL_STR("d"))->verbatim);
+  cr_assert_not(gql_json_get(v, GQL_STR("e"))->verbatim);
+  const gql_json_value *f = gql_json_get(v, GQL_STR("f"));
+  cr_assert_not(f->verbatim);
+  for (size_t i = 0; i < f->array.count; i++)
+    cr_assert_not(f->array.items[i].verbatim);
+}
+
 Test(json_reader, decodes_every_simple_escape) {
   gql_json_value *v = parse_ok("\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\"");
   cr_assert(gql_str_eq_cstr(v->string, "a\"b\\c/d\be\ff\ng\rh\ti"));
