@@ -265,10 +265,19 @@ static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
   collect(r, f, fs, r->data, 0, NULL, &next);
 }
 
+/* Appends n bytes: gql_buf_append inlined for the short, frequent pieces
+ * of the response (its buffer is sized up front, so rarely grows). */
+static inline void put(gql_buf *out, const char *p, size_t n) {
+  if (GQL_UNLIKELY(out->cap - out->len < n) && !gql_buf_reserve(out, n))
+    return;
+  memcpy(out->data + out->len, p, n);
+  out->len += n;
+}
+
 /* Writes `"key":` for selection s. */
 static void write_key(gql_buf *out, const gql_gw_sel *s) {
   if (s->key_json.len) {
-    gql_buf_append(out, s->key_json.ptr, s->key_json.len);
+    put(out, s->key_json.ptr, s->key_json.len);
     return;
   }
   gql_json_write_string(out, s->key);
