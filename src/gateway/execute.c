@@ -41,11 +41,19 @@ struct gql_gw_request {
 
 /* -------------------------------------------------------- JSON helpers */
 
+/* gql_str_eq, but keys of equal length mostly differ in their first byte:
+ * no memcmp call for those. */
+static inline bool key_eq(gql_str a, gql_str b) {
+  return a.len == b.len &&
+         (a.len == 0 ||
+          (a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0));
+}
+
 static gql_json_value *obj_get(const gql_json_value *obj, gql_str key) {
   if (!obj || obj->kind != GQL_JSON_OBJECT)
     return NULL;
   for (size_t i = obj->object.count; i-- > 0;)
-    if (gql_str_eq(obj->object.members[i].key, key))
+    if (key_eq(obj->object.members[i].key, key))
       return &obj->object.members[i].value;
   return NULL;
 }
