@@ -64,10 +64,6 @@ typedef struct tconn {
 } tconn;
 
 #define OUT_HIGH_WATER (256 * 1024)
-/* A written buffer bigger than this is freed rather than kept for the next
- * response: 50 keep-alive connections each holding two 128 KiB buffers
- * between responses of 87 KB would be 12 MB of mostly idle memory. */
-#define WBUF_KEEP (16 * 1024)
 /* A lingering close reads and drops at most this much, for at most this long
  * (so that a client still sending, e.g. the body of a refused request, gets
  * our response instead of a reset). */
@@ -202,11 +198,18 @@ static void set_reading(tconn *t, bool on) {
   t->reading = on;
 }
 
-/* The write buffer is empty again: keep it only when small. */
+/* The write buffer is empty again. When no output waits, c.out takes it
+ * back (the larger of the two): a connection answering one response at a
+ * time then keeps one buffer the size of its responses, not two (50
+ * keep-alive connections with 87 KB answers kept 2 x 128 KiB each), and
+ * nothing is freed and regrown per response. */
 static void wbuf_done(tconn *t) {
   t->wbuf.len = 0;
-  if (t->wbuf.cap > WBUF_KEEP)
-    gql_buf_free(&t->wbuf);
+  if (!t->c.out.len && !t->c.out.failed && t->wbuf.cap > t->c.out.cap) {
+    gql_buf tmp = t->c.out;
+    t->c.out = t->wbuf;
+    t->wbuf = tmp;
+  }
 }
 
 static void on_write(uv_write_t *req, int status) {
