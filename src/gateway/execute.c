@@ -41,11 +41,19 @@ struct gql_gw_request {
 
 /* -------------------------------------------------------- JSON helpers */
 
+/* gql_str_eq, but keys of equal length mostly differ in their first byte:
+ * no memcmp call for those. */
+static inline bool key_eq(gql_str a, gql_str b) {
+  return a.len == b.len &&
+         (a.len == 0 ||
+          (a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0));
+}
+
 static gql_json_value *obj_get(const gql_json_value *obj, gql_str key) {
   if (!obj || obj->kind != GQL_JSON_OBJECT)
     return NULL;
   for (size_t i = obj->object.count; i-- > 0;)
-    if (gql_str_eq(obj->object.members[i].key, key))
+    if (key_eq(obj->object.members[i].key, key))
       return &obj->object.members[i].value;
   return NULL;
 }
@@ -265,10 +273,19 @@ static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
   collect(r, f, fs, r->data, 0, NULL, &next);
 }
 
+/* Appends n bytes: gql_buf_append inlined for the short, frequent pieces
+ * of the response (its buffer is sized up front, so rarely grows). */
+static inline void put(gql_buf *out, const char *p, size_t n) {
+  if (GQL_UNLIKELY(out->cap - out->len < n) && !gql_buf_reserve(out, n))
+    return;
+  memcpy(out->data + out->len, p, n);
+  out->len += n;
+}
+
 /* Writes `"key":` for selection s. */
 static void write_key(gql_buf *out, const gql_gw_sel *s) {
   if (s->key_json.len) {
-    gql_buf_append(out, s->key_json.ptr, s->key_json.len);
+    put(out, s->key_json.ptr, s->key_json.len);
     return;
   }
   gql_json_write_string(out, s->key);
@@ -491,6 +508,89 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
   }
 }
 
+/* What merging entity `rep` into a target made of an object equal to
+ * `before`: its members. */
+typedef struct merged {
+  gql_json_value before, after;
+  bool set;
+} merged;
+
+/* Whether objects a and b are equal, cheaply: their members' scalars are
+ * equal and their containers the very same (false when unsure). */
+static bool same_object(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind != GQL_JSON_OBJECT || b->kind != GQL_JSON_OBJECT ||
+      a->object.count != b->object.count)
+    return false;
+  if (a->object.members == b->object.members)
+    return true;
+  for (size_t i = 0; i < a->object.count; i++) {
+    const gql_json_member *x = &a->object.members[i];
+    const gql_json_member *y = &b->object.members[i];
+    if (!gql_str_eq(x->key, y->key) || x->value.kind != y->value.kind)
+      return false;
+    const gql_json_value *u = &x->value, *v = &y->value;
+    switch (u->kind) {
+    case GQL_JSON_NULL:
+      break;
+    case GQL_JSON_BOOL:
+      if (u->boolean != v->boolean)
+        return false;
+      break;
+    case GQL_JSON_NUMBER:
+      if (u->number.d != v->number.d || u->is_int != v->is_int ||
+          (u->is_int && u->number.i != v->number.i))
+        return false;
+      break;
+    case GQL_JSON_STRING:
+      if (!gql_str_eq(u->string, v->string))
+        return false;
+      break;
+    case GQL_JSON_ARRAY:
+      if (u->array.items != v->array.items || u->array.count != v->array.count)
+        return false;
+      break;
+    default:
+      if (u->object.members != v->object.members ||
+          u->object.count != v->object.count)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Merges each entity of `list` into the targets that asked for it. Targets
+ * of one representation are mostly equal objects (the same product under
+ * many reviews): the first one's merged members are shared with every
+ * later target still equal to what the first was, instead of each getting
+ * its own copy. Sharing is safe as the tree already shares the entities'
+ * values: equal objects at one path get the same merges later on (merging
+ * the same answer twice into a shared part changes nothing). */
+static void merge_entities(gql_gw_request *r, const fetch_state *fs,
+                           const gql_json_value *list, bool *oom) {
+  size_t n = list->array.count;
+  merged *memo = n ? gql_arena_alloc(r->arena, n * sizeof *memo) : NULL;
+  if (memo)
+    memset(memo, 0, n * sizeof *memo);
+  for (uint32_t t = 0; t < fs->ntargets; t++) {
+    uint32_t rep = fs->targets[t].rep;
+    if (rep >= n || list->array.items[rep].kind != GQL_JSON_OBJECT)
+      continue;
+    gql_json_value *obj = fs->targets[t].obj;
+    merged *m = memo ? &memo[rep] : NULL;
+    if (m && m->set && same_object(obj, &m->before)) {
+      obj->object = m->after.object;
+      continue;
+    }
+    gql_json_value before = *obj;
+    deep_merge(r->arena, obj, &list->array.items[rep], oom);
+    /* only a merge that made new members leaves `before` as it was */
+    if (m && !m->set && obj->kind == GQL_JSON_OBJECT &&
+        before.kind == GQL_JSON_OBJECT &&
+        obj->object.members != before.object.members)
+      *m = (merged){before, *obj, true};
+  }
+}
+
 int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
                          size_t len) {
   const gql_gw_batch *b = &r->plan->batches[bi];
@@ -520,14 +620,7 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
           obj_get(data, field_alias(b, b->field[i], buf));
       if (!list || list->kind != GQL_JSON_ARRAY)
         continue;
-      const fetch_state *fs = &r->fs[b->fetches[i]->id];
-      for (uint32_t t = 0; t < fs->ntargets; t++) {
-        uint32_t rep = fs->targets[t].rep;
-        if (rep < list->array.count &&
-            list->array.items[rep].kind == GQL_JSON_OBJECT)
-          deep_merge(r->arena, fs->targets[t].obj, &list->array.items[rep],
-                     &oom);
-      }
+      merge_entities(r, &r->fs[b->fetches[i]->id], list, &oom);
     }
   }
   if (errors && errors->kind == GQL_JSON_ARRAY)
@@ -635,7 +728,19 @@ static proj project_inner(projector *p, const gql_json_value *v,
     return PROJ_OK;
   }
   if (is_leaf(named)) {
-    gql_json_write_value(p->out, v);
+    if (v->kind == GQL_JSON_STRING && v->verbatim) {
+      /* as gql_json_write_string would write it, without the scan */
+      if (gql_buf_reserve(p->out, v->string.len + 2)) {
+        char *o = p->out->data + p->out->len;
+        o[0] = '"';
+        if (v->string.len)
+          memcpy(o + 1, v->string.ptr, v->string.len);
+        o[v->string.len + 1] = '"';
+        p->out->len += v->string.len + 2;
+      }
+    } else {
+      gql_json_write_value(p->out, v);
+    }
     return PROJ_OK;
   }
   return project_object(p, v, named, sel, path);

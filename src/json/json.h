@@ -7,9 +7,9 @@
  * is reused for the whole document), and keeps strings without escapes as
  * slices of the source, which must then outlive the values.
  *
- * Memory: a value takes 40 bytes of arena and a member 56, so a document
- * such as [0,0,0,...] costs about 20 arena bytes per byte of text, plus a
- * transient scratch stack of up to 28 per byte. Bound both with max_size
+ * Memory: a value takes 32 bytes of arena and a member 48, so a document
+ * such as [0,0,0,...] costs about 16 arena bytes per byte of text, plus a
+ * transient scratch stack of up to 24 per byte. Bound both with max_size
  * and gql_arena_set_limit (an exhausted arena gives GQL_ENOMEM).
  */
 #ifndef GQL_JSON_H
@@ -37,12 +37,15 @@ struct gql_json_value {
    * int64, and `number.i` holds it. For an integer literal such as
    * 9007199254740993, `i` is exact while `d` is the nearest double. */
   bool is_int;
+  /* STRING: the text is a slice of the parsed source without escapes, so
+   * valid UTF-8 holding nothing that JSON.stringify escapes: written back
+   * as `"` + the bytes + `"`. False for built values. */
+  bool verbatim;
   union {
     bool boolean;
     struct {
       double d;
-      int64_t i;   /* valid when is_int */
-      gql_str raw; /* the number's text; empty for built values */
+      int64_t i; /* valid when is_int */
     } number;
     gql_str string; /* UTF-8, may contain NUL bytes (from \u0000) */
     struct {

@@ -1,6 +1,9 @@
 #include "json.h"
 
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The reader keeps one scratch stack of members. A value being parsed is
  * the top entry; an open array or object is an entry whose value is a
@@ -124,8 +127,25 @@ static inline bool plain_byte(unsigned char c) {
   return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-/* The first byte at or after s that is not plain, or end. */
+/* The first byte at or after s that is not plain, or end. With SSE2
+ * (every x86-64), 16 bytes a step: as signed bytes, a control character
+ * and a non-ASCII byte are both below 0x20, so one compare finds them. */
 static inline const char *skip_plain(const char *s, const char *end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (end - s >= 16) {
+    __m128i w = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i t = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, slash)),
+        _mm_cmplt_epi8(w, space));
+    unsigned m = (unsigned)_mm_movemask_epi8(t);
+    if (m)
+      return s + __builtin_ctz(m);
+    s += 16;
+  }
+#endif
   while (end - s >= 8) {
     uint64_t w;
     memcpy(&w, s, 8);
@@ -418,7 +438,6 @@ static int parse_number(parser *ps, gql_json_value *v) {
   ps->p = p;
   v->kind = GQL_JSON_NUMBER;
   v->is_int = false;
-  v->number.raw = (gql_str){start, len};
   if (plain && digits <= 19 &&
       (m <= (uint64_t)INT64_MAX || (neg && m == (uint64_t)INT64_MAX + 1))) {
     /* An integer literal: exact in int64; int64 → double rounds right. */
@@ -592,6 +611,7 @@ value:
   {
     size_t at = ps->top - 1;
     gql_json_value *v = &ps->stack[at].value;
+    v->verbatim = false;
     if (ps->p >= ps->end)
       return unexpected(ps, ps->p, "");
     switch (*ps->p) {
@@ -620,6 +640,10 @@ value:
       v->is_int = false;
       if ((rc = parse_string(ps, &ps->stack[at].value.string)))
         return rc;
+      /* a slice ends at the closing quote; a decoded copy is elsewhere */
+      ps->stack[at].value.verbatim =
+          ps->stack[at].value.string.ptr + ps->stack[at].value.string.len ==
+          ps->p - 1;
       break;
     case 't':
       *v = (gql_json_value){.kind = GQL_JSON_BOOL, .boolean = true};
@@ -749,6 +773,14 @@ static bool shallow_equal(const gql_json_value *a, const gql_json_value *b) {
   }
 }
 
+/* Containers (of equal counts) holding the very same items are equal
+ * without a walk: merged trees share parts. */
+static bool same_children(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind == GQL_JSON_ARRAY)
+    return a->array.items == b->array.items;
+  return a->kind == GQL_JSON_OBJECT && a->object.members == b->object.members;
+}
+
 typedef struct eq_frame {
   const gql_json_value *a, *b;
   size_t i;
@@ -760,7 +792,8 @@ typedef struct eq_frame {
 bool gql_json_equal(const gql_json_value *a, const gql_json_value *b) {
   if (!shallow_equal(a, b))
     return false;
-  if (a->kind != GQL_JSON_ARRAY && a->kind != GQL_JSON_OBJECT)
+  if ((a->kind != GQL_JSON_ARRAY && a->kind != GQL_JSON_OBJECT) ||
+      same_children(a, b))
     return true;
   eq_frame inline_frames[32];
   eq_frame *st = inline_frames;
@@ -792,7 +825,8 @@ bool gql_json_equal(const gql_json_value *a, const gql_json_value *b) {
       eq = false;
       break;
     }
-    if (x->kind != GQL_JSON_ARRAY && x->kind != GQL_JSON_OBJECT)
+    if ((x->kind != GQL_JSON_ARRAY && x->kind != GQL_JSON_OBJECT) ||
+        same_children(x, y))
       continue;
     if (n == cap) {
       eq_frame *g = gql_alc_malloc(NULL, cap * 2 * sizeof *g);

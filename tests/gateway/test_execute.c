@@ -495,6 +495,55 @@ Test(gateway_execute, entity_errors_are_repathed_and_nulls_propagate) {
   gql_supergraph_free(sg);
 }
 
+/* Targets of one representation share their merged members only while
+ * they are equal: the two products "A" share, "B" (same key, other name)
+ * keeps its own; the next wave merges into the shared parts once and
+ * every copy shows it. */
+Test(gateway_execute, equal_targets_share_merges_and_unequal_ones_do_not) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  const char *answers[] = {
+      "{\"data\":{\"topProducts\":["
+      "{\"__typename\":\"Product\",\"upc\":\"1\",\"name\":\"A\"},"
+      "{\"__typename\":\"Product\",\"upc\":\"1\",\"name\":\"B\"},"
+      "{\"__typename\":\"Product\",\"upc\":\"1\",\"name\":\"A\"},"
+      "{\"__typename\":\"Product\",\"upc\":\"2\",\"name\":\"C\"}]}}",
+      "{\"data\":{\"_entities\":["
+      "{\"reviews\":[{\"id\":\"r1\",\"author\":{\"__typename\":\"User\","
+      "\"id\":\"u1\"}}]},"
+      "{\"reviews\":[{\"id\":\"r2\",\"author\":{\"__typename\":\"User\","
+      "\"id\":\"u2\"}}]}]}}",
+      "{\"data\":{\"_entities\":[{\"name\":\"Ann\"},{\"name\":\"Bob\"}]}}"};
+  gql_gw_plan *plan = gw_plan(
+      sg, arena, "{ topProducts { upc name reviews { id author { name } } } }",
+      NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  gql_gw_request *req;
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, &req),
+               0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  const char *r1 =
+      "\"reviews\":[{\"id\":\"r1\",\"author\":{\"name\":\"Ann\"}}]";
+  char *want = gql_arena_sprintf(
+      arena,
+      "{\"data\":{\"topProducts\":[{\"upc\":\"1\",\"name\":\"A\",%s},"
+      "{\"upc\":\"1\",\"name\":\"B\",%s},{\"upc\":\"1\",\"name\":\"A\",%s},"
+      "{\"upc\":\"2\",\"name\":\"C\",\"reviews\":[{\"id\":\"r2\","
+      "\"author\":{\"name\":\"Bob\"}}]}]}}",
+      r1, r1, r1);
+  cr_expect_str_eq(got, want);
+  uint32_t requests, sent, seen;
+  gql_gw_request_stats(req, &requests, &sent, &seen);
+  cr_expect_eq(requests, 3);
+  cr_expect_eq(sent, 4, "products 1 and 2, users u1 and u2");
+  cr_expect_eq(seen, 8);
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
 Test(gateway_execute, no_request_when_no_object_needs_the_entity_fetch) {
   gql_supergraph *sg = gw_load_bench();
   gql_arena *arena = gql_arena_new(NULL);

@@ -142,9 +142,15 @@ Test(json_reader, numbers_are_correctly_rounded_on_fast_and_slow_paths) {
   }
 }
 
-Test(json_reader, keeps_the_raw_number_text) {
+/* 32 bytes a value and 48 a member (the gateway's memory per request is
+ * mostly parsed subgraph answers). */
+Test(json_reader, values_are_32_bytes_and_members_48) {
+  cr_assert_eq(sizeof(gql_json_value), 32);
+  cr_assert_eq(sizeof(gql_json_member), 48);
+}
+
+Test(json_reader, an_exponent_number_with_an_integral_value_is_an_int) {
   gql_json_value *v = parse_ok("  -12.50e+1 ");
-  cr_assert(gql_str_eq_cstr(v->number.raw, "-12.50e+1"));
   cr_assert_eq(v->number.d, -125.0);
   cr_assert(v->is_int);
   cr_assert_eq(v->number.i, -125);
@@ -159,6 +165,32 @@ Test(json_reader, strings_without_escapes_are_slices_of_the_source) {
   cr_assert(gql_str_eq_cstr(s, "plain text that is long enough for SWAR"));
   cr_assert(gql_str_eq_cstr(v->array.items[1].string, "é€"));
   cr_assert(v->array.items[1].string.ptr > src);
+}
+
+/* verbatim: the string is the source's bytes, which written back between
+ * quotes are what gql_json_write_string writes; never for decoded text. */
+Test(json_reader, strings_without_escapes_are_verbatim_and_write_back_as_is) {
+  const char *src =
+      "{\"a\":\"plain\",\"b\":\"\",\"c\":\"\xc3\xa9\xe2\x80\xa8\x7f\","
+      "\"d\":\"x\\ny\",\"e\":\"\\u0041\",\"f\":[1,true,null,{}]}";
+  gql_json_value *v = parse_ok(src);
+  const char *verbatim[] = {"a", "b", "c"};
+  for (size_t i = 0; i < 3; i++) {
+    const gql_json_value *s = gql_json_get(v, gql_cstr(verbatim[i]));
+    cr_assert(s->verbatim, "%s", verbatim[i]);
+    gql_buf b;
+    gql_buf_init(&b, NULL);
+    gql_json_write_string(&b, s->string);
+    cr_assert_eq(b.len, s->string.len + 2);
+    cr_assert_eq(memcmp(b.data + 1, s->string.ptr, s->string.len), 0);
+    gql_buf_free(&b);
+  }
+  cr_assert_not(gql_json_get(v, GQL_STR("d"))->verbatim);
+  cr_assert_not(gql_json_get(v, GQL_STR("e"))->verbatim);
+  const gql_json_value *f = gql_json_get(v, GQL_STR("f"));
+  cr_assert_not(f->verbatim);
+  for (size_t i = 0; i < f->array.count; i++)
+    cr_assert_not(f->array.items[i].verbatim);
 }
 
 Test(json_reader, decodes_every_simple_escape) {
@@ -185,6 +217,52 @@ Test(json_reader, escapes_after_a_long_plain_prefix_keep_the_prefix) {
       parse_ok("\"0123456789abcdefghij\\n0123456789\\u00e9 tail é\"");
   cr_assert(
       gql_str_eq_cstr(v->string, "0123456789abcdefghij\n0123456789é tail é"));
+}
+
+/* The plain-byte scan goes 16 then 8 bytes at a time: put each kind of
+ * special byte at every offset of strings of every length up to 40 (and
+ * text after the closing quote, which must not be taken for the string's). */
+Test(json_reader, special_bytes_end_the_plain_scan_at_every_offset) {
+  char src[160], want[64];
+  for (size_t len = 0; len <= 40; len++) {
+    for (size_t at = 0; at <= len; at++) {
+      /* "xxxx...x" followed by text that would be special */
+      for (size_t i = 0; i < len; i++)
+        want[i] = (char)('a' + (i * 7 + at) % 26);
+      want[len] = 0;
+      int n = snprintf(src, sizeof src, "\"%s\"\x01\\", want);
+      gql_json_value *v = NULL;
+      gql_json_error err;
+      cr_assert_eq(gql_json_parse(arena, src, (size_t)n - 2, NULL, &v, &err), 0,
+                   "%s", err.message);
+      cr_assert(gql_str_eq_cstr(v->string, want));
+      cr_assert_eq(v->string.ptr, src + 1);
+      if (at == len)
+        continue;
+      char tmp = want[at];
+      /* an escape at `at`: decoded, the rest kept */
+      snprintf(src, sizeof src, "\"%.*s\\n%s\"", (int)at, want, want + at);
+      v = parse_ok(src);
+      cr_assert_eq(v->string.len, len + 1);
+      cr_assert_eq(v->string.ptr[at], '\n');
+      cr_assert_eq(memcmp(v->string.ptr + at + 1, want + at, len - at), 0);
+      /* a two-byte UTF-8 character at `at`: kept as is */
+      snprintf(src, sizeof src, "\"%.*s\xc3\xa9%s\"", (int)at, want, want + at);
+      v = parse_ok(src);
+      cr_assert_eq(v->string.len, len + 2);
+      cr_assert_eq(memcmp(v->string.ptr + at, "\xc3\xa9", 2), 0);
+      /* a control character or a lone continuation byte at `at`: refused
+       * at that byte */
+      want[at] = '\x1f';
+      n = snprintf(src, sizeof src, "\"%s\"", want);
+      parse_err(src, (size_t)n, GQL_EJSON);
+      cr_assert_eq(parse_err(src, (size_t)n, GQL_EJSON).offset, at + 1);
+      want[at] = '\x80';
+      snprintf(src, sizeof src, "\"%s\"", want);
+      cr_assert_eq(parse_err(src, (size_t)n, GQL_EJSON).offset, at + 1);
+      want[at] = tmp;
+    }
+  }
 }
 
 Test(json_reader, objects_keep_members_in_document_order) {
