@@ -44,9 +44,8 @@ struct gql_gw_request {
 /* gql_str_eq, but keys of equal length mostly differ in their first byte:
  * no memcmp call for those. */
 static inline bool key_eq(gql_str a, gql_str b) {
-  return a.len == b.len &&
-         (a.len == 0 ||
-          (a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0));
+  return a.len == b.len && (a.len == 0 || (a.ptr[0] == b.ptr[0] &&
+                                           memcmp(a.ptr, b.ptr, a.len) == 0));
 }
 
 static gql_json_value *obj_get(const gql_json_value *obj, gql_str key) {
