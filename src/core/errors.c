@@ -69,3 +69,27 @@ int gql_error_list_addf(gql_error_list *l, gql_str source, const uint32_t *offs,
     locs[i] = gql_location_of(source.ptr, source.len, offs[i]);
   return gql_error_list_push(l, msg, locs, n);
 }
+
+gql_error_list *gql_error_list_public_begin(gql_error_list *l,
+                                            gql_arena *err_arena,
+                                            const gql_error **errors,
+                                            uint32_t *nerrors) {
+  if (errors)
+    *errors = NULL;
+  if (nerrors)
+    *nerrors = 0;
+  if (!err_arena)
+    return NULL;
+  gql_error_list_init(l, err_arena, 100);
+  return l;
+}
+
+void gql_error_list_public_end(const gql_error_list *l,
+                               const gql_error **errors, uint32_t *nerrors) {
+  if (!l)
+    return;
+  if (errors)
+    *errors = l->items;
+  if (nerrors)
+    *nerrors = l->count;
+}

@@ -34,4 +34,15 @@ int gql_error_list_addf(gql_error_list *l, gql_str source, const uint32_t *offs,
                         uint32_t n, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The public functions' error contract (gql_schema_from_sdl and the like):
+ * begin clears *errors / *nerrors (either may be NULL) and returns `l`
+ * started in err_arena with a cutoff of 100, or NULL without an arena; end
+ * hands the list's errors out. */
+gql_error_list *gql_error_list_public_begin(gql_error_list *l,
+                                            gql_arena *err_arena,
+                                            const gql_error **errors,
+                                            uint32_t *nerrors);
+void gql_error_list_public_end(const gql_error_list *l,
+                               const gql_error **errors, uint32_t *nerrors);
+
 #endif

@@ -550,21 +550,11 @@ int gql_subgraph_new(const char *sdl, size_t len, const gql_allocator *alc,
                      gql_subgraph **out, gql_arena *err_arena,
                      const gql_error **errors, uint32_t *nerrors) {
   gql_error_list list;
-  if (errors)
-    *errors = NULL;
-  if (nerrors)
-    *nerrors = 0;
+  gql_error_list *l =
+      gql_error_list_public_begin(&list, err_arena, errors, nerrors);
   if (!out || (!sdl && len))
     return GQL_EINVAL;
-  if (err_arena)
-    gql_error_list_init(&list, err_arena, 100);
-  int rc = gql_subgraph_build(sdl ? sdl : "", len, alc, out,
-                              err_arena ? &list : NULL);
-  if (err_arena) {
-    if (errors)
-      *errors = list.items;
-    if (nerrors)
-      *nerrors = list.count;
-  }
+  int rc = gql_subgraph_build(sdl ? sdl : "", len, alc, out, l);
+  gql_error_list_public_end(l, errors, nerrors);
   return rc;
 }

@@ -182,23 +182,13 @@ static int public_build(const gql_schema *base, const char *sdl, size_t len,
                         gql_arena *err_arena, const gql_error **errors,
                         uint32_t *nerrors) {
   gql_error_list list;
-  if (errors)
-    *errors = NULL;
-  if (nerrors)
-    *nerrors = 0;
+  gql_error_list *l =
+      gql_error_list_public_begin(&list, err_arena, errors, nerrors);
   if (!out || (!sdl && len))
     return GQL_EINVAL;
-  if (err_arena)
-    gql_error_list_init(&list, err_arena, 100);
   gql_schema_build_options o = {.base = base};
-  int rc = gql_schema_build(sdl ? sdl : "", len, alc, &o, out,
-                            err_arena ? &list : NULL);
-  if (err_arena) {
-    if (errors)
-      *errors = list.items;
-    if (nerrors)
-      *nerrors = list.count;
-  }
+  int rc = gql_schema_build(sdl ? sdl : "", len, alc, &o, out, l);
+  gql_error_list_public_end(l, errors, nerrors);
   return rc;
 }
 
