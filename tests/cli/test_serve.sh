@@ -4,14 +4,9 @@
 # Usage: test_serve.sh GQL_BINARY REPO_ROOT
 set -uo pipefail
 gql=${1:?usage: test_serve.sh GQL_BINARY REPO_ROOT}
-tmp=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-failures=0
-passed=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { passed=$((passed + 1)); }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 
 # serve NAME ARGS...: starts gql serve, waits for its banner; sets $pid $port
 serve() {

@@ -10,33 +10,8 @@
 set -uo pipefail
 gql=${1:?usage: test_serve_otlp.sh GQL_BINARY REPO_ROOT}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-[[ -n ${KEEP_TMP:-} ]] && echo "tmp: $tmp"
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; [[ -n ${KEEP_TMP:-} ]] || rm -rf "$tmp"' EXIT
-failures=0
-passed=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { passed=$((passed + 1)); }
-threads=2
-
-# serve NAME ARGS...: starts gql serve on a free port, waits for its banner;
-# sets $pid $port
-serve() {
-  local name=$1
-  shift
-  "$gql" serve --port 0 --threads "$threads" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  pid=$!
-  pids+=("$pid")
-  for _ in $(seq 200); do
-    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
-    [[ -n $port ]] && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
-  return 1
-}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 
 # stop PID: SIGTERM, and the exit status must be 0
 stop() {

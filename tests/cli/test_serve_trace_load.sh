@@ -17,16 +17,9 @@
 set -uo pipefail
 gql=${1:?usage: test_serve_trace_load.sh GQL_BINARY REPO_ROOT}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-failures=0
-passed=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { passed=$((passed + 1)); }
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 seconds=${LOAD_SECONDS:-60}
-threads=2
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # Under AddressSanitizer freed memory sits in a quarantine (256 MiB by
 # default) that looks like growth: keep it small here, and allow for the
@@ -37,22 +30,6 @@ if ldd "$gql" 2>/dev/null | grep -q libasan; then
   rss_bound_kib=32768
 fi
 
-# serve NAME ARGS...: starts gql serve, waits for its banner; sets $pid $port
-serve() {
-  local name=$1
-  shift
-  "$gql" serve --port 0 --threads "$threads" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  pid=$!
-  pids+=("$pid")
-  for _ in $(seq 200); do
-    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
-    [[ -n $port ]] && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
-  exit 1
-}
 
 python3 "$here/otlp_sink.py" "$tmp/hang.port" "$tmp/hang.log" --hang --lifetime $((seconds + 60)) &
 sink=$!
@@ -62,9 +39,9 @@ hang_port=$(cat "$tmp/hang.port" 2>/dev/null)
 [[ -n $hang_port ]] || { echo "FAIL: the sink did not start"; exit 1; }
 closed_port=$(free_port) # nothing listens there
 
-serve closed --trace-otlp "http://127.0.0.1:$closed_port/v1/traces"
+serve closed --trace-otlp "http://127.0.0.1:$closed_port/v1/traces" || exit 1
 closed_pid=$pid closed_srv=$port
-serve hang --trace-otlp "http://127.0.0.1:$hang_port/v1/traces" --trace-timeout 1000
+serve hang --trace-otlp "http://127.0.0.1:$hang_port/v1/traces" --trace-timeout 1000 || exit 1
 hang_pid=$pid hang_srv=$port
 
 # execute + hero + hero.name + hero.friends + hero.friends.*.name

@@ -1,0 +1,33 @@
+# Shared by the shell tests that run `gql serve` (sourced, not a test):
+# a scratch folder and background processes cleaned up on exit (KEEP_TMP=1
+# keeps the folder), pass/fail counters, a free port, and `serve`.
+# Needs $gql set before it is sourced.
+tmp=$(mktemp -d)
+[[ -n ${KEEP_TMP:-} ]] && echo "tmp: $tmp"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; [[ -n ${KEEP_TMP:-} ]] || rm -rf "$tmp"' EXIT
+failures=0
+passed=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { passed=$((passed + 1)); }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+threads=${threads:-2}
+
+# serve NAME ARGS...: starts gql serve on a free port (--port 0) with
+# $threads threads, waits for its banner; sets $pid and $port. Output goes
+# to $tmp/NAME.out and .err. Returns 1 (after a FAIL line) without a banner.
+serve() {
+  local name=$1
+  shift
+  "$gql" serve --port 0 --threads "$threads" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 200); do
+    port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/$name.out" 2>/dev/null)
+    [[ -n $port ]] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
+  return 1
+}
