@@ -1,8 +1,9 @@
 /* The tracer: a bounded queue of encoded spans, a background thread that
  * batches them into OTLP JSON requests for a pluggable transport, the clock
  * the spans are timed with, and the file and HTTP transports. A request
- * thread only takes the queue lock to link one chunk; when the queue is full
- * the chunk is dropped and counted. */
+ * thread only takes the queue lock to link one chunk, its own buffer (no
+ * copy), and takes back an exported chunk's buffer from the pool; when the
+ * queue is full the spans are dropped and counted. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -23,12 +24,17 @@
 #define HAVE_TSC 1
 #endif
 
+/* A queued trace's records: the request's buffer, handed over. */
 typedef struct chunk {
   struct chunk *next;
   uint32_t nspans;
-  size_t len;
-  char json[];
+  size_t len, cap;
+  char *json;
 } chunk;
+
+/* Exported chunks kept (with their buffers) for the next pushes: up to
+ * 1 MiB of buffers, none over 64 KiB. */
+enum { CHUNK_POOL_BYTES = 1 << 20, CHUNK_KEEP_BYTES = 65536 };
 
 enum { SIG_CACHE = 64 };
 
@@ -54,6 +60,8 @@ struct gql_tracer {
   pthread_mutex_t mu;
   pthread_cond_t wake, idle;
   chunk *head, *tail;
+  chunk *spare; /* the chunk pool */
+  size_t spare_bytes;
   uint32_t queued_spans;
   uint32_t sending_spans;        /* in the batch being sent */
   uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
@@ -155,20 +163,65 @@ static void clock_init(gql_tracer *t) {
 
 /* ---- queue */
 
-void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
-                     uint32_t nspans) {
-  chunk *c = json ? malloc(sizeof *c + len) : NULL;
+static void chunk_free(chunk *c) {
+  gql_buf b = {.data = c->json, .cap = c->cap};
+  gql_buf_free(&b);
+  free(c);
+}
+
+void gql_tracer_push(gql_tracer *t, gql_buf *b, uint32_t nspans) {
   pthread_mutex_lock(&t->mu);
-  if (!c || t->queued_spans + nspans > t->c.queue_spans) {
+  chunk *c = t->spare;
+  if (c) {
+    t->spare = c->next;
+    t->spare_bytes -= c->cap;
+  }
+  if (b->failed || !b->data || t->queued_spans + nspans > t->c.queue_spans) {
     t->stats.dropped += nspans;
+    if (c) {
+      c->next = t->spare;
+      t->spare = c;
+      t->spare_bytes += c->cap;
+    }
     pthread_mutex_unlock(&t->mu);
-    free(c);
+    b->len = 0;
+    if (b->failed) {
+      gql_buf_free(b);
+      gql_buf_init(b, NULL);
+    }
     return;
   }
+  if (!c) { /* rare: a warm pool is never empty */
+    pthread_mutex_unlock(&t->mu);
+    c = malloc(sizeof *c);
+    if (!c) {
+      pthread_mutex_lock(&t->mu);
+      t->stats.dropped += nspans;
+      pthread_mutex_unlock(&t->mu);
+      b->len = 0;
+      return;
+    }
+    *c = (chunk){0};
+    pthread_mutex_lock(&t->mu);
+    if (t->queued_spans + nspans > t->c.queue_spans) {
+      t->stats.dropped += nspans;
+      pthread_mutex_unlock(&t->mu);
+      free(c);
+      b->len = 0;
+      return;
+    }
+  }
+  /* b's buffer goes with the chunk; the chunk's old one (if any) is b's */
+  char *old = c->json;
+  size_t old_cap = c->cap;
   c->next = NULL;
   c->nspans = nspans;
-  c->len = len;
-  memcpy(c->json, json, len);
+  c->json = b->data;
+  c->len = b->len;
+  c->cap = b->cap;
+  b->data = old;
+  b->cap = old_cap;
+  b->len = 0;
   if (t->tail)
     t->tail->next = c;
   else
@@ -181,6 +234,8 @@ void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
   pthread_mutex_unlock(&t->mu);
   if (wake)
     pthread_cond_signal(&t->wake);
+  if (!b->data) /* one allocation now, not a chain of growths later */
+    gql_buf_reserve(b, c->cap);
 }
 
 /* Takes up to batch_spans spans' chunks off the queue (lock held). */
@@ -234,12 +289,19 @@ static bool export_one(gql_tracer *t) {
   t->sending_spans = n;
   pthread_mutex_unlock(&t->mu);
   bool ok = send_batch(t, list);
-  while (list) {
+  pthread_mutex_lock(&t->mu);
+  while (list) { /* back to the pool, buffers and all */
     chunk *nx = list->next;
-    free(list);
+    if (list->cap <= CHUNK_KEEP_BYTES &&
+        t->spare_bytes + list->cap <= CHUNK_POOL_BYTES) {
+      list->next = t->spare;
+      t->spare = list;
+      t->spare_bytes += list->cap;
+    } else {
+      chunk_free(list);
+    }
     list = nx;
   }
-  pthread_mutex_lock(&t->mu);
   t->busy = false;
   t->sending_spans = 0;
   if (ok) {
@@ -383,7 +445,12 @@ void gql_tracer_free(gql_tracer *t) {
   }
   for (chunk *c = t->head; c;) { /* left by a flush that timed out */
     chunk *nx = c->next;
-    free(c);
+    chunk_free(c);
+    c = nx;
+  }
+  for (chunk *c = t->spare; c;) {
+    chunk *nx = c->next;
+    chunk_free(c);
     c = nx;
   }
   for (int i = 0; i < SIG_CACHE; i++) {

@@ -75,10 +75,10 @@ void gql_otlp_batch_open(gql_buf *b, const char *service);
 void gql_otlp_batch_close(gql_buf *b);
 
 /* ---- exporter.c */
-/* Queues span records (copied); never blocks for long: drops
- * and counts when the queue is full. */
-void gql_tracer_push(gql_tracer *t, const char *json, size_t len,
-                     uint32_t nspans);
+/* Queues the span records in b: b's buffer is handed over (no copy) and
+ * b gets a pooled one in exchange (empty, b->len 0). Never blocks for long:
+ * drops and counts when the queue is full or b failed. */
+void gql_tracer_push(gql_tracer *t, gql_buf *b, uint32_t nspans);
 /* Ticks to Unix nanoseconds, and the current tick. */
 uint64_t gql_tracer_now(const gql_tracer *t);
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);

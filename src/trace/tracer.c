@@ -586,10 +586,7 @@ static void queue_spans(gql_trace *tr) {
         gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start),
         resolve_attrs(tr, s, rv));
   }
-  if (!b->failed)
-    gql_tracer_push(tr->tracer, b->data, b->len, n);
-  else
-    gql_tracer_push(tr->tracer, NULL, 0, n); /* counted as dropped */
+  gql_tracer_push(tr->tracer, b, n); /* a failed b: counted as dropped */
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
