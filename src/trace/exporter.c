@@ -268,7 +268,7 @@ static bool send_batch(gql_tracer *t, chunk *list) {
   gql_otlp_batch_open(&b, t->service);
   bool bad = false;
   for (chunk *c = list; c; c = c->next)
-    bad |= gql_otlp_records_to_json(&b, c->json, c->len, c == list) < 0;
+    bad |= gql_otlp_records_to_json(&b, t, c->json, c->len, c == list) < 0;
   gql_otlp_batch_close(&b);
   /* A record that did not convert leaves the batch incomplete: not sent. */
   bool ok = !bad && !b.failed &&

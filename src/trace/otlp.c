@@ -260,8 +260,7 @@ static inline char *wstr(char *w, gql_str s) {
 }
 
 void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
-                     uint64_t start_ns, uint64_t end_ns,
-                     const gql_str *resolve) {
+                     uint64_t start, uint64_t end, const gql_str *resolve) {
   uint32_t n = resolve ? 3 : 0;
   size_t need = 128 + s->name.len + s->resource.len;
   if (resolve)
@@ -278,8 +277,8 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
   w = w64(w, ids->trace_lo);
   w = w64(w, s->id);
   w = w64(w, s->parent);
-  w = w64(w, start_ns);
-  w = w64(w, end_ns);
+  w = w64(w, start);
+  w = w64(w, end);
   w = w32(w, s->kind);
   b->len = (size_t)(w - b->data);
   if (s->kind == SPAN_RESOLVE)
@@ -416,8 +415,8 @@ static gql_str resource_of(gql_arena *a, const trace_span *s, gql_str mods) {
   return (gql_str){d, o};
 }
 
-int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
-                             bool first) {
+int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
+                             size_t len, bool first) {
   gql_arena *a = gql_arena_new(NULL);
   if (!a)
     return GQL_ENOMEM;
@@ -429,8 +428,8 @@ int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
     ids.trace_lo = get64(&r);
     s.id = get64(&r);
     s.parent = get64(&r);
-    s.start = get64(&r);
-    s.end = get64(&r);
+    s.start = gql_tracer_to_ns(t, get64(&r));
+    s.end = gql_tracer_to_ns(t, get64(&r));
     s.kind = (uint8_t)get32(&r);
     s.name = getstr(&r);
     s.resource = getstr(&r);

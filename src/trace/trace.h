@@ -58,18 +58,18 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
-/* Appends a span (times in Unix ns) as a flat record: no formatting on
+/* Appends a span (times in clock ticks: the exporter converts them) as a
+ * flat record: no formatting on
  * the request thread (the names every span repeats become codes). For a
  * resolve span, `resolve` holds its field name, path and type tags (written
  * before s->attrs) and the type's wrappers (gql_type_ref.mods), from which
  * the exporter makes the resource; else NULL. */
 void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
-                     uint64_t start_ns, uint64_t end_ns,
-                     const gql_str *resolve);
+                     uint64_t start, uint64_t end, const gql_str *resolve);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
- * leading comma unless `first`). */
-int gql_otlp_records_to_json(gql_buf *b, const char *rec, size_t len,
-                             bool first);
+ * leading comma unless `first`); times converted with t's clock. */
+int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
+                             size_t len, bool first);
 /* The envelope around comma-joined span objects. */
 void gql_otlp_batch_open(gql_buf *b, const char *service);
 void gql_otlp_batch_close(gql_buf *b);

@@ -25,6 +25,7 @@ struct gql_trace {
   gql_trace_subscriber sub;
   gql_hooks hooks;
   uint64_t rng;
+  uint64_t id_base; /* span ids: see span_id */
   otlp_ids ids;
   bool aborted;
   bool aborted_at_start;
@@ -105,7 +106,15 @@ void gql_trace_options_init(gql_trace_options *o) {
   *o = (gql_trace_options){.depth = -1};
 }
 
-static trace_span *span_new(gql_trace *tr, uint8_t kind, const char *name) {
+/* Span ids: distinct within a trace (an odd multiplier is a bijection,
+ * and so is the xor with the trace's random base) and non-zero but for a
+ * 2^-64 chance, which takes the next index's id; no random draw per span. */
+static uint64_t span_id(gql_trace *tr, uint32_t idx) {
+  uint64_t id = tr->id_base ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15u);
+  return id ? id : tr->id_base ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15u);
+}
+
+static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
     trace_span **n =
@@ -118,8 +127,8 @@ static trace_span *span_new(gql_trace *tr, uint8_t kind, const char *name) {
   trace_span *s = gql_arena_alloc(tr->arena, sizeof *s);
   if (!s)
     return NULL;
-  *s = (trace_span){.kind = kind, .name = gql_cstr(name)};
-  s->id = gql_tracer_random(tr->tracer, &tr->rng);
+  *s = (trace_span){.kind = kind, .name = name};
+  s->id = span_id(tr, tr->nspans);
   s->start = gql_tracer_now(tr->tracer);
   tr->spans[tr->nspans++] = s;
   return s;
@@ -197,7 +206,8 @@ static void on_prepare_phase(void *ctx, int phase, bool finished, int rc,
   gql_trace *tr = ctx;
   if (!finished) {
     trace_span *s = span_new(tr, phase ? SPAN_VALIDATE : SPAN_PARSE,
-                             phase ? "graphql.validate" : "graphql.parse");
+                             phase ? GQL_STR("graphql.validate")
+                                   : GQL_STR("graphql.parse"));
     if (phase)
       tr->validate = s;
     else
@@ -225,7 +235,7 @@ static void on_prepare_phase(void *ctx, int phase, bool finished, int rc,
 
 static int on_execute_start(void *ctx) {
   gql_trace *tr = ctx;
-  tr->exec = span_new(tr, SPAN_EXECUTE, "query");
+  tr->exec = span_new(tr, SPAN_EXECUTE, GQL_STR("query"));
   if (tr->sub.execute_start && tr->sub.execute_start(tr->sub.ud, tr))
     tr->aborted = true;
   tr->aborted_at_start = tr->aborted;
@@ -278,7 +288,7 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   uint32_t idx;
   if (path_get(tr, path, &idx)) /* abstract types */
     return tr->spans[idx];
-  trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
+  trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
   if (!s)
     return NULL;
   s->path = path;
@@ -341,7 +351,7 @@ static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
     for (trace_span *c = parent->kids; c; c = c->next_kid)
       if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
         return c; /* abstract types */
-  trace_span *s = span_new(tr, SPAN_RESOLVE, "graphql.resolve");
+  trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
   if (!s)
     return NULL;
   s->path = path;
@@ -581,10 +591,9 @@ static void queue_spans(gql_trace *tr) {
     trace_span *s = tr->spans[i];
     gql_str rv[4];
     n++;
-    gql_otlp_record(
-        b, &tr->ids, s, gql_tracer_to_ns(tr->tracer, s->start),
-        gql_tracer_to_ns(tr->tracer, s->end > s->start ? s->end : s->start),
-        resolve_attrs(tr, s, rv));
+    gql_otlp_record(b, &tr->ids, s, s->start,
+                    s->end > s->start ? s->end : s->start,
+                    resolve_attrs(tr, s, rv));
   }
   gql_tracer_push(tr->tracer, b, n); /* a failed b: counted as dropped */
 }
@@ -666,6 +675,7 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   tr->ids.trace_hi =
       (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
   tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
+  tr->id_base = gql_tracer_random(t, &tr->rng);
   tr->hooks = (gql_hooks){.execute_start = on_execute_start,
                           .execute_finish = on_execute_finish,
                           .resolve_start = on_resolve_start,
