@@ -280,12 +280,13 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
   w = w64(w, start);
   w = w64(w, end);
   w = w32(w, s->kind);
-  b->len = (size_t)(w - b->data);
-  if (s->kind == SPAN_RESOLVE)
-    putknown(b, K_RESOLVE);
-  else
-    putname(b, s->name);
-  w = b->data + b->len;
+  if (s->kind == SPAN_RESOLVE) {
+    w = w32(w, KNOWN_BIT | K_RESOLVE);
+  } else {
+    b->len = (size_t)(w - b->data);
+    putname(b, s->name); /* within the room reserved */
+    w = b->data + b->len;
+  }
   if (resolve) {
     w = w32(w, KNOWN_BIT | K_RESOURCE_MODS);
     w = wstr(w, resolve[3]);
@@ -300,6 +301,13 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
     w = wstr(w, resolve[1]);
     w = w32(w, KNOWN_BIT | K_FIELD_TYPE);
     w = wstr(w, resolve[2]);
+  }
+  if (!s->attrs && !s->error_type && !s->error.len && !s->events) {
+    w = w32(w, 0); /* no error type */
+    w = w32(w, 0); /* an empty error */
+    w = w32(w, 0); /* no events */
+    b->len = (size_t)(w - b->data);
+    return;
   }
   b->len = (size_t)(w - b->data);
   for (const trace_attr *a = s->attrs; a; a = a->next) {
