@@ -219,6 +219,41 @@ Test(json_writer, integers_agree_with_printf_at_every_length) {
   }
 }
 
+/* Every integer from -20000 to 20000, as an int and as a double, next to
+ * text already in the buffer and at every spare capacity (the small-value
+ * path writes in place only with room for four bytes). */
+Test(json_writer, small_integers_agree_with_printf_at_any_capacity) {
+  char want[32], got[48];
+  for (int v = -20000; v <= 20000; v++) {
+    snprintf(want, sizeof want, "%d", v);
+    out.len = 0;
+    gql_json_write_int(&out, v);
+    cr_assert_str_eq(take(), want);
+    out.len = 0;
+    gql_json_write_double(&out, (double)v);
+    cr_assert_str_eq(take(), want);
+  }
+  for (size_t spare = 0; spare < 8; spare++) {
+    for (int v = 0; v < 10000; v += 1 + v / 7) {
+      gql_buf b;
+      gql_buf_init(&b, NULL);
+      gql_buf_append(&b, "x", 1);
+      cr_assert(gql_buf_reserve(&b, 1));
+      b.len = b.cap - spare; /* filler bytes stand before the number */
+      memset(b.data, 'x', b.len);
+      gql_json_write_int(&b, v);
+      gql_json_write_double(&b, (double)v);
+      snprintf(want, sizeof want, "%d%d", v, v);
+      size_t n = strlen(want);
+      cr_assert_geq(b.len, n);
+      memcpy(got, b.data + b.len - n, n);
+      got[n] = 0;
+      cr_assert_str_eq(got, want);
+      gql_buf_free(&b);
+    }
+  }
+}
+
 /* ---- strings */
 
 Test(json_writer, control_characters_escape_as_json_stringify) {
