@@ -261,9 +261,8 @@ static inline size_t count_digits(uint64_t u) {
   }
 }
 
-/* Straight into the buffer: below 10^4 (ids, counts) by digit pairs with
- * no loop, else the length first, then the digits backward. */
-/* The general case: any sign and magnitude. */
+/* The general case, any sign and magnitude: the length first, then the
+ * digits backward. */
 static __attribute__((noinline)) void write_int_any(gql_buf *b, int64_t v) {
   if (GQL_UNLIKELY(b->cap - b->len < 20) && !gql_buf_reserve(b, 20))
     return;
