@@ -353,6 +353,14 @@ static bool write_short_decimal(gql_buf *b, double d) {
   return false;
 }
 
+/* A finite double that is not an integer below 2^53. */
+static __attribute__((noinline)) void write_fraction(gql_buf *b, double d) {
+  if (write_short_decimal(b, d))
+    return;
+  char out[40]; /* gql_dtoa writes at most 32 */
+  put(b, out, gql_dtoa(d, out));
+}
+
 void gql_json_write_double(gql_buf *b, double d) {
   /* Integers below 2^53 print all their digits in JavaScript, which is
    * what the integer path prints; -0 prints 0 in both. (NaN fails both
@@ -369,10 +377,7 @@ void gql_json_write_double(gql_buf *b, double d) {
     put(b, "null", 4);
     return;
   }
-  if (write_short_decimal(b, d))
-    return;
-  char out[40]; /* gql_dtoa writes at most 32 */
-  put(b, out, gql_dtoa(d, out));
+  write_fraction(b, d); /* a tail call: the integral path needs no frame */
 }
 
 /* ----------------------------------------------------------------- values */
