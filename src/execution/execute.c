@@ -740,25 +740,34 @@ static inline void object_out_init(gql_out *o, exec_ctx *ctx, path_frame *fr) {
 static inline __attribute__((always_inline)) bool
 object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
               path_frame *fr, gql_out *o) {
-  char sep = '{';
   if (!ps->any_cond) {
-    for (uint32_t i = 0; i < ps->nfields; i++) {
-      const plan_field *pf = &ps->fields[i];
-      put_key(b, sep, pf);
-      sep = ',';
+    /* The first field peeled off, so that each separator is a constant,
+     * and a pointer walk, which the resolver calls cannot make reload. */
+    const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+    if (pf == end) {
+      put(b, "{}", 2);
+      return false;
+    }
+    put_key(b, '{', pf);
+    if (field_direct(ctx, b, pf, parent, fr, o))
+      return true;
+    while (++pf < end) {
+      put_key(b, ',', pf);
       if (field_direct(ctx, b, pf, parent, fr, o))
         return true;
     }
-  } else {
-    for (uint32_t i = 0; i < ps->nentries; i++) {
-      if (!field_included(ctx, ps, ps->entries[i]))
-        continue;
-      const plan_field *pf = &ps->fields[ps->entries[i].field];
-      put_key(b, sep, pf);
-      sep = ',';
-      if (field_direct(ctx, b, pf, parent, fr, o))
-        return true;
-    }
+    gql_buf_putc(b, '}');
+    return false;
+  }
+  char sep = '{';
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    put_key(b, sep, pf);
+    sep = ',';
+    if (field_direct(ctx, b, pf, parent, fr, o))
+      return true;
   }
   if (sep == '{')
     gql_buf_putc(b, '{');
