@@ -199,7 +199,7 @@ static inline bool all_plain(const char *p, size_t n) {
 }
 
 /* Most strings in a response need no escape: scan, then copy once. */
-void gql_json_write_string(gql_buf *b, gql_str s) {
+static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
   if (GQL_UNLIKELY(!all_plain(s.ptr, s.len))) {
     write_string_slow(b, s, s.ptr);
     return;
@@ -212,6 +212,21 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
   copy_short(o + 1, s.ptr, s.len);
   o[s.len + 1] = '"';
   b->len += s.len + 2;
+}
+
+/* Names, ids, enum values: up to 16 plain bytes with room for them are
+ * written with no call and no saved register; the rest goes out of line. */
+void gql_json_write_string(gql_buf *b, gql_str s) {
+  if (GQL_LIKELY(s.len <= 16 && b->cap - b->len >= 18) &&
+      GQL_LIKELY(all_plain(s.ptr, s.len))) {
+    char *o = b->data + b->len;
+    o[0] = '"';
+    copy_short(o + 1, s.ptr, s.len);
+    o[s.len + 1] = '"';
+    b->len += s.len + 2;
+    return;
+  }
+  write_string_any(b, s);
 }
 
 /* ---------------------------------------------------------------- numbers */
