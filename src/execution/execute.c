@@ -53,7 +53,7 @@ typedef struct exec_ctx {
   gql_buf *out; /* where values are written: the response, or the bytes of
                  * tree mode */
   gql_buf resp;
-  gql_buf bytes;
+  gql_buf bytes; /* tree mode's, set (and freed) only when ctx->tree */
   gql_output *output;
   gql_output own_output;
   const gql_json_value **vars;
@@ -723,44 +723,96 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
   return o->prop;
 }
 
-/* Writes {...} for plan set `ps` straight into the buffer; true when the
- * object must become null. */
-static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
-                               const void *parent, const path_frame *path) {
-  gql_buf *b = ctx->out;
-  char sep = '{';
-  path_frame fr;
-  fr.parent = path;
-  gql_out o;
-  o.own.ctx = ctx;
-  o.own.path = &fr;
-  o.info = NULL;
-  o.node = NULL;
-  o.pending_root = false;
-  o.pended = false;
-  o.field_level = false;
+/* The output the fields of an object share (see field_direct), with its
+ * path frame `fr`: set once per object, or once per list of objects. */
+static inline void object_out_init(gql_out *o, exec_ctx *ctx, path_frame *fr) {
+  o->own.ctx = ctx;
+  o->own.path = fr;
+  o->info = NULL;
+  o->node = NULL;
+  o->pending_root = false;
+  o->pended = false;
+  o->field_level = false;
+}
+
+/* Writes {...} for plan set `ps` into b (ctx->out) with the output and
+ * frame object_out_init set; true when the object must become null. */
+static inline __attribute__((always_inline)) bool
+object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
+              path_frame *fr, gql_out *o) {
   if (!ps->any_cond) {
-    for (uint32_t i = 0; i < ps->nfields; i++) {
-      const plan_field *pf = &ps->fields[i];
-      put_key(b, sep, pf);
-      sep = ',';
-      if (field_direct(ctx, b, pf, parent, &fr, &o))
+    /* The first field peeled off, so that each separator is a constant,
+     * and a pointer walk, which the resolver calls cannot make reload. */
+    const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+    if (pf == end) {
+      put(b, "{}", 2);
+      return false;
+    }
+    put_key(b, '{', pf);
+    if (field_direct(ctx, b, pf, parent, fr, o))
+      return true;
+    while (++pf < end) {
+      put_key(b, ',', pf);
+      if (field_direct(ctx, b, pf, parent, fr, o))
         return true;
     }
-  } else {
-    for (uint32_t i = 0; i < ps->nentries; i++) {
-      if (!field_included(ctx, ps, ps->entries[i]))
-        continue;
-      const plan_field *pf = &ps->fields[ps->entries[i].field];
-      put_key(b, sep, pf);
-      sep = ',';
-      if (field_direct(ctx, b, pf, parent, &fr, &o))
-        return true;
-    }
+    gql_buf_putc(b, '}');
+    return false;
+  }
+  char sep = '{';
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    put_key(b, sep, pf);
+    sep = ',';
+    if (field_direct(ctx, b, pf, parent, fr, o))
+      return true;
   }
   if (sep == '{')
     gql_buf_putc(b, '{');
   gql_buf_putc(b, '}');
+  return false;
+}
+
+/* Writes {...} for plan set `ps` straight into the buffer; true when the
+ * object must become null. */
+static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
+                               const void *parent, const path_frame *path) {
+  path_frame fr;
+  fr.parent = path;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  return object_fields(ctx, ctx->out, ps, parent, &fr, &o);
+}
+
+/* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
+ * set `ps`, with one output and one pair of path frames for all of them
+ * (the item's index changes); a failed item becomes null, or when items
+ * are non-null, the call returns true (the list must become null). */
+static bool exec_array_direct(exec_ctx *ctx, const plan_set *ps, const char *p,
+                              size_t count, size_t stride,
+                              const path_frame *path, bool item_non_null) {
+  gql_buf *b = ctx->out;
+  path_frame item = {path, NULL, 0};
+  path_frame fr;
+  fr.parent = &item;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  for (size_t i = 0; i < count; i++, p += stride) {
+    gql_buf_putc(b, i ? ',' : '[');
+    size_t mark = b->len;
+    item.index = (int64_t)i;
+    if (object_fields(ctx, b, ps, p, &fr, &o)) {
+      if (item_non_null)
+        return true;
+      b->len = mark;
+      gql_buf_append(b, "null", 4);
+    }
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
   return false;
 }
 
@@ -1287,18 +1339,21 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
     set_written(o);
     /* The concrete type: the field's own object type, or the one given
      * for an abstract type. A sub-plan exists only for a possible object
-     * type, so finding one is ensureValidRuntimeType's whole check. */
-    uint32_t c = ctx->s->types[t].kind == GQL_TYPE_OBJECT ? t : type;
-    if (c != GQL_TYPE_AUTO) {
-      const plan_set *ps = pf->nsubs == 1 && pf->sub_types[0] == c
-                               ? pf->subs[0]
-                               : sub_plan(pf, c);
-      if (ps) {
-        if (exec_object_direct(ctx, ps, obj, o->own.path))
-          value_failed(o);
-        DONE(o);
-        return;
-      }
+     * type, so finding one is ensureValidRuntimeType's whole check (and
+     * one for the field's own type means that type is an object type). */
+    const plan_set *ps = NULL;
+    if (pf->nsubs == 1 && pf->sub_types[0] == t) {
+      ps = pf->subs[0];
+    } else {
+      uint32_t c = ctx->s->types[t].kind == GQL_TYPE_OBJECT ? t : type;
+      if (c != GQL_TYPE_AUTO)
+        ps = sub_plan(pf, c);
+    }
+    if (ps) {
+      if (exec_object_direct(ctx, ps, obj, o->own.path))
+        value_failed(o);
+      DONE(o);
+      return;
     }
     complete_composite(o, obj, type, false);
     DONE(o);
@@ -1376,25 +1431,9 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
                                                     : sub_plan(pf, it);
     if (ps) {
       set_written(o);
-      bool item_non_null = item.nmods == 1;
-      gql_buf *b = ctx->out;
-      const char *p = base;
-      for (size_t i = 0; i < count; i++, p += stride) {
-        gql_buf_putc(b, i ? ',' : '[');
-        size_t mark = b->len;
-        path_frame fr = {o->own.path, NULL, (int64_t)i};
-        if (exec_object_direct(ctx, ps, p, &fr)) {
-          if (item_non_null) {
-            value_failed(o);
-            return;
-          }
-          b->len = mark;
-          gql_buf_append(b, "null", 4);
-        }
-      }
-      if (!count)
-        gql_buf_putc(b, '[');
-      gql_buf_putc(b, ']');
+      if (exec_array_direct(ctx, ps, base, count, stride, o->own.path,
+                            item.nmods == 1))
+        value_failed(o);
       return;
     }
   }
@@ -1610,7 +1649,8 @@ static void deliver(exec_ctx *ctx) {
   ctx->output->data = r->data;
   ctx->output->cap = r->cap;
   ctx->output->len = r->failed ? 0 : r->len;
-  gql_buf_free(&ctx->bytes);
+  if (ctx->tree) /* the bytes are tree mode's: direct mode never sets them */
+    gql_buf_free(&ctx->bytes);
   ctx->done = true;
   if (ctx->output == &ctx->own_output)
     gql_output_free(ctx->output);
@@ -1707,7 +1747,6 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   ctx->arena = arena;
   ctx->own_arena = own_arena;
   ctx->out = NULL;
-  ctx->bytes = (gql_buf){0}; /* tree mode's, empty until tree mode starts */
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->hooks = params->hooks;
@@ -1725,8 +1764,9 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     ctx->output = &ctx->own_output;
   }
   gql_output *go = ctx->output;
-  ctx->resp = (gql_buf){
-      .data = go->data, .cap = go->cap, .alc = gql_alc_or_default(go->alc)};
+  ctx->resp = (gql_buf){.data = go->data,
+                        .cap = go->cap,
+                        .alc = go->alc ? go->alc : gql_alc_or_default(NULL)};
   ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
                   ? ctx->few_vars
                   : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));

@@ -199,7 +199,7 @@ static inline bool all_plain(const char *p, size_t n) {
 }
 
 /* Most strings in a response need no escape: scan, then copy once. */
-void gql_json_write_string(gql_buf *b, gql_str s) {
+static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
   if (GQL_UNLIKELY(!all_plain(s.ptr, s.len))) {
     write_string_slow(b, s, s.ptr);
     return;
@@ -212,6 +212,21 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
   copy_short(o + 1, s.ptr, s.len);
   o[s.len + 1] = '"';
   b->len += s.len + 2;
+}
+
+/* Names, ids, enum values: up to 16 plain bytes with room for them are
+ * written with no call and no saved register; the rest goes out of line. */
+void gql_json_write_string(gql_buf *b, gql_str s) {
+  if (GQL_LIKELY(s.len <= 16 && b->cap - b->len >= 18) &&
+      GQL_LIKELY(all_plain(s.ptr, s.len))) {
+    char *o = b->data + b->len;
+    o[0] = '"';
+    copy_short(o + 1, s.ptr, s.len);
+    o[s.len + 1] = '"';
+    b->len += s.len + 2;
+    return;
+  }
+  write_string_any(b, s);
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -261,9 +276,9 @@ static inline size_t count_digits(uint64_t u) {
   }
 }
 
-/* Straight into the buffer: below 10^4 (ids, counts) by digit pairs with
- * no loop, else the length first, then the digits backward. */
-void gql_json_write_int(gql_buf *b, int64_t v) {
+/* The general case, any sign and magnitude: the length first, then the
+ * digits backward. */
+static __attribute__((noinline)) void write_int_any(gql_buf *b, int64_t v) {
   if (GQL_UNLIKELY(b->cap - b->len < 20) && !gql_buf_reserve(b, 20))
     return;
   char *d = b->data + b->len;
@@ -275,26 +290,44 @@ void gql_json_write_int(gql_buf *b, int64_t v) {
     neg = 1;
   }
   d += neg;
-  size_t n;
+  size_t n = count_digits(u);
+  utoa_back(d + n, u);
+  b->len += neg + n;
+}
+
+/* 0 to 9999 (ids, counts, small integral floats) with one capacity check
+ * and 32-bit arithmetic, in the caller's frame: false for anything else.
+ * (u * 5243) >> 19 is u / 100 for every u below 43699. */
+static inline bool write_small_uint(gql_buf *b, uint64_t v) {
+  if (!(v < 10000 && b->cap - b->len >= 4))
+    return false;
+  char *d = b->data + b->len;
+  uint32_t u = (uint32_t)v;
   if (u < 10) {
     d[0] = (char)('0' + u);
-    n = 1;
+    b->len += 1;
   } else if (u < 100) {
     memcpy(d, digit_pairs + 2 * u, 2);
-    n = 2;
-  } else if (u < 1000) {
-    d[0] = (char)('0' + u / 100);
-    memcpy(d + 1, digit_pairs + 2 * (u % 100), 2);
-    n = 3;
-  } else if (u < 10000) {
-    memcpy(d, digit_pairs + 2 * (u / 100), 2);
-    memcpy(d + 2, digit_pairs + 2 * (u % 100), 2);
-    n = 4;
+    b->len += 2;
   } else {
-    n = count_digits(u);
-    utoa_back(d + n, u);
+    uint32_t q = (u * 5243) >> 19, r = u - q * 100;
+    if (u < 1000) {
+      d[0] = (char)('0' + q);
+      memcpy(d + 1, digit_pairs + 2 * r, 2);
+      b->len += 3;
+    } else {
+      memcpy(d, digit_pairs + 2 * q, 2);
+      memcpy(d + 2, digit_pairs + 2 * r, 2);
+      b->len += 4;
+    }
   }
-  b->len += neg + n;
+  return true;
+}
+
+void gql_json_write_int(gql_buf *b, int64_t v) {
+  if (GQL_LIKELY(write_small_uint(b, (uint64_t)v)))
+    return;
+  write_int_any(b, v);
 }
 
 static const double pow10_exact[] = {1e0, 1e1, 1e2, 1e3, 1e4,
@@ -335,22 +368,31 @@ static bool write_short_decimal(gql_buf *b, double d) {
   return false;
 }
 
-void gql_json_write_double(gql_buf *b, double d) {
-  if (!isfinite(d)) {
-    put(b, "null", 4);
-    return;
-  }
-  /* Integers below 2^53 print all their digits in JavaScript, which is
-   * what the integer path prints; -0 prints 0 in both. */
-  if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
-      (double)(int64_t)d == d) {
-    gql_json_write_int(b, (int64_t)d);
-    return;
-  }
+/* A finite double that is not an integer below 2^53. */
+static __attribute__((noinline)) void write_fraction(gql_buf *b, double d) {
   if (write_short_decimal(b, d))
     return;
   char out[40]; /* gql_dtoa writes at most 32 */
   put(b, out, gql_dtoa(d, out));
+}
+
+void gql_json_write_double(gql_buf *b, double d) {
+  /* Integers below 2^53 print all their digits in JavaScript, which is
+   * what the integer path prints; -0 prints 0 in both. (NaN fails both
+   * comparisons.) */
+  if (GQL_LIKELY(d > -9007199254740992.0 && d < 9007199254740992.0)) {
+    int64_t i = (int64_t)d;
+    if ((double)i == d) {
+      if (GQL_LIKELY(write_small_uint(b, (uint64_t)i)))
+        return;
+      write_int_any(b, i);
+      return;
+    }
+  } else if (!isfinite(d)) {
+    put(b, "null", 4);
+    return;
+  }
+  write_fraction(b, d); /* a tail call: the integral path needs no frame */
 }
 
 /* ----------------------------------------------------------------- values */

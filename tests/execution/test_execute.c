@@ -712,6 +712,13 @@ Test(execute, object_arrays_write_what_item_callbacks_write) {
       {"{ x: arr { id v } side }", "{ x: lst { id v } side }"},
       {"{ x: arrN { id v } side }", "{ x: lstN { id v } side }"},
       {"{ x: arrN { v id } side }", "{ x: lstN { v id } side }"},
+      /* conditional fields: each item of an array checks them again */
+      {"{ x: arrN { id @include(if: true) v @skip(if: false) } side }",
+       "{ x: lstN { id @include(if: true) v @skip(if: false) } side }"},
+      {"{ x: arrN { id @include(if: false) v } y: arrN { id } side }",
+       "{ x: lstN { id @include(if: false) v } y: lstN { id } side }"},
+      {"{ x: arrNN { id } y: arr { v } z: arrN { v } }",
+       "{ x: arrNN { id } y: lst { v } z: lstN { v } }"},
   };
   for (int mode = 0; mode < 2; mode++) {
     gql_schema *s = arr_schema(mode == 0);

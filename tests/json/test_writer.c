@@ -219,7 +219,77 @@ Test(json_writer, integers_agree_with_printf_at_every_length) {
   }
 }
 
+/* Every integer from -20000 to 20000, as an int and as a double, next to
+ * text already in the buffer and at every spare capacity (the small-value
+ * path writes in place only with room for four bytes). */
+Test(json_writer, small_integers_agree_with_printf_at_any_capacity) {
+  char want[32], got[48];
+  for (int v = -20000; v <= 20000; v++) {
+    snprintf(want, sizeof want, "%d", v);
+    out.len = 0;
+    gql_json_write_int(&out, v);
+    cr_assert_str_eq(take(), want);
+    out.len = 0;
+    gql_json_write_double(&out, (double)v);
+    cr_assert_str_eq(take(), want);
+  }
+  for (size_t spare = 0; spare < 8; spare++) {
+    for (int v = 0; v < 10000; v += 1 + v / 7) {
+      gql_buf b;
+      gql_buf_init(&b, NULL);
+      gql_buf_append(&b, "x", 1);
+      cr_assert(gql_buf_reserve(&b, 1));
+      b.len = b.cap - spare; /* filler bytes stand before the number */
+      memset(b.data, 'x', b.len);
+      gql_json_write_int(&b, v);
+      gql_json_write_double(&b, (double)v);
+      snprintf(want, sizeof want, "%d%d", v, v);
+      size_t n = strlen(want);
+      cr_assert_geq(b.len, n);
+      memcpy(got, b.data + b.len - n, n);
+      got[n] = 0;
+      cr_assert_str_eq(got, want);
+      gql_buf_free(&b);
+    }
+  }
+}
+
 /* ---- strings */
+
+/* Strings of 0 to 20 bytes, plain or with a quote at each position, write
+ * the same bytes whatever the spare capacity (the short-string path writes
+ * in place only with room for 18 bytes). */
+Test(json_writer, short_strings_write_the_same_at_any_capacity) {
+  char src[21], want[64];
+  for (size_t n = 0; n <= 20; n++) {
+    for (size_t q = 0; q <= n; q++) { /* q == n: no quote */
+      memset(src, 'a', n);
+      if (q < n)
+        src[q] = '"';
+      size_t wl = 0;
+      want[wl++] = '"';
+      for (size_t i = 0; i < n; i++) {
+        if (src[i] == '"')
+          want[wl++] = '\\';
+        want[wl++] = src[i];
+      }
+      want[wl++] = '"';
+      for (size_t spare = 0; spare < 24; spare++) {
+        gql_buf b;
+        gql_buf_init(&b, NULL);
+        gql_buf_append(&b, "x", 1);
+        cr_assert(gql_buf_reserve(&b, 1));
+        b.len = b.cap - spare;
+        memset(b.data, 'x', b.len);
+        size_t before = b.len;
+        gql_json_write_string(&b, gql_str_from(src, n));
+        cr_assert_eq(b.len - before, wl, "n %zu q %zu spare %zu", n, q, spare);
+        cr_assert(memcmp(b.data + before, want, wl) == 0);
+        gql_buf_free(&b);
+      }
+    }
+  }
+}
 
 Test(json_writer, control_characters_escape_as_json_stringify) {
   char all[32];
