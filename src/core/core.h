@@ -74,6 +74,35 @@ bool gql_buf_reserve(gql_buf *b, size_t extra);
 void gql_buf_append(gql_buf *b, const void *p, size_t n);
 void gql_buf_printf(gql_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Copies n bytes with at most two overlapping moves when n <= 32 (keys,
+ * names, short strings, punctuation), so that no call to memcpy is made for
+ * them. */
+static inline void gql_copy_short(char *d, const char *p, size_t n) {
+  if (n >= 8 && n <= 16) {
+    memcpy(d, p, 8);
+    memcpy(d + n - 8, p + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, p, 4);
+    memcpy(d + n - 4, p + n - 4, 4);
+  } else if (n > 16 && n <= 32) {
+    memcpy(d, p, 16);
+    memcpy(d + n - 16, p + n - 16, 16);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = p[i];
+  } else {
+    memcpy(d, p, n);
+  }
+}
+/* Appends with the capacity check inline; gql_buf_append when it grows. */
+static inline void gql_buf_put(gql_buf *b, const void *p, size_t n) {
+  if (GQL_LIKELY(b->cap - b->len >= n)) {
+    gql_copy_short(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    gql_buf_append(b, p, n);
+  }
+}
 static inline void gql_buf_putc(gql_buf *b, char c) {
   if (GQL_LIKELY(b->len < b->cap) || gql_buf_reserve(b, 1))
     b->data[b->len++] = c;

@@ -113,33 +113,6 @@ static void pending_done(gql_out *o);
   } while (0)
 static void complete_json(gql_out *o, const gql_json_value *v);
 
-/* Copies n bytes with at most two overlapping moves up to 16 bytes (keys,
- * names, punctuation), so that no call to memcpy is made for them. */
-static inline void copy_small(char *d, const char *p, size_t n) {
-  if (n >= 8 && n <= 16) {
-    memcpy(d, p, 8);
-    memcpy(d + n - 8, p + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    memcpy(d, p, 4);
-    memcpy(d + n - 4, p + n - 4, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      d[i] = p[i];
-  } else {
-    memcpy(d, p, n);
-  }
-}
-
-/* Appends without a call when the buffer has room (keys, punctuation). */
-static inline void put(gql_buf *b, const char *p, size_t n) {
-  if (GQL_LIKELY(b->cap - b->len >= n)) {
-    copy_small(b->data + b->len, p, n);
-    b->len += n;
-  } else {
-    gql_buf_append(b, p, n);
-  }
-}
-
 /* "NAME": an enum value is a GraphQL name, JSON as is. */
 static inline void put_quoted(gql_buf *b, gql_str name) {
   if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
@@ -147,7 +120,7 @@ static inline void put_quoted(gql_buf *b, gql_str name) {
     return;
   char *d = b->data + b->len;
   d[0] = '"';
-  copy_small(d + 1, name.ptr, name.len);
+  gql_copy_short(d + 1, name.ptr, name.len);
   d[name.len + 1] = '"';
   b->len += name.len + 2;
 }
@@ -675,7 +648,7 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
       !gql_buf_reserve(b, kj.len + 1))
     return;
   b->data[b->len++] = sep;
-  put(b, kj.ptr, kj.len);
+  gql_buf_put(b, kj.ptr, kj.len);
 }
 
 /* One field of an object written in place, into `o`, the output that
@@ -745,7 +718,7 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
      * and a pointer walk, which the resolver calls cannot make reload. */
     const plan_field *pf = ps->fields, *end = pf + ps->nfields;
     if (pf == end) {
-      put(b, "{}", 2);
+      gql_buf_put(b, "{}", 2);
       return false;
     }
     put_key(b, '{', pf);
@@ -1215,9 +1188,9 @@ void gql_out_bool(gql_out *o, bool b) {
   if (direct_leaf(o) == LEAF_BOOLEAN) {
     fast_begin(o);
     if (b)
-      put(o->own.ctx->out, "true", 4);
+      gql_buf_put(o->own.ctx->out, "true", 4);
     else
-      put(o->own.ctx->out, "false", 5);
+      gql_buf_put(o->own.ctx->out, "false", 5);
     fast_end(o);
     return;
   }
@@ -1848,7 +1821,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   if (p->s->types[p->root_type].sync) {
     ctx->out = &ctx->resp;
     ctx->resp.len = 0;
-    put(&ctx->resp, "{\"data\":", 8);
+    gql_buf_put(&ctx->resp, "{\"data\":", 8);
     bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
     ctx->walking = false;
     finish_direct(ctx, failed);

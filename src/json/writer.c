@@ -20,37 +20,6 @@ static inline bool has_special(uint64_t w) {
   return (t & HIGHS) != 0;
 }
 
-/* Copies n bytes with at most two overlapping moves for runs up to 32
- * bytes (keys, names, ids, emails), so that no call to memcpy is made for them.
- */
-static inline void copy_short(char *d, const char *p, size_t n) {
-  if (n >= 8 && n <= 16) {
-    memcpy(d, p, 8);
-    memcpy(d + n - 8, p + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    memcpy(d, p, 4);
-    memcpy(d + n - 4, p + n - 4, 4);
-  } else if (n > 16 && n <= 32) {
-    memcpy(d, p, 16);
-    memcpy(d + n - 16, p + n - 16, 16);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      d[i] = p[i];
-  } else {
-    memcpy(d, p, n);
-  }
-}
-
-/* Appends with the capacity check inline; the slow path grows. */
-static inline void put(gql_buf *b, const void *p, size_t n) {
-  if (GQL_LIKELY(b->cap - b->len >= n)) {
-    copy_short(b->data + b->len, p, n);
-    b->len += n;
-  } else {
-    gql_buf_append(b, p, n);
-  }
-}
-
 static const char hex_digits[] = "0123456789abcdef";
 
 static void write_escape(gql_buf *b, unsigned char c) {
@@ -80,10 +49,10 @@ static void write_escape(gql_buf *b, unsigned char c) {
   default:
     e[1] = 'u', e[2] = '0', e[3] = '0';
     e[4] = hex_digits[c >> 4], e[5] = hex_digits[c & 15];
-    put(b, e, 6);
+    gql_buf_put(b, e, 6);
     return;
   }
-  put(b, e, 2);
+  gql_buf_put(b, e, 2);
 }
 
 static inline bool plain_byte(unsigned char c) {
@@ -113,8 +82,8 @@ static __attribute__((noinline)) void write_string_slow(gql_buf *b, gql_str s,
         p += l;
         continue;
       }
-      put(b, run, (size_t)(p - run));
-      put(b, "\xEF\xBF\xBD", 3); /* U+FFFD for a bad byte */
+      gql_buf_put(b, run, (size_t)(p - run));
+      gql_buf_put(b, "\xEF\xBF\xBD", 3); /* U+FFFD for a bad byte */
       run = ++p;
       continue;
     }
@@ -122,11 +91,11 @@ static __attribute__((noinline)) void write_string_slow(gql_buf *b, gql_str s,
       p++;
       continue;
     }
-    put(b, run, (size_t)(p - run));
+    gql_buf_put(b, run, (size_t)(p - run));
     write_escape(b, c);
     run = ++p;
   }
-  put(b, run, (size_t)(end - run));
+  gql_buf_put(b, run, (size_t)(end - run));
   gql_buf_putc(b, '"');
 }
 
@@ -209,7 +178,7 @@ static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
     return;
   char *o = b->data + b->len;
   o[0] = '"';
-  copy_short(o + 1, s.ptr, s.len);
+  gql_copy_short(o + 1, s.ptr, s.len);
   o[s.len + 1] = '"';
   b->len += s.len + 2;
 }
@@ -221,7 +190,7 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
       GQL_LIKELY(all_plain(s.ptr, s.len))) {
     char *o = b->data + b->len;
     o[0] = '"';
-    copy_short(o + 1, s.ptr, s.len);
+    gql_copy_short(o + 1, s.ptr, s.len);
     o[s.len + 1] = '"';
     b->len += s.len + 2;
     return;
@@ -362,7 +331,7 @@ static bool write_short_decimal(gql_buf *b, double d) {
     p = utoa_back(p, m / pow10_int[k]);
     if (d < 0)
       *--p = '-';
-    put(b, p, (size_t)(end - p));
+    gql_buf_put(b, p, (size_t)(end - p));
     return true;
   }
   return false;
@@ -373,7 +342,7 @@ static __attribute__((noinline)) void write_fraction(gql_buf *b, double d) {
   if (write_short_decimal(b, d))
     return;
   char out[40]; /* gql_dtoa writes at most 32 */
-  put(b, out, gql_dtoa(d, out));
+  gql_buf_put(b, out, gql_dtoa(d, out));
 }
 
 void gql_json_write_double(gql_buf *b, double d) {
@@ -389,7 +358,7 @@ void gql_json_write_double(gql_buf *b, double d) {
       return;
     }
   } else if (!isfinite(d)) {
-    put(b, "null", 4);
+    gql_buf_put(b, "null", 4);
     return;
   }
   write_fraction(b, d); /* a tail call: the integral path needs no frame */
@@ -411,9 +380,9 @@ static void write_scalar(gql_buf *b, const gql_json_value *v) {
   switch (v->kind) {
   case GQL_JSON_BOOL:
     if (v->boolean)
-      put(b, "true", 4);
+      gql_buf_put(b, "true", 4);
     else
-      put(b, "false", 5);
+      gql_buf_put(b, "false", 5);
     return;
   case GQL_JSON_NUMBER:
     write_number(b, v);
@@ -422,7 +391,7 @@ static void write_scalar(gql_buf *b, const gql_json_value *v) {
     gql_json_write_string(b, v->string);
     return;
   default:
-    put(b, "null", 4);
+    gql_buf_put(b, "null", 4);
     return;
   }
 }
@@ -454,9 +423,9 @@ typedef struct frame {
 static int write_value(gql_buf *b, const gql_json_value *v, int indent) {
   if (!is_container(v) || child_count(v) == 0) {
     if (v->kind == GQL_JSON_ARRAY)
-      put(b, "[]", 2);
+      gql_buf_put(b, "[]", 2);
     else if (v->kind == GQL_JSON_OBJECT)
-      put(b, "{}", 2);
+      gql_buf_put(b, "{}", 2);
     else
       write_scalar(b, v);
     return b->failed ? GQL_ENOMEM : 0;
@@ -495,9 +464,9 @@ static int write_value(gql_buf *b, const gql_json_value *v, int indent) {
     f->i++;
     if (!is_container(x) || child_count(x) == 0) {
       if (x->kind == GQL_JSON_ARRAY)
-        put(b, "[]", 2);
+        gql_buf_put(b, "[]", 2);
       else if (x->kind == GQL_JSON_OBJECT)
-        put(b, "{}", 2);
+        gql_buf_put(b, "{}", 2);
       else
         write_scalar(b, x);
       continue;

@@ -194,30 +194,9 @@ enum {
 };
 #define KNOWN_BIT 0x80000000u
 
-/* Short copies without a call (the strings of a span are mostly short). */
-static inline void copy_small(char *d, const char *p, size_t n) {
-  if (n >= 8 && n <= 16) {
-    memcpy(d, p, 8);
-    memcpy(d + n - 8, p + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    memcpy(d, p, 4);
-    memcpy(d + n - 4, p + n - 4, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      d[i] = p[i];
-  } else {
-    memcpy(d, p, n);
-  }
-}
 static inline void app(gql_buf *b, const void *p, size_t n) {
-  if (!n)
-    return;
-  if (GQL_LIKELY(b->cap - b->len >= n)) {
-    copy_small(b->data + b->len, p, n);
-    b->len += n;
-  } else {
-    gql_buf_append(b, p, n);
-  }
+  if (n)
+    gql_buf_put(b, p, n);
 }
 static inline void put64(gql_buf *b, uint64_t v) {
   app(b, &v, sizeof v);
@@ -255,7 +234,7 @@ static inline char *w32(char *w, uint32_t v) {
 static inline char *wstr(char *w, gql_str s) {
   w = w32(w, (uint32_t)s.len);
   if (s.len)
-    copy_small(w, s.ptr, s.len);
+    gql_copy_short(w, s.ptr, s.len);
   return w + s.len;
 }
 
