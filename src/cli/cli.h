@@ -32,6 +32,17 @@ const gql_value *gql_cli_read_json(gql_arena *arena, const char *cmd,
 /* Errors as FILE:LINE:COLUMN: MESSAGE lines. */
 void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
                                const char *path);
+/* The trace options gql exec and gql serve share. --trace-collapse takes
+ * "on" or "off"; --trace-depth a number from -1 (unlimited) to 100,000. */
+bool gql_cli_trace_collapse_ok(const char *v);
+bool gql_cli_trace_depth_ok(const char *v);
+/* Fills `to` from checked values (NULL / false: not given). The names of
+ * --trace-variables a,b (at most 64) point into *vars_copy (malloc'ed: free
+ * it) through `allow`. Returns 0 or GQL_ENOMEM. */
+int gql_cli_trace_options(gql_trace_options *to, bool source,
+                          const char *collapse, const char *depth,
+                          const char *variables, char **vars_copy,
+                          const char *allow[64]);
 /* Prints a command's usage to `f`. */
 void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 

@@ -114,35 +114,19 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql exec: give --schema or --example\n\n%s", usage);
     return 2;
   }
-  gql_trace_options to;
-  gql_trace_options_init(&to);
-  to.source = trace_source;
-  if (trace_collapse) {
-    if (strcmp(trace_collapse, "on") != 0 && strcmp(trace_collapse, "off"))
-      return usage_error("--trace-collapse takes on or off");
-    to.no_collapse = strcmp(trace_collapse, "off") == 0;
-  }
-  if (trace_depth) {
-    char *end;
-    long d = strtol(trace_depth, &end, 10);
-    if (!*trace_depth || *end || d < -1 || d > 100000)
-      return usage_error("--trace-depth takes a number (-1: unlimited)");
-    to.depth = (int32_t)d;
-  }
+  if (trace_collapse && !gql_cli_trace_collapse_ok(trace_collapse))
+    return usage_error("--trace-collapse takes on or off");
+  if (trace_depth && !gql_cli_trace_depth_ok(trace_depth))
+    return usage_error("--trace-depth takes a number (-1: unlimited)");
   if ((trace_collapse || trace_depth || trace_source || trace_vars) &&
       !trace_path)
     return usage_error("trace options need --trace-file");
-  char *vars_copy = NULL;
+  gql_trace_options to;
+  char *vars_copy;
   const char *allow[64];
-  if (trace_vars) {
-    vars_copy = strdup(trace_vars);
-    if (!vars_copy)
-      return 2;
-    for (char *save = NULL, *v = strtok_r(vars_copy, ",", &save);
-         v && to.nvariables < 64; v = strtok_r(NULL, ",", &save))
-      allow[to.nvariables++] = v;
-    to.variables = allow;
-  }
+  if (gql_cli_trace_options(&to, trace_source, trace_collapse, trace_depth,
+                            trace_vars, &vars_copy, allow) < 0)
+    return 2;
   int status = 2;
   FILE *trace_file = NULL;
   gql_tracer *tracer = NULL;

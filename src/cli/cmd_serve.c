@@ -171,14 +171,12 @@ static int run(int argc, char **argv) {
     } else if (strcmp(a, "--trace-file") == 0) {
       trace_path = v;
     } else if (strcmp(a, "--trace-collapse") == 0) {
-      ok = strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
+      ok = gql_cli_trace_collapse_ok(v);
       trace_collapse = v;
       if (!ok)
         fprintf(stderr, "gql serve: --trace-collapse takes on or off\n");
     } else if (strcmp(a, "--trace-depth") == 0) {
-      char *end;
-      long d = strtol(v, &end, 10);
-      ok = *v && !*end && d >= -1 && d <= 100000;
+      ok = gql_cli_trace_depth_ok(v);
       trace_depth = v;
       if (!ok)
         fprintf(stderr,
@@ -243,21 +241,11 @@ static int run(int argc, char **argv) {
     sinks.http.retries = 2;
   }
   gql_trace_options to;
-  gql_trace_options_init(&to);
-  to.source = trace_source;
-  to.no_collapse = trace_collapse && strcmp(trace_collapse, "off") == 0;
-  if (trace_depth)
-    to.depth = (int32_t)strtol(trace_depth, NULL, 10);
-  char *vars_copy = NULL;
+  char *vars_copy;
   const char *allow[64];
-  if (trace_vars) {
-    if (!(vars_copy = strdup(trace_vars)))
-      return 1;
-    for (char *save = NULL, *v = strtok_r(vars_copy, ",", &save);
-         v && to.nvariables < 64; v = strtok_r(NULL, ",", &save))
-      allow[to.nvariables++] = v;
-    to.variables = allow;
-  }
+  if (gql_cli_trace_options(&to, trace_source, trace_collapse, trace_depth,
+                            trace_vars, &vars_copy, allow) < 0)
+    return 1;
   gql_tracer *tracer = NULL;
   int status = 1;
   gql_schema *schema = NULL;

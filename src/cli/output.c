@@ -1,6 +1,9 @@
-/* How the commands print GraphQL errors. */
+/* What the commands share: printing GraphQL errors, reading JSON files,
+ * the trace options. */
 #include "cli.h"
 #include "json/json.h"
+
+#include <stdlib.h>
 
 void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n) {
   gql_buf b;
@@ -60,4 +63,35 @@ void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
     else
       fprintf(f, "%s: %s\n", gql_cli_display_name(path), e->message);
   }
+}
+
+bool gql_cli_trace_collapse_ok(const char *v) {
+  return strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
+}
+
+bool gql_cli_trace_depth_ok(const char *v) {
+  char *end;
+  long d = strtol(v, &end, 10);
+  return *v && !*end && d >= -1 && d <= 100000;
+}
+
+int gql_cli_trace_options(gql_trace_options *to, bool source,
+                          const char *collapse, const char *depth,
+                          const char *variables, char **vars_copy,
+                          const char *allow[64]) {
+  gql_trace_options_init(to);
+  to->source = source;
+  to->no_collapse = collapse && strcmp(collapse, "off") == 0;
+  if (depth)
+    to->depth = (int32_t)strtol(depth, NULL, 10);
+  *vars_copy = NULL;
+  if (variables) {
+    if (!(*vars_copy = strdup(variables)))
+      return GQL_ENOMEM;
+    for (char *save = NULL, *v = strtok_r(*vars_copy, ",", &save);
+         v && to->nvariables < 64; v = strtok_r(NULL, ",", &save))
+      allow[to->nvariables++] = v;
+    to->variables = allow;
+  }
+  return 0;
 }
