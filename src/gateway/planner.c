@@ -103,18 +103,25 @@ static gql_gw_sel *sel_add(planner *p, gql_gw_sel *parent, gql_str key,
   return s;
 }
 
+static int sel_add_set(planner *p, gql_gw_sel *dst, const gql_gw_sel *fs);
+
+/* Adds selection `c` with everything below it to `dst`. */
+static int sel_add_copy(planner *p, gql_gw_sel *dst, const gql_gw_sel *c) {
+  gql_gw_sel *s = sel_add(p, dst, c->key, c->name, NULL);
+  if (!s)
+    return GQL_ENOMEM;
+  if (!c->has_children)
+    return 0;
+  s->has_children = true;
+  return sel_add_set(p, s, c);
+}
+
 /* Adds a field set (key, requires) below `dst`. */
 static int sel_add_set(planner *p, gql_gw_sel *dst, const gql_gw_sel *fs) {
   for (const gql_gw_sel *c = fs->first; c; c = c->next) {
-    gql_gw_sel *s = sel_add(p, dst, c->key, c->name, NULL);
-    if (!s)
-      return GQL_ENOMEM;
-    if (c->has_children) {
-      s->has_children = true;
-      int rc = sel_add_set(p, s, c);
-      if (rc)
-        return rc;
-    }
+    int rc = sel_add_copy(p, dst, c);
+    if (rc)
+      return rc;
   }
   return 0;
 }
@@ -466,6 +473,22 @@ static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
                 const gql_gw_type *t, const gql_gw_sel *client,
                 const gql_gw_sel *provided);
 
+/* The entity fetch of `t` in subgraph `graph` below fetch `f`: `dst` (in
+ * f's answer) gets __typename and the key the representations carry, and
+ * the entity fetch requires that key. */
+static int entity_fetch(planner *p, uint32_t graph, gql_gw_fetch *f,
+                        const gql_gw_type *t, gql_gw_sel *dst,
+                        gql_gw_fetch **out) {
+  int rc = fetch_get(p, graph, f, t->name, out);
+  if (rc)
+    return rc;
+  const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, (*out)->graph);
+  if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
+      sel_add_set(p, (*out)->requires, tg->key))
+    return GQL_ENOMEM;
+  return 0;
+}
+
 /* Makes the fields of `req` (a @requires field set of t) available at
  * the current path for `g`: from `f` when its subgraph resolves them, else
  * from an entity fetch that `g` then depends on. */
@@ -477,12 +500,10 @@ static int plan_requires(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
     if (!rf)
       FAIL(p, GQL_ESCHEMA, "@requires names an unknown field %.*s",
            (int)r->name.len, r->name.ptr);
-    gql_gw_sel *rs = sel_add(p, g->requires, r->key, r->name, NULL);
-    if (!rs || (r->has_children && sel_add_set(p, rs, r)))
+    if (sel_add_copy(p, g->requires, r))
       return GQL_ENOMEM;
     if (gql_supergraph_resolves(t, rf, f->graph)) {
-      gql_gw_sel *s = sel_add(p, dst, r->key, r->name, NULL);
-      if (!s || (r->has_children && sel_add_set(p, s, r)))
+      if (sel_add_copy(p, dst, r))
         return GQL_ENOMEM;
       continue;
     }
@@ -491,15 +512,10 @@ static int plan_requires(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
       FAIL(p, GQL_EUNSUPPORTED, "no subgraph can provide %.*s.%.*s",
            (int)t->name.len, t->name.ptr, (int)r->name.len, r->name.ptr);
     gql_gw_fetch *h;
-    int rc = fetch_get(p, (uint32_t)owner, f, t->name, &h);
+    int rc = entity_fetch(p, (uint32_t)owner, f, t, dst, &h);
     if (rc)
       return rc;
-    const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, h->graph);
-    if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
-        sel_add_set(p, h->requires, tg->key))
-      return GQL_ENOMEM;
-    gql_gw_sel *s = sel_add(p, &h->root, r->key, r->name, NULL);
-    if (!s || (r->has_children && sel_add_set(p, s, r)))
+    if (sel_add_copy(p, &h->root, r))
       return GQL_ENOMEM;
     rc = fetch_depend(p, g, h);
     if (rc)
@@ -517,13 +533,9 @@ static int plan_jump(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
     FAIL(p, GQL_EUNSUPPORTED, "no subgraph can resolve %.*s.%.*s by a key",
          (int)t->name.len, t->name.ptr, (int)c->name.len, c->name.ptr);
   gql_gw_fetch *g;
-  int rc = fetch_get(p, (uint32_t)owner, f, t->name, &g);
+  int rc = entity_fetch(p, (uint32_t)owner, f, t, dst, &g);
   if (rc)
     return rc;
-  const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, g->graph);
-  if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
-      sel_add_set(p, g->requires, tg->key))
-    return GQL_ENOMEM;
   const gql_gw_field_graph *fg = field_graph(field, g->graph);
   if (fg && fg->requires) {
     rc = plan_requires(p, f, dst, t, fg->requires, g);
