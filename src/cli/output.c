@@ -8,22 +8,8 @@
 void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n) {
   gql_buf b;
   gql_buf_init(&b, NULL);
-  gql_buf_putc(&b, '[');
-  for (uint32_t i = 0; i < n; i++) {
-    const gql_error *e = &items[i];
-    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
-    gql_json_write_string(&b, gql_cstr(e->message));
-    /* graphql-js's toJSON leaves "locations" out when there are none. */
-    if (e->nlocations) {
-      gql_buf_puts(&b, ",\"locations\":[");
-      for (uint32_t j = 0; j < e->nlocations; j++)
-        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
-                       e->locations[j].line, e->locations[j].column);
-      gql_buf_putc(&b, ']');
-    }
-    gql_buf_putc(&b, '}');
-  }
-  gql_buf_puts(&b, "]\n");
+  gql_json_write_errors(&b, items, n);
+  gql_buf_putc(&b, '\n');
   if (b.failed)
     fputs("gql: out of memory\n", stderr);
   else

@@ -1557,13 +1557,7 @@ static void write_errors(exec_ctx *ctx, gql_buf *b) {
       gql_buf_putc(b, ',');
     gql_buf_puts(b, "{\"message\":");
     gql_json_write_string(b, gql_cstr(e->message));
-    if (e->nlocs) {
-      gql_buf_puts(b, ",\"locations\":[");
-      for (uint32_t j = 0; j < e->nlocs; j++)
-        gql_buf_printf(b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
-                       e->locs[j].line, e->locs[j].column);
-      gql_buf_putc(b, ']');
-    }
+    gql_json_write_locations(b, e->locs, e->nlocs);
     if (e->path) {
       gql_buf_puts(b, ",\"path\":");
       gql_buf_puts(b, e->path);

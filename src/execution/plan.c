@@ -831,27 +831,16 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
 
 /* ------------------------------------------------------------ prepare */
 
+/* {"errors":[...]} in `arena`, for gql_prepare's *errors_json. */
 static void errors_response(gql_arena *arena, gql_str *out,
-                            const gql_error_list *l) {
+                            const gql_error *items, uint32_t n) {
   if (!arena || !out)
     return;
   gql_buf b;
   gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[");
-  for (uint32_t i = 0; i < l->count; i++) {
-    const gql_error *e = &l->items[i];
-    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
-    gql_json_write_string(&b, gql_cstr(e->message));
-    if (e->nlocations) {
-      gql_buf_puts(&b, ",\"locations\":[");
-      for (uint32_t j = 0; j < e->nlocations; j++)
-        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
-                       e->locations[j].line, e->locations[j].column);
-      gql_buf_putc(&b, ']');
-    }
-    gql_buf_putc(&b, '}');
-  }
-  gql_buf_puts(&b, "]}");
+  gql_buf_puts(&b, "{\"errors\":");
+  gql_json_write_errors(&b, items, n);
+  gql_buf_putc(&b, '}');
   const char *s = gql_buf_cstr(&b);
   char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
   *out = (gql_str){copy, copy ? b.len : 0};
@@ -860,20 +849,8 @@ static void errors_response(gql_arena *arena, gql_str *out,
 
 static void error_response(gql_arena *arena, gql_str *out, const char *msg,
                            const gql_location *loc) {
-  if (!arena || !out)
-    return;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[{\"message\":");
-  gql_json_write_string(&b, gql_cstr(msg));
-  if (loc)
-    gql_buf_printf(&b, ",\"locations\":[{\"line\":%u,\"column\":%u}]",
-                   loc->line, loc->column);
-  gql_buf_puts(&b, "}]}");
-  const char *s = gql_buf_cstr(&b);
-  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
-  *out = (gql_str){copy, copy ? b.len : 0};
-  gql_buf_free(&b);
+  gql_error e = {msg, (gql_location *)loc, loc ? 1 : 0};
+  errors_response(arena, out, &e, 1);
 }
 
 void gql_prepared_free(gql_prepared *p) {
@@ -965,7 +942,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
                                       : 0,
                        errors.items, errors.count);
     if (rc == 0 && errors.count) {
-      errors_response(err_arena, errors_json, &errors);
+      errors_response(err_arena, errors_json, errors.items, errors.count);
       rc = GQL_EVALIDATION;
     }
     if (rc) {

@@ -174,21 +174,9 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   }
   gql_buf b;
   gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[");
-  for (uint32_t i = 0; i < el.count; i++) {
-    const gql_error *e = &el.items[i];
-    gql_buf_puts(&b, i ? ",{\"message\":" : "{\"message\":");
-    gql_json_write_string(&b, gql_cstr(e->message));
-    if (e->nlocations) {
-      gql_buf_puts(&b, ",\"locations\":[");
-      for (uint32_t k = 0; k < e->nlocations; k++)
-        gql_buf_printf(&b, "%s{\"line\":%u,\"column\":%u}", k ? "," : "",
-                       e->locations[k].line, e->locations[k].column);
-      gql_buf_putc(&b, ']');
-    }
-    gql_buf_putc(&b, '}');
-  }
-  gql_buf_puts(&b, "]}");
+  gql_buf_puts(&b, "{\"errors\":");
+  gql_json_write_errors(&b, el.items, el.count);
+  gql_buf_putc(&b, '}');
   if (b.failed)
     respond_error(req, "Out of memory.");
   else

@@ -123,6 +123,13 @@ void gql_json_write_string(gql_buf *buf, gql_str s);
 void gql_json_write_double(gql_buf *buf, double d);
 /* An integer in decimal. */
 void gql_json_write_int(gql_buf *buf, int64_t i);
+/* ,"locations":[{"line":L,"column":C},...] when n > 0, nothing otherwise
+ * (graphql-js's toJSON leaves "locations" out when there are none). */
+void gql_json_write_locations(gql_buf *buf, const gql_location *locs,
+                              uint32_t n);
+/* [{"message":...,"locations":[...]},...]: GraphQL errors as graphql-js's
+ * toJSON writes them. */
+void gql_json_write_errors(gql_buf *buf, const gql_error *items, uint32_t n);
 /* A whole value, compact as JSON.stringify(v). Iterative. 0, or GQL_ENOMEM
  * when the buffer failed. Members are written as stored: in document order
  * and with repeated keys kept (JSON.stringify(JSON.parse(t)) would keep one

@@ -503,3 +503,25 @@ int gql_json_write_value_pretty(gql_buf *b, const gql_json_value *v,
     indent = 10;
   return write_value(b, v, indent);
 }
+
+void gql_json_write_locations(gql_buf *b, const gql_location *locs,
+                              uint32_t n) {
+  if (!n)
+    return;
+  gql_buf_puts(b, ",\"locations\":[");
+  for (uint32_t j = 0; j < n; j++)
+    gql_buf_printf(b, "%s{\"line\":%u,\"column\":%u}", j ? "," : "",
+                   locs[j].line, locs[j].column);
+  gql_buf_putc(b, ']');
+}
+
+void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
+  gql_buf_putc(b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    gql_buf_puts(b, i ? ",{\"message\":" : "{\"message\":");
+    gql_json_write_string(b, gql_cstr(items[i].message));
+    gql_json_write_locations(b, items[i].locations, items[i].nlocations);
+    gql_buf_putc(b, '}');
+  }
+  gql_buf_putc(b, ']');
+}
