@@ -32,6 +32,10 @@ const gql_value *gql_cli_read_json(gql_arena *arena, const char *cmd,
 /* Errors as FILE:LINE:COLUMN: MESSAGE lines. */
 void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
                                const char *path);
+/* Reads option `opt`'s value `s` as a decimal number from 0 to `max`;
+ * false after printing "CMD: OPT needs a number up to MAX, not 'S'". */
+bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
+                       unsigned long long max, unsigned long long *out);
 /* The trace options gql exec and gql serve share. --trace-collapse takes
  * "on" or "off"; --trace-depth a number from -1 (unlimited) to 100,000. */
 bool gql_cli_trace_collapse_ok(const char *v);

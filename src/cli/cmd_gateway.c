@@ -2,22 +2,7 @@
 #include "gateway/gateway.h"
 #include "gateway/serve.h"
 
-#include <errno.h>
 #include <stdlib.h>
-
-static bool parse_num(const char *opt, const char *s, unsigned long long max,
-                      unsigned long long *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-' || v > max) {
-    fprintf(stderr, "gql gateway: %s needs a number up to %llu, not '%s'\n",
-            opt, max, s);
-    return false;
-  }
-  *out = v;
-  return true;
-}
 
 /* Serves the API schema, executing requests through the subgraphs. */
 static int serve(const gql_supergraph *sg, gql_http_options *o,
@@ -102,8 +87,8 @@ static int run(int argc, char **argv) {
          strcmp(a, "--subgraph-timeout") == 0 ||
          strcmp(a, "--connect-timeout") == 0 ||
          strcmp(a, "--max-subgraph-connections") == 0)) {
-      if (!parse_num(a, argv[++i], strcmp(a, "--port") == 0 ? 65535 : 3600000,
-                     &n))
+      if (!gql_cli_parse_num("gql gateway", a, argv[++i],
+                             strcmp(a, "--port") == 0 ? 65535 : 3600000, &n))
         return 2;
       if (strcmp(a, "--port") == 0)
         o.port = n == 0 ? -1 : (int)n;

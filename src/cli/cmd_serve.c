@@ -7,7 +7,6 @@
 
 #include "../../examples/starwars/starwars.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 static const char usage[] =
@@ -84,20 +83,6 @@ static int sinks_transport(void *ud, const char *json, size_t len) {
   return rc;
 }
 
-static bool parse_num(const char *opt, const char *s, unsigned long long max,
-                      unsigned long long *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-' || v > max) {
-    fprintf(stderr, "gql serve: %s needs a number up to %llu, not '%s'\n", opt,
-            max, s);
-    return false;
-  }
-  *out = v;
-  return true;
-}
-
 static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL;
   gql_http_options o = {0};
@@ -131,40 +116,40 @@ static int run(int argc, char **argv) {
     } else if (strcmp(a, "--host") == 0) {
       o.host = v;
     } else if (strcmp(a, "--port") == 0) {
-      ok = parse_num(a, v, 65535, &n);
+      ok = gql_cli_parse_num("gql serve", a, v, 65535, &n);
       o.port = n == 0 ? -1 : (int)n;
     } else if (strcmp(a, "--threads") == 0) {
-      ok = parse_num(a, v, 256, &n);
+      ok = gql_cli_parse_num("gql serve", a, v, 256, &n);
       o.threads = (unsigned)n;
     } else if (strcmp(a, "--max-body") == 0) {
-      ok = parse_num(a, v, (size_t)1 << 32, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, (size_t)1 << 32, &n) && n > 0;
       o.max_body = n;
     } else if (strcmp(a, "--max-header-bytes") == 0) {
-      ok = parse_num(a, v, 1 << 24, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 1 << 24, &n) && n > 0;
       o.max_header_bytes = n;
     } else if (strcmp(a, "--max-headers") == 0) {
-      ok = parse_num(a, v, 100000, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 100000, &n) && n > 0;
       o.max_headers = (unsigned)n;
     } else if (strcmp(a, "--max-depth") == 0) {
-      ok = parse_num(a, v, 100000, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 100000, &n) && n > 0;
       o.parse.max_depth = (uint32_t)n;
     } else if (strcmp(a, "--max-tokens") == 0) {
-      ok = parse_num(a, v, UINT32_MAX, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, UINT32_MAX, &n) && n > 0;
       o.parse.max_tokens = (uint32_t)n;
     } else if (strcmp(a, "--max-fields") == 0) {
-      ok = parse_num(a, v, UINT32_MAX, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, UINT32_MAX, &n) && n > 0;
       o.max_plan_size = (uint32_t)n;
     } else if (strcmp(a, "--max-connections") == 0) {
-      ok = parse_num(a, v, 1000000, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 1000000, &n) && n > 0;
       o.max_connections = (unsigned)n;
     } else if (strcmp(a, "--idle-timeout") == 0) {
-      ok = parse_num(a, v, 86400000, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 86400000, &n) && n > 0;
       o.idle_timeout_ms = (unsigned)n;
     } else if (strcmp(a, "--request-timeout") == 0) {
-      ok = parse_num(a, v, 86400000, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 86400000, &n) && n > 0;
       o.request_timeout_ms = (unsigned)n;
     } else if (strcmp(a, "--cache-bytes") == 0) {
-      ok = parse_num(a, v, (size_t)1 << 40, &n) && n > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, (size_t)1 << 40, &n) && n > 0;
       o.cache_bytes = n;
     } else if (strcmp(a, "--trace-otlp") == 0) {
       trace_otlp = v;
@@ -187,7 +172,8 @@ static int run(int argc, char **argv) {
       ok = *v != 0;
       trace_service = v;
     } else if (strcmp(a, "--trace-timeout") == 0) {
-      ok = parse_num(a, v, 600000, &trace_timeout) && trace_timeout > 0;
+      ok = gql_cli_parse_num("gql serve", a, v, 600000, &trace_timeout) &&
+           trace_timeout > 0;
     } else if (strcmp(a, "--log-level") == 0) {
       static const char *const levels[] = {"error", "warn", "info", "debug"};
       ok = false;
@@ -235,7 +221,9 @@ static int run(int argc, char **argv) {
     const char *env = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
     unsigned long long ms = 0;
     if (!trace_timeout && env && *env &&
-        parse_num("OTEL_EXPORTER_OTLP_TIMEOUT", env, 600000, &ms) && ms)
+        gql_cli_parse_num("gql serve", "OTEL_EXPORTER_OTLP_TIMEOUT", env,
+                          600000, &ms) &&
+        ms)
       trace_timeout = ms;
     sinks.http.timeout_ms = trace_timeout ? (uint32_t)trace_timeout : 10000;
     sinks.http.retries = 2;

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "json/json.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n) {
@@ -80,4 +81,18 @@ int gql_cli_trace_options(gql_trace_options *to, bool source,
     to->variables = allow;
   }
   return 0;
+}
+
+bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
+                       unsigned long long max, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-' || v > max) {
+    fprintf(stderr, "%s: %s needs a number up to %llu, not '%s'\n", cmd, opt,
+            max, s);
+    return false;
+  }
+  *out = v;
+  return true;
 }
