@@ -113,18 +113,6 @@ static void pending_done(gql_out *o);
   } while (0)
 static void complete_json(gql_out *o, const gql_json_value *v);
 
-/* "NAME": an enum value is a GraphQL name, JSON as is. */
-static inline void put_quoted(gql_buf *b, gql_str name) {
-  if (GQL_UNLIKELY(b->cap - b->len < name.len + 2) &&
-      !gql_buf_reserve(b, name.len + 2))
-    return;
-  char *d = b->data + b->len;
-  d[0] = '"';
-  gql_copy_short(d + 1, name.ptr, name.len);
-  d[name.len + 1] = '"';
-  b->len += name.len + 2;
-}
-
 /* ------------------------------------------------------------ errors */
 
 static void write_path(gql_buf *b, const path_frame *f) {
@@ -505,7 +493,7 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
   gql_str name = ctx->s->types[pf->parent_type].name;
   set_written(o);
   if (!o->node) { /* a type name is a GraphQL name: JSON as is */
-    put_quoted(ctx->out, name);
+    gql_json_write_plain(ctx->out, name);
     return;
   }
   gql_json_value v = {.kind = GQL_JSON_STRING};
@@ -1235,7 +1223,7 @@ void gql_out_enum(gql_out *o, const char *name, size_t len) {
     }
     if (ev) {
       set_written(o);
-      put_quoted(o->own.ctx->out, ev->name);
+      gql_json_write_plain(o->own.ctx->out, ev->name);
       return;
     }
   }
@@ -1277,7 +1265,7 @@ static __attribute__((noinline)) void out_enum_index_slow(gql_out *o,
   const gql_type *ty = &o->own.ctx->s->types[o->type.type];
   if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
     set_written(o);
-    put_quoted(o->own.ctx->out, ty->values[index].name);
+    gql_json_write_plain(o->own.ctx->out, ty->values[index].name);
     return;
   }
   if (ty->kind == GQL_TYPE_ENUM && index < ty->nvalues) {

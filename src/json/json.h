@@ -118,6 +118,18 @@ bool gql_json_equal(const gql_json_value *a, const gql_json_value *b);
  * \r \t, other control characters as \u00xx, everything else (U+2028 and
  * U+2029 included) as is. Invalid UTF-8 becomes U+FFFD. */
 void gql_json_write_string(gql_buf *buf, gql_str s);
+/* "S" for a string known to need no escape (a GraphQL name, a checked
+ * string): the quotes and one copy, inline. */
+static inline void gql_json_write_plain(gql_buf *b, gql_str s) {
+  if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
+      !gql_buf_reserve(b, s.len + 2))
+    return;
+  char *d = b->data + b->len;
+  d[0] = '"';
+  gql_copy_short(d + 1, s.ptr, s.len);
+  d[s.len + 1] = '"';
+  b->len += s.len + 2;
+}
 /* A number as JavaScript's Number#toString: shortest round-trip digits,
  * 1e+21, 5e-7, -0 as 0. NaN and infinities print null (JSON.stringify). */
 void gql_json_write_double(gql_buf *buf, double d);

@@ -173,14 +173,7 @@ static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
     write_string_slow(b, s, s.ptr);
     return;
   }
-  if (GQL_UNLIKELY(b->cap - b->len < s.len + 2) &&
-      !gql_buf_reserve(b, s.len + 2))
-    return;
-  char *o = b->data + b->len;
-  o[0] = '"';
-  gql_copy_short(o + 1, s.ptr, s.len);
-  o[s.len + 1] = '"';
-  b->len += s.len + 2;
+  gql_json_write_plain(b, s);
 }
 
 /* Names, ids, enum values: up to 16 plain bytes with room for them are
