@@ -261,8 +261,8 @@ void gql_vctx_report(gql_vctx *ctx, const uint32_t *offsets, uint32_t n,
 
 /* ---- fragments */
 
-const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
-                                                    gql_str name) {
+/* Indexes the document's own directive definitions by name, once. */
+static const gql_namemap *directive_defs(gql_vctx *ctx) {
   struct gql_vctx_impl *impl = ctx->impl;
   const gql_document *doc = ctx->doc;
   if (!impl->directive_defs_built) {
@@ -276,11 +276,20 @@ const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
         nomem(ctx);
     }
   }
+  return &impl->directive_defs;
+}
+
+bool gql_vctx_defines_directives(gql_vctx *ctx) {
+  return directive_defs(ctx)->count != 0;
+}
+
+const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
+                                                    gql_str name) {
+  const gql_namemap *m = directive_defs(ctx);
   uint32_t i;
-  if (!impl->directive_defs.count ||
-      !gql_namemap_get(&impl->directive_defs, name, &i))
+  if (!m->count || !gql_namemap_get(m, name, &i))
     return NULL;
-  return (const gql_ast_directive_def *)doc->definitions.items[i];
+  return (const gql_ast_directive_def *)ctx->doc->definitions.items[i];
 }
 
 /* Builds the fragments' index by name once; false without memory. */

@@ -5,24 +5,14 @@
 #include "../schema/internal.h"
 #include "values.h"
 
-typedef struct state {
-  bool has_directive_defs; /* the document defines directives itself */
-} state;
-
-static void init(gql_vctx *ctx, void *vs) {
-  state *st = vs;
-  for (uint32_t i = 0; i < ctx->doc->definitions.count; i++)
-    if (ctx->doc->definitions.items[i]->kind == GQL_AST_DIRECTIVE_DEFINITION)
-      st->has_directive_defs = true;
-}
-
 /* The argument names a directive of the document's own definitions (last
  * definition wins, as graphql-js's object assignment) or of the schema
  * defines; false when the directive is unknown. */
-static bool directive_arg_names(gql_vctx *ctx, const state *st, gql_str name,
-                                gql_str **names, uint32_t *n) {
-  const gql_ast_directive_def *dd =
-      st->has_directive_defs ? gql_vctx_directive_def(ctx, name) : NULL;
+static bool directive_arg_names(gql_vctx *ctx, gql_str name, gql_str **names,
+                                uint32_t *n) {
+  const gql_ast_directive_def *dd = gql_vctx_defines_directives(ctx)
+                                        ? gql_vctx_directive_def(ctx, name)
+                                        : NULL;
   if (dd) {
     *n = dd->args.count;
     *names = gql_arena_alloc(ctx->arena, (*n + 1) * sizeof **names);
@@ -69,9 +59,8 @@ static void report_unknown(gql_vctx *ctx, const gql_ast_argument *arg,
 
 /* True when every argument of a directive of the schema is defined (the
  * common case, checked without allocating). */
-static bool all_known_in_schema(const gql_vctx *ctx, const state *st,
-                                const gql_ast_directive *d) {
-  if (st->has_directive_defs)
+static bool all_known_in_schema(gql_vctx *ctx, const gql_ast_directive *d) {
+  if (gql_vctx_defines_directives(ctx))
     return false;
   const gql_directive *sd =
       gql_schema_directive(ctx->schema, gql_ast_name_str(d->name));
@@ -83,12 +72,11 @@ static bool all_known_in_schema(const gql_vctx *ctx, const state *st,
   return true;
 }
 
-static bool check_directive(gql_vctx *ctx, const state *st,
-                            const gql_ast_directive *d) {
+static bool check_directive(gql_vctx *ctx, const gql_ast_directive *d) {
   gql_str *known;
   uint32_t nknown;
-  if (!d->args.count || all_known_in_schema(ctx, st, d) ||
-      !directive_arg_names(ctx, st, gql_ast_name_str(d->name), &known, &nknown))
+  if (!d->args.count || all_known_in_schema(ctx, d) ||
+      !directive_arg_names(ctx, gql_ast_name_str(d->name), &known, &nknown))
     return false;
   const char *owner =
       gql_arena_sprintf(ctx->arena, "@%.*s", (int)d->name.len, d->name.ptr);
@@ -109,7 +97,7 @@ static bool check_directive(gql_vctx *ctx, const state *st,
 
 static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   if (node->kind == GQL_AST_DIRECTIVE)
-    return check_directive(ctx, vs, (const gql_ast_directive *)node);
+    return check_directive(ctx, (const gql_ast_directive *)node);
   if (node->kind != GQL_AST_ARGUMENT)
     return true;
   const gql_field *fd = gql_vctx_field_def(ctx);
@@ -132,5 +120,5 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   return true;
 }
 
-const gql_vrule gql_rule_KnownArgumentNamesRule = {
-    "KnownArgumentNamesRule", sizeof(state), init, enter, NULL};
+const gql_vrule gql_rule_KnownArgumentNamesRule = {"KnownArgumentNamesRule", 0,
+                                                   NULL, enter, NULL};

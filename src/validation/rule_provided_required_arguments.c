@@ -35,23 +35,12 @@ static void report_directive(gql_vctx *ctx, const gql_ast_directive *d,
                   (int)d->name.len, d->name.ptr, (int)arg.len, arg.ptr, type);
 }
 
-typedef struct state {
-  bool has_directive_defs; /* the document defines directives itself */
-} state;
-
-static void init(gql_vctx *ctx, void *vs) {
-  state *st = vs;
-  for (uint32_t i = 0; i < ctx->doc->definitions.count; i++)
-    if (ctx->doc->definitions.items[i]->kind == GQL_AST_DIRECTIVE_DEFINITION)
-      st->has_directive_defs = true;
-}
-
-static void leave_directive(gql_vctx *ctx, const state *st,
-                            const gql_ast_directive *d) {
+static void leave_directive(gql_vctx *ctx, const gql_ast_directive *d) {
   gql_str name = gql_ast_name_str(d->name);
   /* A directive defined in the document itself wins (the last one). */
-  const gql_ast_directive_def *dd =
-      st->has_directive_defs ? gql_vctx_directive_def(ctx, name) : NULL;
+  const gql_ast_directive_def *dd = gql_vctx_defines_directives(ctx)
+                                        ? gql_vctx_directive_def(ctx, name)
+                                        : NULL;
   if (dd) {
     for (uint32_t i = 0; i < dd->args.count; i++) {
       const gql_ast_input_value_def *a = dd->args.items[i];
@@ -85,8 +74,8 @@ static void leave(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   if (node->kind == GQL_AST_FIELD)
     leave_field(ctx, (const gql_ast_selection *)node);
   else if (node->kind == GQL_AST_DIRECTIVE)
-    leave_directive(ctx, vs, (const gql_ast_directive *)node);
+    leave_directive(ctx, (const gql_ast_directive *)node);
 }
 
 const gql_vrule gql_rule_ProvidedRequiredArgumentsRule = {
-    "ProvidedRequiredArgumentsRule", sizeof(state), init, NULL, leave};
+    "ProvidedRequiredArgumentsRule", 0, NULL, NULL, leave};

@@ -158,6 +158,8 @@ const gql_enum_value *gql_vctx_enum_value(const gql_vctx *ctx);
 
 /* The document's own directive definition named `name` (the last one with
  * that name, as graphql-js), or NULL; built once per validation. */
+/* True when the document defines directives of its own (indexed once). */
+bool gql_vctx_defines_directives(gql_vctx *ctx);
 const gql_ast_directive_def *gql_vctx_directive_def(gql_vctx *ctx,
                                                     gql_str name);
 /* The fragment definition named `name`, or NULL. With duplicate names the
