@@ -72,3 +72,11 @@ double bench_median_ns(void (*fn)(void *), void *arg, int iters, int trials) {
   free(t);
   return m;
 }
+
+int bench_iters_for(void (*fn)(void *), void *arg, uint64_t target_ns) {
+  uint64_t t0 = bench_now_ns();
+  fn(arg);
+  uint64_t one = bench_now_ns() - t0 + 1;
+  uint64_t iters = target_ns / one;
+  return iters < 1 ? 1 : iters > INT32_MAX ? INT32_MAX : (int)iters;
+}

@@ -22,6 +22,10 @@ gql_allocator bench_counting_allocator(bench_counter *c);
 /* Reads a whole file (malloc'ed, NUL-terminated); exits on failure. */
 char *bench_read_file(const char *path, size_t *len);
 
+/* How many calls of fn(arg) take about `target_ns` (at least 1), from one
+ * timed call. */
+int bench_iters_for(void (*fn)(void *), void *arg, uint64_t target_ns);
+
 /* Runs fn(arg) `iters` times per trial for `trials` trials after a warm-up
  * and returns the median nanoseconds per call. */
 double bench_median_ns(void (*fn)(void *), void *arg, int iters, int trials);

@@ -130,13 +130,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     size_t arena_bytes = gql_arena_used(j.arena);
-    /* Size the runs to about 0.2 s per trial. */
-    uint64_t t0 = bench_now_ns();
-    validate_once(&j);
-    uint64_t one = bench_now_ns() - t0 + 1;
-    int iters = (int)(200000000u / one);
-    if (iters < 1)
-      iters = 1;
+    int iters =
+        bench_iters_for(validate_once, &j, 200000000u); /* 0.2 s a trial */
     uint64_t calls_before = cnt.calls;
     double ns = bench_median_ns(validate_once, &j, iters, 7);
     double per_run = (double)(cnt.calls - calls_before) / ((double)iters * 8);
