@@ -281,6 +281,29 @@ static trace_span *parent_of(gql_trace *tr, gql_str path) {
   return tr->exec;
 }
 
+/* A resolve span for the field of `info` at `path`, below `parent` (NULL:
+ * a root without parent id). */
+static trace_span *resolve_span_new(gql_trace *tr, const gql_resolve_info *info,
+                                    gql_str path, trace_span *parent,
+                                    uint32_t ordinal) {
+  trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
+  if (!s)
+    return NULL;
+  s->path = path;
+  s->field = gql_exec_info_field(info);
+  s->node = gql_exec_info_node(info);
+  s->ordinal = ordinal;
+  if (parent) {
+    s->parent = parent->id;
+    s->up = parent;
+    s->next_kid = parent->kids;
+    parent->kids = s;
+  }
+  if (tr->o.nvariables)
+    variable_tags(tr, s, info);
+  return s;
+}
+
 static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
     return NULL;
@@ -288,23 +311,10 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
   uint32_t idx;
   if (path_get(tr, path, &idx)) /* abstract types */
     return tr->spans[idx];
-  trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
-  if (!s)
-    return NULL;
-  s->path = path;
-  s->field = gql_exec_info_field(info);
-  s->node = gql_exec_info_node(info);
-  trace_span *parent = parent_of(tr, path);
-  if (parent) {
-    s->parent = parent->id;
-    s->up = parent;
-    s->next_kid = parent->kids;
-    parent->kids = s;
-  }
-  s->ordinal = gql_exec_info_ordinal(info);
-  if (tr->o.nvariables)
-    variable_tags(tr, s, info);
-  path_put(tr, path, tr->nspans - 1);
+  trace_span *s = resolve_span_new(tr, info, path, parent_of(tr, path),
+                                   gql_exec_info_ordinal(info));
+  if (s)
+    path_put(tr, path, tr->nspans - 1);
   return s;
 }
 
@@ -351,22 +361,7 @@ static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
     for (trace_span *c = parent->kids; c; c = c->next_kid)
       if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
         return c; /* abstract types */
-  trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
-  if (!s)
-    return NULL;
-  s->path = path;
-  s->field = gql_exec_info_field(info);
-  s->node = gql_exec_info_node(info);
-  s->ordinal = k;
-  if (parent) {
-    s->parent = parent->id;
-    s->up = parent;
-    s->next_kid = parent->kids;
-    parent->kids = s;
-  }
-  if (tr->o.nvariables)
-    variable_tags(tr, s, info);
-  return s;
+  return resolve_span_new(tr, info, path, parent, k);
 }
 
 static trace_span *collapsed_owner(gql_trace *tr,
