@@ -544,27 +544,35 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     h->resolve_finish(h->ctx, info); /* a pending field's comes later */
 }
 
-/* A traced call that needs no hook (the tracer's cached answer for a
- * collapsed field) runs like an untraced one; an error still reaches
- * resolve_finish. Everything else: resolve_field_hooked. */
+/* The tracer's cached answer: this call of a traced execution needs no
+ * hook (a collapsed sibling, a leaf). */
+static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
+                             const plan_field *pf) {
+  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal] && !ctx->aborted;
+}
+
+/* A hook-free call runs like an untraced one, except that an error still
+ * reaches resolve_finish. */
+static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
+                                  const void *parent, gql_out *o) {
+  pf->fn(&o->own, parent, o);
+  if (GQL_UNLIKELY(!o->written)) {
+    set_written(o);
+    complete_null(o);
+  }
+  if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
+    h->resolve_finish(h->ctx, &o->own);
+}
+
+/* A call with hooks, arguments or after an abort: hook-free when the
+ * tracer says so, else resolve_field_hooked. */
 static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const plan_field *pf,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && pf->ordinal < h->ncalls && !h->calls[pf->ordinal] &&
-                 !pf->has_args && !ctx->aborted)) {
-    const exec_resolver *r = pf->field->resolver;
-    if (r)
-      r->fn(&o->own, parent, o);
-    else
-      gql_exec_default_resolver(&o->own, parent, o);
-    if (!o->written) {
-      set_written(o);
-      complete_null(o);
-    }
-    if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
-      h->resolve_finish(h->ctx, &o->own);
+  if (GQL_LIKELY(h && !pf->has_args && hook_free(ctx, h, pf))) {
+    call_hook_free(h, pf, parent, o);
     return;
   }
   resolve_field_hooked(ctx, pf, parent, o);
@@ -664,20 +672,11 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       set_written(o);
       complete_null(o);
     }
-  } else if (pf->plain && pf->ordinal < h->ncalls && !h->calls[pf->ordinal] &&
-             !ctx->aborted) {
-    /* Traced, but the tracer needs no hook for this call (a collapsed
-     * sibling, a leaf): as untraced, except that an error still reaches
-     * resolve_finish (resolve_field_slow's first case, inline). */
+  } else if (pf->plain && hook_free(ctx, h, pf)) {
+    /* traced, but the tracer needs no hook for this call: inline */
     o->own.args = NULL;
     o->own.trace = NULL;
-    pf->fn(&o->own, parent, o);
-    if (GQL_UNLIKELY(!o->written)) {
-      set_written(o);
-      complete_null(o);
-    }
-    if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
-      h->resolve_finish(h->ctx, &o->own);
+    call_hook_free(h, pf, parent, o);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
