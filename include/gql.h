@@ -269,6 +269,28 @@ typedef int64_t (*gql_resolve_type_fn)(const gql_resolve_info *info,
 GQL_API int gql_schema_set_resolver(gql_schema *schema, const char *type,
                                     const char *field, gql_resolver_fn fn,
                                     void *data, unsigned flags);
+/* What gql_schema_set_member reads: a member of the parent C struct. */
+typedef enum gql_member_kind {
+  GQL_MEMBER_INT32 = 1, /* int32_t, as gql_out_int */
+  GQL_MEMBER_INT64,     /* int64_t, as gql_out_int (Int's range is checked) */
+  GQL_MEMBER_DOUBLE,    /* double, as gql_out_float */
+  GQL_MEMBER_BOOL,      /* bool, as gql_out_bool */
+  GQL_MEMBER_STR,       /* gql_str, as gql_out_string; ptr NULL: null */
+  GQL_MEMBER_CSTR,      /* const char *, NUL-terminated; NULL: null */
+  GQL_MEMBER_ENUM_U8    /* uint8_t, as gql_out_enum_index */
+} gql_member_kind;
+
+/* Field `type`.`field` is member `kind` at byte `offset` of its parent (the
+ * pointer the parent's resolver gave to gql_out_object or
+ * gql_out_object_array; a NULL parent gives null). It answers exactly as a
+ * synchronous resolver reading the member and calling the gql_out_* named
+ * above would (coercion, errors, hooks and tracing included), but with no
+ * function call: the executor writes the value straight into the response.
+ * The data of gql_info_data is NULL. Fails as gql_schema_set_resolver does,
+ * and with GQL_EINVAL for an unknown kind or an offset over UINT32_MAX. */
+GQL_API int gql_schema_set_member(gql_schema *schema, const char *type,
+                                  const char *field, gql_member_kind kind,
+                                  size_t offset);
 /* Sets how interface or union `type` finds the concrete type of a value
  * (default: the "__typename" property of a JSON object). */
 GQL_API int gql_schema_set_resolve_type(gql_schema *schema, const char *type,

@@ -12,8 +12,9 @@
  *                                valgrind --toggle-collect=bench_exec_loop)
  *
  * Systems (MODE): prepared, full, json (default resolver over a JSON
- * document, prepared), floor. The shared folder is BENCH_SHARED_DIR or the
- * environment variable GQL_SHARED_DIR. */
+ * document, prepared), members (the scalar fields as struct members,
+ * gql_schema_set_member; prepared), floor. The shared folder is
+ * BENCH_SHARED_DIR or the environment variable GQL_SHARED_DIR. */
 #include "bench_util.h"
 #include "ops.h"
 
@@ -22,9 +23,9 @@
 #include <string.h>
 #include <time.h>
 
-enum { M_PREPARED, M_FULL, M_JSON, M_FLOOR, M_COUNT };
+enum { M_PREPARED, M_FULL, M_JSON, M_MEMBERS, M_FLOOR, M_COUNT };
 static const char *const mode_names[M_COUNT] = {"prepared", "full", "json",
-                                                "floor"};
+                                                "members", "floor"};
 
 typedef struct runner {
   const bench_op *op;
@@ -85,9 +86,10 @@ static void run_once(void *arg) {
 }
 
 static bool has_mode(const bench_op *op, int mode) {
-  return mode == M_JSON    ? op->json_schema != NULL
-         : mode == M_FLOOR ? op->floor != NULL
-                           : true;
+  return mode == M_JSON      ? op->json_schema != NULL
+         : mode == M_MEMBERS ? op->member_schema != NULL
+         : mode == M_FLOOR   ? op->floor != NULL
+                             : true;
 }
 
 static void runner_init(runner *r, const bench_op *op, int mode,
@@ -100,9 +102,11 @@ static void runner_init(runner *r, const bench_op *op, int mode,
   r->out.alc = &r->alc;
   if (!(r->arena = gql_arena_new(&r->alc)))
     fail(r, "out of memory");
-  if (mode == M_PREPARED || mode == M_JSON) {
+  if (mode == M_PREPARED || mode == M_JSON || mode == M_MEMBERS) {
     gql_prepare_options o = {.alc = &r->alc};
-    gql_schema *s = mode == M_JSON ? op->json_schema : op->schema;
+    gql_schema *s = mode == M_JSON      ? op->json_schema
+                    : mode == M_MEMBERS ? op->member_schema
+                                        : op->schema;
     if (gql_prepare(s, op->query, op->query_len, NULL, &o, &r->p, NULL, NULL) <
         0)
       fail(r, "gql_prepare failed");
@@ -212,8 +216,8 @@ static int cmd_time(int trials, char **only, int nonly) {
   const char *clock_env = getenv("BENCH_CLOCK");
   bool wall = clock_env && strcmp(clock_env, "wall") == 0;
   bench_ops *ops = bench_ops_new(shared_dir());
-  printf("op\tprepared_ns\tfull_ns\tjson_ns\tfloor_ns\tallocs_prepared\t"
-         "allocs_full\tallocs_json\tbytes\n");
+  printf("op\tprepared_ns\tfull_ns\tjson_ns\tmembers_ns\tfloor_ns\t"
+         "allocs_prepared\tallocs_full\tallocs_json\tallocs_members\tbytes\n");
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
     bool wanted = nonly == 0;

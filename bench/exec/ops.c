@@ -6,6 +6,7 @@
 #include "json/json.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct bench_ops {
   bench_op ops[OP_COUNT];
   data *d;
   gql_schema *minimal, *flat, *nested, *starwars;
+  gql_schema *flat_members, *nested_members, *starwars_members;
   gql_schema *minimal_json, *flat_json, *nested_json, *starwars_json;
   gql_arena *json_arena; /* the JSON documents */
 };
@@ -208,6 +210,36 @@ static void r_leaf_value(const gql_resolve_info *info, const void *parent,
 }
 
 /* --------------------------------------------------------------- schemas */
+
+/* The scalar fields as struct members (gql_schema_set_member), for the
+ * "gql members" column: the same data, no resolver function per field. */
+typedef struct member_def {
+  const char *type, *field;
+  gql_member_kind kind;
+  size_t offset;
+} member_def;
+
+static const member_def flat_members[] = {
+    {"Item", "id", GQL_MEMBER_INT64, offsetof(item, id)},
+    {"Item", "name", GQL_MEMBER_STR, offsetof(item, name)},
+    {"Item", "email", GQL_MEMBER_STR, offsetof(item, email)},
+    {"Item", "active", GQL_MEMBER_BOOL, offsetof(item, active)},
+    {"Item", "score", GQL_MEMBER_DOUBLE, offsetof(item, score)},
+    {"Item", "role", GQL_MEMBER_ENUM_U8, offsetof(item, role)}};
+static const member_def nested_members[] = {
+    {"Group", "id", GQL_MEMBER_INT64, offsetof(group, id)},
+    {"Group", "name", GQL_MEMBER_STR, offsetof(group, name)},
+    {"Child", "id", GQL_MEMBER_INT64, offsetof(child, id)},
+    {"Child", "name", GQL_MEMBER_STR, offsetof(child, name)},
+    {"Leaf", "id", GQL_MEMBER_INT64, offsetof(leaf, id)},
+    {"Leaf", "value", GQL_MEMBER_DOUBLE, offsetof(leaf, value)}};
+
+static void set_members(gql_schema *s, const member_def *defs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (gql_schema_set_member(s, defs[i].type, defs[i].field, defs[i].kind,
+                              defs[i].offset) < 0)
+      die("cannot set a member field");
+}
 
 static const char minimal_sdl[] = "type Query { hello: String! }";
 static const char flat_sdl[] =
@@ -527,6 +559,12 @@ bench_ops *bench_ops_new(const char *shared) {
       {"Item", "active", r_item_active}, {"Item", "score", r_item_score},
       {"Item", "role", r_item_role}};
   set_resolvers(o->flat, flat_r, sizeof flat_r / sizeof *flat_r, d);
+  o->flat_members = schema_of(flat_sdl, sizeof flat_sdl - 1);
+  if (type_index(o->flat_members, "Item") != d->item_type)
+    die("type indices differ");
+  set_members(o->flat_members, flat_members,
+              sizeof flat_members / sizeof *flat_members);
+  set_resolvers(o->flat_members, flat_r, 1, d); /* Query.items */
 
   o->nested = schema_of(nested_sdl, sizeof nested_sdl - 1);
   d->group_type = type_index(o->nested, "Group");
@@ -546,9 +584,26 @@ bench_ops *bench_ops_new(const char *shared) {
       {"Leaf", "id", r_leaf_id},
       {"Leaf", "value", r_leaf_value}};
   set_resolvers(o->nested, nested_r, sizeof nested_r / sizeof *nested_r, d);
+  o->nested_members = schema_of(nested_sdl, sizeof nested_sdl - 1);
+  if (type_index(o->nested_members, "Group") != d->group_type ||
+      type_index(o->nested_members, "Child") != d->groups[0].child_type ||
+      type_index(o->nested_members, "Leaf") !=
+          d->groups[0].children[0].leaf_type)
+    die("type indices differ");
+  set_members(o->nested_members, nested_members,
+              sizeof nested_members / sizeof *nested_members);
+  static const resolver_def nested_lists_r[] = {
+      {"Query", "groups", r_groups},
+      {"Group", "children", r_group_children},
+      {"Child", "leaves", r_child_leaves}};
+  set_resolvers(o->nested_members, nested_lists_r,
+                sizeof nested_lists_r / sizeof *nested_lists_r, d);
 
   if (gql_starwars_schema(&o->starwars) < 0 ||
       gql_schema_finalize(o->starwars) < 0)
+    die("cannot build the Star Wars schema");
+  if (gql_starwars_schema_members(&o->starwars_members) < 0 ||
+      gql_schema_finalize(o->starwars_members) < 0)
     die("cannot build the Star Wars schema");
 
   /* The JSON documents (written by the floor writers, so that they hold
@@ -589,6 +644,7 @@ bench_ops *bench_ops_new(const char *shared) {
                               .json_root = json[0]};
   op[OP_MINIMAL].query = dup_text("{ hello }", &op[OP_MINIMAL].query_len);
   op[OP_FLAT_LIST] = (bench_op){.schema = o->flat,
+                                .member_schema = o->flat_members,
                                 .json_schema = o->flat_json,
                                 .json_root = json[1],
                                 .floor = floor_flat};
@@ -596,6 +652,7 @@ bench_ops *bench_ops_new(const char *shared) {
       dup_text("{ items { id name email active score role } }",
                &op[OP_FLAT_LIST].query_len);
   op[OP_NESTED_LISTS] = (bench_op){.schema = o->nested,
+                                   .member_schema = o->nested_members,
                                    .json_schema = o->nested_json,
                                    .json_root = json[2],
                                    .floor = floor_nested};
@@ -603,12 +660,14 @@ bench_ops *bench_ops_new(const char *shared) {
       "{ groups { id name children { id name leaves { id value } } } }",
       &op[OP_NESTED_LISTS].query_len);
   op[OP_STAR_WARS] = (bench_op){.schema = o->starwars,
+                                .member_schema = o->starwars_members,
                                 .json_schema = o->starwars_json,
                                 .json_root = json[3],
                                 .floor = floor_star_wars};
   op[OP_STAR_WARS].query =
       dup_text(star_wars_query, &op[OP_STAR_WARS].query_len);
-  op[OP_FRAGMENTS] = (bench_op){.schema = o->starwars};
+  op[OP_FRAGMENTS] =
+      (bench_op){.schema = o->starwars, .member_schema = o->starwars_members};
   op[OP_FRAGMENTS].query =
       dup_text(fragments_query, &op[OP_FRAGMENTS].query_len);
   op[OP_INTROSPECTION] = (bench_op){.schema = o->starwars};
@@ -627,9 +686,10 @@ void bench_ops_free(bench_ops *o) {
     return;
   for (int i = 0; i < OP_COUNT; i++)
     free(o->ops[i].query);
-  gql_schema *all[] = {o->minimal,     o->flat,         o->nested,
-                       o->starwars,    o->minimal_json, o->flat_json,
-                       o->nested_json, o->starwars_json};
+  gql_schema *all[] = {
+      o->minimal,      o->flat,           o->nested,          o->starwars,
+      o->minimal_json, o->flat_json,      o->nested_json,     o->starwars_json,
+      o->flat_members, o->nested_members, o->starwars_members};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     gql_schema_free(all[i]);
   gql_arena_free(o->json_arena);

@@ -32,6 +32,9 @@ typedef struct bench_op {
   const char *name;
   gql_schema *schema;      /* C resolvers (borrowed) */
   gql_schema *json_schema; /* default resolver (borrowed); NULL: no column */
+  /* The scalar fields as struct members, the lists by the same resolvers
+   * (borrowed); NULL: no column */
+  gql_schema *member_schema;
   const gql_value *json_root;
   char *query;
   size_t query_len;

@@ -59,10 +59,10 @@ echo "   all responses identical ($(ls "$out/responses" | wc -l) files in $out/r
 ops=(minimal flat_list nested_lists star_wars fragments introspection introspection_without_one_of)
 echo "== timing, op by op: gql and the C floor, then graphql-js and graphql-jit"
 echo "   ($trials trials per system; node warms up 0.5 s per system first)"
-printf 'op\tprepared_ns\tfull_ns\tjson_ns\tfloor_ns\tallocs_prepared\tallocs_full\tallocs_json\tbytes\n' >"$out/gql.tsv"
+printf 'op\tprepared_ns\tfull_ns\tjson_ns\tmembers_ns\tfloor_ns\tallocs_prepared\tallocs_full\tallocs_json\tallocs_members\tbytes\n' >"$out/gql.tsv"
 printf 'op\tgraphql_js_full_ns\tgraphql_js_cached_ns\tgraphql_jit_ns\n' >"$out/peers.tsv"
 for op in "${ops[@]}"; do
-  "$bin" time "$trials" "$op" | tail -n +2 | tee -a "$out/gql.tsv" | cut -f1-5 | tr '\t' ' ' | sed 's/^/   gql  /'
+  "$bin" time "$trials" "$op" | tail -n +2 | tee -a "$out/gql.tsv" | cut -f1-6 | tr '\t' ' ' | sed 's/^/   gql  /'
   node "$root/bench/exec/peers.js" time "$trials" "$op" | tail -n +2 | tee -a "$out/peers.tsv" | tr '\t' ' ' | sed 's/^/   node /'
 done
 
@@ -82,24 +82,30 @@ cg_run() { # op mode n -> "ir mallocs"
 cg_file=$out/callgrind.tsv
 if (( callgrind )) && command -v valgrind >/dev/null; then
   echo "== instructions per request under callgrind"
-  printf 'op\tir_prepared\tir_full\tir_floor\tmallocs_prepared\tmallocs_full\n' >"$cg_file"
+  printf 'op\tir_prepared\tir_full\tir_members\tir_floor\tmallocs_prepared\tmallocs_full\n' >"$cg_file"
   declare -A iters=([minimal]=2000 [flat_list]=20 [nested_lists]=50 [star_wars]=1000
     [fragments]=300 [introspection]=40 [introspection_without_one_of]=40)
   for op in "${ops[@]}"; do
     n=${iters[$op]}
     read -r ir_p m_p < <(cg_run "$op" prepared "$n")
     read -r ir_f m_f < <(cg_run "$op" full "$n")
-    ir_floor=-
+    ir_floor=- ir_m=-
     case $op in
-    flat_list | nested_lists | star_wars) read -r ir_floor _ < <(cg_run "$op" floor "$n") ;;
+    flat_list | nested_lists | star_wars)
+      read -r ir_floor _ < <(cg_run "$op" floor "$n")
+      read -r ir_m _ < <(cg_run "$op" members "$n")
+      ;;
+    fragments) read -r ir_m _ < <(cg_run "$op" members "$n") ;;
     esac
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$ir_p" "$ir_f" "$ir_floor" "$m_p" "$m_f" | tee -a "$cg_file"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$ir_p" "$ir_f" "$ir_m" "$ir_floor" "$m_p" "$m_f" | tee -a "$cg_file"
   done
   echo "== where gql prepared spends its instructions (callgrind_annotate, top functions)"
   for op in flat_list nested_lists star_wars; do
-    echo "-- $op"
-    callgrind_annotate --inclusive=no "$out/callgrind.$op.prepared.out" 2>/dev/null |
-      grep -E '^ *[0-9,]+ \(' | head -12
+    for mode in prepared members; do
+      echo "-- $op ($mode)"
+      callgrind_annotate --inclusive=no "$out/callgrind.$op.$mode.out" 2>/dev/null |
+        grep -E '^ *[0-9,]+ \(' | head -12
+    done
   done
 else
   echo "== callgrind skipped"

@@ -4,6 +4,7 @@
  * it. */
 #include "starwars.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char sdl[] =
@@ -176,7 +177,7 @@ static int64_t character_type(const gql_resolve_info *info, const void *value) {
   return type_of(value);
 }
 
-int gql_starwars_schema(gql_schema **out) {
+static int build(gql_schema **out, bool members) {
   gql_schema *s;
   int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL);
   if (rc < 0)
@@ -193,13 +194,23 @@ int gql_starwars_schema(gql_schema **out) {
   rc |= gql_schema_set_resolver(s, "Query", "human", q_human, t, sync);
   rc |= gql_schema_set_resolver(s, "Query", "droid", q_droid, t, sync);
   for (int k = 0; k < 2; k++) {
-    rc |= gql_schema_set_resolver(s, kinds[k], "id", c_id, t, sync);
-    rc |= gql_schema_set_resolver(s, kinds[k], "name", c_name, t, sync);
+    if (members) {
+      const char *extra = k ? "primaryFunction" : "homePlanet";
+      rc |= gql_schema_set_member(s, kinds[k], "id", GQL_MEMBER_STR,
+                                  offsetof(character, id));
+      rc |= gql_schema_set_member(s, kinds[k], "name", GQL_MEMBER_STR,
+                                  offsetof(character, name));
+      rc |= gql_schema_set_member(s, kinds[k], extra, GQL_MEMBER_STR,
+                                  offsetof(character, extra));
+    } else {
+      rc |= gql_schema_set_resolver(s, kinds[k], "id", c_id, t, sync);
+      rc |= gql_schema_set_resolver(s, kinds[k], "name", c_name, t, sync);
+      rc |= gql_schema_set_resolver(
+          s, kinds[k], k ? "primaryFunction" : "homePlanet", c_extra, t, sync);
+    }
     rc |= gql_schema_set_resolver(s, kinds[k], "friends", c_friends, t, sync);
     rc |= gql_schema_set_resolver(s, kinds[k], "appearsIn", c_appears_in, t,
                                   sync);
-    rc |= gql_schema_set_resolver(
-        s, kinds[k], k ? "primaryFunction" : "homePlanet", c_extra, t, sync);
   }
   rc |= gql_schema_set_resolve_type(s, "Character", character_type);
   if (rc < 0) {
@@ -208,4 +219,12 @@ int gql_starwars_schema(gql_schema **out) {
   }
   *out = s;
   return 0;
+}
+
+int gql_starwars_schema(gql_schema **out) {
+  return build(out, false);
+}
+
+int gql_starwars_schema_members(gql_schema **out) {
+  return build(out, true);
 }

@@ -9,6 +9,11 @@
  * gql_schema_free. 0 or a negative gql_err. */
 int gql_starwars_schema(gql_schema **out);
 
+/* The same schema with the characters' id, name, homePlanet and
+ * primaryFunction read as struct members (gql_schema_set_member) instead
+ * of by C resolvers. */
+int gql_starwars_schema_members(gql_schema **out);
+
 /* The schema's SDL (the text of examples/starwars/schema.graphql). */
 gql_str gql_starwars_sdl(void);
 

@@ -27,6 +27,8 @@ typedef struct exec_type {
 typedef struct exec_resolver {
   gql_resolver_fn fn;
   unsigned flags;
+  uint8_t member;  /* gql_member_kind of gql_schema_set_member, or 0 */
+  uint32_t offset; /* the member's */
 } exec_resolver;
 
 /* ---- plans */
@@ -45,6 +47,20 @@ typedef struct plan_occ {
 } plan_occ;
 
 enum { META_NONE, META_TYPENAME };
+
+/* How the executor writes a member field itself (plan_field.member): the
+ * member's kind and the field's type together. */
+enum {
+  MEMBER_NONE,
+  MEMBER_INT32,     /* int32_t for Int or Float */
+  MEMBER_INT64_INT, /* int64_t for Int: in Int's range */
+  MEMBER_INT64,     /* int64_t for Float */
+  MEMBER_DOUBLE,    /* double for Float: finite */
+  MEMBER_BOOL,      /* bool for Boolean */
+  MEMBER_STR,       /* gql_str for String or ID: ptr not NULL */
+  MEMBER_CSTR,      /* const char * for String or ID: not NULL */
+  MEMBER_ENUM       /* uint8_t for an enum: an index of its values */
+};
 
 /* What the field's named type is, for the writers' fast paths. */
 enum {
@@ -72,7 +88,14 @@ typedef struct plan_field {
   bool plain;         /* neither __typename nor arguments: the resolver is
                        * called straight (when no hook is attached) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
-  gql_type_ref type;  /* field->type */
+  /* A member field (gql_schema_set_member) that the executor writes
+   * itself: MEMBER_* when the field is plain and the member's kind is the
+   * fast path of dleaf, else MEMBER_NONE; the member's offset; for an enum,
+   * the enum type. */
+  uint8_t member;
+  uint32_t member_off;
+  const gql_type *member_enum;
+  gql_type_ref type; /* field->type */
   /* key_json after one byte for the separator, when the two fit in 32
    * bytes (key_short is then their length, else 0): written as one or two
    * 16-byte copies */
@@ -110,6 +133,7 @@ struct plan_set {
   plan_entry *entries; /* only when any_cond */
   uint32_t nentries;
   bool any_cond;
+  bool all_members; /* not any_cond, and every field has pf->member */
 };
 
 typedef struct plan_var {
@@ -176,6 +200,13 @@ void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
 void gql_exec_register_introspection(gql_schema *s);
 
 /* ---- execution internals for built-in resolvers (execute.c) */
+/* The resolver of a member field (gql_schema_set_member): the general
+ * path, taken when the executor does not write the member itself. */
+void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
+                              gql_out *out);
+/* The resolver a plan field with plan_field.member calls (a member
+ * written straight when it can, else gql_exec_member_resolver). */
+gql_resolver_fn gql_exec_member_fn(uint8_t member);
 /* graphql-js defaultFieldResolver over a JSON parent. */
 void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
                                gql_out *out);

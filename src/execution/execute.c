@@ -458,6 +458,66 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
     gql_out_null(out);
 }
 
+void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
+                              gql_out *out) {
+  const exec_resolver *r = info->pf->field->resolver;
+  if (!parent) {
+    gql_out_null(out);
+    return;
+  }
+  const char *p = (const char *)parent + r->offset;
+  switch (r->member) {
+  case GQL_MEMBER_INT32: {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    gql_out_int(out, v);
+    return;
+  }
+  case GQL_MEMBER_INT64: {
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    gql_out_int(out, v);
+    return;
+  }
+  case GQL_MEMBER_DOUBLE: {
+    double v;
+    memcpy(&v, p, sizeof v);
+    gql_out_float(out, v);
+    return;
+  }
+  case GQL_MEMBER_BOOL: {
+    bool v;
+    memcpy(&v, p, sizeof v);
+    gql_out_bool(out, v);
+    return;
+  }
+  case GQL_MEMBER_STR: {
+    gql_str v;
+    memcpy(&v, p, sizeof v);
+    if (v.ptr)
+      gql_out_string(out, v.ptr, v.len);
+    else
+      gql_out_null(out);
+    return;
+  }
+  case GQL_MEMBER_CSTR: {
+    const char *v;
+    memcpy(&v, p, sizeof v);
+    if (v)
+      gql_out_string(out, v, strlen(v));
+    else
+      gql_out_null(out);
+    return;
+  }
+  default: { /* GQL_MEMBER_ENUM_U8 */
+    uint8_t v;
+    memcpy(&v, p, sizeof v);
+    gql_out_enum_index(out, v);
+    return;
+  }
+  }
+}
+
 static const gql_json_value *field_args(gql_out *o, const plan_field *pf) {
   exec_ctx *ctx = o->own.ctx;
   if (!pf->has_args)
@@ -653,9 +713,125 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
  * never keeps its output past its write); true when the object must become
  * null. A plain field (no arguments, not __typename) with no hook attached
  * calls its resolver straight. */
-static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
-                                const void *parent, path_frame *fr,
-                                gql_out *o) {
+/* A member field (plan_field.member) written straight into b, with no
+ * resolver call and no output set-up: true when written; false (nothing
+ * written) when the value needs the general path (a null, an Int out of
+ * range, a non-finite Float, an enum index out of range). */
+static inline __attribute__((always_inline)) bool
+member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
+  switch (kind) {
+  case MEMBER_INT32: {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    gql_json_write_int(b, v);
+    return true;
+  }
+  case MEMBER_INT64_INT: {
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    if ((uint64_t)v + 2147483648u > UINT32_MAX) /* outside Int's range */
+      return false;
+    gql_json_write_int(b, v);
+    return true;
+  }
+  case MEMBER_INT64: {
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    gql_json_write_int(b, v);
+    return true;
+  }
+  case MEMBER_DOUBLE: {
+    double v;
+    memcpy(&v, p, sizeof v);
+    if (!isfinite(v))
+      return false;
+    gql_json_write_double(b, v);
+    return true;
+  }
+  case MEMBER_BOOL: {
+    bool v;
+    memcpy(&v, p, sizeof v);
+    if (v)
+      gql_buf_put(b, "true", 4);
+    else
+      gql_buf_put(b, "false", 5);
+    return true;
+  }
+  case MEMBER_STR: {
+    gql_str v;
+    memcpy(&v, p, sizeof v);
+    if (!v.ptr)
+      return false;
+    gql_json_write_string(b, v);
+    return true;
+  }
+  case MEMBER_CSTR: {
+    const char *v;
+    memcpy(&v, p, sizeof v);
+    if (!v)
+      return false;
+    gql_json_write_string(b, (gql_str){v, strlen(v)});
+    return true;
+  }
+  case MEMBER_ENUM: {
+    uint8_t v;
+    memcpy(&v, p, sizeof v);
+    const gql_type *e = pf->member_enum;
+    if (v >= e->nvalues)
+      return false;
+    gql_json_write_plain(b, e->values[v].name);
+    return true;
+  }
+  default: /* MEMBER_NONE: callers test it first */
+    __builtin_unreachable();
+  }
+}
+
+static inline bool member_direct(gql_buf *b, const plan_field *pf,
+                                 const char *p) {
+  return member_write(b, pf->member, pf, p);
+}
+
+/* The resolvers of member fields in objects that also have other fields
+ * (plan_field.fn when pf->member is set; all-members objects take
+ * members_fields): the member written straight into the response when the
+ * output is the field's own in direct mode, else the general path. */
+#define MEMBER_FN(name, kind)                                                  \
+  static void name(const gql_resolve_info *info, const void *parent,           \
+                   gql_out *o) {                                               \
+    const plan_field *pf = info->pf;                                           \
+    if (GQL_LIKELY(parent && o->dleaf != LEAF_NONE) &&                         \
+        member_write(o->own.ctx->out, kind, pf,                                \
+                     (const char *)parent + pf->member_off)) {                 \
+      set_written(o);                                                          \
+      return;                                                                  \
+    }                                                                          \
+    gql_exec_member_resolver(info, parent, o);                                 \
+  }
+MEMBER_FN(member_int32, MEMBER_INT32)
+MEMBER_FN(member_int64_int, MEMBER_INT64_INT)
+MEMBER_FN(member_int64, MEMBER_INT64)
+MEMBER_FN(member_double, MEMBER_DOUBLE)
+MEMBER_FN(member_bool, MEMBER_BOOL)
+MEMBER_FN(member_str, MEMBER_STR)
+MEMBER_FN(member_cstr, MEMBER_CSTR)
+MEMBER_FN(member_enum, MEMBER_ENUM)
+#undef MEMBER_FN
+
+gql_resolver_fn gql_exec_member_fn(uint8_t member) {
+  static const gql_resolver_fn fns[] = {
+      [MEMBER_INT32] = member_int32, [MEMBER_INT64_INT] = member_int64_int,
+      [MEMBER_INT64] = member_int64, [MEMBER_DOUBLE] = member_double,
+      [MEMBER_BOOL] = member_bool,   [MEMBER_STR] = member_str,
+      [MEMBER_CSTR] = member_cstr,   [MEMBER_ENUM] = member_enum};
+  return member < GQL_ARRAY_LEN(fns) && fns[member] ? fns[member]
+                                                    : gql_exec_member_resolver;
+}
+
+static inline __attribute__((always_inline)) bool
+field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
+             const void *parent, path_frame *fr, gql_out *o) {
+
   fr->key = &pf->key;
   o->own.pf = pf;
   o->own.error = NULL;
@@ -693,6 +869,14 @@ static inline void object_out_init(gql_out *o, exec_ctx *ctx, path_frame *fr) {
   o->pending_root = false;
   o->pended = false;
   o->field_level = false;
+}
+
+/* A field of an all-members object whose value needs the general path
+ * (out of line: rare, and it keeps the members loop free of outputs). */
+static __attribute__((noinline)) bool
+field_general(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
+              const void *parent, path_frame *fr, gql_out *o) {
+  return field_direct(ctx, b, pf, parent, fr, o);
 }
 
 /* Writes {...} for plan set `ps` into b (ctx->out) with the output and
@@ -735,15 +919,79 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
   return false;
 }
 
+/* object_fields for a plan set whose fields are all members
+ * (plan_set.all_members), untraced, of a parent: keys and values, nothing
+ * else, unless a value needs the general path. */
+static inline __attribute__((always_inline)) bool
+members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
+               const void *parent, path_frame *fr, gql_out *o) {
+  const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+  const char *p = parent;
+  put_key(b, '{', pf);
+  if (!member_direct(b, pf, p + pf->member_off) &&
+      field_general(ctx, b, pf, parent, fr, o))
+    return true;
+  while (++pf < end) {
+    put_key(b, ',', pf);
+    if (!member_direct(b, pf, p + pf->member_off) &&
+        field_general(ctx, b, pf, parent, fr, o))
+      return true;
+  }
+  gql_buf_putc(b, '}');
+  return false;
+}
+
+/* exec_object_direct of an all-members plan set (untraced, a parent); out
+ * of line, so that the general loop keeps its registers. */
+static __attribute__((noinline)) bool members_object(exec_ctx *ctx,
+                                                     const plan_set *ps,
+                                                     const void *parent,
+                                                     const path_frame *path) {
+  path_frame fr;
+  fr.parent = path;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  return members_fields(ctx, ctx->out, ps, parent, &fr, &o);
+}
+
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
  * object must become null. */
 static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                                const void *parent, const path_frame *path) {
+  if (ps->all_members && !ctx->hooks && parent)
+    return members_object(ctx, ps, parent, path);
   path_frame fr;
   fr.parent = path;
   gql_out o;
   object_out_init(&o, ctx, &fr);
   return object_fields(ctx, ctx->out, ps, parent, &fr, &o);
+}
+
+/* exec_array_direct of an all-members plan set (untraced). */
+static __attribute__((noinline)) bool
+members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
+              size_t stride, const path_frame *path, bool item_non_null) {
+  gql_buf *b = ctx->out;
+  path_frame item = {path, NULL, 0};
+  path_frame fr;
+  fr.parent = &item;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  for (size_t i = 0; i < count; i++, p += stride) {
+    gql_buf_putc(b, i ? ',' : '[');
+    size_t mark = b->len;
+    item.index = (int64_t)i;
+    if (members_fields(ctx, b, ps, p, &fr, &o)) {
+      if (item_non_null)
+        return true;
+      b->len = mark;
+      gql_buf_append(b, "null", 4);
+    }
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
+  return false;
 }
 
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
@@ -753,6 +1001,8 @@ static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
 static bool exec_array_direct(exec_ctx *ctx, const plan_set *ps, const char *p,
                               size_t count, size_t stride,
                               const path_frame *path, bool item_non_null) {
+  if (ps->all_members && !ctx->hooks) /* p is not NULL */
+    return members_array(ctx, ps, p, count, stride, path, item_non_null);
   gql_buf *b = ctx->out;
   path_frame item = {path, NULL, 0};
   path_frame fr;

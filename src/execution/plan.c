@@ -29,31 +29,85 @@ static int set_field_resolver(gql_schema *s, gql_field *f, gql_resolver_fn fn,
   exec_resolver *r = gql_arena_alloc(s->arena, sizeof *r);
   if (!r)
     return GQL_ENOMEM;
-  *r = (exec_resolver){fn, flags};
+  *r = (exec_resolver){.fn = fn, .flags = flags};
   f->resolver = r;
   f->resolver_data = data;
   f->sync = (flags & GQL_RESOLVER_SYNC) != 0;
   return 0;
 }
 
-int gql_schema_set_resolver(gql_schema *s, const char *type, const char *field,
-                            gql_resolver_fn fn, void *data, unsigned flags) {
-  if (!s || !type || !field || !fn)
-    return GQL_EINVAL;
-  if (finalized(s))
-    return GQL_EINVAL;
+/* The field `type`.`field` a resolver can be set on (the query type's
+ * __schema and __type included), or NULL with *rc. */
+static gql_field *settable_field(gql_schema *s, const char *type,
+                                 const char *field, int *rc) {
+  *rc = GQL_EINVAL;
+  if (!s || !type || !field || finalized(s))
+    return NULL;
+  *rc = GQL_ENOTFOUND;
   uint32_t t = gql_schema_type_index(s, gql_cstr(type));
   if (t == GQL_NO_TYPE)
-    return GQL_ENOTFOUND;
+    return NULL;
   gql_type *ty = &s->types[t];
   gql_field *f = (gql_field *)gql_type_field(ty, gql_cstr(field));
   if (!f && t == s->query && strcmp(field, "__schema") == 0)
     f = &s->meta_schema;
   if (!f && t == s->query && strcmp(field, "__type") == 0)
     f = &s->meta_type;
+  return f;
+}
+
+int gql_schema_set_resolver(gql_schema *s, const char *type, const char *field,
+                            gql_resolver_fn fn, void *data, unsigned flags) {
+  if (!fn)
+    return GQL_EINVAL;
+  int rc;
+  gql_field *f = settable_field(s, type, field, &rc);
+  return f ? set_field_resolver(s, f, fn, data, flags) : rc;
+}
+
+int gql_schema_set_member(gql_schema *s, const char *type, const char *field,
+                          gql_member_kind kind, size_t offset) {
+  if (kind < GQL_MEMBER_INT32 || kind > GQL_MEMBER_ENUM_U8 ||
+      offset > UINT32_MAX)
+    return GQL_EINVAL;
+  int rc;
+  gql_field *f = settable_field(s, type, field, &rc);
   if (!f)
-    return GQL_ENOTFOUND;
-  return set_field_resolver(s, f, fn, data, flags);
+    return rc;
+  if ((rc = set_field_resolver(s, f, gql_exec_member_resolver, NULL,
+                               GQL_RESOLVER_SYNC)) < 0)
+    return rc;
+  exec_resolver *r = (exec_resolver *)f->resolver;
+  r->member = (uint8_t)kind;
+  r->offset = (uint32_t)offset;
+  return 0;
+}
+
+/* How the executor writes a member of `kind` for fast-path kind `dleaf`
+ * (plan_field.member): MEMBER_NONE when the general path must. */
+static uint8_t member_fast(uint8_t kind, uint8_t dleaf) {
+  bool number = dleaf == LEAF_INT || dleaf == LEAF_FLOAT;
+  bool string = dleaf == LEAF_STRING || dleaf == LEAF_ID;
+  switch (kind) {
+  case GQL_MEMBER_INT32:
+    return number ? MEMBER_INT32 : MEMBER_NONE;
+  case GQL_MEMBER_INT64:
+    return dleaf == LEAF_INT     ? MEMBER_INT64_INT
+           : dleaf == LEAF_FLOAT ? MEMBER_INT64
+                                 : MEMBER_NONE;
+  case GQL_MEMBER_DOUBLE:
+    return dleaf == LEAF_FLOAT ? MEMBER_DOUBLE : MEMBER_NONE;
+  case GQL_MEMBER_BOOL:
+    return dleaf == LEAF_BOOLEAN ? MEMBER_BOOL : MEMBER_NONE;
+  case GQL_MEMBER_STR:
+    return string ? MEMBER_STR : MEMBER_NONE;
+  case GQL_MEMBER_CSTR:
+    return string ? MEMBER_CSTR : MEMBER_NONE;
+  case GQL_MEMBER_ENUM_U8:
+    return dleaf == LEAF_ENUM ? MEMBER_ENUM : MEMBER_NONE;
+  default:
+    return MEMBER_NONE;
+  }
 }
 
 int gql_schema_set_resolve_type(gql_schema *s, const char *type,
@@ -604,9 +658,14 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
               : pf->leaf != LEAF_NONE ? pf->leaf
                                       : LEAF_OBJECT;
   pf->plain = !pf->meta && !pf->has_args;
-  pf->fn = def->resolver ? ((const exec_resolver *)def->resolver)->fn
-                         : gql_exec_default_resolver;
+  const exec_resolver *r = def->resolver;
+  pf->fn = r ? r->fn : gql_exec_default_resolver;
   pf->type = ft;
+  pf->member = r && pf->plain ? member_fast(r->member, pf->dleaf) : 0;
+  pf->member_off = r ? r->offset : 0;
+  pf->member_enum = pf->member == MEMBER_ENUM ? ty : NULL;
+  if (pf->member != MEMBER_NONE)
+    pf->fn = gql_exec_member_fn(pf->member);
   if (pf->key_json.len < sizeof pf->key_pad) {
     memset(pf->key_pad, 0, sizeof pf->key_pad);
     memcpy(pf->key_pad + 1, pf->key_json.ptr, pf->key_json.len);
@@ -826,6 +885,9 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
                    .any_cond = sb.any_cond};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
     finish_field(b, &ps->fields[i], depth);
+  ps->all_members = !ps->any_cond && ps->nfields > 0;
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    ps->all_members &= ps->fields[i].member != MEMBER_NONE;
   return ps;
 }
 

@@ -72,7 +72,7 @@ Test(bench_ops, responses_have_the_sizes_of_the_benchmark_readme) {
   bench_ops_free(ops);
 }
 
-Test(bench_ops, json_default_resolver_and_c_floor_write_the_same_bytes) {
+Test(bench_ops, json_default_resolver_members_and_c_floor_same_bytes) {
   bench_ops *ops = ops_new();
   int compared = 0;
   for (int i = 0; i < OP_COUNT; i++) {
@@ -82,6 +82,12 @@ Test(bench_ops, json_default_resolver_and_c_floor_write_the_same_bytes) {
       response j = run(op->json_schema, op, op->json_root);
       cr_expect_str_eq(j.json, ref.json, "%s: json", op->name);
       free(j.json);
+      compared++;
+    }
+    if (op->member_schema) {
+      response m = run(op->member_schema, op, NULL);
+      cr_expect_str_eq(m.json, ref.json, "%s: members", op->name);
+      free(m.json);
       compared++;
     }
     if (op->floor) {
@@ -96,7 +102,8 @@ Test(bench_ops, json_default_resolver_and_c_floor_write_the_same_bytes) {
     }
     free(ref.json);
   }
-  cr_expect_eq(compared, 7); /* 4 JSON documents, 3 floors */
+  cr_expect_eq(compared, 11); /* 4 JSON documents, 4 member schemas, 3
+                                 floors */
   bench_ops_free(ops);
 }
 
