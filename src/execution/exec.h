@@ -90,12 +90,16 @@ typedef struct plan_field {
   gql_resolver_fn fn; /* the resolver, or the default resolver */
   /* A member field (gql_schema_set_member) that the executor writes
    * itself: MEMBER_* when the field is plain and the member's kind is the
-   * fast path of dleaf, else MEMBER_NONE; the member's offset; for an enum,
-   * the enum type. */
+   * fast path of dleaf, else MEMBER_NONE; the member's offset. */
   uint8_t member;
   uint32_t member_off;
-  const gql_type *member_enum;
-  gql_type_ref type; /* field->type */
+  const gql_type *named; /* the named type of `type` */
+  bool named_object;     /* it is an object type (subs[0] is its plan) */
+  gql_type_ref type;     /* field->type */
+  /* When type is a list ([I] or [I]!): I, and the fast-path kind of its
+   * items (as dleaf for a field of type I) */
+  gql_type_ref list_item;
+  uint8_t list_dleaf;
   /* key_json after one byte for the separator, when the two fit in 32
    * bytes (key_short is then their length, else 0): written as one or two
    * 16-byte copies */

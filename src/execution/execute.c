@@ -776,7 +776,7 @@ member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
   case MEMBER_ENUM: {
     uint8_t v;
     memcpy(&v, p, sizeof v);
-    const gql_type *e = pf->member_enum;
+    const gql_type *e = pf->named;
     if (v >= e->nvalues)
       return false;
     gql_json_write_plain(b, e->values[v].name);
@@ -871,14 +871,6 @@ static inline void object_out_init(gql_out *o, exec_ctx *ctx, path_frame *fr) {
   o->field_level = false;
 }
 
-/* A field of an all-members object whose value needs the general path
- * (out of line: rare, and it keeps the members loop free of outputs). */
-static __attribute__((noinline)) bool
-field_general(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
-              const void *parent, path_frame *fr, gql_out *o) {
-  return field_direct(ctx, b, pf, parent, fr, o);
-}
-
 /* Writes {...} for plan set `ps` into b (ctx->out) with the output and
  * frame object_out_init set; true when the object must become null. */
 static inline __attribute__((always_inline)) bool
@@ -919,22 +911,36 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
   return false;
 }
 
+/* A field of an all-members object whose value needs the general path, at
+ * response path `path` (the object's); out of line: rare, and it keeps
+ * the members loop free of outputs and frames. */
+static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
+                                                    const plan_field *pf,
+                                                    const void *parent,
+                                                    const path_frame *path) {
+  path_frame fr;
+  fr.parent = path;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  return field_direct(ctx, b, pf, parent, &fr, &o);
+}
+
 /* object_fields for a plan set whose fields are all members
- * (plan_set.all_members), untraced, of a parent: keys and values, nothing
- * else, unless a value needs the general path. */
+ * (plan_set.all_members), untraced, of a parent at `path`: keys and
+ * values, nothing else, unless a value needs the general path. */
 static inline __attribute__((always_inline)) bool
 members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
-               const void *parent, path_frame *fr, gql_out *o) {
+               const void *parent, const path_frame *path) {
   const plan_field *pf = ps->fields, *end = pf + ps->nfields;
   const char *p = parent;
   put_key(b, '{', pf);
   if (!member_direct(b, pf, p + pf->member_off) &&
-      field_general(ctx, b, pf, parent, fr, o))
+      field_general(ctx, b, pf, parent, path))
     return true;
   while (++pf < end) {
     put_key(b, ',', pf);
     if (!member_direct(b, pf, p + pf->member_off) &&
-        field_general(ctx, b, pf, parent, fr, o))
+        field_general(ctx, b, pf, parent, path))
       return true;
   }
   gql_buf_putc(b, '}');
@@ -947,24 +953,27 @@ static __attribute__((noinline)) bool members_object(exec_ctx *ctx,
                                                      const plan_set *ps,
                                                      const void *parent,
                                                      const path_frame *path) {
-  path_frame fr;
-  fr.parent = path;
-  gql_out o;
-  object_out_init(&o, ctx, &fr);
-  return members_fields(ctx, ctx->out, ps, parent, &fr, &o);
+  return members_fields(ctx, ctx->out, ps, parent, path);
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
  * object must become null. */
-static bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
-                               const void *parent, const path_frame *path) {
-  if (ps->all_members && !ctx->hooks && parent)
-    return members_object(ctx, ps, parent, path);
+static __attribute__((noinline)) bool object_direct(exec_ctx *ctx,
+                                                    const plan_set *ps,
+                                                    const void *parent,
+                                                    const path_frame *path) {
   path_frame fr;
   fr.parent = path;
   gql_out o;
   object_out_init(&o, ctx, &fr);
   return object_fields(ctx, ctx->out, ps, parent, &fr, &o);
+}
+static inline bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
+                                      const void *parent,
+                                      const path_frame *path) {
+  if (ps->all_members && !ctx->hooks && parent)
+    return members_object(ctx, ps, parent, path);
+  return object_direct(ctx, ps, parent, path);
 }
 
 /* exec_array_direct of an all-members plan set (untraced). */
@@ -973,15 +982,11 @@ members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
               size_t stride, const path_frame *path, bool item_non_null) {
   gql_buf *b = ctx->out;
   path_frame item = {path, NULL, 0};
-  path_frame fr;
-  fr.parent = &item;
-  gql_out o;
-  object_out_init(&o, ctx, &fr);
   for (size_t i = 0; i < count; i++, p += stride) {
     gql_buf_putc(b, i ? ',' : '[');
     size_t mark = b->len;
     item.index = (int64_t)i;
-    if (members_fields(ctx, b, ps, p, &fr, &o)) {
+    if (members_fields(ctx, b, ps, p, &item)) {
       if (item_non_null)
         return true;
       b->len = mark;
@@ -1228,11 +1233,18 @@ static void complete_composite(gql_out *o, const void *obj, uint32_t type,
 static void complete_list(gql_out *o, const void *list, size_t count,
                           gql_list_item_fn fn) {
   exec_ctx *ctx = o->own.ctx;
-  gql_type_ref item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
-  uint8_t dleaf =
-      item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
-          ? (o->own.pf->leaf != LEAF_NONE ? o->own.pf->leaf : LEAF_OBJECT)
-          : LEAF_NONE;
+  const plan_field *pf = o->own.pf;
+  gql_type_ref item;
+  uint8_t dleaf;
+  if (GQL_LIKELY(o->type.nmods == pf->type.nmods)) { /* the field's list */
+    item = pf->list_item;
+    dleaf = pf->list_dleaf;
+  } else { /* a list in a list */
+    item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
+    dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
+                ? (pf->leaf != LEAF_NONE ? pf->leaf : LEAF_OBJECT)
+                : LEAF_NONE;
+  }
   if (!o->node) {
     /* One output for every item: in direct mode an item's write changes
      * only its written, prop and dleaf members (a pending write is an
@@ -1483,7 +1495,9 @@ static __attribute__((noinline)) void out_enum_index_slow(gql_out *o,
                                                           uint32_t index);
 
 void gql_out_enum_index(gql_out *o, uint32_t index) {
-  const gql_type *ty = &o->own.ctx->s->types[o->type.type];
+  /* dleaf LEAF_ENUM: the field's named type (its own, or its list's
+   * items') is the enum */
+  const gql_type *ty = o->own.pf->named;
   if (GQL_LIKELY(direct_leaf(o) == LEAF_ENUM && index < ty->nvalues)) {
     gql_buf *b = o->own.ctx->out;
     gql_str name = ty->values[index].name;
@@ -1544,21 +1558,16 @@ void gql_out_object(gql_out *o, const void *obj, uint32_t type) {
    * runtime type either. */
   if (direct_leaf(o) == LEAF_OBJECT && obj) {
     exec_ctx *ctx = o->own.ctx;
-    uint32_t t = o->type.type;
     const plan_field *pf = o->own.pf;
     set_written(o);
     /* The concrete type: the field's own object type, or the one given
      * for an abstract type. A sub-plan exists only for a possible object
-     * type, so finding one is ensureValidRuntimeType's whole check (and
-     * one for the field's own type means that type is an object type). */
+     * type, so finding one is ensureValidRuntimeType's whole check. */
     const plan_set *ps = NULL;
-    if (pf->nsubs == 1 && pf->sub_types[0] == t) {
+    if (pf->named_object)
       ps = pf->subs[0];
-    } else {
-      uint32_t c = ctx->s->types[t].kind == GQL_TYPE_OBJECT ? t : type;
-      if (c != GQL_TYPE_AUTO)
-        ps = sub_plan(pf, c);
-    }
+    else if (type != GQL_TYPE_AUTO)
+      ps = sub_plan(pf, type);
     if (ps) {
       if (exec_object_direct(ctx, ps, obj, o->own.path))
         value_failed(o);

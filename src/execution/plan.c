@@ -661,9 +661,19 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const exec_resolver *r = def->resolver;
   pf->fn = r ? r->fn : gql_exec_default_resolver;
   pf->type = ft;
+  gql_type_ref nn = gql_type_ref_nullable(ft);
+  if (gql_type_ref_is_list(nn)) {
+    gql_type_ref it = gql_type_ref_unwrap(nn);
+    bool bare_item = it.nmods == 0 || (it.nmods == 1 && it.mods[0] == '!');
+    pf->list_item = it;
+    pf->list_dleaf = !bare_item              ? LEAF_NONE
+                     : pf->leaf != LEAF_NONE ? pf->leaf
+                                             : LEAF_OBJECT;
+  }
   pf->member = r && pf->plain ? member_fast(r->member, pf->dleaf) : 0;
   pf->member_off = r ? r->offset : 0;
-  pf->member_enum = pf->member == MEMBER_ENUM ? ty : NULL;
+  pf->named = ty;
+  pf->named_object = ty->kind == GQL_TYPE_OBJECT;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
   if (pf->key_json.len < sizeof pf->key_pad) {
