@@ -349,6 +349,19 @@ GQL_API void gql_out_list(gql_out *out, const void *list, size_t count,
  * null list. */
 GQL_API void gql_out_object_array(gql_out *out, const void *base, size_t count,
                                   size_t stride, uint32_t type);
+/* A list of `count` objects items[0], items[1], ... (a NULL item is a null
+ * item): the same as gql_out_list with an item function calling
+ * gql_out_object(item, items[i], type), without a call per item (for an
+ * abstract type and GQL_TYPE_AUTO, the type's resolve_type is still called
+ * per item). A NULL `items` is a null list. */
+GQL_API void gql_out_object_ptrs(gql_out *out, const void *const *items,
+                                 size_t count, uint32_t type);
+/* A list of `count` enum values given by index (as gql_out_enum_index):
+ * the same as gql_out_list with an item function calling
+ * gql_out_enum_index(item, indices[i]), without a call per item. A NULL
+ * `indices` is a null list. */
+GQL_API void gql_out_enum_indices(gql_out *out, const uint8_t *indices,
+                                  size_t count);
 /* A field error with this message (copied); the field becomes null. */
 GQL_API void gql_out_error(gql_out *out, const char *message);
 /* The value comes later: returns a handle to complete from the same thread

@@ -42,36 +42,44 @@ gql_str gql_starwars_sdl(void) {
   return (gql_str){sdl, sizeof sdl - 1};
 }
 
-/* Strings as slices (no strlen per call) and friends as indices into the
- * table: following a friend is a pointer step, as a real server's loaded
- * objects would be. */
+/* Strings as slices (no strlen per call), friends as pointers into the
+ * table (as a real server's loaded objects would be) and episodes as
+ * indices of Episode's values in SDL order (NEW_HOPE, EMPIRE, JEDI). */
 typedef struct character {
   gql_str id;
   bool droid;
   gql_str name;
-  uint8_t friends[4];
+  const void *friends[4]; /* const character * */
   uint8_t nfriends;
   gql_str extra; /* homePlanet or primaryFunction; ptr NULL: null */
-  int nepisodes; /* 3: all three, 1: NEW_HOPE */
+  const uint8_t *episodes;
+  uint8_t nepisodes;
 } character;
+
+static const uint8_t all_episodes[] = {0, 1, 2}, new_hope[] = {0};
 
 #define S(lit)                                                                 \
   { lit, sizeof lit - 1 }
 #define NONE                                                                   \
   { NULL, 0 }
+#define F(i) &characters[i]
+#define ALL all_episodes, 3
+static const character characters[7];
 /* clang-format off */
-static const character characters[] = {
-    {S("1000"), false, S("Luke Skywalker"), {2, 3, 5, 6}, 4, S("Tatooine"), 3},
-    {S("1001"), false, S("Darth Vader"), {4}, 1, S("Tatooine"), 3},
-    {S("1002"), false, S("Han Solo"), {0, 3, 6}, 3, NONE, 3},
-    {S("1003"), false, S("Leia Organa"), {0, 2, 5, 6}, 4, S("Alderaan"), 3},
-    {S("1004"), false, S("Wilhuff Tarkin"), {1}, 1, NONE, 1},
-    {S("2000"), true, S("C-3PO"), {0, 2, 3, 6}, 4, S("Protocol"), 3},
-    {S("2001"), true, S("R2-D2"), {0, 2, 3}, 3, S("Astromech"), 3},
+static const character characters[7] = {
+    {S("1000"), false, S("Luke Skywalker"), {F(2), F(3), F(5), F(6)}, 4, S("Tatooine"), ALL},
+    {S("1001"), false, S("Darth Vader"), {F(4)}, 1, S("Tatooine"), ALL},
+    {S("1002"), false, S("Han Solo"), {F(0), F(3), F(6)}, 3, NONE, ALL},
+    {S("1003"), false, S("Leia Organa"), {F(0), F(2), F(5), F(6)}, 4, S("Alderaan"), ALL},
+    {S("1004"), false, S("Wilhuff Tarkin"), {F(1)}, 1, NONE, new_hope, 1},
+    {S("2000"), true, S("C-3PO"), {F(0), F(2), F(3), F(6)}, 4, S("Protocol"), ALL},
+    {S("2001"), true, S("R2-D2"), {F(0), F(2), F(3)}, 3, S("Astromech"), ALL},
 };
 /* clang-format on */
 #undef S
 #undef NONE
+#undef F
+#undef ALL
 
 enum { LUKE = 0, R2D2 = 6 };
 
@@ -146,30 +154,17 @@ static void c_extra(const gql_resolve_info *info, const void *parent,
     gql_out_null(out);
 }
 
-/* A friend is written with its concrete type; Character's resolve_type
- * (below) serves writers that pass GQL_TYPE_AUTO. */
-static void friend_item(const void *list, size_t i, gql_out *out) {
-  const character *c = list;
-  const character *f = &characters[c->friends[i]];
-  gql_out_object(out, f, type_of(f));
-}
-
+/* Friends by pointer, each typed by Character's resolve_type (below). */
 static void c_friends(const gql_resolve_info *info, const void *parent,
                       gql_out *out) {
   const character *c = parent;
-  gql_out_list(out, c, c->nfriends, friend_item);
-}
-
-/* Episode's values in SDL order: NEW_HOPE, EMPIRE, JEDI. */
-static void episode_item(const void *list, size_t i, gql_out *out) {
-  const character *c = list;
-  gql_out_enum_index(out, c->nepisodes == 1 ? 0 : (uint32_t)i);
+  gql_out_object_ptrs(out, c->friends, c->nfriends, GQL_TYPE_AUTO);
 }
 
 static void c_appears_in(const gql_resolve_info *info, const void *parent,
                          gql_out *out) {
   const character *c = parent;
-  gql_out_list(out, c, (size_t)c->nepisodes, episode_item);
+  gql_out_enum_indices(out, c->episodes, c->nepisodes);
 }
 
 static int64_t character_type(const gql_resolve_info *info, const void *value) {

@@ -1664,6 +1664,151 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
   gql_out_list(o, &a, count, object_array_item);
 }
 
+/* The plan of an object item of list field `pf` (direct mode): by the
+ * field's object type, the given type, or the abstract type's
+ * resolve_type; NULL when the item needs the general path (a null, an
+ * error). */
+static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
+                                        const void *obj, uint32_t type) {
+  if (!obj)
+    return NULL;
+  if (pf->named_object)
+    return pf->subs[0];
+  if (type == GQL_TYPE_AUTO) {
+    const exec_type *et = pf->named->exec_data;
+    if (!et || !et->resolve_type)
+      return NULL;
+    int64_t r = et->resolve_type(out_info(o), obj);
+    if (r < 0 || r >= (int64_t)o->own.ctx->s->ntypes)
+      return NULL;
+    type = (uint32_t)r;
+  }
+  return sub_plan(pf, type);
+}
+
+/* Direct mode, the field's own list output (not an item of an outer
+ * list) and items of fast-path kind `dleaf`: the bulk writers below loop
+ * themselves. */
+static inline bool bulk_direct(const gql_out *o, uint8_t dleaf) {
+  const plan_field *pf = o->own.pf;
+  return !o->written && !o->node && o->type.nmods == pf->type.nmods &&
+         pf->list_dleaf == dleaf;
+}
+
+/* An item that the bulk writers leave to the general path, written
+ * through an item output as complete_list would; true when the list must
+ * become null. */
+static __attribute__((noinline)) bool bulk_item(gql_out *o, path_frame *fr,
+                                                const void *obj,
+                                                uint32_t type_or_index,
+                                                bool is_enum) {
+  const plan_field *pf = o->own.pf;
+  gql_out io;
+  out_init(&io, o->own.ctx, pf, pf->list_item, pf->list_dleaf, fr, NULL);
+  io.info = out_info(o);
+  if (is_enum)
+    gql_out_enum_index(&io, type_or_index);
+  else
+    gql_out_object(&io, obj, type_or_index);
+  if (!io.written) {
+    set_written(&io);
+    complete_null(&io);
+  }
+  return io.prop;
+}
+
+typedef struct ptr_list {
+  const void *const *items;
+  uint32_t type;
+} ptr_list;
+
+static void ptr_item(const void *list, size_t i, gql_out *out) {
+  const ptr_list *l = list;
+  gql_out_object(out, l->items[i], l->type);
+}
+
+void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
+                         uint32_t type) {
+  if (items && bulk_direct(o, LEAF_OBJECT)) {
+    exec_ctx *ctx = o->own.ctx;
+    const plan_field *pf = o->own.pf;
+    gql_buf *b = ctx->out;
+    bool item_non_null = pf->list_item.nmods == 1;
+    path_frame fr = {o->own.path, NULL, 0};
+    set_written(o);
+    if (!count)
+      gql_buf_putc(b, '[');
+    for (size_t i = 0; i < count; i++) {
+      gql_buf_putc(b, i ? ',' : '[');
+      fr.index = (int64_t)i;
+      const void *obj = items[i];
+      const plan_set *ps = item_plan(o, pf, obj, type);
+      size_t mark = b->len;
+      if (GQL_LIKELY(ps != NULL)) {
+        if (!exec_object_direct(ctx, ps, obj, &fr))
+          continue;
+        if (!item_non_null) {
+          b->len = mark;
+          gql_buf_append(b, "null", 4);
+          continue;
+        }
+      } else if (!bulk_item(o, &fr, obj, type, false)) {
+        continue;
+      }
+      value_failed(o);
+      DONE(o);
+      return;
+    }
+    gql_buf_putc(b, ']');
+    DONE(o);
+    return;
+  }
+  if (!items) {
+    gql_out_null(o);
+    return;
+  }
+  ptr_list l = {items, type};
+  gql_out_list(o, &l, count, ptr_item);
+}
+
+static void enum_item(const void *list, size_t i, gql_out *out) {
+  gql_out_enum_index(out, ((const uint8_t *)list)[i]);
+}
+
+void gql_out_enum_indices(gql_out *o, const uint8_t *indices, size_t count) {
+  if (indices && bulk_direct(o, LEAF_ENUM)) {
+    exec_ctx *ctx = o->own.ctx;
+    const gql_type *ty = o->own.pf->named;
+    gql_buf *b = ctx->out;
+    path_frame fr = {o->own.path, NULL, 0};
+    set_written(o);
+    if (!count)
+      gql_buf_putc(b, '[');
+    for (size_t i = 0; i < count; i++) {
+      gql_buf_putc(b, i ? ',' : '[');
+      uint8_t v = indices[i];
+      if (GQL_LIKELY(v < ty->nvalues)) {
+        gql_json_write_plain(b, ty->values[v].name);
+        continue;
+      }
+      fr.index = (int64_t)i;
+      if (bulk_item(o, &fr, NULL, v, true)) {
+        value_failed(o);
+        DONE(o);
+        return;
+      }
+    }
+    gql_buf_putc(b, ']');
+    DONE(o);
+    return;
+  }
+  if (!indices) {
+    gql_out_null(o);
+    return;
+  }
+  gql_out_list(o, indices, count, enum_item);
+}
+
 void gql_out_error(gql_out *o, const char *message) {
   if (!begin(o))
     return;
