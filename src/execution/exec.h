@@ -95,7 +95,8 @@ typedef struct plan_field {
   uint32_t member_off;
   const gql_type *named; /* the named type of `type` */
   bool named_object;     /* it is an object type (subs[0] is its plan) */
-  gql_type_ref type;     /* field->type */
+  gql_resolve_type_fn resolve_type; /* the abstract named type's, or NULL */
+  gql_type_ref type;                /* field->type */
   /* When type is a list ([I] or [I]!): I, and the fast-path kind of its
    * items (as dleaf for a field of type I) */
   gql_type_ref list_item;

@@ -1675,13 +1675,12 @@ static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
   if (pf->named_object)
     return pf->subs[0];
   if (type == GQL_TYPE_AUTO) {
-    const exec_type *et = pf->named->exec_data;
-    if (!et || !et->resolve_type)
+    if (!pf->resolve_type)
       return NULL;
-    int64_t r = et->resolve_type(out_info(o), obj);
-    if (r < 0 || r >= (int64_t)o->own.ctx->s->ntypes)
+    int64_t r = pf->resolve_type(out_info(o), obj);
+    if ((uint64_t)r >= GQL_TYPE_AUTO) /* negative, or not a type index */
       return NULL;
-    type = (uint32_t)r;
+    type = (uint32_t)r; /* sub_plan finds only a possible object type */
   }
   return sub_plan(pf, type);
 }
@@ -1745,7 +1744,10 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
       const plan_set *ps = item_plan(o, pf, obj, type);
       size_t mark = b->len;
       if (GQL_LIKELY(ps != NULL)) {
-        if (!exec_object_direct(ctx, ps, obj, &fr))
+        /* an all-members item inline (no call), others out of line */
+        if (ps->all_members && !ctx->hooks
+                ? !members_fields(ctx, b, ps, obj, &fr)
+                : !object_direct(ctx, ps, obj, &fr))
           continue;
         if (!item_non_null) {
           b->len = mark;

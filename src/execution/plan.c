@@ -674,6 +674,8 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->member_off = r ? r->offset : 0;
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
+  const exec_type *et = ty->exec_data;
+  pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
   if (pf->key_json.len < sizeof pf->key_pad) {
