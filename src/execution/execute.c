@@ -800,11 +800,16 @@ static inline bool member_direct(gql_buf *b, const plan_field *pf,
   static void name(const gql_resolve_info *info, const void *parent,           \
                    gql_out *o) {                                               \
     const plan_field *pf = info->pf;                                           \
-    if (GQL_LIKELY(parent && o->dleaf != LEAF_NONE) &&                         \
-        member_write(o->own.ctx->out, kind, pf,                                \
-                     (const char *)parent + pf->member_off)) {                 \
+    uint8_t dleaf = o->dleaf;                                                  \
+    if (GQL_LIKELY(parent && dleaf != LEAF_NONE)) {                            \
+      /* written first, so that the write is the last call (a tail call);      \
+       * member_write writes nothing when it fails */                          \
       set_written(o);                                                          \
-      return;                                                                  \
+      if (member_write(o->own.ctx->out, kind, pf,                              \
+                       (const char *)parent + pf->member_off))                 \
+        return;                                                                \
+      o->written = false;                                                      \
+      o->dleaf = dleaf;                                                        \
     }                                                                          \
     gql_exec_member_resolver(info, parent, o);                                 \
   }
