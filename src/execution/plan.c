@@ -182,14 +182,19 @@ int gql_schema_finalize(gql_schema *s) {
 
 /* ------------------------------------------------------------ planning */
 
+enum { INLINE_ENTRIES = 16 };
+
 typedef struct set_builder {
   plan_field *fields;
   uint32_t nfields, cap;
-  plan_entry *entries;
+  /* the first occurrence of fields[i] for i < nfirst_occs (one arena call
+   * for a set, its fields and their first occurrences) */
+  plan_occ *first_occs;
+  uint32_t nfirst_occs;
+  plan_entry *entries; /* on build_set_new's stack until more are needed */
   uint32_t nentries, ecap;
   bool any_cond;
-  uint32_t first_cap; /* of fields */
-  gql_strmap keys;    /* key → field index, made and used above 16 fields */
+  gql_strmap keys; /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -398,10 +403,12 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
-                         sizeof *sb->fields, sb->first_cap);
-    if (!sb->fields)
-      return;
+    if (sb->nfields == sb->cap) { /* fragments gave more than the room */
+      sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
+                           sizeof *sb->fields, 4);
+      if (!sb->fields)
+        return;
+    }
     fi = sb->nfields++;
     plan_field *pf = &sb->fields[fi];
     *pf = (plan_field){.key = key,
@@ -422,11 +429,17 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     }
   }
   plan_field *pf = &sb->fields[fi];
-  /* most fields occur once: the plan keeps their occurrences */
-  pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
-                     sizeof *pf->occs, 1);
-  if (!pf->occs)
-    return;
+  /* most fields occur once: the plan keeps their occurrences, the first
+   * one from the set's array when there is room */
+  if (pf->nocc == 0 && fi < sb->nfirst_occs) {
+    pf->occs = &sb->first_occs[fi];
+    pf->occ_cap = 1;
+  } else {
+    pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
+                       sizeof *pf->occs, 1);
+    if (!pf->occs)
+      return;
+  }
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
   if (nconds == 0)
     pf->conditional = false;
@@ -616,10 +629,33 @@ general:;
   return kj != NULL;
 }
 
+/* A short key that is a name: "key": written straight into key_pad (after
+ * its separator byte), and key_json is that copy; no arena call. False
+ * for any other key (key_short stays 0). */
+static bool key_in_pad(plan_field *pf) {
+  gql_str k = pf->key;
+  if (k.len == 0 || k.len + 4 > sizeof pf->key_pad)
+    return false;
+  memset(pf->key_pad, 0, sizeof pf->key_pad);
+  char *kj = pf->key_pad + 1;
+  kj[0] = '"';
+  for (size_t i = 0; i < k.len; i++) { /* copied as checked */
+    char c = k.ptr[i];
+    if (!name_char[(unsigned char)c])
+      return false; /* the pad is written again by finish_field */
+    kj[i + 1] = c;
+  }
+  kj[k.len + 1] = '"';
+  kj[k.len + 2] = ':';
+  pf->key_json = (gql_str){kj, k.len + 3};
+  pf->key_short = (uint8_t)(k.len + 4);
+  return true;
+}
+
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
   pf->ordinal = b->p->nplanned++;
-  if (!key_json(b, pf, depth)) {
+  if (!key_in_pad(pf) && !key_json(b, pf, depth)) {
     b->err = GQL_ENOMEM;
     return;
   }
@@ -678,7 +714,9 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
-  if (pf->key_json.len < sizeof pf->key_pad) {
+  if (pf->key_short) {
+    /* written by key_in_pad */
+  } else if (pf->key_json.len < sizeof pf->key_pad) {
     memset(pf->key_pad, 0, sizeof pf->key_pad);
     memcpy(pf->key_pad + 1, pf->key_json.ptr, pf->key_json.len);
     pf->key_short = (uint8_t)(pf->key_json.len + 1);
@@ -866,13 +904,38 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
     b->msg = "The operation is nested too deeply to plan.";
     return NULL;
   }
-  set_builder sb = {0}; /* sb.keys is made at the 17th field */
-  /* room for the parents' selections, or 4 fields (fragments add more) */
+  /* Room for a field per selection of the parents, and 4 more when one
+   * is a fragment (which may add any number): the set, its fields and
+   * their first occurrences are then one arena call. */
   uint32_t room = 0;
-  for (uint32_t i = 0; i < nparents; i++)
-    if (parents[i].node->selection_set)
-      room += parents[i].node->selection_set->selections.count;
-  sb.first_cap = room > 4 ? room : 4;
+  bool fragments = false;
+  for (uint32_t i = 0; i < nparents; i++) {
+    const gql_ast_selection_set *ss = parents[i].node->selection_set;
+    if (!ss)
+      continue;
+    room += ss->selections.count;
+    for (uint32_t j = 0; j < ss->selections.count && !fragments; j++)
+      fragments = ss->selections.items[j]->h.kind != GQL_AST_FIELD;
+  }
+  if (fragments)
+    room = room > UINT32_MAX / 2 ? UINT32_MAX : room + 4;
+  size_t fsize = sizeof(plan_field) + sizeof(plan_occ);
+  if (room > (SIZE_MAX - sizeof(plan_set)) / fsize) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  plan_set *ps = gql_arena_alloc(b->a, sizeof *ps + room * fsize);
+  if (!ps) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  plan_entry inline_entries[INLINE_ENTRIES];
+  set_builder sb = {.entries = inline_entries, .ecap = INLINE_ENTRIES};
+  if (room) { /* sb.keys is made at the 17th field */
+    sb.fields = (plan_field *)(ps + 1);
+    sb.first_occs = (plan_occ *)(sb.fields + room);
+    sb.cap = sb.nfirst_occs = room;
+  }
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
             parents[i].nconds, type);
@@ -880,10 +943,9 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
     gql_strmap_free(&sb.keys);
   /* the entries were collected in the working memory: the plan keeps them
    * at their size */
-  plan_set *ps = gql_arena_alloc(b->a, sizeof *ps);
   plan_entry *entries =
       sb.any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
-  if (!ps || (sb.any_cond && !entries)) {
+  if (sb.any_cond && !entries) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
