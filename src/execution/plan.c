@@ -1042,18 +1042,26 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
                                            : PREPARED_BLOCK_MAX);
   if (!arena)
     return GQL_ENOMEM;
-  gql_prepared *p = gql_arena_alloc(arena, sizeof *p);
-  char *text = gql_arena_strndup(arena, query ? query : "", len);
-  if (!p || !text) {
+  /* the text follows the prepared operation, padded for gql_parse_padded
+   * (its first pad byte is the NUL of a C string) */
+  gql_prepared *p =
+      len <= SIZE_MAX - sizeof *p - GQL_PARSE_PAD
+          ? gql_arena_alloc(arena, sizeof *p + len + GQL_PARSE_PAD)
+          : NULL;
+  if (!p) {
     gql_arena_free(arena);
     return GQL_ENOMEM;
   }
+  char *text = (char *)(p + 1);
+  if (len)
+    memcpy(text, query, len);
+  memset(text + len, 0, GQL_PARSE_PAD);
   *p = (gql_prepared){.arena = arena, .s = s, .text = {text, len}};
   const gql_hooks *h = o.hooks && o.hooks->prepare_phase ? o.hooks : NULL;
   gql_syntax_error se;
   if (h)
     h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
-  rc = gql_parse(arena, text, len, &o.parse, &p->doc, &se);
+  rc = gql_parse_padded(arena, text, len, &o.parse, &p->doc, &se);
   if (h) {
     gql_error pe = {se.message, &se.location, 1};
     h->prepare_phase(h->ctx, 0, true, rc, rc ? &pe : NULL, rc ? 1 : 0);

@@ -314,6 +314,14 @@ static inline bool gql_ast_is_executable_definition(int kind) {
 
 /* ---- parsing pieces (src/language/parser.c) */
 
+/* gql_parse of a source followed by GQL_PARSE_PAD readable bytes, the first
+ * of them NUL (gql_prepare's copy of the query): the NUL stops the lexer's
+ * inline scans at the end, so every name and punctuator takes the inline
+ * path and no stopper is looked for in the text. */
+enum { GQL_PARSE_PAD = 2 };
+int gql_parse_padded(gql_arena *arena, const char *source, size_t len,
+                     const gql_parse_options *options, gql_document **out,
+                     gql_syntax_error *err);
 /* Parses a lone value literal (graphql-js parseValue); `const_only` rejects
  * variables (parseConstValue). */
 int gql_parse_value(gql_arena *arena, const char *source, size_t len,

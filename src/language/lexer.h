@@ -79,6 +79,11 @@ const char *gql_token_kind_desc(gql_token_kind kind);
 void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
                     uint32_t len);
 
+/* The same for a source followed by two readable bytes, the first NUL
+ * (see gql_parse_padded): that NUL is the inline path's stopper. */
+void gql_lexer_init_padded(gql_lexer *lx, gql_arena *arena, const char *src,
+                           uint32_t len);
+
 /* Reads the next token into *tok. Returns 0, or GQL_ESYNTAX with
  * lx->message and lx->err_offset set, or GQL_ENOMEM. After EOF it keeps
  * returning EOF. */

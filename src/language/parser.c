@@ -1013,7 +1013,7 @@ static void *run(parser *p, int what) {
 }
 
 static int start(parser *p, gql_arena *arena, const char *source, size_t len,
-                 const gql_parse_options *options, const void *out,
+                 bool padded, const gql_parse_options *options, const void *out,
                  gql_syntax_error *err) {
   gql_parse_options o = options ? *options : (gql_parse_options){0};
   size_t max_size = o.max_size ? o.max_size : GQL_DEFAULT_MAX_SIZE;
@@ -1029,7 +1029,7 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   if (p->max_depth > HARD_MAX_DEPTH)
     p->max_depth = HARD_MAX_DEPTH;
   p->tok.kind = GQL_TOK_SOF;
-  if (!arena || !out || (!source && len))
+  if (!arena || !out || (!source && (len || padded)))
     return GQL_EINVAL;
   if (len > max_size) {
     if (err) {
@@ -1042,7 +1042,10 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
     }
     return GQL_ELIMIT;
   }
-  gql_lexer_init(&p->lx, arena, source ? source : "", (uint32_t)len);
+  if (padded)
+    gql_lexer_init_padded(&p->lx, arena, source, (uint32_t)len);
+  else
+    gql_lexer_init(&p->lx, arena, source ? source : "", (uint32_t)len);
   p->fast_lim = p->lx.fast_lim;
   return 0;
 }
@@ -1058,11 +1061,11 @@ static int finish(parser *p, void *result, gql_syntax_error *err) {
   return p->rc ? p->rc : GQL_ENOMEM;
 }
 
-int gql_parse(gql_arena *arena, const char *source, size_t len,
-              const gql_parse_options *options, gql_document **out,
-              gql_syntax_error *err) {
+static int parse(gql_arena *arena, const char *source, size_t len, bool padded,
+                 const gql_parse_options *options, gql_document **out,
+                 gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, out, err);
+  int rc = start(&p, arena, source, len, padded, options, out, err);
   if (rc)
     return rc;
   gql_document *doc = run(&p, WHAT_DOCUMENT);
@@ -1075,11 +1078,23 @@ int gql_parse(gql_arena *arena, const char *source, size_t len,
   return 0;
 }
 
+int gql_parse(gql_arena *arena, const char *source, size_t len,
+              const gql_parse_options *options, gql_document **out,
+              gql_syntax_error *err) {
+  return parse(arena, source, len, false, options, out, err);
+}
+
+int gql_parse_padded(gql_arena *arena, const char *source, size_t len,
+                     const gql_parse_options *options, gql_document **out,
+                     gql_syntax_error *err) {
+  return parse(arena, source, len, true, options, out, err);
+}
+
 int gql_parse_value(gql_arena *arena, const char *source, size_t len,
                     const gql_parse_options *options, bool const_only,
                     gql_ast_value **out, gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, out, err);
+  int rc = start(&p, arena, source, len, false, options, out, err);
   if (rc)
     return rc;
   gql_ast_value *v = run(&p, const_only ? WHAT_CONST_VALUE : WHAT_VALUE);
@@ -1093,7 +1108,7 @@ int gql_parse_type(gql_arena *arena, const char *source, size_t len,
                    const gql_parse_options *options, gql_ast_type **out,
                    gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, options, out, err);
+  int rc = start(&p, arena, source, len, false, options, out, err);
   if (rc)
     return rc;
   gql_ast_type *t = run(&p, WHAT_TYPE);
@@ -1107,7 +1122,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
                                 size_t len, gql_ast_schema_coordinate **out,
                                 gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, NULL, out, err);
+  int rc = start(&p, arena, source, len, false, NULL, out, err);
   if (rc)
     return rc;
   p.lx.coordinate = true;

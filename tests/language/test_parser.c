@@ -774,3 +774,73 @@ Test(parser, depth_limit_has_a_hard_ceiling_against_stack_overflow) {
                                 "maximum depth of 10000.");
   free(src);
 }
+
+/* gql_parse_padded (gql_prepare's entry) against gql_parse: the same
+ * result, printed form, token count and spans, or the same error at the
+ * same offset, for texts ending in every kind of token. The padded copy is
+ * exactly len + GQL_PARSE_PAD bytes, so a sanitizer build sees any read
+ * past the pad. */
+static void assert_padded_parse_matches(const char *src, size_t len) {
+  char *copy = malloc(len + GQL_PARSE_PAD);
+  cr_assert_not_null(copy);
+  memcpy(copy, src, len);
+  memset(copy + len, 0, GQL_PARSE_PAD);
+  gql_document *a = NULL, *b = NULL;
+  gql_syntax_error ea = {0}, eb = {0};
+  int ra = gql_parse(arena, src, len, NULL, &a, &ea);
+  int rb = gql_parse_padded(arena, copy, len, NULL, &b, &eb);
+  cr_assert_eq(rb, ra, "rc %d, gql_parse %d for \"%.*s\"", rb, ra, (int)len,
+               src);
+  if (ra) {
+    cr_assert_str_eq(eb.message, ea.message, "for \"%.*s\"", (int)len, src);
+    cr_assert_eq(eb.offset, ea.offset, "for \"%.*s\"", (int)len, src);
+  } else {
+    const char *pa, *pb;
+    cr_assert_eq(gql_print(arena, a, &pa, NULL), 0);
+    cr_assert_eq(gql_print(arena, b, &pb, NULL), 0);
+    cr_assert_str_eq(pb, pa);
+    cr_assert_eq(b->token_count, a->token_count);
+    cr_assert_eq(b->h.start, a->h.start);
+    cr_assert_eq(b->h.end, a->h.end);
+    cr_assert_eq(b->definitions.count, a->definitions.count);
+    for (uint32_t i = 0; i < a->definitions.count; i++) {
+      cr_assert_eq(b->definitions.items[i]->start,
+                   a->definitions.items[i]->start);
+      cr_assert_eq(b->definitions.items[i]->end, a->definitions.items[i]->end);
+    }
+  }
+  free(copy);
+}
+
+Test(parser, padded_source_parses_as_the_plain_one) {
+  static const char *const docs[] = {
+      "{ hello }",
+      "{hello}",
+      "{ a b c }  \n\t,",
+      "query Q { a(x: 1, y: \"s\") @include(if: true) ...F }\n"
+      "fragment F on T { b }",
+      "{ a } # a comment at the end",
+      "{ a }\n\"a description at the end\"",
+      "{ a } b",
+      "{ a ... }",
+      "{ a ..",
+      "{ a .",
+      "{ a",
+      "{",
+      "",
+      "   ",
+      "{ a(x: 12",
+      "{ a(x: 1.5e",
+      "{ a(x: \"unterminated",
+      "{ a(x: \"\"\"block",
+      "{ a } \xff",
+      "{ a } ?",
+      "{ abcdefghijklmnopqrstuvwxyz_0123456789ABCDEFGHIJ }",
+      "type T { f(a: [Int!]! = [1, 2]): String @d }",
+  };
+  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
+    assert_padded_parse_matches(docs[i], strlen(docs[i]));
+  /* a NUL inside the text is a character like any other */
+  assert_padded_parse_matches("{ a }\0b", 7);
+  assert_padded_parse_matches("{ a\0 }", 6);
+}
