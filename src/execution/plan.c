@@ -259,13 +259,27 @@ struct node_memo {
 enum { MEMO_SIZE = 64, FEW_FRAGMENTS = 16 };
 
 enum { MAX_PLAN_DEPTH = 512, MAX_FRAGMENT_DEPTH = 256 };
-/* The prepared operation's first block: PREPARED_BLOCK_MIN + 48 bytes per
- * byte of the document (an AST and a plan take about that), up to
+/* The prepared operation's first block: what a document of this length
+ * usually takes (an AST and a plan), so that one allocator call is enough.
+ * Below SMALL_DOCUMENT bytes a document is mostly fields, the densest text
+ * (a field's AST node and plan field take about 100 bytes per byte of
+ * `{ a b }`): 96 bytes per byte, at least SMALL_BLOCK_MIN; `{ hello }` then
+ * takes under 1 KiB, which libc's malloc serves from its per-thread cache.
+ * Longer documents take PREPARED_BLOCK_MIN + 48 bytes per byte, up to
  * PREPARED_BLOCK_MAX. */
 enum {
+  SMALL_DOCUMENT = 48,
+  SMALL_BLOCK_MIN = 768,
   PREPARED_BLOCK_MIN = 4096,
   PREPARED_BLOCK_MAX = 256 * 1024,
 };
+
+static size_t prepared_block(size_t len) {
+  if (len < SMALL_DOCUMENT)
+    return len * 96 > SMALL_BLOCK_MIN ? len * 96 : SMALL_BLOCK_MIN;
+  return len < PREPARED_BLOCK_MAX / 64 ? PREPARED_BLOCK_MIN + len * 48
+                                       : PREPARED_BLOCK_MAX;
+}
 
 static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
                      uint32_t need, size_t elem, uint32_t first) {
@@ -1037,9 +1051,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     return rc;
   /* one allocator call for the arena and a first block that a document of
    * this length usually fits in */
-  gql_arena *arena = gql_arena_new_sized(
-      o.alc, len < PREPARED_BLOCK_MAX / 64 ? PREPARED_BLOCK_MIN + len * 48
-                                           : PREPARED_BLOCK_MAX);
+  gql_arena *arena = gql_arena_new_sized(o.alc, prepared_block(len));
   if (!arena)
     return GQL_ENOMEM;
   /* the text follows the prepared operation, padded for gql_parse_padded
@@ -1106,9 +1118,11 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   p->root_type = gql_schema_root_type(s, op->operation);
   /* Variables. */
   p->nvars = op->variables.count;
-  p->vars = gql_arena_alloc(arena, sizeof *p->vars * (p->nvars + 1));
-  if (!p->vars)
-    goto nomem;
+  if (p->nvars) {
+    p->vars = gql_arena_alloc(arena, sizeof *p->vars * p->nvars);
+    if (!p->vars)
+      goto nomem;
+  }
   for (uint32_t i = 0; i < p->nvars; i++) {
     const gql_ast_variable_definition *vd = op->variables.items[i];
     plan_var *pv = &p->vars[i];

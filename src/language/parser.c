@@ -213,13 +213,17 @@ static inline void leave(parser *p) {
 
 /* ---- nodes and arrays */
 
-/* Nodes are cut from arena chunks that grow from 512 bytes to 64 KiB: one
+/* Nodes are cut from arena chunks that grow from 512 bytes to 64 KiB (less
+ * for the first chunk of a short text, see refill): one
  * arena call per chunk instead of per node, and a small document still fits
  * in the arena's first block. Chunks are not zeroed as a whole: each node is
  * zeroed as it is cut (a few wide stores of a size known at compile time),
  * so every byte is written once and only bytes in use are touched. */
 static __attribute__((noinline)) void refill(parser *p, size_t size) {
-  size_t want = p->chunk ? p->chunk * 2 : 512;
+  /* the first chunk: the AST of a one-field document (288 bytes) and 8
+   * bytes per byte of text, up to 512 */
+  size_t small = 288 + (size_t)p->lx.len * 8;
+  size_t want = p->chunk ? p->chunk * 2 : small < 512 ? small : 512;
   if (want > 65536)
     want = 65536;
   if (want < size)
