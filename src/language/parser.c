@@ -121,6 +121,10 @@ static __attribute__((noinline)) void advance_slow(parser *p) {
     p->tok = p->ahead;
     p->has_ahead = false;
     p->lx.fast_lim = p->fast_lim;
+  } else if (p->lx.pos == p->lx.len && !p->lx.err && !p->lx.coordinate) {
+    /* the end, where the inline path stops on every document */
+    p->tok =
+        (gql_token){.kind = GQL_TOK_EOF, .start = p->lx.len, .end = p->lx.len};
   } else if (GQL_UNLIKELY(gql_lexer_next(&p->lx, &p->tok))) {
     lex_failed(p);
   }
@@ -1023,16 +1027,27 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   size_t max_size = o.max_size ? o.max_size : GQL_DEFAULT_MAX_SIZE;
   if (max_size > UINT32_MAX - 1)
     max_size = UINT32_MAX - 1;
-  memset(p, 0, offsetof(parser, jmp));
-  p->stack = p->first_stack;
-  p->cap = INLINE_STACK;
-  p->arena = arena;
+  /* every field but the tokens' (only the current kind is read before a
+   * token is lexed) and the jump buffer */
+  p->tok.kind = GQL_TOK_SOF;
+  p->tok.start = p->tok.end = 0;
+  p->has_ahead = false;
+  p->fast_lim = p->prev_end = 0;
   p->max_tokens = o.max_tokens ? o.max_tokens : GQL_DEFAULT_MAX_TOKENS;
   p->token_budget = (uint64_t)p->max_tokens + 1;
+  p->depth = 0;
   p->max_depth = o.max_depth ? o.max_depth : GQL_DEFAULT_MAX_DEPTH;
   if (p->max_depth > HARD_MAX_DEPTH)
     p->max_depth = HARD_MAX_DEPTH;
-  p->tok.kind = GQL_TOK_SOF;
+  p->arena = arena;
+  p->stack = p->first_stack;
+  p->sp = 0;
+  p->cap = INLINE_STACK;
+  p->cur = p->lim = NULL;
+  p->chunk = 0;
+  p->rc = 0;
+  p->message = NULL;
+  p->err_offset = 0; /* p->lx is set below, when the source is accepted */
   if (!arena || !out || (!source && (len || padded)))
     return GQL_EINVAL;
   if (len > max_size) {
