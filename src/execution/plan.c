@@ -202,9 +202,9 @@ typedef struct set_builder {
 typedef struct pb {
   gql_prepared *p;
   const gql_schema *s;
-  gql_arena *a;   /* the plan's memory */
-  gql_arena *tmp; /* working memory, dropped after planning */
-  gql_allocator tmp_alc;
+  gql_arena *a;          /* the plan's memory */
+  gql_arena *tmp;        /* working memory, dropped after planning */
+  gql_allocator tmp_alc; /* over tmp, for maps (see tmp_allocator) */
   /* fragment definitions by name: a list up to FEW_FRAGMENTS, else a map */
   gql_strmap frags;
   const gql_ast_fragment **frag_list;
@@ -279,6 +279,14 @@ static size_t prepared_block(size_t len) {
     return len * 96 > SMALL_BLOCK_MIN ? len * 96 : SMALL_BLOCK_MIN;
   return len < PREPARED_BLOCK_MAX / 64 ? PREPARED_BLOCK_MIN + len * 48
                                        : PREPARED_BLOCK_MAX;
+}
+
+/* The allocator over the working memory, made on first use (few
+ * operations need a map). */
+static const gql_allocator *tmp_allocator(pb *b) {
+  if (!b->tmp_alc.malloc)
+    b->tmp_alc = gql_arena_allocator(b->tmp);
+  return &b->tmp_alc;
 }
 
 static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
@@ -433,7 +441,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (def == &b->s->meta_typename)
       pf->meta = META_TYPENAME;
     if (sb->nfields == 17) {
-      gql_strmap_init(&sb->keys, &b->tmp_alc);
+      gql_strmap_init(&sb->keys, tmp_allocator(b));
       for (uint32_t i = 0; i < sb->nfields; i++)
         if (gql_strmap_put(&sb->keys, sb->fields[i].key, i) < 0)
           b->err = GQL_ENOMEM;
@@ -1145,14 +1153,13 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
           .a = arena,
           .tmp = tmp,
           .max = o.max_plan_size ? o.max_plan_size : 100000};
-  b.tmp_alc = gql_arena_allocator(tmp);
   b.cc = (coerce_ctx){.s = s, .arena = arena};
   uint32_t ndefs = p->doc->definitions.count;
   for (uint32_t i = 0; i < ndefs; i++)
     b.nfrags +=
         p->doc->definitions.items[i]->kind == GQL_AST_FRAGMENT_DEFINITION;
   if (b.nfrags > FEW_FRAGMENTS)
-    gql_strmap_init(&b.frags, &b.tmp_alc);
+    gql_strmap_init(&b.frags, tmp_allocator(&b));
   if (b.nfrags) { /* without fragments, nothing is expanded */
     b.stack = gql_arena_alloc(tmp, sizeof *b.stack * MAX_FRAGMENT_DEPTH);
     b.frag_list = gql_arena_alloc(tmp, sizeof *b.frag_list * b.nfrags);
@@ -1160,7 +1167,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     if (!b.stack || !b.frag_list || !b.frag_index)
       b.err = GQL_ENOMEM;
   }
-  for (uint32_t i = 0, n = 0; i < ndefs && !b.err; i++) {
+  for (uint32_t i = 0, n = 0; b.nfrags && i < ndefs && !b.err; i++) {
     const gql_ast_node *d = p->doc->definitions.items[i];
     if (d->kind != GQL_AST_FRAGMENT_DEFINITION)
       continue;

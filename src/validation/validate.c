@@ -530,9 +530,11 @@ static bool fast_set(const gql_schema *s, const gql_ast_selection_set *set,
           !def->args[a].default_value)
         return false;
     uint32_t t = def->type.type;
-    if (!gql_schema_is_output(s, t))
+    if (t >= s->ntypes) /* the checks of gql_schema_is_output and _is_leaf */
       return false;
-    if (gql_schema_is_leaf(s, t) == (f->selection_set != NULL))
+    gql_type_kind kind = s->types[t].kind;
+    bool leaf = kind == GQL_TYPE_SCALAR || kind == GQL_TYPE_ENUM;
+    if (kind == GQL_TYPE_INPUT_OBJECT || leaf == (f->selection_set != NULL))
       return false;
     gql_str key = f->alias.ptr ? gql_ast_name_str(f->alias) : name;
     for (uint32_t j = 0; j < i; j++) {
