@@ -1063,11 +1063,13 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   if (!arena)
     return GQL_ENOMEM;
   /* the text follows the prepared operation, padded for gql_parse_padded
-   * (its first pad byte is the NUL of a C string) */
-  gql_prepared *p =
-      len <= SIZE_MAX - sizeof *p - GQL_PARSE_PAD
-          ? gql_arena_alloc(arena, sizeof *p + len + GQL_PARSE_PAD)
-          : NULL;
+   * (its first pad byte is the NUL of a C string), then the parser's
+   * first node chunk: one arena call for the three */
+  size_t text_size = (len + GQL_PARSE_PAD + 7) & ~(size_t)7;
+  size_t chunk = gql_parse_first_chunk(len);
+  gql_prepared *p = len < SIZE_MAX / 2
+                        ? gql_arena_alloc(arena, sizeof *p + text_size + chunk)
+                        : NULL;
   if (!p) {
     gql_arena_free(arena);
     return GQL_ENOMEM;
@@ -1081,7 +1083,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   gql_syntax_error se;
   if (h)
     h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
-  rc = gql_parse_padded(arena, text, len, &o.parse, &p->doc, &se);
+  rc = gql_parse_padded(arena, text, len, &o.parse, text + text_size, &p->doc,
+                        &se);
   if (h) {
     gql_error pe = {se.message, &se.location, 1};
     h->prepare_phase(h->ctx, 0, true, rc, rc ? &pe : NULL, rc ? 1 : 0);

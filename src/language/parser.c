@@ -224,10 +224,7 @@ static inline void leave(parser *p) {
  * zeroed as it is cut (a few wide stores of a size known at compile time),
  * so every byte is written once and only bytes in use are touched. */
 static __attribute__((noinline)) void refill(parser *p, size_t size) {
-  /* the first chunk: the AST of a one-field document (288 bytes) and 8
-   * bytes per byte of text, up to 512 */
-  size_t small = 288 + (size_t)p->lx.len * 8;
-  size_t want = p->chunk ? p->chunk * 2 : small < 512 ? small : 512;
+  size_t want = p->chunk ? p->chunk * 2 : gql_parse_first_chunk(p->lx.len);
   if (want > 65536)
     want = 65536;
   if (want < size)
@@ -1021,8 +1018,8 @@ static void *run(parser *p, int what) {
 }
 
 static int start(parser *p, gql_arena *arena, const char *source, size_t len,
-                 bool padded, const gql_parse_options *options, const void *out,
-                 gql_syntax_error *err) {
+                 bool padded, void *chunk, const gql_parse_options *options,
+                 const void *out, gql_syntax_error *err) {
   gql_parse_options o = options ? *options : (gql_parse_options){0};
   size_t max_size = o.max_size ? o.max_size : GQL_DEFAULT_MAX_SIZE;
   if (max_size > UINT32_MAX - 1)
@@ -1045,6 +1042,11 @@ static int start(parser *p, gql_arena *arena, const char *source, size_t len,
   p->cap = INLINE_STACK;
   p->cur = p->lim = NULL;
   p->chunk = 0;
+  if (chunk) {
+    p->cur = chunk;
+    p->chunk = gql_parse_first_chunk(len);
+    p->lim = p->cur + p->chunk;
+  }
   p->rc = 0;
   p->message = NULL;
   p->err_offset = 0; /* p->lx is set below, when the source is accepted */
@@ -1081,10 +1083,10 @@ static int finish(parser *p, void *result, gql_syntax_error *err) {
 }
 
 static int parse(gql_arena *arena, const char *source, size_t len, bool padded,
-                 const gql_parse_options *options, gql_document **out,
-                 gql_syntax_error *err) {
+                 void *chunk, const gql_parse_options *options,
+                 gql_document **out, gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, padded, options, out, err);
+  int rc = start(&p, arena, source, len, padded, chunk, options, out, err);
   if (rc)
     return rc;
   gql_document *doc = run(&p, WHAT_DOCUMENT);
@@ -1100,20 +1102,20 @@ static int parse(gql_arena *arena, const char *source, size_t len, bool padded,
 int gql_parse(gql_arena *arena, const char *source, size_t len,
               const gql_parse_options *options, gql_document **out,
               gql_syntax_error *err) {
-  return parse(arena, source, len, false, options, out, err);
+  return parse(arena, source, len, false, NULL, options, out, err);
 }
 
 int gql_parse_padded(gql_arena *arena, const char *source, size_t len,
-                     const gql_parse_options *options, gql_document **out,
-                     gql_syntax_error *err) {
-  return parse(arena, source, len, true, options, out, err);
+                     const gql_parse_options *options, void *chunk,
+                     gql_document **out, gql_syntax_error *err) {
+  return parse(arena, source, len, true, chunk, options, out, err);
 }
 
 int gql_parse_value(gql_arena *arena, const char *source, size_t len,
                     const gql_parse_options *options, bool const_only,
                     gql_ast_value **out, gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, false, options, out, err);
+  int rc = start(&p, arena, source, len, false, NULL, options, out, err);
   if (rc)
     return rc;
   gql_ast_value *v = run(&p, const_only ? WHAT_CONST_VALUE : WHAT_VALUE);
@@ -1127,7 +1129,7 @@ int gql_parse_type(gql_arena *arena, const char *source, size_t len,
                    const gql_parse_options *options, gql_ast_type **out,
                    gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, false, options, out, err);
+  int rc = start(&p, arena, source, len, false, NULL, options, out, err);
   if (rc)
     return rc;
   gql_ast_type *t = run(&p, WHAT_TYPE);
@@ -1141,7 +1143,7 @@ int gql_parse_schema_coordinate(gql_arena *arena, const char *source,
                                 size_t len, gql_ast_schema_coordinate **out,
                                 gql_syntax_error *err) {
   parser p;
-  int rc = start(&p, arena, source, len, false, NULL, out, err);
+  int rc = start(&p, arena, source, len, false, NULL, NULL, out, err);
   if (rc)
     return rc;
   p.lx.coordinate = true;

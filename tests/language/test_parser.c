@@ -780,7 +780,8 @@ Test(parser, depth_limit_has_a_hard_ceiling_against_stack_overflow) {
  * same offset, for texts ending in every kind of token. The padded copy is
  * exactly len + GQL_PARSE_PAD bytes, so a sanitizer build sees any read
  * past the pad. */
-static void assert_padded_parse_matches(const char *src, size_t len) {
+static void assert_padded_parse_matches(const char *src, size_t len,
+                                        bool chunked) {
   char *copy = malloc(len + GQL_PARSE_PAD);
   cr_assert_not_null(copy);
   memcpy(copy, src, len);
@@ -788,7 +789,9 @@ static void assert_padded_parse_matches(const char *src, size_t len) {
   gql_document *a = NULL, *b = NULL;
   gql_syntax_error ea = {0}, eb = {0};
   int ra = gql_parse(arena, src, len, NULL, &a, &ea);
-  int rb = gql_parse_padded(arena, copy, len, NULL, &b, &eb);
+  /* the first node chunk from the caller, or from the arena */
+  void *chunk = chunked ? malloc(gql_parse_first_chunk(len)) : NULL;
+  int rb = gql_parse_padded(arena, copy, len, NULL, chunk, &b, &eb);
   cr_assert_eq(rb, ra, "rc %d, gql_parse %d for \"%.*s\"", rb, ra, (int)len,
                src);
   if (ra) {
@@ -809,6 +812,7 @@ static void assert_padded_parse_matches(const char *src, size_t len) {
       cr_assert_eq(b->definitions.items[i]->end, a->definitions.items[i]->end);
     }
   }
+  free(chunk);
   free(copy);
 }
 
@@ -838,9 +842,11 @@ Test(parser, padded_source_parses_as_the_plain_one) {
       "{ abcdefghijklmnopqrstuvwxyz_0123456789ABCDEFGHIJ }",
       "type T { f(a: [Int!]! = [1, 2]): String @d }",
   };
-  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
-    assert_padded_parse_matches(docs[i], strlen(docs[i]));
-  /* a NUL inside the text is a character like any other */
-  assert_padded_parse_matches("{ a }\0b", 7);
-  assert_padded_parse_matches("{ a\0 }", 6);
+  for (int chunked = 0; chunked < 2; chunked++) {
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
+      assert_padded_parse_matches(docs[i], strlen(docs[i]), chunked);
+    /* a NUL inside the text is a character like any other */
+    assert_padded_parse_matches("{ a }\0b", 7, chunked);
+    assert_padded_parse_matches("{ a\0 }", 6, chunked);
+  }
 }
