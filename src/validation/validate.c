@@ -565,15 +565,12 @@ bool gql_validate_fast(const gql_schema *schema, const gql_document *doc) {
   return fast_set(schema, op->selection_set, root);
 }
 
-int gql_validate_document(const gql_schema *schema, const gql_document *doc,
-                          const gql_vrule *const *rules, uint32_t nrules,
-                          const gql_validate_options *options,
-                          gql_error_list *errors) {
-  if (!rules) {
-    if (gql_validate_fast(schema, doc))
-      return 0;
-    rules = gql_specified_rules(&nrules);
-  }
+/* The walk of every rule (kept out of gql_validate_document, so that the
+ * fast path does not pay for its frame). */
+static __attribute__((noinline)) int
+validate_walk(const gql_schema *schema, const gql_document *doc,
+              const gql_vrule *const *rules, uint32_t nrules,
+              const gql_validate_options *options, gql_error_list *errors) {
   gql_arena *arena = errors->arena;
   struct gql_vctx_impl impl = {
       .max_errors = options && options->max_errors ? options->max_errors : 100};
@@ -679,4 +676,16 @@ done:
   if (impl.many_fragments)
     gql_strmap_free(&impl.fragments);
   return rc;
+}
+
+int gql_validate_document(const gql_schema *schema, const gql_document *doc,
+                          const gql_vrule *const *rules, uint32_t nrules,
+                          const gql_validate_options *options,
+                          gql_error_list *errors) {
+  if (!rules) {
+    if (gql_validate_fast(schema, doc))
+      return 0;
+    rules = gql_specified_rules(&nrules);
+  }
+  return validate_walk(schema, doc, rules, nrules, options, errors);
 }
