@@ -205,12 +205,7 @@ typedef struct pb {
   gql_arena *a;          /* the plan's memory */
   gql_arena *tmp;        /* working memory, dropped after planning */
   gql_allocator tmp_alc; /* over tmp, for maps (see tmp_allocator) */
-  /* fragment definitions by name: a list up to FEW_FRAGMENTS, else a map */
-  gql_strmap frags;
-  const gql_ast_fragment **frag_list;
-  uint32_t *frag_index; /* of frag_list[i] in the document's definitions */
   uint32_t nfrags;
-  const gql_ast_fragment **stack; /* fragments being expanded */
   uint32_t nstack;
   uint32_t planned, max;
   int err;
@@ -227,6 +222,13 @@ typedef struct pb {
   struct node_memo *memo;
   struct key_memo *keys; /* by name pointer: the "key": made for it */
   uint32_t nkeys;
+  /* Set only when the document has fragments (gql_prepare does not clear
+   * them): fragment definitions by name, a list up to FEW_FRAGMENTS, else
+   * a map, and the fragments being expanded. */
+  gql_strmap frags;
+  const gql_ast_fragment **frag_list;
+  uint32_t *frag_index; /* of frag_list[i] in the document's definitions */
+  const gql_ast_fragment **stack;
 } pb;
 
 struct key_memo {
@@ -1054,7 +1056,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   *out = NULL;
   if (!s || (!query && len))
     return GQL_EINVAL;
-  int rc = gql_schema_finalize(s);
+  int rc = finalized(s) ? 0 : gql_schema_finalize(s);
   if (rc)
     return rc;
   /* one allocator call for the arena and a first block that a document of
@@ -1151,11 +1153,13 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     *out = p;
     return 0;
   }
-  pb b = {.p = p,
-          .s = s,
-          .a = arena,
-          .tmp = tmp,
-          .max = o.max_plan_size ? o.max_plan_size : 100000};
+  pb b;
+  memset(&b, 0, offsetof(pb, frags));
+  b.p = p;
+  b.s = s;
+  b.a = arena;
+  b.tmp = tmp;
+  b.max = o.max_plan_size ? o.max_plan_size : 100000;
   b.cc = (coerce_ctx){.s = s, .arena = arena};
   uint32_t ndefs = p->doc->definitions.count;
   for (uint32_t i = 0; i < ndefs; i++)
@@ -1182,7 +1186,9 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
       b.err = GQL_ENOMEM;
   }
   if (!b.err) {
-    gql_ast_selection root = {.h = op->h, .selection_set = op->selection_set};
+    /* the root set's parent: only its selection set is read */
+    gql_ast_selection root;
+    root.selection_set = op->selection_set;
     plan_occ occ = {&root, NULL, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
