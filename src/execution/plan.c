@@ -764,7 +764,9 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   } else {
     pf->key_short = 0;
   }
-  if (pf->meta || !gql_schema_is_composite(b->s, t))
+  bool composite = ty->kind == GQL_TYPE_OBJECT ||
+                   ty->kind == GQL_TYPE_INTERFACE || ty->kind == GQL_TYPE_UNION;
+  if (pf->meta || !composite)
     return;
   const uint32_t *types = &t;
   uint32_t ntypes = 1;

@@ -156,12 +156,6 @@ void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
   *lx = (gql_lexer){.src = src, .len = len, .fast_lim = lim, .arena = arena};
 }
 
-void gql_lexer_init_padded(gql_lexer *lx, gql_arena *arena, const char *src,
-                           uint32_t len) {
-  assert(src[len] == '\0');
-  *lx = (gql_lexer){.src = src, .len = len, .fast_lim = len, .arena = arena};
-}
-
 /* ---- code points */
 
 enum { CP_EOF, CP_OK, CP_SURROGATE, CP_BAD };

@@ -81,8 +81,11 @@ void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
 
 /* The same for a source followed by two readable bytes, the first NUL
  * (see gql_parse_padded): that NUL is the inline path's stopper. */
-void gql_lexer_init_padded(gql_lexer *lx, gql_arena *arena, const char *src,
-                           uint32_t len);
+static inline void gql_lexer_init_padded(gql_lexer *lx, gql_arena *arena,
+                                         const char *src, uint32_t len) {
+  assert(src[len] == '\0');
+  *lx = (gql_lexer){.src = src, .len = len, .fast_lim = len, .arena = arena};
+}
 
 /* Reads the next token into *tok. Returns 0, or GQL_ESYNTAX with
  * lx->message and lx->err_offset set, or GQL_ENOMEM. After EOF it keeps
