@@ -1074,7 +1074,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
                 const char *operation_name, const gql_prepare_options *options,
                 gql_prepared **out, gql_arena *err_arena,
                 gql_str *errors_json) {
-  gql_prepare_options o = options ? *options : (gql_prepare_options){0};
+  static const gql_prepare_options defaults; /* all zero */
+  const gql_prepare_options *o = options ? options : &defaults;
   *out = NULL;
   if (!s || (!query && len))
     return GQL_EINVAL;
@@ -1083,7 +1084,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     return rc;
   /* one allocator call for the arena and a first block that a document of
    * this length usually fits in */
-  gql_arena *arena = gql_arena_new_sized(o.alc, prepared_block(len));
+  gql_arena *arena = gql_arena_new_sized(o->alc, prepared_block(len));
   if (!arena)
     return GQL_ENOMEM;
   /* the text follows the prepared operation, padded for gql_parse_padded
@@ -1106,11 +1107,11 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   p->arena = arena;
   p->s = s;
   p->text = (gql_str){text, len};
-  const gql_hooks *h = o.hooks && o.hooks->prepare_phase ? o.hooks : NULL;
+  const gql_hooks *h = o->hooks && o->hooks->prepare_phase ? o->hooks : NULL;
   gql_syntax_error se;
   if (h)
     h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
-  rc = gql_parse_padded(arena, text, len, &o.parse, text + text_size, &p->doc,
+  rc = gql_parse_padded(arena, text, len, &o->parse, text + text_size, &p->doc,
                         &se);
   if (h) {
     gql_error pe = {se.message, &se.location, 1};
@@ -1122,8 +1123,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
-  gql_arena *tmp = o.scratch ? o.scratch : arena;
-  if (!o.no_validate) {
+  gql_arena *tmp = o->scratch ? o->scratch : arena;
+  if (!o->no_validate) {
     gql_error_list errors;
     gql_error_list_init(&errors, tmp, 0);
     if (h)
@@ -1184,7 +1185,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   b.s = s;
   b.a = arena;
   b.tmp = tmp;
-  b.max = o.max_plan_size ? o.max_plan_size : 100000;
+  b.max = o->max_plan_size ? o->max_plan_size : 100000;
   b.cc = (coerce_ctx){.s = s, .arena = arena};
   uint32_t ndefs = p->doc->definitions.count;
   for (uint32_t i = 0; i < ndefs; i++)
