@@ -690,11 +690,11 @@ static inline void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
 /* `sep` ('{' or ',') and the field's "key": with one capacity check, and
  * for a key under 32 bytes one or two 16-byte copies. */
 static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
-  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= sizeof pf->key_pad)) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
     char *d = b->data + b->len;
-    memcpy(d, pf->key_pad, 16);
+    memcpy(d, pf->key_pad + 1, 16);
     if (pf->key_short > 16)
-      memcpy(d + 16, pf->key_pad + 16, 16);
+      memcpy(d + 16, pf->key_pad + 17, 16);
     d[0] = sep;
     b->len += pf->key_short;
     return;
@@ -705,6 +705,23 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
     return;
   b->data[b->len++] = sep;
   gql_buf_put(b, kj.ptr, kj.len);
+}
+
+/* A list item's opening and its first field's key: `open` ('[' or ','),
+ * '{' and "key": in one or two 16-byte copies. */
+static inline void put_item_key(gql_buf *b, char open, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad, 16);
+    if (pf->key_short >= 16)
+      memcpy(d + 16, pf->key_pad + 16, 16);
+    d[0] = open;
+    d[1] = '{';
+    b->len += pf->key_short + 1u;
+    return;
+  }
+  gql_buf_putc(b, open);
+  put_key(b, '{', pf);
 }
 
 /* One field of an object written in place, into `o`, the output that
@@ -935,10 +952,13 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
  * values, nothing else, unless a value needs the general path. */
 static inline __attribute__((always_inline)) bool
 members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
-               const void *parent, const path_frame *path) {
+               const void *parent, const path_frame *path, char open) {
   const plan_field *pf = ps->fields, *end = pf + ps->nfields;
   const char *p = parent;
-  put_key(b, '{', pf);
+  if (open)
+    put_item_key(b, open, pf);
+  else
+    put_key(b, '{', pf);
   if (!member_direct(b, pf, p + pf->member_off) &&
       field_general(ctx, b, pf, parent, path))
     return true;
@@ -958,7 +978,7 @@ static __attribute__((noinline)) bool members_object(exec_ctx *ctx,
                                                      const plan_set *ps,
                                                      const void *parent,
                                                      const path_frame *path) {
-  return members_fields(ctx, ctx->out, ps, parent, path);
+  return members_fields(ctx, ctx->out, ps, parent, path, 0);
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -988,10 +1008,9 @@ members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   gql_buf *b = ctx->out;
   path_frame item = {path, NULL, 0};
   for (size_t i = 0; i < count; i++, p += stride) {
-    gql_buf_putc(b, i ? ',' : '[');
-    size_t mark = b->len;
+    size_t mark = b->len + 1; /* after the item's '[' or ',' */
     item.index = (int64_t)i;
-    if (members_fields(ctx, b, ps, p, &item)) {
+    if (members_fields(ctx, b, ps, p, &item, i ? ',' : '[')) {
       if (item_non_null)
         return true;
       b->len = mark;
@@ -1743,24 +1762,31 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
-      gql_buf_putc(b, i ? ',' : '[');
+      char open = i ? ',' : '[';
       fr.index = (int64_t)i;
       const void *obj = items[i];
       const plan_set *ps = item_plan(o, pf, obj, type);
-      size_t mark = b->len;
+      size_t mark = b->len + 1; /* after `open` */
       if (GQL_LIKELY(ps != NULL)) {
         /* an all-members item inline (no call), others out of line */
-        if (ps->all_members && !ctx->hooks
-                ? !members_fields(ctx, b, ps, obj, &fr)
-                : !object_direct(ctx, ps, obj, &fr))
+        bool failed;
+        if (ps->all_members && !ctx->hooks) {
+          failed = members_fields(ctx, b, ps, obj, &fr, open);
+        } else {
+          gql_buf_putc(b, open);
+          failed = object_direct(ctx, ps, obj, &fr);
+        }
+        if (!failed)
           continue;
         if (!item_non_null) {
           b->len = mark;
           gql_buf_append(b, "null", 4);
           continue;
         }
-      } else if (!bulk_item(o, &fr, obj, type, false)) {
-        continue;
+      } else {
+        gql_buf_putc(b, open);
+        if (!bulk_item(o, &fr, obj, type, false))
+          continue;
       }
       value_failed(o);
       DONE(o);

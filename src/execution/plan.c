@@ -678,9 +678,10 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
-  if (pf->key_json.len < sizeof pf->key_pad) {
+  if (pf->key_json.len < 31) {
     memset(pf->key_pad, 0, sizeof pf->key_pad);
-    memcpy(pf->key_pad + 1, pf->key_json.ptr, pf->key_json.len);
+    pf->key_pad[0] = ',';
+    memcpy(pf->key_pad + 2, pf->key_json.ptr, pf->key_json.len);
     pf->key_short = (uint8_t)(pf->key_json.len + 1);
   } else {
     pf->key_short = 0;
