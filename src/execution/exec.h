@@ -122,6 +122,10 @@ typedef struct plan_field {
   plan_set **subs;
   uint32_t *sub_types;
   uint32_t nsubs;
+  /* sub-plans by type index - sub_lo when sub_span (else 0): NULL for a
+   * type that is not possible */
+  plan_set **sub_table;
+  uint32_t sub_lo, sub_span;
   uint32_t ordinal; /* 0..gql_prepared.nplanned, for per-field tables */
 } plan_field;
 

@@ -1131,6 +1131,10 @@ static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
 /* ------------------------------------------------------------ objects */
 
 static const plan_set *sub_plan(const plan_field *pf, uint32_t type) {
+  if (pf->sub_span) {
+    uint32_t k = type - pf->sub_lo;
+    return k < pf->sub_span ? pf->sub_table[k] : NULL;
+  }
   for (uint32_t i = 0; i < pf->nsubs; i++)
     if (pf->sub_types[i] == type)
       return pf->subs[i];
@@ -1692,8 +1696,9 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
  * field's object type, the given type, or the abstract type's
  * resolve_type; NULL when the item needs the general path (a null, an
  * error). */
-static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
-                                        const void *obj, uint32_t type) {
+static inline const plan_set *item_plan(const gql_resolve_info *info,
+                                        const plan_field *pf, const void *obj,
+                                        uint32_t type) {
   if (!obj)
     return NULL;
   if (pf->named_object)
@@ -1701,7 +1706,7 @@ static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
   if (type == GQL_TYPE_AUTO) {
     if (!pf->resolve_type)
       return NULL;
-    int64_t r = pf->resolve_type(out_info(o), obj);
+    int64_t r = pf->resolve_type(info, obj);
     if ((uint64_t)r >= GQL_TYPE_AUTO) /* negative, or not a type index */
       return NULL;
     type = (uint32_t)r; /* sub_plan finds only a possible object type */
@@ -1757,6 +1762,7 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     const plan_field *pf = o->own.pf;
     gql_buf *b = ctx->out;
     bool item_non_null = pf->list_item.nmods == 1;
+    const gql_resolve_info *info = out_info(o);
     path_frame fr = {o->own.path, NULL, 0};
     set_written(o);
     if (!count)
@@ -1765,7 +1771,7 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
       char open = i ? ',' : '[';
       fr.index = (int64_t)i;
       const void *obj = items[i];
-      const plan_set *ps = item_plan(o, pf, obj, type);
+      const plan_set *ps = item_plan(info, pf, obj, type);
       size_t mark = b->len + 1; /* after `open` */
       if (GQL_LIKELY(ps != NULL)) {
         /* an all-members item inline (no call), others out of line */

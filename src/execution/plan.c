@@ -700,11 +700,25 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
     b->err = GQL_ENOMEM;
     return;
   }
+  uint32_t lo = UINT32_MAX, hi = 0;
   for (uint32_t i = 0; i < ntypes && !b->err; i++) {
     pf->sub_types[i] = types[i];
     pf->subs[i] = build_set(b, pf->occs, pf->nocc, types[i], depth + 1);
+    lo = types[i] < lo ? types[i] : lo;
+    hi = types[i] > hi ? types[i] : hi;
   }
   pf->nsubs = ntypes;
+  /* an abstract type's possible types close together in the type table:
+   * sub-plans by type index (sub_plan's lookup without a scan) */
+  if (ntypes > 1 && !b->err && hi - lo < 4 * ntypes &&
+      (pf->sub_table =
+           gql_arena_alloc(b->a, sizeof *pf->sub_table * (hi - lo + 1)))) {
+    memset(pf->sub_table, 0, sizeof *pf->sub_table * (hi - lo + 1));
+    for (uint32_t i = 0; i < ntypes; i++)
+      pf->sub_table[types[i] - lo] = pf->subs[i];
+    pf->sub_lo = lo;
+    pf->sub_span = hi - lo + 1;
+  }
 }
 
 static uint64_t set_hash(const plan_occ *parents, uint32_t nparents,
