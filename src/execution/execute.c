@@ -458,6 +458,38 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
     gql_out_null(out);
 }
 
+/* A struct member at p, whatever its alignment. */
+static inline int32_t ld_i32(const char *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline int64_t ld_i64(const char *p) {
+  int64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline double ld_f64(const char *p) {
+  double v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline bool ld_bool(const char *p) {
+  bool v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline gql_str ld_str(const char *p) {
+  gql_str v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline const char *ld_cstr(const char *p) {
+  const char *v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
                               gql_out *out) {
   const exec_resolver *r = info->pf->field->resolver;
@@ -467,33 +499,20 @@ void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
   }
   const char *p = (const char *)parent + r->offset;
   switch (r->member) {
-  case GQL_MEMBER_INT32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_int(out, v);
+  case GQL_MEMBER_INT32:
+    gql_out_int(out, ld_i32(p));
     return;
-  }
-  case GQL_MEMBER_INT64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_int(out, v);
+  case GQL_MEMBER_INT64:
+    gql_out_int(out, ld_i64(p));
     return;
-  }
-  case GQL_MEMBER_DOUBLE: {
-    double v;
-    memcpy(&v, p, sizeof v);
-    gql_out_float(out, v);
+  case GQL_MEMBER_DOUBLE:
+    gql_out_float(out, ld_f64(p));
     return;
-  }
-  case GQL_MEMBER_BOOL: {
-    bool v;
-    memcpy(&v, p, sizeof v);
-    gql_out_bool(out, v);
+  case GQL_MEMBER_BOOL:
+    gql_out_bool(out, ld_bool(p));
     return;
-  }
   case GQL_MEMBER_STR: {
-    gql_str v;
-    memcpy(&v, p, sizeof v);
+    gql_str v = ld_str(p);
     if (v.ptr)
       gql_out_string(out, v.ptr, v.len);
     else
@@ -501,20 +520,16 @@ void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
     return;
   }
   case GQL_MEMBER_CSTR: {
-    const char *v;
-    memcpy(&v, p, sizeof v);
+    const char *v = ld_cstr(p);
     if (v)
       gql_out_string(out, v, strlen(v));
     else
       gql_out_null(out);
     return;
   }
-  default: { /* GQL_MEMBER_ENUM_U8 */
-    uint8_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_enum_index(out, v);
+  default: /* GQL_MEMBER_ENUM_U8 */
+    gql_out_enum_index(out, (uint8_t)*p);
     return;
-  }
   }
 }
 
@@ -737,62 +752,48 @@ static inline void put_item_key(gql_buf *b, char open, const plan_field *pf) {
 static inline __attribute__((always_inline)) bool
 member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
   switch (kind) {
-  case MEMBER_INT32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    gql_json_write_int(b, v);
+  case MEMBER_INT32:
+    gql_json_write_int(b, ld_i32(p));
     return true;
-  }
   case MEMBER_INT64_INT: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
+    int64_t v = ld_i64(p);
     if ((uint64_t)v + 2147483648u > UINT32_MAX) /* outside Int's range */
       return false;
     gql_json_write_int(b, v);
     return true;
   }
-  case MEMBER_INT64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    gql_json_write_int(b, v);
+  case MEMBER_INT64:
+    gql_json_write_int(b, ld_i64(p));
     return true;
-  }
   case MEMBER_DOUBLE: {
-    double v;
-    memcpy(&v, p, sizeof v);
+    double v = ld_f64(p);
     if (!isfinite(v))
       return false;
     gql_json_write_double(b, v);
     return true;
   }
-  case MEMBER_BOOL: {
-    bool v;
-    memcpy(&v, p, sizeof v);
-    if (v)
+  case MEMBER_BOOL:
+    if (ld_bool(p))
       gql_buf_put(b, "true", 4);
     else
       gql_buf_put(b, "false", 5);
     return true;
-  }
   case MEMBER_STR: {
-    gql_str v;
-    memcpy(&v, p, sizeof v);
+    gql_str v = ld_str(p);
     if (!v.ptr)
       return false;
     gql_json_write_string(b, v);
     return true;
   }
   case MEMBER_CSTR: {
-    const char *v;
-    memcpy(&v, p, sizeof v);
+    const char *v = ld_cstr(p);
     if (!v)
       return false;
     gql_json_write_string(b, (gql_str){v, strlen(v)});
     return true;
   }
   case MEMBER_ENUM: {
-    uint8_t v;
-    memcpy(&v, p, sizeof v);
+    uint8_t v = (uint8_t)*p;
     const gql_type *e = pf->named;
     if (v >= e->nvalues)
       return false;
