@@ -54,7 +54,7 @@ typedef struct exec_ctx {
   const gql_prepared *p;
   const gql_schema *s;
   gql_arena *arena;
-  bool own_arena;
+  uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
   bool aborted;
   gql_buf *out; /* where values are written: the response, or the bytes of
                  * tree mode */
@@ -80,6 +80,8 @@ typedef struct exec_ctx {
   /* vars and slots when the operation has few (no arena call) */
   const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
+
+enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
 
 /* An output handle. Its first member is the info a resolver of the field is
  * given (ctx, plan field and path are stored once, there): a field's output
@@ -1620,10 +1622,12 @@ static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
   }
   go->data = r->data;
   go->cap = r->cap;
-  if (GQL_UNLIKELY(go == &ctx->own_output))
-    gql_output_free(go);
-  if (GQL_UNLIKELY(ctx->own_arena))
-    gql_arena_free(ctx->arena);
+  if (GQL_UNLIKELY(ctx->owns)) {
+    if (ctx->owns & OWN_OUTPUT)
+      gql_output_free(go);
+    if (ctx->owns & OWN_ARENA)
+      gql_arena_free(ctx->arena);
+  }
 }
 
 /* Tree mode: everything has completed; write the response. */
@@ -1704,7 +1708,7 @@ static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
   ctx->p = p;
   ctx->s = p->s;
   ctx->arena = arena;
-  ctx->own_arena = own_arena;
+  ctx->owns = own_arena ? OWN_ARENA : 0;
   ctx->aborted = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
@@ -1716,13 +1720,14 @@ static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
   if (GQL_UNLIKELY(!go)) {
     ctx->own_output = (gql_output){0};
     go = &ctx->own_output;
+    ctx->owns |= OWN_OUTPUT;
   }
   ctx->output = go;
   ctx->out = &ctx->resp;
   ctx->resp.data = go->data; /* member by member: no clearing first */
   ctx->resp.len = 0;
   ctx->resp.cap = go->cap;
-  ctx->resp.alc = go->alc ? go->alc : gql_alc_or_default(NULL);
+  ctx->resp.alc = go->alc; /* NULL: libc, as gql_alc_* take it */
   ctx->resp.failed = false;
   ctx->vars = ctx->slots = NULL; /* read only when the operation has
                                   * variables: see vars_init */
