@@ -45,35 +45,43 @@ typedef struct serial_walk {
   rnode *node;
 } serial_walk;
 
+/* The state of one execution. A request whose root type is synchronous
+ * all the way down (direct mode) ends inside gql_execute, and its context
+ * lives on gql_execute's stack; tree mode's may outlive the call (fields
+ * pend) and is in the request arena. Members under "tree mode" are set only
+ * by exec_tree. */
 typedef struct exec_ctx {
   const gql_prepared *p;
   const gql_schema *s;
   gql_arena *arena;
-  bool own_arena;
+  uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
+  bool aborted;
   gql_buf *out; /* where values are written: the response, or the bytes of
                  * tree mode */
   gql_buf resp;
-  gql_buf bytes; /* tree mode's, set (and freed) only when ctx->tree */
   gql_output *output;
-  gql_output own_output;
   const gql_json_value **vars;
   const gql_json_value **slots;
   exec_error *errs;
   uint32_t nerrs, cap;
   const gql_hooks *hooks;
   void *context;
-  bool aborted;
-  bool tree;
-  bool walking;
-  bool done;
-  uint32_t pending;
-  rnode *root;
-  serial_walk serial; /* a mutation's root fields, one at a time */
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
+  /* tree mode */
+  bool walking;
+  bool done; /* the response has been delivered */
+  uint32_t pending;
+  rnode *root;
+  gql_buf bytes;      /* the values, ranges of which the tree's nodes are */
+  serial_walk serial; /* a mutation's root fields, one at a time */
+  /* set only when used */
+  gql_output own_output; /* params->output is NULL */
   /* vars and slots when the operation has few (no arena call) */
   const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
+
+enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
 
 /* An output handle. Its first member is the info a resolver of the field is
  * given (ctx, plan field and path are stored once, there): a field's output
@@ -2027,33 +2035,43 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
   }
 }
 
-static void deliver(exec_ctx *ctx) {
-  gql_buf *r = &ctx->resp;
-  bool has_errors = ctx->nerrs > 0;
-  const gql_hooks *h = ctx->hooks;
-  if (h && h->execute_error)
+/* The hooks' part of deliver. */
+static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
+                                                    const gql_hooks *h) {
+  if (h->execute_error)
     for (uint32_t i = 0; i < ctx->nerrs; i++) {
       const exec_error *e = &ctx->errs[i];
       h->execute_error(h->ctx, e->message, e->locs, e->nlocs, e->path);
     }
-  if (h && h->execute_finish)
-    h->execute_finish(h->ctx, has_errors);
-  if (r->failed) {
+  if (h->execute_finish)
+    h->execute_finish(h->ctx, ctx->nerrs > 0);
+}
+
+/* Hands the response to on_done and the output buffer back to the caller;
+ * then frees what the execution made for itself. With its own arena, the
+ * context is freed here too (tree mode's is in the arena). Inline: every
+ * request ends here, most of them from finish_direct. */
+static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
+  gql_buf *r = &ctx->resp;
+  if (GQL_UNLIKELY(ctx->hooks != NULL))
+    deliver_hooks(ctx, ctx->hooks);
+  gql_output *go = ctx->output;
+  if (GQL_LIKELY(!r->failed)) {
+    ctx->on_done(ctx->ud, r->data, r->len, ctx->nerrs > 0);
+    go->len = r->len;
+  } else {
     static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
     ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
-  } else {
-    ctx->on_done(ctx->ud, r->data, r->len, has_errors);
+    go->len = 0;
   }
-  ctx->output->data = r->data;
-  ctx->output->cap = r->cap;
-  ctx->output->len = r->failed ? 0 : r->len;
-  if (ctx->tree) /* the bytes are tree mode's: direct mode never sets them */
-    gql_buf_free(&ctx->bytes);
-  ctx->done = true;
-  if (ctx->output == &ctx->own_output)
-    gql_output_free(ctx->output);
-  if (ctx->own_arena)
-    gql_arena_free(ctx->arena);
+  go->data = r->data;
+  go->cap = r->cap;
+  if (GQL_UNLIKELY(ctx->owns)) {
+    if (ctx->owns & OWN_OUTPUT)
+      gql_output_free(go);
+    if (ctx->owns & OWN_ARENA)
+      gql_arena_free(ctx->arena);
+  }
 }
 
 /* Tree mode: everything has completed; write the response. */
@@ -2070,6 +2088,8 @@ static void finish(exec_ctx *ctx) {
   gql_buf_puts(r, "\"data\":");
   write_tree(ctx, r, ctx->root);
   gql_buf_putc(r, '}');
+  gql_buf_free(&ctx->bytes);
+  ctx->done = true;
   deliver(ctx);
 }
 
@@ -2124,71 +2144,78 @@ void gql_output_free(gql_output *o) {
   o->len = o->cap = 0;
 }
 
-int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
-  if (!p || !params || !params->on_done)
-    return GQL_EINVAL;
-  gql_arena *arena = params->arena;
-  bool own_arena = !arena;
-  if (own_arena && !(arena = gql_arena_new(NULL)))
-    return GQL_ENOMEM;
-  exec_ctx *ctx = gql_arena_alloc(arena, sizeof *ctx);
-  if (!ctx) {
-    if (own_arena)
-      gql_arena_free(arena);
-    return GQL_ENOMEM;
-  }
-  /* Member by member rather than a zeroed compound literal: this runs for
-   * every request, and few_vars (filled by coercion before any read), the
-   * unused own_output and most of few_slots need no clearing. */
+/* Sets the members every execution reads (tree mode's are exec_tree's, the
+ * variables' vars_init's). */
+static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
+                            const gql_execute_params *params, gql_arena *arena,
+                            bool own_arena) {
   ctx->p = p;
   ctx->s = p->s;
   ctx->arena = arena;
-  ctx->own_arena = own_arena;
-  ctx->out = NULL;
+  ctx->owns = own_arena ? OWN_ARENA : 0;
+  ctx->aborted = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->hooks = params->hooks;
   ctx->context = params->context;
-  ctx->aborted = ctx->tree = ctx->walking = ctx->done = false;
-  ctx->pending = 0;
-  ctx->root = NULL;
-  ctx->serial = (serial_walk){0};
   ctx->on_done = params->on_done;
   ctx->ud = params->ud;
-  if (params->output) {
-    ctx->output = params->output;
-  } else {
+  gql_output *go = params->output;
+  if (GQL_UNLIKELY(!go)) {
     ctx->own_output = (gql_output){0};
-    ctx->output = &ctx->own_output;
+    go = &ctx->own_output;
+    ctx->owns |= OWN_OUTPUT;
   }
-  gql_output *go = ctx->output;
-  ctx->resp = (gql_buf){.data = go->data,
-                        .cap = go->cap,
-                        .alc = go->alc ? go->alc : gql_alc_or_default(NULL)};
-  ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
-                  ? ctx->few_vars
-                  : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
+  ctx->output = go;
+  ctx->out = &ctx->resp;
+  ctx->resp.data = go->data; /* member by member: no clearing first */
+  ctx->resp.len = 0;
+  ctx->resp.cap = go->cap;
+  ctx->resp.alc = go->alc; /* NULL: libc, as gql_alc_* take it */
+  ctx->resp.failed = false;
+  ctx->vars = ctx->slots = NULL; /* read only when the operation has
+                                  * variables: see vars_init */
+}
+
+/* The coerced variables and the argument slots that depend on them: in the
+ * context when they are few, else in the arena. False when out of memory. */
+static bool vars_init(exec_ctx *ctx) {
+  const gql_prepared *p = ctx->p;
+  ctx->vars =
+      p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
+          ? ctx->few_vars
+          : gql_arena_alloc(ctx->arena, sizeof *ctx->vars * (p->nvars + 1));
   if (p->nslots < GQL_ARRAY_LEN(ctx->few_slots)) {
     ctx->slots = ctx->few_slots;
     for (uint32_t i = 0; i < p->nslots; i++)
       ctx->slots[i] = NULL;
   } else {
-    ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+    ctx->slots =
+        gql_arena_alloc(ctx->arena, sizeof *ctx->slots * (p->nslots + 1));
     if (ctx->slots)
       memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
   }
-  if (!ctx->vars || !ctx->slots) {
-    if (own_arena)
-      gql_arena_free(arena);
+  return ctx->vars && ctx->slots;
+}
+
+/* Answers the requests that end before any field runs: an execute_start
+ * hook aborting, a subscription, variables that are not JSON or do not
+ * coerce, an operation type without a root type. Also coerces the
+ * variables. 1 when it answered (on_done has been called), 0 when the
+ * fields are to run, GQL_ENOMEM. */
+static __attribute__((noinline)) int
+answer_early(exec_ctx *ctx, const gql_execute_params *params) {
+  const gql_prepared *p = ctx->p;
+  gql_arena *arena = ctx->arena;
+  if ((p->nvars || p->nslots) && !vars_init(ctx))
     return GQL_ENOMEM;
-  }
   if (ctx->hooks && ctx->hooks->execute_start &&
       ctx->hooks->execute_start(ctx->hooks->ctx)) {
     /* Aborted before the executor: nothing runs. */
     ctx->aborted = true;
     add_error(ctx, "Execution aborted.", NULL, UINT32_MAX, NULL);
     errors_only(ctx, false);
-    return 0;
+    return 1;
   }
   if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
     add_error(ctx,
@@ -2196,7 +2223,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
               "mutations only.",
               NULL, p->op ? p->op->h.start : UINT32_MAX, NULL);
     errors_only(ctx, false);
-    return 0;
+    return 1;
   }
   /* Variables. */
   const gql_json_value *inputs = params->variables;
@@ -2210,7 +2237,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
       add_error(ctx, m ? m : "Variables are invalid JSON.", NULL, UINT32_MAX,
                 NULL);
       errors_only(ctx, false);
-      return 0;
+      return 1;
     }
     inputs = parsed;
   }
@@ -2232,36 +2259,36 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
                   "reached. Execution aborted.",
                   NULL, UINT32_MAX, NULL);
       errors_only(ctx, false);
-      return 0;
+      return 1;
     }
   }
   if (p->root_error) {
     uint32_t off = p->op->h.start;
     add_error(ctx, p->root_error, NULL, off, NULL);
     errors_only(ctx, true);
-    return 0;
+    return 1;
   }
-  const void *root_value = params->root_value;
-  ctx->walking = true;
-  if (p->s->types[p->root_type].sync) {
-    ctx->out = &ctx->resp;
-    ctx->resp.len = 0;
-    gql_buf_put(&ctx->resp, "{\"data\":", 8);
-    bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
-    ctx->walking = false;
-    finish_direct(ctx, failed);
-    return 0;
-  }
-  ctx->tree = true;
-  gql_buf_init(&ctx->bytes, go->alc);
+  return 0;
+}
+
+/* Tree mode: returns 1 when fields are pending, else 0 (answered). */
+static __attribute__((noinline)) int exec_tree(exec_ctx *ctx,
+                                               const void *root_value) {
+  const gql_prepared *p = ctx->p;
+  ctx->walking = ctx->done = false;
+  ctx->pending = 0;
+  ctx->serial = (serial_walk){0};
+  gql_buf_init(&ctx->bytes, ctx->output->alc);
   ctx->out = &ctx->bytes;
-  ctx->root = gql_arena_alloc(arena, sizeof *ctx->root);
+  ctx->root = gql_arena_alloc(ctx->arena, sizeof *ctx->root);
   if (!ctx->root) {
+    gql_buf_free(&ctx->bytes);
     add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
     errors_only(ctx, true);
     return 0;
   }
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  ctx->walking = true;
   exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
                    p->kind == GQL_OP_MUTATION);
   ctx->walking = false;
@@ -2272,6 +2299,40 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     return 0;
   }
   return 1;
+}
+
+int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
+  if (!p || !params || !params->on_done)
+    return GQL_EINVAL;
+  gql_arena *arena = params->arena;
+  bool own_arena = !arena;
+  if (own_arena && !(arena = gql_arena_new(NULL)))
+    return GQL_ENOMEM;
+  /* Only tree mode can outlive this call (when a field pends): every other
+   * execution, early answers included, keeps its context on the stack. */
+  bool tree = !p->root_error && !p->s->types[p->root_type].sync;
+  exec_ctx direct;
+  exec_ctx *ctx = tree ? gql_arena_alloc(arena, sizeof *ctx) : &direct;
+  if (!ctx) {
+    gql_arena_free(own_arena ? arena : NULL);
+    return GQL_ENOMEM;
+  }
+  ctx_init(ctx, p, params, arena, own_arena);
+  if (GQL_UNLIKELY(params->hooks || p->kind == GQL_OP_SUBSCRIPTION ||
+                   p->nvars || p->nslots || p->root_error ||
+                   (!params->variables && params->variables_json))) {
+    int rc = answer_early(ctx, params);
+    if (rc < 0)
+      gql_arena_free(own_arena ? arena : NULL);
+    if (rc)
+      return rc < 0 ? rc : 0;
+  }
+  if (GQL_UNLIKELY(tree))
+    return exec_tree(ctx, params->root_value);
+  gql_buf_put(&ctx->resp, "{\"data\":", 8);
+  bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
+  finish_direct(ctx, failed);
+  return 0;
 }
 
 /* ------------------------------------------------------------ one-shot */
