@@ -514,7 +514,7 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   }
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
-  if (GQL_UNLIKELY(h != NULL)) {
+  if (GQL_LIKELY(h != NULL)) {
     if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
@@ -539,9 +539,12 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended &&
-      ((calls & GQL_HOOK_FINISH) || info->error))
-    h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+  if (GQL_UNLIKELY(h == NULL) || o->pended)
+    return; /* a pending field's resolve_finish comes later */
+  if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
+    h->resolve_finish(h->ctx, info);
+  else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
+    h->stamps[pf->ordinal] = h->now(h->ctx);
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
@@ -551,17 +554,30 @@ static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
   return pf->ordinal < h->ncalls && !h->calls[pf->ordinal] && !ctx->aborted;
 }
 
+/* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
+static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
+                              const plan_field *pf) {
+  return pf->ordinal < h->ncalls && h->calls[pf->ordinal] == GQL_HOOK_STAMP &&
+         !ctx->aborted && h->stamps && h->now;
+}
+
 /* A hook-free call runs like an untraced one, except that an error still
- * reaches resolve_finish. */
+ * reaches resolve_finish, and that with `stamp` a synchronous completion
+ * gets its clock read. */
 static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
-                                  const void *parent, gql_out *o) {
+                                  const void *parent, gql_out *o, bool stamp) {
   pf->fn(&o->own, parent, o);
   if (GQL_UNLIKELY(!o->written)) {
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
-    h->resolve_finish(h->ctx, &o->own);
+  /* a pended call's completion comes through pending_done */
+  if (GQL_UNLIKELY(o->own.error != NULL)) {
+    if (!o->pended && h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own);
+  } else if (stamp && !o->pended) {
+    h->stamps[pf->ordinal] = h->now(h->ctx);
+  }
 }
 
 /* A call with hooks, arguments or after an abort: hook-free when the
@@ -571,9 +587,15 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && !pf->has_args && hook_free(ctx, h, pf))) {
-    call_hook_free(h, pf, parent, o);
-    return;
+  if (GQL_LIKELY(h && !pf->has_args)) {
+    if (hook_free(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, false);
+      return;
+    }
+    if (stamp_only(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, true);
+      return;
+    }
   }
   resolve_field_hooked(ctx, pf, parent, o);
 }
@@ -676,7 +698,7 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
     /* traced, but the tracer needs no hook for this call: inline */
     o->own.args = NULL;
     o->own.trace = NULL;
-    call_hook_free(h, pf, parent, o);
+    call_hook_free(h, pf, parent, o, false);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }

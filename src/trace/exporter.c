@@ -97,6 +97,10 @@ uint64_t gql_tracer_now(const gql_tracer *t) {
   return real_ns();
 }
 
+bool gql_tracer_tsc(const gql_tracer *t) {
+  return t && t->tsc;
+}
+
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick) {
   if (!t || !t->tsc)
     return tick;

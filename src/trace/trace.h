@@ -82,6 +82,8 @@ void gql_tracer_push(gql_tracer *t, gql_buf *b, uint32_t nspans);
 /* Ticks to Unix nanoseconds, and the current tick. */
 uint64_t gql_tracer_now(const gql_tracer *t);
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);
+/* Whether the ticks are the time-stamp counter's (__rdtsc()). */
+bool gql_tracer_tsc(const gql_tracer *t);
 /* The signature cache, per prepared operation (checked by its text):
  * true and *out (valid while the tracer lives) on a hit. */
 bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,

@@ -10,6 +10,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GQL_TRACE_HAVE_TSC 1
+#endif
 
 /* A path of the per-trace table (open addressing, in the arena). */
 typedef struct path_slot {
@@ -38,12 +42,27 @@ struct gql_trace {
   uint32_t nspans, cap;
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
+  uint64_t *stamps;    /* by plan field ordinal: hooks.stamps */
   uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
   gql_buf scratch; /* the records, reused */
+  bool tsc;        /* the tracer's clock is the time-stamp counter */
 };
+
+/* The tracer's clock, inline when it is the time-stamp counter. */
+static inline uint64_t now_of(const gql_trace *tr) {
+#ifdef GQL_TRACE_HAVE_TSC
+  if (GQL_LIKELY(tr->tsc))
+    return __rdtsc();
+#endif
+  return gql_tracer_now(tr->tracer);
+}
+
+static uint64_t hook_now(void *ctx) {
+  return now_of(ctx);
+}
 
 /* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
@@ -129,7 +148,7 @@ static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
     return NULL;
   *s = (trace_span){.kind = kind, .name = name};
   s->id = span_id(tr, tr->nspans);
-  s->start = gql_tracer_now(tr->tracer);
+  s->start = now_of(tr);
   tr->spans[tr->nspans++] = s;
   return s;
 }
@@ -164,7 +183,7 @@ static void error_event(gql_trace *tr, trace_span *s, const char *message,
   *e = (trace_event){.name = "dd.graphql.query.error",
                      .type = GQL_STR("GraphQLError"),
                      .message = arena_str(tr, message, strlen(message))};
-  e->time_ns = gql_tracer_to_ns(tr->tracer, gql_tracer_now(tr->tracer));
+  e->time_ns = gql_tracer_to_ns(tr->tracer, now_of(tr));
   e->time_ns -= e->time_ns % 1000000; /* milliseconds, as dd-trace */
   if (nlocs && (e->locations =
                     gql_arena_alloc(tr->arena, sizeof *e->locations * nlocs))) {
@@ -217,7 +236,7 @@ static void on_prepare_phase(void *ctx, int phase, bool finished, int rc,
   trace_span *s = phase ? tr->validate : tr->parse;
   if (!s)
     return;
-  s->end = gql_tracer_now(tr->tracer);
+  s->end = now_of(tr);
   s->ended = true;
   if (!rc)
     return;
@@ -392,14 +411,16 @@ static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
                             uint32_t k, const trace_span *owner) {
   if (!owner)
     return 0; /* depth-gated, and so are its descendants */
+  /* a completion that only moves an end: a clock read, no hook */
+  uint8_t fin = tr->stamps ? GQL_HOOK_STAMP : GQL_HOOK_FINISH;
   if (!tr->parents || tr->parents[k] == NO_PARENT)
-    return GQL_HOOK_FINISH; /* no parent span to stamp it */
+    return fin; /* no parent span to stamp it */
   const gql_field *f = gql_exec_info_field(info);
   if (!gql_schema_is_composite(tr->p->s, f->type.type))
     return 0;
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
     return 0; /* its child fields get no span */
-  return GQL_HOOK_FINISH;
+  return fin;
 }
 
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
@@ -433,7 +454,7 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   }
   if (!s)
     return;
-  uint64_t now = gql_tracer_now(tr->tracer);
+  uint64_t now = now_of(tr);
   if (now > s->end)
     s->end = now; /* the last sibling's completion */
   s->ended = true;
@@ -596,7 +617,16 @@ static void queue_spans(gql_trace *tr) {
 static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
-  uint64_t now = gql_tracer_now(tr->tracer);
+  uint64_t now = now_of(tr);
+  /* The completions the executor stamped (GQL_HOOK_STAMP). */
+  for (uint32_t k = 0; tr->stamps && k < tr->nowners; k++) {
+    trace_span *s = tr->owners[k];
+    if (s && s != GATED && tr->stamps[k]) {
+      if (tr->stamps[k] > s->end)
+        s->end = tr->stamps[k];
+      s->ended = true;
+    }
+  }
   /* With tr->calls the completions of the parent field's calls count too
    * (see calls_needed): children first, so that s->up->end is still the
    * parent's own. */
@@ -624,7 +654,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
   if (ex) {
     execute_tags(tr, ex);
     /* after the subscriber's execute_finish; else no second clock read */
-    ex->end = tr->sub.execute_finish ? gql_tracer_now(tr->tracer) : now;
+    ex->end = tr->sub.execute_finish ? now_of(tr) : now;
     ex->ended = true;
   }
   if (tr->o.source && tr->p) {
@@ -664,6 +694,7 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
     gql_trace_options_init(&tr->o);
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
+  tr->tsc = t && gql_tracer_tsc(t);
   uint64_t tick = gql_tracer_now(t); /* a clock read costs tens of ns */
   tr->rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, tick) / 1000000000u;
@@ -729,6 +760,12 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
            tr->nowners);
     tr->hooks.calls = tr->calls;
     tr->hooks.ncalls = tr->nowners;
+    if ((tr->stamps =
+             gql_arena_alloc(tr->arena, sizeof *tr->stamps * tr->nowners))) {
+      memset(tr->stamps, 0, sizeof *tr->stamps * tr->nowners);
+      tr->hooks.stamps = tr->stamps;
+      tr->hooks.now = hook_now;
+    }
   }
 }
 

@@ -1226,3 +1226,65 @@ Test(trace, without_the_operation_only_the_execute_span_is_made) {
   gql_tracer_free(t);
   gql_schema_free(s);
 }
+
+/* ---- the executor's stamp entries (gql_hooks.stamps), without the tracer */
+
+typedef struct stamp_hooks {
+  int starts, finishes;
+  uint64_t clock;
+} stamp_hooks;
+
+static int sh_start(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->starts++;
+  return 0;
+}
+static void sh_finish(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->finishes++;
+}
+static uint64_t sh_now(void *ctx) {
+  return ++((stamp_hooks *)ctx)->clock;
+}
+
+Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ friends { name } boom }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 3);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  uint8_t calls[3];
+  memset(calls, GQL_HOOK_STAMP, sizeof calls);
+  uint64_t stamps[3] = {0};
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_start,
+                 .resolve_finish = sh_finish,
+                 .ctx = &c,
+                 .calls = calls,
+                 .ncalls = 3,
+                 .stamps = stamps,
+                 .now = sh_now};
+  done d;
+  gql_execute_params params = {
+      .root_value = root, .hooks = &h, .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
+            "%s", d.json);
+  /* completions: name (1), name (2), friends (3); boom fails: its
+   * resolve_finish, no stamp */
+  cr_assert_eq(c.starts, 0);
+  cr_assert_eq(c.finishes, 1);
+  cr_assert_eq(c.clock, 3);
+  int zero = 0;
+  uint64_t sum = 0;
+  for (int i = 0; i < 3; i++) {
+    zero += stamps[i] == 0;
+    sum += stamps[i];
+  }
+  cr_assert_eq(zero, 1);
+  cr_assert_eq(sum, 2 + 3); /* the last name completion, then friends' */
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
