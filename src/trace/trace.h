@@ -90,9 +90,10 @@ bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
                                  gql_str *out);
 void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
                                 gql_str sig);
-/* The pool of finished traces (NULL / false when empty / full). */
+/* The pool of finished traces (get: NULL when empty; put destroys what
+ * does not fit). */
 gql_trace *gql_tracer_pool_get(gql_tracer *t);
-bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
+void gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
 /* Frees a trace (tracer.c). */
 void gql_trace_destroy(gql_trace *tr);
 /* A random non-zero 64-bit id. */

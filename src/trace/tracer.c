@@ -792,6 +792,8 @@ void gql_trace_end(gql_trace *tr) {
     gql_buf_free(&tr->scratch);
     gql_buf_init(&tr->scratch, NULL);
   }
-  if (!tr->tracer || !gql_tracer_pool_put(tr->tracer, tr))
+  if (tr->tracer)
+    gql_tracer_pool_put(tr->tracer, tr);
+  else
     gql_trace_destroy(tr);
 }
