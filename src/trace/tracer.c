@@ -28,9 +28,6 @@ struct gql_trace {
   gql_trace_options o;
   gql_trace_subscriber sub;
   gql_hooks hooks;
-  uint64_t rng;
-  uint64_t id_base; /* span ids: see span_id */
-  otlp_ids ids;
   bool aborted;
   bool aborted_at_start;
   bool queued;
@@ -125,14 +122,6 @@ void gql_trace_options_init(gql_trace_options *o) {
   *o = (gql_trace_options){.depth = -1};
 }
 
-/* Span ids: distinct within a trace (an odd multiplier is a bijection,
- * and so is the xor with the trace's random base) and non-zero but for a
- * 2^-64 chance, which takes the next index's id; no random draw per span. */
-static uint64_t span_id(gql_trace *tr, uint32_t idx) {
-  uint64_t id = tr->id_base ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15u);
-  return id ? id : tr->id_base ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15u);
-}
-
 static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
@@ -146,8 +135,7 @@ static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   trace_span *s = gql_arena_alloc(tr->arena, sizeof *s);
   if (!s)
     return NULL;
-  *s = (trace_span){.kind = kind, .name = name};
-  s->id = span_id(tr, tr->nspans);
+  *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
   s->start = now_of(tr);
   tr->spans[tr->nspans++] = s;
   return s;
@@ -313,7 +301,6 @@ static trace_span *resolve_span_new(gql_trace *tr, const gql_resolve_info *info,
   s->node = gql_exec_info_node(info);
   s->ordinal = ordinal;
   if (parent) {
-    s->parent = parent->id;
     s->up = parent;
     s->next_kid = parent->kids;
     parent->kids = s;
@@ -345,9 +332,10 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
 /* A collapsed span from the plan: the parent is the span of the parent
  * planned field (made by an earlier call: a field is called inside a call
  * of its parent), the path that span's path plus ".*" per list level and
- * the response key, and planned fields that share a collapsed path
- * (abstract types: one per concrete type) share the parent's child of that
- * path. No path table, no hashing. */
+ * the response key (kept as key and levels: the exporter writes it, and
+ * span_path when a subscriber asks), and planned fields that share a
+ * collapsed path (abstract types: one per concrete type) share the
+ * parent's child of that path. No path table, no hashing. */
 static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
                              uint32_t k) {
   if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
@@ -360,27 +348,40 @@ static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
     parent = tr->exec;
   gql_str key = info->pf->key;
   uint32_t lists = gql_exec_info_lists_above(info);
+  if (parent)
+    for (trace_span *c = parent->kids; c; c = c->next_kid)
+      if (c->key.ptr && c->lists == lists && gql_str_eq(c->key, key))
+        return c; /* abstract types: the same collapsed path */
+  trace_span *s = resolve_span_new(tr, info, (gql_str){0}, parent, k);
+  if (s) {
+    s->key = key;
+    s->lists = lists;
+  }
+  return s;
+}
+
+/* A span's path string; a plan span's is made on demand, from its
+ * parent's. */
+static gql_str span_path(gql_trace *tr, trace_span *s) {
+  if (s->path.ptr || !s->key.ptr)
+    return s->path.ptr ? s->path : GQL_STR("");
   gql_str pp =
-      parent && parent->kind == SPAN_RESOLVE ? parent->path : GQL_STR("");
-  size_t n = pp.len + (size_t)lists * 2 + (pp.len ? 1 : 0) + key.len;
+      s->up && s->up->kind == SPAN_RESOLVE ? span_path(tr, s->up) : GQL_STR("");
+  size_t n = pp.len + (size_t)s->lists * 2 + (pp.len ? 1 : 0) + s->key.len;
   char *d = gql_arena_alloc(tr->arena, n + 1);
   if (!d)
-    return NULL;
+    return GQL_STR("");
   char *w = d;
   memcpy(w, pp.ptr, pp.len);
   w += pp.len;
-  for (uint32_t i = 0; i < lists; i++, w += 2)
+  for (uint32_t i = 0; i < s->lists; i++, w += 2)
     memcpy(w, ".*", 2);
   if (pp.len)
     *w++ = '.';
-  memcpy(w, key.ptr, key.len);
+  memcpy(w, s->key.ptr, s->key.len);
   d[n] = 0;
-  gql_str path = {d, n};
-  if (parent)
-    for (trace_span *c = parent->kids; c; c = c->next_kid)
-      if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
-        return c; /* abstract types */
-  return resolve_span_new(tr, info, path, parent, k);
+  s->path = (gql_str){d, n};
+  return s->path;
 }
 
 static trace_span *collapsed_owner(gql_trace *tr,
@@ -523,8 +524,11 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
     attr_add(tr, s, GQL_STR("graphql.operation.name"),
              gql_ast_name_str(op->name));
   gql_str res = GQL_STR("");
-  if (!tr->o.no_signature &&
-      !(tr->tracer && gql_tracer_cached_signature(tr->tracer, p, &res))) {
+  bool cached = !tr->o.no_signature && tr->tracer &&
+                gql_tracer_cached_signature(tr->tracer, p, &res);
+  /* a cached one lives as long as the tracer: the record holds a pointer */
+  s->resource_pinned = cached && res.len;
+  if (!tr->o.no_signature && !cached) {
     const char *name = NULL;
     if (op && op->name.len)
       name = gql_arena_strndup(tr->arena, op->name.ptr, op->name.len);
@@ -581,37 +585,49 @@ static void variable_tags(gql_trace *tr, trace_span *s,
   }
 }
 
-static const gql_str *resolve_attrs(const gql_trace *tr, const trace_span *s,
-                                    gql_str *out) {
+static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
+                                      otlp_resolve *r) {
   if (s->kind != SPAN_RESOLVE || !s->field || !tr->p)
     return NULL;
   const gql_field *f = s->field;
-  out[0] = f->name;
-  out[1] = s->path;
-  out[2] = tr->p->s->types[f->type.type].name;
-  out[3] = (gql_str){f->type.mods, f->type.nmods};
-  return out;
+  *r = (otlp_resolve){.name = f->name,
+                      .type = tr->p->s->types[f->type.type].name,
+                      .mods = {f->type.mods, f->type.nmods}};
+  if (!s->path.ptr && s->key.ptr) {
+    r->relative = true;
+    r->key = s->key;
+    r->lists = s->lists;
+  } else {
+    r->path = s->path;
+  }
+  return r;
 }
 
-/* Encodes every span not yet queued and hands them to the tracer. */
-static void queue_spans(gql_trace *tr) {
+/* Encodes every span not yet queued and hands them to the tracer. The
+ * trace's ids are drawn here (seeded by the last clock read and the
+ * trace's address; the high word of the trace id starts with the first
+ * span's Unix second): no clock read of their own. */
+static void queue_spans(gql_trace *tr, uint64_t tick) {
   if (tr->queued)
     return;
   tr->queued = true;
   if (!tr->tracer || !tr->nspans)
     return;
+  gql_tracer *t = tr->tracer;
+  uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
+  uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
+  otlp_ids ids = {.trace_hi =
+                      (secs << 32) | (gql_tracer_random(t, &rng) & 0xffffffffu),
+                  .trace_lo = gql_tracer_random(t, &rng)};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  uint32_t n = 0;
+  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
   for (uint32_t i = 0; i < tr->nspans; i++) {
-    trace_span *s = tr->spans[i];
-    gql_str rv[4];
-    n++;
-    gql_otlp_record(b, &tr->ids, s, s->start,
-                    s->end > s->start ? s->end : s->start,
-                    resolve_attrs(tr, s, rv));
+    const trace_span *s = tr->spans[i];
+    otlp_resolve r;
+    gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
   }
-  gql_tracer_push(tr->tracer, b, n); /* a failed b: counted as dropped */
+  gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
@@ -646,7 +662,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
       s->end = now;
     resolve_tags(tr, s);
     if (tr->sub.resolve_finish)
-      tr->sub.resolve_finish(tr->sub.ud, tr, s->path.ptr,
+      tr->sub.resolve_finish(tr->sub.ud, tr, span_path(tr, s).ptr,
                              s->error_type ? s->error.ptr : NULL);
   }
   if (tr->sub.execute_finish)
@@ -663,7 +679,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
     if (tr->validate)
       attr_add(tr, tr->validate, GQL_STR("graphql.source"), tr->p->text);
   }
-  queue_spans(tr);
+  queue_spans(tr, ex ? ex->end : now);
 }
 
 /* ---- public */
@@ -695,13 +711,6 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
   tr->tsc = t && gql_tracer_tsc(t);
-  uint64_t tick = gql_tracer_now(t); /* a clock read costs tens of ns */
-  tr->rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
-  uint64_t secs = gql_tracer_to_ns(t, tick) / 1000000000u;
-  tr->ids.trace_hi =
-      (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
-  tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
-  tr->id_base = gql_tracer_random(t, &tr->rng);
   tr->hooks = (gql_hooks){.execute_start = on_execute_start,
                           .execute_finish = on_execute_finish,
                           .resolve_start = on_resolve_start,
@@ -786,7 +795,8 @@ void gql_trace_destroy(gql_trace *tr) {
 void gql_trace_end(gql_trace *tr) {
   if (!tr)
     return;
-  queue_spans(tr);
+  if (!tr->queued && tr->nspans) /* no execution: a parse or validate span */
+    queue_spans(tr, now_of(tr));
   gql_arena_reset(tr->arena);
   if (tr->scratch.cap > 65536) { /* do not keep a huge one */
     gql_buf_free(&tr->scratch);

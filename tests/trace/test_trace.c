@@ -375,6 +375,7 @@ typedef struct counts {
   int exec_start, exec_finish, start, update, finish;
   int abort_after_updates; /* abort from the n-th update (0: never) */
   bool abort_at_start;
+  char paths[16384]; /* resolve_finish's paths, each followed by '|' */
 } counts;
 
 static int c_exec_start(void *ud, gql_trace *tr) {
@@ -397,7 +398,10 @@ static void c_update(void *ud, gql_trace *tr, const gql_resolve_info *info,
 }
 static void c_finish(void *ud, gql_trace *tr, const char *path,
                      const char *error) {
-  ((counts *)ud)->finish++;
+  counts *c = ud;
+  c->finish++;
+  size_t n = strlen(c->paths);
+  snprintf(c->paths + n, sizeof c->paths - n, "%s|", path);
 }
 
 static void deep_counts(bool collapse, int depth, int want_spans) {
@@ -430,6 +434,23 @@ static void deep_counts(bool collapse, int depth, int want_spans) {
   spans sp;
   read_spans(&k, &sp);
   cr_assert_eq(count_resolve(&sp), want_spans);
+  /* the subscriber is told each span's path, the one exported */
+  int seen = 0;
+  for (int i = 0; i < sp.n; i++) {
+    const char *path = attr(sp.items[i], "graphql.field.path");
+    if (!path)
+      continue;
+    char want[256];
+    snprintf(want, sizeof want, "|%s|", path);
+    char all[sizeof c.paths + 1];
+    snprintf(all, sizeof all, "|%s", c.paths);
+    cr_assert(strstr(all, want), "%s not in %s", path, c.paths);
+    seen++;
+  }
+  cr_assert_eq(seen, want_spans);
+  if (collapse && depth < 0)
+    cr_assert(strstr(c.paths, "|authors.*.posts.*.comments.*.body|"), "%s",
+              c.paths);
   gql_arena_free(sp.arena);
   sink_free(&k);
   gql_tracer_free(t);
