@@ -197,7 +197,9 @@ int main(int argc, char **argv) {
       return 1;
     run r = {.p = p, .d = d, .tracer = tracer, .o = cfgs[i].o};
     r.arena = gql_arena_new(NULL);
-    for (int w = 0; w < iters / 4 + 1; w++) /* warm-up, not collected */
+    /* warm-up, not collected: as many operations as measured, so that
+     * the exporter's chunk pool holds what the measured ones need */
+    for (int w = 0; w < iters + 1; w++)
       one(&r);
     gql_tracer_flush(tracer);
     cg_ops(&r, iters);

@@ -695,10 +695,12 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       complete_null(o);
     }
   } else if (pf->plain && hook_free(ctx, h, pf)) {
-    /* traced, but the tracer needs no hook for this call: inline */
-    o->own.args = NULL;
-    o->own.trace = NULL;
+    /* traced, but the tracer needs no hook for this call: inline, and
+     * like the untraced call above (own.args and own.trace as they were:
+     * the tracer that asked for no hook reads neither) */
     call_hook_free(h, pf, parent, o, false);
+  } else if (pf->plain && stamp_only(ctx, h, pf)) {
+    call_hook_free(h, pf, parent, o, true); /* a composite field's */
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }

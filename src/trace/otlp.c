@@ -265,29 +265,65 @@ void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
   b->len = (size_t)(w - b->data);
 }
 
+/* The flags beyond a resolve span's own (attributes, error, events). */
+static uint32_t extra_flags(const trace_span *s) {
+  return (s->attrs ? REC_ATTRS : 0) | (s->error_type ? REC_ERROR : 0) |
+         (s->events ? REC_EVENTS : 0);
+}
+
+/* What extra_flags announced. */
+static void put_extras(gql_buf *b, const trace_span *s) {
+  if (s->attrs) {
+    uint32_t n = 0;
+    for (const trace_attr *a = s->attrs; a; a = a->next)
+      n++;
+    put32(b, n);
+    for (const trace_attr *a = s->attrs; a; a = a->next) {
+      putname(b, a->key);
+      putstr(b, a->value);
+    }
+  }
+  if (s->error_type) {
+    putname(b, gql_cstr(s->error_type));
+    putstr(b, s->error);
+  }
+  if (!s->events)
+    return;
+  uint32_t n = 0;
+  for (const trace_event *e = s->events; e; e = e->next)
+    n++;
+  put32(b, n);
+  for (const trace_event *e = s->events; e; e = e->next) {
+    put64(b, e->time_ns);
+    putname(b, gql_cstr(e->name));
+    putname(b, e->type);
+    putstr(b, e->message);
+    put32(b, e->nlocations);
+    for (uint32_t i = 0; i < e->nlocations; i++)
+      putstr(b, e->locations[i]);
+    put32(b, e->npath);
+    for (uint32_t i = 0; i < e->npath; i++)
+      putstr(b, e->path[i]);
+  }
+}
+
 void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
                      const otlp_resolve *r) {
-  uint32_t flags = 0, n = 0;
+  uint32_t flags = extra_flags(s);
   size_t need = 64 + s->name.len + s->resource.len;
-  if (r)
+  if (r) {
     need += r->name.len + r->type.len + r->mods.len + r->key.len + r->path.len;
-  for (const trace_attr *a = s->attrs; a; a = a->next) {
-    n++;
-    need += 8 + a->key.len + a->value.len;
-  }
-  if (n)
-    flags |= REC_ATTRS;
-  if (s->error_type)
-    flags |= REC_ERROR;
-  if (s->events)
-    flags |= REC_EVENTS;
-  if (r && r->relative)
-    flags |= REC_RELATIVE;
-  if (r && r->relative && gql_str_eq(r->key, r->name))
-    flags |= REC_KEY_IS_NAME;
-  if (!r && s->resource_pinned)
+    if (r->relative) {
+      flags |= REC_RELATIVE;
+      /* an unaliased field's key is the schema's name (the same slice) */
+      if ((r->key.ptr == r->name.ptr && r->key.len == r->name.len) ||
+          gql_str_eq(r->key, r->name))
+        flags |= REC_KEY_IS_NAME;
+    }
+  } else if (s->resource_pinned) {
     flags |= REC_RES_PINNED;
-  if (!gql_buf_reserve(b, need))
+  }
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
     return;
   char *w = b->data + b->len;
   w = w32(w, s->kind | flags << 8);
@@ -316,37 +352,8 @@ void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
     }
   }
   b->len = (size_t)(w - b->data);
-  if (!flags)
-    return;
-  if (n) {
-    put32(b, n);
-    for (const trace_attr *a = s->attrs; a; a = a->next) {
-      putname(b, a->key);
-      putstr(b, a->value);
-    }
-  }
-  if (s->error_type) {
-    putname(b, gql_cstr(s->error_type));
-    putstr(b, s->error);
-  }
-  if (!s->events)
-    return;
-  n = 0;
-  for (const trace_event *e = s->events; e; e = e->next)
-    n++;
-  put32(b, n);
-  for (const trace_event *e = s->events; e; e = e->next) {
-    put64(b, e->time_ns);
-    putname(b, gql_cstr(e->name));
-    putname(b, e->type);
-    putstr(b, e->message);
-    put32(b, e->nlocations);
-    for (uint32_t i = 0; i < e->nlocations; i++)
-      putstr(b, e->locations[i]);
-    put32(b, e->npath);
-    for (uint32_t i = 0; i < e->npath; i++)
-      putstr(b, e->path[i]);
-  }
+  if (GQL_UNLIKELY(flags & (REC_ATTRS | REC_ERROR | REC_EVENTS)))
+    put_extras(b, s);
 }
 
 typedef struct reader {

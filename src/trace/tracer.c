@@ -22,6 +22,14 @@ typedef struct path_slot {
   uint32_t idx; /* into spans */
 } path_slot;
 
+/* What the tracer needs of a planned field, from one walk of the plan. */
+typedef struct plan_info {
+  uint32_t parent; /* the parent planned field's ordinal, or NO_PARENT */
+  uint16_t lists;  /* list levels between the parent field and this one */
+  uint16_t depth;  /* named path segments (a root field: 1) */
+  bool composite;
+} plan_info;
+
 struct gql_trace {
   gql_tracer *tracer;
   gql_arena *arena;
@@ -37,10 +45,12 @@ struct gql_trace {
   trace_span *parse, *validate, *exec;
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
+  trace_span *slab; /* spans[slab_base..cap) live here */
+  uint32_t slab_base;
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
   uint64_t *stamps;    /* by plan field ordinal: hooks.stamps */
-  uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
+  plan_info *plan;     /* by plan field ordinal (collapsing) */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
@@ -122,19 +132,23 @@ void gql_trace_options_init(gql_trace_options *o) {
   *o = (gql_trace_options){.depth = -1};
 }
 
+/* Spans come from slabs allocated with each growth of the span array: one
+ * arena call per doubling, not one per span. */
 static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
     trace_span **n =
         gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
-    if (!n)
+    trace_span *slab =
+        gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
+    if (!n || !slab)
       return NULL;
     tr->spans = n;
+    tr->slab = slab;
+    tr->slab_base = tr->cap;
     tr->cap = nc;
   }
-  trace_span *s = gql_arena_alloc(tr->arena, sizeof *s);
-  if (!s)
-    return NULL;
+  trace_span *s = &tr->slab[tr->nspans - tr->slab_base];
   *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
   s->start = now_of(tr);
   tr->spans[tr->nspans++] = s;
@@ -338,16 +352,17 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
  * parent's child of that path. No path table, no hashing. */
 static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
                              uint32_t k) {
-  if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
+  const plan_info *pi = &tr->plan[k];
+  if (tr->o.depth >= 0 && pi->depth > (uint32_t)tr->o.depth)
     return NULL;
-  uint32_t pk = tr->parents[k];
+  uint32_t pk = pi->parent;
   trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
   if (parent == GATED)
     parent = NULL;
   if (!parent && pk != NO_PARENT)
     parent = tr->exec;
   gql_str key = info->pf->key;
-  uint32_t lists = gql_exec_info_lists_above(info);
+  uint32_t lists = pi->lists;
   if (parent)
     for (trace_span *c = parent->kids; c; c = c->next_kid)
       if (c->key.ptr && c->lists == lists && gql_str_eq(c->key, key))
@@ -392,7 +407,7 @@ static trace_span *collapsed_owner(gql_trace *tr,
   trace_span *s = tr->owners[k];
   if (GQL_LIKELY(s != NULL))
     return s == GATED ? NULL : s;
-  s = tr->parents ? plan_span(tr, info, k) : resolve_span(tr, info);
+  s = tr->plan ? plan_span(tr, info, k) : resolve_span(tr, info);
   tr->owners[k] = s ? s : GATED;
   return s;
 }
@@ -414,12 +429,11 @@ static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
     return 0; /* depth-gated, and so are its descendants */
   /* a completion that only moves an end: a clock read, no hook */
   uint8_t fin = tr->stamps ? GQL_HOOK_STAMP : GQL_HOOK_FINISH;
-  if (!tr->parents || tr->parents[k] == NO_PARENT)
+  if (!tr->plan || tr->plan[k].parent == NO_PARENT)
     return fin; /* no parent span to stamp it */
-  const gql_field *f = gql_exec_info_field(info);
-  if (!gql_schema_is_composite(tr->p->s, f->type.type))
+  if (!tr->plan[k].composite)
     return 0;
-  if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
+  if (tr->o.depth >= 0 && tr->plan[k].depth >= (uint32_t)tr->o.depth)
     return 0; /* its child fields get no span */
   return fin;
 }
@@ -443,15 +457,18 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
 
 static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   gql_trace *tr = ctx;
-  trace_span *s = gql_exec_info_trace(info);
+  trace_span *s;
   const char *err = gql_exec_info_error(info);
   if (tr->sub.resolve_update)
     tr->sub.resolve_update(tr->sub.ud, tr, info, err);
-  if (!s && tr->calls) { /* a call whose resolve_start was skipped */
+  if (tr->calls) { /* the planned field's span (the executor leaves the
+                    * info's trace as it was for a call without hooks) */
     uint32_t k = gql_exec_info_ordinal(info);
     s = k < tr->nowners ? tr->owners[k] : NULL;
     if (s == GATED)
       s = NULL;
+  } else {
+    s = gql_exec_info_trace(info);
   }
   if (!s)
     return;
@@ -725,18 +742,27 @@ const gql_hooks *gql_trace_hooks(gql_trace *tr) {
   return tr ? &tr->hooks : NULL;
 }
 
-/* The parent planned field of each planned field (depth-bounded like the
- * plan). */
-static void plan_parents(gql_trace *tr, const plan_set *ps, uint32_t parent,
-                         uint32_t depth) {
-  if (!ps || depth > 10000)
+static uint16_t list_levels(gql_type_ref t) {
+  uint16_t n = 0;
+  for (uint32_t i = 0; i < t.nmods; i++)
+    n += t.mods[i] == 'L';
+  return n;
+}
+
+/* Each planned field's parent, list levels above and depth (bounded like
+ * the plan). */
+static void plan_walk(gql_trace *tr, const plan_set *ps, uint32_t parent,
+                      uint16_t lists, uint32_t depth) {
+  if (!ps || depth >= 10000)
     return;
   for (uint32_t i = 0; i < ps->nfields; i++) {
     const plan_field *f = &ps->fields[i];
     if (f->ordinal < tr->nowners)
-      tr->parents[f->ordinal] = parent;
+      tr->plan[f->ordinal] =
+          (plan_info){parent, lists, (uint16_t)(depth + 1),
+                      f->leaf == LEAF_NONE}; /* object, interface, union */
     for (uint32_t j = 0; j < f->nsubs; j++)
-      plan_parents(tr, f->subs[j], f->ordinal, depth + 1);
+      plan_walk(tr, f->subs[j], f->ordinal, list_levels(f->type), depth + 1);
   }
 }
 
@@ -753,10 +779,10 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   tr->vars_json = variables_json;
   tr->vars_len = len;
   if (tr->nowners && !tr->o.no_collapse &&
-      (tr->parents =
-           gql_arena_alloc(tr->arena, sizeof *tr->parents * tr->nowners))) {
-    memset(tr->parents, 0xff, sizeof *tr->parents * tr->nowners);
-    plan_parents(tr, p->root, NO_PARENT, 0);
+      (tr->plan = gql_arena_alloc(tr->arena, sizeof *tr->plan * tr->nowners))) {
+    for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
+      tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false};
+    plan_walk(tr, p->root, NO_PARENT, 0, 0);
   }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
