@@ -778,7 +778,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
-  if (tr->nowners && !tr->o.no_collapse &&
+  if (tr->nowners && !tr->o.no_collapse && tr->o.depth != 0 &&
       (tr->plan = gql_arena_alloc(tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
       tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false};
@@ -795,7 +795,8 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
            tr->nowners);
     tr->hooks.calls = tr->calls;
     tr->hooks.ncalls = tr->nowners;
-    if ((tr->stamps =
+    if (tr->o.depth != 0 && /* depth 0: no resolve span to end */
+        (tr->stamps =
              gql_arena_alloc(tr->arena, sizeof *tr->stamps * tr->nowners))) {
       memset(tr->stamps, 0, sizeof *tr->stamps * tr->nowners);
       tr->hooks.stamps = tr->stamps;
