@@ -701,6 +701,10 @@ static inline bool field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
     call_hook_free(h, pf, parent, o, false);
   } else if (pf->plain && stamp_only(ctx, h, pf)) {
     call_hook_free(h, pf, parent, o, true); /* a composite field's */
+  } else if (pf->plain) { /* what resolve_field would come to */
+    o->own.args = NULL;
+    o->own.trace = NULL;
+    resolve_field_hooked(ctx, pf, parent, o);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
