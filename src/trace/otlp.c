@@ -309,6 +309,11 @@ static void put_extras(gql_buf *b, const trace_span *s) {
 
 void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
                      const otlp_resolve *r) {
+  otlp_resolve none;
+  if (s->kind == SPAN_RESOLVE && !r) { /* the reader expects a resolve part */
+    none = (otlp_resolve){.path = s->path};
+    r = &none;
+  }
   uint32_t flags = extra_flags(s);
   size_t need = 64 + s->name.len + s->resource.len;
   if (r) {

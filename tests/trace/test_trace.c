@@ -1287,8 +1287,11 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
                  .stamps = stamps,
                  .now = sh_now};
   done d;
-  gql_execute_params params = {
-      .root_value = root, .hooks = &h, .arena = a, .on_done = on_done, .ud = &d};
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
   cr_assert_eq(gql_execute(p, &params), 0);
   cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
             "%s", d.json);
