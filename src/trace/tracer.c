@@ -30,6 +30,21 @@ typedef struct plan_info {
   bool composite;
 } plan_info;
 
+/* What the last operation this trace served left (the trace is pooled,
+ * and one thread serving requests one after the other gets it back):
+ * its plan facts and its cached signature, valid for the same operation
+ * (the same prepared operation's address, plan, schema and text). */
+typedef struct op_memo {
+  const gql_prepared *p;
+  const void *root, *schema, *op;
+  char *text; /* a copy, compared */
+  size_t text_len;
+  uint32_t n;
+  plan_info *plan; /* n entries, or NULL */
+  gql_str sig;     /* the tracer's cached signature (alive as long as the
+                    * tracer), or empty */
+} op_memo;
+
 struct gql_trace {
   gql_tracer *tracer;
   gql_arena *arena;
@@ -56,6 +71,8 @@ struct gql_trace {
   uint32_t npaths, paths_cap;
   gql_buf scratch; /* the records, reused */
   bool tsc;        /* the tracer's clock is the time-stamp counter */
+  op_memo memo;    /* kept across requests (see op_memo) */
+  bool memo_hit;   /* tr->p is memo.p's operation */
 };
 
 /* The tracer's clock, inline when it is the time-stamp counter. */
@@ -541,8 +558,16 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
     attr_add(tr, s, GQL_STR("graphql.operation.name"),
              gql_ast_name_str(op->name));
   gql_str res = GQL_STR("");
-  bool cached = !tr->o.no_signature && tr->tracer &&
-                gql_tracer_cached_signature(tr->tracer, p, &res);
+  bool cached = false;
+  if (!tr->o.no_signature && tr->memo_hit && tr->memo.sig.len) {
+    res = tr->memo.sig; /* the tracer's, looked up for this operation */
+    cached = true;
+  } else if (!tr->o.no_signature && tr->tracer &&
+             gql_tracer_cached_signature(tr->tracer, p, &res)) {
+    cached = true;
+    if (tr->memo_hit)
+      tr->memo.sig = res;
+  }
   /* a cached one lives as long as the tracer: the record holds a pointer */
   s->resource_pinned = cached && res.len;
   if (!tr->o.no_signature && !cached) {
@@ -707,10 +732,12 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
   gql_arena *a;
   gql_buf scratch;
+  op_memo memo = {0};
   if (tr) {
     a = tr->arena;
     scratch = tr->scratch;
     scratch.len = 0;
+    memo = tr->memo;
   } else {
     if (!(tr = malloc(sizeof *tr)))
       return NULL;
@@ -720,7 +747,7 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
     }
     gql_buf_init(&scratch, NULL);
   }
-  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch};
+  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch, .memo = memo};
   if (o)
     tr->o = *o;
   else
@@ -740,6 +767,33 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
 
 const gql_hooks *gql_trace_hooks(gql_trace *tr) {
   return tr ? &tr->hooks : NULL;
+}
+
+static bool memo_matches(const op_memo *m, const gql_prepared *p) {
+  return m->p == p && m->root == (const void *)p->root &&
+         m->schema == (const void *)p->s && m->op == (const void *)p->op &&
+         m->n == p->nplanned && m->text_len == p->text.len && m->text &&
+         memcmp(m->text, p->text.ptr, p->text.len) == 0;
+}
+
+/* Remembers the operation and its plan facts (tr->plan); on an allocation
+ * failure remembers nothing. */
+static void memo_keep(gql_trace *tr, const gql_prepared *p) {
+  op_memo *m = &tr->memo;
+  m->p = NULL;
+  m->sig = GQL_STR("");
+  char *text = realloc(m->text, p->text.len + 1);
+  if (!text)
+    return;
+  m->text = text;
+  plan_info *plan = realloc(m->plan, sizeof *plan * (tr->nowners + 1));
+  if (!plan)
+    return;
+  m->plan = plan;
+  memcpy(text, p->text.ptr, p->text.len);
+  memcpy(plan, tr->plan, sizeof *plan * tr->nowners);
+  *m = (op_memo){p,           p->root,     p->s, p->op,      text,
+                 p->text.len, tr->nowners, plan, GQL_STR("")};
 }
 
 static uint16_t list_levels(gql_type_ref t) {
@@ -778,11 +832,16 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
-  if (tr->nowners && !tr->o.no_collapse && tr->o.depth != 0 &&
-      (tr->plan = gql_arena_alloc(tr->arena, sizeof *tr->plan * tr->nowners))) {
+  tr->memo_hit = p && memo_matches(&tr->memo, p);
+  bool want_plan = tr->nowners && !tr->o.no_collapse && tr->o.depth != 0;
+  if (want_plan && tr->memo_hit) {
+    tr->plan = tr->memo.plan;
+  } else if (want_plan && (tr->plan = gql_arena_alloc(
+                               tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
       tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false};
     plan_walk(tr, p->root, NO_PARENT, 0, 0);
+    memo_keep(tr, p);
   }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
@@ -814,6 +873,8 @@ void gql_trace_abort(gql_trace *tr) {
 }
 
 void gql_trace_destroy(gql_trace *tr) {
+  free(tr->memo.text);
+  free(tr->memo.plan);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);

@@ -1312,3 +1312,60 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+/* ---- a pooled trace remembers its last operation's plan facts */
+
+/* Runs the prepared p traced (default options) on ref_data. */
+static void run_prepared(gql_tracer *t, gql_prepared *p) {
+  gql_trace *tr = gql_trace_begin(t, NULL);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  gql_trace_set_operation(tr, p, NULL, 0);
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = gql_trace_hooks(tr),
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_trace_end(tr);
+  gql_arena_free(a);
+  gql_tracer_flush(t);
+}
+
+Test(trace, one_trace_reused_for_another_operation_makes_its_own_tree) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  /* the same plan size, another order: the planned fields' ordinals mean
+   * other fields */
+  const char qa[] = "{ friends { name pets { name } } }";
+  const char qb[] = "{ friends { pets { name } name } }";
+  gql_prepared *pa, *pb;
+  cr_assert_eq(gql_prepare(s, qa, sizeof qa - 1, NULL, NULL, &pa, NULL, NULL),
+               0);
+  cr_assert_eq(gql_prepare(s, qb, sizeof qb - 1, NULL, NULL, &pb, NULL, NULL),
+               0);
+  gql_prepared *order[] = {pa, pa, pb, pa, pa, pb, pb};
+  for (int i = 0; i < 7; i++) {
+    run_prepared(t, order[i]);
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), 4, "run %d", i);
+    assert_parent(&sp, "friends.*.pets.*.name", "friends.*.pets");
+    assert_parent(&sp, "friends.*.pets", "friends");
+    assert_parent(&sp, "friends.*.name", "friends");
+    assert_parent(&sp, "friends", "query");
+    /* (selections sorted: one signature for both) */
+    cr_assert_str_eq(attr(find(&sp, "query"), "resource.name"),
+                     "{friends{name pets{name}}}");
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_prepared_free(pa);
+  gql_prepared_free(pb);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
