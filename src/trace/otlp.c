@@ -265,6 +265,29 @@ void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
   b->len = (size_t)(w - b->data);
 }
 
+void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
+                          gql_str name, gql_str type, gql_str mods) {
+  gql_str key = s->key;
+  bool same =
+      (key.ptr == name.ptr && key.len == name.len) || gql_str_eq(key, name);
+  size_t need = 48 + name.len + type.len + mods.len + (same ? 0 : key.len);
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  uint32_t flags = REC_RELATIVE | (same ? REC_KEY_IS_NAME : 0);
+  w = w32(w, SPAN_RESOLVE | flags << 8);
+  w = w32(w, parent);
+  w = w64(w, s->start);
+  w = w64(w, s->end > s->start ? s->end : s->start);
+  w = w32(w, s->lists);
+  w = wstr(w, name);
+  w = wstr(w, type);
+  w = wstr(w, mods);
+  if (!same)
+    w = wstr(w, key);
+  b->len = (size_t)(w - b->data);
+}
+
 /* The flags beyond a resolve span's own (attributes, error, events). */
 static uint32_t extra_flags(const trace_span *s) {
   return (s->attrs ? REC_ATTRS : 0) | (s->error_type ? REC_ERROR : 0) |

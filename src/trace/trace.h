@@ -93,6 +93,10 @@ void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
 /* parent: the parent's index + 1, 0 for none; r: a resolve span's. */
 void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
                      const otlp_resolve *r);
+/* gql_otlp_record of a plan span (key and list levels, path not built)
+ * without attributes, error or events: the common resolve span. */
+void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
+                          gql_str name, gql_str type, gql_str mods);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,

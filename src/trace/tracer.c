@@ -664,10 +664,20 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_buf *b = &tr->scratch;
   b->len = 0;
   gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
+  const gql_schema *schema = tr->p ? tr->p->s : NULL;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     const trace_span *s = tr->spans[i];
+    uint32_t parent = s->up ? s->up->idx + 1 : 0;
+    const gql_field *f = s->field;
+    if (s->kind == SPAN_RESOLVE && f && schema && s->key.ptr && !s->path.ptr &&
+        !s->attrs && !s->error_type && !s->events) {
+      gql_otlp_record_plan(b, s, parent, f->name,
+                           schema->types[f->type.type].name,
+                           (gql_str){f->type.mods, f->type.nmods});
+      continue;
+    }
     otlp_resolve r;
-    gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
+    gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
   }
   gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
