@@ -367,7 +367,9 @@ typedef struct gql_hooks {
    * resolve_start, which may answer for its own call's resolve_finish). A
    * call that errors, and a pending field's completion, get resolve_finish
    * whatever the entry says. The owner may change the entries at any time
-   * (the tracer answers once per planned field from its first call). */
+   * (the tracer answers once per planned field from its first call). Once
+   * a resolve_start has aborted, the entries are no longer read: every
+   * later call gets resolve_start (and fails). */
   const uint8_t *calls;
   uint32_t ncalls;
   /* stamps and now: optional, with calls. A call whose entry is

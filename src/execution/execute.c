@@ -518,8 +518,21 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
-      if (h->resolve_start(h->ctx, info))
+      if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
+        /* From here on every call takes this path (hook_free reads no
+         * abort flag): the hooks without their cached answers. (Out of
+         * memory, the owner's entries still count: gql_trace's are
+         * all non-zero after an abort.) */
+        gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+        if (c) {
+          *c = *h;
+          c->calls = NULL;
+          c->ncalls = 0;
+          ctx->hooks = c;
+          h = c;
+        }
+      }
       if (pf->ordinal < h->ncalls) /* it may answer for this call's finish */
         calls = h->calls[pf->ordinal];
     }
@@ -548,10 +561,12 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
- * hook (a collapsed sibling, a leaf). */
+ * hook (a collapsed sibling, a leaf). After an abort ctx->hooks has no
+ * answers (see resolve_field_hooked): no abort flag to read per call. */
 static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
                              const plan_field *pf) {
-  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal] && !ctx->aborted;
+  (void)ctx;
+  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
 }
 
 /* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */

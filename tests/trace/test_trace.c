@@ -1369,3 +1369,48 @@ Test(trace, one_trace_reused_for_another_operation_makes_its_own_tree) {
   gql_tracer_free(t);
   gql_schema_free(s);
 }
+
+static int sh_abort(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->starts++;
+  return 1;
+}
+
+Test(trace, an_abort_from_resolve_start_fails_later_calls_the_entries_skip) {
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ hello friends { name } }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 3);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  /* hello's call asks (and aborts); friends and name need no hook */
+  uint8_t calls[3] = {0};
+  calls[p->root->fields[0].ordinal] = GQL_HOOK_START | GQL_HOOK_FINISH;
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_abort,
+                 .resolve_finish = sh_finish,
+                 .ctx = &c,
+                 .calls = calls,
+                 .ncalls = 3};
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  /* hello aborted; friends, whose entry says "no hook", still fails */
+  cr_assert_str_eq(
+      d.json, "{\"errors\":[{\"message\":\"Execution aborted.\","
+              "\"locations\":[{\"line\":1,\"column\":3}],\"path\":["
+              "\"hello\"]},{\"message\":\"Execution aborted.\","
+              "\"locations\":[{\"line\":1,\"column\":9}],\"path\":["
+              "\"friends\"]}],\"data\":{\"hello\":null,\"friends\":null}}");
+  /* both calls reported, the later one through resolve_start too */
+  cr_assert_eq(c.starts, 2);
+  cr_assert_eq(c.finishes, 2);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
