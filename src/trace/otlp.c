@@ -229,8 +229,10 @@ static inline void putknown(gql_buf *b, uint32_t k) {
 /* A string, as a code when it is one of `known`. */
 static void putname(gql_buf *b, gql_str s) {
   for (uint32_t k = 0; k < K_NKNOWN; k++)
-    if (s.len == known[k].len && s.ptr[0] == known[k].ptr[0] &&
-        memcmp(s.ptr, known[k].ptr, s.len) == 0) {
+    if (s.len == known[k].len &&
+        (s.ptr == known[k].ptr || /* a literal the linker merged */
+         (s.ptr[0] == known[k].ptr[0] &&
+          memcmp(s.ptr, known[k].ptr, s.len) == 0))) {
       putknown(b, k);
       return;
     }
@@ -268,8 +270,7 @@ void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
 void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
                           gql_str name, gql_str type, gql_str mods) {
   gql_str key = s->key;
-  bool same =
-      (key.ptr == name.ptr && key.len == name.len) || gql_str_eq(key, name);
+  bool same = s->key_is_name; /* (the tracer compared them once) */
   size_t need = 48 + name.len + type.len + mods.len + (same ? 0 : key.len);
   if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
     return;

@@ -34,6 +34,7 @@ typedef struct trace_span {
   uint8_t kind;
   bool ended;
   bool resource_pinned; /* the resource lives as long as the tracer */
+  bool key_is_name;     /* a plan span whose key is its field's name */
   uint32_t idx;         /* in the trace's creation order */
   uint32_t lists;       /* a plan span: list levels above it */
   gql_str key;          /* a plan span: its key (path: see otlp_resolve) */

@@ -28,6 +28,7 @@ typedef struct plan_info {
   uint16_t lists;  /* list levels between the parent field and this one */
   uint16_t depth;  /* named path segments (a root field: 1) */
   bool composite;
+  bool key_is_name; /* no alias: the records need not repeat the key */
 } plan_info;
 
 /* What the last operation this trace served left (the trace is pooled,
@@ -327,9 +328,10 @@ static trace_span *resolve_span_new(gql_trace *tr, const gql_resolve_info *info,
   trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
   if (!s)
     return NULL;
+  const plan_field *pf = info->pf; /* gql_exec_info_field and _node */
   s->path = path;
-  s->field = gql_exec_info_field(info);
-  s->node = gql_exec_info_node(info);
+  s->field = pf->field;
+  s->node = pf->nocc ? pf->occs[0].node : NULL;
   s->ordinal = ordinal;
   if (parent) {
     s->up = parent;
@@ -388,6 +390,7 @@ static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
   if (s) {
     s->key = key;
     s->lists = lists;
+    s->key_is_name = pi->key_is_name;
   }
   return s;
 }
@@ -824,7 +827,8 @@ static void plan_walk(gql_trace *tr, const plan_set *ps, uint32_t parent,
     if (f->ordinal < tr->nowners)
       tr->plan[f->ordinal] =
           (plan_info){parent, lists, (uint16_t)(depth + 1),
-                      f->leaf == LEAF_NONE}; /* object, interface, union */
+                      f->leaf == LEAF_NONE, /* object, interface, union */
+                      f->field && gql_str_eq(f->key, f->field->name)};
     for (uint32_t j = 0; j < f->nsubs; j++)
       plan_walk(tr, f->subs[j], f->ordinal, list_levels(f->type), depth + 1);
   }
@@ -849,7 +853,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   } else if (want_plan && (tr->plan = gql_arena_alloc(
                                tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
-      tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false};
+      tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false, false};
     plan_walk(tr, p->root, NO_PARENT, 0, 0);
     memo_keep(tr, p);
   }

@@ -1414,3 +1414,27 @@ Test(trace, an_abort_from_resolve_start_fails_later_calls_the_entries_skip) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+Test(trace, aliased_fields_have_their_key_in_the_path_and_their_name_as_field) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  done d;
+  run_traced(t, s, "{ pals: friends { nick: name name } }", ref_data, NULL,
+             NULL, &d);
+  spans sp;
+  read_spans(&k, &sp);
+  cr_assert_eq(count_resolve(&sp), 3);
+  const gql_json_value *nick = find(&sp, "pals.*.nick");
+  cr_assert(nick);
+  cr_assert_str_eq(attr(nick, "graphql.field.name"), "name");
+  cr_assert_str_eq(attr(nick, "resource.name"), "name:String");
+  assert_parent(&sp, "pals.*.nick", "pals");
+  assert_parent(&sp, "pals.*.name", "pals");
+  cr_assert_str_eq(attr(find(&sp, "pals"), "graphql.field.name"), "friends");
+  cr_assert_str_eq(attr(find(&sp, "pals"), "resource.name"), "friends:[Human]");
+  gql_arena_free(sp.arena);
+  sink_free(&k);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
