@@ -790,11 +790,15 @@ static bool memo_matches(const op_memo *m, const gql_prepared *p) {
 }
 
 /* Remembers the operation and its plan facts (tr->plan); on an allocation
- * failure remembers nothing. */
+ * failure, or for a document over MEMO_MAX bytes (a pooled trace keeps its
+ * copy), remembers nothing. */
+enum { MEMO_MAX = 65536 };
 static void memo_keep(gql_trace *tr, const gql_prepared *p) {
   op_memo *m = &tr->memo;
   m->p = NULL;
   m->sig = GQL_STR("");
+  if (p->text.len > MEMO_MAX || tr->nowners > MEMO_MAX)
+    return;
   char *text = realloc(m->text, p->text.len + 1);
   if (!text)
     return;
