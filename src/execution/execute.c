@@ -597,12 +597,25 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   }
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
-  if (GQL_UNLIKELY(h != NULL)) {
+  if (GQL_LIKELY(h != NULL)) {
     if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
-      if (h->resolve_start(h->ctx, info))
+      if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
+        /* From here on every call takes this path (hook_free reads no
+         * abort flag): the hooks without their cached answers. (Out of
+         * memory, the owner's entries still count: gql_trace's are
+         * all non-zero after an abort.) */
+        gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+        if (c) {
+          *c = *h;
+          c->calls = NULL;
+          c->ncalls = 0;
+          ctx->hooks = c;
+          h = c;
+        }
+      }
       if (pf->ordinal < h->ncalls) /* it may answer for this call's finish */
         calls = h->calls[pf->ordinal];
     }
@@ -622,29 +635,47 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended &&
-      ((calls & GQL_HOOK_FINISH) || info->error))
-    h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+  if (GQL_UNLIKELY(h == NULL) || o->pended)
+    return; /* a pending field's resolve_finish comes later */
+  if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
+    h->resolve_finish(h->ctx, info);
+  else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
+    h->stamps[pf->ordinal] = h->now(h->ctx);
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
- * hook (a collapsed sibling, a leaf). */
+ * hook (a collapsed sibling, a leaf). After an abort ctx->hooks has no
+ * answers (see resolve_field_hooked): no abort flag to read per call. */
 static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
                              const plan_field *pf) {
-  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal] && !ctx->aborted;
+  (void)ctx;
+  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
+}
+
+/* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
+static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
+                              const plan_field *pf) {
+  return pf->ordinal < h->ncalls && h->calls[pf->ordinal] == GQL_HOOK_STAMP &&
+         !ctx->aborted && h->stamps && h->now;
 }
 
 /* A hook-free call runs like an untraced one, except that an error still
- * reaches resolve_finish. */
+ * reaches resolve_finish, and that with `stamp` a synchronous completion
+ * gets its clock read. */
 static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
-                                  const void *parent, gql_out *o) {
+                                  const void *parent, gql_out *o, bool stamp) {
   pf->fn(&o->own, parent, o);
   if (GQL_UNLIKELY(!o->written)) {
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
-    h->resolve_finish(h->ctx, &o->own);
+  /* a pended call's completion comes through pending_done */
+  if (GQL_UNLIKELY(o->own.error != NULL)) {
+    if (!o->pended && h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own);
+  } else if (stamp && !o->pended) {
+    h->stamps[pf->ordinal] = h->now(h->ctx);
+  }
 }
 
 /* A call with hooks, arguments or after an abort: hook-free when the
@@ -654,9 +685,15 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && !pf->has_args && hook_free(ctx, h, pf))) {
-    call_hook_free(h, pf, parent, o);
-    return;
+  if (GQL_LIKELY(h && !pf->has_args)) {
+    if (hook_free(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, false);
+      return;
+    }
+    if (stamp_only(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, true);
+      return;
+    }
   }
   resolve_field_hooked(ctx, pf, parent, o);
 }
@@ -880,10 +917,16 @@ field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       complete_null(o);
     }
   } else if (pf->plain && hook_free(ctx, h, pf)) {
-    /* traced, but the tracer needs no hook for this call: inline */
+    /* traced, but the tracer needs no hook for this call: inline, and
+     * like the untraced call above (own.args and own.trace as they were:
+     * the tracer that asked for no hook reads neither) */
+    call_hook_free(h, pf, parent, o, false);
+  } else if (pf->plain && stamp_only(ctx, h, pf)) {
+    call_hook_free(h, pf, parent, o, true); /* a composite field's */
+  } else if (pf->plain) { /* what resolve_field would come to */
     o->own.args = NULL;
     o->own.trace = NULL;
-    call_hook_free(h, pf, parent, o);
+    resolve_field_hooked(ctx, pf, parent, o);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
