@@ -215,7 +215,7 @@ Test(gateway_client, answers_at_root_end_before_the_terminator_then_reuses) {
   cr_expect_eq(gql_gw_client_connects(c), 1);
   gql_gw_client_close(c); /* the draining connection closes after it */
   uv_close((uv_handle_t *)&f.listener, NULL);
-  sleep_loop(&loop, 300);
+  sleep_loop(&loop, 1500); /* past the second terminator, with room */
   gql_gw_client_free(c);
   cr_expect_eq(close_loop(&loop), 0, "every handle closed");
 }
