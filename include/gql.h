@@ -402,11 +402,20 @@ typedef struct gql_hooks {
    * resolve_start, which may answer for its own call's resolve_finish). A
    * call that errors, and a pending field's completion, get resolve_finish
    * whatever the entry says. The owner may change the entries at any time
-   * (the tracer answers once per planned field from its first call). */
+   * (the tracer answers once per planned field from its first call). Once
+   * a resolve_start has aborted, the entries are no longer read: every
+   * later call gets resolve_start (and fails). */
   const uint8_t *calls;
   uint32_t ncalls;
+  /* stamps and now: optional, with calls. A call whose entry is
+   * GQL_HOOK_STAMP (no START, no FINISH) that completes synchronously
+   * without an error gets no hook: the executor stores now(ctx) at its
+   * completion into stamps[ordinal] (ncalls entries), the cost of a clock
+   * read instead of a resolve_finish. An error still gets resolve_finish. */
+  uint64_t *stamps;
+  uint64_t (*now)(void *ctx);
 } gql_hooks;
-enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2 };
+enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2, GQL_HOOK_STAMP = 4 };
 
 /* An operation parsed, validated and planned; immutable, reusable. */
 typedef struct gql_prepared gql_prepared;

@@ -28,6 +28,7 @@ enum {
 };
 
 static block *block_new(gql_arena *a, size_t size) {
+  assert(size % 8 == 0); /* see gql_arena_alloc */
   if (a->limit && a->reserved + size > a->limit)
     return NULL;
   block *b = a->alc.malloc(a->alc.ctx, sizeof(block) + size);
@@ -90,20 +91,12 @@ void gql_arena_free(gql_arena *a) {
   alc.free(alc.ctx, a, a->self_size);
 }
 
-/* Keeps one block for the next use. When the last use spread over several
- * blocks, they are replaced by one block as large as all of them (up to
- * RETAIN_MAX), so a reused arena serving requests of a steady size reaches
- * zero allocator calls per request. */
-void gql_arena_reset(gql_arena *a) {
-  if (!a->head)
-    return;
-  a->used = 0;
+/* The slow part of reset: the last use spread over several blocks, or its
+ * one block is larger than may be kept, or the arena has an inline block
+ * under later ones. */
+static __attribute__((noinline)) void reset_blocks(gql_arena *a) {
   if (a->inline_block) { /* keeps its own block only */
     free_blocks(a, NULL);
-    a->head->used = 0;
-    return;
-  }
-  if (!a->head->prev && a->head->size <= RETAIN_MAX) {
     a->head->used = 0;
     return;
   }
@@ -114,21 +107,54 @@ void gql_arena_reset(gql_arena *a) {
     return; /* the next allocation will try again */
 }
 
-void *gql_arena_alloc(gql_arena *a, size_t size) {
+/* Keeps one block for the next use. When the last use spread over several
+ * blocks, they are replaced by one block as large as all of them (up to
+ * RETAIN_MAX), so a reused arena serving requests of a steady size reaches
+ * zero allocator calls per request. A server resets once per request, and
+ * then the arena has one block (an inline block is never larger than
+ * RETAIN_MAX): two stores. */
+void gql_arena_reset(gql_arena *a) {
+  block *b = a->head;
+  if (!b)
+    return;
+  a->used = 0;
+  if (GQL_LIKELY(!b->prev && b->size <= RETAIN_MAX)) {
+    b->used = 0;
+    return;
+  }
+  reset_blocks(a);
+}
+
+/* The slow part of gql_arena_alloc: a new block of at least `size` bytes,
+ * twice the last one up to MAX_BLOCK_STEP. Out of line so that the fast
+ * path saves no register. */
+static __attribute__((noinline)) void *alloc_block(gql_arena *a, size_t size) {
+  if (size > SIZE_MAX / 2)
+    return NULL;
   size = (size + 7) & ~(size_t)7;
   block *b = a->head;
-  if (GQL_UNLIKELY(!b || b->size - b->used < size)) {
-    size_t want = b ? b->size * 2 : FIRST_BLOCK;
-    if (want > MAX_BLOCK_STEP)
-      want = MAX_BLOCK_STEP;
-    if (want < size)
-      want = size;
-    if (size > SIZE_MAX / 2)
-      return NULL;
-    b = block_new(a, want);
-    if (!b)
-      return NULL;
-  }
+  size_t want = b ? b->size * 2 : FIRST_BLOCK;
+  if (want > MAX_BLOCK_STEP)
+    want = MAX_BLOCK_STEP;
+  if (want < size)
+    want = size;
+  b = block_new(a, want);
+  if (!b)
+    return NULL;
+  b->used = size;
+  a->used += size;
+  return b->data;
+}
+
+/* Every block's size and use are multiples of 8, so a block has room for
+ * `size` bytes exactly when it has room for them rounded up to 8: the test
+ * takes the size as given, and a size near SIZE_MAX cannot wrap to a small
+ * one. */
+void *gql_arena_alloc(gql_arena *a, size_t size) {
+  block *b = a->head;
+  if (GQL_UNLIKELY(!b || b->size - b->used < size))
+    return alloc_block(a, size);
+  size = (size + 7) & ~(size_t)7;
   void *p = b->data + b->used;
   b->used += size;
   a->used += size;

@@ -101,10 +101,11 @@ typedef struct plan_field {
    * items (as dleaf for a field of type I) */
   gql_type_ref list_item;
   uint8_t list_dleaf;
-  /* key_json after one byte for the separator, when the two fit in 32
-   * bytes (key_short is then their length, else 0): written as one or two
-   * 16-byte copies */
-  char key_pad[32];
+  /* ',', one byte for the separator and key_json, when the key is under
+   * 31 bytes (key_short is then the separator's and key's length, else 0):
+   * the separator and key go out as one or two 16-byte copies from
+   * key_pad + 1, and ",{" or "[{" and the key from key_pad */
+  char key_pad[40];
   uint8_t key_short;
   uint32_t parent_type; /* the concrete object type */
   plan_occ *occs;       /* in collection order */
@@ -121,6 +122,10 @@ typedef struct plan_field {
   plan_set **subs;
   uint32_t *sub_types;
   uint32_t nsubs;
+  /* sub-plans by type index - sub_lo when sub_span (else 0): NULL for a
+   * type that is not possible */
+  plan_set **sub_table;
+  uint32_t sub_lo, sub_span;
   uint32_t ordinal; /* 0..gql_prepared.nplanned, for per-field tables */
 } plan_field;
 

@@ -45,35 +45,43 @@ typedef struct serial_walk {
   rnode *node;
 } serial_walk;
 
+/* The state of one execution. A request whose root type is synchronous
+ * all the way down (direct mode) ends inside gql_execute, and its context
+ * lives on gql_execute's stack; tree mode's may outlive the call (fields
+ * pend) and is in the request arena. Members under "tree mode" are set only
+ * by exec_tree. */
 typedef struct exec_ctx {
   const gql_prepared *p;
   const gql_schema *s;
   gql_arena *arena;
-  bool own_arena;
+  uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
+  bool aborted;
   gql_buf *out; /* where values are written: the response, or the bytes of
                  * tree mode */
   gql_buf resp;
-  gql_buf bytes; /* tree mode's, set (and freed) only when ctx->tree */
   gql_output *output;
-  gql_output own_output;
   const gql_json_value **vars;
   const gql_json_value **slots;
   exec_error *errs;
   uint32_t nerrs, cap;
   const gql_hooks *hooks;
   void *context;
-  bool aborted;
-  bool tree;
-  bool walking;
-  bool done;
-  uint32_t pending;
-  rnode *root;
-  serial_walk serial; /* a mutation's root fields, one at a time */
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
+  /* tree mode */
+  bool walking;
+  bool done; /* the response has been delivered */
+  uint32_t pending;
+  rnode *root;
+  gql_buf bytes;      /* the values, ranges of which the tree's nodes are */
+  serial_walk serial; /* a mutation's root fields, one at a time */
+  /* set only when used */
+  gql_output own_output; /* params->output is NULL */
   /* vars and slots when the operation has few (no arena call) */
   const gql_json_value *few_vars[4], *few_slots[4];
 } exec_ctx;
+
+enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
 
 /* An output handle. Its first member is the info a resolver of the field is
  * given (ctx, plan field and path are stored once, there): a field's output
@@ -458,6 +466,38 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
     gql_out_null(out);
 }
 
+/* A struct member at p, whatever its alignment. */
+static inline int32_t ld_i32(const char *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline int64_t ld_i64(const char *p) {
+  int64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline double ld_f64(const char *p) {
+  double v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline bool ld_bool(const char *p) {
+  bool v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline gql_str ld_str(const char *p) {
+  gql_str v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline const char *ld_cstr(const char *p) {
+  const char *v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
                               gql_out *out) {
   const exec_resolver *r = info->pf->field->resolver;
@@ -467,33 +507,20 @@ void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
   }
   const char *p = (const char *)parent + r->offset;
   switch (r->member) {
-  case GQL_MEMBER_INT32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_int(out, v);
+  case GQL_MEMBER_INT32:
+    gql_out_int(out, ld_i32(p));
     return;
-  }
-  case GQL_MEMBER_INT64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_int(out, v);
+  case GQL_MEMBER_INT64:
+    gql_out_int(out, ld_i64(p));
     return;
-  }
-  case GQL_MEMBER_DOUBLE: {
-    double v;
-    memcpy(&v, p, sizeof v);
-    gql_out_float(out, v);
+  case GQL_MEMBER_DOUBLE:
+    gql_out_float(out, ld_f64(p));
     return;
-  }
-  case GQL_MEMBER_BOOL: {
-    bool v;
-    memcpy(&v, p, sizeof v);
-    gql_out_bool(out, v);
+  case GQL_MEMBER_BOOL:
+    gql_out_bool(out, ld_bool(p));
     return;
-  }
   case GQL_MEMBER_STR: {
-    gql_str v;
-    memcpy(&v, p, sizeof v);
+    gql_str v = ld_str(p);
     if (v.ptr)
       gql_out_string(out, v.ptr, v.len);
     else
@@ -501,20 +528,16 @@ void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
     return;
   }
   case GQL_MEMBER_CSTR: {
-    const char *v;
-    memcpy(&v, p, sizeof v);
+    const char *v = ld_cstr(p);
     if (v)
       gql_out_string(out, v, strlen(v));
     else
       gql_out_null(out);
     return;
   }
-  default: { /* GQL_MEMBER_ENUM_U8 */
-    uint8_t v;
-    memcpy(&v, p, sizeof v);
-    gql_out_enum_index(out, v);
+  default: /* GQL_MEMBER_ENUM_U8 */
+    gql_out_enum_index(out, (uint8_t)*p);
     return;
-  }
   }
 }
 
@@ -574,12 +597,25 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   }
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
-  if (GQL_UNLIKELY(h != NULL)) {
+  if (GQL_LIKELY(h != NULL)) {
     if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
-      if (h->resolve_start(h->ctx, info))
+      if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
+        /* From here on every call takes this path (hook_free reads no
+         * abort flag): the hooks without their cached answers. (Out of
+         * memory, the owner's entries still count: gql_trace's are
+         * all non-zero after an abort.) */
+        gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+        if (c) {
+          *c = *h;
+          c->calls = NULL;
+          c->ncalls = 0;
+          ctx->hooks = c;
+          h = c;
+        }
+      }
       if (pf->ordinal < h->ncalls) /* it may answer for this call's finish */
         calls = h->calls[pf->ordinal];
     }
@@ -599,29 +635,47 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(h != NULL) && h->resolve_finish && !o->pended &&
-      ((calls & GQL_HOOK_FINISH) || info->error))
-    h->resolve_finish(h->ctx, info); /* a pending field's comes later */
+  if (GQL_UNLIKELY(h == NULL) || o->pended)
+    return; /* a pending field's resolve_finish comes later */
+  if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
+    h->resolve_finish(h->ctx, info);
+  else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
+    h->stamps[pf->ordinal] = h->now(h->ctx);
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
- * hook (a collapsed sibling, a leaf). */
+ * hook (a collapsed sibling, a leaf). After an abort ctx->hooks has no
+ * answers (see resolve_field_hooked): no abort flag to read per call. */
 static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
                              const plan_field *pf) {
-  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal] && !ctx->aborted;
+  (void)ctx;
+  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
+}
+
+/* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
+static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
+                              const plan_field *pf) {
+  return pf->ordinal < h->ncalls && h->calls[pf->ordinal] == GQL_HOOK_STAMP &&
+         !ctx->aborted && h->stamps && h->now;
 }
 
 /* A hook-free call runs like an untraced one, except that an error still
- * reaches resolve_finish. */
+ * reaches resolve_finish, and that with `stamp` a synchronous completion
+ * gets its clock read. */
 static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
-                                  const void *parent, gql_out *o) {
+                                  const void *parent, gql_out *o, bool stamp) {
   pf->fn(&o->own, parent, o);
   if (GQL_UNLIKELY(!o->written)) {
     set_written(o);
     complete_null(o);
   }
-  if (GQL_UNLIKELY(o->own.error != NULL) && !o->pended && h->resolve_finish)
-    h->resolve_finish(h->ctx, &o->own);
+  /* a pended call's completion comes through pending_done */
+  if (GQL_UNLIKELY(o->own.error != NULL)) {
+    if (!o->pended && h->resolve_finish)
+      h->resolve_finish(h->ctx, &o->own);
+  } else if (stamp && !o->pended) {
+    h->stamps[pf->ordinal] = h->now(h->ctx);
+  }
 }
 
 /* A call with hooks, arguments or after an abort: hook-free when the
@@ -631,9 +685,15 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const void *parent,
                                                          gql_out *o) {
   const gql_hooks *h = ctx->hooks;
-  if (GQL_LIKELY(h && !pf->has_args && hook_free(ctx, h, pf))) {
-    call_hook_free(h, pf, parent, o);
-    return;
+  if (GQL_LIKELY(h && !pf->has_args)) {
+    if (hook_free(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, false);
+      return;
+    }
+    if (stamp_only(ctx, h, pf)) {
+      call_hook_free(h, pf, parent, o, true);
+      return;
+    }
   }
   resolve_field_hooked(ctx, pf, parent, o);
 }
@@ -690,11 +750,11 @@ static inline void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
 /* `sep` ('{' or ',') and the field's "key": with one capacity check, and
  * for a key under 32 bytes one or two 16-byte copies. */
 static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
-  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= sizeof pf->key_pad)) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
     char *d = b->data + b->len;
-    memcpy(d, pf->key_pad, 16);
+    memcpy(d, pf->key_pad + 1, 16);
     if (pf->key_short > 16)
-      memcpy(d + 16, pf->key_pad + 16, 16);
+      memcpy(d + 16, pf->key_pad + 17, 16);
     d[0] = sep;
     b->len += pf->key_short;
     return;
@@ -705,6 +765,23 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
     return;
   b->data[b->len++] = sep;
   gql_buf_put(b, kj.ptr, kj.len);
+}
+
+/* A list item's opening and its first field's key: `open` ('[' or ','),
+ * '{' and "key": in one or two 16-byte copies. */
+static inline void put_item_key(gql_buf *b, char open, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad, 16);
+    if (pf->key_short >= 16)
+      memcpy(d + 16, pf->key_pad + 16, 16);
+    d[0] = open;
+    d[1] = '{';
+    b->len += pf->key_short + 1u;
+    return;
+  }
+  gql_buf_putc(b, open);
+  put_key(b, '{', pf);
 }
 
 /* One field of an object written in place, into `o`, the output that
@@ -720,62 +797,48 @@ static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
 static inline __attribute__((always_inline)) bool
 member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
   switch (kind) {
-  case MEMBER_INT32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    gql_json_write_int(b, v);
+  case MEMBER_INT32:
+    gql_json_write_int(b, ld_i32(p));
     return true;
-  }
   case MEMBER_INT64_INT: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
+    int64_t v = ld_i64(p);
     if ((uint64_t)v + 2147483648u > UINT32_MAX) /* outside Int's range */
       return false;
     gql_json_write_int(b, v);
     return true;
   }
-  case MEMBER_INT64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    gql_json_write_int(b, v);
+  case MEMBER_INT64:
+    gql_json_write_int(b, ld_i64(p));
     return true;
-  }
   case MEMBER_DOUBLE: {
-    double v;
-    memcpy(&v, p, sizeof v);
+    double v = ld_f64(p);
     if (!isfinite(v))
       return false;
     gql_json_write_double(b, v);
     return true;
   }
-  case MEMBER_BOOL: {
-    bool v;
-    memcpy(&v, p, sizeof v);
-    if (v)
+  case MEMBER_BOOL:
+    if (ld_bool(p))
       gql_buf_put(b, "true", 4);
     else
       gql_buf_put(b, "false", 5);
     return true;
-  }
   case MEMBER_STR: {
-    gql_str v;
-    memcpy(&v, p, sizeof v);
+    gql_str v = ld_str(p);
     if (!v.ptr)
       return false;
     gql_json_write_string(b, v);
     return true;
   }
   case MEMBER_CSTR: {
-    const char *v;
-    memcpy(&v, p, sizeof v);
+    const char *v = ld_cstr(p);
     if (!v)
       return false;
     gql_json_write_string(b, (gql_str){v, strlen(v)});
     return true;
   }
   case MEMBER_ENUM: {
-    uint8_t v;
-    memcpy(&v, p, sizeof v);
+    uint8_t v = (uint8_t)*p;
     const gql_type *e = pf->named;
     if (v >= e->nvalues)
       return false;
@@ -854,10 +917,16 @@ field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       complete_null(o);
     }
   } else if (pf->plain && hook_free(ctx, h, pf)) {
-    /* traced, but the tracer needs no hook for this call: inline */
+    /* traced, but the tracer needs no hook for this call: inline, and
+     * like the untraced call above (own.args and own.trace as they were:
+     * the tracer that asked for no hook reads neither) */
+    call_hook_free(h, pf, parent, o, false);
+  } else if (pf->plain && stamp_only(ctx, h, pf)) {
+    call_hook_free(h, pf, parent, o, true); /* a composite field's */
+  } else if (pf->plain) { /* what resolve_field would come to */
     o->own.args = NULL;
     o->own.trace = NULL;
-    call_hook_free(h, pf, parent, o);
+    resolve_field_hooked(ctx, pf, parent, o);
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
@@ -935,10 +1004,13 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
  * values, nothing else, unless a value needs the general path. */
 static inline __attribute__((always_inline)) bool
 members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
-               const void *parent, const path_frame *path) {
+               const void *parent, const path_frame *path, char open) {
   const plan_field *pf = ps->fields, *end = pf + ps->nfields;
   const char *p = parent;
-  put_key(b, '{', pf);
+  if (open)
+    put_item_key(b, open, pf);
+  else
+    put_key(b, '{', pf);
   if (!member_direct(b, pf, p + pf->member_off) &&
       field_general(ctx, b, pf, parent, path))
     return true;
@@ -958,7 +1030,7 @@ static __attribute__((noinline)) bool members_object(exec_ctx *ctx,
                                                      const plan_set *ps,
                                                      const void *parent,
                                                      const path_frame *path) {
-  return members_fields(ctx, ctx->out, ps, parent, path);
+  return members_fields(ctx, ctx->out, ps, parent, path, 0);
 }
 
 /* Writes {...} for plan set `ps` straight into the buffer; true when the
@@ -988,10 +1060,9 @@ members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   gql_buf *b = ctx->out;
   path_frame item = {path, NULL, 0};
   for (size_t i = 0; i < count; i++, p += stride) {
-    gql_buf_putc(b, i ? ',' : '[');
-    size_t mark = b->len;
+    size_t mark = b->len + 1; /* after the item's '[' or ',' */
     item.index = (int64_t)i;
-    if (members_fields(ctx, b, ps, p, &item)) {
+    if (members_fields(ctx, b, ps, p, &item, i ? ',' : '[')) {
       if (item_non_null)
         return true;
       b->len = mark;
@@ -1112,6 +1183,10 @@ static void exec_object_tree(exec_ctx *ctx, const plan_set *ps,
 /* ------------------------------------------------------------ objects */
 
 static const plan_set *sub_plan(const plan_field *pf, uint32_t type) {
+  if (pf->sub_span) {
+    uint32_t k = type - pf->sub_lo;
+    return k < pf->sub_span ? pf->sub_table[k] : NULL;
+  }
   for (uint32_t i = 0; i < pf->nsubs; i++)
     if (pf->sub_types[i] == type)
       return pf->subs[i];
@@ -1673,8 +1748,9 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
  * field's object type, the given type, or the abstract type's
  * resolve_type; NULL when the item needs the general path (a null, an
  * error). */
-static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
-                                        const void *obj, uint32_t type) {
+static inline const plan_set *item_plan(const gql_resolve_info *info,
+                                        const plan_field *pf, const void *obj,
+                                        uint32_t type) {
   if (!obj)
     return NULL;
   if (pf->named_object)
@@ -1682,7 +1758,7 @@ static inline const plan_set *item_plan(const gql_out *o, const plan_field *pf,
   if (type == GQL_TYPE_AUTO) {
     if (!pf->resolve_type)
       return NULL;
-    int64_t r = pf->resolve_type(out_info(o), obj);
+    int64_t r = pf->resolve_type(info, obj);
     if ((uint64_t)r >= GQL_TYPE_AUTO) /* negative, or not a type index */
       return NULL;
     type = (uint32_t)r; /* sub_plan finds only a possible object type */
@@ -1738,29 +1814,37 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     const plan_field *pf = o->own.pf;
     gql_buf *b = ctx->out;
     bool item_non_null = pf->list_item.nmods == 1;
+    const gql_resolve_info *info = out_info(o);
     path_frame fr = {o->own.path, NULL, 0};
     set_written(o);
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
-      gql_buf_putc(b, i ? ',' : '[');
+      char open = i ? ',' : '[';
       fr.index = (int64_t)i;
       const void *obj = items[i];
-      const plan_set *ps = item_plan(o, pf, obj, type);
-      size_t mark = b->len;
+      const plan_set *ps = item_plan(info, pf, obj, type);
+      size_t mark = b->len + 1; /* after `open` */
       if (GQL_LIKELY(ps != NULL)) {
         /* an all-members item inline (no call), others out of line */
-        if (ps->all_members && !ctx->hooks
-                ? !members_fields(ctx, b, ps, obj, &fr)
-                : !object_direct(ctx, ps, obj, &fr))
+        bool failed;
+        if (ps->all_members && !ctx->hooks) {
+          failed = members_fields(ctx, b, ps, obj, &fr, open);
+        } else {
+          gql_buf_putc(b, open);
+          failed = object_direct(ctx, ps, obj, &fr);
+        }
+        if (!failed)
           continue;
         if (!item_non_null) {
           b->len = mark;
           gql_buf_append(b, "null", 4);
           continue;
         }
-      } else if (!bulk_item(o, &fr, obj, type, false)) {
-        continue;
+      } else {
+        gql_buf_putc(b, open);
+        if (!bulk_item(o, &fr, obj, type, false))
+          continue;
       }
       value_failed(o);
       DONE(o);
@@ -1994,33 +2078,43 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
   }
 }
 
-static void deliver(exec_ctx *ctx) {
-  gql_buf *r = &ctx->resp;
-  bool has_errors = ctx->nerrs > 0;
-  const gql_hooks *h = ctx->hooks;
-  if (h && h->execute_error)
+/* The hooks' part of deliver. */
+static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
+                                                    const gql_hooks *h) {
+  if (h->execute_error)
     for (uint32_t i = 0; i < ctx->nerrs; i++) {
       const exec_error *e = &ctx->errs[i];
       h->execute_error(h->ctx, e->message, e->locs, e->nlocs, e->path);
     }
-  if (h && h->execute_finish)
-    h->execute_finish(h->ctx, has_errors);
-  if (r->failed) {
+  if (h->execute_finish)
+    h->execute_finish(h->ctx, ctx->nerrs > 0);
+}
+
+/* Hands the response to on_done and the output buffer back to the caller;
+ * then frees what the execution made for itself. With its own arena, the
+ * context is freed here too (tree mode's is in the arena). Inline: every
+ * request ends here, most of them from finish_direct. */
+static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
+  gql_buf *r = &ctx->resp;
+  if (GQL_UNLIKELY(ctx->hooks != NULL))
+    deliver_hooks(ctx, ctx->hooks);
+  gql_output *go = ctx->output;
+  if (GQL_LIKELY(!r->failed)) {
+    ctx->on_done(ctx->ud, r->data, r->len, ctx->nerrs > 0);
+    go->len = r->len;
+  } else {
     static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
     ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
-  } else {
-    ctx->on_done(ctx->ud, r->data, r->len, has_errors);
+    go->len = 0;
   }
-  ctx->output->data = r->data;
-  ctx->output->cap = r->cap;
-  ctx->output->len = r->failed ? 0 : r->len;
-  if (ctx->tree) /* the bytes are tree mode's: direct mode never sets them */
-    gql_buf_free(&ctx->bytes);
-  ctx->done = true;
-  if (ctx->output == &ctx->own_output)
-    gql_output_free(ctx->output);
-  if (ctx->own_arena)
-    gql_arena_free(ctx->arena);
+  go->data = r->data;
+  go->cap = r->cap;
+  if (GQL_UNLIKELY(ctx->owns)) {
+    if (ctx->owns & OWN_OUTPUT)
+      gql_output_free(go);
+    if (ctx->owns & OWN_ARENA)
+      gql_arena_free(ctx->arena);
+  }
 }
 
 /* Tree mode: everything has completed; write the response. */
@@ -2037,6 +2131,8 @@ static void finish(exec_ctx *ctx) {
   gql_buf_puts(r, "\"data\":");
   write_tree(ctx, r, ctx->root);
   gql_buf_putc(r, '}');
+  gql_buf_free(&ctx->bytes);
+  ctx->done = true;
   deliver(ctx);
 }
 
@@ -2091,71 +2187,78 @@ void gql_output_free(gql_output *o) {
   o->len = o->cap = 0;
 }
 
-int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
-  if (!p || !params || !params->on_done)
-    return GQL_EINVAL;
-  gql_arena *arena = params->arena;
-  bool own_arena = !arena;
-  if (own_arena && !(arena = gql_arena_new(NULL)))
-    return GQL_ENOMEM;
-  exec_ctx *ctx = gql_arena_alloc(arena, sizeof *ctx);
-  if (!ctx) {
-    if (own_arena)
-      gql_arena_free(arena);
-    return GQL_ENOMEM;
-  }
-  /* Member by member rather than a zeroed compound literal: this runs for
-   * every request, and few_vars (filled by coercion before any read), the
-   * unused own_output and most of few_slots need no clearing. */
+/* Sets the members every execution reads (tree mode's are exec_tree's, the
+ * variables' vars_init's). */
+static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
+                            const gql_execute_params *params, gql_arena *arena,
+                            bool own_arena) {
   ctx->p = p;
   ctx->s = p->s;
   ctx->arena = arena;
-  ctx->own_arena = own_arena;
-  ctx->out = NULL;
+  ctx->owns = own_arena ? OWN_ARENA : 0;
+  ctx->aborted = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->hooks = params->hooks;
   ctx->context = params->context;
-  ctx->aborted = ctx->tree = ctx->walking = ctx->done = false;
-  ctx->pending = 0;
-  ctx->root = NULL;
-  ctx->serial = (serial_walk){0};
   ctx->on_done = params->on_done;
   ctx->ud = params->ud;
-  if (params->output) {
-    ctx->output = params->output;
-  } else {
+  gql_output *go = params->output;
+  if (GQL_UNLIKELY(!go)) {
     ctx->own_output = (gql_output){0};
-    ctx->output = &ctx->own_output;
+    go = &ctx->own_output;
+    ctx->owns |= OWN_OUTPUT;
   }
-  gql_output *go = ctx->output;
-  ctx->resp = (gql_buf){.data = go->data,
-                        .cap = go->cap,
-                        .alc = go->alc ? go->alc : gql_alc_or_default(NULL)};
-  ctx->vars = p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
-                  ? ctx->few_vars
-                  : gql_arena_alloc(arena, sizeof *ctx->vars * (p->nvars + 1));
+  ctx->output = go;
+  ctx->out = &ctx->resp;
+  ctx->resp.data = go->data; /* member by member: no clearing first */
+  ctx->resp.len = 0;
+  ctx->resp.cap = go->cap;
+  ctx->resp.alc = go->alc; /* NULL: libc, as gql_alc_* take it */
+  ctx->resp.failed = false;
+  ctx->vars = ctx->slots = NULL; /* read only when the operation has
+                                  * variables: see vars_init */
+}
+
+/* The coerced variables and the argument slots that depend on them: in the
+ * context when they are few, else in the arena. False when out of memory. */
+static bool vars_init(exec_ctx *ctx) {
+  const gql_prepared *p = ctx->p;
+  ctx->vars =
+      p->nvars < GQL_ARRAY_LEN(ctx->few_vars)
+          ? ctx->few_vars
+          : gql_arena_alloc(ctx->arena, sizeof *ctx->vars * (p->nvars + 1));
   if (p->nslots < GQL_ARRAY_LEN(ctx->few_slots)) {
     ctx->slots = ctx->few_slots;
     for (uint32_t i = 0; i < p->nslots; i++)
       ctx->slots[i] = NULL;
   } else {
-    ctx->slots = gql_arena_alloc(arena, sizeof *ctx->slots * (p->nslots + 1));
+    ctx->slots =
+        gql_arena_alloc(ctx->arena, sizeof *ctx->slots * (p->nslots + 1));
     if (ctx->slots)
       memset(ctx->slots, 0, sizeof *ctx->slots * (p->nslots + 1));
   }
-  if (!ctx->vars || !ctx->slots) {
-    if (own_arena)
-      gql_arena_free(arena);
+  return ctx->vars && ctx->slots;
+}
+
+/* Answers the requests that end before any field runs: an execute_start
+ * hook aborting, a subscription, variables that are not JSON or do not
+ * coerce, an operation type without a root type. Also coerces the
+ * variables. 1 when it answered (on_done has been called), 0 when the
+ * fields are to run, GQL_ENOMEM. */
+static __attribute__((noinline)) int
+answer_early(exec_ctx *ctx, const gql_execute_params *params) {
+  const gql_prepared *p = ctx->p;
+  gql_arena *arena = ctx->arena;
+  if ((p->nvars || p->nslots) && !vars_init(ctx))
     return GQL_ENOMEM;
-  }
   if (ctx->hooks && ctx->hooks->execute_start &&
       ctx->hooks->execute_start(ctx->hooks->ctx)) {
     /* Aborted before the executor: nothing runs. */
     ctx->aborted = true;
     add_error(ctx, "Execution aborted.", NULL, UINT32_MAX, NULL);
     errors_only(ctx, false);
-    return 0;
+    return 1;
   }
   if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
     add_error(ctx,
@@ -2163,7 +2266,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
               "mutations only.",
               NULL, p->op ? p->op->h.start : UINT32_MAX, NULL);
     errors_only(ctx, false);
-    return 0;
+    return 1;
   }
   /* Variables. */
   const gql_json_value *inputs = params->variables;
@@ -2177,7 +2280,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
       add_error(ctx, m ? m : "Variables are invalid JSON.", NULL, UINT32_MAX,
                 NULL);
       errors_only(ctx, false);
-      return 0;
+      return 1;
     }
     inputs = parsed;
   }
@@ -2199,36 +2302,36 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
                   "reached. Execution aborted.",
                   NULL, UINT32_MAX, NULL);
       errors_only(ctx, false);
-      return 0;
+      return 1;
     }
   }
   if (p->root_error) {
     uint32_t off = p->op->h.start;
     add_error(ctx, p->root_error, NULL, off, NULL);
     errors_only(ctx, true);
-    return 0;
+    return 1;
   }
-  const void *root_value = params->root_value;
-  ctx->walking = true;
-  if (p->s->types[p->root_type].sync) {
-    ctx->out = &ctx->resp;
-    ctx->resp.len = 0;
-    gql_buf_put(&ctx->resp, "{\"data\":", 8);
-    bool failed = exec_object_direct(ctx, p->root, root_value, NULL);
-    ctx->walking = false;
-    finish_direct(ctx, failed);
-    return 0;
-  }
-  ctx->tree = true;
-  gql_buf_init(&ctx->bytes, go->alc);
+  return 0;
+}
+
+/* Tree mode: returns 1 when fields are pending, else 0 (answered). */
+static __attribute__((noinline)) int exec_tree(exec_ctx *ctx,
+                                               const void *root_value) {
+  const gql_prepared *p = ctx->p;
+  ctx->walking = ctx->done = false;
+  ctx->pending = 0;
+  ctx->serial = (serial_walk){0};
+  gql_buf_init(&ctx->bytes, ctx->output->alc);
   ctx->out = &ctx->bytes;
-  ctx->root = gql_arena_alloc(arena, sizeof *ctx->root);
+  ctx->root = gql_arena_alloc(ctx->arena, sizeof *ctx->root);
   if (!ctx->root) {
+    gql_buf_free(&ctx->bytes);
     add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
     errors_only(ctx, true);
     return 0;
   }
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  ctx->walking = true;
   exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
                    p->kind == GQL_OP_MUTATION);
   ctx->walking = false;
@@ -2239,6 +2342,40 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     return 0;
   }
   return 1;
+}
+
+int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
+  if (!p || !params || !params->on_done)
+    return GQL_EINVAL;
+  gql_arena *arena = params->arena;
+  bool own_arena = !arena;
+  if (own_arena && !(arena = gql_arena_new(NULL)))
+    return GQL_ENOMEM;
+  /* Only tree mode can outlive this call (when a field pends): every other
+   * execution, early answers included, keeps its context on the stack. */
+  bool tree = !p->root_error && !p->s->types[p->root_type].sync;
+  exec_ctx direct;
+  exec_ctx *ctx = tree ? gql_arena_alloc(arena, sizeof *ctx) : &direct;
+  if (!ctx) {
+    gql_arena_free(own_arena ? arena : NULL);
+    return GQL_ENOMEM;
+  }
+  ctx_init(ctx, p, params, arena, own_arena);
+  if (GQL_UNLIKELY(params->hooks || p->kind == GQL_OP_SUBSCRIPTION ||
+                   p->nvars || p->nslots || p->root_error ||
+                   (!params->variables && params->variables_json))) {
+    int rc = answer_early(ctx, params);
+    if (rc < 0)
+      gql_arena_free(own_arena ? arena : NULL);
+    if (rc)
+      return rc < 0 ? rc : 0;
+  }
+  if (GQL_UNLIKELY(tree))
+    return exec_tree(ctx, params->root_value);
+  gql_buf_put(&ctx->resp, "{\"data\":", 8);
+  bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
+  finish_direct(ctx, failed);
+  return 0;
 }
 
 /* ------------------------------------------------------------ one-shot */

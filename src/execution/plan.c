@@ -670,15 +670,20 @@ general:;
   return kj != NULL;
 }
 
-/* A short key that is a name: "key": written straight into key_pad (after
- * its separator byte), and key_json is that copy; no arena call. False
- * for any other key (key_short stays 0). */
+/* key_json shorter than this goes into key_pad, after ',' and the
+ * separator's byte (see plan_field.key_pad) */
+enum { KEY_PAD_JSON = 31 };
+
+/* A short key that is a name: "key": written straight into key_pad, and
+ * key_json is that copy; no arena call. False for any other key (key_short
+ * stays 0). */
 static bool key_in_pad(plan_field *pf) {
   gql_str k = pf->key;
-  if (k.len == 0 || k.len + 4 > sizeof pf->key_pad)
+  if (k.len == 0 || k.len + 3 >= KEY_PAD_JSON)
     return false;
   memset(pf->key_pad, 0, sizeof pf->key_pad);
-  char *kj = pf->key_pad + 1;
+  pf->key_pad[0] = ',';
+  char *kj = pf->key_pad + 2;
   kj[0] = '"';
   for (size_t i = 0; i < k.len; i++) { /* copied as checked */
     char c = k.ptr[i];
@@ -757,9 +762,10 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
     pf->fn = gql_exec_member_fn(pf->member);
   if (pf->key_short) {
     /* written by key_in_pad */
-  } else if (pf->key_json.len < sizeof pf->key_pad) {
+  } else if (pf->key_json.len < KEY_PAD_JSON) {
     memset(pf->key_pad, 0, sizeof pf->key_pad);
-    memcpy(pf->key_pad + 1, pf->key_json.ptr, pf->key_json.len);
+    pf->key_pad[0] = ',';
+    memcpy(pf->key_pad + 2, pf->key_json.ptr, pf->key_json.len);
     pf->key_short = (uint8_t)(pf->key_json.len + 1);
   } else {
     pf->key_short = 0;
@@ -780,11 +786,25 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
     b->err = GQL_ENOMEM;
     return;
   }
+  uint32_t lo = UINT32_MAX, hi = 0;
   for (uint32_t i = 0; i < ntypes && !b->err; i++) {
     pf->sub_types[i] = types[i];
     pf->subs[i] = build_set(b, pf->occs, pf->nocc, types[i], depth + 1);
+    lo = types[i] < lo ? types[i] : lo;
+    hi = types[i] > hi ? types[i] : hi;
   }
   pf->nsubs = ntypes;
+  /* an abstract type's possible types close together in the type table:
+   * sub-plans by type index (sub_plan's lookup without a scan) */
+  if (ntypes > 1 && !b->err && hi - lo < 4 * ntypes &&
+      (pf->sub_table =
+           gql_arena_alloc(b->a, sizeof *pf->sub_table * (hi - lo + 1)))) {
+    memset(pf->sub_table, 0, sizeof *pf->sub_table * (hi - lo + 1));
+    for (uint32_t i = 0; i < ntypes; i++)
+      pf->sub_table[types[i] - lo] = pf->subs[i];
+    pf->sub_lo = lo;
+    pf->sub_span = hi - lo + 1;
+  }
 }
 
 static uint64_t set_hash(const plan_occ *parents, uint32_t nparents,

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +33,22 @@ typedef struct chunk {
   char *json;
 } chunk;
 
-/* Exported chunks kept (with their buffers) for the next pushes: up to
- * 1 MiB of buffers, none over 64 KiB. */
-enum { CHUNK_POOL_BYTES = 1 << 20, CHUNK_KEEP_BYTES = 65536 };
+/* Exported chunks kept (with their buffers) for the next pushes: none
+ * over 64 KiB, and in all at most 1 MiB or, when more, the records of a
+ * full queue (CHUNK_SPAN_BYTES a span), memory the queue may hold anyway:
+ * a steady state that fills the queue between exports then draws no new
+ * pages. */
+enum {
+  CHUNK_POOL_BYTES = 1 << 20,
+  CHUNK_KEEP_BYTES = 65536,
+  CHUNK_SPAN_BYTES = 192
+};
 
 enum { SIG_CACHE = 64 };
 
 typedef struct sig_entry {
-  const gql_prepared *p;
+  /* published last (release), read without the lock (acquire) */
+  _Atomic(const gql_prepared *) p;
   char *text; /* the operation's text and name, to tell a reused address */
   size_t text_len;
   const char *op;
@@ -51,6 +60,9 @@ enum { TRACE_POOL = 64 };
 
 struct gql_tracer {
   gql_tracer_config c;
+  /* one pooled trace taken and given back with an atomic exchange; the
+   * mutex-guarded pool behind it */
+  _Atomic(gql_trace *) slot;
   pthread_mutex_t pool_mu;
   gql_trace *pool[TRACE_POOL];
   uint32_t npool;
@@ -61,7 +73,7 @@ struct gql_tracer {
   pthread_cond_t wake, idle;
   chunk *head, *tail;
   chunk *spare; /* the chunk pool */
-  size_t spare_bytes;
+  size_t spare_bytes, spare_max;
   uint32_t queued_spans;
   uint32_t sending_spans;        /* in the batch being sent */
   uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
@@ -95,6 +107,10 @@ uint64_t gql_tracer_now(const gql_tracer *t) {
 #endif
   (void)t;
   return real_ns();
+}
+
+bool gql_tracer_tsc(const gql_tracer *t) {
+  return t && t->tsc;
 }
 
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick) {
@@ -293,7 +309,7 @@ static bool export_one(gql_tracer *t) {
   while (list) { /* back to the pool, buffers and all */
     chunk *nx = list->next;
     if (list->cap <= CHUNK_KEEP_BYTES &&
-        t->spare_bytes + list->cap <= CHUNK_POOL_BYTES) {
+        t->spare_bytes + list->cap <= t->spare_max) {
       list->next = t->spare;
       t->spare = list;
       t->spare_bytes += list->cap;
@@ -352,6 +368,9 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
     t->c.interval_ms = 5000;
   if (!t->c.flush_timeout_ms)
     t->c.flush_timeout_ms = 30000;
+  t->spare_max = (size_t)t->c.queue_spans * CHUNK_SPAN_BYTES;
+  if (t->spare_max < CHUNK_POOL_BYTES)
+    t->spare_max = CHUNK_POOL_BYTES;
   snprintf(t->service, sizeof t->service, "%s",
            t->c.service_name ? t->c.service_name : "gql");
   t->c.service_name = t->service;
@@ -459,6 +478,9 @@ void gql_tracer_free(gql_tracer *t) {
   }
   for (uint32_t i = 0; i < t->npool; i++)
     gql_trace_destroy(t->pool[i]);
+  gql_trace *last = atomic_load(&t->slot);
+  if (last)
+    gql_trace_destroy(last);
   pthread_mutex_destroy(&t->pool_mu);
   pthread_mutex_destroy(&t->sig_mu);
   pthread_mutex_destroy(&t->mu);
@@ -473,16 +495,15 @@ static sig_entry *sig_slot(gql_tracer *t, const gql_prepared *p) {
   return &t->sigs[(h >> 4) % SIG_CACHE];
 }
 
+/* No lock: an entry is filled once, before its p is published. */
 bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
                                  gql_str *out) {
-  pthread_mutex_lock(&t->sig_mu);
   sig_entry *e = sig_slot(t, p);
-  bool hit = e->p == p && e->text_len == p->text.len &&
-             e->op == (const char *)p->op &&
+  bool hit = atomic_load_explicit(&e->p, memory_order_acquire) == p &&
+             e->text_len == p->text.len && e->op == (const char *)p->op &&
              memcmp(e->text, p->text.ptr, p->text.len) == 0;
   if (hit)
     *out = (gql_str){e->sig, e->sig_len};
-  pthread_mutex_unlock(&t->sig_mu);
   return hit;
 }
 
@@ -493,13 +514,18 @@ void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
                                 gql_str sig) {
   pthread_mutex_lock(&t->sig_mu);
   sig_entry *e = sig_slot(t, p);
-  if (!e->p) {
+  if (!atomic_load_explicit(&e->p, memory_order_relaxed)) {
     char *text = malloc(p->text.len + 1), *s = malloc(sig.len + 1);
     if (text && s) {
       memcpy(text, p->text.ptr, p->text.len);
       memcpy(s, sig.ptr, sig.len);
       s[sig.len] = 0;
-      *e = (sig_entry){p, text, p->text.len, (const char *)p->op, s, sig.len};
+      e->text = text;
+      e->text_len = p->text.len;
+      e->op = (const char *)p->op;
+      e->sig = s;
+      e->sig_len = sig.len;
+      atomic_store_explicit(&e->p, p, memory_order_release);
     } else {
       free(text);
       free(s);
@@ -667,18 +693,28 @@ int gql_trace_http_transport(void *ud, const char *json, size_t len) {
   }
 }
 
+/* One thread serving requests one after the other takes and gives back
+ * the same trace through the slot: an atomic exchange each, no lock. */
 gql_trace *gql_tracer_pool_get(gql_tracer *t) {
+  gql_trace *tr =
+      atomic_exchange_explicit(&t->slot, NULL, memory_order_acquire);
+  if (tr)
+    return tr;
   pthread_mutex_lock(&t->pool_mu);
-  gql_trace *tr = t->npool ? t->pool[--t->npool] : NULL;
+  tr = t->npool ? t->pool[--t->npool] : NULL;
   pthread_mutex_unlock(&t->pool_mu);
   return tr;
 }
 
-bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr) {
-  pthread_mutex_lock(&t->pool_mu);
+void gql_tracer_pool_put(gql_tracer *t, gql_trace *tr) {
+  tr = atomic_exchange_explicit(&t->slot, tr, memory_order_acq_rel);
+  if (!tr)
+    return;
+  pthread_mutex_lock(&t->pool_mu); /* the one it displaced */
   bool ok = t->npool < TRACE_POOL;
   if (ok)
     t->pool[t->npool++] = tr;
   pthread_mutex_unlock(&t->pool_mu);
-  return ok;
+  if (!ok)
+    gql_trace_destroy(tr);
 }

@@ -194,6 +194,21 @@ enum {
 };
 #define KNOWN_BIT 0x80000000u
 
+/* A trace's records: a header (trace id, span id base, span count), then
+ * each span: kind and flags, parent (index + 1, 0: none), start, end; for a
+ * resolve span the list levels above it, field name, type name, wrappers
+ * and either the whole path or (REC_RELATIVE) the key, its path being the
+ * parent's (when a resolve span) + ".*" per list level + "." + key; for
+ * another its name and resource; then what the flags say. */
+enum {
+  REC_ATTRS = 1,
+  REC_ERROR = 2,
+  REC_EVENTS = 4,
+  REC_RELATIVE = 8,
+  REC_KEY_IS_NAME = 16,
+  REC_RES_PINNED = 32 /* resource: a pointer and length, not bytes */
+};
+
 static inline void app(gql_buf *b, const void *p, size_t n) {
   if (n)
     gql_buf_put(b, p, n);
@@ -214,8 +229,10 @@ static inline void putknown(gql_buf *b, uint32_t k) {
 /* A string, as a code when it is one of `known`. */
 static void putname(gql_buf *b, gql_str s) {
   for (uint32_t k = 0; k < K_NKNOWN; k++)
-    if (s.len == known[k].len && s.ptr[0] == known[k].ptr[0] &&
-        memcmp(s.ptr, known[k].ptr, s.len) == 0) {
+    if (s.len == known[k].len &&
+        (s.ptr == known[k].ptr || /* a literal the linker merged */
+         (s.ptr[0] == known[k].ptr[0] &&
+          memcmp(s.ptr, known[k].ptr, s.len) == 0))) {
       putknown(b, k);
       return;
     }
@@ -238,67 +255,65 @@ static inline char *wstr(char *w, gql_str s) {
   return w + s.len;
 }
 
-void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
-                     uint64_t start, uint64_t end, const gql_str *resolve) {
-  uint32_t n = resolve ? 3 : 0;
-  size_t need = 128 + s->name.len + s->resource.len;
-  if (resolve)
-    need +=
-        16 + resolve[0].len + resolve[1].len + resolve[2].len + resolve[3].len;
-  for (const trace_attr *a = s->attrs; a; a = a->next) {
-    n++;
-    need += 8 + a->key.len + a->value.len;
-  }
-  if (!gql_buf_reserve(b, need))
+void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
+                           uint32_t nspans) {
+  if (!gql_buf_reserve(b, 28))
     return;
   char *w = b->data + b->len;
   w = w64(w, ids->trace_hi);
   w = w64(w, ids->trace_lo);
-  w = w64(w, s->id);
-  w = w64(w, s->parent);
-  w = w64(w, start);
-  w = w64(w, end);
-  w = w32(w, s->kind);
-  if (s->kind == SPAN_RESOLVE) {
-    w = w32(w, KNOWN_BIT | K_RESOLVE);
-  } else {
-    b->len = (size_t)(w - b->data);
-    putname(b, s->name); /* within the room reserved */
-    w = b->data + b->len;
-  }
-  if (resolve) {
-    w = w32(w, KNOWN_BIT | K_RESOURCE_MODS);
-    w = wstr(w, resolve[3]);
-  } else {
-    w = wstr(w, s->resource);
-  }
-  w = w32(w, n);
-  if (resolve) {
-    w = w32(w, KNOWN_BIT | K_FIELD_NAME);
-    w = wstr(w, resolve[0]);
-    w = w32(w, KNOWN_BIT | K_FIELD_PATH);
-    w = wstr(w, resolve[1]);
-    w = w32(w, KNOWN_BIT | K_FIELD_TYPE);
-    w = wstr(w, resolve[2]);
-  }
-  if (!s->attrs && !s->error_type && !s->error.len && !s->events) {
-    w = w32(w, 0); /* no error type */
-    w = w32(w, 0); /* an empty error */
-    w = w32(w, 0); /* no events */
-    b->len = (size_t)(w - b->data);
-    return;
-  }
+  w = w64(w, id_base);
+  w = w32(w, nspans);
   b->len = (size_t)(w - b->data);
-  for (const trace_attr *a = s->attrs; a; a = a->next) {
-    putname(b, a->key);
-    putstr(b, a->value);
+}
+
+void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
+                          gql_str name, gql_str type, gql_str mods) {
+  gql_str key = s->key;
+  bool same = s->key_is_name; /* (the tracer compared them once) */
+  size_t need = 48 + name.len + type.len + mods.len + (same ? 0 : key.len);
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  uint32_t flags = REC_RELATIVE | (same ? REC_KEY_IS_NAME : 0);
+  w = w32(w, SPAN_RESOLVE | flags << 8);
+  w = w32(w, parent);
+  w = w64(w, s->start);
+  w = w64(w, s->end > s->start ? s->end : s->start);
+  w = w32(w, s->lists);
+  w = wstr(w, name);
+  w = wstr(w, type);
+  w = wstr(w, mods);
+  if (!same)
+    w = wstr(w, key);
+  b->len = (size_t)(w - b->data);
+}
+
+/* The flags beyond a resolve span's own (attributes, error, events). */
+static uint32_t extra_flags(const trace_span *s) {
+  return (s->attrs ? REC_ATTRS : 0) | (s->error_type ? REC_ERROR : 0) |
+         (s->events ? REC_EVENTS : 0);
+}
+
+/* What extra_flags announced. */
+static void put_extras(gql_buf *b, const trace_span *s) {
+  if (s->attrs) {
+    uint32_t n = 0;
+    for (const trace_attr *a = s->attrs; a; a = a->next)
+      n++;
+    put32(b, n);
+    for (const trace_attr *a = s->attrs; a; a = a->next) {
+      putname(b, a->key);
+      putstr(b, a->value);
+    }
   }
-  if (s->error_type)
+  if (s->error_type) {
     putname(b, gql_cstr(s->error_type));
-  else
-    put32(b, 0);
-  putstr(b, s->error);
-  n = 0;
+    putstr(b, s->error);
+  }
+  if (!s->events)
+    return;
+  uint32_t n = 0;
   for (const trace_event *e = s->events; e; e = e->next)
     n++;
   put32(b, n);
@@ -314,6 +329,60 @@ void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
     for (uint32_t i = 0; i < e->npath; i++)
       putstr(b, e->path[i]);
   }
+}
+
+void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
+                     const otlp_resolve *r) {
+  otlp_resolve none;
+  if (s->kind == SPAN_RESOLVE && !r) { /* the reader expects a resolve part */
+    none = (otlp_resolve){.path = s->path};
+    r = &none;
+  }
+  uint32_t flags = extra_flags(s);
+  size_t need = 64 + s->name.len + s->resource.len;
+  if (r) {
+    need += r->name.len + r->type.len + r->mods.len + r->key.len + r->path.len;
+    if (r->relative) {
+      flags |= REC_RELATIVE;
+      /* an unaliased field's key is the schema's name (the same slice) */
+      if ((r->key.ptr == r->name.ptr && r->key.len == r->name.len) ||
+          gql_str_eq(r->key, r->name))
+        flags |= REC_KEY_IS_NAME;
+    }
+  } else if (s->resource_pinned) {
+    flags |= REC_RES_PINNED;
+  }
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  w = w32(w, s->kind | flags << 8);
+  w = w32(w, parent);
+  w = w64(w, s->start);
+  w = w64(w, s->end > s->start ? s->end : s->start);
+  if (r) {
+    w = w32(w, r->lists);
+    w = wstr(w, r->name);
+    w = wstr(w, r->type);
+    w = wstr(w, r->mods);
+    if (!(flags & REC_RELATIVE))
+      w = wstr(w, r->path);
+    else if (!(flags & REC_KEY_IS_NAME))
+      w = wstr(w, r->key);
+  } else {
+    b->len = (size_t)(w - b->data);
+    putname(b, s->name); /* within the room reserved */
+    w = b->data + b->len;
+    if (flags & REC_RES_PINNED) { /* the tracer's, alive while it is */
+      uintptr_t ptr = (uintptr_t)s->resource.ptr;
+      memcpy(w, &ptr, sizeof ptr);
+      w = w32(w + sizeof ptr, (uint32_t)s->resource.len);
+    } else {
+      w = wstr(w, s->resource);
+    }
+  }
+  b->len = (size_t)(w - b->data);
+  if (GQL_UNLIKELY(flags & (REC_ATTRS | REC_ERROR | REC_EVENTS)))
+    put_extras(b, s);
 }
 
 typedef struct reader {
@@ -374,15 +443,10 @@ static gql_str *getstrs(reader *r, uint32_t *n) {
   return v;
 }
 
-/* "field:[Type!]!" from the field name and type tags and the wrappers
+/* "field:[Type!]!" from the field name, the type name and the wrappers
  * (outside in). */
-static gql_str resource_of(gql_arena *a, const trace_span *s, gql_str mods) {
-  gql_str name = {0}, type = {0};
-  for (const trace_attr *at = s->attrs; at; at = at->next)
-    if (at->key.ptr == known[K_FIELD_NAME].ptr)
-      name = at->value;
-    else if (at->key.ptr == known[K_FIELD_TYPE].ptr)
-      type = at->value;
+static gql_str resource_of(gql_arena *a, gql_str name, gql_str type,
+                           gql_str mods) {
   size_t n = name.len + 1 + type.len + mods.len * 2;
   char *d = gql_arena_alloc(a, n + 1);
   if (!d)
@@ -402,6 +466,138 @@ static gql_str resource_of(gql_arena *a, const trace_span *s, gql_str mods) {
   return (gql_str){d, o};
 }
 
+static void attr_push(reader *r, trace_span *s, gql_str key, gql_str value) {
+  trace_attr *at = gql_arena_alloc(r->arena, sizeof *at);
+  if (!at) {
+    r->bad = true;
+    return;
+  }
+  *at = (trace_attr){key, value, NULL};
+  if (s->attrs_last)
+    s->attrs_last->next = at;
+  else
+    s->attrs = at;
+  s->attrs_last = at;
+}
+
+/* A relative path: the parent's (when a resolve span) + ".*" per list
+ * level + "." + key. */
+static gql_str path_of(reader *r, gql_str pp, uint32_t lists, gql_str key) {
+  if (lists > 1000000) {
+    r->bad = true;
+    return GQL_STR("");
+  }
+  size_t n = pp.len + (size_t)lists * 2 + (pp.len ? 1 : 0) + key.len;
+  char *d = gql_arena_alloc(r->arena, n + 1);
+  if (!d) {
+    r->bad = true;
+    return GQL_STR("");
+  }
+  char *w = d;
+  memcpy(w, pp.ptr, pp.len);
+  w += pp.len;
+  for (uint32_t i = 0; i < lists; i++, w += 2)
+    memcpy(w, ".*", 2);
+  if (pp.len)
+    *w++ = '.';
+  memcpy(w, key.ptr, key.len);
+  d[n] = 0;
+  return (gql_str){d, n};
+}
+
+/* One span record (see REC_ATTRS...) into s; paths[] and kinds[] hold the
+ * trace's earlier spans'. */
+static void read_span(reader *r, const gql_tracer *t, uint64_t base,
+                      trace_span *s, uint32_t idx, gql_str *paths,
+                      uint8_t *kinds) {
+  uint32_t head = get32(r), flags = head >> 8;
+  s->kind = (uint8_t)(head & 0xff);
+  uint32_t parent = get32(r);
+  s->start = gql_tracer_to_ns(t, get64(r));
+  s->end = gql_tracer_to_ns(t, get64(r));
+  if (parent > idx) { /* parents come first */
+    r->bad = true;
+    return;
+  }
+  s->id = gql_trace_span_id(base, idx);
+  s->parent = parent ? gql_trace_span_id(base, parent - 1) : 0;
+  kinds[idx] = s->kind;
+  if (s->kind == SPAN_RESOLVE) {
+    s->name = known[K_RESOLVE];
+    uint32_t lists = get32(r);
+    gql_str name = getstr(r), type = getstr(r), mods = getstr(r), path;
+    if (flags & REC_RELATIVE) {
+      gql_str key = flags & REC_KEY_IS_NAME ? name : getstr(r);
+      bool pres = parent && kinds[parent - 1] == SPAN_RESOLVE;
+      path = r->bad ? GQL_STR("")
+                    : path_of(r, pres ? paths[parent - 1] : GQL_STR(""), lists,
+                              key);
+    } else {
+      path = getstr(r);
+    }
+    paths[idx] = path;
+    attr_push(r, s, known[K_FIELD_NAME], name);
+    attr_push(r, s, known[K_FIELD_PATH], path);
+    attr_push(r, s, known[K_FIELD_TYPE], type);
+    if (!r->bad)
+      s->resource = resource_of(r->arena, name, type, mods);
+  } else {
+    paths[idx] = GQL_STR("");
+    s->name = getstr(r);
+    if (flags & REC_RES_PINNED) {
+      uintptr_t ptr = 0;
+      if (r->end - r->p < (ptrdiff_t)sizeof ptr) {
+        r->bad = true;
+        return;
+      }
+      memcpy(&ptr, r->p, sizeof ptr);
+      r->p += sizeof ptr;
+      s->resource = (gql_str){(const char *)ptr, get32(r)};
+    } else {
+      s->resource = getstr(r);
+    }
+  }
+  if (flags & REC_ATTRS) {
+    uint32_t na = get32(r);
+    for (uint32_t i = 0; i < na && !r->bad; i++) {
+      gql_str k = getstr(r);
+      attr_push(r, s, k, getstr(r));
+    }
+  }
+  if (flags & REC_ERROR) {
+    gql_str et = getstr(r);
+    s->error = getstr(r);
+    s->error_type = gql_arena_strndup(r->arena, et.ptr, et.len);
+    if (!s->error_type)
+      r->bad = true;
+  }
+  if (!(flags & REC_EVENTS))
+    return;
+  uint32_t ne = get32(r);
+  for (uint32_t i = 0; i < ne && !r->bad; i++) {
+    trace_event *e = gql_arena_alloc(r->arena, sizeof *e);
+    if (!e) {
+      r->bad = true;
+      break;
+    }
+    *e = (trace_event){0};
+    e->time_ns = get64(r);
+    gql_str nm = getstr(r);
+    e->name = gql_arena_strndup(r->arena, nm.ptr, nm.len);
+    e->type = getstr(r);
+    e->message = getstr(r);
+    e->locations = getstrs(r, &e->nlocations);
+    e->path = getstrs(r, &e->npath);
+    if (!e->name)
+      e->name = "";
+    if (s->events_last)
+      s->events_last->next = e;
+    else
+      s->events = e;
+    s->events_last = e;
+  }
+}
+
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
                              size_t len, bool first) {
   gql_arena *a = gql_arena_new(NULL);
@@ -410,70 +606,30 @@ int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
   reader r = {rec, rec + len, a, false};
   while (r.p < r.end && !r.bad) {
     otlp_ids ids;
-    trace_span s = {0};
     ids.trace_hi = get64(&r);
     ids.trace_lo = get64(&r);
-    s.id = get64(&r);
-    s.parent = get64(&r);
-    s.start = gql_tracer_to_ns(t, get64(&r));
-    s.end = gql_tracer_to_ns(t, get64(&r));
-    s.kind = (uint8_t)get32(&r);
-    s.name = getstr(&r);
-    s.resource = getstr(&r);
-    gql_str mods = {0};
-    bool derive = s.resource.ptr == known[K_RESOURCE_MODS].ptr;
-    if (derive)
-      mods = getstr(&r);
-    uint32_t na = get32(&r);
-    for (uint32_t i = 0; i < na && !r.bad; i++) {
-      trace_attr *at = gql_arena_alloc(a, sizeof *at);
-      if (!at) {
-        r.bad = true;
-        break;
-      }
-      at->key = getstr(&r);
-      at->value = getstr(&r);
-      at->next = NULL;
-      if (s.attrs_last)
-        s.attrs_last->next = at;
-      else
-        s.attrs = at;
-      s.attrs_last = at;
-    }
-    if (derive && !r.bad)
-      s.resource = resource_of(a, &s, mods);
-    gql_str et = getstr(&r);
-    s.error = getstr(&r);
-    s.error_type = et.len ? gql_arena_strndup(a, et.ptr, et.len) : NULL;
-    uint32_t ne = get32(&r);
-    for (uint32_t i = 0; i < ne && !r.bad; i++) {
-      trace_event *e = gql_arena_alloc(a, sizeof *e);
-      if (!e) {
-        r.bad = true;
-        break;
-      }
-      *e = (trace_event){0};
-      e->time_ns = get64(&r);
-      gql_str nm = getstr(&r);
-      e->name = gql_arena_strndup(a, nm.ptr, nm.len);
-      e->type = getstr(&r);
-      e->message = getstr(&r);
-      e->locations = getstrs(&r, &e->nlocations);
-      e->path = getstrs(&r, &e->npath);
-      if (!e->name)
-        e->name = "";
-      if (s.events_last)
-        s.events_last->next = e;
-      else
-        s.events = e;
-      s.events_last = e;
-    }
-    if (r.bad)
+    uint64_t base = get64(&r);
+    uint32_t n = get32(&r);
+    if (r.bad || n > (size_t)(r.end - r.p) / 24) { /* 24: a span's least */
+      r.bad = true;
       break;
-    if (!first)
-      gql_buf_putc(b, ',');
-    first = false;
-    json_span(b, &ids, &s);
+    }
+    gql_str *paths = gql_arena_alloc(a, sizeof *paths * n + 1);
+    uint8_t *kinds = gql_arena_alloc(a, n + 1);
+    if (!paths || !kinds) {
+      r.bad = true;
+      break;
+    }
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+      trace_span s = {0};
+      read_span(&r, t, base, &s, i, paths, kinds);
+      if (r.bad)
+        break;
+      if (!first)
+        gql_buf_putc(b, ',');
+      first = false;
+      json_span(b, &ids, &s);
+    }
   }
   gql_arena_free(a);
   return r.bad ? GQL_EINVAL : 0;

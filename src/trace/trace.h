@@ -29,10 +29,15 @@ typedef struct trace_event {
 } trace_event;
 
 typedef struct trace_span {
-  uint64_t id, parent;
+  uint64_t id, parent; /* made by the exporter (gql_trace_span_id) */
   uint64_t start, end; /* clock ticks until encoded */
   uint8_t kind;
   bool ended;
+  bool resource_pinned; /* the resource lives as long as the tracer */
+  bool key_is_name;     /* a plan span whose key is its field's name */
+  uint32_t idx;         /* in the trace's creation order */
+  uint32_t lists;       /* a plan span: list levels above it */
+  gql_str key;          /* a plan span: its key (path: see otlp_resolve) */
   gql_str name;
   gql_str resource;
   gql_str path; /* resolve */
@@ -58,14 +63,41 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
-/* Appends a span (times in clock ticks: the exporter converts them) as a
- * flat record: no formatting on
- * the request thread (the names every span repeats become codes). For a
- * resolve span, `resolve` holds its field name, path and type tags (written
- * before s->attrs) and the type's wrappers (gql_type_ref.mods), from which
- * the exporter makes the resource; else NULL. */
-void gql_otlp_record(gql_buf *b, const otlp_ids *ids, const trace_span *s,
-                     uint64_t start, uint64_t end, const gql_str *resolve);
+
+/* Span ids: distinct within a trace (an odd multiplier is a bijection,
+ * and so is the xor with the trace's random base) and non-zero but for a
+ * 2^-64 chance, which takes the next index's id; no random draw per span.
+ * Made by the exporter from the base and the span's index. */
+static inline uint64_t gql_trace_span_id(uint64_t base, uint32_t idx) {
+  uint64_t id = base ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15u);
+  return id ? id : base ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15u);
+}
+
+/* What a resolve span's record says of its field: name, named type and
+ * the type's wrappers (gql_type_ref.mods), from which the exporter makes
+ * the resource; and its path, whole, or (relative) the key and the list
+ * levels above it, after the parent's path. */
+typedef struct otlp_resolve {
+  gql_str name, type, mods;
+  bool relative;
+  gql_str key;
+  uint32_t lists;
+  gql_str path;
+} otlp_resolve;
+
+/* The records of one trace: this header, then gql_otlp_record per span in
+ * creation order (a parent before its children), times in clock ticks
+ * (the exporter converts them), no formatting on the request thread (the
+ * names every span repeats become codes). */
+void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
+                           uint32_t nspans);
+/* parent: the parent's index + 1, 0 for none; r: a resolve span's. */
+void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
+                     const otlp_resolve *r);
+/* gql_otlp_record of a plan span (key and list levels, path not built)
+ * without attributes, error or events: the common resolve span. */
+void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
+                          gql_str name, gql_str type, gql_str mods);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
@@ -82,15 +114,18 @@ void gql_tracer_push(gql_tracer *t, gql_buf *b, uint32_t nspans);
 /* Ticks to Unix nanoseconds, and the current tick. */
 uint64_t gql_tracer_now(const gql_tracer *t);
 uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);
+/* Whether the ticks are the time-stamp counter's (__rdtsc()). */
+bool gql_tracer_tsc(const gql_tracer *t);
 /* The signature cache, per prepared operation (checked by its text):
  * true and *out (valid while the tracer lives) on a hit. */
 bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
                                  gql_str *out);
 void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
                                 gql_str sig);
-/* The pool of finished traces (NULL / false when empty / full). */
+/* The pool of finished traces (get: NULL when empty; put destroys what
+ * does not fit). */
 gql_trace *gql_tracer_pool_get(gql_tracer *t);
-bool gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
+void gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
 /* Frees a trace (tracer.c). */
 void gql_trace_destroy(gql_trace *tr);
 /* A random non-zero 64-bit id. */

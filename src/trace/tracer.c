@@ -10,6 +10,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GQL_TRACE_HAVE_TSC 1
+#endif
 
 /* A path of the per-trace table (open addressing, in the arena). */
 typedef struct path_slot {
@@ -18,15 +22,36 @@ typedef struct path_slot {
   uint32_t idx; /* into spans */
 } path_slot;
 
+/* What the tracer needs of a planned field, from one walk of the plan. */
+typedef struct plan_info {
+  uint32_t parent; /* the parent planned field's ordinal, or NO_PARENT */
+  uint16_t lists;  /* list levels between the parent field and this one */
+  uint16_t depth;  /* named path segments (a root field: 1) */
+  bool composite;
+  bool key_is_name; /* no alias: the records need not repeat the key */
+} plan_info;
+
+/* What the last operation this trace served left (the trace is pooled,
+ * and one thread serving requests one after the other gets it back):
+ * its plan facts and its cached signature, valid for the same operation
+ * (the same prepared operation's address, plan, schema and text). */
+typedef struct op_memo {
+  const gql_prepared *p;
+  const void *root, *schema, *op;
+  char *text; /* a copy, compared */
+  size_t text_len;
+  uint32_t n;
+  plan_info *plan; /* n entries, or NULL */
+  gql_str sig;     /* the tracer's cached signature (alive as long as the
+                    * tracer), or empty */
+} op_memo;
+
 struct gql_trace {
   gql_tracer *tracer;
   gql_arena *arena;
   gql_trace_options o;
   gql_trace_subscriber sub;
   gql_hooks hooks;
-  uint64_t rng;
-  uint64_t id_base; /* span ids: see span_id */
-  otlp_ids ids;
   bool aborted;
   bool aborted_at_start;
   bool queued;
@@ -36,14 +61,33 @@ struct gql_trace {
   trace_span *parse, *validate, *exec;
   trace_span **spans; /* every span, in creation order */
   uint32_t nspans, cap;
+  trace_span *slab; /* spans[slab_base..cap) live here */
+  uint32_t slab_base;
   trace_span **owners; /* by plan field ordinal (collapsing) */
   uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
-  uint32_t *parents;   /* by plan field ordinal: the parent's, or NO_PARENT */
+  uint64_t *stamps;    /* by plan field ordinal: hooks.stamps */
+  plan_info *plan;     /* by plan field ordinal (collapsing) */
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
   gql_buf scratch; /* the records, reused */
+  bool tsc;        /* the tracer's clock is the time-stamp counter */
+  op_memo memo;    /* kept across requests (see op_memo) */
+  bool memo_hit;   /* tr->p is memo.p's operation */
 };
+
+/* The tracer's clock, inline when it is the time-stamp counter. */
+static inline uint64_t now_of(const gql_trace *tr) {
+#ifdef GQL_TRACE_HAVE_TSC
+  if (GQL_LIKELY(tr->tsc))
+    return __rdtsc();
+#endif
+  return gql_tracer_now(tr->tracer);
+}
+
+static uint64_t hook_now(void *ctx) {
+  return now_of(ctx);
+}
 
 /* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
@@ -106,30 +150,25 @@ void gql_trace_options_init(gql_trace_options *o) {
   *o = (gql_trace_options){.depth = -1};
 }
 
-/* Span ids: distinct within a trace (an odd multiplier is a bijection,
- * and so is the xor with the trace's random base) and non-zero but for a
- * 2^-64 chance, which takes the next index's id; no random draw per span. */
-static uint64_t span_id(gql_trace *tr, uint32_t idx) {
-  uint64_t id = tr->id_base ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15u);
-  return id ? id : tr->id_base ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15u);
-}
-
+/* Spans come from slabs allocated with each growth of the span array: one
+ * arena call per doubling, not one per span. */
 static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
     trace_span **n =
         gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
-    if (!n)
+    trace_span *slab =
+        gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
+    if (!n || !slab)
       return NULL;
     tr->spans = n;
+    tr->slab = slab;
+    tr->slab_base = tr->cap;
     tr->cap = nc;
   }
-  trace_span *s = gql_arena_alloc(tr->arena, sizeof *s);
-  if (!s)
-    return NULL;
-  *s = (trace_span){.kind = kind, .name = name};
-  s->id = span_id(tr, tr->nspans);
-  s->start = gql_tracer_now(tr->tracer);
+  trace_span *s = &tr->slab[tr->nspans - tr->slab_base];
+  *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
+  s->start = now_of(tr);
   tr->spans[tr->nspans++] = s;
   return s;
 }
@@ -164,7 +203,7 @@ static void error_event(gql_trace *tr, trace_span *s, const char *message,
   *e = (trace_event){.name = "dd.graphql.query.error",
                      .type = GQL_STR("GraphQLError"),
                      .message = arena_str(tr, message, strlen(message))};
-  e->time_ns = gql_tracer_to_ns(tr->tracer, gql_tracer_now(tr->tracer));
+  e->time_ns = gql_tracer_to_ns(tr->tracer, now_of(tr));
   e->time_ns -= e->time_ns % 1000000; /* milliseconds, as dd-trace */
   if (nlocs && (e->locations =
                     gql_arena_alloc(tr->arena, sizeof *e->locations * nlocs))) {
@@ -217,7 +256,7 @@ static void on_prepare_phase(void *ctx, int phase, bool finished, int rc,
   trace_span *s = phase ? tr->validate : tr->parse;
   if (!s)
     return;
-  s->end = gql_tracer_now(tr->tracer);
+  s->end = now_of(tr);
   s->ended = true;
   if (!rc)
     return;
@@ -289,12 +328,12 @@ static trace_span *resolve_span_new(gql_trace *tr, const gql_resolve_info *info,
   trace_span *s = span_new(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
   if (!s)
     return NULL;
+  const plan_field *pf = info->pf; /* gql_exec_info_field and _node */
   s->path = path;
-  s->field = gql_exec_info_field(info);
-  s->node = gql_exec_info_node(info);
+  s->field = pf->field;
+  s->node = pf->nocc ? pf->occs[0].node : NULL;
   s->ordinal = ordinal;
   if (parent) {
-    s->parent = parent->id;
     s->up = parent;
     s->next_kid = parent->kids;
     parent->kids = s;
@@ -326,42 +365,58 @@ static trace_span *resolve_span(gql_trace *tr, const gql_resolve_info *info) {
 /* A collapsed span from the plan: the parent is the span of the parent
  * planned field (made by an earlier call: a field is called inside a call
  * of its parent), the path that span's path plus ".*" per list level and
- * the response key, and planned fields that share a collapsed path
- * (abstract types: one per concrete type) share the parent's child of that
- * path. No path table, no hashing. */
+ * the response key (kept as key and levels: the exporter writes it, and
+ * span_path when a subscriber asks), and planned fields that share a
+ * collapsed path (abstract types: one per concrete type) share the
+ * parent's child of that path. No path table, no hashing. */
 static trace_span *plan_span(gql_trace *tr, const gql_resolve_info *info,
                              uint32_t k) {
-  if (tr->o.depth >= 0 && gql_exec_info_depth(info) > (uint32_t)tr->o.depth)
+  const plan_info *pi = &tr->plan[k];
+  if (tr->o.depth >= 0 && pi->depth > (uint32_t)tr->o.depth)
     return NULL;
-  uint32_t pk = tr->parents[k];
+  uint32_t pk = pi->parent;
   trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
   if (parent == GATED)
     parent = NULL;
   if (!parent && pk != NO_PARENT)
     parent = tr->exec;
   gql_str key = info->pf->key;
-  uint32_t lists = gql_exec_info_lists_above(info);
+  uint32_t lists = pi->lists;
+  if (parent)
+    for (trace_span *c = parent->kids; c; c = c->next_kid)
+      if (c->key.ptr && c->lists == lists && gql_str_eq(c->key, key))
+        return c; /* abstract types: the same collapsed path */
+  trace_span *s = resolve_span_new(tr, info, (gql_str){0}, parent, k);
+  if (s) {
+    s->key = key;
+    s->lists = lists;
+    s->key_is_name = pi->key_is_name;
+  }
+  return s;
+}
+
+/* A span's path string; a plan span's is made on demand, from its
+ * parent's. */
+static gql_str span_path(gql_trace *tr, trace_span *s) {
+  if (s->path.ptr || !s->key.ptr)
+    return s->path.ptr ? s->path : GQL_STR("");
   gql_str pp =
-      parent && parent->kind == SPAN_RESOLVE ? parent->path : GQL_STR("");
-  size_t n = pp.len + (size_t)lists * 2 + (pp.len ? 1 : 0) + key.len;
+      s->up && s->up->kind == SPAN_RESOLVE ? span_path(tr, s->up) : GQL_STR("");
+  size_t n = pp.len + (size_t)s->lists * 2 + (pp.len ? 1 : 0) + s->key.len;
   char *d = gql_arena_alloc(tr->arena, n + 1);
   if (!d)
-    return NULL;
+    return GQL_STR("");
   char *w = d;
   memcpy(w, pp.ptr, pp.len);
   w += pp.len;
-  for (uint32_t i = 0; i < lists; i++, w += 2)
+  for (uint32_t i = 0; i < s->lists; i++, w += 2)
     memcpy(w, ".*", 2);
   if (pp.len)
     *w++ = '.';
-  memcpy(w, key.ptr, key.len);
+  memcpy(w, s->key.ptr, s->key.len);
   d[n] = 0;
-  gql_str path = {d, n};
-  if (parent)
-    for (trace_span *c = parent->kids; c; c = c->next_kid)
-      if (c->path.len == n && memcmp(c->path.ptr, d, n) == 0)
-        return c; /* abstract types */
-  return resolve_span_new(tr, info, path, parent, k);
+  s->path = (gql_str){d, n};
+  return s->path;
 }
 
 static trace_span *collapsed_owner(gql_trace *tr,
@@ -372,7 +427,7 @@ static trace_span *collapsed_owner(gql_trace *tr,
   trace_span *s = tr->owners[k];
   if (GQL_LIKELY(s != NULL))
     return s == GATED ? NULL : s;
-  s = tr->parents ? plan_span(tr, info, k) : resolve_span(tr, info);
+  s = tr->plan ? plan_span(tr, info, k) : resolve_span(tr, info);
   tr->owners[k] = s ? s : GATED;
   return s;
 }
@@ -392,14 +447,15 @@ static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
                             uint32_t k, const trace_span *owner) {
   if (!owner)
     return 0; /* depth-gated, and so are its descendants */
-  if (!tr->parents || tr->parents[k] == NO_PARENT)
-    return GQL_HOOK_FINISH; /* no parent span to stamp it */
-  const gql_field *f = gql_exec_info_field(info);
-  if (!gql_schema_is_composite(tr->p->s, f->type.type))
+  /* a completion that only moves an end: a clock read, no hook */
+  uint8_t fin = tr->stamps ? GQL_HOOK_STAMP : GQL_HOOK_FINISH;
+  if (!tr->plan || tr->plan[k].parent == NO_PARENT)
+    return fin; /* no parent span to stamp it */
+  if (!tr->plan[k].composite)
     return 0;
-  if (tr->o.depth >= 0 && gql_exec_info_depth(info) >= (uint32_t)tr->o.depth)
+  if (tr->o.depth >= 0 && tr->plan[k].depth >= (uint32_t)tr->o.depth)
     return 0; /* its child fields get no span */
-  return GQL_HOOK_FINISH;
+  return fin;
 }
 
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
@@ -421,19 +477,22 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
 
 static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   gql_trace *tr = ctx;
-  trace_span *s = gql_exec_info_trace(info);
+  trace_span *s;
   const char *err = gql_exec_info_error(info);
   if (tr->sub.resolve_update)
     tr->sub.resolve_update(tr->sub.ud, tr, info, err);
-  if (!s && tr->calls) { /* a call whose resolve_start was skipped */
+  if (tr->calls) { /* the planned field's span (the executor leaves the
+                    * info's trace as it was for a call without hooks) */
     uint32_t k = gql_exec_info_ordinal(info);
     s = k < tr->nowners ? tr->owners[k] : NULL;
     if (s == GATED)
       s = NULL;
+  } else {
+    s = gql_exec_info_trace(info);
   }
   if (!s)
     return;
-  uint64_t now = gql_tracer_now(tr->tracer);
+  uint64_t now = now_of(tr);
   if (now > s->end)
     s->end = now; /* the last sibling's completion */
   s->ended = true;
@@ -502,8 +561,19 @@ static void execute_tags(gql_trace *tr, trace_span *s) {
     attr_add(tr, s, GQL_STR("graphql.operation.name"),
              gql_ast_name_str(op->name));
   gql_str res = GQL_STR("");
-  if (!tr->o.no_signature &&
-      !(tr->tracer && gql_tracer_cached_signature(tr->tracer, p, &res))) {
+  bool cached = false;
+  if (!tr->o.no_signature && tr->memo_hit && tr->memo.sig.len) {
+    res = tr->memo.sig; /* the tracer's, looked up for this operation */
+    cached = true;
+  } else if (!tr->o.no_signature && tr->tracer &&
+             gql_tracer_cached_signature(tr->tracer, p, &res)) {
+    cached = true;
+    if (tr->memo_hit)
+      tr->memo.sig = res;
+  }
+  /* a cached one lives as long as the tracer: the record holds a pointer */
+  s->resource_pinned = cached && res.len;
+  if (!tr->o.no_signature && !cached) {
     const char *name = NULL;
     if (op && op->name.len)
       name = gql_arena_strndup(tr->arena, op->name.ptr, op->name.len);
@@ -560,43 +630,74 @@ static void variable_tags(gql_trace *tr, trace_span *s,
   }
 }
 
-static const gql_str *resolve_attrs(const gql_trace *tr, const trace_span *s,
-                                    gql_str *out) {
+static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
+                                      otlp_resolve *r) {
   if (s->kind != SPAN_RESOLVE || !s->field || !tr->p)
     return NULL;
   const gql_field *f = s->field;
-  out[0] = f->name;
-  out[1] = s->path;
-  out[2] = tr->p->s->types[f->type.type].name;
-  out[3] = (gql_str){f->type.mods, f->type.nmods};
-  return out;
+  *r = (otlp_resolve){.name = f->name,
+                      .type = tr->p->s->types[f->type.type].name,
+                      .mods = {f->type.mods, f->type.nmods}};
+  if (!s->path.ptr && s->key.ptr) {
+    r->relative = true;
+    r->key = s->key;
+    r->lists = s->lists;
+  } else {
+    r->path = s->path;
+  }
+  return r;
 }
 
-/* Encodes every span not yet queued and hands them to the tracer. */
-static void queue_spans(gql_trace *tr) {
+/* Encodes every span not yet queued and hands them to the tracer. The
+ * trace's ids are drawn here (seeded by the last clock read and the
+ * trace's address; the high word of the trace id starts with the first
+ * span's Unix second): no clock read of their own. */
+static void queue_spans(gql_trace *tr, uint64_t tick) {
   if (tr->queued)
     return;
   tr->queued = true;
   if (!tr->tracer || !tr->nspans)
     return;
+  gql_tracer *t = tr->tracer;
+  uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
+  uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
+  otlp_ids ids = {.trace_hi =
+                      (secs << 32) | (gql_tracer_random(t, &rng) & 0xffffffffu),
+                  .trace_lo = gql_tracer_random(t, &rng)};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  uint32_t n = 0;
+  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
+  const gql_schema *schema = tr->p ? tr->p->s : NULL;
   for (uint32_t i = 0; i < tr->nspans; i++) {
-    trace_span *s = tr->spans[i];
-    gql_str rv[4];
-    n++;
-    gql_otlp_record(b, &tr->ids, s, s->start,
-                    s->end > s->start ? s->end : s->start,
-                    resolve_attrs(tr, s, rv));
+    const trace_span *s = tr->spans[i];
+    uint32_t parent = s->up ? s->up->idx + 1 : 0;
+    const gql_field *f = s->field;
+    if (s->kind == SPAN_RESOLVE && f && schema && s->key.ptr && !s->path.ptr &&
+        !s->attrs && !s->error_type && !s->events) {
+      gql_otlp_record_plan(b, s, parent, f->name,
+                           schema->types[f->type.type].name,
+                           (gql_str){f->type.mods, f->type.nmods});
+      continue;
+    }
+    otlp_resolve r;
+    gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
   }
-  gql_tracer_push(tr->tracer, b, n); /* a failed b: counted as dropped */
+  gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
-  uint64_t now = gql_tracer_now(tr->tracer);
+  uint64_t now = now_of(tr);
+  /* The completions the executor stamped (GQL_HOOK_STAMP). */
+  for (uint32_t k = 0; tr->stamps && k < tr->nowners; k++) {
+    trace_span *s = tr->owners[k];
+    if (s && s != GATED && tr->stamps[k]) {
+      if (tr->stamps[k] > s->end)
+        s->end = tr->stamps[k];
+      s->ended = true;
+    }
+  }
   /* With tr->calls the completions of the parent field's calls count too
    * (see calls_needed): children first, so that s->up->end is still the
    * parent's own. */
@@ -616,7 +717,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
       s->end = now;
     resolve_tags(tr, s);
     if (tr->sub.resolve_finish)
-      tr->sub.resolve_finish(tr->sub.ud, tr, s->path.ptr,
+      tr->sub.resolve_finish(tr->sub.ud, tr, span_path(tr, s).ptr,
                              s->error_type ? s->error.ptr : NULL);
   }
   if (tr->sub.execute_finish)
@@ -624,7 +725,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
   if (ex) {
     execute_tags(tr, ex);
     /* after the subscriber's execute_finish; else no second clock read */
-    ex->end = tr->sub.execute_finish ? gql_tracer_now(tr->tracer) : now;
+    ex->end = tr->sub.execute_finish ? now_of(tr) : now;
     ex->ended = true;
   }
   if (tr->o.source && tr->p) {
@@ -633,7 +734,7 @@ static void on_execute_finish(void *ctx, bool has_errors) {
     if (tr->validate)
       attr_add(tr, tr->validate, GQL_STR("graphql.source"), tr->p->text);
   }
-  queue_spans(tr);
+  queue_spans(tr, ex ? ex->end : now);
 }
 
 /* ---- public */
@@ -644,10 +745,12 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
   gql_arena *a;
   gql_buf scratch;
+  op_memo memo = {0};
   if (tr) {
     a = tr->arena;
     scratch = tr->scratch;
     scratch.len = 0;
+    memo = tr->memo;
   } else {
     if (!(tr = malloc(sizeof *tr)))
       return NULL;
@@ -657,20 +760,14 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
     }
     gql_buf_init(&scratch, NULL);
   }
-  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch};
+  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch, .memo = memo};
   if (o)
     tr->o = *o;
   else
     gql_trace_options_init(&tr->o);
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
-  uint64_t tick = gql_tracer_now(t); /* a clock read costs tens of ns */
-  tr->rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
-  uint64_t secs = gql_tracer_to_ns(t, tick) / 1000000000u;
-  tr->ids.trace_hi =
-      (secs << 32) | (gql_tracer_random(t, &tr->rng) & 0xffffffffu);
-  tr->ids.trace_lo = gql_tracer_random(t, &tr->rng);
-  tr->id_base = gql_tracer_random(t, &tr->rng);
+  tr->tsc = t && gql_tracer_tsc(t);
   tr->hooks = (gql_hooks){.execute_start = on_execute_start,
                           .execute_finish = on_execute_finish,
                           .resolve_start = on_resolve_start,
@@ -685,18 +782,59 @@ const gql_hooks *gql_trace_hooks(gql_trace *tr) {
   return tr ? &tr->hooks : NULL;
 }
 
-/* The parent planned field of each planned field (depth-bounded like the
- * plan). */
-static void plan_parents(gql_trace *tr, const plan_set *ps, uint32_t parent,
-                         uint32_t depth) {
-  if (!ps || depth > 10000)
+static bool memo_matches(const op_memo *m, const gql_prepared *p) {
+  return m->p == p && m->root == (const void *)p->root &&
+         m->schema == (const void *)p->s && m->op == (const void *)p->op &&
+         m->n == p->nplanned && m->text_len == p->text.len && m->text &&
+         memcmp(m->text, p->text.ptr, p->text.len) == 0;
+}
+
+/* Remembers the operation and its plan facts (tr->plan); on an allocation
+ * failure, or for a document over MEMO_MAX bytes (a pooled trace keeps its
+ * copy), remembers nothing. */
+enum { MEMO_MAX = 65536 };
+static void memo_keep(gql_trace *tr, const gql_prepared *p) {
+  op_memo *m = &tr->memo;
+  m->p = NULL;
+  m->sig = GQL_STR("");
+  if (p->text.len > MEMO_MAX || tr->nowners > MEMO_MAX)
+    return;
+  char *text = realloc(m->text, p->text.len + 1);
+  if (!text)
+    return;
+  m->text = text;
+  plan_info *plan = realloc(m->plan, sizeof *plan * (tr->nowners + 1));
+  if (!plan)
+    return;
+  m->plan = plan;
+  memcpy(text, p->text.ptr, p->text.len);
+  memcpy(plan, tr->plan, sizeof *plan * tr->nowners);
+  *m = (op_memo){p,           p->root,     p->s, p->op,      text,
+                 p->text.len, tr->nowners, plan, GQL_STR("")};
+}
+
+static uint16_t list_levels(gql_type_ref t) {
+  uint16_t n = 0;
+  for (uint32_t i = 0; i < t.nmods; i++)
+    n += t.mods[i] == 'L';
+  return n;
+}
+
+/* Each planned field's parent, list levels above and depth (bounded like
+ * the plan). */
+static void plan_walk(gql_trace *tr, const plan_set *ps, uint32_t parent,
+                      uint16_t lists, uint32_t depth) {
+  if (!ps || depth >= 10000)
     return;
   for (uint32_t i = 0; i < ps->nfields; i++) {
     const plan_field *f = &ps->fields[i];
     if (f->ordinal < tr->nowners)
-      tr->parents[f->ordinal] = parent;
+      tr->plan[f->ordinal] =
+          (plan_info){parent, lists, (uint16_t)(depth + 1),
+                      f->leaf == LEAF_NONE, /* object, interface, union */
+                      f->field && gql_str_eq(f->key, f->field->name)};
     for (uint32_t j = 0; j < f->nsubs; j++)
-      plan_parents(tr, f->subs[j], f->ordinal, depth + 1);
+      plan_walk(tr, f->subs[j], f->ordinal, list_levels(f->type), depth + 1);
   }
 }
 
@@ -712,11 +850,16 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   }
   tr->vars_json = variables_json;
   tr->vars_len = len;
-  if (tr->nowners && !tr->o.no_collapse &&
-      (tr->parents =
-           gql_arena_alloc(tr->arena, sizeof *tr->parents * tr->nowners))) {
-    memset(tr->parents, 0xff, sizeof *tr->parents * tr->nowners);
-    plan_parents(tr, p->root, NO_PARENT, 0);
+  tr->memo_hit = p && memo_matches(&tr->memo, p);
+  bool want_plan = tr->nowners && !tr->o.no_collapse && tr->o.depth != 0;
+  if (want_plan && tr->memo_hit) {
+    tr->plan = tr->memo.plan;
+  } else if (want_plan && (tr->plan = gql_arena_alloc(
+                               tr->arena, sizeof *tr->plan * tr->nowners))) {
+    for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
+      tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false, false};
+    plan_walk(tr, p->root, NO_PARENT, 0, 0);
+    memo_keep(tr, p);
   }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
@@ -729,6 +872,13 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
            tr->nowners);
     tr->hooks.calls = tr->calls;
     tr->hooks.ncalls = tr->nowners;
+    if (tr->o.depth != 0 && /* depth 0: no resolve span to end */
+        (tr->stamps =
+             gql_arena_alloc(tr->arena, sizeof *tr->stamps * tr->nowners))) {
+      memset(tr->stamps, 0, sizeof *tr->stamps * tr->nowners);
+      tr->hooks.stamps = tr->stamps;
+      tr->hooks.now = hook_now;
+    }
   }
 }
 
@@ -741,6 +891,8 @@ void gql_trace_abort(gql_trace *tr) {
 }
 
 void gql_trace_destroy(gql_trace *tr) {
+  free(tr->memo.text);
+  free(tr->memo.plan);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);
@@ -749,12 +901,15 @@ void gql_trace_destroy(gql_trace *tr) {
 void gql_trace_end(gql_trace *tr) {
   if (!tr)
     return;
-  queue_spans(tr);
+  if (!tr->queued && tr->nspans) /* no execution: a parse or validate span */
+    queue_spans(tr, now_of(tr));
   gql_arena_reset(tr->arena);
   if (tr->scratch.cap > 65536) { /* do not keep a huge one */
     gql_buf_free(&tr->scratch);
     gql_buf_init(&tr->scratch, NULL);
   }
-  if (!tr->tracer || !gql_tracer_pool_put(tr->tracer, tr))
+  if (tr->tracer)
+    gql_tracer_pool_put(tr->tracer, tr);
+  else
     gql_trace_destroy(tr);
 }

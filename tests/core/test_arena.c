@@ -113,6 +113,43 @@ Test(arena, reset_after_a_huge_request_gives_memory_back) {
   gql_arena_free(a);
 }
 
+Test(arena, a_size_near_size_max_fails_instead_of_wrapping) {
+  /* rounded up to 8, SIZE_MAX - 3 would wrap to 0: a fresh arena and one
+   * with room must both refuse it */
+  gql_arena *a = gql_arena_new(NULL);
+  cr_assert_null(gql_arena_alloc(a, SIZE_MAX - 3));
+  cr_assert_not_null(gql_arena_alloc(a, 8));
+  cr_assert_null(gql_arena_alloc(a, SIZE_MAX - 3));
+  cr_assert_null(gql_arena_alloc(a, SIZE_MAX));
+  cr_assert_eq(gql_arena_used(a), 8);
+  gql_arena_free(a);
+}
+
+Test(arena, sized_arena_reset_keeps_its_inline_block_only) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new_sized(&alc, 256);
+  cr_assert_not_null(a);
+  cr_assert_eq(c.mallocs, 1);
+  size_t inline_bytes = gql_arena_reserved(a);
+  cr_assert_geq(inline_bytes, 256);
+  for (int i = 0; i < 100; i++) /* past the inline block */
+    cr_assert_not_null(gql_arena_alloc(a, 100));
+  cr_assert_gt(c.mallocs, 1);
+  gql_arena_reset(a);
+  cr_assert_eq(c.frees, c.mallocs - 1, "every block but the inline one");
+  cr_assert_eq(gql_arena_reserved(a), inline_bytes);
+  cr_assert_eq(gql_arena_used(a), 0);
+  size_t before = c.mallocs;
+  for (int i = 0; i < 10; i++) { /* fits the inline block: no call */
+    cr_assert_not_null(gql_arena_alloc(a, 200));
+    gql_arena_reset(a);
+  }
+  cr_assert_eq(c.mallocs, before);
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}
+
 Test(arena, failing_allocator_gives_null_not_a_crash) {
   counting c = {.fail_after = 1};
   gql_allocator alc = {c_malloc, c_realloc, c_free, &c};

@@ -196,7 +196,7 @@ Test(gateway_client, answers_at_root_end_before_the_terminator_then_reuses) {
   uv_loop_init(&loop);
   fake f = {.head = CHUNKED_HEAD "d\r\n{\"data\":{}}\r\n\r\n",
             .tail = "0\r\n\r\n",
-            .delay_ms = 150};
+            .delay_ms = 600}; /* long: a loaded machine must not reach it */
   fake_start(&loop, &f);
   gql_gw_client *c = client_for(&loop, f.port, NULL);
   answer a = {.f = &f};
@@ -206,7 +206,7 @@ Test(gateway_client, answers_at_root_end_before_the_terminator_then_reuses) {
   cr_expect_eq(a.status, 0, "%s", a.why);
   cr_expect_str_eq(a.json, "{\"data\":{}}");
   cr_expect_not(a.tail_sent, "answered before the chunk terminator");
-  sleep_loop(&loop, 300); /* the terminator arrives: drained, pooled */
+  sleep_loop(&loop, 900); /* the terminator arrives: drained, pooled */
   cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
   run_until(&loop, &a.calls, 2);
   cr_expect_eq(a.status, 0, "%s", a.why);
@@ -215,7 +215,7 @@ Test(gateway_client, answers_at_root_end_before_the_terminator_then_reuses) {
   cr_expect_eq(gql_gw_client_connects(c), 1);
   gql_gw_client_close(c); /* the draining connection closes after it */
   uv_close((uv_handle_t *)&f.listener, NULL);
-  sleep_loop(&loop, 300);
+  sleep_loop(&loop, 1500); /* past the second terminator, with room */
   gql_gw_client_free(c);
   cr_expect_eq(close_loop(&loop), 0, "every handle closed");
 }

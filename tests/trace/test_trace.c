@@ -375,6 +375,7 @@ typedef struct counts {
   int exec_start, exec_finish, start, update, finish;
   int abort_after_updates; /* abort from the n-th update (0: never) */
   bool abort_at_start;
+  char paths[16384]; /* resolve_finish's paths, each followed by '|' */
 } counts;
 
 static int c_exec_start(void *ud, gql_trace *tr) {
@@ -397,7 +398,10 @@ static void c_update(void *ud, gql_trace *tr, const gql_resolve_info *info,
 }
 static void c_finish(void *ud, gql_trace *tr, const char *path,
                      const char *error) {
-  ((counts *)ud)->finish++;
+  counts *c = ud;
+  c->finish++;
+  size_t n = strlen(c->paths);
+  snprintf(c->paths + n, sizeof c->paths - n, "%s|", path);
 }
 
 static void deep_counts(bool collapse, int depth, int want_spans) {
@@ -430,6 +434,23 @@ static void deep_counts(bool collapse, int depth, int want_spans) {
   spans sp;
   read_spans(&k, &sp);
   cr_assert_eq(count_resolve(&sp), want_spans);
+  /* the subscriber is told each span's path, the one exported */
+  int seen = 0;
+  for (int i = 0; i < sp.n; i++) {
+    const char *path = attr(sp.items[i], "graphql.field.path");
+    if (!path)
+      continue;
+    char want[256];
+    snprintf(want, sizeof want, "|%s|", path);
+    char all[sizeof c.paths + 1];
+    snprintf(all, sizeof all, "|%s", c.paths);
+    cr_assert(strstr(all, want), "%s not in %s", path, c.paths);
+    seen++;
+  }
+  cr_assert_eq(seen, want_spans);
+  if (collapse && depth < 0)
+    cr_assert(strstr(c.paths, "|authors.*.posts.*.comments.*.body|"), "%s",
+              c.paths);
   gql_arena_free(sp.arena);
   sink_free(&k);
   gql_tracer_free(t);
@@ -1223,6 +1244,197 @@ Test(trace, without_the_operation_only_the_execute_span_is_made) {
   sink_free(&k);
   gql_prepared_free(p);
   gql_arena_free(a);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+/* ---- the executor's stamp entries (gql_hooks.stamps), without the tracer */
+
+typedef struct stamp_hooks {
+  int starts, finishes;
+  uint64_t clock;
+} stamp_hooks;
+
+static int sh_start(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->starts++;
+  return 0;
+}
+static void sh_finish(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->finishes++;
+}
+static uint64_t sh_now(void *ctx) {
+  return ++((stamp_hooks *)ctx)->clock;
+}
+
+Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ friends { name } boom }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 3);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  uint8_t calls[3];
+  memset(calls, GQL_HOOK_STAMP, sizeof calls);
+  uint64_t stamps[3] = {0};
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_start,
+                 .resolve_finish = sh_finish,
+                 .ctx = &c,
+                 .calls = calls,
+                 .ncalls = 3,
+                 .stamps = stamps,
+                 .now = sh_now};
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
+            "%s", d.json);
+  /* completions: name (1), name (2), friends (3); boom fails: its
+   * resolve_finish, no stamp */
+  cr_assert_eq(c.starts, 0);
+  cr_assert_eq(c.finishes, 1);
+  cr_assert_eq(c.clock, 3);
+  int zero = 0;
+  uint64_t sum = 0;
+  for (int i = 0; i < 3; i++) {
+    zero += stamps[i] == 0;
+    sum += stamps[i];
+  }
+  cr_assert_eq(zero, 1);
+  cr_assert_eq(sum, 2 + 3); /* the last name completion, then friends' */
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+/* ---- a pooled trace remembers its last operation's plan facts */
+
+/* Runs the prepared p traced (default options) on ref_data. */
+static void run_prepared(gql_tracer *t, gql_prepared *p) {
+  gql_trace *tr = gql_trace_begin(t, NULL);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  gql_trace_set_operation(tr, p, NULL, 0);
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = gql_trace_hooks(tr),
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_trace_end(tr);
+  gql_arena_free(a);
+  gql_tracer_flush(t);
+}
+
+Test(trace, one_trace_reused_for_another_operation_makes_its_own_tree) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  /* the same plan size, another order: the planned fields' ordinals mean
+   * other fields */
+  const char qa[] = "{ friends { name pets { name } } }";
+  const char qb[] = "{ friends { pets { name } name } }";
+  gql_prepared *pa, *pb;
+  cr_assert_eq(gql_prepare(s, qa, sizeof qa - 1, NULL, NULL, &pa, NULL, NULL),
+               0);
+  cr_assert_eq(gql_prepare(s, qb, sizeof qb - 1, NULL, NULL, &pb, NULL, NULL),
+               0);
+  gql_prepared *order[] = {pa, pa, pb, pa, pa, pb, pb};
+  for (int i = 0; i < 7; i++) {
+    run_prepared(t, order[i]);
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), 4, "run %d", i);
+    assert_parent(&sp, "friends.*.pets.*.name", "friends.*.pets");
+    assert_parent(&sp, "friends.*.pets", "friends");
+    assert_parent(&sp, "friends.*.name", "friends");
+    assert_parent(&sp, "friends", "query");
+    /* (selections sorted: one signature for both) */
+    cr_assert_str_eq(attr(find(&sp, "query"), "resource.name"),
+                     "{friends{name pets{name}}}");
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_prepared_free(pa);
+  gql_prepared_free(pb);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+static int sh_abort(void *ctx, const gql_resolve_info *info) {
+  ((stamp_hooks *)ctx)->starts++;
+  return 1;
+}
+
+Test(trace, an_abort_from_resolve_start_fails_later_calls_the_entries_skip) {
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ hello friends { name } }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 3);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  /* hello's call asks (and aborts); friends and name need no hook */
+  uint8_t calls[3] = {0};
+  calls[p->root->fields[0].ordinal] = GQL_HOOK_START | GQL_HOOK_FINISH;
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_abort,
+                 .resolve_finish = sh_finish,
+                 .ctx = &c,
+                 .calls = calls,
+                 .ncalls = 3};
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  /* hello aborted; friends, whose entry says "no hook", still fails */
+  cr_assert_str_eq(
+      d.json, "{\"errors\":[{\"message\":\"Execution aborted.\","
+              "\"locations\":[{\"line\":1,\"column\":3}],\"path\":["
+              "\"hello\"]},{\"message\":\"Execution aborted.\","
+              "\"locations\":[{\"line\":1,\"column\":9}],\"path\":["
+              "\"friends\"]}],\"data\":{\"hello\":null,\"friends\":null}}");
+  /* both calls reported, the later one through resolve_start too */
+  cr_assert_eq(c.starts, 2);
+  cr_assert_eq(c.finishes, 2);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(trace, aliased_fields_have_their_key_in_the_path_and_their_name_as_field) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  done d;
+  run_traced(t, s, "{ pals: friends { nick: name name } }", ref_data, NULL,
+             NULL, &d);
+  spans sp;
+  read_spans(&k, &sp);
+  cr_assert_eq(count_resolve(&sp), 3);
+  const gql_json_value *nick = find(&sp, "pals.*.nick");
+  cr_assert(nick);
+  cr_assert_str_eq(attr(nick, "graphql.field.name"), "name");
+  cr_assert_str_eq(attr(nick, "resource.name"), "name:String");
+  assert_parent(&sp, "pals.*.nick", "pals");
+  assert_parent(&sp, "pals.*.name", "pals");
+  cr_assert_str_eq(attr(find(&sp, "pals"), "graphql.field.name"), "friends");
+  cr_assert_str_eq(attr(find(&sp, "pals"), "resource.name"), "friends:[Human]");
+  gql_arena_free(sp.arena);
+  sink_free(&k);
   gql_tracer_free(t);
   gql_schema_free(s);
 }
