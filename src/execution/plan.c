@@ -1174,7 +1174,9 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   }
   const gql_ast_operation *op = p->op;
   p->kind = op->operation;
-  p->root_type = gql_schema_root_type(s, op->operation);
+  p->root_type = op->operation == GQL_OP_QUERY
+                     ? s->query /* most operations: no call */
+                     : gql_schema_root_type(s, op->operation);
   /* Variables. */
   p->nvars = op->variables.count;
   if (p->nvars) {

@@ -559,7 +559,9 @@ bool gql_validate_fast(const gql_schema *schema, const gql_document *doc) {
   if (op->operation == GQL_OP_SUBSCRIPTION || op->description ||
       op->variables.count || op->directives.count || !op->selection_set)
     return false;
-  uint32_t root = gql_schema_root_type(schema, op->operation);
+  uint32_t root = op->operation == GQL_OP_QUERY
+                      ? schema->query
+                      : gql_schema_root_type(schema, op->operation);
   if (root == GQL_NO_TYPE || schema->types[root].kind != GQL_TYPE_OBJECT)
     return false;
   return fast_set(schema, op->selection_set, root);
