@@ -432,7 +432,12 @@ static int64_t find_key(set_builder *sb, gql_str key) {
 static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
                       const plan_cond *conds, uint32_t nconds, uint32_t type) {
   gql_str name = gql_ast_name_str(sel->name);
-  const gql_field *def = gql_schema_field_def(b->s, type, name);
+  /* a name without "__" on an object type is one of its own fields */
+  const gql_type *pt = &b->s->types[type];
+  bool own = pt->kind == GQL_TYPE_OBJECT &&
+             !(name.len > 2 && name.ptr[0] == '_' && name.ptr[1] == '_');
+  const gql_field *def =
+      own ? gql_type_field(pt, name) : gql_schema_field_def(b->s, type, name);
   if (!def)
     return; /* graphql-js leaves undefined fields out of the response */
   gql_str key = sel->alias.ptr ? gql_ast_name_str(sel->alias) : name;

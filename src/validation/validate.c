@@ -519,10 +519,17 @@ static bool fast_set(const gql_schema *s, const gql_ast_selection_set *set,
     if (f->h.kind != GQL_AST_FIELD || f->args.count || f->directives.count)
       return false;
     gql_str name = gql_ast_name_str(f->name);
-    if (name.len >= 6 && name.ptr[0] == '_' && name.ptr[1] == '_' &&
+    bool meta = name.len > 2 && name.ptr[0] == '_' && name.ptr[1] == '_';
+    if (meta &&
         (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type")))
       return false;
-    const gql_field *def = gql_schema_field_def(s, parent, name);
+    /* gql_schema_field_def's answer: a name without "__" on an object or
+     * interface is one of its own fields */
+    gql_type_kind pk = s->types[parent].kind;
+    const gql_field *def =
+        !meta && (pk == GQL_TYPE_OBJECT || pk == GQL_TYPE_INTERFACE)
+            ? gql_type_field(&s->types[parent], name)
+            : gql_schema_field_def(s, parent, name);
     if (!def)
       return false;
     for (uint32_t a = 0; a < def->nargs; a++)
