@@ -1060,6 +1060,30 @@ static void error_response(gql_arena *arena, gql_str *out, const char *msg,
   errors_response(arena, out, &e, 1);
 }
 
+/* Validation by the walk of the specified rules (the fast path said
+ * nothing): 0, or GQL_EVALIDATION with the errors response, or another
+ * error. Calls the end of the validation phase of `h` unless it answers
+ * 0 (then gql_prepare does). */
+static __attribute__((noinline)) int
+validate_walk(const gql_schema *s, const gql_document *doc, gql_arena *tmp,
+              const gql_hooks *h, gql_arena *err_arena, gql_str *errors_json) {
+  gql_error_list errors;
+  gql_error_list_init(&errors, tmp, 0);
+  uint32_t nrules;
+  const gql_vrule *const *rules = gql_specified_rules(&nrules);
+  int rc = gql_validate_document(s, doc, rules, nrules, NULL, &errors);
+  if (rc == 0 && !errors.count)
+    return 0;
+  if (h)
+    h->prepare_phase(h->ctx, 1, true, rc ? rc : GQL_EVALIDATION, errors.items,
+                     errors.count);
+  if (rc == 0) {
+    errors_response(err_arena, errors_json, errors.items, errors.count);
+    rc = GQL_EVALIDATION;
+  }
+  return rc;
+}
+
 void gql_prepared_free(gql_prepared *p) {
   if (p)
     gql_arena_free(p->arena);
@@ -1150,21 +1174,14 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   }
   gql_arena *tmp = o->scratch ? o->scratch : arena;
   if (!o->no_validate) {
-    gql_error_list errors;
-    gql_error_list_init(&errors, tmp, 0);
     if (h)
       h->prepare_phase(h->ctx, 1, false, 0, NULL, 0);
-    rc = gql_validate_document(s, p->doc, NULL, 0, NULL, &errors);
-    if (h)
-      h->prepare_phase(h->ctx, 1, true,
-                       rc             ? rc
-                       : errors.count ? GQL_EVALIDATION
-                                      : 0,
-                       errors.items, errors.count);
-    if (rc == 0 && errors.count) {
-      errors_response(err_arena, errors_json, errors.items, errors.count);
-      rc = GQL_EVALIDATION;
-    }
+    /* most documents pass the fast path, with no error list to set up */
+    rc = gql_validate_fast(s, p->doc)
+             ? 0
+             : validate_walk(s, p->doc, tmp, h, err_arena, errors_json);
+    if (h && rc == 0)
+      h->prepare_phase(h->ctx, 1, true, 0, NULL, 0);
     if (rc) {
       gql_arena_free(arena);
       return rc;
