@@ -77,12 +77,13 @@ struct gql_trace {
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
-  gql_buf scratch;   /* the records, reused */
-  bool tsc;          /* the tracer's clock is the time-stamp counter */
-  op_memo memo;      /* kept across requests (see op_memo) */
-  bool memo_hit;     /* tr->p is memo.p's operation */
-  bool lean;         /* plan, calls and stamps, no variable tags (lean_first) */
-  const char *blobs; /* memo.blobs and blob_off when they are this */
+  gql_buf scratch; /* the records, reused */
+  bool tsc;        /* the tracer's clock is the time-stamp counter */
+  op_memo memo;    /* kept across requests (see op_memo) */
+  bool memo_hit;   /* tr->p is memo.p's operation */
+  bool lean;       /* plan, calls and stamps, no variable tags (lean_first) */
+  bool mixed;      /* a resolve_start took the general path (see finish_lean) */
+  const char *blobs;        /* memo.blobs and blob_off when they are this */
   const uint32_t *blob_off; /* operation's, or NULL */
 };
 
@@ -98,6 +99,14 @@ static inline uint64_t now_of(const gql_trace *tr) {
 static uint64_t hook_now(void *ctx) {
   return now_of(ctx);
 }
+
+#ifdef GQL_TRACE_HAVE_TSC
+/* hook_now when the clock is the time-stamp counter. */
+static uint64_t hook_now_tsc(void *ctx) {
+  (void)ctx;
+  return __rdtsc();
+}
+#endif
 
 /* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
@@ -522,6 +531,7 @@ static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
       return 0;
     }
   }
+  tr->mixed = true; /* not every span from lean_first (see finish_lean) */
   if (tr->sub.resolve_start && tr->sub.resolve_start(tr->sub.ud, tr, info))
     tr->aborted = true;
   trace_span *owner = NULL;
@@ -714,12 +724,12 @@ static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
  * trace's ids are drawn here (seeded by the last clock read and the
  * trace's address; the high word of the trace id starts with the first
  * span's Unix second): no clock read of their own. */
-static void queue_spans(gql_trace *tr, uint64_t tick) {
+static gql_buf *queue_open(gql_trace *tr, uint64_t tick) {
   if (tr->queued)
-    return;
+    return NULL;
   tr->queued = true;
   if (!tr->tracer || !tr->nspans)
-    return;
+    return NULL;
   gql_tracer *t = tr->tracer;
   uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
@@ -729,6 +739,14 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_buf *b = &tr->scratch;
   b->len = 0;
   gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
+  return b;
+}
+
+static void queue_spans(gql_trace *tr, uint64_t tick) {
+  gql_buf *b = queue_open(tr, tick);
+  if (!b)
+    return;
+  gql_tracer *t = tr->tracer;
   const gql_schema *schema = tr->p ? tr->p->s : NULL;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     const trace_span *s = tr->spans[i];
@@ -755,10 +773,74 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
+/* on_execute_finish's passes and queue_spans' in one, for a trace whose
+ * resolve spans all come from lean_first (each has one planned field, its
+ * ordinal's: its stamps are stamps[ordinal]), with cached answers and
+ * record blobs, and without subscriber calls or source tags at the finish:
+ * in creation order (a parent before its children), a span's own end
+ * (its completions and stamps) goes into stamps[ordinal], where its
+ * children read it (the reverse pass of on_execute_finish reads the
+ * parent's own end the same way), and its record is written at once. */
+static void finish_lean(gql_trace *tr, uint64_t now) {
+  trace_span *ex = tr->exec;
+  if (ex) {
+    execute_tags(tr, ex);
+    ex->end = now;
+    ex->ended = true;
+  }
+  gql_buf *b = queue_open(tr, now);
+  if (!b)
+    return;
+  uint64_t *own = tr->stamps;
+  const char *blobs = tr->blobs;
+  const uint32_t *off = tr->blob_off;
+  for (uint32_t i = 0; i < tr->nspans; i++) {
+    trace_span *s = tr->spans[i];
+    const trace_span *up = s->up;
+    uint32_t parent = up ? up->idx + 1 : 0;
+    if (s->kind != SPAN_RESOLVE) {
+      otlp_resolve r;
+      gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+      continue;
+    }
+    uint32_t k = s->ordinal;
+    uint64_t end = s->end, st = own[k];
+    bool ended = s->ended;
+    if (st) { /* the completions the executor stamped */
+      if (st > end)
+        end = st;
+      ended = true;
+    }
+    own[k] = ended ? end : 0;
+    if (up && up->kind == SPAN_RESOLVE) { /* the parent's calls' */
+      uint64_t ue = own[up->ordinal];
+      if (ue && (!ended || ue > end)) {
+        end = ue;
+        ended = true;
+      }
+    }
+    s->end = ended ? end : now;
+    s->ended = true;
+    uint32_t n = off[k + 1] - off[k];
+    if (GQL_LIKELY(n && !s->attrs && !s->error_type && !s->events)) {
+      gql_otlp_record_blob(b, blobs + off[k], n, parent, s->start, s->end);
+    } else {
+      otlp_resolve r;
+      gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+    }
+  }
+  gql_tracer_push(tr->tracer, b, tr->nspans);
+}
+
 static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
   uint64_t now = now_of(tr);
+  if (tr->lean && !tr->mixed && tr->blob_off && !tr->sub.resolve_finish &&
+      !tr->sub.execute_finish && !tr->o.source && tr->p) {
+    finish_lean(tr, now);
+    return;
+  }
   /* The completions the executor stamped (GQL_HOOK_STAMP). */
   for (uint32_t k = 0; tr->stamps && k < tr->nowners; k++) {
     trace_span *s = tr->owners[k];
@@ -978,8 +1060,17 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     return;
   tr->p = p;
   size_t n = p ? p->nplanned : 0;
-  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n))) {
-    memset(tr->owners, 0, sizeof *tr->owners * n);
+  /* owners, stamps and calls in one block: one arena call, one memset */
+  size_t st_off = (sizeof *tr->owners * n + 7) & ~(size_t)7;
+  size_t calls_off = st_off + sizeof *tr->stamps * n;
+  char *blk = n ? gql_arena_alloc(tr->arena, calls_off + n) : NULL;
+  uint64_t *stamps = NULL;
+  uint8_t *calls = NULL;
+  if (blk) {
+    memset(blk, 0, calls_off);
+    tr->owners = (trace_span **)(void *)blk;
+    stamps = (uint64_t *)(void *)(blk + st_off);
+    calls = (uint8_t *)(blk + calls_off);
     tr->nowners = (uint32_t)n;
   }
   tr->vars_json = variables_json;
@@ -997,24 +1088,29 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
           (plan_info){NULL, NO_PARENT, 0, UINT16_MAX, false, false, true};
     plan_walk(tr, p->root, NO_PARENT, 0, 0, false);
     memo_keep(tr, p);
+    if (tr->memo.p == p) { /* kept: its blobs serve this request too */
+      tr->blobs = tr->memo.blobs;
+      tr->blob_off = tr->memo.blob_off;
+    }
   }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
   bool every =
       tr->sub.resolve_start || tr->sub.resolve_update || tr->o.no_collapse;
-  if (tr->nowners && !every &&
-      (tr->calls = gql_arena_alloc(tr->arena, tr->nowners))) {
+  if (tr->nowners && !every && (tr->calls = calls)) {
     /* the first call of each planned field asks; depth 0: none */
     memset(tr->calls, tr->o.depth == 0 ? 0 : GQL_HOOK_START | GQL_HOOK_FINISH,
            tr->nowners);
     tr->hooks.calls = tr->calls;
     tr->hooks.ncalls = tr->nowners;
-    if (tr->o.depth != 0 && /* depth 0: no resolve span to end */
-        (tr->stamps =
-             gql_arena_alloc(tr->arena, sizeof *tr->stamps * tr->nowners))) {
-      memset(tr->stamps, 0, sizeof *tr->stamps * tr->nowners);
+    if (tr->o.depth != 0) { /* depth 0: no resolve span to end */
+      tr->stamps = stamps;  /* zeroed */
       tr->hooks.stamps = tr->stamps;
       tr->hooks.now = hook_now;
+#ifdef GQL_TRACE_HAVE_TSC
+      if (tr->tsc)
+        tr->hooks.now = hook_now_tsc;
+#endif
       tr->lean = tr->plan && !tr->o.nvariables;
     }
   }
