@@ -49,12 +49,6 @@ typedef struct op_memo {
    * blobs[blob_off[k]..blob_off[k + 1]) (empty: none), 16 bytes of slack */
   char *blobs;
   uint32_t *blob_off;
-  /* the execute span's record but for parent, start and end (laid out as
-   * a plan span's blob, see finish_lean), exec_len 0: none yet; made
-   * with exec_nosig as the options' no_signature */
-  char *exec_blob;
-  uint32_t exec_len;
-  bool exec_nosig;
   gql_str sig; /* the tracer's cached signature (alive as long as the
                 * tracer), or empty */
 } op_memo;
@@ -779,20 +773,6 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
-/* Keeps the execute span's record rec (n bytes) but its parent, start and
- * end (bytes 4 to 24) as the memo's exec_blob, 16 bytes of slack. */
-static void memo_exec(op_memo *m, const char *rec, size_t n, bool nosig) {
-  char *e = realloc(m->exec_blob, n - 20 + 16);
-  if (!e)
-    return;
-  m->exec_blob = e;
-  memcpy(e, rec, 4);
-  memcpy(e + 4, rec + 24, n - 24);
-  memset(e + n - 20, 0, 16);
-  m->exec_len = (uint32_t)(n - 20);
-  m->exec_nosig = nosig;
-}
-
 /* on_execute_finish's passes and queue_spans' in one, for a trace whose
  * resolve spans all come from lean_first (each has one planned field, its
  * ordinal's: its stamps are stamps[ordinal]), with cached answers and
@@ -803,16 +783,8 @@ static void memo_exec(op_memo *m, const char *rec, size_t n, bool nosig) {
  * parent's own end the same way), and its record is written at once. */
 static void finish_lean(gql_trace *tr, uint64_t now) {
   trace_span *ex = tr->exec;
-  op_memo *m = &tr->memo;
-  /* The execute span's record is the same for every request of the
-   * operation (its tags, name and cached signature) unless an error
-   * flagged it: the memo keeps it from the first. */
-  bool ex_plain =
-      ex && tr->memo_hit && !ex->error_type && !ex->events && !ex->attrs;
-  bool ex_memo = ex_plain && m->exec_len && m->exec_nosig == tr->o.no_signature;
   if (ex) {
-    if (!ex_memo)
-      execute_tags(tr, ex);
+    execute_tags(tr, ex);
     ex->end = now;
     ex->ended = true;
   }
@@ -827,17 +799,8 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
     const trace_span *up = s->up;
     uint32_t parent = up ? up->idx + 1 : 0;
     if (s->kind != SPAN_RESOLVE) {
-      if (s == ex && ex_memo) {
-        gql_otlp_record_blob(b, m->exec_blob, m->exec_len, parent, s->start,
-                             s->end);
-        continue;
-      }
-      size_t at = b->len;
       otlp_resolve r;
       gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
-      if (s == ex && ex_plain && !b->failed && b->len - at > 24 &&
-          b->len - at < 4096)
-        memo_exec(m, b->data + at, b->len - at, tr->o.no_signature);
       continue;
     }
     uint32_t k = s->ordinal;
@@ -1054,7 +1017,6 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
                  .plan = plan,
                  .blobs = m->blobs,
                  .blob_off = m->blob_off,
-                 .exec_blob = m->exec_blob,
                  .sig = GQL_STR("")};
   memo_blobs(m, p);
   m->p = p;
@@ -1167,7 +1129,6 @@ void gql_trace_destroy(gql_trace *tr) {
   free(tr->memo.plan);
   free(tr->memo.blobs);
   free(tr->memo.blob_off);
-  free(tr->memo.exec_blob);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);

@@ -1464,48 +1464,6 @@ Test(trace, one_trace_reused_for_another_operation_makes_its_own_tree) {
   gql_schema_free(s);
 }
 
-/* From the third request of one operation on, the execute span's record
- * comes from the trace's memo: it must say what the first one said. */
-Test(trace, the_execute_span_is_the_same_from_the_memo) {
-  sink k = {0};
-  gql_tracer *t = test_tracer(&k);
-  gql_schema *s = ref_schema();
-  const char q[] = "query Q { friends { name } }";
-  gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, NULL, NULL), 0);
-  char *resource = NULL;
-  for (int i = 0; i < 5; i++) {
-    run_prepared(t, p);
-    spans sp;
-    read_spans(&k, &sp);
-    cr_assert_eq(count_resolve(&sp), 2, "run %d", i);
-    const gql_json_value *ex = find(&sp, "query");
-    cr_assert(ex, "run %d", i);
-    cr_assert_str_eq(attr(ex, "graphql.operation.type"), "query");
-    cr_assert_str_eq(attr(ex, "graphql.operation.name"), "Q");
-    cr_assert_null(gql_json_get(ex, GQL_STR("status")));
-    cr_assert_null(gql_json_get(ex, GQL_STR("parentSpanId")));
-    assert_parent(&sp, "friends", "query");
-    assert_parent(&sp, "friends.*.name", "friends");
-    const char *res = attr(ex, "resource.name");
-    cr_assert(res && strstr(res, "friends"), "run %d", i);
-    if (!resource)
-      resource = strdup(res);
-    cr_assert_str_eq(res, resource, "run %d", i);
-    const gql_json_value *f = find(&sp, "friends");
-    cr_assert_leq(ns_of(ex, "startTimeUnixNano"),
-                  ns_of(f, "startTimeUnixNano"));
-    cr_assert_geq(ns_of(ex, "endTimeUnixNano"), ns_of(f, "endTimeUnixNano"));
-    gql_arena_free(sp.arena);
-    sink_free(&k);
-    k.n = 0;
-  }
-  free(resource);
-  gql_prepared_free(p);
-  gql_tracer_free(t);
-  gql_schema_free(s);
-}
-
 static int sh_abort(void *ctx, const gql_resolve_info *info) {
   ((stamp_hooks *)ctx)->starts++;
   return 1;
