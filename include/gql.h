@@ -397,7 +397,8 @@ typedef struct gql_hooks {
                         const gql_error *errors, uint32_t nerrors);
   /* calls: optional (gql_trace sets it; ncalls 0: every resolver call gets
    * resolve_start and resolve_finish). Indexed by the planned field's
-   * ordinal (ncalls entries), read at each call of that field: which hooks
+   * ordinal (ncalls entries, at least gql_prepared.nplanned: with fewer the
+   * entries are not read at all), read at each call of that field: which hooks
    * the call needs, GQL_HOOK_START and/or GQL_HOOK_FINISH (read again after
    * resolve_start, which may answer for its own call's resolve_finish). A
    * call that errors, and a pending field's completion, get resolve_finish

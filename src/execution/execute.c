@@ -584,6 +584,22 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
   serialize_leaf(o, &v);
 }
 
+/* A per-execution copy of h whose answers (calls) all ask for both hooks,
+ * one per planned field (what no answer means); NULL when out of
+ * memory. */
+static gql_hooks *hooks_asking(exec_ctx *ctx, const gql_hooks *h) {
+  uint32_t n = ctx->p->nplanned;
+  gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+  uint8_t *calls = gql_arena_alloc(ctx->arena, n ? n : 1);
+  if (!c || !calls)
+    return NULL;
+  *c = *h;
+  memset(calls, GQL_HOOK_START | GQL_HOOK_FINISH, n);
+  c->calls = calls;
+  c->ncalls = n;
+  return c;
+}
+
 /* resolve_field with hooks, arguments or an aborted execution. */
 static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
                                                            const plan_field *pf,
@@ -604,14 +620,11 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
       if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
         /* From here on every call takes this path (hook_free reads no
-         * abort flag): the hooks without their cached answers. (Out of
+         * abort flag): the hooks with answers that all ask. (Out of
          * memory, the owner's entries still count: gql_trace's are
          * all non-zero after an abort.) */
-        gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+        gql_hooks *c = hooks_asking(ctx, h);
         if (c) {
-          *c = *h;
-          c->calls = NULL;
-          c->ncalls = 0;
           ctx->hooks = c;
           h = c;
         }
@@ -650,6 +663,12 @@ static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
                              const plan_field *pf) {
   (void)ctx;
   return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
+}
+
+/* The same, for ctx->hooks, which has an answer for every planned field
+ * (see answer_early): its answer, read without a bound check. */
+static inline unsigned hooks_answer(const gql_hooks *h, const plan_field *pf) {
+  return h->calls[pf->ordinal];
 }
 
 /* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
@@ -916,17 +935,21 @@ field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       set_written(o);
       complete_null(o);
     }
-  } else if (pf->plain && hook_free(ctx, h, pf)) {
-    /* traced, but the tracer needs no hook for this call: inline, and
-     * like the untraced call above (own.args and own.trace as they were:
-     * the tracer that asked for no hook reads neither) */
-    call_hook_free(h, pf, parent, o, false);
-  } else if (pf->plain && stamp_only(ctx, h, pf)) {
-    call_hook_free(h, pf, parent, o, true); /* a composite field's */
-  } else if (pf->plain) { /* what resolve_field would come to */
-    o->own.args = NULL;
-    o->own.trace = NULL;
-    resolve_field_hooked(ctx, pf, parent, o);
+  } else if (pf->plain) {
+    unsigned c = hooks_answer(h, pf);
+    if (GQL_LIKELY(c == 0)) {
+      /* traced, but the tracer needs no hook for this call: inline, and
+       * like the untraced call above (own.args and own.trace as they
+       * were: the tracer that asked for no hook reads neither) */
+      call_hook_free(h, pf, parent, o, false);
+    } else if (c == GQL_HOOK_STAMP && h->stamps && h->now) {
+      /* a composite field's (after an abort every answer asks) */
+      call_hook_free(h, pf, parent, o, true);
+    } else { /* what resolve_field would come to */
+      o->own.args = NULL;
+      o->own.trace = NULL;
+      resolve_field_hooked(ctx, pf, parent, o);
+    }
   } else {
     resolve_field(ctx, pf, parent, fr, o);
   }
@@ -2259,6 +2282,14 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
     add_error(ctx, "Execution aborted.", NULL, UINT32_MAX, NULL);
     errors_only(ctx, false);
     return 1;
+  }
+  /* field_direct reads an answer per planned field with no bound check:
+   * hooks without one for each get answers that all ask */
+  if (ctx->hooks && (!ctx->hooks->calls || ctx->hooks->ncalls < p->nplanned)) {
+    gql_hooks *c = hooks_asking(ctx, ctx->hooks);
+    if (!c)
+      return GQL_ENOMEM;
+    ctx->hooks = c;
   }
   if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
     add_error(ctx,

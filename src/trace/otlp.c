@@ -289,6 +289,41 @@ void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
   b->len = (size_t)(w - b->data);
 }
 
+size_t gql_otlp_plan_blob(char *w, bool key_is_name, uint32_t lists,
+                          gql_str name, gql_str type, gql_str mods,
+                          gql_str key) {
+  size_t n = 4 + 4 + 4 + name.len + 4 + type.len + 4 + mods.len +
+             (key_is_name ? 0 : 4 + key.len);
+  if (!w)
+    return n;
+  uint32_t flags = REC_RELATIVE | (key_is_name ? REC_KEY_IS_NAME : 0);
+  w = w32(w, SPAN_RESOLVE | flags << 8);
+  w = w32(w, lists);
+  w = wstr(w, name);
+  w = wstr(w, type);
+  w = wstr(w, mods);
+  if (!key_is_name)
+    wstr(w, key);
+  return n;
+}
+
+void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
+                          uint32_t parent, uint64_t start, uint64_t end) {
+  size_t need = n + 20 + 16; /* 16: the last copy's slack */
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, blob, 4); /* kind and flags */
+  w = w32(w + 4, parent);
+  w = w64(w, start);
+  w = w64(w, end > start ? end : start);
+  /* lists, name, type, mods, key: 16 bytes a move (the blob is readable
+   * that far past its end) */
+  for (size_t i = 4; i < n; i += 16)
+    memcpy(w + i - 4, blob + i, 16);
+  b->len = (size_t)(w + (n - 4) - b->data);
+}
+
 /* The flags beyond a resolve span's own (attributes, error, events). */
 static uint32_t extra_flags(const trace_span *s) {
   return (s->attrs ? REC_ATTRS : 0) | (s->error_type ? REC_ERROR : 0) |

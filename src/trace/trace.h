@@ -98,6 +98,16 @@ void gql_otlp_record(gql_buf *b, const trace_span *s, uint32_t parent,
  * without attributes, error or events: the common resolve span. */
 void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
                           gql_str name, gql_str type, gql_str mods);
+/* What gql_otlp_record_plan writes of a planned field but the parent,
+ * start and end (the same for every request of the operation), into w
+ * (NULL: only measured); returns its size. */
+size_t gql_otlp_plan_blob(char *w, bool key_is_name, uint32_t lists,
+                          gql_str name, gql_str type, gql_str mods,
+                          gql_str key);
+/* gql_otlp_record_plan's record from that blob (n bytes, readable 16
+ * bytes past its end). */
+void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
+                          uint32_t parent, uint64_t start, uint64_t end);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,

@@ -24,11 +24,14 @@ typedef struct path_slot {
 
 /* What the tracer needs of a planned field, from one walk of the plan. */
 typedef struct plan_info {
-  uint32_t parent; /* the parent planned field's ordinal, or NO_PARENT */
-  uint16_t lists;  /* list levels between the parent field and this one */
-  uint16_t depth;  /* named path segments (a root field: 1) */
+  const plan_field *pf; /* NULL: a field the walk missed */
+  uint32_t parent;      /* the parent planned field's ordinal, or NO_PARENT */
+  uint16_t lists;       /* list levels between the parent field and this one */
+  uint16_t depth;       /* named path segments (a root field: 1) */
   bool composite;
   bool key_is_name; /* no alias: the records need not repeat the key */
+  bool shared;      /* under an abstract type: its collapsed path may be
+                     * another planned field's too (see plan_span) */
 } plan_info;
 
 /* What the last operation this trace served left (the trace is pooled,
@@ -42,8 +45,12 @@ typedef struct op_memo {
   size_t text_len;
   uint32_t n;
   plan_info *plan; /* n entries, or NULL */
-  gql_str sig;     /* the tracer's cached signature (alive as long as the
-                    * tracer), or empty */
+  /* per planned field, its record's blob (gql_otlp_plan_blob):
+   * blobs[blob_off[k]..blob_off[k + 1]) (empty: none), 16 bytes of slack */
+  char *blobs;
+  uint32_t *blob_off;
+  gql_str sig; /* the tracer's cached signature (alive as long as the
+                * tracer), or empty */
 } op_memo;
 
 struct gql_trace {
@@ -74,6 +81,10 @@ struct gql_trace {
   bool tsc;        /* the tracer's clock is the time-stamp counter */
   op_memo memo;    /* kept across requests (see op_memo) */
   bool memo_hit;   /* tr->p is memo.p's operation */
+  bool lean;       /* plan, calls and stamps, no variable tags (lean_first) */
+  bool mixed;      /* a resolve_start took the general path (see finish_lean) */
+  const char *blobs;        /* memo.blobs and blob_off when they are this */
+  const uint32_t *blob_off; /* operation's, or NULL */
 };
 
 /* The tracer's clock, inline when it is the time-stamp counter. */
@@ -88,6 +99,14 @@ static inline uint64_t now_of(const gql_trace *tr) {
 static uint64_t hook_now(void *ctx) {
   return now_of(ctx);
 }
+
+#ifdef GQL_TRACE_HAVE_TSC
+/* hook_now when the clock is the time-stamp counter. */
+static uint64_t hook_now_tsc(void *ctx) {
+  (void)ctx;
+  return __rdtsc();
+}
+#endif
 
 /* Eight bytes a step (paths are tens of bytes). */
 static uint32_t path_hash(const char *p, size_t n) {
@@ -458,8 +477,61 @@ static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
   return fin;
 }
 
+/* The first call of a planned field in the common case (tr->lean: the
+ * plan's facts, cached answers and stamps; no variable tags), straight
+ * line: what plan_span, resolve_span_new, span_new and calls_needed would
+ * do, with no shared path to look for (not under an abstract type), the
+ * parent's span made and the span array with room. NULL: take the general
+ * path (which handles every case). */
+static inline trace_span *lean_first(gql_trace *tr,
+                                     const gql_resolve_info *info, uint32_t k) {
+  const plan_info *pi = &tr->plan[k];
+  uint32_t pk = pi->parent;
+  trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
+  if (GQL_UNLIKELY(!parent || parent == GATED || pi->shared ||
+                   tr->nspans == tr->cap ||
+                   (tr->o.depth >= 0 && pi->depth > (uint32_t)tr->o.depth)))
+    return NULL;
+  const plan_field *pf = info->pf;
+  uint32_t idx = tr->nspans++;
+  trace_span *s = &tr->slab[idx - tr->slab_base];
+  *s = (trace_span){.kind = SPAN_RESOLVE,
+                    .key_is_name = pi->key_is_name,
+                    .idx = idx,
+                    .lists = pi->lists,
+                    .key = pf->key,
+                    .name = GQL_STR("graphql.resolve"),
+                    .field = pf->field,
+                    .node = pf->nocc ? pf->occs[0].node : NULL,
+                    .ordinal = k,
+                    .next_kid = parent->kids,
+                    .up = parent};
+  s->start = now_of(tr);
+  tr->spans[idx] = s;
+  parent->kids = s;
+  tr->owners[k] = s;
+  /* calls_needed with an owner and stamps */
+  uint8_t ans = GQL_HOOK_STAMP;
+  if (pk != NO_PARENT &&
+      (!pi->composite ||
+       (tr->o.depth >= 0 && pi->depth >= (uint32_t)tr->o.depth)))
+    ans = 0;
+  tr->calls[k] = ans;
+  return s;
+}
+
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
   gql_trace *tr = ctx;
+  if (GQL_LIKELY(tr->lean && !tr->aborted)) {
+    uint32_t k = gql_exec_info_ordinal(info);
+    trace_span *s;
+    if (GQL_LIKELY(k < tr->nowners && !tr->owners[k]) &&
+        (s = lean_first(tr, info, k))) {
+      gql_exec_info_set_trace(info, s);
+      return 0;
+    }
+  }
+  tr->mixed = true; /* not every span from lean_first (see finish_lean) */
   if (tr->sub.resolve_start && tr->sub.resolve_start(tr->sub.ud, tr, info))
     tr->aborted = true;
   trace_span *owner = NULL;
@@ -652,12 +724,12 @@ static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
  * trace's ids are drawn here (seeded by the last clock read and the
  * trace's address; the high word of the trace id starts with the first
  * span's Unix second): no clock read of their own. */
-static void queue_spans(gql_trace *tr, uint64_t tick) {
+static gql_buf *queue_open(gql_trace *tr, uint64_t tick) {
   if (tr->queued)
-    return;
+    return NULL;
   tr->queued = true;
   if (!tr->tracer || !tr->nspans)
-    return;
+    return NULL;
   gql_tracer *t = tr->tracer;
   uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
@@ -667,6 +739,14 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_buf *b = &tr->scratch;
   b->len = 0;
   gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
+  return b;
+}
+
+static void queue_spans(gql_trace *tr, uint64_t tick) {
+  gql_buf *b = queue_open(tr, tick);
+  if (!b)
+    return;
+  gql_tracer *t = tr->tracer;
   const gql_schema *schema = tr->p ? tr->p->s : NULL;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     const trace_span *s = tr->spans[i];
@@ -674,6 +754,14 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
     const gql_field *f = s->field;
     if (s->kind == SPAN_RESOLVE && f && schema && s->key.ptr && !s->path.ptr &&
         !s->attrs && !s->error_type && !s->events) {
+      uint32_t k = s->ordinal;
+      if (tr->blob_off && k < tr->nowners &&
+          tr->blob_off[k + 1] > tr->blob_off[k]) {
+        gql_otlp_record_blob(b, tr->blobs + tr->blob_off[k],
+                             tr->blob_off[k + 1] - tr->blob_off[k], parent,
+                             s->start, s->end);
+        continue;
+      }
       gql_otlp_record_plan(b, s, parent, f->name,
                            schema->types[f->type.type].name,
                            (gql_str){f->type.mods, f->type.nmods});
@@ -685,10 +773,74 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
+/* on_execute_finish's passes and queue_spans' in one, for a trace whose
+ * resolve spans all come from lean_first (each has one planned field, its
+ * ordinal's: its stamps are stamps[ordinal]), with cached answers and
+ * record blobs, and without subscriber calls or source tags at the finish:
+ * in creation order (a parent before its children), a span's own end
+ * (its completions and stamps) goes into stamps[ordinal], where its
+ * children read it (the reverse pass of on_execute_finish reads the
+ * parent's own end the same way), and its record is written at once. */
+static void finish_lean(gql_trace *tr, uint64_t now) {
+  trace_span *ex = tr->exec;
+  if (ex) {
+    execute_tags(tr, ex);
+    ex->end = now;
+    ex->ended = true;
+  }
+  gql_buf *b = queue_open(tr, now);
+  if (!b)
+    return;
+  uint64_t *own = tr->stamps;
+  const char *blobs = tr->blobs;
+  const uint32_t *off = tr->blob_off;
+  for (uint32_t i = 0; i < tr->nspans; i++) {
+    trace_span *s = tr->spans[i];
+    const trace_span *up = s->up;
+    uint32_t parent = up ? up->idx + 1 : 0;
+    if (s->kind != SPAN_RESOLVE) {
+      otlp_resolve r;
+      gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+      continue;
+    }
+    uint32_t k = s->ordinal;
+    uint64_t end = s->end, st = own[k];
+    bool ended = s->ended;
+    if (st) { /* the completions the executor stamped */
+      if (st > end)
+        end = st;
+      ended = true;
+    }
+    own[k] = ended ? end : 0;
+    if (up && up->kind == SPAN_RESOLVE) { /* the parent's calls' */
+      uint64_t ue = own[up->ordinal];
+      if (ue && (!ended || ue > end)) {
+        end = ue;
+        ended = true;
+      }
+    }
+    s->end = ended ? end : now;
+    s->ended = true;
+    uint32_t n = off[k + 1] - off[k];
+    if (GQL_LIKELY(n && !s->attrs && !s->error_type && !s->events)) {
+      gql_otlp_record_blob(b, blobs + off[k], n, parent, s->start, s->end);
+    } else {
+      otlp_resolve r;
+      gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+    }
+  }
+  gql_tracer_push(tr->tracer, b, tr->nspans);
+}
+
 static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
   uint64_t now = now_of(tr);
+  if (tr->lean && !tr->mixed && tr->blob_off && !tr->sub.resolve_finish &&
+      !tr->sub.execute_finish && !tr->o.source && tr->p) {
+    finish_lean(tr, now);
+    return;
+  }
   /* The completions the executor stamped (GQL_HOOK_STAMP). */
   for (uint32_t k = 0; tr->stamps && k < tr->nowners; k++) {
     trace_span *s = tr->owners[k];
@@ -789,6 +941,52 @@ static bool memo_matches(const op_memo *m, const gql_prepared *p) {
          memcmp(m->text, p->text.ptr, p->text.len) == 0;
 }
 
+/* The planned fields' record blobs (see op_memo); none when out of
+ * memory. */
+static void memo_blobs(op_memo *m, const gql_prepared *p) {
+  size_t total = 0;
+  gql_str none = GQL_STR("");
+  for (uint32_t k = 0; k < m->n; k++) {
+    const plan_info *pi = &m->plan[k];
+    const gql_field *f = pi->pf ? pi->pf->field : NULL;
+    if (f)
+      total += gql_otlp_plan_blob(NULL, pi->key_is_name, pi->lists, f->name,
+                                  none, (gql_str){f->type.mods, f->type.nmods},
+                                  pi->pf->key) +
+               p->s->types[f->type.type].name.len;
+  }
+  char *blobs = NULL;
+  uint32_t *off = NULL;
+  if (total < UINT32_MAX - 16) {
+    blobs = realloc(m->blobs, total + 16);
+    if (blobs)
+      m->blobs = blobs;
+    off = realloc(m->blob_off, sizeof *off * (m->n + 1));
+    if (off)
+      m->blob_off = off;
+  }
+  if (!blobs || !off) {
+    free(m->blobs);
+    free(m->blob_off);
+    m->blobs = NULL;
+    m->blob_off = NULL;
+    return;
+  }
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < m->n; k++) {
+    const plan_info *pi = &m->plan[k];
+    const gql_field *f = pi->pf ? pi->pf->field : NULL;
+    off[k] = at;
+    if (f)
+      at += (uint32_t)gql_otlp_plan_blob(
+          blobs + at, pi->key_is_name, pi->lists, f->name,
+          p->s->types[f->type.type].name,
+          (gql_str){f->type.mods, f->type.nmods}, pi->pf->key);
+  }
+  off[m->n] = at;
+  memset(blobs + at, 0, 16);
+}
+
 /* Remembers the operation and its plan facts (tr->plan); on an allocation
  * failure, or for a document over MEMO_MAX bytes (a pooled trace keeps its
  * copy), remembers nothing. */
@@ -809,8 +1007,19 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
   m->plan = plan;
   memcpy(text, p->text.ptr, p->text.len);
   memcpy(plan, tr->plan, sizeof *plan * tr->nowners);
-  *m = (op_memo){p,           p->root,     p->s, p->op,      text,
-                 p->text.len, tr->nowners, plan, GQL_STR("")};
+  *m = (op_memo){.p = NULL,
+                 .root = p->root,
+                 .schema = p->s,
+                 .op = p->op,
+                 .text = text,
+                 .text_len = p->text.len,
+                 .n = tr->nowners,
+                 .plan = plan,
+                 .blobs = m->blobs,
+                 .blob_off = m->blob_off,
+                 .sig = GQL_STR("")};
+  memo_blobs(m, p);
+  m->p = p;
 }
 
 static uint16_t list_levels(gql_type_ref t) {
@@ -823,18 +1032,25 @@ static uint16_t list_levels(gql_type_ref t) {
 /* Each planned field's parent, list levels above and depth (bounded like
  * the plan). */
 static void plan_walk(gql_trace *tr, const plan_set *ps, uint32_t parent,
-                      uint16_t lists, uint32_t depth) {
+                      uint16_t lists, uint32_t depth, bool shared) {
   if (!ps || depth >= 10000)
     return;
   for (uint32_t i = 0; i < ps->nfields; i++) {
     const plan_field *f = &ps->fields[i];
     if (f->ordinal < tr->nowners)
       tr->plan[f->ordinal] =
-          (plan_info){parent, lists, (uint16_t)(depth + 1),
+          (plan_info){f,
+                      parent,
+                      lists,
+                      (uint16_t)(depth + 1),
                       f->leaf == LEAF_NONE, /* object, interface, union */
-                      f->field && gql_str_eq(f->key, f->field->name)};
+                      f->field && gql_str_eq(f->key, f->field->name),
+                      shared};
+    /* planned fields of one set have distinct keys; sets of different
+     * concrete types (and what is below them) may share paths */
     for (uint32_t j = 0; j < f->nsubs; j++)
-      plan_walk(tr, f->subs[j], f->ordinal, list_levels(f->type), depth + 1);
+      plan_walk(tr, f->subs[j], f->ordinal, list_levels(f->type), depth + 1,
+                shared || f->nsubs > 1);
   }
 }
 
@@ -844,8 +1060,17 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     return;
   tr->p = p;
   size_t n = p ? p->nplanned : 0;
-  if (n && (tr->owners = gql_arena_alloc(tr->arena, sizeof *tr->owners * n))) {
-    memset(tr->owners, 0, sizeof *tr->owners * n);
+  /* owners, stamps and calls in one block: one arena call, one memset */
+  size_t st_off = (sizeof *tr->owners * n + 7) & ~(size_t)7;
+  size_t calls_off = st_off + sizeof *tr->stamps * n;
+  char *blk = n ? gql_arena_alloc(tr->arena, calls_off + n) : NULL;
+  uint64_t *stamps = NULL;
+  uint8_t *calls = NULL;
+  if (blk) {
+    memset(blk, 0, calls_off);
+    tr->owners = (trace_span **)(void *)blk;
+    stamps = (uint64_t *)(void *)(blk + st_off);
+    calls = (uint8_t *)(blk + calls_off);
     tr->nowners = (uint32_t)n;
   }
   tr->vars_json = variables_json;
@@ -854,30 +1079,39 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
   bool want_plan = tr->nowners && !tr->o.no_collapse && tr->o.depth != 0;
   if (want_plan && tr->memo_hit) {
     tr->plan = tr->memo.plan;
+    tr->blobs = tr->memo.blobs;
+    tr->blob_off = tr->memo.blob_off;
   } else if (want_plan && (tr->plan = gql_arena_alloc(
                                tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
-      tr->plan[i] = (plan_info){NO_PARENT, 0, UINT16_MAX, false, false};
-    plan_walk(tr, p->root, NO_PARENT, 0, 0);
+      tr->plan[i] =
+          (plan_info){NULL, NO_PARENT, 0, UINT16_MAX, false, false, true};
+    plan_walk(tr, p->root, NO_PARENT, 0, 0, false);
     memo_keep(tr, p);
+    if (tr->memo.p == p) { /* kept: its blobs serve this request too */
+      tr->blobs = tr->memo.blobs;
+      tr->blob_off = tr->memo.blob_off;
+    }
   }
   /* Per-call hooks are needed for every call only by subscribers that see
    * every call and without collapsing (a span per call). */
   bool every =
       tr->sub.resolve_start || tr->sub.resolve_update || tr->o.no_collapse;
-  if (tr->nowners && !every &&
-      (tr->calls = gql_arena_alloc(tr->arena, tr->nowners))) {
+  if (tr->nowners && !every && (tr->calls = calls)) {
     /* the first call of each planned field asks; depth 0: none */
     memset(tr->calls, tr->o.depth == 0 ? 0 : GQL_HOOK_START | GQL_HOOK_FINISH,
            tr->nowners);
     tr->hooks.calls = tr->calls;
     tr->hooks.ncalls = tr->nowners;
-    if (tr->o.depth != 0 && /* depth 0: no resolve span to end */
-        (tr->stamps =
-             gql_arena_alloc(tr->arena, sizeof *tr->stamps * tr->nowners))) {
-      memset(tr->stamps, 0, sizeof *tr->stamps * tr->nowners);
+    if (tr->o.depth != 0) { /* depth 0: no resolve span to end */
+      tr->stamps = stamps;  /* zeroed */
       tr->hooks.stamps = tr->stamps;
       tr->hooks.now = hook_now;
+#ifdef GQL_TRACE_HAVE_TSC
+      if (tr->tsc)
+        tr->hooks.now = hook_now_tsc;
+#endif
+      tr->lean = tr->plan && !tr->o.nvariables;
     }
   }
 }
@@ -893,6 +1127,8 @@ void gql_trace_abort(gql_trace *tr) {
 void gql_trace_destroy(gql_trace *tr) {
   free(tr->memo.text);
   free(tr->memo.plan);
+  free(tr->memo.blobs);
+  free(tr->memo.blob_off);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);

@@ -712,9 +712,9 @@ static const char three_friends[] =
     "{\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]}";
 
 /* Like run_traced, the trace handed to the resolvers' sib. */
-static void run_sib(gql_tracer *t, gql_schema *s, const char *q, sib *c,
-                    done *d) {
-  gql_trace *tr = gql_trace_begin(t, NULL);
+static void run_sib_with(gql_tracer *t, gql_schema *s, const char *q, sib *c,
+                         done *d, const gql_trace_options *o) {
+  gql_trace *tr = gql_trace_begin(t, o);
   c->tr = tr;
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p = NULL;
@@ -734,6 +734,11 @@ static void run_sib(gql_tracer *t, gql_schema *s, const char *q, sib *c,
   gql_prepared_free(p);
   gql_arena_free(a);
   gql_tracer_flush(t);
+}
+
+static void run_sib(gql_tracer *t, gql_schema *s, const char *q, sib *c,
+                    done *d) {
+  run_sib_with(t, s, q, c, d, NULL);
 }
 
 static gql_schema *sib_schema(sib *c) {
@@ -771,6 +776,56 @@ Test(trace, collapsed_sync_span_ends_after_the_last_sibling_call) {
   sink_free(&k);
   gql_tracer_free(t);
   gql_schema_free(s);
+}
+
+static void sub_exec_finish(void *ud, gql_trace *tr, bool has_errors) {
+  (void)tr;
+  (void)has_errors;
+  ++*(int *)ud;
+}
+
+/* The collapsed spans' ends are the same whether the execute finish takes
+ * its one pass (no subscriber) or the general passes (an execute_finish
+ * subscriber): name's span ends after its last sibling call began, and no
+ * span ends after its parent. */
+Test(trace, collapsed_ends_agree_on_the_one_pass_and_the_general_finish) {
+  for (int general = 0; general < 2; general++) {
+    sink k = {0};
+    gql_tracer *t = test_tracer(&k);
+    sib c = {.sleep_first = 3};
+    gql_schema *s = sib_schema(&c);
+    int finishes = 0;
+    gql_trace_subscriber sub = {.execute_finish = sub_exec_finish,
+                                .ud = &finishes};
+    gql_trace_options o;
+    gql_trace_options_init(&o);
+    if (general)
+      o.subscriber = &sub;
+    done d;
+    run_sib_with(t, s, "{ friends { name } }", &c, &d, &o);
+    cr_assert_eq(c.n, 3);
+    cr_assert_eq(finishes, general);
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), 2);
+    const gql_json_value *name = find(&sp, "friends.*.name"),
+                         *friends = find(&sp, "friends"),
+                         *query = find(&sp, "query");
+    cr_assert(name && friends && query);
+    cr_assert_leq(ns_of(name, "startTimeUnixNano"), c.at[0] + 100000);
+    cr_assert_geq(ns_of(name, "endTimeUnixNano") + 100000, c.at[2],
+                  "general %d", general);
+    cr_assert_leq(ns_of(name, "endTimeUnixNano"),
+                  ns_of(friends, "endTimeUnixNano"));
+    cr_assert_leq(ns_of(friends, "endTimeUnixNano"),
+                  ns_of(query, "endTimeUnixNano"));
+    cr_assert_geq(ns_of(friends, "endTimeUnixNano"),
+                  ns_of(friends, "startTimeUnixNano"));
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    gql_tracer_free(t);
+    gql_schema_free(s);
+  }
 }
 
 Test(trace, a_later_sibling_error_flags_the_collapsed_span_first_wins) {
@@ -1308,6 +1363,45 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   }
   cr_assert_eq(zero, 1);
   cr_assert_eq(sum, 2 + 3); /* the last name completion, then friends' */
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(trace, answers_fewer_than_the_planned_fields_are_not_read) {
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ friends { name } boom }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 3);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  /* two entries saying "no hook" for three planned fields: ignored, as if
+   * there were none (every call gets both hooks) */
+  uint8_t calls[2] = {0, 0};
+  uint64_t stamps[2] = {0};
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_start,
+                 .resolve_finish = sh_finish,
+                 .ctx = &c,
+                 .calls = calls,
+                 .ncalls = 2,
+                 .stamps = stamps,
+                 .now = sh_now};
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
+            "%s", d.json);
+  /* friends, name twice, boom */
+  cr_assert_eq(c.starts, 4);
+  cr_assert_eq(c.finishes, 4);
+  cr_assert_eq(c.clock, 0);
   gql_prepared_free(p);
   gql_arena_free(a);
   gql_schema_free(s);
