@@ -467,36 +467,19 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
 }
 
 /* A struct member at p, whatever its alignment. */
-static inline int32_t ld_i32(const char *p) {
-  int32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline int64_t ld_i64(const char *p) {
-  int64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline double ld_f64(const char *p) {
-  double v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline bool ld_bool(const char *p) {
-  bool v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline gql_str ld_str(const char *p) {
-  gql_str v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline const char *ld_cstr(const char *p) {
-  const char *v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
+#define MEMBER_LOAD(name, T)                                                   \
+  static inline T name(const char *p) {                                        \
+    T v;                                                                       \
+    memcpy(&v, p, sizeof v);                                                   \
+    return v;                                                                  \
+  }
+MEMBER_LOAD(ld_i32, int32_t)
+MEMBER_LOAD(ld_i64, int64_t)
+MEMBER_LOAD(ld_f64, double)
+MEMBER_LOAD(ld_bool, bool)
+MEMBER_LOAD(ld_str, gql_str)
+MEMBER_LOAD(ld_cstr, const char *)
+#undef MEMBER_LOAD
 
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
                               gql_out *out) {

@@ -1321,7 +1321,11 @@ static uint64_t sh_now(void *ctx) {
   return ++((stamp_hooks *)ctx)->clock;
 }
 
-Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
+/* Runs "{ friends { name } boom }" on the reference schema with the
+ * stamp_hooks above and `ncalls` entries of `calls` and `stamps`; checks
+ * the response's friends. */
+static void run_stamped(const uint8_t *calls, uint32_t ncalls, uint64_t *stamps,
+                        stamp_hooks *c) {
   gql_schema *s = ref_schema();
   gql_arena *a = gql_arena_new(NULL);
   const char q[] = "{ friends { name } boom }";
@@ -1330,15 +1334,11 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   cr_assert_eq(p->nplanned, 3);
   const gql_value *root = NULL;
   cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
-  uint8_t calls[3];
-  memset(calls, GQL_HOOK_STAMP, sizeof calls);
-  uint64_t stamps[3] = {0};
-  stamp_hooks c = {0};
   gql_hooks h = {.resolve_start = sh_start,
                  .resolve_finish = sh_finish,
-                 .ctx = &c,
+                 .ctx = c,
                  .calls = calls,
-                 .ncalls = 3,
+                 .ncalls = ncalls,
                  .stamps = stamps,
                  .now = sh_now};
   done d;
@@ -1350,6 +1350,17 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   cr_assert_eq(gql_execute(p, &params), 0);
   cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
             "%s", d.json);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
+  uint8_t calls[3];
+  memset(calls, GQL_HOOK_STAMP, sizeof calls);
+  uint64_t stamps[3] = {0};
+  stamp_hooks c = {0};
+  run_stamped(calls, 3, stamps, &c);
   /* completions: name (1), name (2), friends (3); boom fails: its
    * resolve_finish, no stamp */
   cr_assert_eq(c.starts, 0);
@@ -1363,48 +1374,19 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   }
   cr_assert_eq(zero, 1);
   cr_assert_eq(sum, 2 + 3); /* the last name completion, then friends' */
-  gql_prepared_free(p);
-  gql_arena_free(a);
-  gql_schema_free(s);
 }
 
 Test(trace, answers_fewer_than_the_planned_fields_are_not_read) {
-  gql_schema *s = ref_schema();
-  gql_arena *a = gql_arena_new(NULL);
-  const char q[] = "{ friends { name } boom }";
-  gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
-  cr_assert_eq(p->nplanned, 3);
-  const gql_value *root = NULL;
-  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
   /* two entries saying "no hook" for three planned fields: ignored, as if
    * there were none (every call gets both hooks) */
   uint8_t calls[2] = {0, 0};
   uint64_t stamps[2] = {0};
   stamp_hooks c = {0};
-  gql_hooks h = {.resolve_start = sh_start,
-                 .resolve_finish = sh_finish,
-                 .ctx = &c,
-                 .calls = calls,
-                 .ncalls = 2,
-                 .stamps = stamps,
-                 .now = sh_now};
-  done d;
-  gql_execute_params params = {.root_value = root,
-                               .hooks = &h,
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = &d};
-  cr_assert_eq(gql_execute(p, &params), 0);
-  cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
-            "%s", d.json);
+  run_stamped(calls, 2, stamps, &c);
   /* friends, name twice, boom */
   cr_assert_eq(c.starts, 4);
   cr_assert_eq(c.finishes, 4);
   cr_assert_eq(c.clock, 0);
-  gql_prepared_free(p);
-  gql_arena_free(a);
-  gql_schema_free(s);
 }
 
 /* ---- a pooled trace remembers its last operation's plan facts */
