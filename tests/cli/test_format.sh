@@ -104,7 +104,7 @@ else
   fail "--help: exit status $?"
 fi
 
-"$gql" --help 2>&1 | grep -q '^  format ' || fail "gql --help does not list format"
+grep -q '^  format ' <<<"$("$gql" --help 2>&1)" || fail "gql --help does not list format"
 
 if ((failures)); then
   echo "$failures failure(s)"

@@ -25,7 +25,9 @@ seconds=${LOAD_SECONDS:-60}
 # default) that looks like growth: keep it small here, and allow for the
 # sanitizer's own bookkeeping.
 rss_bound_kib=12288
-if ldd "$gql" 2>/dev/null | grep -q libasan; then
+# (ldd's output is read whole: `ldd | grep -q` under pipefail fails at
+# random when grep exits before ldd has written everything)
+if [[ $(ldd "$gql" 2>/dev/null) == *libasan* ]]; then
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
   rss_bound_kib=32768
 fi
