@@ -1059,16 +1059,35 @@ static inline bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
   return object_direct(ctx, ps, parent, path);
 }
 
-/* exec_array_direct of an all-members plan set (untraced). */
-static __attribute__((noinline)) bool
-members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
-              size_t stride, const path_frame *path, bool item_non_null) {
+/* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
+ * set `ps`; a failed item becomes null, or when items are non-null, the
+ * call returns true (the list must become null). `members`: ps is
+ * all-members and untraced (members_fields, no output); else one output
+ * and one pair of path frames serve every item (the item's index changes).
+ * Inlined into its two callers, so that each loop keeps its registers. */
+static inline __attribute__((always_inline)) bool
+array_items(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
+            size_t stride, const path_frame *path, bool item_non_null,
+            bool members) {
   gql_buf *b = ctx->out;
   path_frame item = {path, NULL, 0};
+  path_frame fr;
+  gql_out o;
+  if (!members) {
+    fr.parent = &item;
+    object_out_init(&o, ctx, &fr);
+  }
   for (size_t i = 0; i < count; i++, p += stride) {
-    size_t mark = b->len + 1; /* after the item's '[' or ',' */
+    size_t mark;
+    if (members) {
+      mark = b->len + 1; /* after the '[' or ',' members_fields writes */
+    } else {
+      gql_buf_putc(b, i ? ',' : '[');
+      mark = b->len;
+    }
     item.index = (int64_t)i;
-    if (members_fields(ctx, b, ps, p, &item, i ? ',' : '[')) {
+    if (members ? members_fields(ctx, b, ps, p, &item, i ? ',' : '[')
+                : object_fields(ctx, b, ps, p, &fr, &o)) {
       if (item_non_null)
         return true;
       b->len = mark;
@@ -1081,36 +1100,20 @@ members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   return false;
 }
 
-/* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
- * set `ps`, with one output and one pair of path frames for all of them
- * (the item's index changes); a failed item becomes null, or when items
- * are non-null, the call returns true (the list must become null). */
+/* array_items of an all-members plan set (untraced), out of line. */
+static __attribute__((noinline)) bool
+members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
+              size_t stride, const path_frame *path, bool item_non_null) {
+  return array_items(ctx, ps, p, count, stride, path, item_non_null, true);
+}
+
+/* array_items for gql_out_object_array's fast path. */
 static bool exec_array_direct(exec_ctx *ctx, const plan_set *ps, const char *p,
                               size_t count, size_t stride,
                               const path_frame *path, bool item_non_null) {
   if (ps->all_members && !ctx->hooks) /* p is not NULL */
     return members_array(ctx, ps, p, count, stride, path, item_non_null);
-  gql_buf *b = ctx->out;
-  path_frame item = {path, NULL, 0};
-  path_frame fr;
-  fr.parent = &item;
-  gql_out o;
-  object_out_init(&o, ctx, &fr);
-  for (size_t i = 0; i < count; i++, p += stride) {
-    gql_buf_putc(b, i ? ',' : '[');
-    size_t mark = b->len;
-    item.index = (int64_t)i;
-    if (object_fields(ctx, b, ps, p, &fr, &o)) {
-      if (item_non_null)
-        return true;
-      b->len = mark;
-      gql_buf_append(b, "null", 4);
-    }
-  }
-  if (!count)
-    gql_buf_putc(b, '[');
-  gql_buf_putc(b, ']');
-  return false;
+  return array_items(ctx, ps, p, count, stride, path, item_non_null, false);
 }
 
 /* Tree mode: an object node whose fields fill its kids. */
