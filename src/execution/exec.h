@@ -77,6 +77,14 @@ enum {
 
 typedef struct plan_set plan_set;
 
+/* The writers' fast-path kind of a value of type `t` whose named type's
+ * leaf kind is `leaf`: that kind (LEAF_OBJECT for a composite) when t is
+ * the bare named type, T or T!; else LEAF_NONE. */
+static inline uint8_t gql_exec_fast_kind(gql_type_ref t, uint8_t leaf) {
+  bool bare = t.nmods == 0 || (t.nmods == 1 && t.mods[0] == '!');
+  return !bare ? LEAF_NONE : leaf != LEAF_NONE ? leaf : LEAF_OBJECT;
+}
+
 typedef struct plan_field {
   gql_str key;            /* response key */
   gql_str key_json;       /* the key as written: "key": */

@@ -1330,9 +1330,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     dleaf = pf->list_dleaf;
   } else { /* a list in a list */
     item = gql_type_ref_unwrap(gql_type_ref_nullable(o->type));
-    dleaf = item.nmods == 0 || (item.nmods == 1 && item.mods[0] == '!')
-                ? (pf->leaf != LEAF_NONE ? pf->leaf : LEAF_OBJECT)
-                : LEAF_NONE;
+    dleaf = gql_exec_fast_kind(item, pf->leaf);
   }
   if (!o->node) {
     /* One output for every item: in direct mode an item's write changes

@@ -740,10 +740,7 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
              : t == s->t_id                ? LEAF_ID
                                            : LEAF_CUSTOM;
   gql_type_ref ft = def->type;
-  bool bare = ft.nmods == 0 || (ft.nmods == 1 && ft.mods[0] == '!');
-  pf->dleaf = !bare                   ? LEAF_NONE
-              : pf->leaf != LEAF_NONE ? pf->leaf
-                                      : LEAF_OBJECT;
+  pf->dleaf = gql_exec_fast_kind(ft, pf->leaf);
   pf->plain = !pf->meta && !pf->has_args;
   const exec_resolver *r = def->resolver;
   pf->fn = r ? r->fn : gql_exec_default_resolver;
@@ -751,11 +748,8 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   gql_type_ref nn = gql_type_ref_nullable(ft);
   if (gql_type_ref_is_list(nn)) {
     gql_type_ref it = gql_type_ref_unwrap(nn);
-    bool bare_item = it.nmods == 0 || (it.nmods == 1 && it.mods[0] == '!');
     pf->list_item = it;
-    pf->list_dleaf = !bare_item              ? LEAF_NONE
-                     : pf->leaf != LEAF_NONE ? pf->leaf
-                                             : LEAF_OBJECT;
+    pf->list_dleaf = gql_exec_fast_kind(it, pf->leaf);
   }
   pf->member = r && pf->plain ? member_fast(r->member, pf->dleaf) : 0;
   pf->member_off = r ? r->offset : 0;
