@@ -3,7 +3,7 @@
  * gql_out_enum_index would: null items, null propagation, resolve_type
  * failures, enum indices out of range, lists in lists, hooks and tree
  * mode. */
-#include "gql.h"
+#include "hooked_run.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -184,43 +184,6 @@ static gql_schema *schema(bool use_bulk, bool slow, env *e) {
   return s;
 }
 
-typedef struct got {
-  char json[16384];
-  bool errors;
-  int starts;
-} got;
-
-static void on_done(void *ud, const char *json, size_t len, bool errors) {
-  got *g = ud;
-  cr_assert_lt(len, sizeof g->json);
-  memcpy(g->json, json, len);
-  g->json[len] = 0;
-  g->errors = errors;
-}
-
-static int count_start(void *ctx, const gql_resolve_info *info) {
-  (void)info;
-  ((got *)ctx)->starts++;
-  return 0;
-}
-
-static void run(gql_schema *s, const env *e, const char *q, bool hooked,
-                got *g) {
-  memset(g, 0, sizeof *g);
-  gql_prepared *p;
-  gql_str err = {0};
-  gql_prepare_options po = {.no_validate = true};
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, NULL, &err), 0,
-               "%s: %.*s", q, (int)err.len, err.ptr);
-  gql_hooks h = {.resolve_start = count_start, .ctx = g};
-  gql_execute_params params = {.context = (void *)e,
-                               .hooks = hooked ? &h : NULL,
-                               .on_done = on_done,
-                               .ud = g};
-  cr_assert(gql_execute(p, &params) >= 0);
-  gql_prepared_free(p);
-}
-
 static const char *const queries[] = {
     "{ objs { id } objsNN { id } nodes { id } nodesNN { __typename id } }",
     "{ objsNull { id } }",
@@ -243,8 +206,8 @@ Test(bulk_lists, answer_as_gql_out_list_does) {
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
       for (int hooked = 0; hooked < 2; hooked++) {
         got gb, gh;
-        run(b, &eb, queries[i], hooked, &gb);
-        run(h, &eh, queries[i], hooked, &gh);
+        hooked_run(b, queries[i], NULL, (void *)&eb, true, hooked, &gb);
+        hooked_run(h, queries[i], NULL, (void *)&eh, true, hooked, &gh);
         cr_assert_str_eq(gb.json, gh.json, "%s (hooks %d, tree mode %d)",
                          queries[i], hooked, slow);
         cr_assert_eq(gb.errors, gh.errors);
@@ -260,17 +223,18 @@ Test(bulk_lists, values) {
   env e;
   gql_schema *s = schema(true, false, &e);
   got g;
-  run(s, &e, "{ nodes { __typename id } es }", false, &g);
+  hooked_run(s, "{ nodes { __typename id } es }", NULL, (void *)&e, true, false,
+             &g);
   cr_assert_str_eq(g.json,
                    "{\"data\":{\"nodes\":[{\"__typename\":\"A\",\"id\":"
                    "1},null,{\"__typename\":\"B\",\"id\":2}],\"es\":[\"X"
                    "\",\"Z\",\"Y\"]}}");
-  run(s, &e, "{ esBadNN }", false, &g);
+  hooked_run(s, "{ esBadNN }", NULL, (void *)&e, true, false, &g);
   cr_assert_str_eq(g.json,
                    "{\"errors\":[{\"message\":\"Enum \\\"E\\\" has no value at "
                    "index 7.\",\"locations\":[{\"line\":1,\"column\":3}],"
                    "\"path\":[\"esBadNN\",1]}],\"data\":{\"esBadNN\":null}}");
-  run(s, &e, "{ objsNull { id } }", false, &g);
+  hooked_run(s, "{ objsNull { id } }", NULL, (void *)&e, true, false, &g);
   cr_assert(strstr(g.json, "Cannot return null for non-nullable field "
                            "Query.objsNull."),
             "%s", g.json);

@@ -3,7 +3,7 @@
  * gql_out_* would, on the executor's own fast path and on the general one
  * (hooks, tree mode, arguments), values that need the general path (null,
  * Int out of range, NaN, enum index out of range) included. */
-#include "gql.h"
+#include "hooked_run.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -194,44 +194,6 @@ static root *data(gql_schema *s) {
   return r;
 }
 
-typedef struct got {
-  char json[16384];
-  bool errors;
-  int starts;
-} got;
-
-static void on_done(void *ud, const char *json, size_t len, bool errors) {
-  got *g = ud;
-  cr_assert_lt(len, sizeof g->json);
-  memcpy(g->json, json, len);
-  g->json[len] = 0;
-  g->errors = errors;
-}
-
-static int count_start(void *ctx, const gql_resolve_info *info) {
-  (void)info;
-  ((got *)ctx)->starts++;
-  return 0;
-}
-
-/* Runs q on s with root r (NULL: no root value), hooks when `hooked`. */
-static void run(gql_schema *s, const char *q, const root *r, bool hooked,
-                got *g) {
-  memset(g, 0, sizeof *g);
-  gql_prepared *p;
-  gql_str err = {0};
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, &err), 0,
-               "%s: %.*s", q, (int)err.len, err.ptr);
-  gql_hooks h = {.resolve_start = count_start, .ctx = g};
-  gql_execute_params params = {.root_value = r,
-                               .hooks = hooked ? &h : NULL,
-                               .on_done = on_done,
-                               .ud = g};
-  int rc = gql_execute(p, &params);
-  cr_assert(rc >= 0);
-  gql_prepared_free(p);
-}
-
 static const char *const queries[] = {
     "{ top good { i32 i64 f d b s sn id e en asFloat asString big } }",
     "{ recs { i32 i64 f d b s id e asFloat asString } }",
@@ -255,8 +217,8 @@ Test(members, answer_as_resolvers_do) {
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
       for (int hooked = 0; hooked < 2; hooked++) {
         got gm, gh;
-        run(m, queries[i], r, hooked, &gm);
-        run(h, queries[i], r, hooked, &gh);
+        hooked_run(m, queries[i], r, NULL, false, hooked, &gm);
+        hooked_run(h, queries[i], r, NULL, false, hooked, &gh);
         cr_assert_str_eq(gm.json, gh.json, "%s (hooks %d, tree mode %d)",
                          queries[i], hooked, slow);
         cr_assert_eq(gm.errors, gh.errors);
@@ -275,8 +237,8 @@ Test(members, values) {
   gql_schema *s = schema(true, false);
   root *r = data(s);
   got g;
-  run(s, "{ top good { i32 i64 f d b s sn id e en asFloat asString } }", r,
-      false, &g);
+  hooked_run(s, "{ top good { i32 i64 f d b s sn id e en asFloat asString } }",
+             r, NULL, false, false, &g);
   cr_assert_str_eq(
       g.json,
       "{\"data\":{\"top\":-5,\"good\":[{\"i32\":2147483647,\"i64\":-2147483648,"
@@ -288,7 +250,7 @@ Test(members, values) {
       "\"GREEN\",\"asFloat\":-1,\"asString\":\"false\"}]}}");
   cr_assert(!g.errors);
   /* the general path: errors and nulls as gql_out_* give them */
-  run(s, "{ recs { i64 f s id e } }", r, false, &g);
+  hooked_run(s, "{ recs { i64 f s id e } }", r, NULL, false, false, &g);
   cr_assert(g.errors);
   cr_assert(strstr(g.json, "\"message\":\"Int cannot represent non 32-bit "
                            "signed integer value: 3000000000\""),
@@ -299,7 +261,7 @@ Test(members, values) {
   cr_assert(strstr(g.json, "{\"i64\":null,\"f\":null,\"s\":null,\"id\":null,"
                            "\"e\":null}"),
             "%s", g.json);
-  run(s, "{ recs { sn } }", r, false, &g);
+  hooked_run(s, "{ recs { sn } }", r, NULL, false, false, &g);
   cr_assert(strstr(g.json, "Cannot return null for non-nullable field "
                            "Rec.sn."),
             "%s", g.json);
@@ -312,7 +274,7 @@ Test(members, values) {
 Test(members, null_parent) {
   gql_schema *s = schema(true, false);
   got g;
-  run(s, "{ top }", NULL, false, &g);
+  hooked_run(s, "{ top }", NULL, NULL, false, false, &g);
   cr_assert_str_eq(g.json, "{\"data\":{\"top\":null}}");
   gql_schema_free(s);
 }
