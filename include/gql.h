@@ -415,6 +415,9 @@ typedef struct gql_hooks {
    * read instead of a resolve_finish. An error still gets resolve_finish. */
   uint64_t *stamps;
   uint64_t (*now)(void *ctx);
+  /* now_tsc: now(ctx) returns the time-stamp counter (x86 __rdtsc()): the
+   * executor may read it inline instead of calling now. */
+  bool now_tsc;
 } gql_hooks;
 enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2, GQL_HOOK_STAMP = 4 };
 

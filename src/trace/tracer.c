@@ -1108,8 +1108,10 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
       tr->hooks.stamps = tr->stamps;
       tr->hooks.now = hook_now;
 #ifdef GQL_TRACE_HAVE_TSC
-      if (tr->tsc)
+      if (tr->tsc) {
         tr->hooks.now = hook_now_tsc;
+        tr->hooks.now_tsc = true;
+      }
 #endif
       tr->lean = tr->plan && !tr->o.nvariables;
     }
