@@ -611,8 +611,16 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_LIKELY(h != NULL)) {
-    if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
+    if (pf->ordinal < h->ncalls) { /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
+      if ((calls & GQL_HOOK_ENTRY) && h->starts && h->now) {
+        /* a start stamp instead of a resolve_start, once (calls is
+         * writable when it asks for this) */
+        h->starts[pf->ordinal] = hooks_now(h);
+        calls &= ~(unsigned)GQL_HOOK_ENTRY;
+        ((uint8_t *)(uintptr_t)h->calls)[pf->ordinal] = (uint8_t)calls;
+      }
+    }
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
       if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
