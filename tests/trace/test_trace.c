@@ -1512,6 +1512,65 @@ Test(trace, a_field_under_an_abstract_type_joins_the_spans_made_before_it) {
   gql_schema_free(s);
 }
 
+Test(trace, a_pooled_trace_answers_per_depth_for_the_same_operation) {
+  /* one tracer (one pooled trace), one prepared operation, the depth
+   * changing between requests: the answers remembered for the operation
+   * must not outlive the depth they were made for */
+  gql_schema *s = NULL;
+  cr_assert_eq(gql_schema_from_sdl(deep_sdl, sizeof deep_sdl - 1, NULL, &s,
+                                   NULL, NULL, NULL),
+               0);
+  char *data = deep_data();
+  gql_arena *a = gql_arena_new(NULL);
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, deep_query, sizeof deep_query - 1, NULL, NULL, &p,
+                           NULL, NULL),
+               0);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, data, strlen(data), &root), 0);
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  const int depths[] = {-1, 2, -1, 1, 3, -1, 0, -1};
+  const int want[] = {9, 4, 9, 1, 7, 9, 0, 9};
+  for (int i = 0; i < 8; i++) {
+    gql_trace_options o;
+    gql_trace_options_init(&o);
+    o.depth = depths[i];
+    gql_trace *tr = gql_trace_begin(t, &o);
+    gql_trace_set_operation(tr, p, NULL, 0);
+    done d;
+    gql_execute_params params = {.root_value = root,
+                                 .hooks = gql_trace_hooks(tr),
+                                 .on_done = on_done,
+                                 .ud = &d};
+    cr_assert_eq(gql_execute(p, &params), 0);
+    gql_trace_end(tr);
+    gql_tracer_flush(t);
+    cr_assert(strncmp(d.json, "{\"data\":{\"authors\":[{\"id\":\"a0\"", 30) ==
+                  0,
+              "%.80s", d.json);
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), want[i], "request %d (depth %d)", i,
+                 depths[i]);
+    if (want[i] >= 7) {
+      assert_parent(&sp, "authors.*.posts.*.comments", "authors.*.posts");
+      assert_parent(&sp, "authors.*.posts", "authors");
+    }
+    if (want[i] == 9)
+      assert_parent(&sp, "authors.*.posts.*.comments.*.body",
+                    "authors.*.posts.*.comments");
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_tracer_free(t);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  free(data);
+  gql_schema_free(s);
+}
+
 /* ---- a pooled trace remembers its last operation's plan facts */
 
 /* Runs the prepared p traced (default options) on ref_data. */
