@@ -49,6 +49,10 @@ typedef struct op_memo {
    * blobs[blob_off[k]..blob_off[k + 1]) (empty: none), 16 bytes of slack */
   char *blobs;
   uint32_t *blob_off;
+  /* the blobs' image pinned in the tracer (gql_tracer_pin; each blob's
+   * first 4 bytes replaced by the length of the rest), for records by
+   * reference (gql_otlp_record_ref), or NULL */
+  const char *pinned;
   gql_str sig; /* the tracer's cached signature (alive as long as the
                 * tracer), or empty */
   /* entry mode's answers (entry_answer, n entries) for depth
@@ -90,6 +94,7 @@ struct gql_trace {
   bool mixed;      /* a resolve_start took the general path (see finish_lean) */
   const char *blobs;        /* memo.blobs and blob_off when they are this */
   const uint32_t *blob_off; /* operation's, or NULL */
+  const char *pinned;       /* memo.pinned then, or NULL */
   /* Entry mode (see entry_answer): the resolve spans are not made during
    * the execution; the executor stamps each planned field's first call
    * into starts[ordinal] (hooks.starts), its completions into stamps, and
@@ -1004,7 +1009,7 @@ static void finish_entry(gql_trace *tr, uint64_t now) {
     gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
   }
   const uint64_t *own = tr->stamps, *st = tr->starts;
-  const char *blobs = tr->blobs;
+  const char *blobs = tr->blobs, *pinned = tr->pinned;
   const uint32_t *off = tr->blob_off;
   uint32_t *pos = tr->order + tr->nowners, exec_pos = ex ? ex->idx + 1 : 0;
   for (uint32_t i = 0; i < m; i++) {
@@ -1024,7 +1029,13 @@ static void finish_entry(gql_trace *tr, uint64_t now) {
       end = now;
     uint32_t n = off[k + 1] - off[k];
     if (GQL_LIKELY(n && !(tr->errs && tr->errs[k].ptr))) {
-      gql_otlp_record_blob(b, blobs + off[k], n, parent, st[k], end);
+      if (GQL_LIKELY(pinned != NULL)) { /* 32 bytes, whatever the field */
+        uint32_t head;
+        memcpy(&head, blobs + off[k], 4);
+        gql_otlp_record_ref(b, head, pinned + off[k], parent, st[k], end);
+      } else {
+        gql_otlp_record_blob(b, blobs + off[k], n, parent, st[k], end);
+      }
       continue;
     }
     const plan_info *pi = &tr->plan[k];
@@ -1241,6 +1252,22 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
                  .sig = GQL_STR(""),
                  .answers = m->answers};
   memo_blobs(m, p);
+  if (tr->tracer && m->blobs && m->blob_off) {
+    uint32_t total = m->blob_off[m->n];
+    char *img = malloc(total + 1);
+    if (img) {
+      memcpy(img, m->blobs, total);
+      for (uint32_t k = 0; k < m->n; k++) {
+        uint32_t n = m->blob_off[k + 1] - m->blob_off[k];
+        if (n >= 4) {
+          n -= 4;
+          memcpy(img + m->blob_off[k], &n, 4);
+        }
+      }
+      m->pinned = gql_tracer_pin(tr->tracer, p, img, total);
+      free(img);
+    }
+  }
   m->p = p;
 }
 
@@ -1308,6 +1335,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     tr->plan = tr->memo.plan;
     tr->blobs = tr->memo.blobs;
     tr->blob_off = tr->memo.blob_off;
+    tr->pinned = tr->memo.pinned;
   } else if (want_plan && (tr->plan = gql_arena_alloc(
                                tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
@@ -1318,6 +1346,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     if (tr->memo.p == p) { /* kept: its blobs serve this request too */
       tr->blobs = tr->memo.blobs;
       tr->blob_off = tr->memo.blob_off;
+      tr->pinned = tr->memo.pinned;
     }
   }
   /* Per-call hooks are needed for every call only by subscribers that see

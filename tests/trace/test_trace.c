@@ -1696,3 +1696,51 @@ Test(trace, aliased_fields_have_their_key_in_the_path_and_their_name_as_field) {
   gql_tracer_free(t);
   gql_schema_free(s);
 }
+
+Test(trace, records_by_reference_and_inline_agree_across_many_operations) {
+  /* more operations than the tracer pins (a fixed number of slots): some
+   * requests' records refer to pinned bytes, others carry them; each
+   * request's spans must be its own operation's (the alias is the key) */
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  enum { NOPS = 160 };
+  gql_prepared *ps[NOPS];
+  for (int i = 0; i < NOPS; i++) {
+    char q[128];
+    snprintf(q, sizeof q, "{ f%d: friends { n%d: name pets { name } } }", i, i);
+    ps[i] = NULL;
+    cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &ps[i], NULL, NULL),
+                 0);
+  }
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < NOPS; i++) {
+      run_prepared(t, ps[i]);
+      spans sp;
+      read_spans(&k, &sp);
+      char f[32], n[48], pn[64], pnn[80];
+      snprintf(f, sizeof f, "f%d", i);
+      snprintf(n, sizeof n, "f%d.*.n%d", i, i);
+      snprintf(pn, sizeof pn, "f%d.*.pets", i);
+      snprintf(pnn, sizeof pnn, "f%d.*.pets.*.name", i);
+      cr_assert_eq(count_resolve(&sp), 4, "op %d", i);
+      assert_parent(&sp, f, "query");
+      assert_parent(&sp, n, f);
+      assert_parent(&sp, pn, f);
+      assert_parent(&sp, pnn, pn);
+      cr_assert_str_eq(attr(find(&sp, n), "graphql.field.name"), "name");
+      cr_assert_str_eq(attr(find(&sp, pn), "graphql.field.type"), "Pet");
+      cr_assert_str_eq(str(find(&sp, pn), "name"), "graphql.resolve");
+      gql_arena_free(sp.arena);
+      sink_free(&k);
+      k.n = 0;
+    }
+  for (int i = 0; i < NOPS; i++)
+    gql_prepared_free(ps[i]);
+  gql_tracer_free(t);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
