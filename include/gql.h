@@ -415,8 +415,23 @@ typedef struct gql_hooks {
    * read instead of a resolve_finish. An error still gets resolve_finish. */
   uint64_t *stamps;
   uint64_t (*now)(void *ctx);
+  /* now_tsc: now(ctx) returns the time-stamp counter (x86 __rdtsc()): the
+   * executor may read it inline instead of calling now. */
+  bool now_tsc;
+  /* starts: optional, with calls and now (ncalls entries). A call whose
+   * entry has GQL_HOOK_ENTRY stores now(ctx) at its entry into
+   * starts[ordinal] and clears that bit of its entry (so calls then points
+   * to writable memory); the rest of the entry then applies to the call
+   * (with no GQL_HOOK_START: no resolve_start). The tracer's answer for the
+   * first call of a planned field whose span it makes at the finish. */
+  uint64_t *starts;
 } gql_hooks;
-enum { GQL_HOOK_START = 1, GQL_HOOK_FINISH = 2, GQL_HOOK_STAMP = 4 };
+enum {
+  GQL_HOOK_START = 1,
+  GQL_HOOK_FINISH = 2,
+  GQL_HOOK_STAMP = 4,
+  GQL_HOOK_ENTRY = 8
+};
 
 /* An operation parsed, validated and planned; immutable, reusable. */
 typedef struct gql_prepared gql_prepared;

@@ -11,6 +11,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GQL_EXEC_HAVE_TSC 1
+#endif
 
 typedef struct path_frame {
   const struct path_frame *parent;
@@ -583,6 +587,16 @@ static gql_hooks *hooks_asking(exec_ctx *ctx, const gql_hooks *h) {
   return c;
 }
 
+/* The hooks' clock (h->now set): inline when it is the time-stamp
+ * counter. */
+static inline uint64_t hooks_now(const gql_hooks *h) {
+#ifdef GQL_EXEC_HAVE_TSC
+  if (GQL_LIKELY(h->now_tsc))
+    return __rdtsc();
+#endif
+  return h->now(h->ctx);
+}
+
 /* resolve_field with hooks, arguments or an aborted execution. */
 static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
                                                            const plan_field *pf,
@@ -597,8 +611,16 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   const gql_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_LIKELY(h != NULL)) {
-    if (pf->ordinal < h->ncalls) /* the tracer's cached answer */
+    if (pf->ordinal < h->ncalls) { /* the tracer's cached answer */
       calls = h->calls[pf->ordinal];
+      if ((calls & GQL_HOOK_ENTRY) && h->starts && h->now) {
+        /* a start stamp instead of a resolve_start, once (calls is
+         * writable when it asks for this) */
+        h->starts[pf->ordinal] = hooks_now(h);
+        calls &= ~(unsigned)GQL_HOOK_ENTRY;
+        ((uint8_t *)(uintptr_t)h->calls)[pf->ordinal] = (uint8_t)calls;
+      }
+    }
     if ((calls & GQL_HOOK_START) && h->resolve_start) {
       if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
@@ -636,7 +658,7 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
     h->resolve_finish(h->ctx, info);
   else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
-    h->stamps[pf->ordinal] = h->now(h->ctx);
+    h->stamps[pf->ordinal] = hooks_now(h);
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
@@ -676,7 +698,7 @@ static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
     if (!o->pended && h->resolve_finish)
       h->resolve_finish(h->ctx, &o->own);
   } else if (stamp && !o->pended) {
-    h->stamps[pf->ordinal] = h->now(h->ctx);
+    h->stamps[pf->ordinal] = hooks_now(h);
   }
 }
 

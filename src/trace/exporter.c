@@ -56,6 +56,19 @@ typedef struct sig_entry {
   size_t sig_len;
 } sig_entry;
 
+/* Pinned bytes (gql_tracer_pin): per prepared operation, alive as long as
+ * the tracer, at most PIN_BYTES in all. */
+enum { PIN_CACHE = 64, PIN_BYTES = 1 << 20 };
+
+typedef struct pin_entry {
+  const gql_prepared *p; /* under sig_mu */
+  char *text;
+  size_t text_len;
+  const char *op;
+  char *bytes;
+  size_t n;
+} pin_entry;
+
 enum { TRACE_POOL = 64 };
 
 struct gql_tracer {
@@ -68,6 +81,8 @@ struct gql_tracer {
   uint32_t npool;
   pthread_mutex_t sig_mu;
   sig_entry sigs[SIG_CACHE];
+  pin_entry pins[PIN_CACHE]; /* under sig_mu */
+  size_t pinned_bytes;
   char service[256];
   pthread_mutex_t mu;
   pthread_cond_t wake, idle;
@@ -476,6 +491,10 @@ void gql_tracer_free(gql_tracer *t) {
     free(t->sigs[i].text);
     free(t->sigs[i].sig);
   }
+  for (int i = 0; i < PIN_CACHE; i++) {
+    free(t->pins[i].text);
+    free(t->pins[i].bytes);
+  }
   for (uint32_t i = 0; i < t->npool; i++)
     gql_trace_destroy(t->pool[i]);
   gql_trace *last = atomic_load(&t->slot);
@@ -532,6 +551,38 @@ void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
     }
   }
   pthread_mutex_unlock(&t->sig_mu);
+}
+
+/* Entries are never freed while the tracer lives (queued records point
+ * into them): a new operation at a taken slot, or past PIN_BYTES, gets
+ * NULL. */
+const char *gql_tracer_pin(gql_tracer *t, const gql_prepared *p,
+                           const char *bytes, size_t n) {
+  const char *out = NULL;
+  pthread_mutex_lock(&t->sig_mu);
+  uintptr_t h = (uintptr_t)p;
+  h ^= h >> 17;
+  pin_entry *e = &t->pins[(h >> 4) % PIN_CACHE];
+  if (e->p == p && e->text_len == p->text.len && e->op == (const char *)p->op &&
+      e->n == n && memcmp(e->text, p->text.ptr, p->text.len) == 0 &&
+      memcmp(e->bytes, bytes, n) == 0) {
+    out = e->bytes;
+  } else if (!e->p && t->pinned_bytes + n + p->text.len <= PIN_BYTES) {
+    char *text = malloc(p->text.len + 1), *copy = malloc(n + 16);
+    if (text && copy) {
+      memcpy(text, p->text.ptr, p->text.len);
+      memcpy(copy, bytes, n);
+      memset(copy + n, 0, 16);
+      *e = (pin_entry){p, text, p->text.len, (const char *)p->op, copy, n};
+      t->pinned_bytes += n + p->text.len;
+      out = copy;
+    } else {
+      free(text);
+      free(copy);
+    }
+  }
+  pthread_mutex_unlock(&t->sig_mu);
+  return out;
 }
 
 void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out) {

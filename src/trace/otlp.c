@@ -206,7 +206,9 @@ enum {
   REC_EVENTS = 4,
   REC_RELATIVE = 8,
   REC_KEY_IS_NAME = 16,
-  REC_RES_PINNED = 32 /* resource: a pointer and length, not bytes */
+  REC_RES_PINNED = 32, /* resource: a pointer and length, not bytes */
+  REC_BLOB_REF = 64    /* a resolve span's part: a pointer to its pinned
+                        * image (a length, then the bytes) */
 };
 
 static inline void app(gql_buf *b, const void *p, size_t n) {
@@ -322,6 +324,20 @@ void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
   for (size_t i = 4; i < n; i += 16)
     memcpy(w + i - 4, blob + i, 16);
   b->len = (size_t)(w + (n - 4) - b->data);
+}
+
+void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
+                         uint32_t parent, uint64_t start, uint64_t end) {
+  if (GQL_UNLIKELY(b->cap - b->len < 32) && !gql_buf_reserve(b, 32))
+    return;
+  char *w = b->data + b->len;
+  w = w32(w, head | (uint32_t)REC_BLOB_REF << 8);
+  w = w32(w, parent);
+  w = w64(w, start);
+  w = w64(w, end > start ? end : start);
+  uintptr_t ptr = (uintptr_t)ref;
+  memcpy(w, &ptr, sizeof ptr);
+  b->len = (size_t)(w + sizeof ptr - b->data);
 }
 
 /* The flags beyond a resolve span's own (attributes, error, events). */
@@ -559,16 +575,34 @@ static void read_span(reader *r, const gql_tracer *t, uint64_t base,
   kinds[idx] = s->kind;
   if (s->kind == SPAN_RESOLVE) {
     s->name = known[K_RESOLVE];
-    uint32_t lists = get32(r);
-    gql_str name = getstr(r), type = getstr(r), mods = getstr(r), path;
+    reader blob, *q = r; /* where the resolve part is */
+    if (flags & REC_BLOB_REF) {
+      uintptr_t ptr = 0;
+      if (r->end - r->p < (ptrdiff_t)sizeof ptr) {
+        r->bad = true;
+        return;
+      }
+      memcpy(&ptr, r->p, sizeof ptr);
+      r->p += sizeof ptr;
+      uint32_t n;
+      memcpy(&n, (const char *)ptr, 4);
+      blob = (reader){(const char *)ptr + 4, (const char *)ptr + 4 + n,
+                      r->arena, false};
+      q = &blob;
+    }
+    uint32_t lists = get32(q);
+    gql_str name = getstr(q), type = getstr(q), mods = getstr(q), path;
+    r->bad |= q->bad;
     if (flags & REC_RELATIVE) {
-      gql_str key = flags & REC_KEY_IS_NAME ? name : getstr(r);
+      gql_str key = flags & REC_KEY_IS_NAME ? name : getstr(q);
+      r->bad |= q->bad;
       bool pres = parent && kinds[parent - 1] == SPAN_RESOLVE;
       path = r->bad ? GQL_STR("")
                     : path_of(r, pres ? paths[parent - 1] : GQL_STR(""), lists,
                               key);
     } else {
-      path = getstr(r);
+      path = getstr(q);
+      r->bad |= q->bad;
     }
     paths[idx] = path;
     attr_push(r, s, known[K_FIELD_NAME], name);

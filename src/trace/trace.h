@@ -108,6 +108,12 @@ size_t gql_otlp_plan_blob(char *w, bool key_is_name, uint32_t lists,
  * bytes past its end). */
 void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
                           uint32_t parent, uint64_t start, uint64_t end);
+/* The same record by reference: `ref` is the blob's pinned image (its
+ * first 4 bytes, the kind and flags, replaced by the length of the rest;
+ * alive until the records are encoded), `head` those 4 bytes. 32 bytes
+ * whatever the field. */
+void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
+                         uint32_t parent, uint64_t start, uint64_t end);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
@@ -132,6 +138,11 @@ bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
                                  gql_str *out);
 void gql_tracer_cache_signature(gql_tracer *t, const gql_prepared *p,
                                 gql_str sig);
+/* A copy of n bytes for operation p, alive as long as the tracer (16
+ * zero bytes past its end), shared by the requests of p: NULL when the
+ * store is full (a fixed number of operations and bytes). */
+const char *gql_tracer_pin(gql_tracer *t, const gql_prepared *p,
+                           const char *bytes, size_t n);
 /* The pool of finished traces (get: NULL when empty; put destroys what
  * does not fit). */
 gql_trace *gql_tracer_pool_get(gql_tracer *t);

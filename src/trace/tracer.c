@@ -49,8 +49,17 @@ typedef struct op_memo {
    * blobs[blob_off[k]..blob_off[k + 1]) (empty: none), 16 bytes of slack */
   char *blobs;
   uint32_t *blob_off;
+  /* the blobs' image pinned in the tracer (gql_tracer_pin; each blob's
+   * first 4 bytes replaced by the length of the rest), for records by
+   * reference (gql_otlp_record_ref), or NULL */
+  const char *pinned;
   gql_str sig; /* the tracer's cached signature (alive as long as the
                 * tracer), or empty */
+  /* entry mode's answers (entry_answer, n entries) for depth
+   * answers_depth, when answers_ok */
+  uint8_t *answers;
+  int32_t answers_depth;
+  bool answers_ok;
 } op_memo;
 
 struct gql_trace {
@@ -85,6 +94,16 @@ struct gql_trace {
   bool mixed;      /* a resolve_start took the general path (see finish_lean) */
   const char *blobs;        /* memo.blobs and blob_off when they are this */
   const uint32_t *blob_off; /* operation's, or NULL */
+  const char *pinned;       /* memo.pinned then, or NULL */
+  /* Entry mode (see entry_answer): the resolve spans are not made during
+   * the execution; the executor stamps each planned field's first call
+   * into starts[ordinal] (hooks.starts), its completions into stamps, and
+   * the spans become records at the finish (finish_entry), or structs
+   * when the general path is needed (entry_leave). */
+  bool entry;
+  uint64_t *starts; /* by plan field ordinal: hooks.starts */
+  gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
+  uint32_t *order;  /* nowners * 2: the order of first calls, positions */
 };
 
 /* The tracer's clock, inline when it is the time-stamp counter. */
@@ -171,7 +190,7 @@ void gql_trace_options_init(gql_trace_options *o) {
 
 /* Spans come from slabs allocated with each growth of the span array: one
  * arena call per doubling, not one per span. */
-static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
+static trace_span *span_alloc(gql_trace *tr, uint8_t kind, gql_str name) {
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
     trace_span **n =
@@ -187,8 +206,14 @@ static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
   }
   trace_span *s = &tr->slab[tr->nspans - tr->slab_base];
   *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
-  s->start = now_of(tr);
   tr->spans[tr->nspans++] = s;
+  return s;
+}
+
+static trace_span *span_new(gql_trace *tr, uint8_t kind, gql_str name) {
+  trace_span *s = span_alloc(tr, kind, name);
+  if (s)
+    s->start = now_of(tr);
   return s;
 }
 
@@ -520,8 +545,122 @@ static inline trace_span *lean_first(gql_trace *tr,
   return s;
 }
 
+/* Entry mode's answer for a planned field (tr->lean, no subscriber at the
+ * finish, record blobs): GQL_HOOK_ENTRY (the executor stamps the first
+ * call's entry, no resolve_start) and what calls_needed would answer for
+ * later calls; 0 for a depth-gated field (no span, and none below); both
+ * hooks for a field lean_first does not take (under an abstract type, or
+ * one the plan walk missed): its first call leaves entry mode. */
+static uint8_t entry_answer(const gql_trace *tr, uint32_t k) {
+  const plan_info *pi = &tr->plan[k];
+  if (!pi->pf || pi->shared)
+    return GQL_HOOK_START | GQL_HOOK_FINISH;
+  int32_t d = tr->o.depth;
+  if (d >= 0 && pi->depth > (uint32_t)d)
+    return 0;
+  if (pi->parent != NO_PARENT &&
+      (!pi->composite || (d >= 0 && pi->depth >= (uint32_t)d)))
+    return GQL_HOOK_ENTRY;
+  return GQL_HOOK_ENTRY | GQL_HOOK_STAMP;
+}
+
+typedef struct start_of {
+  uint64_t start;
+  uint32_t k;
+} start_of;
+
+static int start_cmp(const void *a, const void *b) {
+  const start_of *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The planned fields whose first call has been stamped, in the order of
+ * those calls (the order lean_first would have made their spans), into
+ * tr->order; returns how many. Usually that is ordinal order (the plan's,
+ * depth first): one pass. Else by start, then ordinal; a start before its
+ * parent's (a clock that went back) is taken as the parent's, so that a
+ * parent always comes first (its ordinal is smaller). */
+static uint32_t entry_order(gql_trace *tr) {
+  uint64_t *st = tr->starts;
+  uint32_t *ks = tr->order, m = 0;
+  bool sorted = true;
+  for (uint32_t k = 0; k < tr->nowners; k++) {
+    if (!st[k])
+      continue;
+    if (m && st[ks[m - 1]] > st[k])
+      sorted = false;
+    ks[m++] = k;
+  }
+  if (sorted) /* a parent's ordinal is smaller */
+    return m;
+  for (uint32_t i = 0; i < m; i++) { /* parents first */
+    uint32_t k = ks[i], pk = tr->plan[k].parent;
+    if (pk != NO_PARENT && st[pk] > st[k])
+      st[k] = st[pk];
+  }
+  start_of *v = gql_arena_alloc(tr->arena, sizeof *v * m);
+  if (!v)
+    return m; /* out of memory: ordinal order (parents first still) */
+  for (uint32_t i = 0; i < m; i++)
+    v[i] = (start_of){st[ks[i]], ks[i]};
+  qsort(v, m, sizeof *v, start_cmp);
+  for (uint32_t i = 0; i < m; i++)
+    ks[i] = v[i].k;
+  return m;
+}
+
+/* Leaves entry mode: the spans of the stamped first calls become structs,
+ * as lean_first would have made them, in the order of those calls; the
+ * fields not called yet ask for both hooks (lean_first or the general
+ * path). After this, everything runs as without entry mode. */
+static void entry_leave(gql_trace *tr) {
+  if (!tr->entry)
+    return;
+  tr->entry = false;
+  tr->hooks.starts = NULL;
+  uint32_t m = entry_order(tr);
+  for (uint32_t i = 0; i < m; i++) {
+    uint32_t k = tr->order[i];
+    const plan_info *pi = &tr->plan[k];
+    uint32_t pk = pi->parent;
+    trace_span *parent = pk == NO_PARENT ? tr->exec : tr->owners[pk];
+    if (parent == GATED)
+      parent = NULL;
+    trace_span *s = span_alloc(tr, SPAN_RESOLVE, GQL_STR("graphql.resolve"));
+    if (!s) {
+      tr->owners[k] = GATED; /* out of memory: no span */
+      continue;
+    }
+    const plan_field *pf = pi->pf;
+    s->key_is_name = pi->key_is_name;
+    s->lists = pi->lists;
+    s->key = pf->key;
+    s->field = pf->field;
+    s->node = pf->nocc ? pf->occs[0].node : NULL;
+    s->ordinal = k;
+    s->start = tr->starts[k];
+    if (parent) {
+      s->up = parent;
+      s->next_kid = parent->kids;
+      parent->kids = s;
+    }
+    if (tr->errs && tr->errs[k].ptr) {
+      s->error_type = "Error";
+      s->error = tr->errs[k];
+    }
+    tr->owners[k] = s;
+  }
+  for (uint32_t k = 0; k < tr->nowners; k++)
+    if (tr->calls[k] & GQL_HOOK_ENTRY)
+      tr->calls[k] = GQL_HOOK_START | GQL_HOOK_FINISH;
+}
+
 static int on_resolve_start(void *ctx, const gql_resolve_info *info) {
   gql_trace *tr = ctx;
+  if (GQL_UNLIKELY(tr->entry))
+    entry_leave(tr);
   if (GQL_LIKELY(tr->lean && !tr->aborted)) {
     uint32_t k = gql_exec_info_ordinal(info);
     trace_span *s;
@@ -553,6 +692,22 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
   const char *err = gql_exec_info_error(info);
   if (tr->sub.resolve_update)
     tr->sub.resolve_update(tr->sub.ud, tr, info, err);
+  if (tr->entry) { /* an error, a pending completion: into the stamps */
+    uint32_t k = gql_exec_info_ordinal(info);
+    if (k >= tr->nowners || !tr->starts[k])
+      return; /* depth-gated */
+    uint64_t now = now_of(tr);
+    if (now > tr->stamps[k])
+      tr->stamps[k] = now;
+    if (err && !(tr->errs && tr->errs[k].ptr)) { /* the first error wins */
+      if (!tr->errs && (tr->errs = gql_arena_alloc(tr->arena, sizeof *tr->errs *
+                                                                  tr->nowners)))
+        memset(tr->errs, 0, sizeof *tr->errs * tr->nowners);
+      if (tr->errs)
+        tr->errs[k] = arena_str(tr, err, strlen(err));
+    }
+    return;
+  }
   if (tr->calls) { /* the planned field's span (the executor leaves the
                     * info's trace as it was for a call without hooks) */
     uint32_t k = gql_exec_info_ordinal(info);
@@ -724,7 +879,7 @@ static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
  * trace's ids are drawn here (seeded by the last clock read and the
  * trace's address; the high word of the trace id starts with the first
  * span's Unix second): no clock read of their own. */
-static gql_buf *queue_open(gql_trace *tr, uint64_t tick) {
+static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   if (tr->queued)
     return NULL;
   tr->queued = true;
@@ -738,12 +893,12 @@ static gql_buf *queue_open(gql_trace *tr, uint64_t tick) {
                   .trace_lo = gql_tracer_random(t, &rng)};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), tr->nspans);
+  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), nspans);
   return b;
 }
 
 static void queue_spans(gql_trace *tr, uint64_t tick) {
-  gql_buf *b = queue_open(tr, tick);
+  gql_buf *b = queue_open(tr, tick, tr->nspans);
   if (!b)
     return;
   gql_tracer *t = tr->tracer;
@@ -788,7 +943,7 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
     ex->end = now;
     ex->ended = true;
   }
-  gql_buf *b = queue_open(tr, now);
+  gql_buf *b = queue_open(tr, now, tr->nspans);
   if (!b)
     return;
   uint64_t *own = tr->stamps;
@@ -832,10 +987,87 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
   gql_tracer_push(tr->tracer, b, tr->nspans);
 }
 
+/* finish_lean in entry mode: the spans that are not resolve spans
+ * (execute, parse, validate: structs, before any resolve span), then one
+ * record per stamped first call, in the order of those calls, the same
+ * as finish_lean's (start, end from the stamps, parent, blob). */
+static void finish_entry(gql_trace *tr, uint64_t now) {
+  trace_span *ex = tr->exec;
+  tr->entry = false; /* done: nothing for gql_trace_end to make */
+  if (ex) {
+    execute_tags(tr, ex);
+    ex->end = now;
+    ex->ended = true;
+  }
+  uint32_t m = entry_order(tr);
+  gql_buf *b = queue_open(tr, now, tr->nspans + m);
+  if (!b)
+    return;
+  for (uint32_t i = 0; i < tr->nspans; i++) {
+    const trace_span *s = tr->spans[i];
+    otlp_resolve r;
+    gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
+  }
+  const uint64_t *own = tr->stamps, *st = tr->starts;
+  const char *blobs = tr->blobs, *pinned = tr->pinned;
+  const uint32_t *off = tr->blob_off;
+  uint32_t *pos = tr->order + tr->nowners, exec_pos = ex ? ex->idx + 1 : 0;
+  for (uint32_t i = 0; i < m; i++) {
+    uint32_t k = tr->order[i], pk = tr->plan[k].parent, parent = exec_pos;
+    pos[k] = tr->nspans + i + 1;
+    uint64_t end = own[k];
+    bool ended = end != 0;
+    if (pk != NO_PARENT && st[pk]) { /* started: made before this one */
+      parent = pos[pk];
+      uint64_t ue = own[pk]; /* the parent's calls' completions */
+      if (ue && (!ended || ue > end)) {
+        end = ue;
+        ended = true;
+      }
+    }
+    if (!ended)
+      end = now;
+    uint32_t n = off[k + 1] - off[k];
+    if (GQL_LIKELY(n && !(tr->errs && tr->errs[k].ptr))) {
+      if (GQL_LIKELY(pinned != NULL)) { /* 32 bytes, whatever the field */
+        uint32_t head;
+        memcpy(&head, blobs + off[k], 4);
+        gql_otlp_record_ref(b, head, pinned + off[k], parent, st[k], end);
+      } else {
+        gql_otlp_record_blob(b, blobs + off[k], n, parent, st[k], end);
+      }
+      continue;
+    }
+    const plan_info *pi = &tr->plan[k];
+    trace_span s = {.kind = SPAN_RESOLVE,
+                    .start = st[k],
+                    .end = end,
+                    .ended = true,
+                    .key_is_name = pi->key_is_name,
+                    .idx = tr->nspans + i,
+                    .lists = pi->lists,
+                    .key = pi->pf->key,
+                    .name = GQL_STR("graphql.resolve"),
+                    .field = pi->pf->field,
+                    .ordinal = k};
+    if (tr->errs && tr->errs[k].ptr) {
+      s.error_type = "Error";
+      s.error = tr->errs[k];
+    }
+    otlp_resolve r;
+    gql_otlp_record(b, &s, parent, resolve_of(tr, &s, &r));
+  }
+  gql_tracer_push(tr->tracer, b, tr->nspans + m);
+}
+
 static void on_execute_finish(void *ctx, bool has_errors) {
   gql_trace *tr = ctx;
   trace_span *ex = tr->exec;
   uint64_t now = now_of(tr);
+  if (tr->entry) {
+    finish_entry(tr, now);
+    return;
+  }
   if (tr->lean && !tr->mixed && tr->blob_off && !tr->sub.resolve_finish &&
       !tr->sub.execute_finish && !tr->o.source && tr->p) {
     finish_lean(tr, now);
@@ -1017,8 +1249,25 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
                  .plan = plan,
                  .blobs = m->blobs,
                  .blob_off = m->blob_off,
-                 .sig = GQL_STR("")};
+                 .sig = GQL_STR(""),
+                 .answers = m->answers};
   memo_blobs(m, p);
+  if (tr->tracer && m->blobs && m->blob_off) {
+    uint32_t total = m->blob_off[m->n];
+    char *img = malloc(total + 1);
+    if (img) {
+      memcpy(img, m->blobs, total);
+      for (uint32_t k = 0; k < m->n; k++) {
+        uint32_t n = m->blob_off[k + 1] - m->blob_off[k];
+        if (n >= 4) {
+          n -= 4;
+          memcpy(img + m->blob_off[k], &n, 4);
+        }
+      }
+      m->pinned = gql_tracer_pin(tr->tracer, p, img, total);
+      free(img);
+    }
+  }
   m->p = p;
 }
 
@@ -1060,16 +1309,21 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     return;
   tr->p = p;
   size_t n = p ? p->nplanned : 0;
-  /* owners, stamps and calls in one block: one arena call, one memset */
+  /* owners, stamps, starts, order and calls in one block: one arena call,
+   * one memset */
   size_t st_off = (sizeof *tr->owners * n + 7) & ~(size_t)7;
-  size_t calls_off = st_off + sizeof *tr->stamps * n;
+  size_t starts_off = st_off + sizeof *tr->stamps * n;
+  size_t order_off = starts_off + sizeof *tr->starts * n;
+  size_t calls_off = order_off + sizeof *tr->order * 2 * n;
   char *blk = n ? gql_arena_alloc(tr->arena, calls_off + n) : NULL;
-  uint64_t *stamps = NULL;
+  uint64_t *stamps = NULL, *starts = NULL;
   uint8_t *calls = NULL;
   if (blk) {
-    memset(blk, 0, calls_off);
+    memset(blk, 0, order_off);
     tr->owners = (trace_span **)(void *)blk;
     stamps = (uint64_t *)(void *)(blk + st_off);
+    starts = (uint64_t *)(void *)(blk + starts_off);
+    tr->order = (uint32_t *)(void *)(blk + order_off);
     calls = (uint8_t *)(blk + calls_off);
     tr->nowners = (uint32_t)n;
   }
@@ -1081,6 +1335,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     tr->plan = tr->memo.plan;
     tr->blobs = tr->memo.blobs;
     tr->blob_off = tr->memo.blob_off;
+    tr->pinned = tr->memo.pinned;
   } else if (want_plan && (tr->plan = gql_arena_alloc(
                                tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
@@ -1091,6 +1346,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     if (tr->memo.p == p) { /* kept: its blobs serve this request too */
       tr->blobs = tr->memo.blobs;
       tr->blob_off = tr->memo.blob_off;
+      tr->pinned = tr->memo.pinned;
     }
   }
   /* Per-call hooks are needed for every call only by subscribers that see
@@ -1108,10 +1364,34 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
       tr->hooks.stamps = tr->stamps;
       tr->hooks.now = hook_now;
 #ifdef GQL_TRACE_HAVE_TSC
-      if (tr->tsc)
+      if (tr->tsc) {
         tr->hooks.now = hook_now_tsc;
+        tr->hooks.now_tsc = true;
+      }
 #endif
       tr->lean = tr->plan && !tr->o.nvariables;
+      /* entry mode: finish_lean's conditions, known here */
+      if (tr->lean && tr->blob_off && !tr->aborted && !tr->o.source &&
+          !tr->sub.resolve_finish && !tr->sub.execute_finish) {
+        tr->entry = true;
+        tr->starts = starts; /* zeroed */
+        tr->hooks.starts = starts;
+        op_memo *m = &tr->memo;
+        if (tr->memo_hit && m->answers_ok && m->answers_depth == tr->o.depth) {
+          memcpy(tr->calls, m->answers, tr->nowners);
+        } else {
+          for (uint32_t k = 0; k < tr->nowners; k++)
+            tr->calls[k] = entry_answer(tr, k);
+          m->answers_ok = false;
+          uint8_t *a;
+          if (m->p == p && (a = realloc(m->answers, tr->nowners))) {
+            memcpy(a, tr->calls, tr->nowners);
+            m->answers = a;
+            m->answers_depth = tr->o.depth;
+            m->answers_ok = true;
+          }
+        }
+      }
     }
   }
 }
@@ -1129,6 +1409,7 @@ void gql_trace_destroy(gql_trace *tr) {
   free(tr->memo.plan);
   free(tr->memo.blobs);
   free(tr->memo.blob_off);
+  free(tr->memo.answers);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);
@@ -1137,6 +1418,7 @@ void gql_trace_destroy(gql_trace *tr) {
 void gql_trace_end(gql_trace *tr) {
   if (!tr)
     return;
+  entry_leave(tr);               /* an execution that did not finish */
   if (!tr->queued && tr->nspans) /* no execution: a parse or validate span */
     queue_spans(tr, now_of(tr));
   gql_arena_reset(tr->arena);

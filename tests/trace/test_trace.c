@@ -1324,8 +1324,8 @@ static uint64_t sh_now(void *ctx) {
 /* Runs "{ friends { name } boom }" on the reference schema with the
  * stamp_hooks above and `ncalls` entries of `calls` and `stamps`; checks
  * the response's friends. */
-static void run_stamped(const uint8_t *calls, uint32_t ncalls, uint64_t *stamps,
-                        stamp_hooks *c) {
+static void run_stamped(uint8_t *calls, uint32_t ncalls, uint64_t *stamps,
+                        uint64_t *starts, stamp_hooks *c) {
   gql_schema *s = ref_schema();
   gql_arena *a = gql_arena_new(NULL);
   const char q[] = "{ friends { name } boom }";
@@ -1340,7 +1340,8 @@ static void run_stamped(const uint8_t *calls, uint32_t ncalls, uint64_t *stamps,
                  .calls = calls,
                  .ncalls = ncalls,
                  .stamps = stamps,
-                 .now = sh_now};
+                 .now = sh_now,
+                 .starts = starts};
   done d;
   gql_execute_params params = {.root_value = root,
                                .hooks = &h,
@@ -1360,7 +1361,7 @@ Test(trace, stamp_entries_take_a_clock_read_instead_of_resolve_finish) {
   memset(calls, GQL_HOOK_STAMP, sizeof calls);
   uint64_t stamps[3] = {0};
   stamp_hooks c = {0};
-  run_stamped(calls, 3, stamps, &c);
+  run_stamped(calls, 3, stamps, NULL, &c);
   /* completions: name (1), name (2), friends (3); boom fails: its
    * resolve_finish, no stamp */
   cr_assert_eq(c.starts, 0);
@@ -1382,11 +1383,192 @@ Test(trace, answers_fewer_than_the_planned_fields_are_not_read) {
   uint8_t calls[2] = {0, 0};
   uint64_t stamps[2] = {0};
   stamp_hooks c = {0};
-  run_stamped(calls, 2, stamps, &c);
+  run_stamped(calls, 2, stamps, NULL, &c);
   /* friends, name twice, boom */
   cr_assert_eq(c.starts, 4);
   cr_assert_eq(c.finishes, 4);
   cr_assert_eq(c.clock, 0);
+}
+
+Test(trace, entry_entries_stamp_the_first_call_instead_of_resolve_start) {
+  /* friends, name and boom (ordinals in planning order: friends, its
+   * name, boom) each stamp their first call's entry and then need: a
+   * completion stamp (friends), nothing (name, boom) */
+  uint8_t calls[3] = {GQL_HOOK_ENTRY | GQL_HOOK_STAMP, GQL_HOOK_ENTRY,
+                      GQL_HOOK_ENTRY};
+  uint64_t stamps[3] = {0}, starts[3] = {0};
+  stamp_hooks c = {0};
+  run_stamped(calls, 3, stamps, starts, &c);
+  /* friends' entry (1), the first name's entry (2), friends' completion
+   * (3), boom's entry (4); the second name: nothing; boom fails: its
+   * resolve_finish */
+  cr_assert_eq(c.starts, 0);
+  cr_assert_eq(c.finishes, 1);
+  cr_assert_eq(c.clock, 4);
+  cr_assert_eq(starts[0], 1);
+  cr_assert_eq(starts[1], 2);
+  cr_assert_eq(starts[2], 4);
+  cr_assert_eq(stamps[0], 3);
+  cr_assert_eq(stamps[1], 0);
+  cr_assert_eq(stamps[2], 0);
+  /* the entry bits are cleared: once per planned field */
+  cr_assert_eq(calls[0], GQL_HOOK_STAMP);
+  cr_assert_eq(calls[1], 0);
+  cr_assert_eq(calls[2], 0);
+}
+
+/* The index of the span of `what` in the export order. */
+static int span_index(spans *sp, const char *what) {
+  const gql_json_value *v = find(sp, what);
+  cr_assert(v, "no span %s", what);
+  for (int i = 0; i < sp->n; i++)
+    if (sp->items[i] == v)
+      return i;
+  return -1;
+}
+
+Test(trace, spans_keep_the_order_of_first_calls_not_of_the_plan) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  /* the first human has no pets: pets.*.name (planned before name) is
+   * first called under the second human, after name */
+  const char data[] = "{\"friends\":[{\"name\":\"a\",\"pets\":[]},{\"name\":"
+                      "\"b\",\"pets\":[{\"name\":\"q\"}]}]}";
+  for (int run = 0; run < 2; run++) { /* the second with the memo */
+    done d;
+    run_traced(t, s, "{ friends { pets { name } name } }", data, NULL, NULL,
+               &d);
+    cr_assert_str_eq(d.json,
+                     "{\"data\":{\"friends\":[{\"pets\":[],\"name\":\"a\"},{"
+                     "\"pets\":[{\"name\":\"q\"}],\"name\":\"b\"}]}}");
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), 3 + 1);
+    assert_parent(&sp, "friends.*.pets.*.name", "friends.*.pets");
+    assert_parent(&sp, "friends.*.pets", "friends");
+    assert_parent(&sp, "friends.*.name", "friends");
+    assert_parent(&sp, "friends", "query");
+    int q = span_index(&sp, "query"), f = span_index(&sp, "friends"),
+        pe = span_index(&sp, "friends.*.pets"),
+        na = span_index(&sp, "friends.*.name"),
+        pn = span_index(&sp, "friends.*.pets.*.name");
+    cr_assert(q < f && f < pe && pe < na && na < pn,
+              "order %d %d %d %d %d (run %d)", q, f, pe, na, pn, run);
+    cr_assert_lt(ns_of(sp.items[na], "startTimeUnixNano"),
+                 ns_of(sp.items[pn], "startTimeUnixNano"));
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+Test(trace, a_field_under_an_abstract_type_joins_the_spans_made_before_it) {
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  const char sdl[] = "type Query { hello: String items: [Node] }\n"
+                     "interface Node { id: String }\n"
+                     "type A implements Node { id: String x: String }\n"
+                     "type B implements Node { id: String y: String }\n";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  const char data[] =
+      "{\"hello\":\"hi\",\"items\":[{\"__typename\":\"B\",\"id\":\"1\","
+      "\"y\":\"u\"},{\"__typename\":\"A\",\"id\":\"2\",\"x\":\"v\"}]}";
+  for (int run = 0; run < 2; run++) {
+    done d;
+    run_traced(t, s, "{ hello items { id ... on A { x } ... on B { y } } }",
+               data, NULL, NULL, &d);
+    cr_assert_str_eq(d.json,
+                     "{\"data\":{\"hello\":\"hi\",\"items\":[{\"id\":\"1\","
+                     "\"y\":\"u\"},{\"id\":\"2\",\"x\":\"v\"}]}}");
+    spans sp;
+    read_spans(&k, &sp);
+    /* hello, items, items.*.id (one for both types), items.*.y, items.*.x */
+    cr_assert_eq(count_resolve(&sp), 5, "run %d", run);
+    assert_parent(&sp, "hello", "query");
+    assert_parent(&sp, "items", "query");
+    assert_parent(&sp, "items.*.id", "items");
+    assert_parent(&sp, "items.*.x", "items");
+    assert_parent(&sp, "items.*.y", "items");
+    int h = span_index(&sp, "hello"), it = span_index(&sp, "items"),
+        id = span_index(&sp, "items.*.id"), y = span_index(&sp, "items.*.y"),
+        x = span_index(&sp, "items.*.x");
+    cr_assert(h < it && it < id && id < y && y < x, "order %d %d %d %d %d", h,
+              it, id, y, x);
+    /* items ends at its call's completion, after its children's */
+    const gql_json_value *isp = sp.items[it], *xsp = sp.items[x];
+    cr_assert_geq(ns_of(isp, "endTimeUnixNano"), ns_of(xsp, "endTimeUnixNano"));
+    cr_assert_geq(ns_of(xsp, "endTimeUnixNano"),
+                  ns_of(xsp, "startTimeUnixNano"));
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+Test(trace, a_pooled_trace_answers_per_depth_for_the_same_operation) {
+  /* one tracer (one pooled trace), one prepared operation, the depth
+   * changing between requests: the answers remembered for the operation
+   * must not outlive the depth they were made for */
+  gql_schema *s = NULL;
+  cr_assert_eq(gql_schema_from_sdl(deep_sdl, sizeof deep_sdl - 1, NULL, &s,
+                                   NULL, NULL, NULL),
+               0);
+  char *data = deep_data();
+  gql_arena *a = gql_arena_new(NULL);
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, deep_query, sizeof deep_query - 1, NULL, NULL, &p,
+                           NULL, NULL),
+               0);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, data, strlen(data), &root), 0);
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  const int depths[] = {-1, 2, -1, 1, 3, -1, 0, -1};
+  const int want[] = {9, 4, 9, 1, 7, 9, 0, 9};
+  for (int i = 0; i < 8; i++) {
+    gql_trace_options o;
+    gql_trace_options_init(&o);
+    o.depth = depths[i];
+    gql_trace *tr = gql_trace_begin(t, &o);
+    gql_trace_set_operation(tr, p, NULL, 0);
+    done d;
+    gql_execute_params params = {.root_value = root,
+                                 .hooks = gql_trace_hooks(tr),
+                                 .on_done = on_done,
+                                 .ud = &d};
+    cr_assert_eq(gql_execute(p, &params), 0);
+    gql_trace_end(tr);
+    gql_tracer_flush(t);
+    cr_assert(strncmp(d.json, "{\"data\":{\"authors\":[{\"id\":\"a0\"", 30) ==
+                  0,
+              "%.80s", d.json);
+    spans sp;
+    read_spans(&k, &sp);
+    cr_assert_eq(count_resolve(&sp), want[i], "request %d (depth %d)", i,
+                 depths[i]);
+    if (want[i] >= 7) {
+      assert_parent(&sp, "authors.*.posts.*.comments", "authors.*.posts");
+      assert_parent(&sp, "authors.*.posts", "authors");
+    }
+    if (want[i] == 9)
+      assert_parent(&sp, "authors.*.posts.*.comments.*.body",
+                    "authors.*.posts.*.comments");
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  gql_tracer_free(t);
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  free(data);
+  gql_schema_free(s);
 }
 
 /* ---- a pooled trace remembers its last operation's plan facts */
@@ -1512,5 +1694,53 @@ Test(trace, aliased_fields_have_their_key_in_the_path_and_their_name_as_field) {
   gql_arena_free(sp.arena);
   sink_free(&k);
   gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+Test(trace, records_by_reference_and_inline_agree_across_many_operations) {
+  /* more operations than the tracer pins (a fixed number of slots): some
+   * requests' records refer to pinned bytes, others carry them; each
+   * request's spans must be its own operation's (the alias is the key) */
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  enum { NOPS = 160 };
+  gql_prepared *ps[NOPS];
+  for (int i = 0; i < NOPS; i++) {
+    char q[128];
+    snprintf(q, sizeof q, "{ f%d: friends { n%d: name pets { name } } }", i, i);
+    ps[i] = NULL;
+    cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &ps[i], NULL, NULL),
+                 0);
+  }
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < NOPS; i++) {
+      run_prepared(t, ps[i]);
+      spans sp;
+      read_spans(&k, &sp);
+      char f[32], n[48], pn[64], pnn[80];
+      snprintf(f, sizeof f, "f%d", i);
+      snprintf(n, sizeof n, "f%d.*.n%d", i, i);
+      snprintf(pn, sizeof pn, "f%d.*.pets", i);
+      snprintf(pnn, sizeof pnn, "f%d.*.pets.*.name", i);
+      cr_assert_eq(count_resolve(&sp), 4, "op %d", i);
+      assert_parent(&sp, f, "query");
+      assert_parent(&sp, n, f);
+      assert_parent(&sp, pn, f);
+      assert_parent(&sp, pnn, pn);
+      cr_assert_str_eq(attr(find(&sp, n), "graphql.field.name"), "name");
+      cr_assert_str_eq(attr(find(&sp, pn), "graphql.field.type"), "Pet");
+      cr_assert_str_eq(str(find(&sp, pn), "name"), "graphql.resolve");
+      gql_arena_free(sp.arena);
+      sink_free(&k);
+      k.n = 0;
+    }
+  for (int i = 0; i < NOPS; i++)
+    gql_prepared_free(ps[i]);
+  gql_tracer_free(t);
+  gql_arena_free(a);
   gql_schema_free(s);
 }
