@@ -28,7 +28,15 @@ typedef struct exec_resolver {
   gql_resolver_fn fn;
   unsigned flags;
   uint8_t member;  /* gql_member_kind of gql_schema_set_member, or 0 */
-  uint32_t offset; /* the member's */
+  uint32_t offset; /* the member's (a list member's items) */
+  /* gql_schema_set_list_member: its gql_list_kind (else 0) and the rest of
+   * its gql_list_member */
+  uint8_t list;
+  bool items_inline;
+  uint8_t count_size;
+  uint32_t count_offset;
+  uint32_t stride;
+  uint32_t item_type;
 } exec_resolver;
 
 /* ---- plans */
@@ -59,7 +67,11 @@ enum {
   MEMBER_BOOL,      /* bool for Boolean */
   MEMBER_STR,       /* gql_str for String or ID: ptr not NULL */
   MEMBER_CSTR,      /* const char * for String or ID: not NULL */
-  MEMBER_ENUM       /* uint8_t for an enum: an index of its values */
+  MEMBER_ENUM,      /* uint8_t for an enum: an index of its values */
+  /* list members (gql_schema_set_list_member), for [I] or [I]! (I, I! the
+   * named type): */
+  MEMBER_LIST_ENUM,   /* enum indices for an enum I */
+  MEMBER_LIST_OBJECTS /* object pointers or structs for a composite I */
 };
 
 /* What the field's named type is, for the writers' fast paths. */
@@ -101,6 +113,17 @@ typedef struct plan_field {
    * fast path of dleaf, else MEMBER_NONE; the member's offset. */
   uint8_t member;
   uint32_t member_off;
+  /* A list member (MEMBER_LIST_*): member_off is its items' offset, and
+   * list_ptrs says whether they are pointers (else structs list_stride
+   * bytes apart); list_inline whether they are in the parent (else pointed
+   * to); the count's offset and size (1, 2, 4 or 8); the items' object
+   * type or GQL_TYPE_AUTO. */
+  bool list_ptrs;
+  bool list_inline;
+  uint8_t list_count_size;
+  uint32_t list_count_off;
+  uint32_t list_stride;
+  uint32_t list_type;
   const gql_type *named; /* the named type of `type` */
   bool named_object;     /* it is an object type (subs[0] is its plan) */
   gql_resolve_type_fn resolve_type; /* the abstract named type's, or NULL */

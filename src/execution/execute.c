@@ -479,13 +479,62 @@ MEMBER_LOAD(ld_f64, double)
 MEMBER_LOAD(ld_bool, bool)
 MEMBER_LOAD(ld_str, gql_str)
 MEMBER_LOAD(ld_cstr, const char *)
+MEMBER_LOAD(ld_ptr, const char *)
+MEMBER_LOAD(ld_u16, uint16_t)
+MEMBER_LOAD(ld_u32, uint32_t)
+MEMBER_LOAD(ld_u64, uint64_t)
 #undef MEMBER_LOAD
+
+/* A list member's count: an unsigned member of `size` bytes at p. */
+static inline size_t ld_count(const char *p, uint8_t size) {
+  switch (size) {
+  case 1:
+    return (uint8_t)*p;
+  case 2:
+    return ld_u16(p);
+  case 4:
+    return ld_u32(p);
+  default: /* 8 */
+    return (size_t)ld_u64(p);
+  }
+}
+
+/* A list member's items: in the parent, or where its pointer member points
+ * (NULL: a null list). */
+static inline const char *ld_items(const char *parent, uint32_t off,
+                                   bool items_inline) {
+  return items_inline ? parent + off : ld_ptr(parent + off);
+}
+
+/* gql_exec_member_resolver for a list member: the bulk writer it stands
+ * for. */
+static void list_member_resolver(const exec_resolver *r, const char *parent,
+                                 gql_out *out) {
+  const char *items = ld_items(parent, r->offset, r->items_inline);
+  size_t count = ld_count(parent + r->count_offset, r->count_size);
+  switch (r->list) {
+  case GQL_LIST_OBJECT_PTRS:
+    gql_out_object_ptrs(out, (const void *const *)(const void *)items, count,
+                        r->item_type);
+    return;
+  case GQL_LIST_ENUM_U8:
+    gql_out_enum_indices(out, (const uint8_t *)items, count);
+    return;
+  default: /* GQL_LIST_STRUCTS */
+    gql_out_object_array(out, items, count, r->stride, r->item_type);
+    return;
+  }
+}
 
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
                               gql_out *out) {
   const exec_resolver *r = info->pf->field->resolver;
   if (!parent) {
     gql_out_null(out);
+    return;
+  }
+  if (r->list) {
+    list_member_resolver(r, parent, out);
     return;
   }
   const char *p = (const char *)parent + r->offset;
@@ -1005,6 +1054,71 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
   return field_direct(ctx, b, pf, parent, &fr, &o);
 }
 
+/* An enum list member (MEMBER_LIST_ENUM) of parent p written straight
+ * into b: true when written; false (nothing written) when it needs the
+ * general path (a null list, an index out of range), which writes it
+ * again from the start: enum items have no side effects to repeat. */
+static inline __attribute__((always_inline)) bool
+enum_list_write(gql_buf *b, const plan_field *pf, const char *p) {
+  const uint8_t *items =
+      (const uint8_t *)ld_items(p, pf->member_off, pf->list_inline);
+  if (!items)
+    return false;
+  size_t count = ld_count(p + pf->list_count_off, pf->list_count_size);
+  const gql_type *e = pf->named;
+  size_t mark = b->len;
+  char open = '[';
+  for (size_t i = 0; i < count; i++, open = ',') {
+    uint8_t v = items[i];
+    if (GQL_UNLIKELY(v >= e->nvalues)) {
+      b->len = mark;
+      return false;
+    }
+    gql_buf_putc(b, open);
+    gql_json_write_plain(b, e->values[v].name);
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
+  return true;
+}
+
+static bool members_list(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
+                         const char *p, const path_frame *path);
+
+/* One field of an all-members object (see members_fields): true when the
+ * object must become null. */
+static inline __attribute__((always_inline)) bool
+member_field(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *p,
+             const path_frame *path) {
+  bool done;
+  const char *m = p + pf->member_off;
+  /* one switch: each scalar case is member_write of a constant kind */
+  switch (pf->member) {
+#define SCALAR(kind)                                                           \
+  case kind:                                                                   \
+    done = member_write(b, kind, pf, m);                                       \
+    break;
+    SCALAR(MEMBER_INT32)
+    SCALAR(MEMBER_INT64_INT)
+    SCALAR(MEMBER_INT64)
+    SCALAR(MEMBER_DOUBLE)
+    SCALAR(MEMBER_BOOL)
+    SCALAR(MEMBER_STR)
+    SCALAR(MEMBER_CSTR)
+    SCALAR(MEMBER_ENUM)
+#undef SCALAR
+  case MEMBER_LIST_ENUM:
+    done = enum_list_write(b, pf, p);
+    break;
+  case MEMBER_LIST_OBJECTS:
+    return members_list(ctx, b, pf, p, path);
+  default: /* MEMBER_NONE: not in an all-members set */
+    __builtin_unreachable();
+  }
+  return !done && field_general(ctx, b, pf, p, path);
+}
+
 /* object_fields for a plan set whose fields are all members
  * (plan_set.all_members), untraced, of a parent at `path`: keys and
  * values, nothing else, unless a value needs the general path. */
@@ -1017,13 +1131,11 @@ members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
     put_item_key(b, open, pf);
   else
     put_key(b, '{', pf);
-  if (!member_direct(b, pf, p + pf->member_off) &&
-      field_general(ctx, b, pf, parent, path))
+  if (member_field(ctx, b, pf, p, path))
     return true;
   while (++pf < end) {
     put_key(b, ',', pf);
-    if (!member_direct(b, pf, p + pf->member_off) &&
-        field_general(ctx, b, pf, parent, path))
+    if (member_field(ctx, b, pf, p, path))
       return true;
   }
   gql_buf_putc(b, '}');
@@ -1802,6 +1914,87 @@ static __attribute__((noinline)) bool bulk_item(gql_out *o, path_frame *fr,
     complete_null(&io);
   }
   return io.prop;
+}
+
+/* An object item of list member `pf` that needs the general path (a
+ * null item, a type that resolve_type cannot give), written as
+ * gql_out_object_ptrs's bulk_item would, through an output for the field
+ * (at frame `ffr`, its value starting at `mark`): 0 when written; else
+ * the list failed, and 1 when it is now null, -1 when the object must
+ * become null. */
+static __attribute__((noinline)) int
+list_item_general(exec_ctx *ctx, const plan_field *pf, const path_frame *ffr,
+                  path_frame *fr, size_t mark, const void *obj) {
+  gql_out lo;
+  out_init(&lo, ctx, pf, pf->type, LEAF_NONE, ffr, NULL);
+  lo.own.args = NULL;
+  lo.own.trace = NULL;
+  lo.mark = mark;
+  lo.written = true;
+  if (!bulk_item(&lo, fr, obj, pf->list_type, false))
+    return 0;
+  value_failed(&lo);
+  return lo.prop ? -1 : 1;
+}
+
+/* A list member of objects (MEMBER_LIST_OBJECTS) of parent p in an
+ * all-members object (untraced, direct): gql_out_object_ptrs's or
+ * gql_out_object_array's fast path without an output, each all-members
+ * item inline; true when the object must become null. */
+static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
+                                                   const plan_field *pf,
+                                                   const char *p,
+                                                   const path_frame *path) {
+  const char *items = ld_items(p, pf->member_off, pf->list_inline);
+  if (!items) /* a null list */
+    return field_general(ctx, b, pf, p, path);
+  size_t count = ld_count(p + pf->list_count_off, pf->list_count_size);
+  path_frame ffr = {path, &pf->key, 0}; /* the field's */
+  path_frame fr = {&ffr, NULL, 0};      /* its items' */
+  /* what resolve_type is told: the field's info, as a resolver's output
+   * would give it */
+  gql_resolve_info info = {.ctx = ctx, .pf = pf, .path = &ffr};
+  bool ptrs = pf->list_ptrs, item_non_null = pf->list_item.nmods == 1;
+  size_t stride = pf->list_stride, mark = b->len;
+  uint32_t type = pf->list_type;
+  for (size_t i = 0; i < count; i++) {
+    char open = i ? ',' : '[';
+    fr.index = (int64_t)i;
+    const void *obj = ptrs ? ld_ptr(items + i * sizeof(void *))
+                           : (const void *)(items + i * stride);
+    const plan_set *ps = item_plan(&info, pf, obj, type);
+    if (GQL_LIKELY(ps != NULL)) {
+      size_t imark = b->len + 1; /* after `open` */
+      bool failed;
+      if (ps->all_members) {
+        failed = members_fields(ctx, b, ps, obj, &fr, open);
+      } else {
+        gql_buf_putc(b, open);
+        failed = object_direct(ctx, ps, obj, &fr);
+      }
+      if (!failed)
+        continue;
+      if (!item_non_null) {
+        b->len = imark;
+        gql_buf_append(b, "null", 4);
+        continue;
+      }
+      /* a non-null item failed: the list fails */
+      if (gql_type_ref_is_non_null(pf->type))
+        return true;
+      b->len = mark;
+      gql_buf_append(b, "null", 4);
+      return false;
+    }
+    gql_buf_putc(b, open);
+    int r = list_item_general(ctx, pf, &ffr, &fr, mark, obj);
+    if (r)
+      return r < 0;
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
+  return false;
 }
 
 typedef struct ptr_list {

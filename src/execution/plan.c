@@ -83,6 +83,58 @@ int gql_schema_set_member(gql_schema *s, const char *type, const char *field,
   return 0;
 }
 
+/* Whether list member `m` fits field `f` (see gql_schema_set_list_member). */
+static bool list_member_fits(const gql_schema *s, const gql_field *f,
+                             const gql_list_member *m) {
+  gql_type_ref t = gql_type_ref_nullable(f->type);
+  if (!gql_type_ref_is_list(t))
+    return false;
+  gql_type_ref item = gql_type_ref_nullable(gql_type_ref_unwrap(t));
+  if (gql_type_ref_is_list(item))
+    return false; /* a list of lists */
+  uint32_t named = f->type.type;
+  const gql_type *nt = &s->types[named];
+  if (m->kind == GQL_LIST_ENUM_U8)
+    return nt->kind == GQL_TYPE_ENUM;
+  if (nt->kind != GQL_TYPE_OBJECT && !gql_schema_is_abstract(s, named))
+    return false;
+  if (m->type == GQL_TYPE_AUTO)
+    return true;
+  if (m->type >= s->ntypes || s->types[m->type].kind != GQL_TYPE_OBJECT)
+    return false;
+  return nt->kind == GQL_TYPE_OBJECT
+             ? m->type == named
+             : gql_schema_is_possible_type(s, named, m->type);
+}
+
+int gql_schema_set_list_member(gql_schema *s, const char *type,
+                               const char *field, const gql_list_member *m) {
+  if (!m || m->kind < GQL_LIST_OBJECT_PTRS || m->kind > GQL_LIST_STRUCTS ||
+      (m->count_size != 1 && m->count_size != 2 && m->count_size != 4 &&
+       m->count_size != 8) ||
+      m->items_offset > UINT32_MAX || m->count_offset > UINT32_MAX ||
+      m->stride > UINT32_MAX)
+    return GQL_EINVAL;
+  int rc;
+  gql_field *f = settable_field(s, type, field, &rc);
+  if (!f)
+    return rc;
+  if (!list_member_fits(s, f, m))
+    return GQL_EINVAL;
+  if ((rc = set_field_resolver(s, f, gql_exec_member_resolver, NULL,
+                               GQL_RESOLVER_SYNC)) < 0)
+    return rc;
+  exec_resolver *r = (exec_resolver *)f->resolver;
+  r->offset = (uint32_t)m->items_offset;
+  r->list = (uint8_t)m->kind;
+  r->items_inline = m->items_inline;
+  r->count_size = m->count_size;
+  r->count_offset = (uint32_t)m->count_offset;
+  r->stride = (uint32_t)m->stride;
+  r->item_type = m->kind == GQL_LIST_ENUM_U8 ? GQL_TYPE_AUTO : m->type;
+  return 0;
+}
+
 /* How the executor writes a member of `kind` for fast-path kind `dleaf`
  * (plan_field.member): MEMBER_NONE when the general path must. */
 static uint8_t member_fast(uint8_t kind, uint8_t dleaf) {
@@ -753,6 +805,18 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   }
   pf->member = r && pf->plain ? member_fast(r->member, pf->dleaf) : 0;
   pf->member_off = r ? r->offset : 0;
+  if (r && r->list && pf->plain) {
+    /* list_member_fits made the field [I] or [I]! with a named I or I!,
+     * whose list_dleaf is then LEAF_ENUM or LEAF_OBJECT */
+    pf->member =
+        r->list == GQL_LIST_ENUM_U8 ? MEMBER_LIST_ENUM : MEMBER_LIST_OBJECTS;
+    pf->list_ptrs = r->list == GQL_LIST_OBJECT_PTRS;
+    pf->list_inline = r->items_inline;
+    pf->list_count_size = r->count_size;
+    pf->list_count_off = r->count_offset;
+    pf->list_stride = r->stride;
+    pf->list_type = r->item_type;
+  }
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
   const exec_type *et = ty->exec_data;
