@@ -1864,25 +1864,34 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
 }
 
 /* The plan of an object item of list field `pf` (direct mode): by the
- * field's object type, the given type, or the abstract type's
+ * field's object type, the given type *type, or the abstract type's
  * resolve_type; NULL when the item needs the general path (a null, an
- * error). */
+ * error), with *type what the general path is to be given: resolve_type's
+ * answer, when it was called (one call per item, as graphql-js makes),
+ * and UINT32_MAX - 1 (no type) for an answer that is no type index. */
 static inline const plan_set *item_plan(const gql_resolve_info *info,
                                         const plan_field *pf, const void *obj,
-                                        uint32_t type) {
+                                        uint32_t *type) {
   if (!obj)
     return NULL;
   if (pf->named_object)
     return pf->subs[0];
-  if (type == GQL_TYPE_AUTO) {
+  uint32_t t = *type;
+  if (t == GQL_TYPE_AUTO) {
     if (!pf->resolve_type)
       return NULL;
     int64_t r = pf->resolve_type(info, obj);
-    if ((uint64_t)r >= GQL_TYPE_AUTO) /* negative, or not a type index */
+    if (GQL_UNLIKELY((uint64_t)r >= GQL_TYPE_AUTO)) {
+      *type = GQL_TYPE_AUTO - 1; /* negative, or not a type index */
       return NULL;
-    type = (uint32_t)r; /* sub_plan finds only a possible object type */
+    }
+    t = (uint32_t)r;
   }
-  return sub_plan(pf, type);
+  /* sub_plan finds only a possible object type */
+  const plan_set *ps = sub_plan(pf, t);
+  if (GQL_UNLIKELY(!ps))
+    *type = t;
+  return ps;
 }
 
 /* Direct mode, the field's own list output (not an item of an outer
@@ -1924,14 +1933,14 @@ static __attribute__((noinline)) bool bulk_item(gql_out *o, path_frame *fr,
  * become null. */
 static __attribute__((noinline)) int
 list_item_general(exec_ctx *ctx, const plan_field *pf, const path_frame *ffr,
-                  path_frame *fr, size_t mark, const void *obj) {
+                  path_frame *fr, size_t mark, const void *obj, uint32_t type) {
   gql_out lo;
   out_init(&lo, ctx, pf, pf->type, LEAF_NONE, ffr, NULL);
   lo.own.args = NULL;
   lo.own.trace = NULL;
   lo.mark = mark;
   lo.written = true;
-  if (!bulk_item(&lo, fr, obj, pf->list_type, false))
+  if (!bulk_item(&lo, fr, obj, type, false))
     return 0;
   value_failed(&lo);
   return lo.prop ? -1 : 1;
@@ -1962,7 +1971,8 @@ static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
     fr.index = (int64_t)i;
     const void *obj = ptrs ? ld_ptr(items + i * sizeof(void *))
                            : (const void *)(items + i * stride);
-    const plan_set *ps = item_plan(&info, pf, obj, type);
+    uint32_t t = type;
+    const plan_set *ps = item_plan(&info, pf, obj, &t);
     if (GQL_LIKELY(ps != NULL)) {
       size_t imark = b->len + 1; /* after `open` */
       bool failed;
@@ -1987,7 +1997,7 @@ static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
       return false;
     }
     gql_buf_putc(b, open);
-    int r = list_item_general(ctx, pf, &ffr, &fr, mark, obj);
+    int r = list_item_general(ctx, pf, &ffr, &fr, mark, obj, t);
     if (r)
       return r < 0;
   }
@@ -2023,7 +2033,8 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
       char open = i ? ',' : '[';
       fr.index = (int64_t)i;
       const void *obj = items[i];
-      const plan_set *ps = item_plan(info, pf, obj, type);
+      uint32_t t = type;
+      const plan_set *ps = item_plan(info, pf, obj, &t);
       size_t mark = b->len + 1; /* after `open` */
       if (GQL_LIKELY(ps != NULL)) {
         /* an all-members item inline (no call), others out of line */
@@ -2043,7 +2054,7 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
         }
       } else {
         gql_buf_putc(b, open);
-        if (!bulk_item(o, &fr, obj, type, false))
+        if (!bulk_item(o, &fr, obj, t, false))
           continue;
       }
       value_failed(o);
