@@ -21,7 +21,12 @@
 typedef struct exec_type {
   gql_type_ref named; /* a stable reference to the bare type */
   gql_resolve_type_fn resolve_type;
+  /* An enum's values as a list writes them (gql_schema_finalize): value i
+   * at quoted + i * ENUM_SLOT is ,"NAME" zero-padded, its length in the
+   * slot's last byte (0 for a name too long: written the general way). */
+  const char *quoted;
 } exec_type;
+enum { ENUM_SLOT = 32 };
 
 /* The resolver of a field as registered (gql_field.resolver points here). */
 typedef struct exec_resolver {
@@ -124,8 +129,13 @@ typedef struct plan_field {
   uint32_t list_count_off;
   uint32_t list_stride;
   uint32_t list_type;
-  const gql_type *named; /* the named type of `type` */
-  bool named_object;     /* it is an object type (subs[0] is its plan) */
+  /* MEMBER_LIST_OBJECTS: the plan of every item when it does not depend on
+   * the item (an object type's, or list_type's), else NULL (resolve_type's
+   * per item) */
+  const plan_set *list_plan;
+  const gql_type *named;   /* the named type of `type` */
+  const char *enum_quoted; /* an enum's exec_type.quoted */
+  bool named_object;       /* it is an object type (subs[0] is its plan) */
   gql_resolve_type_fn resolve_type; /* the abstract named type's, or NULL */
   gql_type_ref type;                /* field->type */
   /* When type is a list ([I] or [I]!): I, and the fast-path kind of its
@@ -149,6 +159,9 @@ typedef struct plan_field {
   uint32_t arg_slot;
   const char *arg_error; /* a constant argument that cannot be coerced */
   uint32_t arg_error_off;
+  /* Arguments coerced at prepare without an error (args_const set): an
+   * untraced call needs nothing else before the resolver. */
+  bool args_ready;
   /* Sub-plans, one per possible concrete type of the field's named type. */
   plan_set **subs;
   uint32_t *sub_types;
@@ -170,6 +183,7 @@ typedef struct plan_entry {
 struct plan_set {
   uint32_t type; /* concrete object type */
   plan_field *fields;
+  const plan_field *fields_end; /* fields + nfields */
   uint32_t nfields;
   plan_entry *entries; /* only when any_cond */
   uint32_t nentries;

@@ -761,8 +761,13 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
   o->own.args = NULL;
   o->own.trace = NULL;
   if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
-    resolve_field_slow(ctx, pf, parent, o);
-    return;
+    /* constant arguments, untraced (ctx->aborted is only ever set with
+     * hooks): the resolver straight */
+    if (!pf->args_ready || ctx->hooks) {
+      resolve_field_slow(ctx, pf, parent, o);
+      return;
+    }
+    o->own.args = pf->args_const;
   }
   pf->fn(&o->own, parent, o);
   if (!o->written) {
@@ -1008,7 +1013,7 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
   if (!ps->any_cond) {
     /* The first field peeled off, so that each separator is a constant,
      * and a pointer walk, which the resolver calls cannot make reload. */
-    const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+    const plan_field *pf = ps->fields, *end = ps->fields_end;
     if (pf == end) {
       gql_buf_put(b, "{}", 2);
       return false;
@@ -1054,33 +1059,54 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
   return field_direct(ctx, b, pf, parent, &fr, &o);
 }
 
+/* [...] for enum indices items[0..count) of enum pf->named, each value a
+ * copy of its slot in pf->enum_quoted: true when written; false (nothing
+ * written) when an index is out of range. */
+static inline __attribute__((always_inline)) bool
+enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
+               size_t count) {
+  const gql_type *e = pf->named;
+  const char *q = pf->enum_quoted;
+  size_t mark = b->len;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (GQL_UNLIKELY(v >= e->nvalues)) {
+      b->len = mark;
+      return false;
+    }
+    const char *slot = q + (size_t)v * ENUM_SLOT;
+    uint8_t n = (uint8_t)slot[ENUM_SLOT - 1];
+    if (GQL_LIKELY(n && b->cap - b->len >= ENUM_SLOT)) {
+      char *d = b->data + b->len;
+      memcpy(d, slot, 16);
+      if (n > 16)
+        memcpy(d + 16, slot + 16, 16);
+      b->len += n;
+    } else {
+      gql_buf_putc(b, ',');
+      gql_json_write_plain(b, e->values[v].name);
+    }
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  else if (b->len > mark) /* not when the buffer failed */
+    b->data[mark] = '[';
+  gql_buf_putc(b, ']');
+  return true;
+}
+
 /* An enum list member (MEMBER_LIST_ENUM) of parent p written straight
  * into b: true when written; false (nothing written) when it needs the
  * general path (a null list, an index out of range), which writes it
  * again from the start: enum items have no side effects to repeat. */
-static inline __attribute__((always_inline)) bool
+static __attribute__((noinline)) bool
 enum_list_write(gql_buf *b, const plan_field *pf, const char *p) {
   const uint8_t *items =
       (const uint8_t *)ld_items(p, pf->member_off, pf->list_inline);
   if (!items)
     return false;
   size_t count = ld_count(p + pf->list_count_off, pf->list_count_size);
-  const gql_type *e = pf->named;
-  size_t mark = b->len;
-  char open = '[';
-  for (size_t i = 0; i < count; i++, open = ',') {
-    uint8_t v = items[i];
-    if (GQL_UNLIKELY(v >= e->nvalues)) {
-      b->len = mark;
-      return false;
-    }
-    gql_buf_putc(b, open);
-    gql_json_write_plain(b, e->values[v].name);
-  }
-  if (!count)
-    gql_buf_putc(b, '[');
-  gql_buf_putc(b, ']');
-  return true;
+  return enum_items_put(b, pf, items, count);
 }
 
 static bool members_list(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
@@ -1125,7 +1151,7 @@ member_field(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *p,
 static inline __attribute__((always_inline)) bool
 members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
                const void *parent, const path_frame *path, char open) {
-  const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+  const plan_field *pf = ps->fields, *end = ps->fields_end;
   const char *p = parent;
   if (open)
     put_item_key(b, open, pf);
@@ -1894,6 +1920,24 @@ static inline const plan_set *item_plan(const gql_resolve_info *info,
   return ps;
 }
 
+/* item_plan for an item whose plan depends on it (plan_field.list_plan
+ * NULL: an abstract type, GQL_TYPE_AUTO): resolve_type's. */
+static inline const plan_set *item_resolved(const gql_resolve_info *info,
+                                            const plan_field *pf,
+                                            const void *obj, uint32_t *type) {
+  if (!obj || !pf->resolve_type)
+    return NULL;
+  int64_t r = pf->resolve_type(info, obj);
+  if (GQL_UNLIKELY((uint64_t)r >= GQL_TYPE_AUTO)) {
+    *type = GQL_TYPE_AUTO - 1;
+    return NULL;
+  }
+  const plan_set *ps = sub_plan(pf, (uint32_t)r);
+  if (GQL_UNLIKELY(!ps))
+    *type = (uint32_t)r;
+  return ps;
+}
+
 /* Direct mode, the field's own list output (not an item of an outer
  * list) and items of fast-path kind `dleaf`: the bulk writers below loop
  * themselves. */
@@ -1946,6 +1990,59 @@ list_item_general(exec_ctx *ctx, const plan_field *pf, const path_frame *ffr,
   return lo.prop ? -1 : 1;
 }
 
+/* The items of members_list: `ptrs` (pointers, else structs step bytes
+ * apart) and `fixed` (every item's plan, else item_plan's) are constants
+ * in each of its copies, so that the loop keeps few registers. Every item
+ * opens with ',', the first made '[' at the end. */
+static inline __attribute__((always_inline)) bool
+list_items(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *it,
+           size_t count, path_frame *fr, const gql_resolve_info *info,
+           bool ptrs, const plan_set *fixed) {
+  size_t step = ptrs ? sizeof(void *) : pf->list_stride, mark = b->len;
+  for (size_t i = 0; i < count; i++, it += step) {
+    fr->index = (int64_t)i;
+    const void *obj = ptrs ? ld_ptr(it) : (const void *)it;
+    uint32_t t = pf->list_type;
+    const plan_set *ps = !fixed         ? item_resolved(info, pf, obj, &t)
+                         : ptrs && !obj ? NULL
+                                        : fixed;
+    if (GQL_UNLIKELY(ps == NULL)) {
+      gql_buf_putc(b, ',');
+      int r = list_item_general(ctx, pf, fr->parent, fr, mark, obj, t);
+      if (r)
+        return r < 0;
+      continue;
+    }
+    size_t imark = b->len + 1; /* after the ',' */
+    bool failed;
+    if (GQL_LIKELY(ps->all_members)) {
+      failed = members_fields(ctx, b, ps, obj, fr, ',');
+    } else {
+      gql_buf_putc(b, ',');
+      failed = object_direct(ctx, ps, obj, fr);
+    }
+    if (GQL_LIKELY(!failed))
+      continue;
+    if (pf->list_item.nmods == 0) { /* a null item */
+      b->len = imark;
+      gql_buf_append(b, "null", 4);
+      continue;
+    }
+    /* a non-null item failed: the list fails */
+    if (gql_type_ref_is_non_null(pf->type))
+      return true;
+    b->len = mark;
+    gql_buf_append(b, "null", 4);
+    return false;
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  else if (b->len > mark) /* not when the buffer failed */
+    b->data[mark] = '[';
+  gql_buf_putc(b, ']');
+  return false;
+}
+
 /* A list member of objects (MEMBER_LIST_OBJECTS) of parent p in an
  * all-members object (untraced, direct): gql_out_object_ptrs's or
  * gql_out_object_array's fast path without an output, each all-members
@@ -1963,48 +2060,11 @@ static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
   /* what resolve_type is told: the field's info, as a resolver's output
    * would give it */
   gql_resolve_info info = {.ctx = ctx, .pf = pf, .path = &ffr};
-  bool ptrs = pf->list_ptrs, item_non_null = pf->list_item.nmods == 1;
-  size_t stride = pf->list_stride, mark = b->len;
-  uint32_t type = pf->list_type;
-  for (size_t i = 0; i < count; i++) {
-    char open = i ? ',' : '[';
-    fr.index = (int64_t)i;
-    const void *obj = ptrs ? ld_ptr(items + i * sizeof(void *))
-                           : (const void *)(items + i * stride);
-    uint32_t t = type;
-    const plan_set *ps = item_plan(&info, pf, obj, &t);
-    if (GQL_LIKELY(ps != NULL)) {
-      size_t imark = b->len + 1; /* after `open` */
-      bool failed;
-      if (ps->all_members) {
-        failed = members_fields(ctx, b, ps, obj, &fr, open);
-      } else {
-        gql_buf_putc(b, open);
-        failed = object_direct(ctx, ps, obj, &fr);
-      }
-      if (!failed)
-        continue;
-      if (!item_non_null) {
-        b->len = imark;
-        gql_buf_append(b, "null", 4);
-        continue;
-      }
-      /* a non-null item failed: the list fails */
-      if (gql_type_ref_is_non_null(pf->type))
-        return true;
-      b->len = mark;
-      gql_buf_append(b, "null", 4);
-      return false;
-    }
-    gql_buf_putc(b, open);
-    int r = list_item_general(ctx, pf, &ffr, &fr, mark, obj, t);
-    if (r)
-      return r < 0;
-  }
-  if (!count)
-    gql_buf_putc(b, '[');
-  gql_buf_putc(b, ']');
-  return false;
+  const plan_set *fixed = pf->list_plan;
+  if (pf->list_ptrs)
+    return fixed ? list_items(ctx, b, pf, items, count, &fr, &info, true, fixed)
+                 : list_items(ctx, b, pf, items, count, &fr, &info, true, NULL);
+  return list_items(ctx, b, pf, items, count, &fr, &info, false, fixed);
 }
 
 typedef struct ptr_list {
@@ -2082,8 +2142,13 @@ void gql_out_enum_indices(gql_out *o, const uint8_t *indices, size_t count) {
     exec_ctx *ctx = o->own.ctx;
     const gql_type *ty = o->own.pf->named;
     gql_buf *b = ctx->out;
-    path_frame fr = {o->own.path, NULL, 0};
     set_written(o);
+    if (GQL_LIKELY(enum_items_put(b, o->own.pf, indices, count))) {
+      DONE(o);
+      return;
+    }
+    /* an index out of range: item by item */
+    path_frame fr = {o->own.path, NULL, 0};
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
@@ -2201,7 +2266,7 @@ uint32_t gql_info_parent_type(const gql_resolve_info *info) {
 }
 const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
   const gql_json_value *a = info->pf->has_args ? info->args : NULL;
-  if (!a)
+  if (!a || !a->object.count)
     return NULL;
   size_t n = strlen(name);
   for (size_t i = 0; i < a->object.count; i++) {

@@ -192,6 +192,26 @@ static void never_called(const gql_resolve_info *info, const void *parent,
   gql_out_null(out);
 }
 
+/* exec_type.quoted of enum `ty`. */
+static const char *quoted_values(gql_schema *s, const gql_type *ty) {
+  char *q = gql_arena_alloc(s->arena, (size_t)ty->nvalues * ENUM_SLOT + 1);
+  if (!q)
+    return NULL;
+  memset(q, 0, (size_t)ty->nvalues * ENUM_SLOT);
+  for (uint32_t i = 0; i < ty->nvalues; i++) {
+    gql_str n = ty->values[i].name; /* a name: no escapes */
+    char *slot = q + (size_t)i * ENUM_SLOT;
+    if (n.len + 3 >= ENUM_SLOT)
+      continue;
+    slot[0] = ',';
+    slot[1] = '"';
+    memcpy(slot + 2, n.ptr, n.len);
+    slot[n.len + 2] = '"';
+    slot[ENUM_SLOT - 1] = (char)(n.len + 3);
+  }
+  return q;
+}
+
 /* Synchronous types by fixpoint: start with every type, remove objects with
  * an asynchronous field and abstract types with an asynchronous possible
  * type until nothing changes. */
@@ -202,7 +222,9 @@ int gql_schema_finalize(gql_schema *s) {
     return 0;
   gql_exec_register_introspection(s);
   for (uint32_t t = 0; t < s->ntypes; t++) {
-    if (!type_data(s, t))
+    exec_type *et = type_data(s, t);
+    if (!et || (s->types[t].kind == GQL_TYPE_ENUM &&
+                !(et->quoted = quoted_values(s, &s->types[t]))))
       return GQL_ENOMEM;
     s->types[t].sync = true;
   }
@@ -778,6 +800,7 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
         pf->arg_error = msg;
         pf->arg_error_off = off;
       }
+      pf->args_ready = !pf->arg_error && pf->args_const;
     }
   }
   uint32_t t = def->type.type;
@@ -820,6 +843,7 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
   const exec_type *et = ty->exec_data;
+  pf->enum_quoted = et ? et->quoted : NULL;
   pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
@@ -867,6 +891,13 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
       pf->sub_table[types[i] - lo] = pf->subs[i];
     pf->sub_lo = lo;
     pf->sub_span = hi - lo + 1;
+  }
+  if (pf->member == MEMBER_LIST_OBJECTS && !b->err) {
+    if (pf->named_object)
+      pf->list_plan = pf->subs[0];
+    for (uint32_t i = 0; i < ntypes && pf->list_type != GQL_TYPE_AUTO; i++)
+      if (pf->sub_types[i] == pf->list_type)
+        pf->list_plan = pf->subs[i];
   }
 }
 
@@ -1082,6 +1113,7 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
     memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
+                   .fields_end = sb.fields + sb.nfields,
                    .nfields = sb.nfields,
                    .entries = entries,
                    .nentries = sb.any_cond ? sb.nentries : 0,
