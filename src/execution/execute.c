@@ -1999,10 +1999,12 @@ list_items(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *it,
            size_t count, path_frame *fr, const gql_resolve_info *info,
            bool ptrs, const plan_set *fixed) {
   size_t step = ptrs ? sizeof(void *) : pf->list_stride, mark = b->len;
-  for (size_t i = 0; i < count; i++, it += step) {
-    fr->index = (int64_t)i;
+  /* the item's index is its path frame's (fr->index is 0) */
+  for (size_t n = count; n; n--, it += step, fr->index++) {
     const void *obj = ptrs ? ld_ptr(it) : (const void *)it;
-    uint32_t t = pf->list_type;
+    /* what the general path is given: a fixed plan's type matters only
+     * for an item that is not NULL, which gets the plan */
+    uint32_t t = GQL_TYPE_AUTO;
     const plan_set *ps = !fixed         ? item_resolved(info, pf, obj, &t)
                          : ptrs && !obj ? NULL
                                         : fixed;

@@ -53,7 +53,8 @@ static const char sdl[] =
     "type C { id: Int! }\n"
     "enum E { X Y Z }\n"
     "type Holder { nodes: [Node] nodesNN: [Node!]! nodesN1: [Node!] as: "
-    "[A!]! asN1: [A!] asTyped: [Node] structs: [A!]! structsAuto: [Node] "
+    "[A!]! asN1: [A!] repeat: [A!]! asTyped: [Node] structs: [A!]! "
+    "structsAuto: [Node] "
     "inlineStructs: "
     "[A] es: [E] esNN: [E!]! esN1: [E!] label: String other: Int }\n"
     "type Query { holder: Holder holders: [Holder]! holderNN: Holder! "
@@ -131,6 +132,14 @@ static const list_def lists[] = {
     {"Holder", "esNN", ENUMS(es_inline, nes_inline, true)},
     {"Holder", "esN1", ENUMS(es_n1, nes_n1, false)},
     {"Holder", "asN1", PTRS(as, nas, false, GQL_TYPE_AUTO)},
+    /* stride 0: the first struct, count times */
+    {"Holder",
+     "repeat",
+     {.kind = GQL_LIST_STRUCTS,
+      .items_offset = offsetof(holder, structs),
+      .count_offset = offsetof(holder, nstructs),
+      .count_size = 8,
+      .type = GQL_TYPE_AUTO}},
     {"A",
      "kidsNN",
      {.kind = GQL_LIST_OBJECT_PTRS,
@@ -367,6 +376,7 @@ static const char *const queries[] = {
     "{ holders { structs { id kids { id } } } }",
     "{ holders { structsAuto { id } } }",
     "{ holders { inlineStructs { id } } }",
+    "{ holders { repeat { id } } }",
     "{ holders { es } }",
     "{ holders { esNN } }",
     "{ holders { esN1 } }",
@@ -433,6 +443,8 @@ Test(list_members, values) {
          "{\"data\":{\"holder\":{\"nodes\":[{\"id\":1},{\"id\":2,\"name\":"
          "\"bee\"},{\"id\":3,\"name\":null}],\"es\":[\"Z\",\"X\",\"Y\"],"
          "\"esNN\":[\"Y\",\"Z\",\"X\",\"Z\"]}}}");
+  expect(s, &e, data, "{ holder { repeat { id } } }",
+         "{\"data\":{\"holder\":{\"repeat\":[{\"id\":10},{\"id\":10}]}}}");
   expect(s, &e, data,
          "{ holder { as { id kids { __typename id } } structs { id } "
          "inlineStructs { id } esN1 } }",
