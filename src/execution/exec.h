@@ -23,7 +23,7 @@ typedef struct exec_type {
   gql_resolve_type_fn resolve_type;
   /* An enum's values as a list writes them (gql_schema_finalize): value i
    * at quoted + i * ENUM_SLOT is ,"NAME" zero-padded, its length in the
-   * slot's last byte (0 for a name too long: written the general way). */
+   * slot's last byte; NULL when a name is too long for a slot. */
   const char *quoted;
 } exec_type;
 enum { ENUM_SLOT = 32 };

@@ -1059,39 +1059,59 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
   return field_direct(ctx, b, pf, parent, &fr, &o);
 }
 
-/* [...] for enum indices items[0..count) of enum pf->named, each value a
- * copy of its slot in pf->enum_quoted: true when written; false (nothing
- * written) when an index is out of range. */
-static inline __attribute__((always_inline)) bool
-enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
-               size_t count) {
+/* enum_items_put value by value, with a capacity check each. */
+static __attribute__((noinline)) bool enum_items_slow(gql_buf *b,
+                                                      const plan_field *pf,
+                                                      const uint8_t *items,
+                                                      size_t count) {
   const gql_type *e = pf->named;
-  const char *q = pf->enum_quoted;
   size_t mark = b->len;
   for (size_t i = 0; i < count; i++) {
     uint8_t v = items[i];
-    if (GQL_UNLIKELY(v >= e->nvalues)) {
+    if (v >= e->nvalues) {
       b->len = mark;
       return false;
     }
-    const char *slot = q + (size_t)v * ENUM_SLOT;
-    uint8_t n = (uint8_t)slot[ENUM_SLOT - 1];
-    if (GQL_LIKELY(n && b->cap - b->len >= ENUM_SLOT)) {
-      char *d = b->data + b->len;
-      memcpy(d, slot, 16);
-      if (n > 16)
-        memcpy(d + 16, slot + 16, 16);
-      b->len += n;
-    } else {
-      gql_buf_putc(b, ',');
-      gql_json_write_plain(b, e->values[v].name);
-    }
+    gql_buf_putc(b, i ? ',' : '[');
+    gql_json_write_plain(b, e->values[v].name);
   }
   if (!count)
     gql_buf_putc(b, '[');
-  else if (b->len > mark) /* not when the buffer failed */
-    b->data[mark] = '[';
   gql_buf_putc(b, ']');
+  return true;
+}
+
+/* [...] for enum indices items[0..count) of enum pf->named: true when
+ * written; false (nothing written) when an index is out of range. A short
+ * list of short names (pf->enum_quoted) takes one capacity check and a
+ * copy of each value's slot, with no call. */
+static inline __attribute__((always_inline)) bool
+enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
+               size_t count) {
+  const char *q = pf->enum_quoted;
+  size_t need = count * ENUM_SLOT + 2;
+  if (GQL_UNLIKELY(!q || count > 64 ||
+                   (b->cap - b->len < need && !gql_buf_reserve(b, need))))
+    return enum_items_slow(b, pf, items, count);
+  uint32_t nvalues = pf->named->nvalues;
+  char *start = b->data + b->len, *d = start;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (GQL_UNLIKELY(v >= nvalues))
+      return false; /* b->len has not moved */
+    const char *slot = q + (size_t)v * ENUM_SLOT;
+    uint8_t n = (uint8_t)slot[ENUM_SLOT - 1];
+    memcpy(d, slot, 16);
+    if (n > 16)
+      memcpy(d + 16, slot + 16, 16);
+    d += n;
+  }
+  if (count)
+    *start = '[';
+  else
+    *d++ = '[';
+  *d++ = ']';
+  b->len = (size_t)(d - b->data);
   return true;
 }
 

@@ -192,24 +192,28 @@ static void never_called(const gql_resolve_info *info, const void *parent,
   gql_out_null(out);
 }
 
-/* exec_type.quoted of enum `ty`. */
-static const char *quoted_values(gql_schema *s, const gql_type *ty) {
+/* exec_type.quoted of enum `ty` into *out: NULL when a name is too long
+ * for a slot; false when out of memory. */
+static bool quoted_values(gql_schema *s, const gql_type *ty, const char **out) {
+  *out = NULL;
+  for (uint32_t i = 0; i < ty->nvalues; i++)
+    if (ty->values[i].name.len + 3 >= ENUM_SLOT)
+      return true;
   char *q = gql_arena_alloc(s->arena, (size_t)ty->nvalues * ENUM_SLOT + 1);
   if (!q)
-    return NULL;
+    return false;
   memset(q, 0, (size_t)ty->nvalues * ENUM_SLOT);
   for (uint32_t i = 0; i < ty->nvalues; i++) {
     gql_str n = ty->values[i].name; /* a name: no escapes */
     char *slot = q + (size_t)i * ENUM_SLOT;
-    if (n.len + 3 >= ENUM_SLOT)
-      continue;
     slot[0] = ',';
     slot[1] = '"';
     memcpy(slot + 2, n.ptr, n.len);
     slot[n.len + 2] = '"';
     slot[ENUM_SLOT - 1] = (char)(n.len + 3);
   }
-  return q;
+  *out = q;
+  return true;
 }
 
 /* Synchronous types by fixpoint: start with every type, remove objects with
@@ -224,7 +228,7 @@ int gql_schema_finalize(gql_schema *s) {
   for (uint32_t t = 0; t < s->ntypes; t++) {
     exec_type *et = type_data(s, t);
     if (!et || (s->types[t].kind == GQL_TYPE_ENUM &&
-                !(et->quoted = quoted_values(s, &s->types[t]))))
+                !quoted_values(s, &s->types[t], &et->quoted)))
       return GQL_ENOMEM;
     s->types[t].sync = true;
   }

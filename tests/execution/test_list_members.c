@@ -575,6 +575,81 @@ Test(list_members, bad_types_and_enum_indices) {
   free(data);
 }
 
+/* Enum lists past the copied-slot fast path: more than 64 values, and
+ * names too long for a slot; written by a list member and by
+ * gql_out_enum_indices alike. */
+typedef struct enum_lists {
+  uint8_t many[100];
+  uint8_t nmany;
+  const uint8_t *longs;
+  uint16_t nlongs;
+} enum_lists;
+
+static void r_many(const gql_resolve_info *info, const void *parent,
+                   gql_out *out) {
+  const enum_lists *l = parent;
+  gql_out_enum_indices(out, l->many, l->nmany);
+}
+
+Test(list_members, long_enum_lists_and_long_names) {
+  static const char sdl2[] =
+      "enum E { X Y Z }\n"
+      "enum Long { SHORT A_VALUE_NAME_OF_MORE_THAN_THIRTY_TWO_BYTES }\n"
+      "type Query { many: [E!]! manyByHand: [E!]! longs: [Long] }";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(sdl2, sizeof sdl2 - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_list_member many = {.kind = GQL_LIST_ENUM_U8,
+                          .items_inline = true,
+                          .items_offset = offsetof(enum_lists, many),
+                          .count_offset = offsetof(enum_lists, nmany),
+                          .count_size = 1};
+  gql_list_member longs = {.kind = GQL_LIST_ENUM_U8,
+                           .items_offset = offsetof(enum_lists, longs),
+                           .count_offset = offsetof(enum_lists, nlongs),
+                           .count_size = 2};
+  cr_assert_eq(gql_schema_set_list_member(s, "Query", "many", &many), 0);
+  cr_assert_eq(gql_schema_set_list_member(s, "Query", "longs", &longs), 0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "manyByHand", r_many, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
+  static const uint8_t long_items[] = {1, 0, 1};
+  static enum_lists l;
+  l.nmany = 100;
+  for (int i = 0; i < 100; i++)
+    l.many[i] = (uint8_t)(i * 7 % 3);
+  l.longs = long_items;
+  l.nlongs = 3;
+  /* the expected bytes, value by value */
+  static const char *const names[] = {"X", "Y", "Z"};
+  char want[2048] = "[";
+  for (int i = 0; i < 100; i++) {
+    strcat(want, i ? ",\"" : "\"");
+    strcat(want, names[l.many[i]]);
+    strcat(want, "\"");
+  }
+  strcat(want, "]");
+  char full[4096];
+  snprintf(full, sizeof full,
+           "{\"data\":{\"many\":%s,\"manyByHand\":%s,\"longs\":[\"A_VALUE_"
+           "NAME_OF_MORE_THAN_THIRTY_TWO_BYTES\",\"SHORT\",\"A_VALUE_NAME_OF_"
+           "MORE_THAN_THIRTY_TWO_BYTES\"]}}",
+           want, want);
+  got g;
+  hooked_run(s, "{ many manyByHand longs }", &l, NULL, false, false, &g);
+  cr_assert_str_eq(g.json, full);
+  /* an index out of range past the 64th value */
+  l.many[70] = 3;
+  hooked_run(s, "{ many }", &l, NULL, false, false, &g);
+  cr_assert(strstr(g.json, "\"path\":[\"many\",70]}],\"data\":null}"), "%s",
+            g.json);
+  hooked_run(s, "{ manyByHand }", &l, NULL, false, false, &g);
+  cr_assert(strstr(g.json, "\"path\":[\"manyByHand\",70]}],\"data\":null}"),
+            "%s", g.json);
+  gql_schema_free(s);
+}
+
 Test(list_members, set_time_errors) {
   gql_schema *s = NULL;
   cr_assert_eq(
