@@ -107,35 +107,29 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf;       /* LEAF_* of the named type */
-  uint8_t dleaf;      /* when the field's type is T or T!: the leaf, or
-                       * LEAF_OBJECT for a composite; else LEAF_NONE */
-  bool plain;         /* neither __typename nor arguments: the resolver is
-                       * called straight (when no hook is attached) */
+  uint8_t leaf;  /* LEAF_* of the named type */
+  uint8_t dleaf; /* when the field's type is T or T!: the leaf, or
+                  * LEAF_OBJECT for a composite; else LEAF_NONE */
+  bool plain;    /* neither __typename nor arguments: the resolver is
+                  * called straight (when no hook is attached) */
+  /* Arguments coerced at prepare without an error (args_const set): an
+   * untraced call needs nothing else before the resolver. */
+  bool args_ready;
+  bool named_object;  /* the named type is an object type (subs[0] is its
+                       * plan) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
   /* A member field (gql_schema_set_member) that the executor writes
    * itself: MEMBER_* when the field is plain and the member's kind is the
    * fast path of dleaf, else MEMBER_NONE; the member's offset. */
   uint8_t member;
   uint32_t member_off;
-  /* A list member (MEMBER_LIST_*): member_off is its items' offset, and
-   * list_ptrs says whether they are pointers (else structs list_stride
-   * bytes apart); list_inline whether they are in the parent (else pointed
-   * to); the count's offset and size (1, 2, 4 or 8); the items' object
-   * type or GQL_TYPE_AUTO. */
-  bool list_ptrs;
-  bool list_inline;
-  uint8_t list_count_size;
-  uint32_t list_count_off;
-  uint32_t list_stride;
-  uint32_t list_type;
-  /* MEMBER_LIST_OBJECTS: the plan of every item when it does not depend on
-   * the item (an object type's, or list_type's), else NULL (resolve_type's
-   * per item) */
+  /* A list member (MEMBER_LIST_*): member_off is its items' offset (the
+   * rest is in field->resolver, an exec_resolver); for objects, the plan
+   * of every item when it does not depend on the item (an object type's,
+   * or the list member's concrete type's), else NULL (resolve_type's per
+   * item). */
   const plan_set *list_plan;
-  const gql_type *named;   /* the named type of `type` */
-  const char *enum_quoted; /* an enum's exec_type.quoted */
-  bool named_object;       /* it is an object type (subs[0] is its plan) */
+  const gql_type *named;            /* the named type of `type` */
   gql_resolve_type_fn resolve_type; /* the abstract named type's, or NULL */
   gql_type_ref type;                /* field->type */
   /* When type is a list ([I] or [I]!): I, and the fast-path kind of its
@@ -156,12 +150,9 @@ typedef struct plan_field {
   /* Arguments: coerced once at prepare when they use no variable
    * (args_const), else per execution in slot `arg_slot`. */
   const gql_json_value *args_const;
-  uint32_t arg_slot;
   const char *arg_error; /* a constant argument that cannot be coerced */
+  uint32_t arg_slot;
   uint32_t arg_error_off;
-  /* Arguments coerced at prepare without an error (args_const set): an
-   * untraced call needs nothing else before the resolver. */
-  bool args_ready;
   /* Sub-plans, one per possible concrete type of the field's named type. */
   plan_set **subs;
   uint32_t *sub_types;

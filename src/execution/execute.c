@@ -1083,12 +1083,12 @@ static __attribute__((noinline)) bool enum_items_slow(gql_buf *b,
 
 /* [...] for enum indices items[0..count) of enum pf->named: true when
  * written; false (nothing written) when an index is out of range. A short
- * list of short names (pf->enum_quoted) takes one capacity check and a
+ * list of short names (exec_type.quoted) takes one capacity check and a
  * copy of each value's slot, with no call. */
 static inline __attribute__((always_inline)) bool
 enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
                size_t count) {
-  const char *q = pf->enum_quoted;
+  const char *q = ((const exec_type *)pf->named->exec_data)->quoted;
   size_t need = count * ENUM_SLOT + 2;
   if (GQL_UNLIKELY(!q || count > 64 ||
                    (b->cap - b->len < need && !gql_buf_reserve(b, need))))
@@ -1121,11 +1121,12 @@ enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
  * again from the start: enum items have no side effects to repeat. */
 static __attribute__((noinline)) bool
 enum_list_write(gql_buf *b, const plan_field *pf, const char *p) {
+  const exec_resolver *r = pf->field->resolver;
   const uint8_t *items =
-      (const uint8_t *)ld_items(p, pf->member_off, pf->list_inline);
+      (const uint8_t *)ld_items(p, pf->member_off, r->items_inline);
   if (!items)
     return false;
-  size_t count = ld_count(p + pf->list_count_off, pf->list_count_size);
+  size_t count = ld_count(p + r->count_offset, r->count_size);
   return enum_items_put(b, pf, items, count);
 }
 
@@ -2016,9 +2017,9 @@ list_item_general(exec_ctx *ctx, const plan_field *pf, const path_frame *ffr,
  * opens with ',', the first made '[' at the end. */
 static inline __attribute__((always_inline)) bool
 list_items(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *it,
-           size_t count, path_frame *fr, const gql_resolve_info *info,
-           bool ptrs, const plan_set *fixed) {
-  size_t step = ptrs ? sizeof(void *) : pf->list_stride, mark = b->len;
+           size_t count, size_t stride, path_frame *fr,
+           const gql_resolve_info *info, bool ptrs, const plan_set *fixed) {
+  size_t step = ptrs ? sizeof(void *) : stride, mark = b->len;
   /* the item's index is its path frame's (fr->index is 0) */
   for (size_t n = count; n; n--, it += step, fr->index++) {
     const void *obj = ptrs ? ld_ptr(it) : (const void *)it;
@@ -2073,20 +2074,24 @@ static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
                                                    const plan_field *pf,
                                                    const char *p,
                                                    const path_frame *path) {
-  const char *items = ld_items(p, pf->member_off, pf->list_inline);
+  const exec_resolver *r = pf->field->resolver;
+  const char *items = ld_items(p, pf->member_off, r->items_inline);
   if (!items) /* a null list */
     return field_general(ctx, b, pf, p, path);
-  size_t count = ld_count(p + pf->list_count_off, pf->list_count_size);
+  size_t count = ld_count(p + r->count_offset, r->count_size);
   path_frame ffr = {path, &pf->key, 0}; /* the field's */
   path_frame fr = {&ffr, NULL, 0};      /* its items' */
   /* what resolve_type is told: the field's info, as a resolver's output
    * would give it */
   gql_resolve_info info = {.ctx = ctx, .pf = pf, .path = &ffr};
   const plan_set *fixed = pf->list_plan;
-  if (pf->list_ptrs)
-    return fixed ? list_items(ctx, b, pf, items, count, &fr, &info, true, fixed)
-                 : list_items(ctx, b, pf, items, count, &fr, &info, true, NULL);
-  return list_items(ctx, b, pf, items, count, &fr, &info, false, fixed);
+  if (r->list == GQL_LIST_OBJECT_PTRS)
+    return fixed ? list_items(ctx, b, pf, items, count, 0, &fr, &info, true,
+                              fixed)
+                 : list_items(ctx, b, pf, items, count, 0, &fr, &info, true,
+                              NULL);
+  return list_items(ctx, b, pf, items, count, r->stride, &fr, &info, false,
+                    fixed);
 }
 
 typedef struct ptr_list {

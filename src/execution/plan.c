@@ -837,17 +837,10 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
      * whose list_dleaf is then LEAF_ENUM or LEAF_OBJECT */
     pf->member =
         r->list == GQL_LIST_ENUM_U8 ? MEMBER_LIST_ENUM : MEMBER_LIST_OBJECTS;
-    pf->list_ptrs = r->list == GQL_LIST_OBJECT_PTRS;
-    pf->list_inline = r->items_inline;
-    pf->list_count_size = r->count_size;
-    pf->list_count_off = r->count_offset;
-    pf->list_stride = r->stride;
-    pf->list_type = r->item_type;
   }
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
   const exec_type *et = ty->exec_data;
-  pf->enum_quoted = et ? et->quoted : NULL;
   pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)
     pf->fn = gql_exec_member_fn(pf->member);
@@ -897,10 +890,11 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
     pf->sub_span = hi - lo + 1;
   }
   if (pf->member == MEMBER_LIST_OBJECTS && !b->err) {
+    uint32_t item_type = ((const exec_resolver *)def->resolver)->item_type;
     if (pf->named_object)
       pf->list_plan = pf->subs[0];
-    for (uint32_t i = 0; i < ntypes && pf->list_type != GQL_TYPE_AUTO; i++)
-      if (pf->sub_types[i] == pf->list_type)
+    for (uint32_t i = 0; i < ntypes && item_type != GQL_TYPE_AUTO; i++)
+      if (pf->sub_types[i] == item_type)
         pf->list_plan = pf->subs[i];
   }
 }
