@@ -942,12 +942,16 @@ MEMBER_FN(member_cstr, MEMBER_CSTR)
 MEMBER_FN(member_enum, MEMBER_ENUM)
 #undef MEMBER_FN
 
+static void member_list(const gql_resolve_info *info, const void *parent,
+                        gql_out *o);
+
 gql_resolver_fn gql_exec_member_fn(uint8_t member) {
   static const gql_resolver_fn fns[] = {
-      [MEMBER_INT32] = member_int32, [MEMBER_INT64_INT] = member_int64_int,
-      [MEMBER_INT64] = member_int64, [MEMBER_DOUBLE] = member_double,
-      [MEMBER_BOOL] = member_bool,   [MEMBER_STR] = member_str,
-      [MEMBER_CSTR] = member_cstr,   [MEMBER_ENUM] = member_enum};
+      [MEMBER_INT32] = member_int32,    [MEMBER_INT64_INT] = member_int64_int,
+      [MEMBER_INT64] = member_int64,    [MEMBER_DOUBLE] = member_double,
+      [MEMBER_BOOL] = member_bool,      [MEMBER_STR] = member_str,
+      [MEMBER_CSTR] = member_cstr,      [MEMBER_ENUM] = member_enum,
+      [MEMBER_LIST_ENUM] = member_list, [MEMBER_LIST_OBJECTS] = member_list};
   return member < GQL_ARRAY_LEN(fns) && fns[member] ? fns[member]
                                                     : gql_exec_member_resolver;
 }
@@ -1164,6 +1168,31 @@ member_field(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *p,
     __builtin_unreachable();
   }
   return !done && field_general(ctx, b, pf, p, path);
+}
+
+/* The resolver of a list member beside other fields (plan_field.fn for
+ * MEMBER_LIST_*): written as in an all-members object when the output is
+ * the field's own in direct mode (its frame's parent is the object's
+ * path), untraced, and the list is not null; else the general path. */
+static void member_list(const gql_resolve_info *info, const void *parent,
+                        gql_out *o) {
+  const plan_field *pf = info->pf;
+  exec_ctx *ctx = o->own.ctx;
+  if (GQL_LIKELY(parent && !o->node && !o->written && !ctx->hooks)) {
+    const exec_resolver *r = pf->field->resolver;
+    if (pf->member == MEMBER_LIST_ENUM) {
+      if (enum_list_write(ctx->out, pf, parent)) {
+        set_written(o);
+        return;
+      }
+    } else if (ld_items(parent, pf->member_off, r->items_inline)) {
+      set_written(o);
+      if (members_list(ctx, ctx->out, pf, parent, o->own.path->parent))
+        o->prop = true; /* the non-null list failed */
+      return;
+    }
+  }
+  gql_exec_member_resolver(info, parent, o);
 }
 
 /* object_fields for a plan set whose fields are all members

@@ -385,6 +385,8 @@ static const char *const queries[] = {
     "{ holderNN { nodesNN { id } } }",
     /* beside other fields (mixed objects), fragments, aliases */
     "{ holders { other nodes { id } es structs { id } } }",
+    "{ holders { other as { id kidsNN { id } } esNN nodesNN { id } } }",
+    "{ holders { other asN1 { kidsNN { id } } nodesN1 { id } es esN1 } }",
     "{ holders { __typename x: nodes { id } y: esNN } }",
     "query($no: Boolean = false) { holders { nodes @skip(if: $no) { id } "
     "es @include(if: $no) } }",
@@ -630,7 +632,7 @@ Test(list_members, long_enum_lists_and_long_names) {
     strcat(want, "\"");
   }
   strcat(want, "]");
-  char full[4096];
+  char full[8192];
   snprintf(full, sizeof full,
            "{\"data\":{\"many\":%s,\"manyByHand\":%s,\"longs\":[\"A_VALUE_"
            "NAME_OF_MORE_THAN_THIRTY_TWO_BYTES\",\"SHORT\",\"A_VALUE_NAME_OF_"
