@@ -906,11 +906,6 @@ member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
   }
 }
 
-static inline bool member_direct(gql_buf *b, const plan_field *pf,
-                                 const char *p) {
-  return member_write(b, pf->member, pf, p);
-}
-
 /* The resolvers of member fields in objects that also have other fields
  * (plan_field.fn when pf->member is set; all-members objects take
  * members_fields): the member written straight into the response when the
