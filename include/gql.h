@@ -315,8 +315,9 @@ typedef struct gql_list_member {
   /* GQL_LIST_STRUCTS: the bytes from one item to the next. */
   size_t stride;
   /* Objects: the items' concrete object type (an index), or GQL_TYPE_AUTO
-   * (an object type's own, or per item the abstract type's resolve_type,
-   * which must then be set: gql_schema_set_resolve_type). */
+   * (an object type's own, or per item the abstract type's resolve_type:
+   * gql_schema_set_resolve_type; without one, every item is a field error,
+   * a C struct having no "__typename" to read). */
   uint32_t type;
 } gql_list_member;
 /* Field `type`.`field` is list member `m` of its parent: it answers

@@ -506,22 +506,35 @@ static inline const char *ld_items(const char *parent, uint32_t off,
   return items_inline ? parent + off : ld_ptr(parent + off);
 }
 
+/* The type a list member of `pf` gives its object items: its own, but
+ * for an abstract type without a resolve_type, no type (UINT32_MAX - 1: a
+ * "must resolve to an Object type" error per item) rather than
+ * GQL_TYPE_AUTO, which would read the C struct as JSON for __typename. */
+static inline uint32_t list_item_type(const plan_field *pf,
+                                      const exec_resolver *r) {
+  return r->item_type == GQL_TYPE_AUTO && !pf->named_object && !pf->resolve_type
+             ? GQL_TYPE_AUTO - 1
+             : r->item_type;
+}
+
 /* gql_exec_member_resolver for a list member: the bulk writer it stands
  * for. */
-static void list_member_resolver(const exec_resolver *r, const char *parent,
+static void list_member_resolver(const gql_resolve_info *info,
+                                 const exec_resolver *r, const char *parent,
                                  gql_out *out) {
   const char *items = ld_items(parent, r->offset, r->items_inline);
   size_t count = ld_count(parent + r->count_offset, r->count_size);
   switch (r->list) {
   case GQL_LIST_OBJECT_PTRS:
     gql_out_object_ptrs(out, (const void *const *)(const void *)items, count,
-                        r->item_type);
+                        list_item_type(info->pf, r));
     return;
   case GQL_LIST_ENUM_U8:
     gql_out_enum_indices(out, (const uint8_t *)items, count);
     return;
   default: /* GQL_LIST_STRUCTS */
-    gql_out_object_array(out, items, count, r->stride, r->item_type);
+    gql_out_object_array(out, items, count, r->stride,
+                         list_item_type(info->pf, r));
     return;
   }
 }
@@ -534,7 +547,7 @@ void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
     return;
   }
   if (r->list) {
-    list_member_resolver(r, parent, out);
+    list_member_resolver(info, r, parent, out);
     return;
   }
   const char *p = (const char *)parent + r->offset;
@@ -1970,8 +1983,12 @@ static inline const plan_set *item_plan(const gql_resolve_info *info,
 static inline const plan_set *item_resolved(const gql_resolve_info *info,
                                             const plan_field *pf,
                                             const void *obj, uint32_t *type) {
-  if (!obj || !pf->resolve_type)
+  if (!obj)
     return NULL;
+  if (GQL_UNLIKELY(!pf->resolve_type)) {
+    *type = GQL_TYPE_AUTO - 1; /* see list_item_type */
+    return NULL;
+  }
   int64_t r = pf->resolve_type(info, obj);
   if (GQL_UNLIKELY((uint64_t)r >= GQL_TYPE_AUTO)) {
     *type = GQL_TYPE_AUTO - 1;

@@ -652,6 +652,69 @@ Test(list_members, long_enum_lists_and_long_names) {
   gql_schema_free(s);
 }
 
+/* GQL_TYPE_AUTO on an abstract type without a resolve_type: each item is
+ * an error (the C struct is never read as JSON for its __typename), with
+ * hooks or without, beside other fields or not. */
+Test(list_members, abstract_items_without_resolve_type) {
+  static const char sdl3[] =
+      "interface I { id: Int } type T implements I { id: Int }\n"
+      "type H { is: [I] isS: [I] other: Int } type Query { h: H }";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(sdl3, sizeof sdl3 - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_list_member is = {.kind = GQL_LIST_OBJECT_PTRS,
+                        .items_offset = offsetof(holder, nodes_nn),
+                        .count_offset = offsetof(holder, nnodes_nn),
+                        .count_size = 2,
+                        .type = GQL_TYPE_AUTO};
+  gql_list_member structs = {.kind = GQL_LIST_STRUCTS,
+                             .items_offset = offsetof(holder, structs),
+                             .count_offset = offsetof(holder, nstructs),
+                             .count_size = 8,
+                             .stride = sizeof(node),
+                             .type = GQL_TYPE_AUTO};
+  cr_assert_eq(gql_schema_set_list_member(s, "H", "is", &is), 0);
+  cr_assert_eq(gql_schema_set_list_member(s, "H", "isS", &structs), 0);
+  cr_assert_eq(
+      gql_schema_set_member(s, "T", "id", GQL_MEMBER_INT32, offsetof(node, id)),
+      0);
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "h", q_holder, NULL,
+                                       GQL_RESOLVER_SYNC),
+               0);
+  cr_assert_eq(
+      gql_schema_set_resolver(s, "H", "other", r_int, NULL, GQL_RESOLVER_SYNC),
+      0);
+  /* a node whose first bytes read as a JSON object (kind 5, its name as
+   * members): reading it as JSON would overrun "bee" */
+  static const node jsonlike = {5, 1, {"bee", 3}, {NULL}, 0};
+  static const void *const items[] = {&jsonlike, &b1};
+  static holder h;
+  h = (holder){.nodes_nn = items,
+               .nnodes_nn = 2,
+               .structs = mixed_structs,
+               .nstructs = 3};
+  holder *data = &h;
+  static const char *const qs[] = {"{ h { is { id } isS { id } } }",
+                                   "{ h { other is { id } isS { id } } }"};
+  for (size_t q = 0; q < 2; q++)
+    for (int hooked = 0; hooked < 2; hooked++) {
+      got g;
+      hooked_run(s, qs[q], data, NULL, false, hooked, &g);
+      cr_assert(g.errors);
+      cr_assert(strstr(g.json, "\"data\":{\"h\":{"), "%s", g.json);
+      cr_assert(strstr(g.json, "\"is\":[null,null],\"isS\":[null,null,"
+                               "null]"),
+                "%s", g.json);
+      cr_assert(strstr(g.json, "Abstract type \\\"I\\\" must resolve to an "
+                               "Object type at runtime for field \\\"H.isS"
+                               "\\\"."),
+                "%s", g.json);
+      cr_assert(strstr(g.json, "\"path\":[\"h\",\"is\",0]"), "%s", g.json);
+    }
+  gql_schema_free(s);
+}
+
 Test(list_members, set_time_errors) {
   gql_schema *s = NULL;
   cr_assert_eq(
