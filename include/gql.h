@@ -291,6 +291,48 @@ typedef enum gql_member_kind {
 GQL_API int gql_schema_set_member(gql_schema *schema, const char *type,
                                   const char *field, gql_member_kind kind,
                                   size_t offset);
+/* What the items of a list member are (gql_list_member.kind). */
+typedef enum gql_list_kind {
+  GQL_LIST_OBJECT_PTRS = 1, /* const void *: objects, as gql_out_object_ptrs
+                             * (a NULL item is a null item) */
+  GQL_LIST_ENUM_U8,         /* uint8_t: enum indices, as
+                             * gql_out_enum_indices */
+  GQL_LIST_STRUCTS          /* objects `stride` bytes apart, as
+                             * gql_out_object_array */
+} gql_list_kind;
+/* A list held by the parent C struct: its items and their count. */
+typedef struct gql_list_member {
+  gql_list_kind kind;
+  /* The items: false, a pointer member at items_offset (NULL: a null
+   * list), as in `const uint8_t *episodes`; true, an array member at
+   * items_offset, as in `const void *friends[4]` (never null). */
+  bool items_inline;
+  size_t items_offset;
+  /* The count: an unsigned member of count_size bytes (1, 2, 4 or 8) at
+   * count_offset. */
+  size_t count_offset;
+  uint8_t count_size;
+  /* GQL_LIST_STRUCTS: the bytes from one item to the next. */
+  size_t stride;
+  /* Objects: the items' concrete object type (an index), or GQL_TYPE_AUTO
+   * (an object type's own, or per item the abstract type's resolve_type:
+   * gql_schema_set_resolve_type; without one, every item is a field error,
+   * a C struct having no "__typename" to read). */
+  uint32_t type;
+} gql_list_member;
+/* Field `type`.`field` is list member `m` of its parent: it answers
+ * exactly as a synchronous resolver reading the items and the count and
+ * calling the gql_out_* named in gql_list_kind would (nulls, errors, hooks,
+ * tracing and resolve_type calls included), with no function call for the
+ * field. Fails as gql_schema_set_member does, and with GQL_EINVAL when the
+ * field's type is not a list of the kind's named type (an enum for
+ * GQL_LIST_ENUM_U8, an object, interface or union for objects; lists of
+ * lists are not list members), for a count_size other than 1, 2, 4 or 8,
+ * an offset or stride over UINT32_MAX, or a `type` that is neither
+ * GQL_TYPE_AUTO nor a possible object type of the field's type. */
+GQL_API int gql_schema_set_list_member(gql_schema *schema, const char *type,
+                                       const char *field,
+                                       const gql_list_member *m);
 /* Sets how interface or union `type` finds the concrete type of a value
  * (default: the "__typename" property of a JSON object). */
 GQL_API int gql_schema_set_resolve_type(gql_schema *schema, const char *type,

@@ -34,6 +34,7 @@ typedef struct child {
   int64_t id;
   gql_str name;
   uint32_t leaf_type;
+  uint8_t nleaves; /* 10, for the list member */
   leaf leaves[10];
 } child;
 
@@ -41,6 +42,7 @@ typedef struct group {
   int64_t id;
   gql_str name;
   uint32_t child_type;
+  uint8_t nchildren; /* 10, for the list member */
   child children[10];
 } group;
 
@@ -114,8 +116,10 @@ static void make_data(data *d) {
     group *gr = &d->groups[g];
     gr->id = g;
     PUT(gr->name, "group%d", g);
+    gr->nchildren = 10;
     for (int c = 0; c < 10; c++) {
       child *ch = &gr->children[c];
+      ch->nleaves = 10;
       ch->id = 10 * g + c;
       PUT(ch->name, "child%" PRId64, ch->id);
       for (int l = 0; l < 10; l++) {
@@ -233,6 +237,25 @@ static const member_def nested_members[] = {
     {"Child", "name", GQL_MEMBER_STR, offsetof(child, name)},
     {"Leaf", "id", GQL_MEMBER_INT64, offsetof(leaf, id)},
     {"Leaf", "value", GQL_MEMBER_DOUBLE, offsetof(leaf, value)}};
+
+/* nested_lists' inner lists as list members: the structs of the arrays
+ * in the parent (what r_group_children and r_child_leaves hand over). */
+static const gql_list_member children_member = {
+    .kind = GQL_LIST_STRUCTS,
+    .items_inline = true,
+    .items_offset = offsetof(group, children),
+    .count_offset = offsetof(group, nchildren),
+    .count_size = sizeof(uint8_t),
+    .stride = sizeof(child),
+    .type = GQL_TYPE_AUTO};
+static const gql_list_member leaves_member = {
+    .kind = GQL_LIST_STRUCTS,
+    .items_inline = true,
+    .items_offset = offsetof(child, leaves),
+    .count_offset = offsetof(child, nleaves),
+    .count_size = sizeof(uint8_t),
+    .stride = sizeof(leaf),
+    .type = GQL_TYPE_AUTO};
 
 static void set_members(gql_schema *s, const member_def *defs, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -592,12 +615,12 @@ bench_ops *bench_ops_new(const char *shared) {
     die("type indices differ");
   set_members(o->nested_members, nested_members,
               sizeof nested_members / sizeof *nested_members);
-  static const resolver_def nested_lists_r[] = {
-      {"Query", "groups", r_groups},
-      {"Group", "children", r_group_children},
-      {"Child", "leaves", r_child_leaves}};
-  set_resolvers(o->nested_members, nested_lists_r,
-                sizeof nested_lists_r / sizeof *nested_lists_r, d);
+  if (gql_schema_set_list_member(o->nested_members, "Group", "children",
+                                 &children_member) < 0 ||
+      gql_schema_set_list_member(o->nested_members, "Child", "leaves",
+                                 &leaves_member) < 0)
+    die("cannot set a list member");
+  set_resolvers(o->nested_members, nested_r, 1, d); /* Query.groups */
 
   if (gql_starwars_schema(&o->starwars) < 0 ||
       gql_schema_finalize(o->starwars) < 0)

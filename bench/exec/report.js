@@ -102,8 +102,8 @@ console.log(`- gql full faster than graphql-jit's precompiled query on every op:
 console.log(`- gql prepared within 2x of the C floor (time): ${met(targets.floor, (r) => r <= 2)}` +
   ` (${fmt(targets.floor, x)}); by instructions: ` +
   targets.floor.map(([op, , ir]) => `${op} ${x(ir)}`).join(', '));
-console.log('With struct members (gql members: the scalar fields read by gql_schema_set_member, where the op has');
-console.log('such fields; the other ops as gql prepared):');
+console.log('With struct members (gql members: the fields the structs hold read by gql_schema_set_member and');
+console.log('gql_schema_set_list_member, where the op has such fields; the other ops as gql prepared):');
 console.log(`- gql prepared >= 10x faster than graphql-jit on every op: ${met(targets.jitMembers, (r) => r >= 10)}` +
   ` (${fmt(targets.jitMembers, x)})`);
 console.log(`- gql members within 2x of the C floor (time): ${met(targets.membersFloor, (r) => r <= 2)}` +

@@ -172,6 +172,21 @@ static int64_t character_type(const gql_resolve_info *info, const void *value) {
   return type_of(value);
 }
 
+/* The list members of gql_starwars_schema_members: what c_friends and
+ * c_appears_in read, read by the executor. */
+static const gql_list_member friends_member = {
+    .kind = GQL_LIST_OBJECT_PTRS,
+    .items_inline = true,
+    .items_offset = offsetof(character, friends),
+    .count_offset = offsetof(character, nfriends),
+    .count_size = sizeof(uint8_t),
+    .type = GQL_TYPE_AUTO};
+static const gql_list_member episodes_member = {
+    .kind = GQL_LIST_ENUM_U8,
+    .items_offset = offsetof(character, episodes),
+    .count_offset = offsetof(character, nepisodes),
+    .count_size = sizeof(uint8_t)};
+
 static int build(gql_schema **out, bool members) {
   gql_schema *s;
   int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL);
@@ -203,9 +218,15 @@ static int build(gql_schema **out, bool members) {
       rc |= gql_schema_set_resolver(
           s, kinds[k], k ? "primaryFunction" : "homePlanet", c_extra, t, sync);
     }
-    rc |= gql_schema_set_resolver(s, kinds[k], "friends", c_friends, t, sync);
-    rc |= gql_schema_set_resolver(s, kinds[k], "appearsIn", c_appears_in, t,
-                                  sync);
+    if (members) {
+      rc |= gql_schema_set_list_member(s, kinds[k], "friends", &friends_member);
+      rc |= gql_schema_set_list_member(s, kinds[k], "appearsIn",
+                                       &episodes_member);
+    } else {
+      rc |= gql_schema_set_resolver(s, kinds[k], "friends", c_friends, t, sync);
+      rc |= gql_schema_set_resolver(s, kinds[k], "appearsIn", c_appears_in, t,
+                                    sync);
+    }
   }
   rc |= gql_schema_set_resolve_type(s, "Character", character_type);
   if (rc < 0) {

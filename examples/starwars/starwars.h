@@ -10,8 +10,9 @@
 int gql_starwars_schema(gql_schema **out);
 
 /* The same schema with the characters' id, name, homePlanet and
- * primaryFunction read as struct members (gql_schema_set_member) instead
- * of by C resolvers. */
+ * primaryFunction read as struct members (gql_schema_set_member), and their
+ * friends and appearsIn as list members (gql_schema_set_list_member),
+ * instead of by C resolvers. */
 int gql_starwars_schema_members(gql_schema **out);
 
 /* The schema's SDL (the text of examples/starwars/schema.graphql). */

@@ -21,14 +21,27 @@
 typedef struct exec_type {
   gql_type_ref named; /* a stable reference to the bare type */
   gql_resolve_type_fn resolve_type;
+  /* An enum's values as a list writes them (gql_schema_finalize): value i
+   * at quoted + i * ENUM_SLOT is ,"NAME" zero-padded, its length in the
+   * slot's last byte; NULL when a name is too long for a slot. */
+  const char *quoted;
 } exec_type;
+enum { ENUM_SLOT = 32 };
 
 /* The resolver of a field as registered (gql_field.resolver points here). */
 typedef struct exec_resolver {
   gql_resolver_fn fn;
   unsigned flags;
   uint8_t member;  /* gql_member_kind of gql_schema_set_member, or 0 */
-  uint32_t offset; /* the member's */
+  uint32_t offset; /* the member's (a list member's items) */
+  /* gql_schema_set_list_member: its gql_list_kind (else 0) and the rest of
+   * its gql_list_member */
+  uint8_t list;
+  bool items_inline;
+  uint8_t count_size;
+  uint32_t count_offset;
+  uint32_t stride;
+  uint32_t item_type;
 } exec_resolver;
 
 /* ---- plans */
@@ -59,7 +72,11 @@ enum {
   MEMBER_BOOL,      /* bool for Boolean */
   MEMBER_STR,       /* gql_str for String or ID: ptr not NULL */
   MEMBER_CSTR,      /* const char * for String or ID: not NULL */
-  MEMBER_ENUM       /* uint8_t for an enum: an index of its values */
+  MEMBER_ENUM,      /* uint8_t for an enum: an index of its values */
+  /* list members (gql_schema_set_list_member), for [I] or [I]! (I, I! the
+   * named type): */
+  MEMBER_LIST_ENUM,   /* enum indices for an enum I */
+  MEMBER_LIST_OBJECTS /* object pointers or structs for a composite I */
 };
 
 /* What the field's named type is, for the writers' fast paths. */
@@ -90,19 +107,29 @@ typedef struct plan_field {
   gql_str key_json;       /* the key as written: "key": */
   const gql_field *field; /* schema field (meta fields included) */
   uint8_t meta;
-  uint8_t leaf;       /* LEAF_* of the named type */
-  uint8_t dleaf;      /* when the field's type is T or T!: the leaf, or
-                       * LEAF_OBJECT for a composite; else LEAF_NONE */
-  bool plain;         /* neither __typename nor arguments: the resolver is
-                       * called straight (when no hook is attached) */
+  uint8_t leaf;  /* LEAF_* of the named type */
+  uint8_t dleaf; /* when the field's type is T or T!: the leaf, or
+                  * LEAF_OBJECT for a composite; else LEAF_NONE */
+  bool plain;    /* neither __typename nor arguments: the resolver is
+                  * called straight (when no hook is attached) */
+  /* Arguments coerced at prepare without an error (args_const set): an
+   * untraced call needs nothing else before the resolver. */
+  bool args_ready;
+  bool named_object;  /* the named type is an object type (subs[0] is its
+                       * plan) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
   /* A member field (gql_schema_set_member) that the executor writes
    * itself: MEMBER_* when the field is plain and the member's kind is the
    * fast path of dleaf, else MEMBER_NONE; the member's offset. */
   uint8_t member;
   uint32_t member_off;
-  const gql_type *named; /* the named type of `type` */
-  bool named_object;     /* it is an object type (subs[0] is its plan) */
+  /* A list member (MEMBER_LIST_*): member_off is its items' offset (the
+   * rest is in field->resolver, an exec_resolver); for objects, the plan
+   * of every item when it does not depend on the item (an object type's,
+   * or the list member's concrete type's), else NULL (resolve_type's per
+   * item). */
+  const plan_set *list_plan;
+  const gql_type *named;            /* the named type of `type` */
   gql_resolve_type_fn resolve_type; /* the abstract named type's, or NULL */
   gql_type_ref type;                /* field->type */
   /* When type is a list ([I] or [I]!): I, and the fast-path kind of its
@@ -123,8 +150,8 @@ typedef struct plan_field {
   /* Arguments: coerced once at prepare when they use no variable
    * (args_const), else per execution in slot `arg_slot`. */
   const gql_json_value *args_const;
-  uint32_t arg_slot;
   const char *arg_error; /* a constant argument that cannot be coerced */
+  uint32_t arg_slot;
   uint32_t arg_error_off;
   /* Sub-plans, one per possible concrete type of the field's named type. */
   plan_set **subs;
@@ -147,6 +174,7 @@ typedef struct plan_entry {
 struct plan_set {
   uint32_t type; /* concrete object type */
   plan_field *fields;
+  const plan_field *fields_end; /* fields + nfields */
   uint32_t nfields;
   plan_entry *entries; /* only when any_cond */
   uint32_t nentries;

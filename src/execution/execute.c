@@ -483,13 +483,75 @@ MEMBER_LOAD(ld_f64, double)
 MEMBER_LOAD(ld_bool, bool)
 MEMBER_LOAD(ld_str, gql_str)
 MEMBER_LOAD(ld_cstr, const char *)
+MEMBER_LOAD(ld_ptr, const char *)
+MEMBER_LOAD(ld_u16, uint16_t)
+MEMBER_LOAD(ld_u32, uint32_t)
+MEMBER_LOAD(ld_u64, uint64_t)
 #undef MEMBER_LOAD
+
+/* A list member's count: an unsigned member of `size` bytes at p. */
+static inline size_t ld_count(const char *p, uint8_t size) {
+  switch (size) {
+  case 1:
+    return (uint8_t)*p;
+  case 2:
+    return ld_u16(p);
+  case 4:
+    return ld_u32(p);
+  default: /* 8 */
+    return (size_t)ld_u64(p);
+  }
+}
+
+/* A list member's items: in the parent, or where its pointer member points
+ * (NULL: a null list). */
+static inline const char *ld_items(const char *parent, uint32_t off,
+                                   bool items_inline) {
+  return items_inline ? parent + off : ld_ptr(parent + off);
+}
+
+/* The type a list member of `pf` gives its object items: its own, but
+ * for an abstract type without a resolve_type, no type (UINT32_MAX - 1: a
+ * "must resolve to an Object type" error per item) rather than
+ * GQL_TYPE_AUTO, which would read the C struct as JSON for __typename. */
+static inline uint32_t list_item_type(const plan_field *pf,
+                                      const exec_resolver *r) {
+  return r->item_type == GQL_TYPE_AUTO && !pf->named_object && !pf->resolve_type
+             ? GQL_TYPE_AUTO - 1
+             : r->item_type;
+}
+
+/* gql_exec_member_resolver for a list member: the bulk writer it stands
+ * for. */
+static void list_member_resolver(const gql_resolve_info *info,
+                                 const exec_resolver *r, const char *parent,
+                                 gql_out *out) {
+  const char *items = ld_items(parent, r->offset, r->items_inline);
+  size_t count = ld_count(parent + r->count_offset, r->count_size);
+  switch (r->list) {
+  case GQL_LIST_OBJECT_PTRS:
+    gql_out_object_ptrs(out, (const void *const *)(const void *)items, count,
+                        list_item_type(info->pf, r));
+    return;
+  case GQL_LIST_ENUM_U8:
+    gql_out_enum_indices(out, (const uint8_t *)items, count);
+    return;
+  default: /* GQL_LIST_STRUCTS */
+    gql_out_object_array(out, items, count, r->stride,
+                         list_item_type(info->pf, r));
+    return;
+  }
+}
 
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
                               gql_out *out) {
   const exec_resolver *r = info->pf->field->resolver;
   if (!parent) {
     gql_out_null(out);
+    return;
+  }
+  if (r->list) {
+    list_member_resolver(info, r, parent, out);
     return;
   }
   const char *p = (const char *)parent + r->offset;
@@ -734,8 +796,13 @@ static void resolve_field(exec_ctx *ctx, const plan_field *pf,
   o->own.args = NULL;
   o->own.trace = NULL;
   if (GQL_UNLIKELY(pf->has_args || ctx->hooks || ctx->aborted)) {
-    resolve_field_slow(ctx, pf, parent, o);
-    return;
+    /* constant arguments, untraced (ctx->aborted is only ever set with
+     * hooks): the resolver straight */
+    if (!pf->args_ready || ctx->hooks) {
+      resolve_field_slow(ctx, pf, parent, o);
+      return;
+    }
+    o->own.args = pf->args_const;
   }
   pf->fn(&o->own, parent, o);
   if (!o->written) {
@@ -874,11 +941,6 @@ member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
   }
 }
 
-static inline bool member_direct(gql_buf *b, const plan_field *pf,
-                                 const char *p) {
-  return member_write(b, pf->member, pf, p);
-}
-
 /* The resolvers of member fields in objects that also have other fields
  * (plan_field.fn when pf->member is set; all-members objects take
  * members_fields): the member written straight into the response when the
@@ -910,12 +972,16 @@ MEMBER_FN(member_cstr, MEMBER_CSTR)
 MEMBER_FN(member_enum, MEMBER_ENUM)
 #undef MEMBER_FN
 
+static void member_list(const gql_resolve_info *info, const void *parent,
+                        gql_out *o);
+
 gql_resolver_fn gql_exec_member_fn(uint8_t member) {
   static const gql_resolver_fn fns[] = {
-      [MEMBER_INT32] = member_int32, [MEMBER_INT64_INT] = member_int64_int,
-      [MEMBER_INT64] = member_int64, [MEMBER_DOUBLE] = member_double,
-      [MEMBER_BOOL] = member_bool,   [MEMBER_STR] = member_str,
-      [MEMBER_CSTR] = member_cstr,   [MEMBER_ENUM] = member_enum};
+      [MEMBER_INT32] = member_int32,    [MEMBER_INT64_INT] = member_int64_int,
+      [MEMBER_INT64] = member_int64,    [MEMBER_DOUBLE] = member_double,
+      [MEMBER_BOOL] = member_bool,      [MEMBER_STR] = member_str,
+      [MEMBER_CSTR] = member_cstr,      [MEMBER_ENUM] = member_enum,
+      [MEMBER_LIST_ENUM] = member_list, [MEMBER_LIST_OBJECTS] = member_list};
   return member < GQL_ARRAY_LEN(fns) && fns[member] ? fns[member]
                                                     : gql_exec_member_resolver;
 }
@@ -981,7 +1047,7 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
   if (!ps->any_cond) {
     /* The first field peeled off, so that each separator is a constant,
      * and a pointer walk, which the resolver calls cannot make reload. */
-    const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+    const plan_field *pf = ps->fields, *end = ps->fields_end;
     if (pf == end) {
       gql_buf_put(b, "{}", 2);
       return false;
@@ -1027,25 +1093,155 @@ static __attribute__((noinline)) bool field_general(exec_ctx *ctx, gql_buf *b,
   return field_direct(ctx, b, pf, parent, &fr, &o);
 }
 
+/* enum_items_put value by value, with a capacity check each. */
+static __attribute__((noinline)) bool enum_items_slow(gql_buf *b,
+                                                      const plan_field *pf,
+                                                      const uint8_t *items,
+                                                      size_t count) {
+  const gql_type *e = pf->named;
+  size_t mark = b->len;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (v >= e->nvalues) {
+      b->len = mark;
+      return false;
+    }
+    gql_buf_putc(b, i ? ',' : '[');
+    gql_json_write_plain(b, e->values[v].name);
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
+  return true;
+}
+
+/* [...] for enum indices items[0..count) of enum pf->named: true when
+ * written; false (nothing written) when an index is out of range. A short
+ * list of short names (exec_type.quoted) takes one capacity check and a
+ * copy of each value's slot, with no call. */
+static inline __attribute__((always_inline)) bool
+enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
+               size_t count) {
+  const char *q = ((const exec_type *)pf->named->exec_data)->quoted;
+  size_t need = count * ENUM_SLOT + 2;
+  if (GQL_UNLIKELY(!q || count > 64 ||
+                   (b->cap - b->len < need && !gql_buf_reserve(b, need))))
+    return enum_items_slow(b, pf, items, count);
+  uint32_t nvalues = pf->named->nvalues;
+  char *start = b->data + b->len, *d = start;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (GQL_UNLIKELY(v >= nvalues))
+      return false; /* b->len has not moved */
+    const char *slot = q + (size_t)v * ENUM_SLOT;
+    uint8_t n = (uint8_t)slot[ENUM_SLOT - 1];
+    memcpy(d, slot, 16);
+    if (n > 16)
+      memcpy(d + 16, slot + 16, 16);
+    d += n;
+  }
+  if (count)
+    *start = '[';
+  else
+    *d++ = '[';
+  *d++ = ']';
+  b->len = (size_t)(d - b->data);
+  return true;
+}
+
+/* An enum list member (MEMBER_LIST_ENUM) of parent p written straight
+ * into b: true when written; false (nothing written) when it needs the
+ * general path (a null list, an index out of range), which writes it
+ * again from the start: enum items have no side effects to repeat. */
+static __attribute__((noinline)) bool
+enum_list_write(gql_buf *b, const plan_field *pf, const char *p) {
+  const exec_resolver *r = pf->field->resolver;
+  const uint8_t *items =
+      (const uint8_t *)ld_items(p, pf->member_off, r->items_inline);
+  if (!items)
+    return false;
+  size_t count = ld_count(p + r->count_offset, r->count_size);
+  return enum_items_put(b, pf, items, count);
+}
+
+static bool members_list(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
+                         const char *p, const path_frame *path);
+
+/* One field of an all-members object (see members_fields): true when the
+ * object must become null. */
+static inline __attribute__((always_inline)) bool
+member_field(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *p,
+             const path_frame *path) {
+  bool done;
+  const char *m = p + pf->member_off;
+  /* one switch: each scalar case is member_write of a constant kind */
+  switch (pf->member) {
+#define SCALAR(kind)                                                           \
+  case kind:                                                                   \
+    done = member_write(b, kind, pf, m);                                       \
+    break;
+    SCALAR(MEMBER_INT32)
+    SCALAR(MEMBER_INT64_INT)
+    SCALAR(MEMBER_INT64)
+    SCALAR(MEMBER_DOUBLE)
+    SCALAR(MEMBER_BOOL)
+    SCALAR(MEMBER_STR)
+    SCALAR(MEMBER_CSTR)
+    SCALAR(MEMBER_ENUM)
+#undef SCALAR
+  case MEMBER_LIST_ENUM:
+    done = enum_list_write(b, pf, p);
+    break;
+  case MEMBER_LIST_OBJECTS:
+    return members_list(ctx, b, pf, p, path);
+  default: /* MEMBER_NONE: not in an all-members set */
+    __builtin_unreachable();
+  }
+  return !done && field_general(ctx, b, pf, p, path);
+}
+
+/* The resolver of a list member beside other fields (plan_field.fn for
+ * MEMBER_LIST_*): written as in an all-members object when the output is
+ * the field's own in direct mode (its frame's parent is the object's
+ * path), untraced, and the list is not null; else the general path. */
+static void member_list(const gql_resolve_info *info, const void *parent,
+                        gql_out *o) {
+  const plan_field *pf = info->pf;
+  exec_ctx *ctx = o->own.ctx;
+  if (GQL_LIKELY(parent && !o->node && !o->written && !ctx->hooks)) {
+    const exec_resolver *r = pf->field->resolver;
+    if (pf->member == MEMBER_LIST_ENUM) {
+      if (enum_list_write(ctx->out, pf, parent)) {
+        set_written(o);
+        return;
+      }
+    } else if (ld_items(parent, pf->member_off, r->items_inline)) {
+      set_written(o);
+      if (members_list(ctx, ctx->out, pf, parent, o->own.path->parent))
+        o->prop = true; /* the non-null list failed */
+      return;
+    }
+  }
+  gql_exec_member_resolver(info, parent, o);
+}
+
 /* object_fields for a plan set whose fields are all members
  * (plan_set.all_members), untraced, of a parent at `path`: keys and
  * values, nothing else, unless a value needs the general path. */
 static inline __attribute__((always_inline)) bool
 members_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps,
                const void *parent, const path_frame *path, char open) {
-  const plan_field *pf = ps->fields, *end = pf + ps->nfields;
+  const plan_field *pf = ps->fields, *end = ps->fields_end;
   const char *p = parent;
   if (open)
     put_item_key(b, open, pf);
   else
     put_key(b, '{', pf);
-  if (!member_direct(b, pf, p + pf->member_off) &&
-      field_general(ctx, b, pf, parent, path))
+  if (member_field(ctx, b, pf, p, path))
     return true;
   while (++pf < end) {
     put_key(b, ',', pf);
-    if (!member_direct(b, pf, p + pf->member_off) &&
-        field_general(ctx, b, pf, parent, path))
+    if (member_field(ctx, b, pf, p, path))
       return true;
   }
   gql_buf_putc(b, '}');
@@ -1774,25 +1970,56 @@ void gql_out_object_array(gql_out *o, const void *base, size_t count,
 }
 
 /* The plan of an object item of list field `pf` (direct mode): by the
- * field's object type, the given type, or the abstract type's
+ * field's object type, the given type *type, or the abstract type's
  * resolve_type; NULL when the item needs the general path (a null, an
- * error). */
+ * error), with *type what the general path is to be given: resolve_type's
+ * answer, when it was called (one call per item, as graphql-js makes),
+ * and UINT32_MAX - 1 (no type) for an answer that is no type index. */
 static inline const plan_set *item_plan(const gql_resolve_info *info,
                                         const plan_field *pf, const void *obj,
-                                        uint32_t type) {
+                                        uint32_t *type) {
   if (!obj)
     return NULL;
   if (pf->named_object)
     return pf->subs[0];
-  if (type == GQL_TYPE_AUTO) {
+  uint32_t t = *type;
+  if (t == GQL_TYPE_AUTO) {
     if (!pf->resolve_type)
       return NULL;
     int64_t r = pf->resolve_type(info, obj);
-    if ((uint64_t)r >= GQL_TYPE_AUTO) /* negative, or not a type index */
+    if (GQL_UNLIKELY((uint64_t)r >= GQL_TYPE_AUTO)) {
+      *type = GQL_TYPE_AUTO - 1; /* negative, or not a type index */
       return NULL;
-    type = (uint32_t)r; /* sub_plan finds only a possible object type */
+    }
+    t = (uint32_t)r;
   }
-  return sub_plan(pf, type);
+  /* sub_plan finds only a possible object type */
+  const plan_set *ps = sub_plan(pf, t);
+  if (GQL_UNLIKELY(!ps))
+    *type = t;
+  return ps;
+}
+
+/* item_plan for an item whose plan depends on it (plan_field.list_plan
+ * NULL: an abstract type, GQL_TYPE_AUTO): resolve_type's. */
+static inline const plan_set *item_resolved(const gql_resolve_info *info,
+                                            const plan_field *pf,
+                                            const void *obj, uint32_t *type) {
+  if (!obj)
+    return NULL;
+  if (GQL_UNLIKELY(!pf->resolve_type)) {
+    *type = GQL_TYPE_AUTO - 1; /* see list_item_type */
+    return NULL;
+  }
+  int64_t r = pf->resolve_type(info, obj);
+  if (GQL_UNLIKELY((uint64_t)r >= GQL_TYPE_AUTO)) {
+    *type = GQL_TYPE_AUTO - 1;
+    return NULL;
+  }
+  const plan_set *ps = sub_plan(pf, (uint32_t)r);
+  if (GQL_UNLIKELY(!ps))
+    *type = (uint32_t)r;
+  return ps;
 }
 
 /* Direct mode, the field's own list output (not an item of an outer
@@ -1826,6 +2053,110 @@ static __attribute__((noinline)) bool bulk_item(gql_out *o, path_frame *fr,
   return io.prop;
 }
 
+/* An object item of list member `pf` that needs the general path (a
+ * null item, a type that resolve_type cannot give), written as
+ * gql_out_object_ptrs's bulk_item would, through an output for the field
+ * (at frame `ffr`, its value starting at `mark`): 0 when written; else
+ * the list failed, and 1 when it is now null, -1 when the object must
+ * become null. */
+static __attribute__((noinline)) int
+list_item_general(exec_ctx *ctx, const plan_field *pf, const path_frame *ffr,
+                  path_frame *fr, size_t mark, const void *obj, uint32_t type) {
+  gql_out lo;
+  out_init(&lo, ctx, pf, pf->type, LEAF_NONE, ffr, NULL);
+  lo.own.args = NULL;
+  lo.own.trace = NULL;
+  lo.mark = mark;
+  lo.written = true;
+  if (!bulk_item(&lo, fr, obj, type, false))
+    return 0;
+  value_failed(&lo);
+  return lo.prop ? -1 : 1;
+}
+
+/* The items of members_list: `ptrs` (pointers, else structs step bytes
+ * apart) and `fixed` (every item's plan, else item_plan's) are constants
+ * in each of its copies, so that the loop keeps few registers. Every item
+ * opens with ',', the first made '[' at the end. */
+static inline __attribute__((always_inline)) bool
+list_items(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *it,
+           size_t count, size_t stride, path_frame *fr,
+           const gql_resolve_info *info, bool ptrs, const plan_set *fixed) {
+  size_t step = ptrs ? sizeof(void *) : stride, mark = b->len;
+  /* the item's index is its path frame's (fr->index is 0) */
+  for (size_t n = count; n; n--, it += step, fr->index++) {
+    const void *obj = ptrs ? ld_ptr(it) : (const void *)it;
+    /* what the general path is given: a fixed plan's type matters only
+     * for an item that is not NULL, which gets the plan */
+    uint32_t t = GQL_TYPE_AUTO;
+    const plan_set *ps = !fixed         ? item_resolved(info, pf, obj, &t)
+                         : ptrs && !obj ? NULL
+                                        : fixed;
+    if (GQL_UNLIKELY(ps == NULL)) {
+      gql_buf_putc(b, ',');
+      int r = list_item_general(ctx, pf, fr->parent, fr, mark, obj, t);
+      if (r)
+        return r < 0;
+      continue;
+    }
+    size_t imark = b->len + 1; /* after the ',' */
+    bool failed;
+    if (GQL_LIKELY(ps->all_members)) {
+      failed = members_fields(ctx, b, ps, obj, fr, ',');
+    } else {
+      gql_buf_putc(b, ',');
+      failed = object_direct(ctx, ps, obj, fr);
+    }
+    if (GQL_LIKELY(!failed))
+      continue;
+    if (pf->list_item.nmods == 0) { /* a null item */
+      b->len = imark;
+      gql_buf_append(b, "null", 4);
+      continue;
+    }
+    /* a non-null item failed: the list fails */
+    if (gql_type_ref_is_non_null(pf->type))
+      return true;
+    b->len = mark;
+    gql_buf_append(b, "null", 4);
+    return false;
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  else if (b->len > mark) /* not when the buffer failed */
+    b->data[mark] = '[';
+  gql_buf_putc(b, ']');
+  return false;
+}
+
+/* A list member of objects (MEMBER_LIST_OBJECTS) of parent p in an
+ * all-members object (untraced, direct): gql_out_object_ptrs's or
+ * gql_out_object_array's fast path without an output, each all-members
+ * item inline; true when the object must become null. */
+static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
+                                                   const plan_field *pf,
+                                                   const char *p,
+                                                   const path_frame *path) {
+  const exec_resolver *r = pf->field->resolver;
+  const char *items = ld_items(p, pf->member_off, r->items_inline);
+  if (!items) /* a null list */
+    return field_general(ctx, b, pf, p, path);
+  size_t count = ld_count(p + r->count_offset, r->count_size);
+  path_frame ffr = {path, &pf->key, 0}; /* the field's */
+  path_frame fr = {&ffr, NULL, 0};      /* its items' */
+  /* what resolve_type is told: the field's info, as a resolver's output
+   * would give it */
+  gql_resolve_info info = {.ctx = ctx, .pf = pf, .path = &ffr};
+  const plan_set *fixed = pf->list_plan;
+  if (r->list == GQL_LIST_OBJECT_PTRS)
+    return fixed ? list_items(ctx, b, pf, items, count, 0, &fr, &info, true,
+                              fixed)
+                 : list_items(ctx, b, pf, items, count, 0, &fr, &info, true,
+                              NULL);
+  return list_items(ctx, b, pf, items, count, r->stride, &fr, &info, false,
+                    fixed);
+}
+
 typedef struct ptr_list {
   const void *const *items;
   uint32_t type;
@@ -1852,7 +2183,8 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
       char open = i ? ',' : '[';
       fr.index = (int64_t)i;
       const void *obj = items[i];
-      const plan_set *ps = item_plan(info, pf, obj, type);
+      uint32_t t = type;
+      const plan_set *ps = item_plan(info, pf, obj, &t);
       size_t mark = b->len + 1; /* after `open` */
       if (GQL_LIKELY(ps != NULL)) {
         /* an all-members item inline (no call), others out of line */
@@ -1872,7 +2204,7 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
         }
       } else {
         gql_buf_putc(b, open);
-        if (!bulk_item(o, &fr, obj, type, false))
+        if (!bulk_item(o, &fr, obj, t, false))
           continue;
       }
       value_failed(o);
@@ -1900,8 +2232,13 @@ void gql_out_enum_indices(gql_out *o, const uint8_t *indices, size_t count) {
     exec_ctx *ctx = o->own.ctx;
     const gql_type *ty = o->own.pf->named;
     gql_buf *b = ctx->out;
-    path_frame fr = {o->own.path, NULL, 0};
     set_written(o);
+    if (GQL_LIKELY(enum_items_put(b, o->own.pf, indices, count))) {
+      DONE(o);
+      return;
+    }
+    /* an index out of range: item by item */
+    path_frame fr = {o->own.path, NULL, 0};
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
@@ -2019,7 +2356,7 @@ uint32_t gql_info_parent_type(const gql_resolve_info *info) {
 }
 const gql_value *gql_arg(const gql_resolve_info *info, const char *name) {
   const gql_json_value *a = info->pf->has_args ? info->args : NULL;
-  if (!a)
+  if (!a || !a->object.count)
     return NULL;
   size_t n = strlen(name);
   for (size_t i = 0; i < a->object.count; i++) {

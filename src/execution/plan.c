@@ -83,6 +83,58 @@ int gql_schema_set_member(gql_schema *s, const char *type, const char *field,
   return 0;
 }
 
+/* Whether list member `m` fits field `f` (see gql_schema_set_list_member). */
+static bool list_member_fits(const gql_schema *s, const gql_field *f,
+                             const gql_list_member *m) {
+  gql_type_ref t = gql_type_ref_nullable(f->type);
+  if (!gql_type_ref_is_list(t))
+    return false;
+  gql_type_ref item = gql_type_ref_nullable(gql_type_ref_unwrap(t));
+  if (gql_type_ref_is_list(item))
+    return false; /* a list of lists */
+  uint32_t named = f->type.type;
+  const gql_type *nt = &s->types[named];
+  if (m->kind == GQL_LIST_ENUM_U8)
+    return nt->kind == GQL_TYPE_ENUM;
+  if (nt->kind != GQL_TYPE_OBJECT && !gql_schema_is_abstract(s, named))
+    return false;
+  if (m->type == GQL_TYPE_AUTO)
+    return true;
+  if (m->type >= s->ntypes || s->types[m->type].kind != GQL_TYPE_OBJECT)
+    return false;
+  return nt->kind == GQL_TYPE_OBJECT
+             ? m->type == named
+             : gql_schema_is_possible_type(s, named, m->type);
+}
+
+int gql_schema_set_list_member(gql_schema *s, const char *type,
+                               const char *field, const gql_list_member *m) {
+  if (!m || m->kind < GQL_LIST_OBJECT_PTRS || m->kind > GQL_LIST_STRUCTS ||
+      (m->count_size != 1 && m->count_size != 2 && m->count_size != 4 &&
+       m->count_size != 8) ||
+      m->items_offset > UINT32_MAX || m->count_offset > UINT32_MAX ||
+      m->stride > UINT32_MAX)
+    return GQL_EINVAL;
+  int rc;
+  gql_field *f = settable_field(s, type, field, &rc);
+  if (!f)
+    return rc;
+  if (!list_member_fits(s, f, m))
+    return GQL_EINVAL;
+  if ((rc = set_field_resolver(s, f, gql_exec_member_resolver, NULL,
+                               GQL_RESOLVER_SYNC)) < 0)
+    return rc;
+  exec_resolver *r = (exec_resolver *)f->resolver;
+  r->offset = (uint32_t)m->items_offset;
+  r->list = (uint8_t)m->kind;
+  r->items_inline = m->items_inline;
+  r->count_size = m->count_size;
+  r->count_offset = (uint32_t)m->count_offset;
+  r->stride = (uint32_t)m->stride;
+  r->item_type = m->kind == GQL_LIST_ENUM_U8 ? GQL_TYPE_AUTO : m->type;
+  return 0;
+}
+
 /* How the executor writes a member of `kind` for fast-path kind `dleaf`
  * (plan_field.member): MEMBER_NONE when the general path must. */
 static uint8_t member_fast(uint8_t kind, uint8_t dleaf) {
@@ -140,6 +192,30 @@ static void never_called(const gql_resolve_info *info, const void *parent,
   gql_out_null(out);
 }
 
+/* exec_type.quoted of enum `ty` into *out: NULL when a name is too long
+ * for a slot; false when out of memory. */
+static bool quoted_values(gql_schema *s, const gql_type *ty, const char **out) {
+  *out = NULL;
+  for (uint32_t i = 0; i < ty->nvalues; i++)
+    if (ty->values[i].name.len + 3 >= ENUM_SLOT)
+      return true;
+  char *q = gql_arena_alloc(s->arena, (size_t)ty->nvalues * ENUM_SLOT + 1);
+  if (!q)
+    return false;
+  memset(q, 0, (size_t)ty->nvalues * ENUM_SLOT);
+  for (uint32_t i = 0; i < ty->nvalues; i++) {
+    gql_str n = ty->values[i].name; /* a name: no escapes */
+    char *slot = q + (size_t)i * ENUM_SLOT;
+    slot[0] = ',';
+    slot[1] = '"';
+    memcpy(slot + 2, n.ptr, n.len);
+    slot[n.len + 2] = '"';
+    slot[ENUM_SLOT - 1] = (char)(n.len + 3);
+  }
+  *out = q;
+  return true;
+}
+
 /* Synchronous types by fixpoint: start with every type, remove objects with
  * an asynchronous field and abstract types with an asynchronous possible
  * type until nothing changes. */
@@ -150,7 +226,9 @@ int gql_schema_finalize(gql_schema *s) {
     return 0;
   gql_exec_register_introspection(s);
   for (uint32_t t = 0; t < s->ntypes; t++) {
-    if (!type_data(s, t))
+    exec_type *et = type_data(s, t);
+    if (!et || (s->types[t].kind == GQL_TYPE_ENUM &&
+                !quoted_values(s, &s->types[t], &et->quoted)))
       return GQL_ENOMEM;
     s->types[t].sync = true;
   }
@@ -726,6 +804,7 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
         pf->arg_error = msg;
         pf->arg_error_off = off;
       }
+      pf->args_ready = !pf->arg_error && pf->args_const;
     }
   }
   uint32_t t = def->type.type;
@@ -753,6 +832,12 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   }
   pf->member = r && pf->plain ? member_fast(r->member, pf->dleaf) : 0;
   pf->member_off = r ? r->offset : 0;
+  if (r && r->list && pf->plain) {
+    /* list_member_fits made the field [I] or [I]! with a named I or I!,
+     * whose list_dleaf is then LEAF_ENUM or LEAF_OBJECT */
+    pf->member =
+        r->list == GQL_LIST_ENUM_U8 ? MEMBER_LIST_ENUM : MEMBER_LIST_OBJECTS;
+  }
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
   const exec_type *et = ty->exec_data;
@@ -803,6 +888,14 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
       pf->sub_table[types[i] - lo] = pf->subs[i];
     pf->sub_lo = lo;
     pf->sub_span = hi - lo + 1;
+  }
+  if (pf->member == MEMBER_LIST_OBJECTS && !b->err) {
+    uint32_t item_type = ((const exec_resolver *)def->resolver)->item_type;
+    if (pf->named_object)
+      pf->list_plan = pf->subs[0];
+    for (uint32_t i = 0; i < ntypes && item_type != GQL_TYPE_AUTO; i++)
+      if (pf->sub_types[i] == item_type)
+        pf->list_plan = pf->subs[i];
   }
 }
 
@@ -1018,6 +1111,7 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
     memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
+                   .fields_end = sb.fields + sb.nfields,
                    .nfields = sb.nfields,
                    .entries = entries,
                    .nentries = sb.any_cond ? sb.nentries : 0,
