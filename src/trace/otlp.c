@@ -340,6 +340,21 @@ void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
   b->len = (size_t)(w + sizeof ptr - b->data);
 }
 
+void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
+                          uint64_t start, uint64_t end, const char *tail,
+                          size_t n) {
+  if (GQL_UNLIKELY(b->cap - b->len < n + OTLP_RECORD_HEAD) &&
+      !gql_buf_reserve(b, n + OTLP_RECORD_HEAD))
+    return;
+  char *w = b->data + b->len;
+  w = w32(w, head);
+  w = w32(w, parent);
+  w = w64(w, start);
+  w = w64(w, end > start ? end : start);
+  memcpy(w, tail, n);
+  b->len = (size_t)(w + n - b->data);
+}
+
 /* The flags beyond a resolve span's own (attributes, error, events). */
 static uint32_t extra_flags(const trace_span *s) {
   return (s->attrs ? REC_ATTRS : 0) | (s->error_type ? REC_ERROR : 0) |

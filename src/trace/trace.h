@@ -114,6 +114,14 @@ void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
  * whatever the field. */
 void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
                          uint32_t parent, uint64_t start, uint64_t end);
+/* Every record starts with 24 bytes: kind and flags, parent, start, end. */
+enum { OTLP_RECORD_HEAD = 24 };
+/* A record whose first 4 bytes are `head` and whose bytes past the times
+ * are tail[0..n) (taken from an earlier gql_otlp_record of the same span
+ * with pinned or copied contents). */
+void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
+                          uint64_t start, uint64_t end, const char *tail,
+                          size_t n);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,

@@ -60,6 +60,13 @@ typedef struct op_memo {
   uint8_t *answers;
   int32_t answers_depth;
   bool answers_ok;
+  /* the execute span's record past its times (gql_otlp_record_tail):
+   * name, pinned resource and the operation's tags, the same for every
+   * request of the operation with this no_signature, when exec_len */
+  char *exec_img;
+  size_t exec_len, exec_cap;
+  uint32_t exec_head; /* its first 4 bytes: kind and flags */
+  bool exec_nosig;
 } op_memo;
 
 struct gql_trace {
@@ -994,25 +1001,54 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
 static void finish_entry(gql_trace *tr, uint64_t now) {
   trace_span *ex = tr->exec;
   tr->entry = false; /* done: nothing for gql_trace_end to make */
+  op_memo *m = &tr->memo;
+  /* the execute span's record from the memo's image: nothing on it but
+   * what execute_tags would add (entry mode: no source or variable tags) */
+  bool clean = ex && tr->memo_hit && tr->p && !ex->attrs && !ex->error_type &&
+               !ex->events && !tr->o.source && !tr->o.nvariables;
+  bool img = clean && m->exec_len && m->exec_nosig == tr->o.no_signature;
   if (ex) {
-    execute_tags(tr, ex);
+    if (!img)
+      execute_tags(tr, ex);
     ex->end = now;
     ex->ended = true;
   }
-  uint32_t m = entry_order(tr);
-  gql_buf *b = queue_open(tr, now, tr->nspans + m);
+  uint32_t nfirst = entry_order(tr);
+  gql_buf *b = queue_open(tr, now, tr->nspans + nfirst);
   if (!b)
     return;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     const trace_span *s = tr->spans[i];
+    uint32_t parent = s->up ? s->up->idx + 1 : 0;
+    if (s == ex && img) {
+      gql_otlp_record_tail(b, m->exec_head, parent, s->start, s->end,
+                           m->exec_img, m->exec_len);
+      continue;
+    }
+    size_t at = b->len;
     otlp_resolve r;
-    gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
+    gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+    if (s == ex && clean && ex->resource_pinned && !b->failed &&
+        b->len >= at + OTLP_RECORD_HEAD) { /* keep its image */
+      size_t n = b->len - at - OTLP_RECORD_HEAD;
+      char *c = m->exec_img;
+      if (n > m->exec_cap && (c = realloc(m->exec_img, n))) {
+        m->exec_img = c;
+        m->exec_cap = n;
+      }
+      if (n <= m->exec_cap) {
+        memcpy(m->exec_img, b->data + at + OTLP_RECORD_HEAD, n);
+        memcpy(&m->exec_head, b->data + at, 4);
+        m->exec_len = n;
+        m->exec_nosig = tr->o.no_signature;
+      }
+    }
   }
   const uint64_t *own = tr->stamps, *st = tr->starts;
   const char *blobs = tr->blobs, *pinned = tr->pinned;
   const uint32_t *off = tr->blob_off;
   uint32_t *pos = tr->order + tr->nowners, exec_pos = ex ? ex->idx + 1 : 0;
-  for (uint32_t i = 0; i < m; i++) {
+  for (uint32_t i = 0; i < nfirst; i++) {
     uint32_t k = tr->order[i], pk = tr->plan[k].parent, parent = exec_pos;
     pos[k] = tr->nspans + i + 1;
     uint64_t end = own[k];
@@ -1057,7 +1093,7 @@ static void finish_entry(gql_trace *tr, uint64_t now) {
     otlp_resolve r;
     gql_otlp_record(b, &s, parent, resolve_of(tr, &s, &r));
   }
-  gql_tracer_push(tr->tracer, b, tr->nspans + m);
+  gql_tracer_push(tr->tracer, b, tr->nspans + nfirst);
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
@@ -1250,7 +1286,9 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
                  .blobs = m->blobs,
                  .blob_off = m->blob_off,
                  .sig = GQL_STR(""),
-                 .answers = m->answers};
+                 .answers = m->answers,
+                 .exec_img = m->exec_img,
+                 .exec_cap = m->exec_cap};
   memo_blobs(m, p);
   if (tr->tracer && m->blobs && m->blob_off) {
     uint32_t total = m->blob_off[m->n];
@@ -1410,6 +1448,7 @@ void gql_trace_destroy(gql_trace *tr) {
   free(tr->memo.blobs);
   free(tr->memo.blob_off);
   free(tr->memo.answers);
+  free(tr->memo.exec_img);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);
