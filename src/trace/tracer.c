@@ -8,6 +8,7 @@
  * The trace then holds nothing but its arena until gql_trace_end. */
 #include "trace.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -82,9 +83,10 @@ typedef struct op_memo {
   bool refs_ok;
 } op_memo;
 
+enum { SPANS_INLINE = 4 };
+
 struct gql_trace {
   gql_tracer *tracer;
-  gql_arena *arena;
   gql_trace_options o;
   gql_trace_subscriber sub;
   gql_hooks hooks;
@@ -106,12 +108,10 @@ struct gql_trace {
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
-  gql_buf scratch; /* the records, reused */
-  bool tsc;        /* the tracer's clock is the time-stamp counter */
-  op_memo memo;    /* kept across requests (see op_memo) */
-  bool memo_hit;   /* tr->p is memo.p's operation */
-  bool lean;       /* plan, calls and stamps, no variable tags (lean_first) */
-  bool mixed;      /* a resolve_start took the general path (see finish_lean) */
+  bool tsc;      /* the tracer's clock is the time-stamp counter */
+  bool memo_hit; /* tr->p is memo.p's operation */
+  bool lean;     /* plan, calls and stamps, no variable tags (lean_first) */
+  bool mixed;    /* a resolve_start took the general path (see finish_lean) */
   const char *blobs;        /* memo.blobs and blob_off when they are this */
   const uint32_t *blob_off; /* operation's, or NULL */
   const char *pinned;       /* memo.pinned then, or NULL */
@@ -125,6 +125,14 @@ struct gql_trace {
   uint64_t *starts; /* by plan field ordinal: hooks.starts */
   gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
   uint32_t *order;  /* nowners * 2: the order of first calls, positions */
+  /* ---- kept across requests (gql_trace_begin clears what comes before) */
+  gql_arena *arena;
+  gql_buf scratch; /* the records, reused */
+  op_memo memo;    /* see op_memo */
+  /* the first spans and their pointers (execute, parse, validate): no
+   * arena call for them (span_alloc) */
+  trace_span *spans0[SPANS_INLINE];
+  trace_span span0[SPANS_INLINE];
 };
 
 /* The tracer's clock, inline when it is the time-stamp counter. */
@@ -212,6 +220,11 @@ void gql_trace_options_init(gql_trace_options *o) {
 /* Spans come from slabs allocated with each growth of the span array: one
  * arena call per doubling, not one per span. */
 static trace_span *span_alloc(gql_trace *tr, uint8_t kind, gql_str name) {
+  if (!tr->cap) { /* the trace's own */
+    tr->spans = tr->spans0;
+    tr->slab = tr->span0;
+    tr->cap = SPANS_INLINE;
+  }
   if (tr->nspans == tr->cap) {
     uint32_t nc = tr->cap ? tr->cap * 2 : 16;
     trace_span **n =
@@ -1228,24 +1241,21 @@ static void on_execute_finish(void *ctx, bool has_errors) {
  * buffer and makes no allocator call per request. */
 gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
-  gql_arena *a;
-  gql_buf scratch;
-  op_memo memo = {0};
   if (tr) {
-    a = tr->arena;
-    scratch = tr->scratch;
-    scratch.len = 0;
-    memo = tr->memo;
+    tr->scratch.len = 0;
   } else {
     if (!(tr = malloc(sizeof *tr)))
       return NULL;
-    if (!(a = gql_arena_new(NULL))) {
+    if (!(tr->arena = gql_arena_new(NULL))) {
       free(tr);
       return NULL;
     }
-    gql_buf_init(&scratch, NULL);
+    gql_buf_init(&tr->scratch, NULL);
+    tr->memo = (op_memo){0};
   }
-  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch, .memo = memo};
+  /* the per-request part (arena, scratch and memo are kept) */
+  memset(tr, 0, offsetof(gql_trace, arena));
+  tr->tracer = t;
   if (o)
     tr->o = *o;
   else
