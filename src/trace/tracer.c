@@ -910,9 +910,11 @@ static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
 }
 
 /* Encodes every span not yet queued and hands them to the tracer. The
- * trace's ids are drawn here (seeded by the last clock read and the
- * trace's address; the high word of the trace id starts with the first
- * span's Unix second): no clock read of their own. */
+ * trace's ids come from one random draw here (seeded by the last clock
+ * read and the trace's address; the high word of the trace id starts
+ * with the first span's Unix second; the rest and the span id base are
+ * the draw and a bijective mix of it, no more and no less random than
+ * more draws from that seed would be): no clock read of their own. */
 static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   if (tr->queued)
     return NULL;
@@ -922,12 +924,12 @@ static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   gql_tracer *t = tr->tracer;
   uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
-  otlp_ids ids = {.trace_hi =
-                      (secs << 32) | (gql_tracer_random(t, &rng) & 0xffffffffu),
-                  .trace_lo = gql_tracer_random(t, &rng)};
+  uint64_t z = gql_tracer_random(t, &rng), w = z * 0xd6e8feb86659fd93u;
+  w ^= w >> 32;
+  otlp_ids ids = {.trace_hi = (secs << 32) | (w & 0xffffffffu), .trace_lo = z};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), nspans);
+  gql_otlp_trace_header(b, &ids, w * 0x9e3779b97f4a7c15u ^ (z >> 29), nspans);
   return b;
 }
 
