@@ -220,23 +220,24 @@ void gql_trace_options_init(gql_trace_options *o) {
 /* Spans come from slabs allocated with each growth of the span array: one
  * arena call per doubling, not one per span. */
 static trace_span *span_alloc(gql_trace *tr, uint8_t kind, gql_str name) {
-  if (!tr->cap) { /* the trace's own */
-    tr->spans = tr->spans0;
-    tr->slab = tr->span0;
-    tr->cap = SPANS_INLINE;
-  }
-  if (tr->nspans == tr->cap) {
-    uint32_t nc = tr->cap ? tr->cap * 2 : 16;
-    trace_span **n =
-        gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
-    trace_span *slab =
-        gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
-    if (!n || !slab)
-      return NULL;
-    tr->spans = n;
-    tr->slab = slab;
-    tr->slab_base = tr->cap;
-    tr->cap = nc;
+  if (GQL_UNLIKELY(tr->nspans == tr->cap)) {
+    if (!tr->cap) { /* the trace's own */
+      tr->spans = tr->spans0;
+      tr->slab = tr->span0;
+      tr->cap = SPANS_INLINE;
+    } else {
+      uint32_t nc = tr->cap * 2;
+      trace_span **n =
+          gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
+      trace_span *slab =
+          gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
+      if (!n || !slab)
+        return NULL;
+      tr->spans = n;
+      tr->slab = slab;
+      tr->slab_base = tr->cap;
+      tr->cap = nc;
+    }
   }
   trace_span *s = &tr->slab[tr->nspans - tr->slab_base];
   *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
