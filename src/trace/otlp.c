@@ -269,6 +269,11 @@ void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
   b->len = (size_t)(w - b->data);
 }
 
+void gql_otlp_trace_header_count(gql_buf *b, uint32_t nspans) {
+  if (b->len >= 28 && !b->failed)
+    memcpy(b->data + 24, &nspans, 4);
+}
+
 void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,
                           gql_str name, gql_str type, gql_str mods) {
   gql_str key = s->key;
@@ -326,18 +331,33 @@ void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
   b->len = (size_t)(w + (n - 4) - b->data);
 }
 
+uint32_t gql_otlp_ref_head(uint32_t head) {
+  return head | (uint32_t)REC_BLOB_REF << 8;
+}
+
 void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
                          uint32_t parent, uint64_t start, uint64_t end) {
-  if (GQL_UNLIKELY(b->cap - b->len < 32) && !gql_buf_reserve(b, 32))
+  if (GQL_UNLIKELY(b->cap - b->len < OTLP_REF_RECORD) &&
+      !gql_buf_reserve(b, OTLP_REF_RECORD))
+    return;
+  char *w = gql_otlp_put_ref(b->data + b->len, gql_otlp_ref_head(head), ref,
+                             parent, start, end);
+  b->len = (size_t)(w - b->data);
+}
+
+void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
+                          uint64_t start, uint64_t end, const char *tail,
+                          size_t n) {
+  if (GQL_UNLIKELY(b->cap - b->len < n + OTLP_RECORD_HEAD) &&
+      !gql_buf_reserve(b, n + OTLP_RECORD_HEAD))
     return;
   char *w = b->data + b->len;
-  w = w32(w, head | (uint32_t)REC_BLOB_REF << 8);
+  w = w32(w, head);
   w = w32(w, parent);
   w = w64(w, start);
   w = w64(w, end > start ? end : start);
-  uintptr_t ptr = (uintptr_t)ref;
-  memcpy(w, &ptr, sizeof ptr);
-  b->len = (size_t)(w + sizeof ptr - b->data);
+  memcpy(w, tail, n);
+  b->len = (size_t)(w + n - b->data);
 }
 
 /* The flags beyond a resolve span's own (attributes, error, events). */

@@ -114,6 +114,33 @@ void gql_otlp_record_blob(gql_buf *b, const char *blob, size_t n,
  * whatever the field. */
 void gql_otlp_record_ref(gql_buf *b, uint32_t head, const char *ref,
                          uint32_t parent, uint64_t start, uint64_t end);
+/* A record by reference is 32 bytes; gql_otlp_put_ref writes one at w
+ * (room reserved) with head_ref = gql_otlp_ref_head(the blob's first 4
+ * bytes), for a writer of many (gql_otlp_record_ref: one). */
+enum { OTLP_REF_RECORD = 32 };
+uint32_t gql_otlp_ref_head(uint32_t head);
+static inline char *gql_otlp_put_ref(char *w, uint32_t head_ref,
+                                     const char *ref, uint32_t parent,
+                                     uint64_t start, uint64_t end) {
+  uint64_t e = end > start ? end : start;
+  uintptr_t ptr = (uintptr_t)ref;
+  memcpy(w, &head_ref, 4);
+  memcpy(w + 4, &parent, 4);
+  memcpy(w + 8, &start, 8);
+  memcpy(w + 16, &e, 8);
+  memcpy(w + 24, &ptr, sizeof ptr);
+  return w + 24 + sizeof ptr;
+}
+/* Sets the span count of the trace header at the start of b. */
+void gql_otlp_trace_header_count(gql_buf *b, uint32_t nspans);
+/* Every record starts with 24 bytes: kind and flags, parent, start, end. */
+enum { OTLP_RECORD_HEAD = 24 };
+/* A record whose first 4 bytes are `head` and whose bytes past the times
+ * are tail[0..n) (taken from an earlier gql_otlp_record of the same span
+ * with pinned or copied contents). */
+void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
+                          uint64_t start, uint64_t end, const char *tail,
+                          size_t n);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
  * leading comma unless `first`); times converted with t's clock. */
 int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,

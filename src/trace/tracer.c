@@ -8,6 +8,7 @@
  * The trace then holds nothing but its arena until gql_trace_end. */
 #include "trace.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,6 +34,15 @@ typedef struct plan_info {
   bool shared;      /* under an abstract type: its collapsed path may be
                      * another planned field's too (see plan_span) */
 } plan_info;
+
+/* What a planned field's record by reference repeats per request: its
+ * pinned image (NULL: none, the record is made another way), the head
+ * (gql_otlp_ref_head) and the parent planned field's ordinal. */
+typedef struct rec_ref {
+  const char *ref;
+  uint32_t head;
+  uint32_t parent;
+} rec_ref;
 
 /* What the last operation this trace served left (the trace is pooled,
  * and one thread serving requests one after the other gets it back):
@@ -60,11 +70,23 @@ typedef struct op_memo {
   uint8_t *answers;
   int32_t answers_depth;
   bool answers_ok;
+  /* the execute span's record past its times (gql_otlp_record_tail):
+   * name, pinned resource and the operation's tags, the same for every
+   * request of the operation with this no_signature, when exec_len */
+  char *exec_img;
+  size_t exec_len, exec_cap;
+  uint32_t exec_head; /* its first 4 bytes: kind and flags */
+  bool exec_nosig;
+  /* per planned field, its record by reference's fixed parts (n entries,
+   * when refs_ok: every blob pinned) */
+  struct rec_ref *refs;
+  bool refs_ok;
 } op_memo;
+
+enum { SPANS_INLINE = 4 };
 
 struct gql_trace {
   gql_tracer *tracer;
-  gql_arena *arena;
   gql_trace_options o;
   gql_trace_subscriber sub;
   gql_hooks hooks;
@@ -86,15 +108,14 @@ struct gql_trace {
   uint32_t nowners;
   path_slot *paths; /* path string → index in spans (resolve spans) */
   uint32_t npaths, paths_cap;
-  gql_buf scratch; /* the records, reused */
-  bool tsc;        /* the tracer's clock is the time-stamp counter */
-  op_memo memo;    /* kept across requests (see op_memo) */
-  bool memo_hit;   /* tr->p is memo.p's operation */
-  bool lean;       /* plan, calls and stamps, no variable tags (lean_first) */
-  bool mixed;      /* a resolve_start took the general path (see finish_lean) */
+  bool tsc;      /* the tracer's clock is the time-stamp counter */
+  bool memo_hit; /* tr->p is memo.p's operation */
+  bool lean;     /* plan, calls and stamps, no variable tags (lean_first) */
+  bool mixed;    /* a resolve_start took the general path (see finish_lean) */
   const char *blobs;        /* memo.blobs and blob_off when they are this */
   const uint32_t *blob_off; /* operation's, or NULL */
   const char *pinned;       /* memo.pinned then, or NULL */
+  const rec_ref *refs;      /* memo.refs then, or NULL */
   /* Entry mode (see entry_answer): the resolve spans are not made during
    * the execution; the executor stamps each planned field's first call
    * into starts[ordinal] (hooks.starts), its completions into stamps, and
@@ -104,6 +125,14 @@ struct gql_trace {
   uint64_t *starts; /* by plan field ordinal: hooks.starts */
   gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
   uint32_t *order;  /* nowners * 2: the order of first calls, positions */
+  /* ---- kept across requests (gql_trace_begin clears what comes before) */
+  gql_arena *arena;
+  gql_buf scratch; /* the records, reused */
+  op_memo memo;    /* see op_memo */
+  /* the first spans and their pointers (execute, parse, validate): no
+   * arena call for them (span_alloc) */
+  trace_span *spans0[SPANS_INLINE];
+  trace_span span0[SPANS_INLINE];
 };
 
 /* The tracer's clock, inline when it is the time-stamp counter. */
@@ -191,18 +220,24 @@ void gql_trace_options_init(gql_trace_options *o) {
 /* Spans come from slabs allocated with each growth of the span array: one
  * arena call per doubling, not one per span. */
 static trace_span *span_alloc(gql_trace *tr, uint8_t kind, gql_str name) {
-  if (tr->nspans == tr->cap) {
-    uint32_t nc = tr->cap ? tr->cap * 2 : 16;
-    trace_span **n =
-        gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
-    trace_span *slab =
-        gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
-    if (!n || !slab)
-      return NULL;
-    tr->spans = n;
-    tr->slab = slab;
-    tr->slab_base = tr->cap;
-    tr->cap = nc;
+  if (GQL_UNLIKELY(tr->nspans == tr->cap)) {
+    if (!tr->cap) { /* the trace's own */
+      tr->spans = tr->spans0;
+      tr->slab = tr->span0;
+      tr->cap = SPANS_INLINE;
+    } else {
+      uint32_t nc = tr->cap * 2;
+      trace_span **n =
+          gql_arena_grow(tr->arena, tr->spans, tr->cap, nc, sizeof *n);
+      trace_span *slab =
+          gql_arena_alloc(tr->arena, sizeof *slab * (nc - tr->cap));
+      if (!n || !slab)
+        return NULL;
+      tr->spans = n;
+      tr->slab = slab;
+      tr->slab_base = tr->cap;
+      tr->cap = nc;
+    }
   }
   trace_span *s = &tr->slab[tr->nspans - tr->slab_base];
   *s = (trace_span){.kind = kind, .name = name, .idx = tr->nspans};
@@ -876,9 +911,11 @@ static const otlp_resolve *resolve_of(const gql_trace *tr, const trace_span *s,
 }
 
 /* Encodes every span not yet queued and hands them to the tracer. The
- * trace's ids are drawn here (seeded by the last clock read and the
- * trace's address; the high word of the trace id starts with the first
- * span's Unix second): no clock read of their own. */
+ * trace's ids come from one random draw here (seeded by the last clock
+ * read and the trace's address; the high word of the trace id starts
+ * with the first span's Unix second; the rest and the span id base are
+ * the draw and a bijective mix of it, no more and no less random than
+ * more draws from that seed would be): no clock read of their own. */
 static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   if (tr->queued)
     return NULL;
@@ -888,12 +925,12 @@ static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   gql_tracer *t = tr->tracer;
   uint64_t rng = (uint64_t)(uintptr_t)tr ^ tick ^ 0x9e3779b97f4a7c15u;
   uint64_t secs = gql_tracer_to_ns(t, tr->spans[0]->start) / 1000000000u;
-  otlp_ids ids = {.trace_hi =
-                      (secs << 32) | (gql_tracer_random(t, &rng) & 0xffffffffu),
-                  .trace_lo = gql_tracer_random(t, &rng)};
+  uint64_t z = gql_tracer_random(t, &rng), w = z * 0xd6e8feb86659fd93u;
+  w ^= w >> 32;
+  otlp_ids ids = {.trace_hi = (secs << 32) | (w & 0xffffffffu), .trace_lo = z};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  gql_otlp_trace_header(b, &ids, gql_tracer_random(t, &rng), nspans);
+  gql_otlp_trace_header(b, &ids, w * 0x9e3779b97f4a7c15u ^ (z >> 29), nspans);
   return b;
 }
 
@@ -987,6 +1024,49 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
   gql_tracer_push(tr->tracer, b, tr->nspans);
 }
 
+/* finish_entry's records of the stamped first calls when every one is
+ * by reference (tr->refs), without errors, and the first calls came in
+ * the plan's order (entry_order's usual case): one pass in ordinal
+ * order, 32 bytes each into room reserved once. False (b as it was)
+ * when the first calls came in another order or a field has no pinned
+ * image: then the general way. */
+static bool finish_refs(gql_trace *tr, gql_buf *b, uint64_t now,
+                        uint32_t exec_pos, uint32_t *count) {
+  uint32_t n = tr->nowners;
+  size_t need = (size_t)OTLP_REF_RECORD * n;
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return false;
+  const rec_ref *refs = tr->refs;
+  const uint64_t *own = tr->stamps, *st = tr->starts;
+  uint32_t *pos = tr->order + n, m = 0, base = tr->nspans + 1;
+  uint64_t last = 0;
+  char *w = b->data + b->len;
+  for (uint32_t k = 0; k < n; k++) {
+    uint64_t start = st[k];
+    if (!start)
+      continue;
+    const rec_ref *r = &refs[k];
+    if (GQL_UNLIKELY(start < last || !r->ref))
+      return false;
+    last = start;
+    uint32_t pk = r->parent, parent = exec_pos;
+    uint64_t end = own[k];
+    if (pk != NO_PARENT && st[pk]) { /* started: made before this one */
+      parent = pos[pk];
+      uint64_t ue = own[pk]; /* the parent's calls' completions */
+      if (ue > end)
+        end = ue;
+    }
+    if (!end)
+      end = now;
+    pos[k] = base + m++;
+    w = gql_otlp_put_ref(w, r->head, r->ref, parent, start, end);
+  }
+  b->len = (size_t)(w - b->data);
+  *count = m;
+  return true;
+}
+
 /* finish_lean in entry mode: the spans that are not resolve spans
  * (execute, parse, validate: structs, before any resolve span), then one
  * record per stamped first call, in the order of those calls, the same
@@ -994,25 +1074,62 @@ static void finish_lean(gql_trace *tr, uint64_t now) {
 static void finish_entry(gql_trace *tr, uint64_t now) {
   trace_span *ex = tr->exec;
   tr->entry = false; /* done: nothing for gql_trace_end to make */
+  op_memo *m = &tr->memo;
+  /* the execute span's record from the memo's image: nothing on it but
+   * what execute_tags would add (entry mode: no source or variable tags) */
+  bool clean = ex && tr->memo_hit && tr->p && !ex->attrs && !ex->error_type &&
+               !ex->events && !tr->o.source && !tr->o.nvariables;
+  bool img = clean && m->exec_len && m->exec_nosig == tr->o.no_signature;
   if (ex) {
-    execute_tags(tr, ex);
+    if (!img)
+      execute_tags(tr, ex);
     ex->end = now;
     ex->ended = true;
   }
-  uint32_t m = entry_order(tr);
-  gql_buf *b = queue_open(tr, now, tr->nspans + m);
+  /* the span count: set when the records are made */
+  gql_buf *b = queue_open(tr, now, tr->nspans);
   if (!b)
     return;
   for (uint32_t i = 0; i < tr->nspans; i++) {
     const trace_span *s = tr->spans[i];
+    uint32_t parent = s->up ? s->up->idx + 1 : 0;
+    if (s == ex && img) {
+      gql_otlp_record_tail(b, m->exec_head, parent, s->start, s->end,
+                           m->exec_img, m->exec_len);
+      continue;
+    }
+    size_t at = b->len;
     otlp_resolve r;
-    gql_otlp_record(b, s, s->up ? s->up->idx + 1 : 0, resolve_of(tr, s, &r));
+    gql_otlp_record(b, s, parent, resolve_of(tr, s, &r));
+    if (s == ex && clean && ex->resource_pinned && !b->failed &&
+        b->len >= at + OTLP_RECORD_HEAD) { /* keep its image */
+      size_t n = b->len - at - OTLP_RECORD_HEAD;
+      char *c = m->exec_img;
+      if (n > m->exec_cap && (c = realloc(m->exec_img, n))) {
+        m->exec_img = c;
+        m->exec_cap = n;
+      }
+      if (n <= m->exec_cap) {
+        memcpy(m->exec_img, b->data + at + OTLP_RECORD_HEAD, n);
+        memcpy(&m->exec_head, b->data + at, 4);
+        m->exec_len = n;
+        m->exec_nosig = tr->o.no_signature;
+      }
+    }
   }
+  uint32_t exec_pos = ex ? ex->idx + 1 : 0, nfirst;
+  if (tr->refs && !tr->errs && finish_refs(tr, b, now, exec_pos, &nfirst)) {
+    gql_otlp_trace_header_count(b, tr->nspans + nfirst);
+    gql_tracer_push(tr->tracer, b, tr->nspans + nfirst);
+    return;
+  }
+  nfirst = entry_order(tr);
+  gql_otlp_trace_header_count(b, tr->nspans + nfirst);
   const uint64_t *own = tr->stamps, *st = tr->starts;
   const char *blobs = tr->blobs, *pinned = tr->pinned;
   const uint32_t *off = tr->blob_off;
-  uint32_t *pos = tr->order + tr->nowners, exec_pos = ex ? ex->idx + 1 : 0;
-  for (uint32_t i = 0; i < m; i++) {
+  uint32_t *pos = tr->order + tr->nowners;
+  for (uint32_t i = 0; i < nfirst; i++) {
     uint32_t k = tr->order[i], pk = tr->plan[k].parent, parent = exec_pos;
     pos[k] = tr->nspans + i + 1;
     uint64_t end = own[k];
@@ -1057,7 +1174,7 @@ static void finish_entry(gql_trace *tr, uint64_t now) {
     otlp_resolve r;
     gql_otlp_record(b, &s, parent, resolve_of(tr, &s, &r));
   }
-  gql_tracer_push(tr->tracer, b, tr->nspans + m);
+  gql_tracer_push(tr->tracer, b, tr->nspans + nfirst);
 }
 
 static void on_execute_finish(void *ctx, bool has_errors) {
@@ -1127,24 +1244,21 @@ static void on_execute_finish(void *ctx, bool has_errors) {
  * buffer and makes no allocator call per request. */
 gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   gql_trace *tr = t ? gql_tracer_pool_get(t) : NULL;
-  gql_arena *a;
-  gql_buf scratch;
-  op_memo memo = {0};
   if (tr) {
-    a = tr->arena;
-    scratch = tr->scratch;
-    scratch.len = 0;
-    memo = tr->memo;
+    tr->scratch.len = 0;
   } else {
     if (!(tr = malloc(sizeof *tr)))
       return NULL;
-    if (!(a = gql_arena_new(NULL))) {
+    if (!(tr->arena = gql_arena_new(NULL))) {
       free(tr);
       return NULL;
     }
-    gql_buf_init(&scratch, NULL);
+    gql_buf_init(&tr->scratch, NULL);
+    tr->memo = (op_memo){0};
   }
-  *tr = (gql_trace){.tracer = t, .arena = a, .scratch = scratch, .memo = memo};
+  /* the per-request part (arena, scratch and memo are kept) */
+  memset(tr, 0, offsetof(gql_trace, arena));
+  tr->tracer = t;
   if (o)
     tr->o = *o;
   else
@@ -1250,7 +1364,10 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
                  .blobs = m->blobs,
                  .blob_off = m->blob_off,
                  .sig = GQL_STR(""),
-                 .answers = m->answers};
+                 .answers = m->answers,
+                 .exec_img = m->exec_img,
+                 .exec_cap = m->exec_cap,
+                 .refs = m->refs};
   memo_blobs(m, p);
   if (tr->tracer && m->blobs && m->blob_off) {
     uint32_t total = m->blob_off[m->n];
@@ -1267,6 +1384,18 @@ static void memo_keep(gql_trace *tr, const gql_prepared *p) {
       m->pinned = gql_tracer_pin(tr->tracer, p, img, total);
       free(img);
     }
+  }
+  rec_ref *refs;
+  if (m->pinned && (refs = realloc(m->refs, sizeof *refs * (m->n + 1)))) {
+    m->refs = refs;
+    for (uint32_t k = 0; k < m->n; k++) {
+      uint32_t head = 0, n = m->blob_off[k + 1] - m->blob_off[k];
+      if (n >= 4)
+        memcpy(&head, m->blobs + m->blob_off[k], 4);
+      refs[k] = (rec_ref){n >= 4 ? m->pinned + m->blob_off[k] : NULL,
+                          gql_otlp_ref_head(head), m->plan[k].parent};
+    }
+    m->refs_ok = true;
   }
   m->p = p;
 }
@@ -1336,6 +1465,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     tr->blobs = tr->memo.blobs;
     tr->blob_off = tr->memo.blob_off;
     tr->pinned = tr->memo.pinned;
+    tr->refs = tr->memo.refs_ok ? tr->memo.refs : NULL;
   } else if (want_plan && (tr->plan = gql_arena_alloc(
                                tr->arena, sizeof *tr->plan * tr->nowners))) {
     for (uint32_t i = 0; i < tr->nowners; i++) /* a field the walk misses */
@@ -1347,6 +1477,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
       tr->blobs = tr->memo.blobs;
       tr->blob_off = tr->memo.blob_off;
       tr->pinned = tr->memo.pinned;
+      tr->refs = tr->memo.refs_ok ? tr->memo.refs : NULL;
     }
   }
   /* Per-call hooks are needed for every call only by subscribers that see
@@ -1410,6 +1541,8 @@ void gql_trace_destroy(gql_trace *tr) {
   free(tr->memo.blobs);
   free(tr->memo.blob_off);
   free(tr->memo.answers);
+  free(tr->memo.exec_img);
+  free(tr->memo.refs);
   gql_buf_free(&tr->scratch);
   gql_arena_free(tr->arena);
   free(tr);

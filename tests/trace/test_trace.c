@@ -1744,3 +1744,102 @@ Test(trace, records_by_reference_and_inline_agree_across_many_operations) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+/* run_prepared with options. */
+static void run_prepared_with(gql_tracer *t, gql_prepared *p,
+                              const gql_trace_options *o) {
+  gql_trace *tr = gql_trace_begin(t, o);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  gql_trace_set_operation(tr, p, NULL, 0);
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = gql_trace_hooks(tr),
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_trace_end(tr);
+  gql_arena_free(a);
+  gql_tracer_flush(t);
+}
+
+Test(trace, execute_span_from_the_operations_image_is_each_requests_own) {
+  /* a pooled trace keeps the execute span's record (name, resource, tags)
+   * per operation and signature setting: requests that alternate
+   * operations and no_signature must each get their own, with their own
+   * times */
+  sink k = {0};
+  gql_tracer *t = test_tracer(&k);
+  gql_schema *s = ref_schema();
+  static const char *const qs[] = {
+      "query Alpha { friends { name pets { name } } }",
+      "query Beta { friends { pets { name } name } }", "{ friends { name } }"};
+  gql_prepared *ps[3];
+  for (int i = 0; i < 3; i++) {
+    ps[i] = NULL;
+    cr_assert_eq(
+        gql_prepare(s, qs[i], strlen(qs[i]), NULL, NULL, &ps[i], NULL, NULL),
+        0);
+  }
+  static const char *const names[] = {"Alpha", "Beta", NULL};
+  char sig[3][256] = {{0}};
+  /* op, no_signature */
+  static const int seq[][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 1}, {0, 1},
+                               {1, 0}, {1, 0}, {1, 0}, {0, 0}, {0, 0},
+                               {0, 1}, {2, 0}, {2, 0}, {2, 0}, {2, 1},
+                               {2, 1}, {0, 0}, {0, 1}, {0, 0}};
+  uint64_t last_start = 0;
+  for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+    int op = seq[i][0];
+    gql_trace_options o;
+    gql_trace_options_init(&o);
+    o.no_signature = seq[i][1];
+    run_prepared_with(t, ps[op], &o);
+    spans sp;
+    read_spans(&k, &sp);
+    const gql_json_value *ex = find(&sp, "query");
+    cr_assert(ex, "request %zu: no execute span", i);
+    if (names[op])
+      cr_assert_str_eq(attr(ex, "graphql.operation.name"), names[op]);
+    else
+      cr_assert_null(attr(ex, "graphql.operation.name"));
+    cr_assert_str_eq(attr(ex, "graphql.operation.type"), "query");
+    const char *res = attr(ex, "resource.name");
+    cr_assert(res, "request %zu", i);
+    if (seq[i][1]) {
+      char want[64];
+      snprintf(want, sizeof want, names[op] ? "query %s" : "query", names[op]);
+      cr_assert_str_eq(res, want, "request %zu", i);
+    } else {
+      cr_assert(strchr(res, '{'), "request %zu: %s", i, res);
+      cr_assert(!names[op] || strstr(res, names[op]), "request %zu: %s", i,
+                res);
+      if (!sig[op][0])
+        snprintf(sig[op], sizeof sig[op], "%s", res);
+      cr_assert_str_eq(res, sig[op], "request %zu", i);
+    }
+    /* its own times: after the last request's, around its resolve spans */
+    uint64_t st = ns_of(ex, "startTimeUnixNano");
+    uint64_t en = ns_of(ex, "endTimeUnixNano");
+    cr_assert_gt(st, last_start, "request %zu", i);
+    cr_assert_geq(en, st);
+    last_start = st;
+    for (int j = 0; j < sp.n; j++) {
+      if (strcmp(str(sp.items[j], "name"), "graphql.resolve") != 0)
+        continue;
+      cr_assert_geq(ns_of(sp.items[j], "startTimeUnixNano"), st);
+      cr_assert_leq(ns_of(sp.items[j], "endTimeUnixNano"), en);
+    }
+    assert_parent(&sp, "friends", "query");
+    gql_arena_free(sp.arena);
+    sink_free(&k);
+    k.n = 0;
+  }
+  cr_assert_str_neq(sig[0], sig[1]);
+  for (int i = 0; i < 3; i++)
+    gql_prepared_free(ps[i]);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
