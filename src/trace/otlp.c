@@ -482,6 +482,19 @@ static uint32_t get32(reader *r) {
   r->p += 4;
   return v;
 }
+/* A pointer the request thread wrote (a pinned image); NULL (r->bad set)
+ * when the record is short or the pointer NULL. */
+static const char *getptr(reader *r) {
+  uintptr_t v = 0;
+  if (r->end - r->p < (ptrdiff_t)sizeof v) {
+    r->bad = true;
+    return NULL;
+  }
+  memcpy(&v, r->p, sizeof v);
+  r->p += sizeof v;
+  r->bad |= v == 0;
+  return (const char *)v;
+}
 static gql_str getstr(reader *r) {
   uint32_t n = get32(r);
   if (!r->bad && (n & KNOWN_BIT)) {
@@ -597,17 +610,12 @@ static void read_span(reader *r, const gql_tracer *t, uint64_t base,
     s->name = known[K_RESOLVE];
     reader blob, *q = r; /* where the resolve part is */
     if (flags & REC_BLOB_REF) {
-      uintptr_t ptr = 0;
-      if (r->end - r->p < (ptrdiff_t)sizeof ptr) {
-        r->bad = true;
+      const char *ptr = getptr(r);
+      if (!ptr)
         return;
-      }
-      memcpy(&ptr, r->p, sizeof ptr);
-      r->p += sizeof ptr;
       uint32_t n;
-      memcpy(&n, (const char *)ptr, 4);
-      blob = (reader){(const char *)ptr + 4, (const char *)ptr + 4 + n,
-                      r->arena, false};
+      memcpy(&n, ptr, 4);
+      blob = (reader){ptr + 4, ptr + 4 + n, r->arena, false};
       q = &blob;
     }
     uint32_t lists = get32(q);
@@ -634,14 +642,10 @@ static void read_span(reader *r, const gql_tracer *t, uint64_t base,
     paths[idx] = GQL_STR("");
     s->name = getstr(r);
     if (flags & REC_RES_PINNED) {
-      uintptr_t ptr = 0;
-      if (r->end - r->p < (ptrdiff_t)sizeof ptr) {
-        r->bad = true;
+      const char *ptr = getptr(r);
+      if (!ptr)
         return;
-      }
-      memcpy(&ptr, r->p, sizeof ptr);
-      r->p += sizeof ptr;
-      s->resource = (gql_str){(const char *)ptr, get32(r)};
+      s->resource = (gql_str){ptr, get32(r)};
     } else {
       s->resource = getstr(r);
     }
