@@ -1417,6 +1417,82 @@ Test(trace, entry_entries_stamp_the_first_call_instead_of_resolve_start) {
   cr_assert_eq(calls[2], 0);
 }
 
+/* resolve_finish recording each call's error (NULL: none). */
+typedef struct error_hooks {
+  int starts, finishes;
+  uint64_t clock;
+  const char *errors[8];
+} error_hooks;
+
+static int eh_start(void *ctx, const gql_resolve_info *info) {
+  ((error_hooks *)ctx)->starts++;
+  return 0;
+}
+static uint64_t eh_now(void *ctx) {
+  return ++((error_hooks *)ctx)->clock;
+}
+
+static void eh_finish(void *ctx, const gql_resolve_info *info) {
+  error_hooks *e = ctx;
+  if (e->finishes < 8)
+    e->errors[e->finishes] = gql_exec_info_error(info);
+  e->finishes++;
+}
+
+Test(trace, an_error_in_a_hook_free_call_after_clean_siblings_gets_finish) {
+  /* every call hook-free: only the two that fail get resolve_finish, each
+   * with its own error, and not the clean calls before and after them */
+  gql_schema *s = ref_schema();
+  gql_arena *a = gql_arena_new(NULL);
+  const char q[] = "{ hello boom h2: hello weird h3: hello }";
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(p->nplanned, 5);
+  const gql_value *root = NULL;
+  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
+  uint8_t calls[5] = {0};
+  uint64_t stamps[5] = {0};
+  error_hooks e = {0};
+  gql_hooks h = {.resolve_start = eh_start,
+                 .resolve_finish = eh_finish,
+                 .ctx = &e,
+                 .calls = calls,
+                 .ncalls = 5,
+                 .stamps = stamps,
+                 .now = eh_now};
+  done d;
+  gql_execute_params params = {.root_value = root,
+                               .hooks = &h,
+                               .arena = a,
+                               .on_done = on_done,
+                               .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert(strstr(d.json, "\"data\":{\"hello\":\"hi\",\"boom\":null,"
+                           "\"h2\":\"hi\",\"weird\":null,\"h3\":\"hi\"}"),
+            "%s", d.json);
+  cr_assert_eq(e.starts, 0);
+  cr_assert_eq(e.clock, 0);
+  cr_assert_eq(e.finishes, 2);
+  cr_assert_str_eq(e.errors[0], "kaboom");
+  cr_assert_str_eq(e.errors[1], "say \"hi\"\n\xff");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
+
+Test(trace, stamp_answers_without_stamps_read_no_clock) {
+  /* GQL_HOOK_STAMP entries with no stamps to write: no clock read and no
+   * store through a NULL stamps array; the calls are hook-free but for
+   * their errors */
+  uint8_t calls[3];
+  memset(calls, GQL_HOOK_STAMP, sizeof calls);
+  stamp_hooks c = {0};
+  run_stamped(calls, 3, NULL, NULL, &c);
+  cr_assert_eq(c.starts, 0);
+  cr_assert_eq(c.finishes, 1); /* boom's error still reaches the tracer */
+  cr_assert_eq(c.clock, 0);
+}
+
 /* The index of the span of `what` in the export order. */
 static int span_index(spans *sp, const char *what) {
   const gql_json_value *v = find(sp, what);
