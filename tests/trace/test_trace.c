@@ -1649,9 +1649,11 @@ Test(trace, a_pooled_trace_answers_per_depth_for_the_same_operation) {
 
 /* ---- a pooled trace remembers its last operation's plan facts */
 
-/* Runs the prepared p traced (default options) on ref_data. */
-static void run_prepared(gql_tracer *t, gql_prepared *p) {
-  gql_trace *tr = gql_trace_begin(t, NULL);
+/* Runs the prepared p traced with options o (NULL: the defaults) on
+ * ref_data. */
+static void run_prepared_with(gql_tracer *t, gql_prepared *p,
+                              const gql_trace_options *o) {
+  gql_trace *tr = gql_trace_begin(t, o);
   gql_arena *a = gql_arena_new(NULL);
   const gql_value *root = NULL;
   cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
@@ -1666,6 +1668,10 @@ static void run_prepared(gql_tracer *t, gql_prepared *p) {
   gql_trace_end(tr);
   gql_arena_free(a);
   gql_tracer_flush(t);
+}
+
+static void run_prepared(gql_tracer *t, gql_prepared *p) {
+  run_prepared_with(t, p, NULL);
 }
 
 Test(trace, one_trace_reused_for_another_operation_makes_its_own_tree) {
@@ -1819,26 +1825,6 @@ Test(trace, records_by_reference_and_inline_agree_across_many_operations) {
   gql_tracer_free(t);
   gql_arena_free(a);
   gql_schema_free(s);
-}
-
-/* run_prepared with options. */
-static void run_prepared_with(gql_tracer *t, gql_prepared *p,
-                              const gql_trace_options *o) {
-  gql_trace *tr = gql_trace_begin(t, o);
-  gql_arena *a = gql_arena_new(NULL);
-  const gql_value *root = NULL;
-  cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
-  gql_trace_set_operation(tr, p, NULL, 0);
-  done d;
-  gql_execute_params params = {.root_value = root,
-                               .hooks = gql_trace_hooks(tr),
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = &d};
-  cr_assert_eq(gql_execute(p, &params), 0);
-  gql_trace_end(tr);
-  gql_arena_free(a);
-  gql_tracer_flush(t);
 }
 
 Test(trace, execute_span_from_the_operations_image_is_each_requests_own) {
