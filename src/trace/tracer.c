@@ -965,6 +965,18 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
   gql_tracer_push(t, b, tr->nspans); /* a failed b: counted as dropped */
 }
 
+/* Ends the execute span `ex` (NULL: none) at `end`, with its tags unless
+ * they come from the operation's image. */
+static void execute_end(gql_trace *tr, trace_span *ex, bool tags,
+                        uint64_t end) {
+  if (!ex)
+    return;
+  if (tags)
+    execute_tags(tr, ex);
+  ex->end = end;
+  ex->ended = true;
+}
+
 /* on_execute_finish's passes and queue_spans' in one, for a trace whose
  * resolve spans all come from lean_first (each has one planned field, its
  * ordinal's: its stamps are stamps[ordinal]), with cached answers and
@@ -975,11 +987,7 @@ static void queue_spans(gql_trace *tr, uint64_t tick) {
  * parent's own end the same way), and its record is written at once. */
 static void finish_lean(gql_trace *tr, uint64_t now) {
   trace_span *ex = tr->exec;
-  if (ex) {
-    execute_tags(tr, ex);
-    ex->end = now;
-    ex->ended = true;
-  }
+  execute_end(tr, ex, true, now);
   gql_buf *b = queue_open(tr, now, tr->nspans);
   if (!b)
     return;
@@ -1080,12 +1088,7 @@ static void finish_entry(gql_trace *tr, uint64_t now) {
   bool clean = ex && tr->memo_hit && tr->p && !ex->attrs && !ex->error_type &&
                !ex->events && !tr->o.source && !tr->o.nvariables;
   bool img = clean && m->exec_len && m->exec_nosig == tr->o.no_signature;
-  if (ex) {
-    if (!img)
-      execute_tags(tr, ex);
-    ex->end = now;
-    ex->ended = true;
-  }
+  execute_end(tr, ex, !img, now);
   /* the span count: set when the records are made */
   gql_buf *b = queue_open(tr, now, tr->nspans);
   if (!b)
@@ -1223,12 +1226,8 @@ static void on_execute_finish(void *ctx, bool has_errors) {
   }
   if (tr->sub.execute_finish)
     tr->sub.execute_finish(tr->sub.ud, tr, has_errors);
-  if (ex) {
-    execute_tags(tr, ex);
-    /* after the subscriber's execute_finish; else no second clock read */
-    ex->end = tr->sub.execute_finish ? now_of(tr) : now;
-    ex->ended = true;
-  }
+  /* after the subscriber's execute_finish; else no second clock read */
+  execute_end(tr, ex, true, tr->sub.execute_finish ? now_of(tr) : now);
   if (tr->o.source && tr->p) {
     if (tr->parse)
       attr_add(tr, tr->parse, GQL_STR("graphql.source"), tr->p->text);
