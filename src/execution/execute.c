@@ -2001,7 +2001,10 @@ static inline const plan_set *item_plan(const gql_resolve_info *info,
 }
 
 /* item_plan for an item whose plan depends on it (plan_field.list_plan
- * NULL: an abstract type, GQL_TYPE_AUTO): resolve_type's. */
+ * NULL: an abstract type, GQL_TYPE_AUTO): resolve_type's, and without one
+ * no type rather than __typename. item_plan's abstract branch written
+ * again on purpose: one body for both cost star_wars 8 (prepared) to 32
+ * (members) instructions a request, either way round. */
 static inline const plan_set *item_resolved(const gql_resolve_info *info,
                                             const plan_field *pf,
                                             const void *obj, uint32_t *type) {
