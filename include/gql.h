@@ -467,7 +467,19 @@ typedef struct gql_hooks {
    * (with no GQL_HOOK_START: no resolve_start). The tracer's answer for the
    * first call of a planned field whose span it makes at the finish. */
   uint64_t *starts;
+  /* last_stamps: with stamps, only the last completion of a planned field
+   * needs its time (a running maximum: the tracer's collapsed spans). A
+   * STAMP call of a field of a list item that is not its list's last then
+   * reads no clock, when the list's items are non-null and of one object
+   * type and the execution is synchronous: the next item calls the same
+   * field, and that completion comes later. Its stamp is owed meanwhile
+   * (GQL_STAMP_OWED). Where the next item may not get that far, the
+   * executor stores now(ctx) into every owed stamp: at each error of the
+   * response (an error or an abort can end the list early) and before
+   * execute_error and execute_finish, which see no owed stamp. */
+  bool last_stamps;
 } gql_hooks;
+#define GQL_STAMP_OWED UINT64_MAX
 enum {
   GQL_HOOK_START = 1,
   GQL_HOOK_FINISH = 2,

@@ -117,6 +117,8 @@ typedef struct plan_field {
   bool args_ready;
   bool named_object;  /* the named type is an object type (subs[0] is its
                        * plan) */
+  bool items_one;     /* [T!] or [T!]! of an object type T: non-null items
+                       * with one plan (see items_last) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
   /* A member field (gql_schema_set_member) that the executor writes
    * itself: MEMBER_* when the field is plain and the member's kind is the

@@ -20,7 +20,10 @@ typedef struct path_frame {
   const struct path_frame *parent;
   const gql_str *key; /* the plan field's key, or NULL for a list index */
   int64_t index;      /* only when key is NULL (a field's frame leaves it
-                       * unset) */
+                       * unset), as is: */
+  int64_t last;       /* the list's last index when every item is certain to
+                       * call the fields an earlier one called (see
+                       * items_last), else 0 */
 } path_frame;
 
 enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
@@ -60,8 +63,10 @@ typedef struct exec_ctx {
   gql_arena *arena;
   uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
   bool aborted;
-  gql_buf *out; /* where values are written: the response, or the bytes of
-                 * tree mode */
+  bool last_stamps; /* the hooks' last_stamps, in direct mode */
+  bool owed;        /* a stamp may be GQL_STAMP_OWED (see stamps_settle) */
+  gql_buf *out;     /* where values are written: the response, or the bytes of
+                     * tree mode */
   gql_buf resp;
   gql_output *output;
   const gql_json_value **vars;
@@ -161,10 +166,14 @@ static bool occ_included(const exec_ctx *ctx, const plan_occ *o) {
   return true;
 }
 
+static void stamps_settle(exec_ctx *ctx);
+
 /* Records an error at the field's nodes (or at byte `off` when not
  * UINT32_MAX) with the path. */
 static void add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
                       uint32_t off, const path_frame *path) {
+  if (GQL_UNLIKELY(ctx->owed)) /* the error may end a list early */
+    stamps_settle(ctx);
   if (ctx->nerrs == ctx->cap) {
     uint32_t nc = ctx->cap ? ctx->cap * 2 : 8;
     exec_error *n =
@@ -659,6 +668,39 @@ static inline uint64_t hooks_now(const gql_hooks *h) {
   return h->now(h->ctx);
 }
 
+/* A synchronous completion of field `pf` at field frame `fr` that the hooks
+ * stamp: its time, or (gql_hooks.last_stamps, see items_last) none when a
+ * later item of the list that the field's object is an item of will call
+ * the same field: that call's completion comes later, and the stamp is
+ * owed until then. */
+static inline void stamp_completion(exec_ctx *ctx, const gql_hooks *h,
+                                    const plan_field *pf,
+                                    const path_frame *fr) {
+  const path_frame *it = fr->parent;
+  if (it && !it->key && it->index < it->last) {
+    h->stamps[pf->ordinal] = GQL_STAMP_OWED;
+    ctx->owed = true;
+    return;
+  }
+  h->stamps[pf->ordinal] = hooks_now(h);
+}
+
+/* Stores the time into every owed stamp: an error may end a list before
+ * its next item calls the field (the stamp then ends no earlier than the
+ * field's last completion, and no later than this error), and the hooks'
+ * execute_error and execute_finish see none. */
+static __attribute__((noinline)) void stamps_settle(exec_ctx *ctx) {
+  ctx->owed = false;
+  const gql_hooks *h = ctx->hooks;
+  uint64_t now = 0;
+  for (uint32_t k = 0, n = ctx->p->nplanned; k < n; k++)
+    if (h->stamps[k] == GQL_STAMP_OWED) {
+      if (!now)
+        now = hooks_now(h);
+      h->stamps[k] = now;
+    }
+}
+
 /* resolve_field with hooks, arguments or an aborted execution. */
 static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
                                                            const plan_field *pf,
@@ -720,7 +762,7 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
     h->resolve_finish(h->ctx, info);
   else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
-    h->stamps[pf->ordinal] = hooks_now(h);
+    stamp_completion(ctx, h, pf, o->own.path);
 }
 
 /* The tracer's cached answer: this call of a traced execution needs no
@@ -748,8 +790,9 @@ static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
 /* A hook-free call runs like an untraced one, except that an error still
  * reaches resolve_finish, and that with `stamp` a synchronous completion
  * gets its clock read. */
-static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
-                                  const void *parent, gql_out *o, bool stamp) {
+static inline __attribute__((always_inline)) void
+call_hook_free(exec_ctx *ctx, const gql_hooks *h, const plan_field *pf,
+               const void *parent, gql_out *o, bool stamp) {
   pf->fn(&o->own, parent, o);
   if (GQL_UNLIKELY(!o->written)) {
     set_written(o);
@@ -760,7 +803,7 @@ static inline void call_hook_free(const gql_hooks *h, const plan_field *pf,
     if (!o->pended && h->resolve_finish)
       h->resolve_finish(h->ctx, &o->own);
   } else if (stamp && !o->pended) {
-    h->stamps[pf->ordinal] = hooks_now(h);
+    stamp_completion(ctx, h, pf, o->own.path);
   }
 }
 
@@ -773,11 +816,11 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
   const gql_hooks *h = ctx->hooks;
   if (GQL_LIKELY(h && !pf->has_args)) {
     if (hook_free(ctx, h, pf)) {
-      call_hook_free(h, pf, parent, o, false);
+      call_hook_free(ctx, h, pf, parent, o, false);
       return;
     }
     if (stamp_only(ctx, h, pf)) {
-      call_hook_free(h, pf, parent, o, true);
+      call_hook_free(ctx, h, pf, parent, o, true);
       return;
     }
   }
@@ -1012,10 +1055,10 @@ field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
       /* traced, but the tracer needs no hook for this call: inline, and
        * like the untraced call above (own.args and own.trace as they
        * were: the tracer that asked for no hook reads neither) */
-      call_hook_free(h, pf, parent, o, false);
+      call_hook_free(ctx, h, pf, parent, o, false);
     } else if (c == GQL_HOOK_STAMP && h->stamps && h->now) {
       /* a composite field's (after an abort every answer asks) */
-      call_hook_free(h, pf, parent, o, true);
+      call_hook_free(ctx, h, pf, parent, o, true);
     } else { /* what resolve_field would come to */
       o->own.args = NULL;
       o->own.trace = NULL;
@@ -1277,6 +1320,16 @@ static inline bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
   return object_direct(ctx, ps, parent, path);
 }
 
+/* path_frame.last for the items of a list of `count` items (see
+ * gql_hooks.last_stamps): its last index when the items are non-null and
+ * have one plan (`one_plan_non_null`: in a synchronous execution each item
+ * then calls every field an earlier one called, unless an error ends the
+ * list), else 0. */
+static inline int64_t items_last(const exec_ctx *ctx, bool one_plan_non_null,
+                                 size_t count) {
+  return ctx->last_stamps && one_plan_non_null ? (int64_t)count - 1 : 0;
+}
+
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
  * set `ps`; a failed item becomes null, or when items are non-null, the
  * call returns true (the list must become null). `members`: ps is
@@ -1288,10 +1341,11 @@ array_items(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
             size_t stride, const path_frame *path, bool item_non_null,
             bool members) {
   gql_buf *b = ctx->out;
-  path_frame item = {path, NULL, 0};
+  path_frame item = {path, NULL, 0, 0};
   path_frame fr;
   gql_out o;
   if (!members) {
+    item.last = items_last(ctx, item_non_null, count);
     fr.parent = &item;
     object_out_init(&o, ctx, &fr);
   }
@@ -1555,7 +1609,12 @@ static void complete_list(gql_out *o, const void *list, size_t count,
      * only its written, prop and dleaf members (a pending write is an
      * error here), which are reset with its mark and path index. */
     gql_buf *b = ctx->out;
-    path_frame fr = {o->own.path, NULL, 0};
+    /* the field's own list of non-null items of its object type: items
+     * written by fn must be such objects, or errors */
+    path_frame fr = {o->own.path, NULL, 0, 0};
+    if (GQL_UNLIKELY(ctx->last_stamps))
+      fr.last = items_last(
+          ctx, pf->items_one && o->type.nmods == pf->type.nmods, count);
     gql_out io;
     out_init(&io, ctx, o->own.pf, item, dleaf, &fr, NULL);
     io.info = out_info(o);
@@ -1594,7 +1653,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
     kids[i] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
-    path_frame fr = {o->own.path, NULL, (int64_t)i};
+    path_frame fr = {o->own.path, NULL, (int64_t)i, 0};
     gql_out io;
     out_init(&io, ctx, o->own.pf, item, dleaf, &fr, &kids[i]);
     io.info = out_info(o);
@@ -2145,8 +2204,8 @@ static __attribute__((noinline)) bool members_list(exec_ctx *ctx, gql_buf *b,
   if (!items) /* a null list */
     return field_general(ctx, b, pf, p, path);
   size_t count = ld_count(p + r->count_offset, r->count_size);
-  path_frame ffr = {path, &pf->key, 0}; /* the field's */
-  path_frame fr = {&ffr, NULL, 0};      /* its items' */
+  path_frame ffr = {path, &pf->key, 0, 0}; /* the field's */
+  path_frame fr = {&ffr, NULL, 0, 0};      /* its items' */
   /* what resolve_type is told: the field's info, as a resolver's output
    * would give it */
   gql_resolve_info info = {.ctx = ctx, .pf = pf, .path = &ffr};
@@ -2178,7 +2237,11 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     gql_buf *b = ctx->out;
     bool item_non_null = pf->list_item.nmods == 1;
     const gql_resolve_info *info = out_info(o);
-    path_frame fr = {o->own.path, NULL, 0};
+    path_frame fr = {
+        o->own.path, NULL, 0,
+        items_last(ctx,
+                   pf->items_one || (item_non_null && type != GQL_TYPE_AUTO),
+                   count)};
     set_written(o);
     if (!count)
       gql_buf_putc(b, '[');
@@ -2241,7 +2304,7 @@ void gql_out_enum_indices(gql_out *o, const uint8_t *indices, size_t count) {
       return;
     }
     /* an index out of range: item by item */
-    path_frame fr = {o->own.path, NULL, 0};
+    path_frame fr = {o->own.path, NULL, 0, 0};
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
@@ -2450,6 +2513,8 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
 /* The hooks' part of deliver. */
 static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
                                                     const gql_hooks *h) {
+  if (ctx->owed)
+    stamps_settle(ctx);
   if (h->execute_error)
     for (uint32_t i = 0; i < ctx->nerrs; i++) {
       const exec_error *e = &ctx->errs[i];
@@ -2566,6 +2631,7 @@ static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
   ctx->arena = arena;
   ctx->owns = own_arena ? OWN_ARENA : 0;
   ctx->aborted = false;
+  ctx->last_stamps = ctx->owed = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->hooks = params->hooks;
@@ -2637,6 +2703,9 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
       return GQL_ENOMEM;
     ctx->hooks = c;
   }
+  const gql_hooks *h = ctx->hooks;
+  ctx->last_stamps = h && h->last_stamps && h->stamps && h->now &&
+                     !p->root_error && p->s->types[p->root_type].sync;
   if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
     add_error(ctx,
               "Subscriptions are not supported: gql executes queries and "

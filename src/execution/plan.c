@@ -840,6 +840,8 @@ static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   }
   pf->named = ty;
   pf->named_object = ty->kind == GQL_TYPE_OBJECT;
+  pf->items_one = pf->named_object && pf->list_item.nmods == 1 &&
+                  pf->list_item.mods[0] == '!';
   const exec_type *et = ty->exec_data;
   pf->resolve_type = et ? et->resolve_type : NULL;
   if (pf->member != MEMBER_NONE)

@@ -731,8 +731,8 @@ static void on_resolve_finish(void *ctx, const gql_resolve_info *info) {
     uint32_t k = gql_exec_info_ordinal(info);
     if (k >= tr->nowners || !tr->starts[k])
       return; /* depth-gated */
-    uint64_t now = now_of(tr);
-    if (now > tr->stamps[k])
+    uint64_t now = now_of(tr), st = tr->stamps[k];
+    if (now > st || st == GQL_STAMP_OWED) /* see hooks.last_stamps */
       tr->stamps[k] = now;
     if (err && !(tr->errs && tr->errs[k].ptr)) { /* the first error wins */
       if (!tr->errs && (tr->errs = gql_arena_alloc(tr->arena, sizeof *tr->errs *
@@ -1492,6 +1492,7 @@ void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
     if (tr->o.depth != 0) { /* depth 0: no resolve span to end */
       tr->stamps = stamps;  /* zeroed */
       tr->hooks.stamps = tr->stamps;
+      tr->hooks.last_stamps = true; /* the spans' ends: running maxima */
       tr->hooks.now = hook_now;
 #ifdef GQL_TRACE_HAVE_TSC
       if (tr->tsc) {

@@ -778,6 +778,98 @@ Test(trace, collapsed_sync_span_ends_after_the_last_sibling_call) {
   gql_schema_free(s);
 }
 
+/* ---- a list of non-null items of one object type: only the last item's
+ * completion of a composite field reads the clock (hooks.last_stamps) */
+
+typedef struct last_run {
+  uint64_t at[4];  /* wall time at each Item.id call's entry */
+  uint64_t err_at; /* and just before the failing call's error */
+  int n;
+  int fail_at; /* the Item.id call (1-based) that fails after its sleep */
+} last_run;
+
+static void last_id(const gql_resolve_info *info, const void *parent,
+                    gql_out *out) {
+  last_run *c = gql_info_data(info);
+  int call = ++c->n;
+  if (call <= 4)
+    c->at[call - 1] = wall_ns();
+  if (call == 3) /* the last item's: its sub completes 3 ms later */
+    sleep_ms(3);
+  if (call == c->fail_at) {
+    c->err_at = wall_ns();
+    gql_out_error(out, "bad id");
+  } else
+    gql_out_string(out, "x", 1);
+}
+
+/* Runs { items { id sub { v } } } over three items traced by default;
+ * the spans of items.*.sub and the execute span into *sub and *ex. */
+static void run_last(last_run *c, sink *k, spans *sp,
+                     const gql_json_value **sub, const gql_json_value **ex) {
+  static const char sdl[] = "type Query { items: [Item!]! }\n"
+                            "type Item { id: ID! sub: Sub! }\n"
+                            "type Sub { v: Int }\n";
+  static const char data[] = "{\"items\":[{\"sub\":{\"v\":1}},{\"sub\":"
+                             "{\"v\":2}},{\"sub\":{\"v\":3}}]}";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(
+      gql_schema_set_resolver(s, "Item", "id", last_id, c, GQL_RESOLVER_SYNC),
+      0);
+  gql_tracer *t = test_tracer(k);
+  done d;
+  run_traced(t, s, "{ items { id sub { v } } }", data, NULL, NULL, &d);
+  cr_assert_eq(c->n, c->fail_at ? c->fail_at : 3);
+  if (!c->fail_at)
+    cr_assert_str_eq(d.json, "{\"data\":{\"items\":[{\"id\":\"x\",\"sub\":{"
+                             "\"v\":1}},{\"id\":\"x\",\"sub\":{\"v\":2}},{"
+                             "\"id\":\"x\",\"sub\":{\"v\":3}}]}}");
+  else
+    cr_assert(strstr(d.json, "\"data\":null"), "%s", d.json);
+  read_spans(k, sp);
+  *sub = find(sp, "items.*.sub");
+  *ex = find(sp, "query");
+  cr_assert(*sub && *ex);
+  gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+Test(trace, collapsed_span_of_list_items_ends_at_the_last_items_completion) {
+  last_run c = {0};
+  sink k = {0};
+  spans sp;
+  const gql_json_value *sub, *ex;
+  run_last(&c, &k, &sp, &sub, &ex);
+  /* the last item's sub completed after its id's 3 ms: the span ends
+   * after that, not at an earlier item's completion (100 us between the
+   * tracer's clock and the test's, as above) */
+  cr_assert_geq(ns_of(sub, "endTimeUnixNano") + 100000, c.at[2] + 3000000);
+  cr_assert_leq(ns_of(sub, "endTimeUnixNano"), ns_of(ex, "endTimeUnixNano"));
+  cr_assert_leq(ns_of(sub, "startTimeUnixNano"), c.at[0] + 100000);
+  gql_arena_free(sp.arena);
+  sink_free(&k);
+}
+
+Test(trace, collapsed_span_whose_list_an_error_ends_early_ends_in_bounds) {
+  /* the last item's id fails (after 3 ms) before its sub is called: the
+   * span ends no earlier than item 1's sub completion and no later than
+   * the error, which settled the stamp item 1 left owed */
+  last_run c = {.fail_at = 3};
+  sink k = {0};
+  spans sp;
+  const gql_json_value *sub, *ex;
+  run_last(&c, &k, &sp, &sub, &ex);
+  uint64_t end = ns_of(sub, "endTimeUnixNano");
+  cr_assert_geq(end + 100000, c.at[1]);
+  cr_assert_leq(end, c.err_at + 100000);
+  cr_assert_leq(end, ns_of(ex, "endTimeUnixNano"));
+  cr_assert_geq(end, ns_of(sub, "startTimeUnixNano"));
+  gql_arena_free(sp.arena);
+  sink_free(&k);
+}
+
 static void sub_exec_finish(void *ud, gql_trace *tr, bool has_errors) {
   (void)tr;
   (void)has_errors;
