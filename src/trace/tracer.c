@@ -521,7 +521,10 @@ static trace_span *collapsed_owner(gql_trace *tr,
  * parented to the execute span (a root field) is stamped by its own calls.
  * Errors and pending completions always come through resolve_finish: the
  * first error, and the last completion of pending calls, stay exact. The
- * answer holds for the first call's resolve_finish too. */
+ * answer holds for the first call's resolve_finish too. With
+ * hooks.last_stamps the executor stamps only a list's last item's
+ * completion when the next item is certain to call the field again (see
+ * gql_hooks.last_stamps): the running maximum is the same. */
 static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
                             uint32_t k, const trace_span *owner) {
   if (!owner)
