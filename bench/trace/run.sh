@@ -51,3 +51,6 @@ row default traced_default dd_default
 row collapse_off traced_collapse_off dd_collapse_off
 row depth_2 traced_depth_2 dd_depth_2
 row depth_0 traced_depth_0 dd_depth_0
+echo
+echo "gql default tracing, untraced and traced rounds of 50 operations alternating (the steadier ratio)"
+"$root/build-rel/bench/bench_trace" "$iters" "$trials" ab:traced_default | tail -2

@@ -19,11 +19,11 @@
 typedef struct path_frame {
   const struct path_frame *parent;
   const gql_str *key; /* the plan field's key, or NULL for a list index */
-  int64_t index;      /* only when key is NULL (a field's frame leaves it
-                       * unset), as is: */
-  int64_t last;       /* the list's last index when every item is certain to
-                       * call the fields an earlier one called (see
-                       * items_last), else 0 */
+  /* index and last only when key is NULL (a field's frame leaves them
+   * unset); last: the list's last index when every item is certain to call
+   * the fields an earlier one called (see items_last), else 0 */
+  int64_t index;
+  int64_t last;
 } path_frame;
 
 enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
@@ -1609,12 +1609,12 @@ static void complete_list(gql_out *o, const void *list, size_t count,
      * only its written, prop and dleaf members (a pending write is an
      * error here), which are reset with its mark and path index. */
     gql_buf *b = ctx->out;
-    /* the field's own list of non-null items of its object type: items
-     * written by fn must be such objects, or errors */
+    /* items_one: a list of non-null items of the field's object type (the
+     * field's own list: it has no list in it), so that an item fn writes
+     * such an object or an error */
     path_frame fr = {o->own.path, NULL, 0, 0};
     if (GQL_UNLIKELY(ctx->last_stamps))
-      fr.last = items_last(
-          ctx, pf->items_one && o->type.nmods == pf->type.nmods, count);
+      fr.last = items_last(ctx, pf->items_one, count);
     gql_out io;
     out_init(&io, ctx, o->own.pf, item, dleaf, &fr, NULL);
     io.info = out_info(o);
