@@ -124,7 +124,7 @@ typedef struct owner {
   uint32_t n;
   bool owed_at_finish;   /* an owed stamp reached execute_finish */
   uint64_t at_finish[8]; /* the stamps then */
-  const char *errors[8]; /* resolve_finish's errors */
+  char errors[8][32];    /* resolve_finish's errors ("": none), copied */
 } owner;
 
 static uint64_t o_now(void *ctx) {
@@ -137,8 +137,9 @@ static int o_start(void *ctx, const gql_resolve_info *info) {
 }
 static void o_finish(void *ctx, const gql_resolve_info *info) {
   owner *o = ctx;
+  const char *e = gql_exec_info_error(info);
   if (o->finishes < 8)
-    o->errors[o->finishes] = gql_exec_info_error(info);
+    snprintf(o->errors[o->finishes], sizeof o->errors[0], "%s", e ? e : "");
   o->finishes++;
 }
 static void o_exec_finish(void *ctx, bool has_errors) {
