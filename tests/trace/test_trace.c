@@ -854,8 +854,10 @@ Test(trace, collapsed_span_of_list_items_ends_at_the_last_items_completion) {
 
 Test(trace, collapsed_span_whose_list_an_error_ends_early_ends_in_bounds) {
   /* the last item's id fails (after 3 ms) before its sub is called: the
-   * span ends no earlier than item 1's sub completion and no later than
-   * the error, which settled the stamp item 1 left owed */
+   * error settled the stamp item 1 left owed, and the span ends no earlier
+   * than item 1's sub completion and no later than the execute span (it
+   * also takes its parent field's completion, which follows the error: no
+   * tighter bound holds in wall time on a loaded machine) */
   last_run c = {.fail_at = 3};
   sink k = {0};
   spans sp;
@@ -863,7 +865,7 @@ Test(trace, collapsed_span_whose_list_an_error_ends_early_ends_in_bounds) {
   run_last(&c, &k, &sp, &sub, &ex);
   uint64_t end = ns_of(sub, "endTimeUnixNano");
   cr_assert_geq(end + 100000, c.at[1]);
-  cr_assert_leq(end, c.err_at + 100000);
+  cr_assert_geq(end + 100000, c.err_at); /* settled at the error */
   cr_assert_leq(end, ns_of(ex, "endTimeUnixNano"));
   cr_assert_geq(end, ns_of(sub, "startTimeUnixNano"));
   gql_arena_free(sp.arena);
