@@ -1345,7 +1345,8 @@ array_items(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   path_frame fr;
   gql_out o;
   if (!members) {
-    item.last = items_last(ctx, item_non_null, count);
+    if (GQL_UNLIKELY(ctx->last_stamps))
+      item.last = items_last(ctx, item_non_null, count);
     fr.parent = &item;
     object_out_init(&o, ctx, &fr);
   }
@@ -2237,11 +2238,11 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     gql_buf *b = ctx->out;
     bool item_non_null = pf->list_item.nmods == 1;
     const gql_resolve_info *info = out_info(o);
-    path_frame fr = {
-        o->own.path, NULL, 0,
-        items_last(ctx,
-                   pf->items_one || (item_non_null && type != GQL_TYPE_AUTO),
-                   count)};
+    path_frame fr = {o->own.path, NULL, 0, 0};
+    if (GQL_UNLIKELY(ctx->last_stamps))
+      fr.last = items_last(
+          ctx, pf->items_one || (item_non_null && type != GQL_TYPE_AUTO),
+          count);
     set_written(o);
     if (!count)
       gql_buf_putc(b, '[');
