@@ -2514,6 +2514,11 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
 /* The hooks' part of deliver. */
 static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
                                                     const gql_hooks *h) {
+  /* Defensive: none should be owed here. An owed stamp's field is called
+   * again by the next item of its list (non-null, one plan, synchronous:
+   * see items_last), whose completion stamps it or owes it again up to the
+   * list's last item, which stamps; the one way to miss that call is an
+   * error, and each error settles. */
   if (ctx->owed)
     stamps_settle(ctx);
   if (h->execute_error)
