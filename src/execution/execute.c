@@ -1320,14 +1320,15 @@ static inline bool exec_object_direct(exec_ctx *ctx, const plan_set *ps,
   return object_direct(ctx, ps, parent, path);
 }
 
-/* path_frame.last for the items of a list of `count` items (see
- * gql_hooks.last_stamps): its last index when the items are non-null and
- * have one plan (`one_plan_non_null`: in a synchronous execution each item
- * then calls every field an earlier one called, unless an error ends the
- * list), else 0. */
-static inline int64_t items_last(const exec_ctx *ctx, bool one_plan_non_null,
-                                 size_t count) {
-  return ctx->last_stamps && one_plan_non_null ? (int64_t)count - 1 : 0;
+/* path_frame.last for the items of a list of `count` items, in an
+ * execution that asks for last stamps (ctx->last_stamps, tested by the
+ * callers first: an argument they computed before it would cost the
+ * untraced lists): its last index when the items are non-null and have
+ * one plan (`one_plan_non_null`: in a synchronous execution each item then
+ * calls every field an earlier one called, unless an error ends the list),
+ * else 0. */
+static inline int64_t items_last(bool one_plan_non_null, size_t count) {
+  return one_plan_non_null ? (int64_t)count - 1 : 0;
 }
 
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
@@ -1346,7 +1347,7 @@ array_items(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   gql_out o;
   if (!members) {
     if (GQL_UNLIKELY(ctx->last_stamps))
-      item.last = items_last(ctx, item_non_null, count);
+      item.last = items_last(item_non_null, count);
     fr.parent = &item;
     object_out_init(&o, ctx, &fr);
   }
@@ -1615,7 +1616,7 @@ static void complete_list(gql_out *o, const void *list, size_t count,
      * such an object or an error */
     path_frame fr = {o->own.path, NULL, 0, 0};
     if (GQL_UNLIKELY(ctx->last_stamps))
-      fr.last = items_last(ctx, pf->items_one, count);
+      fr.last = items_last(pf->items_one, count);
     gql_out io;
     out_init(&io, ctx, o->own.pf, item, dleaf, &fr, NULL);
     io.info = out_info(o);
@@ -2241,8 +2242,7 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     path_frame fr = {o->own.path, NULL, 0, 0};
     if (GQL_UNLIKELY(ctx->last_stamps))
       fr.last = items_last(
-          ctx, pf->items_one || (item_non_null && type != GQL_TYPE_AUTO),
-          count);
+          pf->items_one || (item_non_null && type != GQL_TYPE_AUTO), count);
     set_written(o);
     if (!count)
       gql_buf_putc(b, '[');
