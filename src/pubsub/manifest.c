@@ -275,6 +275,13 @@ uint32_t gql_pq_manifest_count(const gql_pq_manifest *m) {
   return m ? m->count : 0;
 }
 
+void gql_pq_manifest_op(const gql_pq_manifest *m, uint32_t i, gql_str *id,
+                        gql_str *body) {
+  assert(i < m->count);
+  *id = m->ops[i].id;
+  *body = m->ops[i].body;
+}
+
 bool gql_pq_manifest_get(const gql_pq_manifest *m, gql_str id, gql_str *body) {
   uint32_t at;
   if (!m || !gql_strmap_get(&m->by_id, id, &at))

@@ -50,6 +50,9 @@ int gql_pq_manifest_parse(const char *json, size_t len,
                           gql_pq_manifest **out, char *err, size_t err_len);
 void gql_pq_manifest_free(gql_pq_manifest *m);
 uint32_t gql_pq_manifest_count(const gql_pq_manifest *m);
+/* Operation i (< count): its id and body. */
+void gql_pq_manifest_op(const gql_pq_manifest *m, uint32_t i, gql_str *id,
+                        gql_str *body);
 /* The body persisted under `id`. */
 bool gql_pq_manifest_get(const gql_pq_manifest *m, gql_str id, gql_str *body);
 /* Safelisting: true when `body`, normalized as Apollo Router normalizes
