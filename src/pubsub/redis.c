@@ -402,7 +402,12 @@ static void poll_cb(uv_poll_t *h, int status, int events) {
   redisLibuvPoll(h, status, events);
 }
 
-static void poll_update(redisLibuvEvents *p) {
+static void poll_events(void *pd, int flag, bool on) {
+  redisLibuvEvents *p = pd;
+  if (on)
+    p->events |= flag;
+  else
+    p->events &= ~flag;
   if (p->events)
     uv_poll_start(&p->handle, p->events, poll_cb);
   else
@@ -410,27 +415,16 @@ static void poll_update(redisLibuvEvents *p) {
 }
 
 static void ev_add_read(void *pd) {
-  redisLibuvEvents *p = pd;
-  p->events |= UV_READABLE;
-  poll_update(p);
+  poll_events(pd, UV_READABLE, true);
 }
-
 static void ev_del_read(void *pd) {
-  redisLibuvEvents *p = pd;
-  p->events &= ~UV_READABLE;
-  poll_update(p);
+  poll_events(pd, UV_READABLE, false);
 }
-
 static void ev_add_write(void *pd) {
-  redisLibuvEvents *p = pd;
-  p->events |= UV_WRITABLE;
-  poll_update(p);
+  poll_events(pd, UV_WRITABLE, true);
 }
-
 static void ev_del_write(void *pd) {
-  redisLibuvEvents *p = pd;
-  p->events &= ~UV_WRITABLE;
-  poll_update(p);
+  poll_events(pd, UV_WRITABLE, false);
 }
 
 static void connect_to(conn *c, const char *ip) {

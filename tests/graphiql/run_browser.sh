@@ -24,7 +24,10 @@ cp "$here/browser.mjs" "$peers/browser.mjs"
 web=$(mktemp -d)
 pid=
 cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  if [[ -n $pid ]]; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
   rm -rf "$web"
 }
 trap cleanup EXIT
