@@ -91,6 +91,8 @@ static int hexval(char c) {
  * badly escaped. */
 static long query_param(gql_str target, const char *key, char *out,
                         size_t cap) {
+  if (!target.len)
+    return -1;
   const char *q = memchr(target.ptr, '?', target.len);
   if (!q)
     return -1;

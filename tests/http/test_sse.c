@@ -361,3 +361,10 @@ Test(sse_stream, large_events_get_the_right_chunk_size) {
   free(big);
   gql_buf_free(&b);
 }
+
+Test(sse_route, an_empty_request_is_plain_graphql) {
+  gql_sse_request rq = {0}; /* every field empty, NULL pointers */
+  gql_sse_route rt;
+  gql_sse_route_request(&rq, &rt);
+  cr_assert_eq(rt.kind, GQL_SSE_NONE);
+}
