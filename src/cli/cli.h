@@ -57,5 +57,6 @@ extern const gql_cli_command gql_cmd_validate;
 extern const gql_cli_command gql_cmd_exec;
 extern const gql_cli_command gql_cmd_serve;
 extern const gql_cli_command gql_cmd_gateway;
+extern const gql_cli_command gql_cmd_config;
 
 #endif
