@@ -26,10 +26,23 @@ const char *cfg_string(cfg_ctx *c, const ynode *n, const char *what) {
   return gql_cfg_expand(c, n);
 }
 
+/* A scalar's expanded text; NULL when n is not a (plain, when asked)
+ * scalar, or with *failed when the expansion reported an error. */
+static const char *scalar_text(cfg_ctx *c, const ynode *n, bool plain,
+                               bool *failed) {
+  *failed = false;
+  if (n->kind != Y_SCALAR || n->is_null || (plain && n->quoted))
+    return NULL;
+  const char *s = gql_cfg_expand(c, n);
+  *failed = s == NULL;
+  return s;
+}
+
 bool cfg_bool(cfg_ctx *c, const ynode *n, const char *what, bool *out) {
-  const char *s = n->kind == Y_SCALAR && !n->quoted && !n->is_null
-                      ? gql_cfg_expand(c, n)
-                      : NULL;
+  bool failed;
+  const char *s = scalar_text(c, n, true, &failed);
+  if (failed)
+    return false;
   if (s && (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE")))
     *out = true;
   else if (s &&
@@ -44,9 +57,10 @@ bool cfg_bool(cfg_ctx *c, const ynode *n, const char *what, bool *out) {
 
 static bool cfg_int(cfg_ctx *c, const ynode *n, const char *what, long long min,
                     long long max, long long *out) {
-  const char *s = n->kind == Y_SCALAR && !n->quoted && !n->is_null
-                      ? gql_cfg_expand(c, n)
-                      : NULL;
+  bool failed;
+  const char *s = scalar_text(c, n, true, &failed);
+  if (failed)
+    return false;
   char *end = NULL;
   errno = 0;
   long long v = s ? strtoll(s, &end, 10) : 0;
@@ -61,8 +75,10 @@ static bool cfg_int(cfg_ctx *c, const ynode *n, const char *what, long long min,
 
 bool cfg_duration_ms(cfg_ctx *c, const ynode *n, const char *what, uint64_t min,
                      uint64_t max, uint64_t *out) {
-  const char *s =
-      n->kind == Y_SCALAR && !n->is_null ? gql_cfg_expand(c, n) : NULL;
+  bool failed;
+  const char *s = scalar_text(c, n, false, &failed);
+  if (failed)
+    return false;
   uint64_t ms;
   if (!s || !gql_cfg_parse_duration_ms(s, &ms)) {
     gql_cfg_error(c, n->loc,
@@ -84,8 +100,10 @@ bool cfg_duration_ms(cfg_ctx *c, const ynode *n, const char *what, uint64_t min,
  * gib; any case), as Router's byte sizes. */
 static bool cfg_bytes(cfg_ctx *c, const ynode *n, const char *what,
                       uint64_t min, uint64_t max, uint64_t *out) {
-  const char *s =
-      n->kind == Y_SCALAR && !n->is_null ? gql_cfg_expand(c, n) : NULL;
+  bool failed;
+  const char *s = scalar_text(c, n, false, &failed);
+  if (failed)
+    return false;
   static const struct {
     const char *unit;
     uint64_t mul;
