@@ -76,9 +76,10 @@ static unsigned char *member_bytes(const gql_json_value *obj, const char *key,
   return buf;
 }
 
-static const char *member_str(const gql_json_value *obj, const char *key) {
+/* A string member as a slice (not NUL-terminated); ptr NULL when absent. */
+static gql_str member_str(const gql_json_value *obj, const char *key) {
   const gql_json_value *v = gql_json_get(obj, gql_cstr(key));
-  return v && v->kind == GQL_JSON_STRING ? v->string.ptr : NULL;
+  return v && v->kind == GQL_JSON_STRING ? v->string : (gql_str){NULL, 0};
 }
 
 static EVP_PKEY *from_params(const char *type, OSSL_PARAM_BLD *bld) {
@@ -120,14 +121,14 @@ static const char *rsa_key(const gql_json_value *o, jwk *k) {
 }
 
 static const char *ec_key(const gql_json_value *o, jwk *k) {
-  const char *crv = member_str(o, "crv");
+  gql_str crv = member_str(o, "crv");
   size_t size;
   const char *group;
-  if (crv && !strcmp(crv, "P-256")) {
+  if (gql_str_eq_cstr(crv, "P-256")) {
     size = 32;
     group = "prime256v1";
     k->kty = KTY_EC_P256;
-  } else if (crv && !strcmp(crv, "P-384")) {
+  } else if (gql_str_eq_cstr(crv, "P-384")) {
     size = 48;
     group = "secp384r1";
     k->kty = KTY_EC_P384;
@@ -171,15 +172,15 @@ static const char *parse_key(const gql_json_value *o, jwk *k, bool *skip) {
   *skip = false;
   if (o->kind != GQL_JSON_OBJECT)
     return "a key is a JSON object";
-  const char *kty = member_str(o, "kty");
-  const char *use = member_str(o, "use");
+  gql_str kty = member_str(o, "kty");
+  gql_str use = member_str(o, "use");
   const gql_json_value *ops = gql_json_get(o, GQL_STR("key_ops"));
   const gql_json_value *alg = gql_json_get(o, GQL_STR("alg"));
   const gql_json_value *kid = gql_json_get(o, GQL_STR("kid"));
   k->alg = -1;
-  if (!kty)
+  if (!kty.ptr)
     return "a key needs kty";
-  if (use && strcmp(use, "sig") != 0) {
+  if (use.ptr && !gql_str_eq_cstr(use, "sig")) {
     *skip = true; /* an encryption key */
     return NULL;
   }
@@ -202,11 +203,11 @@ static const char *parse_key(const gql_json_value *o, jwk *k, bool *skip) {
   if (kid && kid->kind == GQL_JSON_STRING &&
       !(k->kid = strndup(kid->string.ptr, kid->string.len)))
     return "out of memory";
-  if (!strcmp(kty, "RSA"))
+  if (gql_str_eq_cstr(kty, "RSA"))
     return rsa_key(o, k);
-  if (!strcmp(kty, "EC"))
+  if (gql_str_eq_cstr(kty, "EC"))
     return ec_key(o, k);
-  if (!strcmp(kty, "oct"))
+  if (gql_str_eq_cstr(kty, "oct"))
     return oct_key(o, k);
   *skip = true; /* OKP and others */
   return NULL;

@@ -268,7 +268,7 @@ static int split(const char *t, size_t len, gql_arena *a, jws *j) {
   const char *d1 = memchr(t, '.', len);
   const char *d2 = d1 ? memchr(d1 + 1, '.', len - (size_t)(d1 + 1 - t)) : NULL;
   if (!d2 || memchr(d2 + 1, '.', len - (size_t)(d2 + 1 - t)) || d1 == t ||
-      d2 == d1 + 1)
+      d2 + 1 == t + len || d2 == d1 + 1)
     return GQL_JWT_MALFORMED;
   size_t hlen;
   char *header = (char *)part(a, t, (size_t)(d1 - t), &hlen);
