@@ -2,6 +2,7 @@
 #ifndef GQL_CLI_H
 #define GQL_CLI_H
 
+#include "config/config.h"
 #include "core/core.h"
 
 #include <stdio.h>
@@ -49,6 +50,26 @@ int gql_cli_trace_options(gql_trace_options *to, bool source,
                           const char *allow[64]);
 /* Prints a command's usage to `f`. */
 void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
+
+/* ---- serve and gateway (settings.c) */
+struct gql_http_options;
+/* "CMD: unknown option 'ARG' (see 'CMD --help')"; returns 2. */
+int gql_cli_unknown_option(const char *cmd, const char *arg);
+/* The settings of argv's --config FILE (empty ones without it); NULL after
+ * printing the file's errors, each line prefixed with "CMD: ". */
+gql_settings *gql_cli_settings_load(const char *cmd, int argc, char **argv);
+/* Takes argv[*i] when it is a flag serve and gateway share (--config,
+ * --host, --port, --threads, the limits, the timeouts, --cache-bytes,
+ * --log-level), advancing *i past its value: 1 taken, 0 not such a flag,
+ * -1 a bad value (said on stderr). */
+int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
+                        char **argv, int *i);
+bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st);
+/* The settings as the HTTP server's options; false after saying why. */
+bool gql_cli_http_options(const char *cmd, const gql_settings *st,
+                          struct gql_http_options *o);
+/* One warning line per configured feature this version does not apply. */
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
 
 /* The commands, each in its own file. */
 extern const gql_cli_command gql_cmd_format;

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 
 static const gql_cli_command *const commands[] = {
-    &gql_cmd_format,   &gql_cmd_print_schema, &gql_cmd_exec,
-    &gql_cmd_validate, &gql_cmd_serve,        &gql_cmd_gateway,
-    &gql_cmd_config,
+    &gql_cmd_format, &gql_cmd_print_schema, &gql_cmd_exec,   &gql_cmd_validate,
+    &gql_cmd_serve,  &gql_cmd_gateway,      &gql_cmd_config,
 };
 
 static void print_help(FILE *f) {
