@@ -165,12 +165,24 @@ int gql_header_list_add(gql_header_list *l, gql_arena *arena, gql_str name,
   return 0;
 }
 
+/* Router's patterns see header names in lower case (Rust's http crate
+ * keeps them so): match the lower-cased name. Names beyond 256 bytes
+ * never match. */
+static bool name_matches(gql_regex *re, gql_str n) {
+  char lower[256];
+  if (n.len > sizeof lower)
+    return false;
+  for (size_t i = 0; i < n.len; i++)
+    lower[i] =
+        (char)(n.ptr[i] >= 'A' && n.ptr[i] <= 'Z' ? n.ptr[i] | 0x20 : n.ptr[i]);
+  return gql_regex_match(re, lower, n.len);
+}
+
 static void list_remove(gql_header_list *l, gql_str name, gql_regex *re) {
   uint32_t w = 0;
   for (uint32_t i = 0; i < l->count; i++) {
     gql_str n = l->items[i].name;
-    bool drop = re ? !gql_header_reserved(n.ptr, n.len) &&
-                         gql_regex_match(re, n.ptr, n.len)
+    bool drop = re ? !gql_header_reserved(n.ptr, n.len) && name_matches(re, n)
                    : name_eq(n, name);
     if (!drop)
       l->items[w++] = l->items[i];
@@ -275,7 +287,7 @@ static int propagate_matching(gql_regex *re, const gql_header_input *in,
   uint32_t first = done->count; /* the names this rule added */
   for (uint32_t i = 0; i < in->nheaders; i++) {
     gql_str n = in->headers[i].name;
-    if (gql_header_reserved(n.ptr, n.len) || !gql_regex_match(re, n.ptr, n.len))
+    if (gql_header_reserved(n.ptr, n.len) || !name_matches(re, n))
       continue;
     bool mine = false;
     for (uint32_t j = first; j < done->count; j++)

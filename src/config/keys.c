@@ -157,11 +157,12 @@ bool cfg_strs(cfg_ctx *c, const ynode *n, const char *what, gql_cfg_strs *out) {
   const char **v = gql_arena_alloc(c->arena, sizeof(char *) * (count + 1));
   if (!v)
     return false;
-  bool ok = true;
+  uint32_t kept = 0; /* a bad item is reported and left out */
   for (uint32_t i = 0; i < count; i++)
-    ok = (v[i] = cfg_string(c, &items[i], what)) != NULL && ok;
-  *out = (gql_cfg_strs){v, count, true};
-  return ok;
+    if ((v[kept] = cfg_string(c, &items[i], what)))
+      kept++;
+  *out = (gql_cfg_strs){v, kept, true};
+  return kept == count;
 }
 
 /* --------------------------------------------------------------- maps */
