@@ -161,6 +161,40 @@ static void report_diag(cfg_ctx *c, struct fy_diag *diag) {
     gql_cfg_error(c, (gql_location){0, 0}, "invalid YAML");
 }
 
+/* Checked before libfyaml sees the text: UTF-8 throughout (YAML's own
+ * rule), no NUL, and no directive lines (%YAML, %TAG): libfyaml 0.7.12
+ * loops forever on a directive holding invalid UTF-8 (found by
+ * fuzz_config), and a configuration file needs no directive. */
+static bool plain_text(cfg_ctx *c, const char *text, size_t len) {
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < len;) {
+    unsigned char ch = (unsigned char)text[i];
+    size_t n = 1;
+    uint32_t cp;
+    if (col == 1 && ch == '%') {
+      gql_cfg_error(c, (gql_location){line, col},
+                    "YAML directives (%%YAML, %%TAG) are not supported");
+      return false;
+    }
+    if (ch == 0) {
+      gql_cfg_error(c, (gql_location){line, col}, "a NUL byte");
+      return false;
+    }
+    if (ch >= 0x80 && !(n = gql_utf8_decode(text + i, len - i, &cp))) {
+      gql_cfg_error(c, (gql_location){line, col}, "not UTF-8");
+      return false;
+    }
+    i += n;
+    if (ch == '\n') {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  return true;
+}
+
 bool gql_yaml_read(cfg_ctx *c, const char *text, size_t len, ynode **root) {
   *root = NULL;
   if (len > GQL_CONFIG_MAX_BYTES) {
@@ -168,6 +202,8 @@ bool gql_yaml_read(cfg_ctx *c, const char *text, size_t len, ynode **root) {
                   GQL_CONFIG_MAX_BYTES);
     return false;
   }
+  if (!plain_text(c, text, len))
+    return false;
   struct fy_diag_cfg dc;
   fy_diag_cfg_default(&dc);
   dc.fp = NULL;

@@ -181,6 +181,10 @@ Test(config, yaml_errors_aliases_tags_and_bounds) {
   assert_error("supergraph:\n  path: !!str /x\n",
                "YAML tags are not supported");
   assert_error("a: 1\n---\nb: 2\n", "only one YAML document is allowed");
+  /* libfyaml 0.7.12 loops forever on this one (found by fuzz_config) */
+  assert_error("a: 1\n%tel\xff\xffx: 1\n",
+               "c.yaml:2:1: YAML directives (%YAML, %TAG) are not supported");
+  assert_error("a: \"x\xffy\"\n", "c.yaml:1:6: not UTF-8");
   char deep[512] = "";
   for (int i = 0; i < 40; i++)
     strcat(deep, "[");
