@@ -21,8 +21,9 @@
 /* X(NAME, text): the algorithms, in JWS names. */
 #define GQL_JWT_ALG_MAP(X)                                                     \
   X(HS256)                                                                     \
-  X(HS384) X(HS512) X(RS256) X(RS384) X(RS512) X(PS256) X(PS384) X(PS512)      \
-      X(ES256) X(ES384)
+  X(HS384)                                                                     \
+  X(HS512)                                                                     \
+  X(RS256) X(RS384) X(RS512) X(PS256) X(PS384) X(PS512) X(ES256) X(ES384)
 
 typedef enum gql_jwt_alg {
 #define GQL_JWT_ALG_ENUM_(name) GQL_JWT_##name,
