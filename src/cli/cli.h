@@ -17,6 +17,8 @@ typedef struct gql_cli_command {
 /* Reads a whole file ("-" or NULL: standard input) into a malloc'ed,
  * NUL-terminated buffer. Returns NULL and prints a message on failure. */
 char *gql_cli_read_file(const char *path, size_t *len);
+/* The same, with messages prefixed "CMD: " rather than "gql: ". */
+char *gql_cli_read_file_as(const char *cmd, const char *path, size_t *len);
 /* The name to show for a path in messages ("<stdin>" for "-"). */
 const char *gql_cli_display_name(const char *path);
 /* True when argv has -h or --help. */

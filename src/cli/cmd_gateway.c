@@ -35,7 +35,7 @@ static int usage_error(const char *msg) {
 static int print_plan(const gql_supergraph *sg, const char *path,
                       const char *op_name, gql_arena *arena) {
   size_t len;
-  char *query = gql_cli_read_file(path, &len);
+  char *query = gql_cli_read_file_as("gql gateway", path, &len);
   if (!query)
     return 1;
   int status = 1;
@@ -150,7 +150,7 @@ static int run(int argc, char **argv) {
   if (!print_api && !plan_path)
     gql_cli_warn_unapplied(cmd, st);
   size_t len;
-  char *sdl = gql_cli_read_file(sg_path, &len);
+  char *sdl = gql_cli_read_file_as("gql gateway", sg_path, &len);
   if (!sdl) {
     gql_settings_free(st);
     return 1;

@@ -277,7 +277,7 @@ static int serve(gql_settings *st) {
       goto done;
     }
   } else {
-    if (!(sdl = gql_cli_read_file(schema_path, &sdl_len)))
+    if (!(sdl = gql_cli_read_file_as("gql serve", schema_path, &sdl_len)))
       goto done;
     gql_error_list errs;
     gql_error_list_init(&errs, arena, 100);
