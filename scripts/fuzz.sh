@@ -14,8 +14,6 @@ if ((${#targets[@]} == 0)); then
   for f in "$root"/fuzz/fuzz_*.c; do targets+=("$(basename "$f" .c)"); done
 fi
 export UBSAN_OPTIONS=halt_on_error=1
-# leaks inside third-party libraries that gql cannot fix (see the file)
-export LSAN_OPTIONS=suppressions=$root/fuzz/lsan.supp
 for t in "${targets[@]}"; do
   corpus=$build/corpus/$t
   mkdir -p "$corpus"

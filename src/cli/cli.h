@@ -70,6 +70,12 @@ bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st);
 /* The settings as the HTTP server's options; false after saying why. */
 bool gql_cli_http_options(const char *cmd, const gql_settings *st,
                           struct gql_http_options *o);
+/* The JWT verifier of the settings' authentication.router.jwt (key sets
+ * read from their file:// urls); NULL after printing why, each line
+ * "CMD: FILE:LINE:COLUMN: ...". (jwt_setup.c) */
+struct gql_jwt_verifier;
+struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
+                                              const gql_settings *st);
 /* One warning line per configured feature this version does not apply. */
 void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
 

@@ -1,5 +1,6 @@
 /* gql config check FILE: loads a configuration file as gql serve and gql
  * gateway would, without serving. */
+#include "auth/auth.h"
 #include "cli.h"
 #include "config/config.h"
 #include "config/cors.h"
@@ -24,6 +25,15 @@ static int check(const char *path) {
     fputs(errors ? errors : "out of memory\n", stderr);
     free(errors);
     return 1;
+  }
+  /* the key sets must be there and load */
+  if (st->jwt.set) {
+    gql_jwt_verifier *v = gql_cli_jwt_verifier("gql config check", st);
+    if (!v) {
+      gql_settings_free(st);
+      return 1;
+    }
+    gql_jwt_verifier_free(v);
   }
   /* what the server and the gateway would compile */
   char why[256] = "";

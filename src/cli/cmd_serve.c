@@ -138,8 +138,10 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
     t->depth = (int32_t)strtol(v, NULL, 10);
     t->depth_set = true;
   } else if (strcmp(a, "--trace-variables") == 0) {
-    static const char *one[1];
-    one[0] = v; /* split on commas below */
+    const char **one = gql_arena_alloc(st->arena, sizeof(char *));
+    if (!one)
+      return -1;
+    one[0] = v; /* "a,b": split on commas when the options are made */
     t->variables = (gql_cfg_strs){one, 1, true};
   } else if (strcmp(a, "--trace-service") == 0) {
     if (!*v) {

@@ -1,5 +1,5 @@
 /*
- * The configuration file: YAML (libfyaml) → one settings struct shared by
+ * The configuration file: YAML (libyaml) → one settings struct shared by
  * `gql serve` and `gql gateway`, which the command-line flags also fill
  * (the flags are applied after the file, so they override it).
  *

@@ -1,13 +1,18 @@
-/* YAML text → a small node tree, from libfyaml's events.
+/* YAML text → a small node tree, from libyaml's events.
  *
- * Events rather than libfyaml's document tree, so that every limit is ours:
+ * libyaml rather than libfyaml: fuzz_config found libfyaml 0.7.12 looping
+ * forever, leaking and crashing in fy_parser_destroy on malformed input
+ * within minutes (the inputs are kept in fuzz/seeds/fuzz_config/); libyaml
+ * is the parser PyYAML and Ruby use, fuzzed for years by OSS-Fuzz.
+ *
+ * Events rather than a document tree, so that every limit is ours:
  * nesting depth, node count and scalar length are checked as the events
  * arrive, aliases are refused (no expansion can multiply the input, the
  * "billion laughs"), and every node keeps its line and column. */
 #include "internal.h"
 
-#include <libfyaml.h>
 #include <stdlib.h>
+#include <yaml.h>
 
 typedef struct frame {
   ynode node; /* kind and place; items filled at the end */
@@ -26,10 +31,8 @@ typedef struct reader {
   bool failed;
 } reader;
 
-static gql_location mark_loc(const struct fy_mark *m) {
-  if (!m)
-    return (gql_location){0, 0};
-  return (gql_location){(uint32_t)m->line + 1, (uint32_t)m->column + 1};
+static gql_location mark_loc(yaml_mark_t m) {
+  return (gql_location){(uint32_t)m.line + 1, (uint32_t)m.column + 1};
 }
 
 static bool add_node(reader *r, const ynode *n) {
@@ -65,9 +68,9 @@ static bool is_null_text(const char *t, size_t n) {
                      memcmp(t, "NULL", 4) == 0));
 }
 
-static bool on_scalar(reader *r, struct fy_event *e, gql_location loc) {
-  size_t len = 0;
-  const char *t = fy_token_get_text(e->scalar.value, &len);
+static bool on_scalar(reader *r, yaml_event_t *e, gql_location loc) {
+  size_t len = e->data.scalar.length;
+  const char *t = (const char *)e->data.scalar.value;
   if (!t) {
     t = "";
     len = 0;
@@ -78,7 +81,7 @@ static bool on_scalar(reader *r, struct fy_event *e, gql_location loc) {
     return false;
   }
   ynode n = {.kind = Y_SCALAR, .loc = loc, .len = (uint32_t)len};
-  n.quoted = fy_token_scalar_style(e->scalar.value) != FYSS_PLAIN;
+  n.quoted = e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
   n.is_null = !n.quoted && is_null_text(t, len);
   if (!(n.text = gql_arena_strndup(r->c->arena, t, len))) {
     gql_cfg_error(r->c, loc, "out of memory");
@@ -111,7 +114,7 @@ static bool on_end(reader *r) {
 }
 
 /* The tag and anchor checks shared by scalars, maps and lists. */
-static bool plain_node(reader *r, struct fy_token *tag, gql_location loc) {
+static bool plain_node(reader *r, const yaml_char_t *tag, gql_location loc) {
   if (tag) {
     gql_cfg_error(r->c, loc, "YAML tags are not supported here");
     return false;
@@ -119,52 +122,37 @@ static bool plain_node(reader *r, struct fy_token *tag, gql_location loc) {
   return true;
 }
 
-static bool on_event(reader *r, struct fy_event *e) {
-  gql_location loc = mark_loc(fy_event_start_mark(e));
+static bool on_event(reader *r, yaml_event_t *e) {
+  gql_location loc = mark_loc(e->start_mark);
   switch (e->type) {
-  case FYET_DOCUMENT_START:
+  case YAML_DOCUMENT_START_EVENT:
     if (++r->documents > 1) {
       gql_cfg_error(r->c, loc, "only one YAML document is allowed");
       return false;
     }
     return true;
-  case FYET_ALIAS:
+  case YAML_ALIAS_EVENT:
     gql_cfg_error(r->c, loc, "YAML aliases (*name) are not supported");
     return false;
-  case FYET_SCALAR:
-    return plain_node(r, e->scalar.tag, loc) && on_scalar(r, e, loc);
-  case FYET_MAPPING_START:
-    return plain_node(r, e->mapping_start.tag, loc) && on_start(r, Y_MAP, loc);
-  case FYET_SEQUENCE_START:
-    return plain_node(r, e->sequence_start.tag, loc) && on_start(r, Y_SEQ, loc);
-  case FYET_MAPPING_END:
-  case FYET_SEQUENCE_END:
+  case YAML_SCALAR_EVENT:
+    return plain_node(r, e->data.scalar.tag, loc) && on_scalar(r, e, loc);
+  case YAML_MAPPING_START_EVENT:
+    return plain_node(r, e->data.mapping_start.tag, loc) &&
+           on_start(r, Y_MAP, loc);
+  case YAML_SEQUENCE_START_EVENT:
+    return plain_node(r, e->data.sequence_start.tag, loc) &&
+           on_start(r, Y_SEQ, loc);
+  case YAML_MAPPING_END_EVENT:
+  case YAML_SEQUENCE_END_EVENT:
     return on_end(r);
   default:
     return true;
   }
 }
 
-static void report_diag(cfg_ctx *c, struct fy_diag *diag) {
-  void *it = NULL;
-  struct fy_diag_error *e;
-  uint32_t n = 0;
-  while ((e = fy_diag_errors_iterate(diag, &it))) {
-    if (e->type < FYET_ERROR)
-      continue;
-    gql_location loc = {e->line > 0 ? (uint32_t)e->line : 0,
-                        e->column > 0 ? (uint32_t)e->column : 1};
-    gql_cfg_error(c, loc, "%s", e->msg ? e->msg : "invalid YAML");
-    n++;
-  }
-  if (!n)
-    gql_cfg_error(c, (gql_location){0, 0}, "invalid YAML");
-}
-
-/* Checked before libfyaml sees the text: UTF-8 throughout (YAML's own
- * rule), no NUL, and no directive lines (%YAML, %TAG): libfyaml 0.7.12
- * loops forever on a directive holding invalid UTF-8 (found by
- * fuzz_config), and a configuration file needs no directive. */
+/* Checked before the parser sees the text: UTF-8 throughout (YAML's own
+ * rule; libyaml would also take UTF-16), no NUL, and no directive lines
+ * (%YAML, %TAG), which a configuration file never needs. */
 static bool plain_text(cfg_ctx *c, const char *text, size_t len) {
   uint32_t line = 1, col = 1;
   for (size_t i = 0; i < len;) {
@@ -204,35 +192,31 @@ bool gql_yaml_read(cfg_ctx *c, const char *text, size_t len, ynode **root) {
   }
   if (!plain_text(c, text, len))
     return false;
-  struct fy_diag_cfg dc;
-  fy_diag_cfg_default(&dc);
-  dc.fp = NULL;
-  dc.level = FYET_ERROR;
-  struct fy_diag *diag = fy_diag_create(&dc);
-  if (!diag) {
+  yaml_parser_t p;
+  reader *r = calloc(1, sizeof *r);
+  if (!r || !yaml_parser_initialize(&p)) {
+    free(r);
     gql_cfg_error(c, (gql_location){0, 0}, "out of memory");
     return false;
   }
-  fy_diag_set_collect_errors(diag, true);
-  struct fy_parse_cfg pc = {.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG |
-                                     FYPCF_DEFAULT_VERSION_1_2 |
-                                     FYPCF_JSON_NONE | FYPCF_DISABLE_MMAP_OPT,
-                            .diag = diag};
-  struct fy_parser *p = fy_parser_create(&pc);
-  reader *r = calloc(1, sizeof *r);
-  bool ok = p && r && fy_parser_set_string(p, text, len) == 0;
-  if (r)
-    r->c = c;
-  if (!ok)
-    gql_cfg_error(c, (gql_location){0, 0}, "out of memory");
-  struct fy_event *e;
-  while (ok && (e = fy_parser_parse(p))) {
-    ok = on_event(r, e);
-    fy_parser_event_free(p, e);
-  }
-  if (ok && fy_parser_get_stream_error(p)) {
-    report_diag(c, diag);
-    ok = false;
+  r->c = c;
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+  bool ok = true, end = false;
+  while (ok && !end) {
+    yaml_event_t e;
+    if (!yaml_parser_parse(&p, &e)) {
+      gql_location at = mark_loc(p.problem_mark);
+      if (p.context)
+        gql_cfg_error(c, at, "%s %s", p.context,
+                      p.problem ? p.problem : "invalid YAML");
+      else
+        gql_cfg_error(c, at, "%s", p.problem ? p.problem : "invalid YAML");
+      ok = false;
+      break;
+    }
+    end = e.type == YAML_STREAM_END_EVENT;
+    ok = on_event(r, &e);
+    yaml_event_delete(&e);
   }
   if (ok && r->has_root) {
     if ((*root = gql_arena_alloc(c->arena, sizeof(ynode))))
@@ -241,7 +225,6 @@ bool gql_yaml_read(cfg_ctx *c, const char *text, size_t len, ynode **root) {
       ok = false;
   }
   free(r);
-  fy_parser_destroy(p);
-  fy_diag_destroy(diag);
+  yaml_parser_delete(&p);
   return ok;
 }

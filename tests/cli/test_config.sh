@@ -13,6 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 sed -n '/<!-- example:begin -->/,/<!-- example:end -->/p' "$root/docs/config.md" |
   sed '1,2d;$d' | sed '$d' >"$tmp/example.yaml"
 grep -q "authentication:" "$tmp/example.yaml" || fail "no example extracted"
+# its key set, next to it as the example's file://jwks.json says
+echo '{"keys":[{"kty":"oct","kid":"k1","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQ"}]}' >"$tmp/jwks.json"
 out=$(env -u GQL_PORT "$gql" config check "$tmp/example.yaml" 2>&1)
 [[ $? == 0 && $out == "$tmp/example.yaml: valid" ]] && ok || fail "docs example: $out"
 
@@ -39,6 +41,19 @@ grep -qx "$tmp/bad.yaml:2:11: supergraph.listen '127.0.0.1': needs HOST:PORT (or
 [[ $? == 2 ]] && ok || fail "config check without FILE"
 "$gql" config frobnicate x >/dev/null 2>&1
 [[ $? == 2 ]] && ok || fail "unknown config subcommand"
+
+# The key sets are read by config check: a missing or broken one is an
+# error at its jwks entry.
+sed 's|file://jwks.json|file://nope.json|' "$tmp/example.yaml" >"$tmp/nojwks.yaml"
+"$gql" config check "$tmp/nojwks.yaml" >/dev/null 2>"$tmp/nojwks.err"
+[[ $? == 1 ]] && grep -q "cannot open $tmp/nope.json" "$tmp/nojwks.err" && ok || fail "missing jwks: $(cat "$tmp/nojwks.err")"
+echo '{"keys":[{"kty":"RSA","n":"AQAB"}]}' >"$tmp/bad-jwks.json"
+sed 's|file://jwks.json|file://bad-jwks.json|' "$tmp/example.yaml" >"$tmp/badjwks.yaml"
+"$gql" config check "$tmp/badjwks.yaml" >/dev/null 2>"$tmp/badjwks.err"
+st=$?
+line=$(grep -n "url: file://bad-jwks.json" "$tmp/badjwks.yaml" | cut -d: -f1)
+[[ $st == 1 ]] && grep -q "^gql config check: $tmp/badjwks.yaml:$line:[0-9]*: $tmp/bad-jwks.json: key 0: an RSA key needs n and e" "$tmp/badjwks.err" &&
+  ok || fail "broken jwks: $(cat "$tmp/badjwks.err")"
 
 # An unknown flag is one line naming it, pointing at --help.
 for c in serve gateway; do
