@@ -55,6 +55,11 @@ void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 
 /* ---- serve and gateway (settings.c) */
 struct gql_http_options;
+/* When argv[*i] is one of names[0..n), takes its value: 1 with *v set and
+ * *i advanced past it, 0 when it is none of them, -1 when the value is
+ * missing (said on stderr as "CMD: OPT needs a value"). */
+int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
+                       const char *const *names, size_t n, const char **v);
 /* "CMD: unknown option 'ARG' (see 'CMD --help')"; returns 2. */
 int gql_cli_unknown_option(const char *cmd, const char *arg);
 /* The settings of argv's --config FILE (empty ones without it); NULL after

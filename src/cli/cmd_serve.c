@@ -104,16 +104,11 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
       "--schema",          "--data",           "--trace-otlp",
       "--trace-file",      "--trace-collapse", "--trace-depth",
       "--trace-variables", "--trace-service",  "--trace-timeout"};
-  bool known = false;
-  for (size_t k = 0; k < GQL_ARRAY_LEN(with_value); k++)
-    known = known || strcmp(a, with_value[k]) == 0;
-  if (!known)
-    return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "%s: %s needs a value\n", cmd, a);
-    return -1;
-  }
-  const char *v = argv[++*i];
+  const char *v;
+  int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
+                                 GQL_ARRAY_LEN(with_value), &v);
+  if (taken <= 0)
+    return taken;
   unsigned long long n = 0;
   if (strcmp(a, "--schema") == 0) {
     st->serve.schema = v;

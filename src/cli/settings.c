@@ -6,6 +6,22 @@
 
 #include <stdlib.h>
 
+int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
+                       const char *const *names, size_t n, const char **v) {
+  const char *a = argv[*i];
+  bool known = false;
+  for (size_t k = 0; k < n && !known; k++)
+    known = strcmp(a, names[k]) == 0;
+  if (!known)
+    return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: %s needs a value\n", cmd, a);
+    return -1;
+  }
+  *v = argv[++*i];
+  return 1;
+}
+
 int gql_cli_unknown_option(const char *cmd, const char *arg) {
   fprintf(stderr, "%s: unknown option '%s' (see '%s --help')\n", cmd, arg, cmd);
   return 2;
@@ -94,16 +110,11 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
                                            "--request-timeout",
                                            "--cache-bytes",
                                            "--log-level"};
-  bool known = false;
-  for (size_t k = 0; k < GQL_ARRAY_LEN(with_value); k++)
-    known = known || strcmp(a, with_value[k]) == 0;
-  if (!known)
-    return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "%s: %s needs a value\n", cmd, a);
-    return -1;
-  }
-  const char *v = argv[++*i];
+  const char *v;
+  int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
+                                 GQL_ARRAY_LEN(with_value), &v);
+  if (taken <= 0)
+    return taken;
   unsigned long long n = 0;
   gql_cfg_limits *l = &st->limits;
   gql_cfg_server *s = &st->server;
