@@ -122,7 +122,7 @@ static void acked(rec *r) {
 
 #define SUB(id, q)                                                             \
   "{\"id\":\"" id "\",\"type\":\"subscribe\",\"payload\":{\"query\":\"" q "\"" \
-                                                                          "}}"
+  "}}"
 
 Test(graphql_ws, init_is_acknowledged_and_pings_are_answered) {
   rec r;
