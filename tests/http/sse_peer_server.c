@@ -16,6 +16,8 @@
 #include <strings.h>
 #include <uv.h>
 
+#include "peer_server.h"
+
 typedef struct conn conn;
 
 typedef struct op {
@@ -359,14 +361,6 @@ static int on_done(llhttp_t *p) {
   return 0;
 }
 
-static char read_buf[65536];
-
-static void on_alloc(uv_handle_t *h, size_t s, uv_buf_t *b) {
-  (void)h;
-  (void)s;
-  *b = uv_buf_init(read_buf, sizeof read_buf);
-}
-
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
   conn *c = s->data;
   if (n < 0) {
@@ -399,7 +393,7 @@ static void on_connection(uv_stream_t *server, int status) {
     conn_close(c);
     return;
   }
-  uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+  uv_read_start((uv_stream_t *)&c->tcp, peer_alloc, on_read);
 }
 
 int main(void) {
@@ -412,16 +406,5 @@ int main(void) {
   settings.on_header_value_complete = on_hval_done;
   settings.on_body = on_body;
   settings.on_message_complete = on_done;
-  uv_tcp_t server;
-  uv_tcp_init(loop, &server);
-  struct sockaddr_in a;
-  uv_ip4_addr("127.0.0.1", 0, &a);
-  if (uv_tcp_bind(&server, (const struct sockaddr *)&a, 0) != 0 ||
-      uv_listen((uv_stream_t *)&server, 128, on_connection) != 0)
-    return 1;
-  int len = sizeof a;
-  uv_tcp_getsockname(&server, (struct sockaddr *)&a, &len);
-  printf("PORT %d\n", ntohs(a.sin_port));
-  fflush(stdout);
-  return uv_run(loop, UV_RUN_DEFAULT);
+  return peer_serve(loop, on_connection);
 }

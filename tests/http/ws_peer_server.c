@@ -18,6 +18,8 @@
 #include <strings.h>
 #include <uv.h>
 
+#include "peer_server.h"
+
 typedef struct conn conn;
 
 typedef struct op_state {
@@ -289,14 +291,6 @@ static void upgrade(conn *c, size_t head_len) {
   flush(c);
 }
 
-static char read_buf[65536];
-
-static void on_alloc(uv_handle_t *h, size_t s, uv_buf_t *b) {
-  (void)h;
-  (void)s;
-  *b = uv_buf_init(read_buf, sizeof read_buf);
-}
-
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
   conn *c = s->data;
   if (n < 0) {
@@ -333,23 +327,12 @@ static void on_connection(uv_stream_t *server, int status) {
     conn_close(c);
     return;
   }
-  uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+  uv_read_start((uv_stream_t *)&c->tcp, peer_alloc, on_read);
 }
 
 int main(void) {
   loop = uv_default_loop();
   pool = gql_ws_pool_new(&(gql_ws_limits){.max_message = 65536});
   env = gql_gws_env_new(&(gql_gws_limits){.init_timeout_ms = 300});
-  uv_tcp_t server;
-  uv_tcp_init(loop, &server);
-  struct sockaddr_in a;
-  uv_ip4_addr("127.0.0.1", 0, &a);
-  if (uv_tcp_bind(&server, (const struct sockaddr *)&a, 0) != 0 ||
-      uv_listen((uv_stream_t *)&server, 128, on_connection) != 0)
-    return 1;
-  int len = sizeof a;
-  uv_tcp_getsockname(&server, (struct sockaddr *)&a, &len);
-  printf("PORT %d\n", ntohs(a.sin_port));
-  fflush(stdout);
-  return uv_run(loop, UV_RUN_DEFAULT);
+  return peer_serve(loop, on_connection);
 }
