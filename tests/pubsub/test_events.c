@@ -89,9 +89,10 @@ static void on_event(void *ud, const gql_json_value *event) {
   record(g, event);
   if (g->act == UNLISTEN_SELF)
     gql_events_unlisten(g->self);
-  else if (g->act == UNLISTEN_OTHER)
+  else if (g->act == UNLISTEN_OTHER && g->other) {
     gql_events_unlisten(g->other);
-  else if (g->act == LISTEN_NEW && !g->added)
+    g->other = NULL; /* freed once this delivery is over */
+  } else if (g->act == LISTEN_NEW && !g->added)
     g->added =
         gql_events_listen(g->f->ev, GQL_STR("tick"), NULL, on_event, &(got){0});
 }
