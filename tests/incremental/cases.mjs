@@ -953,7 +953,7 @@ export const validationCases = [
   {name: 'known-defer-unknown-without-switch', schema: V, directives: false, document: `{ hero { ... @defer { name } friends @stream { id } } }`},
   {name: 'known-declared-in-sdl', schema: DIRECTIVES_SDL + V, directives: false, document: `{ hero { ... @defer(label: "a") { name } friends @stream(initialCount: 1) { id } } }`},
   {name: 'args-stream-initial-count-wrong-type', schema: V, document: `{ heroes @stream(initialCount: "one") { id } }`},
-  {name: 'args-defer-if-null', schema: V, document: `{ hero { ... @defer(if: null) { name } } }`},
+  {name: 'args-defer-if-not-boolean', schema: V, document: `{ hero { ... @defer(if: "yes") { name } } }`},
   {name: 'args-defer-unknown-argument', schema: V, document: `{ hero { ... @defer(when: true) { name } } }`},
   {name: 'args-stream-initial-count-negative', schema: V, document: `{ heroes @stream(initialCount: -1) { id } }`},
   {name: 'args-defer-duplicate-directive', schema: V, document: `{ hero { ... @defer @defer { name } } }`},

@@ -20,7 +20,7 @@ if (!graphqlDir || !outDir) {
 const require = createRequire(path.join(path.resolve(graphqlDir), 'x.js'));
 const graphql = require('graphql');
 const {
-  buildSchema, parse, validate, specifiedRules, specifiedDirectives,
+  buildSchema, parse, validate, specifiedRules, printSchema,
   GraphQLSchema, GraphQLDeferDirective, GraphQLStreamDirective,
   experimentalExecuteIncrementally, legacyExecuteIncrementally, version,
 } = graphql;
@@ -158,5 +158,19 @@ for (const c of validationCases) {
   lines.push(JSON.stringify(recordValidation(c)));
 }
 fs.writeFileSync(path.join(outDir, 'validation.jsonl'), lines.join('\n') + '\n');
-console.log(`recorded ${execCases.length} execution cases and ${validationCases.length} ` +
-  `validation cases with graphql@${version} into ${outDir}`);
+// printSchema of every schema the cases use: the directives' definitions
+// (descriptions, types, defaults, locations) and their place.
+const schemas = new Map();
+for (const c of [...execCases, ...validationCases]) {
+  const key = JSON.stringify([c.schema, c.directives !== false]);
+  if (!schemas.has(key)) {
+    schemas.set(key, JSON.stringify({
+      schema: c.schema.trim() + '\n',
+      deferStreamDirectives: c.directives !== false,
+      printed: printSchema(schemaOf(c)) + '\n',
+    }));
+  }
+}
+fs.writeFileSync(path.join(outDir, 'schemas.jsonl'), [...schemas.values()].join('\n') + '\n');
+console.log(`recorded ${execCases.length} execution cases, ${validationCases.length} ` +
+  `validation cases and ${schemas.size} printed schemas with graphql@${version} into ${outDir}`);
