@@ -720,18 +720,6 @@ bool gql_vctx_may_use_variables(gql_vctx *ctx) {
   return !no_variables(ctx);
 }
 
-bool gql_vctx_may_defer_or_stream(gql_vctx *ctx) {
-  struct gql_vctx_impl *impl = ctx->impl;
-  if (!impl->defer_known) {
-    impl->defer_known = true;
-    const char *p = ctx->source.ptr;
-    size_t n = p ? ctx->source.len : 0;
-    impl->no_defer = !memmem(p ? p : "", n, "defer", 5) &&
-                     !memmem(p ? p : "", n, "stream", 6);
-  }
-  return !impl->no_defer;
-}
-
 const gql_ast_directive *gql_vfind_directive(const gql_ast_directives *ds,
                                              const char *name) {
   for (uint32_t i = 0; i < ds->count; i++)
@@ -740,18 +728,26 @@ const gql_ast_directive *gql_vfind_directive(const gql_ast_directives *ds,
   return NULL;
 }
 
+void gql_vsel_init(gql_vsel_walk *w, gql_arena *arena) {
+  w->arena = arena;
+  w->stack = w->first;
+  w->n = 0;
+  w->cap = (uint32_t)GQL_ARRAY_LEN(w->first);
+  w->nomem = false;
+}
+
 void gql_vsel_push(gql_vsel_walk *w, const gql_ast_selection_set *set,
                    const gql_ast_selection *via) {
   if (!set || w->nomem)
     return;
   if (w->n == w->cap) {
-    uint32_t cap = w->cap ? w->cap * 2 : 16;
-    gql_vsel_frame *p =
-        gql_arena_grow(w->arena, w->stack, w->cap, cap, sizeof *p);
+    uint32_t cap = w->cap * 2;
+    gql_vsel_frame *p = gql_arena_alloc(w->arena, cap * sizeof *p);
     if (!p) {
       w->nomem = true;
       return;
     }
+    memcpy(p, w->stack, w->n * sizeof *p);
     w->stack = p;
     w->cap = cap;
   }

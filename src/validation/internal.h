@@ -138,7 +138,6 @@ struct gql_vctx_impl {
   uint32_t walk_cap;
   bool frag_defs_known, has_frag_defs; /* any FRAGMENT_DEFINITION */
   bool dollar_known, no_dollar; /* the source has no '$' (no variables) */
-  bool defer_known, no_defer;   /* no "defer" or "stream" in the source */
   gql_ptrmap usages;            /* node → gql_variable_usages* */
   gql_ptrmap rec_usages;
   /* For locations in long documents: where lines start, and UTF-16 units
@@ -161,9 +160,6 @@ bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
                     const gql_ast_node *node);
 /* False when the document can use no variable (its text has no '$'). */
 bool gql_vctx_may_use_variables(gql_vctx *ctx);
-/* False when the document can use neither @defer nor @stream (its text
- * has neither name): the rules about them have nothing to look at. */
-bool gql_vctx_may_defer_or_stream(gql_vctx *ctx);
 /* The first directive named `name` in `ds` (graphql-js's
  * directives.find(d => d.name.value === name)), or NULL. */
 const gql_ast_directive *gql_vfind_directive(const gql_ast_directives *ds,
@@ -181,10 +177,14 @@ typedef struct gql_vsel_frame {
 
 typedef struct gql_vsel_walk {
   gql_arena *arena;
-  gql_vsel_frame *stack;
+  gql_vsel_frame *stack; /* `first` until it is outgrown */
   uint32_t n, cap;
   bool nomem;
+  gql_vsel_frame first[8];
 } gql_vsel_walk;
+
+/* An empty walk drawing on `arena` once it is deeper than 8 sets. */
+void gql_vsel_init(gql_vsel_walk *w, gql_arena *arena);
 
 void gql_vsel_push(gql_vsel_walk *w, const gql_ast_selection_set *set,
                    const gql_ast_selection *via);

@@ -52,7 +52,8 @@ static bool visit(walk *w, gql_str name) {
 
 /* graphql-js forbidDeferStream over the operation's root. */
 static void forbid(walk *w, state *st, const gql_ast_selection_set *root) {
-  gql_vsel_walk sw = {.arena = w->ctx->arena};
+  gql_vsel_walk sw;
+  gql_vsel_init(&sw, w->ctx->arena);
   gql_vsel_push(&sw, root, NULL);
   const gql_ast_selection *sel;
   while ((sel = gql_vsel_next(&sw)) && !w->nomem) {
@@ -85,8 +86,7 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   if (node->kind != GQL_AST_OPERATION_DEFINITION)
     return true;
   const gql_ast_operation *op = (const gql_ast_operation *)node;
-  if (op->operation == GQL_OP_QUERY || !op->selection_set ||
-      !gql_vctx_may_defer_or_stream(ctx))
+  if (op->operation == GQL_OP_QUERY || !op->selection_set)
     return true;
   uint32_t root = gql_schema_root_type(ctx->schema, op->operation);
   if (root == GQL_NO_TYPE)

@@ -73,7 +73,8 @@ static bool forbid(gql_vctx *ctx, state *st, const gql_ast_selection_set *set,
                    bool *nomem) {
   bool valid = true;
   uint32_t cap = 0;
-  gql_vsel_walk sw = {.arena = ctx->arena};
+  gql_vsel_walk sw;
+  gql_vsel_init(&sw, ctx->arena);
   gql_vsel_push(&sw, set, NULL);
   const gql_ast_selection *sel;
   while ((sel = gql_vsel_next(&sw)) && !*nomem) {
@@ -125,8 +126,7 @@ static bool enter(gql_vctx *ctx, void *vs, const gql_ast_node *node) {
   if (node->kind != GQL_AST_OPERATION_DEFINITION)
     return true;
   const gql_ast_operation *op = (const gql_ast_operation *)node;
-  if (op->operation != GQL_OP_SUBSCRIPTION || !op->selection_set ||
-      !gql_vctx_may_defer_or_stream(ctx))
+  if (op->operation != GQL_OP_SUBSCRIPTION || !op->selection_set)
     return true;
   state *st = vs;
   gql_namemap visited = {0};

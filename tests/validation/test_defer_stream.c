@@ -282,17 +282,6 @@ Test(defer_stream, streamed_copies_are_compared_one_by_one) {
 
 /* Random documents with @stream here and there: the rule's shortcuts
  * answer as the every-pair comparison does. */
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static uint32_t next(rng *r, uint32_t n) {
-  r->s ^= r->s << 13;
-  r->s ^= r->s >> 7;
-  r->s ^= r->s << 17;
-  return (uint32_t)(r->s % n);
-}
-
 static void gen_set(rng *r, gql_buf *b, int depth, bool streams) {
   static const char *leaves[] = {
       "id",      "name", "name @stream",
