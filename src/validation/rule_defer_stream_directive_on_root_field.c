@@ -56,7 +56,7 @@ static void forbid(walk *w, state *st, const gql_ast_selection_set *root) {
   gql_vsel_init(&sw, w->ctx->arena);
   gql_vsel_push(&sw, root, NULL);
   const gql_ast_selection *sel;
-  while ((sel = gql_vsel_next(&sw)) && !w->nomem) {
+  while ((sel = gql_vsel_next(&sw)) && !w->nomem && !w->ctx->impl->aborted) {
     const gql_ast_directive *d;
     if (sel->h.kind == GQL_AST_FIELD) {
       if ((d = gql_vfind_directive(&sel->directives, "stream")))

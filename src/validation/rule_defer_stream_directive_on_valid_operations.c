@@ -41,6 +41,8 @@ static bool may_skip(const gql_ast_directive *d, bool skip) {
  * stack is an ancestor of the selection being looked at. */
 static void report(gql_vctx *ctx, const gql_vsel_walk *sw,
                    const gql_ast_directive *d, bool defer) {
+  if (ctx->impl->aborted)
+    return; /* the error limit was reached: no memory for more */
   uint32_t n = 1;
   for (uint32_t i = 0; i < sw->n; i++)
     n += sw->stack[i].via != NULL;
@@ -77,7 +79,7 @@ static bool forbid(gql_vctx *ctx, state *st, const gql_ast_selection_set *set,
   gql_vsel_init(&sw, ctx->arena);
   gql_vsel_push(&sw, set, NULL);
   const gql_ast_selection *sel;
-  while ((sel = gql_vsel_next(&sw)) && !*nomem) {
+  while ((sel = gql_vsel_next(&sw)) && !*nomem && !ctx->impl->aborted) {
     const gql_ast_directives *ds = &sel->directives;
     const gql_ast_directive *d;
     if (((d = gql_vfind_directive(ds, "skip")) && may_skip(d, true)) ||

@@ -335,3 +335,36 @@ Test(defer_stream, overlap_shortcuts_match_every_pair_comparison) {
   cr_expect_gt(with_errors, 100, "%u", with_errors);
   cr_expect_lt(with_errors, 260, "%u", with_errors);
 }
+
+/* Each error of a subscription names every spread above the directive: at
+ * the error limit the walk stops, so many directives below a long chain
+ * cost the limit's errors, not one list of spreads each. */
+Test(defer_stream, errors_below_a_long_chain_stop_at_the_limit) {
+  enum { CHAIN = 5000, DEFERS = 10000 };
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "subscription { hero { ...F0 } }\n");
+  for (int i = 0; i < CHAIN; i++)
+    gql_buf_printf(&b, "fragment F%d on Hero { ...F%d }\n", i, i + 1);
+  gql_buf_printf(&b, "fragment F%d on Hero {", CHAIN);
+  for (int i = 0; i < DEFERS; i++)
+    gql_buf_puts(&b, " ... @defer { id }");
+  gql_buf_puts(&b, " }\n");
+  const char *q = gql_buf_cstr(&b);
+  gql_arena *a = gql_arena_new(NULL);
+  gql_document *doc = NULL;
+  gql_syntax_error err = {0};
+  gql_parse_options po = {.max_tokens = UINT32_MAX, .max_size = 1 << 26};
+  cr_assert_eq(gql_parse(a, q, strlen(q), &po, &doc, &err), 0);
+  size_t parsed = gql_arena_used(a);
+  const gql_vrule *rules[] = {
+      &gql_rule_DeferStreamDirectiveOnValidOperationsRule};
+  gql_error_list l;
+  gql_error_list_init(&l, a, 0);
+  cr_assert_eq(gql_validate_document(schema, doc, rules, 1, NULL, &l), 0);
+  cr_assert_eq(l.count, 101, "100 errors and the abort");
+  cr_assert_lt(gql_arena_used(a) - parsed, (size_t)16 << 20, "%zu bytes",
+               gql_arena_used(a) - parsed);
+  gql_arena_free(a);
+  gql_buf_free(&b);
+}
