@@ -849,7 +849,9 @@ fragment NameFragment on Hero { name }`,
 // ------------------------------------------------------ validation cases
 //
 // Each is validated by graphql-js 17 with every one of RULES alone and with
-// all of its specifiedRules. `directives: false`: the SDL declares them.
+// all of its specifiedRules (not with `allRules: false`: where another rule
+// words its error as 17 does and gql as 16). `directives: false`: the SDL
+// declares them.
 
 export const RULES = [
   'DeferStreamDirectiveOnRootFieldRule',
@@ -904,6 +906,12 @@ export const validationCases = [
   {name: 'ops-fragment-used-by-query-and-subscription', schema: V, document: `query { hero { ...F } } subscription { hero { ...F } } fragment F on Hero { ... @defer { name } }`},
   {name: 'ops-defer-in-query-allowed', schema: V, document: `query { hero { ... @defer { name } } }`},
   {name: 'ops-defer-in-mutation-allowed', schema: V, document: `mutation { renameHero(name: "x") { ... @defer { name } } }`},
+  {name: 'ops-defer-if-string-literal', schema: V, document: `subscription { hero { ... @defer(if: "Oops") { name } } }`},
+  // (graphql-js 17 words ProvidedRequiredArguments' error otherwise than 16:
+  // these two compare the rules alone)
+  {name: 'ops-skip-without-if', schema: V, allRules: false, document: `subscription { hero { ... @skip @defer { name } } }`},
+  {name: 'ops-include-without-if', schema: V, allRules: false, document: `subscription { hero { ... @include @defer { name } } }`},
+  {name: 'ops-fragment-reached-twice-reported-once', schema: V, document: `subscription { hero { bestFriend { ...G ...F } } } fragment G on Friend { ...F } fragment F on Friend { friends @stream { id } }`},
   {name: 'ops-skipped-field-holding-defer', schema: V, document: `subscription { hero { bestFriend @skip(if: true) { ... @defer { name } } } }`},
 
   // DeferStreamDirectiveLabelRule

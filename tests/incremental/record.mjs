@@ -135,7 +135,8 @@ function recordValidation(c) {
     deferStreamDirectives: c.directives !== false,
     document: c.document,
     rules,
-    allSpecifiedRulesErrors: validate(schema, document).map(plain),
+    allSpecifiedRulesErrors: c.allRules === false ? null
+      : validate(schema, document).map(plain),
   };
 }
 
