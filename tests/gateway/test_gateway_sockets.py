@@ -128,9 +128,16 @@ def expect_inventory_failure(gw, what):
     assert resp["data"] == {"topProducts": [{"name": "Table", "inStock": None},
                                             {"name": "Couch", "inStock": None}]}, \
         (what, resp)
-    msgs = [e["message"] for e in resp.get("errors", [])]
-    assert msgs and all(m.startswith("Subgraph inventory: ") for m in msgs), \
-        (what, msgs)
+    errors = resp.get("errors", [])
+    msgs = [e["message"] for e in errors]
+    # worded as Apollo Router words its subrequest errors
+    assert msgs and all(m.startswith("HTTP fetch failed from 'inventory': ") or
+                        m.startswith("service 'inventory' response was malformed: ")
+                        for m in msgs), (what, msgs)
+    assert all(e["extensions"]["service"] == "inventory" and
+               e["extensions"]["code"] in ("SUBREQUEST_HTTP_ERROR",
+                                           "SUBREQUEST_MALFORMED_RESPONSE")
+               for e in errors), (what, errors)
     return msgs[0]
 
 

@@ -117,7 +117,7 @@ Test(planner, requires_fields_are_fetched_first_and_sent_in_representations) {
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 2);
   expect_op(plan, "products", 1,
-            "query{topProducts{__typename upc price weight}}");
+            "query{topProducts{price weight __typename upc}}");
   const gql_gw_fetch *inv = gw_batch(plan, "inventory", 2)->fetches[0];
   gql_buf b;
   gql_buf_init(&b, NULL);
@@ -126,7 +126,9 @@ Test(planner, requires_fields_are_fetched_first_and_sent_in_representations) {
   cr_expect_not_null(
       strstr(text, "{ ... on Product { __typename upc price weight } } =>\n"),
       "%s", text);
-  cr_expect_eq(inv->ndeps, 0);
+  /* its inputs all come from the products fetch it completes */
+  cr_expect_eq(inv->ndeps, 1);
+  cr_expect_eq(inv->deps[0], inv->parent);
   free(text);
   gql_buf_free(&b);
 }
@@ -144,7 +146,8 @@ Test(planner, nested_requires_depend_on_a_third_subgraph) {
             "$representations){...on Product{price weight}}}");
   const gql_gw_batch *inv = gw_batch(plan, "inventory", 4);
   cr_assert_not_null(inv);
-  cr_expect_eq(inv->fetches[0]->ndeps, 1);
+  /* the reviews fetch holds the products, products gives price and weight */
+  cr_expect_eq(inv->fetches[0]->ndeps, 2);
 }
 
 Test(planner, same_subgraph_fetches_in_a_wave_are_alias_batched) {
@@ -253,28 +256,8 @@ Test(planner, a_full_cache_still_plans_into_the_request_arena) {
   gql_gw_plan_cache_free(c);
 }
 
-Test(planner, what_is_not_planned_yet_is_a_clear_error) {
-  static const char *cases[][2] = {
-      {"{ __schema { queryType { name } } }", "introspection"},
-      {"subscription { me { id } }", "subscriptions"},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    gql_document *doc;
-    gql_syntax_error se;
-    cr_assert_eq(
-        gql_parse(arena, cases[i][0], strlen(cases[i][0]), NULL, &doc, &se), 0);
-    gql_gw_plan *plan;
-    const char *err = NULL;
-    cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
-                 GQL_EUNSUPPORTED, "%s", cases[i][0]);
-    cr_expect_not_null(err && strstr(err, cases[i][1]), "%s: %s", cases[i][0],
-                       err ? err : "(null)");
-  }
-}
-
-Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
-  /* `upc: name` would make the representations carry names as upcs */
-  const char *q = "{ topProducts { upc: name reviews { id } } }";
+Test(planner, subscriptions_are_refused_with_a_clear_error) {
+  const char *q = "subscription { me { id } }";
   gql_document *doc;
   gql_syntax_error se;
   cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
@@ -282,10 +265,42 @@ Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
                GQL_EUNSUPPORTED);
-  cr_expect_not_null(err && strstr(err, "\"upc\""), "%s", err ? err : "");
-  /* the same alias without an entity fetch below is fine */
+  cr_expect_not_null(err && strstr(err, "subscriptions"), "%s",
+                     err ? err : "(null)");
+}
+
+Test(planner, introspection_root_fields_are_the_gateways_own) {
+  gql_gw_plan *plan =
+      gw_plan(sg, arena,
+              "query Q($n: String = \"Product\") { a: __type(name: $n) { "
+              "...F } me { id } } fragment F on __Type { name }",
+              NULL);
+  /* only me is fetched; __type becomes an operation of its own */
+  cr_expect_eq(plan->nbatches, 1);
+  expect_op(plan, "accounts", 1, "query{me{id}}");
+  char *text = gw_cstr(plan->introspection);
+  cr_expect_not_null(strstr(text, "a: __type(name: $n)"), "%s", text);
+  cr_expect_not_null(strstr(text, "($n: String = \"Product\")"), "%s", text);
+  cr_expect_not_null(strstr(text, "fragment F on __Type"), "%s", text);
+  cr_expect_null(strstr(text, "me {"), "%s", text);
+  free(text);
+}
+
+Test(planner, an_alias_taking_the_name_of_an_entity_key_gets_a_private_one) {
+  /* `upc: name` takes the response key the representations read the key
+   * from: the gateway asks for the key under a private alias instead */
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ topProducts { upc: name reviews { id } } }", NULL);
+  expect_op(plan, "products", 1,
+            "query{topProducts{upc:name __typename upc__gw1:upc}}");
+  const gql_gw_fetch *f = gw_batch(plan, "reviews", 2)->fetches[0];
+  const gql_gw_sel *key = f->requires->first->next;
+  cr_expect(gql_str_eq_cstr(key->name, "upc"));
+  cr_expect(gql_str_eq_cstr(key->tree_key, "upc__gw1"));
+  /* the same alias without an entity fetch below needs nothing */
   plan = gw_plan(sg, arena, "{ topProducts { upc: name } }", NULL);
   cr_expect_eq(plan->nbatches, 1);
+  expect_op(plan, "products", 1, "query{topProducts{upc:name}}");
 }
 
 static const char *MUTATION_SG =
