@@ -15,6 +15,7 @@ static int serve(const gql_supergraph *sg, gql_http_options *o,
            gql_cli_display_name(sg_path));
   o->banner = banner;
   o->log_name = "gql gateway";
+  o->error_codes = true; /* as Apollo Router words them */
   gql_http_server *srv = NULL;
   int rc = gql_http_server_new(sg->api, o, &srv);
   if (rc < 0) {

@@ -174,6 +174,11 @@ typedef struct gql_supergraph {
   gql_str query_type, mutation_type, subscription_type;
   gql_gw_label *labels;
   uint32_t nlabels;
+  /* the features the supergraph @link's (join, link, tag, inaccessible,
+   * and any composed custom directive's): their namespaces and imported
+   * names, whose definitions and applications the API schema omits */
+  gql_str *features;
+  uint32_t nfeatures;
   gql_str api_sdl; /* the API schema as SDL (input to gql_schema) */
   gql_schema *api; /* built from api_sdl */
 } gql_supergraph;

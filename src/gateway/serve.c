@@ -184,9 +184,22 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   }
   gql_buf b;
   gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":");
-  gql_json_write_errors(&b, el.items, el.count);
-  gql_buf_putc(&b, '}');
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < el.count; i++) {
+    /* graphql-js's error, with Apollo Router's code */
+    gql_buf tmp;
+    gql_buf_init(&tmp, NULL);
+    gql_json_write_errors(&tmp, &el.items[i], 1);
+    if (i)
+      gql_buf_putc(&b, ',');
+    if (!tmp.failed && tmp.len > 3) /* [{...}] without the closing }] */
+      gql_buf_append(&b, tmp.data + 1, tmp.len - 3);
+    gql_buf_puts(&b, ",\"extensions\":{\"code\":"
+                     "\"VALIDATION_INVALID_TYPE_VARIABLE\"}}");
+    b.failed |= tmp.failed;
+    gql_buf_free(&tmp);
+  }
+  gql_buf_puts(&b, "]}");
   if (b.failed)
     respond_error(req, "Out of memory.");
   else

@@ -31,12 +31,6 @@ static inline bool gw_has_dir(const gql_ast_directives *ds, const char *name) {
   return false;
 }
 
-/* Directives of the federation machinery, absent from the API schema. */
-static inline bool gw_machinery_directive(gql_str name) {
-  return gw_has_prefix(name, "join__") || gql_str_eq_cstr(name, "link") ||
-         gql_str_eq_cstr(name, "inaccessible") || gql_str_eq_cstr(name, "tag");
-}
-
 static inline void gw_named_type(const gql_ast_type *t, gql_str *name,
                                  uint32_t *lists) {
   *lists = 0;
