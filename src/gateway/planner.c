@@ -652,10 +652,12 @@ static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     return 0;
   opt o;
   int rc = options(p, ps, c, internal, &o);
-  if (!rc && o.kind == OPT_NONE && c->has_children && !ps->serial) {
+  if (!rc && o.cost > 0 && c->has_children && !ps->serial) {
+    /* several subgraphs each giving part of c's selection may cost less
+     * (or be the only way) */
     int sc;
     rc = split(p, ps, c, internal, false, NULL, &sc);
-    if (!rc && sc < INF)
+    if (!rc && sc < o.cost)
       o = (opt){.cost = sc, .kind = OPT_SPLIT};
   }
   if (rc)
