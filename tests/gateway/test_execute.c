@@ -904,3 +904,104 @@ Test(gateway_execute, interface_members_merge_from_their_own_subgraphs) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+typedef struct body_log {
+  const char **answers;
+  char *bodies[8];
+  uint32_t n;
+} body_log;
+
+/* Canned answers by wave, and the bodies sent. */
+static int log_bodies(void *ud, const gql_gw_batch *b, const char *body,
+                  size_t len, gql_str *response) {
+  body_log *rec = ud;
+  if (rec->n < 8)
+    rec->bodies[rec->n++] = gw_cstr((gql_str){body, len});
+  *response = gql_cstr(rec->answers[b->level - 1]);
+  return 0;
+}
+
+Test(gateway_execute, an_entity_with_a_null_key_is_not_asked_for) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ topProducts { name reviews { id } } }", NULL);
+  const char *answers[] = {
+      "{\"data\":{\"topProducts\":[{\"name\":\"A\",\"__typename\":\"Product\","
+      "\"upc\":\"1\"},{\"name\":\"B\",\"__typename\":\"Product\",\"upc\":"
+      "null}]}}",
+      "{\"data\":{\"_entities\":[{\"reviews\":[{\"id\":\"r1\"}]}]}}"};
+  body_log rec = {answers, {0}, 0};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, log_bodies, &rec, &out, NULL), 0);
+  cr_assert_eq(rec.n, 2);
+  cr_expect_not_null(strstr(rec.bodies[1], "\"representations\":[{"
+                                           "\"__typename\":\"Product\","
+                                           "\"upc\":\"1\"}]}"),
+                     "%s", rec.bodies[1]);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[{\"name\":\"A\","
+                        "\"reviews\":[{\"id\":\"r1\"}]},{\"name\":\"B\","
+                        "\"reviews\":null}]}}");
+  free(got);
+  for (uint32_t i = 0; i < rec.n; i++)
+    free(rec.bodies[i]);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, an_enum_value_the_api_hides_is_null_with_an_error) {
+  char *sdl = gw_read_file(GQL_SOURCE_DIR "/tests/gateway/data/types_enums.graphql",
+                           NULL);
+  gql_supergraph *sg = gw_load_text(sdl);
+  free(sdl);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ users { kind } }", NULL);
+  const char *answers[] = {"{\"data\":{\"users\":[{\"kind\":\"PLAIN\"},{"
+                           "\"kind\":\"SECRET\"},{\"kind\":\"NOPE\"}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, NULL, arena, gw_canned, answers, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  /* as graphql-js serialises an enum value its type lacks */
+  cr_expect_str_eq(
+      got, "{\"errors\":[{\"message\":\"Enum \\\"Kind\\\" cannot represent "
+           "value: \\\"SECRET\\\"\",\"path\":[\"users\",1,\"kind\"]},{"
+           "\"message\":\"Enum \\\"Kind\\\" cannot represent value: "
+           "\\\"NOPE\\\"\",\"path\":[\"users\",2,\"kind\"]}],\"data\":{"
+           "\"users\":[{\"kind\":\"PLAIN\"},{\"kind\":null},{\"kind\":null}]}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, introspection_is_answered_beside_subgraph_fields) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(
+      sg, arena,
+      "query($t: String!) { t: __type(name: $t) { name fields { name } } me "
+      "{ id } __typename }",
+      NULL);
+  const char *answers[] = {"{\"data\":{\"me\":{\"id\":\"1\"}}}"};
+  const gql_value *vars;
+  cr_assert_eq(gql_value_parse(arena, "{\"t\":\"User\"}", 12, &vars), 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, vars, arena, gw_canned, answers, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"t\":{\"name\":\"User\",\"fields\":[{"
+                        "\"name\":\"id\"},{\"name\":\"name\"},{\"name\":"
+                        "\"username\"},{\"name\":\"birthday\"},{\"name\":"
+                        "\"reviews\"}]},\"me\":{\"id\":\"1\"},\"__typename\":"
+                        "\"Query\"}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
