@@ -216,15 +216,21 @@ def case_graphql_over_http_behaviour_as_gql_serve(subs):
         assert json.loads(body) == {"data": {"topProducts": [{"name": "Table"}]}}, body
         status, body = gw.post("query($n: Int) { topProducts(first: $n) { name } }",
                                variables={"n": "x"})
+        # (with Apollo Router's extensions.code)
         assert status == 200 and json.loads(body) == {"errors": [{
             "message": 'Variable "$n" got invalid value "x"; Int cannot represent '
                        'non-integer value: "x"',
-            "locations": [{"line": 1, "column": 7}]}]}, body
+            "locations": [{"line": 1, "column": 7}],
+            "extensions": {"code": "VALIDATION_INVALID_TYPE_VARIABLE"}}]}, body
         status, body = gw.post("{ nope }")
         assert status == 200, status
         assert json.loads(body) == {"errors": [{
             "message": 'Cannot query field "nope" on type "Query".',
-            "locations": [{"line": 1, "column": 3}]}]}, body
+            "locations": [{"line": 1, "column": 3}],
+            "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}]}, body
+        status, body = gw.post("{ me {")
+        assert json.loads(body)["errors"][0]["extensions"] == {
+            "code": "GRAPHQL_PARSE_FAILED"}, body
         conn = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=10)
         conn.request("GET", "/graphql?query=%7Bme%7Bname%7D%7D")
         r = conn.getresponse()
