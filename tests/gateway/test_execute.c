@@ -913,7 +913,7 @@ typedef struct body_log {
 
 /* Canned answers by wave, and the bodies sent. */
 static int log_bodies(void *ud, const gql_gw_batch *b, const char *body,
-                  size_t len, gql_str *response) {
+                      size_t len, gql_str *response) {
   body_log *rec = ud;
   if (rec->n < 8)
     rec->bodies[rec->n++] = gw_cstr((gql_str){body, len});
@@ -934,7 +934,8 @@ Test(gateway_execute, an_entity_with_a_null_key_is_not_asked_for) {
   body_log rec = {answers, {0}, 0};
   gql_buf out;
   gql_buf_init(&out, NULL);
-  cr_assert_eq(gql_gw_execute(plan, NULL, arena, log_bodies, &rec, &out, NULL), 0);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, log_bodies, &rec, &out, NULL),
+               0);
   cr_assert_eq(rec.n, 2);
   cr_expect_not_null(strstr(rec.bodies[1], "\"representations\":[{"
                                            "\"__typename\":\"Product\","
@@ -953,8 +954,8 @@ Test(gateway_execute, an_entity_with_a_null_key_is_not_asked_for) {
 }
 
 Test(gateway_execute, an_enum_value_the_api_hides_is_null_with_an_error) {
-  char *sdl = gw_read_file(GQL_SOURCE_DIR "/tests/gateway/data/types_enums.graphql",
-                           NULL);
+  char *sdl = gw_read_file(
+      GQL_SOURCE_DIR "/tests/gateway/data/types_enums.graphql", NULL);
   gql_supergraph *sg = gw_load_text(sdl);
   free(sdl);
   gql_arena *arena = gql_arena_new(NULL);
@@ -968,11 +969,12 @@ Test(gateway_execute, an_enum_value_the_api_hides_is_null_with_an_error) {
   char *got = gw_cstr((gql_str){out.data, out.len});
   /* as graphql-js serialises an enum value its type lacks */
   cr_expect_str_eq(
-      got, "{\"errors\":[{\"message\":\"Enum \\\"Kind\\\" cannot represent "
-           "value: \\\"SECRET\\\"\",\"path\":[\"users\",1,\"kind\"]},{"
-           "\"message\":\"Enum \\\"Kind\\\" cannot represent value: "
-           "\\\"NOPE\\\"\",\"path\":[\"users\",2,\"kind\"]}],\"data\":{"
-           "\"users\":[{\"kind\":\"PLAIN\"},{\"kind\":null},{\"kind\":null}]}}");
+      got,
+      "{\"errors\":[{\"message\":\"Enum \\\"Kind\\\" cannot represent "
+      "value: \\\"SECRET\\\"\",\"path\":[\"users\",1,\"kind\"]},{"
+      "\"message\":\"Enum \\\"Kind\\\" cannot represent value: "
+      "\\\"NOPE\\\"\",\"path\":[\"users\",2,\"kind\"]}],\"data\":{"
+      "\"users\":[{\"kind\":\"PLAIN\"},{\"kind\":null},{\"kind\":null}]}}");
   free(got);
   gql_buf_free(&out);
   gql_arena_free(arena);

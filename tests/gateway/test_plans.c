@@ -12,8 +12,12 @@
 
 static gql_arena *arena;
 
-static void setup(void) { arena = gql_arena_new(NULL); }
-static void teardown(void) { gql_arena_free(arena); }
+static void setup(void) {
+  arena = gql_arena_new(NULL);
+}
+static void teardown(void) {
+  gql_arena_free(arena);
+}
 
 TestSuite(plans, .init = setup, .fini = teardown);
 
@@ -170,8 +174,7 @@ Test(plans, multi_hop_keys_chain_the_fetches) {
   gql_supergraph *sg = load("keys");
   /* c has upc; b needs sku and region, which a gives by id, which d maps
    * from upc: c, d, a, b in four waves */
-  gql_gw_plan *p =
-      gw_plan(sg, arena, "{ topProduct { rating stock } }", NULL);
+  gql_gw_plan *p = gw_plan(sg, arena, "{ topProduct { rating stock } }", NULL);
   cr_expect_eq(p->nbatches, 4);
   cr_expect_eq(p->nlevels, 4);
   expect_op(p, "c", 1, "query{topProduct{rating __typename upc}}");
@@ -191,8 +194,8 @@ Test(plans, interface_objects_get_concrete_types_from_the_owner) {
   gql_supergraph *sg = load("interface_object");
   /* c knows accounts only as an object: a, which has the interface, gives
    * their __typename before b completes them per type */
-  gql_gw_plan *p = gw_plan(
-      sg, arena, "{ recent { score ... on Admin { badge } } }", NULL);
+  gql_gw_plan *p =
+      gw_plan(sg, arena, "{ recent { score ... on Admin { badge } } }", NULL);
   cr_expect_eq(p->nlevels, 3);
   expect_op(p, "c", 1, "query{recent{id score}}");
   const gql_gw_batch *a = gw_batch(p, "a", 2);
@@ -230,9 +233,9 @@ static const char *MISMATCH_SG =
 
 Test(plans, a_field_typed_otherwise_in_a_subgraph_is_aliased_and_renamed) {
   gql_supergraph *sg = gw_load_text(MISMATCH_SG);
-  gql_gw_plan *p = gw_plan(
-      sg, arena, "{ accounts { ... on User { id } ... on Admin { id } } }",
-      NULL);
+  gql_gw_plan *p =
+      gw_plan(sg, arena,
+              "{ accounts { ... on User { id } ... on Admin { id } } }", NULL);
   expect_op(p, "b", 1,
             "query{accounts{__typename ...on User{id__alias1:id} ...on "
             "Admin{id}}}");
@@ -245,7 +248,8 @@ Test(plans, a_field_typed_otherwise_in_a_subgraph_is_aliased_and_renamed) {
   gql_buf out;
   gql_buf_init(&out, NULL);
   cr_assert_eq(
-      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL), 0);
+      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL),
+      0);
   char *got = gw_cstr((gql_str){out.data, out.len});
   cr_expect_str_eq(got, "{\"data\":{\"accounts\":[{\"id\":\"u1\"},{\"id\":"
                         "\"a1\"}]}}");
@@ -258,9 +262,9 @@ Test(plans, a_field_of_a_value_type_comes_through_its_parent_entity) {
   gql_supergraph *sg = load("parents");
   /* Sub.depth only in b, where Category has no key: the rest from a's
    * root fetch, depth through Product (key id) in b */
-  gql_gw_plan *p = gw_plan(
-      sg, arena, "{ products { id category { name sub { code depth } } } }",
-      NULL);
+  gql_gw_plan *p =
+      gw_plan(sg, arena,
+              "{ products { id category { name sub { code depth } } } }", NULL);
   cr_expect_eq(p->nbatches, 2);
   expect_op(p, "a", 1,
             "query{products{id category{name sub{code}} __typename}}");
@@ -302,7 +306,8 @@ Test(plans, no_plan_is_an_error_not_a_wrong_answer) {
   cr_expect_not_null(err && strstr(err, "no subgraph can give"), "%s",
                      err ? err : "");
   /* per concrete type, the subgraph that has it is chosen */
-  plan = gw_plan(sg, arena, "{ node(id: \"c1\") { ... on Chat { id } } }", NULL);
+  plan =
+      gw_plan(sg, arena, "{ node(id: \"c1\") { ... on Chat { id } } }", NULL);
   expect_op(plan, "b", 1, "query{node(id:\"c1\"){__typename ...on Chat{id}}}");
   gql_supergraph_free(sg);
 }
