@@ -170,6 +170,7 @@ typedef struct gql_supergraph {
   uint32_t ntypes;
   gql_strmap type_index;
   gql_strmap field_index; /* "Type.field" -> fields[] */
+  gql_strmap graph_index; /* join__Graph enum value -> graphs[] */
   const gql_gw_field **field_list;
   gql_str query_type, mutation_type, subscription_type;
   gql_gw_label *labels;

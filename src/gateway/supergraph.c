@@ -168,11 +168,8 @@ bool gql_supergraph_enum_has(const gql_gw_type *t, gql_str value) {
 static int graph_of(loader *l, const gql_ast_directive *d, uint32_t *out) {
   const gql_ast_value *v = gw_arg(d, "graph");
   gql_str g = v && v->h.kind == GQL_AST_ENUM_VALUE ? v->u.raw : (gql_str){0};
-  for (uint32_t i = 0; g.ptr && i < l->sg->ngraphs; i++)
-    if (gql_str_eq(l->sg->graphs[i].enum_value, g)) {
-      *out = i;
-      return 0;
-    }
+  if (g.ptr && gql_strmap_get(&l->sg->graph_index, g, out))
+    return 0;
   return fail_at(l, GQL_ESCHEMA, v ? v->h.start : d->h.start,
                  "@%.*s names no graph of enum join__Graph", (int)d->name.len,
                  d->name.ptr);
@@ -204,6 +201,8 @@ static int read_graphs(loader *l, const gql_ast_type_def *def) {
         return fail_at(l, GQL_ESCHEMA, d->h.start,
                        "two subgraphs are named \"%.*s\"", (int)g->name.len,
                        g->name.ptr);
+      if (gql_strmap_put(&sg->graph_index, g->enum_value, sg->ngraphs) < 0)
+        return OOM(l);
       sg->ngraphs++;
       break;
     }
@@ -874,6 +873,7 @@ int gql_supergraph_load(const char *sdl, size_t len, gql_supergraph **out,
   sg->arena = gql_arena_new(NULL);
   gql_strmap_init(&sg->type_index, NULL);
   gql_strmap_init(&sg->field_index, NULL);
+  gql_strmap_init(&sg->graph_index, NULL);
   sg->source = sg->arena ? gql_arena_strndup(sg->arena, sdl, len) : NULL;
   sg->source_len = len;
   if (!sg->source) {
@@ -897,6 +897,7 @@ void gql_supergraph_free(gql_supergraph *sg) {
   gql_schema_free(sg->api);
   gql_strmap_free(&sg->type_index);
   gql_strmap_free(&sg->field_index);
+  gql_strmap_free(&sg->graph_index);
   gql_arena_free(sg->arena);
   free(sg);
 }
