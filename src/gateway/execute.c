@@ -220,9 +220,9 @@ static bool of_type(const gql_supergraph *sg, const gql_json_value *v,
 /* Finds the objects at f->path[i..] below v. With `next`, the walk is the
  * one that found the targets, redone to give each its path: the k-th
  * object found is target *next when it is still the same object. */
-static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
-                   gql_json_value *v, uint32_t i, const seg *path,
-                   uint32_t *next) {
+static int collect_targets(gql_gw_request *r, const gql_gw_fetch *f,
+                           fetch_state *fs, gql_json_value *v, uint32_t i,
+                           const seg *path, uint32_t *next) {
   if (!v || v->kind == GQL_JSON_NULL)
     return 0;
   if (i == f->path_len) {
@@ -243,14 +243,14 @@ static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
       return 0;
     for (size_t k = 0; k < v->array.count; k++) {
       seg s = {path, {NULL, 0}, k};
-      int rc = collect(r, f, fs, &v->array.items[k], i + 1, &s, next);
+      int rc = collect_targets(r, f, fs, &v->array.items[k], i + 1, &s, next);
       if (rc)
         return rc;
     }
     return 0;
   }
   seg s = {path, f->path[i], 0};
-  return collect(r, f, fs, obj_get(v, f->path[i]), i + 1, &s, next);
+  return collect_targets(r, f, fs, obj_get(v, f->path[i]), i + 1, &s, next);
 }
 
 /* Gives the targets of fetch f their response paths (once). A target the
@@ -261,7 +261,7 @@ static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
     return;
   fs->paths = true;
   uint32_t next = 0;
-  collect(r, f, fs, r->data, 0, NULL, &next);
+  collect_targets(r, f, fs, r->data, 0, NULL, &next);
 }
 
 /* Whether the representation node s applies to object obj (its
@@ -376,7 +376,7 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
     fetch_state *fs = &r->fs[f->id];
     fs->ntargets = 0;
     fs->paths = false;
-    rc = collect(r, f, fs, r->data, 0, NULL, NULL);
+    rc = collect_targets(r, f, fs, r->data, 0, NULL, NULL);
     for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
       tmp.len = 0;
       if (!write_rep(&tmp, r->plan->sg, fs->targets[i].obj, f->requires,

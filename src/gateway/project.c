@@ -217,7 +217,7 @@ static proj project(projector *p, const gql_json_value *v,
 }
 
 /* Writes `"errors":[...],` for the errors so far. */
-static void write_errors(const gql_gw_request *r, gql_buf *out) {
+static void write_response_errors(const gql_gw_request *r, gql_buf *out) {
   gql_buf_puts(out, "\"errors\":[");
   for (uint32_t i = 0; i < r->nerrors; i++) {
     if (i)
@@ -235,7 +235,7 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
   uint32_t nerrors = r->nerrors;
   gql_buf_putc(out, '{');
   if (nerrors)
-    write_errors(r, out);
+    write_response_errors(r, out);
   gql_buf_puts(out, "\"data\":");
   size_t data_at = out->len;
   projector p = {r, out};
@@ -253,7 +253,7 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
     gql_buf head;
     gql_buf_init(&head, NULL);
     gql_buf_putc(&head, '{');
-    write_errors(r, &head);
+    write_response_errors(r, &head);
     gql_buf_puts(&head, "\"data\":");
     size_t old = data_at - start;
     if (!head.failed && head.len > old &&
