@@ -65,7 +65,7 @@ gql_json_value *gw_path_json(gql_arena *a, const seg *s,
 
 /* Appends n bytes: gql_buf_append inlined for the short, frequent pieces
  * of the response (its buffer is sized up front, so rarely grows). */
-static inline void put(gql_buf *out, const char *p, size_t n) {
+static inline void gw_put(gql_buf *out, const char *p, size_t n) {
   if (GQL_UNLIKELY(out->cap - out->len < n) && !gql_buf_reserve(out, n))
     return;
   memcpy(out->data + out->len, p, n);
@@ -75,7 +75,7 @@ static inline void put(gql_buf *out, const char *p, size_t n) {
 /* Writes `"key":` for selection s. */
 static inline void write_key(gql_buf *out, const gql_gw_sel *s) {
   if (s->key_json.len) {
-    put(out, s->key_json.ptr, s->key_json.len);
+    gw_put(out, s->key_json.ptr, s->key_json.len);
     return;
   }
   gql_json_write_string(out, s->key);
