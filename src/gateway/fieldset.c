@@ -41,14 +41,6 @@ static bool is_composite(const gql_gw_type *t) {
                t->kind == GQL_AST_UNION_TYPE_DEFINITION);
 }
 
-/* Whether some object could be both a and b. */
-static bool overlap(const gql_gw_type *a, const gql_gw_type *b) {
-  for (uint32_t i = 0; i < a->npossible; i++)
-    if (gql_supergraph_satisfies(a->possible[i], b))
-      return true;
-  return false;
-}
-
 static gql_gw_sel *fs_node(fs_ctx *c, gql_gw_sel *dst, gql_str name,
                            const gql_gw_type *cond, const gql_gw_type *cond2) {
   for (gql_gw_sel *s = dst->first; s; s = s->next)
@@ -97,7 +89,7 @@ static int fs_collect(fs_ctx *c, const gql_gw_type *t,
           return fs_fail(c, s->type_condition->h.start,
                          "unknown type \"%.*s\" in a field set", (int)n.len,
                          n.ptr);
-        if (!overlap(ct, owner))
+        if (!gql_supergraph_overlap(ct, owner))
           return fs_fail(c, s->h.start,
                          "a fragment on \"%.*s\" can never apply to \"%.*s\"",
                          (int)ct->name.len, ct->name.ptr, (int)owner->name.len,

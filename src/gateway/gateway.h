@@ -210,6 +210,8 @@ const gql_gw_field_graph *gql_supergraph_field_graph(const gql_gw_type *t,
 /* Whether an object of type t is a `cond` (the same type, a member of
  * union cond, or implementing interface cond). */
 bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond);
+/* Whether some object type could be both a and b. */
+bool gql_supergraph_overlap(const gql_gw_type *a, const gql_gw_type *b);
 /* Whether `graph` resolves t.f outside any @provides (labels off). */
 bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
                              uint32_t graph);

@@ -166,14 +166,6 @@ static gql_gw_sel *client_add(gw_planner *p, gql_gw_sel *dst, gql_str key,
   return s;
 }
 
-/* Whether some object could be both a and b. */
-static bool overlap(const gql_gw_type *a, const gql_gw_type *b) {
-  for (uint32_t i = 0; i < a->npossible; i++)
-    if (gql_supergraph_satisfies(a->possible[i], b))
-      return true;
-  return false;
-}
-
 /* Collects the fields of `set` on type t into dst. */
 static int collect(gw_planner *p, const gql_gw_type *t,
                    const gql_ast_selection_set *set, gql_gw_sel *dst,
@@ -238,7 +230,7 @@ static int collect(gw_planner *p, const gql_gw_type *t,
       if (!ct)
         GW_FAIL(p, GQL_EINVAL, "unknown type %.*s in a type condition",
                 (int)n.len, n.ptr);
-      if (!overlap(ct, owner) || !overlap(ct, t))
+      if (!gql_supergraph_overlap(ct, owner) || !gql_supergraph_overlap(ct, t))
         continue; /* never applies */
       if (ct != owner && !(owner->kind == GQL_AST_OBJECT_TYPE_DEFINITION &&
                            gql_supergraph_satisfies(owner, ct))) {

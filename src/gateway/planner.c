@@ -500,6 +500,25 @@ static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
   return emit_local(p, ps, gi, c, internal, rep, o->fg, NULL, o->view);
 }
 
+/* The group of field c's objects that group gi of w gives when c is
+ * placed there (materialised on first use). */
+static group field_group(pos *w, uint32_t gi, const gql_gw_sel *c, gql_str tk,
+                         const gql_gw_field_graph *fg, const gql_gw_type *view,
+                         const gql_gw_sel *provided) {
+  const group *g = &w->g[gi];
+  return (group){.graph = g->graph,
+                 .view = view,
+                 .provided = provided,
+                 .how = HOW_FIELD,
+                 .ppos = w,
+                 .pg = gi,
+                 .pfield = c,
+                 .ptree_key = tk,
+                 .pfg = fg,
+                 .in_entity = g->in_entity,
+                 .activation = g->real ? 0 : g->activation};
+}
+
 /* Split: c fetched from several groups (those that have it, and new
  * fetches of subgraphs that have it), each giving part of its
  * sub-selection. Estimates on a copy; emission materialises a group only
@@ -541,17 +560,7 @@ static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     const gql_gw_sel *cp = fg && fg->provides           ? fg->provides
                            : prov && prov->has_children ? prov
                                                         : NULL;
-    group cg = {.graph = g->graph,
-                .view = view,
-                .provided = cp,
-                .how = HOW_FIELD,
-                .ppos = w,
-                .pg = gi,
-                .pfield = c,
-                .ptree_key = tk,
-                .pfg = fg,
-                .in_entity = g->in_entity,
-                .activation = g->real ? 0 : g->activation};
+    group cg = field_group(w, gi, c, tk, fg, view, cp);
     cg.real = !emit && g->real;
     uint32_t ci;
     rc = pl_add_group(p, ch, &cg, &ci);
@@ -574,17 +583,8 @@ static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     rc = pl_add_group(p, w, &jg, &wi);
     if (rc)
       break;
-    group cg = {.graph = k->graph,
-                .view = k->view,
-                .provided = k->fg ? k->fg->provides : NULL,
-                .how = HOW_FIELD,
-                .ppos = w,
-                .pg = wi,
-                .pfield = c,
-                .ptree_key = tk,
-                .pfg = k->fg,
-                .in_entity = !w->root,
-                .activation = ec};
+    group cg = field_group(w, wi, c, tk, k->fg, k->view,
+                           k->fg ? k->fg->provides : NULL);
     rc = pl_add_group(p, ch, &cg, &ci);
   }
   if (rc || ch->n < 2)

@@ -149,6 +149,13 @@ bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond) {
   return false;
 }
 
+bool gql_supergraph_overlap(const gql_gw_type *a, const gql_gw_type *b) {
+  for (uint32_t i = 0; i < a->npossible; i++)
+    if (gql_supergraph_satisfies(a->possible[i], b))
+      return true;
+  return false;
+}
+
 bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
                              uint32_t graph) {
   const gql_gw_field_graph *fg = gql_supergraph_field_graph(t, f, graph);

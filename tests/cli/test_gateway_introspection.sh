@@ -88,24 +88,12 @@ NODE_PATH=$peers/node_modules node "$tmp/compose.js" "$tmp/s0.graphql" \
   { fail "composition: $(cat "$tmp/compose.err")"; finish; }
 grep -v isOneOf "$queries/graphql16.15-all-options.graphql" >"$tmp/all-options.graphql"
 
-cat >"$tmp/gateway.js" <<'JS'
-const fs = require('fs');
-const { ApolloServer } = require('@apollo/server');
-const { startStandaloneServer } = require('@apollo/server/standalone');
-const { ApolloGateway } = require('@apollo/gateway');
-(async () => {
-  const gateway = new ApolloGateway({ supergraphSdl: fs.readFileSync(process.argv[2], 'utf8') });
-  const server = new ApolloServer({ gateway });
-  const { url } = await startStandaloneServer(server, { listen: { port: +process.argv[3], host: '127.0.0.1' } });
-  console.log('apollo gateway at', url);
-})().catch((e) => { console.error(e); process.exit(1); });
-JS
 
 n=0
 for sg in "$shared/gateway-bench/supergraph.graphql" "$tmp/composed.graphql"; do
   n=$((n + 1))
   ap_port=$(free_port)
-  NODE_PATH=$peers/node_modules start_logged "apollo$n" node "$tmp/gateway.js" "$sg" "$ap_port"
+  NODE_PATH=$peers/node_modules start_logged "apollo$n" node "$here/../gateway/apollo_gateway.js" "$sg" "$ap_port"
   gw_port=$(free_port)
   start_logged "gql$n" "$gql" gateway --supergraph "$sg" --host 127.0.0.1 \
     --port "$gw_port" --threads 1

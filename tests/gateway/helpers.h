@@ -67,6 +67,18 @@ static inline const gql_gw_batch *gw_batch(const gql_gw_plan *plan,
   return NULL;
 }
 
+/* The operation text of subgraph `graph`'s request in wave `level`. */
+static inline void gw_expect_op(const gql_gw_plan *plan, const char *graph,
+                                uint32_t level, const char *op) {
+  const gql_gw_batch *b = gw_batch(plan, graph, level);
+  cr_assert_not_null(b, "no %s request in wave %u", graph, level);
+  char *got = malloc(b->operation.len + 1);
+  memcpy(got, b->operation.ptr, b->operation.len);
+  got[b->operation.len] = 0;
+  cr_expect_str_eq(got, op);
+  free(got);
+}
+
 /* A send function answering the batch of wave w with answers[w - 1]. */
 static inline int gw_canned(void *ud, const gql_gw_batch *b, const char *body,
                             size_t len, gql_str *response) {

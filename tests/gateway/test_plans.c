@@ -30,15 +30,6 @@ static gql_supergraph *load(const char *name) {
   return sg;
 }
 
-static void expect_op(const gql_gw_plan *plan, const char *graph,
-                      uint32_t level, const char *op) {
-  const gql_gw_batch *b = gw_batch(plan, graph, level);
-  cr_assert_not_null(b, "no %s request in wave %u", graph, level);
-  char *got = gw_cstr(b->operation);
-  cr_expect_str_eq(got, op);
-  free(got);
-}
-
 static const gql_value *json(const char *text) {
   const gql_value *v;
   cr_assert_eq(gql_value_parse(arena, text, strlen(text), &v), 0);
@@ -67,11 +58,11 @@ Test(plans, skip_and_include_on_variables_plan_per_value) {
   const gql_gw_plan *keep = plan_for(base, "{\"s\":false}", 0);
   cr_expect_neq(skip, keep);
   cr_expect_eq(skip->nbatches, 1, "reviews skipped: a alone");
-  expect_op(skip, "a", 1, "query{product{name}}");
+  gw_expect_op(skip, "a", 1, "query{product{name}}");
   cr_expect_eq(keep->nbatches, 2);
-  expect_op(keep, "b", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{reviews{id}}}}");
+  gw_expect_op(keep, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{reviews{id}}}}");
   /* the variants are made once and kept with the plan */
   cr_expect_eq(plan_for(base, "{\"s\":true}", 0), skip);
   cr_expect_eq(plan_for(base, "{\"s\":false}", 0), keep);
@@ -85,7 +76,7 @@ Test(plans, a_field_the_client_skips_is_still_fetched_for_a_requires) {
                   "$i) expensive } }";
   gql_gw_plan *base = gw_plan(sg, arena, q, NULL);
   const gql_gw_plan *p = plan_for(base, NULL, 0); /* the default: false */
-  expect_op(p, "a", 1, "query{product{price __typename id}}");
+  gw_expect_op(p, "a", 1, "query{product{price __typename id}}");
   const gql_gw_fetch *b = gw_batch(p, "b", 2)->fetches[0];
   char *rep = NULL;
   gql_buf out;
@@ -102,9 +93,9 @@ Test(plans, aliases_on_key_and_required_field_names_get_private_keys) {
   gql_supergraph *sg = load("conditions");
   gql_gw_plan *p = gw_plan(
       sg, arena, "{ product { id: name price: name expensive } }", NULL);
-  expect_op(p, "a", 1,
-            "query{product{id:name price:name price__gw1:price __typename "
-            "id__gw2:id}}");
+  gw_expect_op(p, "a", 1,
+               "query{product{id:name price:name price__gw1:price __typename "
+               "id__gw2:id}}");
   const gql_gw_fetch *b = gw_batch(p, "b", 2)->fetches[0];
   /* the representation reads the private keys, writes the field names */
   const gql_gw_sel *id = b->requires->first->next;
@@ -165,8 +156,8 @@ Test(plans, percent_labels_are_on_for_about_that_share_of_requests) {
     on += (int)(gql_gw_draw_labels(sg, &rng) & 1);
   cr_expect(on > 4700 && on < 5300, "%d of 10000", on);
   gql_gw_plan *base = gw_plan(sg, arena, "{ x }", NULL);
-  expect_op(plan_for(base, NULL, 0), "a", 1, "query{x}");
-  expect_op(plan_for(base, NULL, 1), "b", 1, "query{x}");
+  gw_expect_op(plan_for(base, NULL, 0), "a", 1, "query{x}");
+  gw_expect_op(plan_for(base, NULL, 1), "b", 1, "query{x}");
   gql_supergraph_free(sg);
 }
 
@@ -177,16 +168,16 @@ Test(plans, multi_hop_keys_chain_the_fetches) {
   gql_gw_plan *p = gw_plan(sg, arena, "{ topProduct { rating stock } }", NULL);
   cr_expect_eq(p->nbatches, 4);
   cr_expect_eq(p->nlevels, 4);
-  expect_op(p, "c", 1, "query{topProduct{rating __typename upc}}");
-  expect_op(p, "d", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{id}}}");
-  expect_op(p, "a", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{sku{code} region}}}");
-  expect_op(p, "b", 4,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{stock}}}");
+  gw_expect_op(p, "c", 1, "query{topProduct{rating __typename upc}}");
+  gw_expect_op(p, "d", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{id}}}");
+  gw_expect_op(p, "a", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{sku{code} region}}}");
+  gw_expect_op(p, "b", 4,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{stock}}}");
   gql_supergraph_free(sg);
 }
 
@@ -197,14 +188,14 @@ Test(plans, interface_objects_get_concrete_types_from_the_owner) {
   gql_gw_plan *p =
       gw_plan(sg, arena, "{ recent { score ... on Admin { badge } } }", NULL);
   cr_expect_eq(p->nlevels, 3);
-  expect_op(p, "c", 1, "query{recent{id score}}");
+  gw_expect_op(p, "c", 1, "query{recent{id score}}");
   const gql_gw_batch *a = gw_batch(p, "a", 2);
   cr_assert_not_null(a);
   cr_expect(gql_str_eq_cstr(a->fetches[0]->rep_typename, "Account"));
-  expect_op(p, "a", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Account{__typename ...on "
-            "Admin{__typename}}}}");
+  gw_expect_op(p, "a", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Account{__typename ...on "
+               "Admin{__typename}}}}");
   const gql_gw_batch *b = gw_batch(p, "b", 3);
   cr_assert_not_null(b);
   cr_expect(gql_str_eq_cstr(b->fetches[0]->filter->name, "Admin"));
@@ -236,9 +227,9 @@ Test(plans, a_field_typed_otherwise_in_a_subgraph_is_aliased_and_renamed) {
   gql_gw_plan *p =
       gw_plan(sg, arena,
               "{ accounts { ... on User { id } ... on Admin { id } } }", NULL);
-  expect_op(p, "b", 1,
-            "query{accounts{__typename ...on User{id__alias1:id} ...on "
-            "Admin{id}}}");
+  gw_expect_op(p, "b", 1,
+               "query{accounts{__typename ...on User{id__alias1:id} ...on "
+               "Admin{id}}}");
   const gql_gw_fetch *f = gw_batch(p, "b", 1)->fetches[0];
   cr_expect(f->renames);
   /* the answer's alias is renamed back: the client sees id */
@@ -266,11 +257,11 @@ Test(plans, a_field_of_a_value_type_comes_through_its_parent_entity) {
       gw_plan(sg, arena,
               "{ products { id category { name sub { code depth } } } }", NULL);
   cr_expect_eq(p->nbatches, 2);
-  expect_op(p, "a", 1,
-            "query{products{id category{name sub{code}} __typename}}");
-  expect_op(p, "b", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{category{sub{depth}}}}}");
+  gw_expect_op(p, "a", 1,
+               "query{products{id category{name sub{code}} __typename}}");
+  gw_expect_op(p, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{category{sub{depth}}}}}");
   gql_supergraph_free(sg);
 }
 
@@ -308,6 +299,7 @@ Test(plans, no_plan_is_an_error_not_a_wrong_answer) {
   /* per concrete type, the subgraph that has it is chosen */
   plan =
       gw_plan(sg, arena, "{ node(id: \"c1\") { ... on Chat { id } } }", NULL);
-  expect_op(plan, "b", 1, "query{node(id:\"c1\"){__typename ...on Chat{id}}}");
+  gw_expect_op(plan, "b", 1,
+               "query{node(id:\"c1\"){__typename ...on Chat{id}}}");
   gql_supergraph_free(sg);
 }
