@@ -196,9 +196,13 @@ static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
   int rc = pl_path_push(p, c->name, c->def ? c->def->list_depth : 0);
   if (rc)
     return rc;
-  pos ch;
-  pl_child_init(p, &ch, ps, c, internal);
-  ch.deps = NULL;
+  pos *ch = malloc(sizeof *ch); /* positions stay off the stack */
+  if (!ch) {
+    p->path_len = saved;
+    return GQL_ENOMEM;
+  }
+  pl_child_init(p, ch, ps, c, internal);
+  ch->deps = NULL;
   uint32_t gi;
   group g = {.graph = graph,
              .view = view,
@@ -206,10 +210,11 @@ static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
              .real = true,
              .in_entity = in_entity,
              .how = HOW_REAL};
-  rc = pl_add_group(p, &ch, &g, &gi);
+  rc = pl_add_group(p, ch, &g, &gi);
   int cost = 0;
   if (!rc)
-    rc = place_children(p, &ch, c, internal, false, NULL, &cost);
+    rc = place_children(p, ch, c, internal, false, NULL, &cost);
+  free(ch);
   p->path_len = saved;
   if (rc)
     return rc;
