@@ -102,6 +102,18 @@ static int run(int argc, char **argv) {
         so.client.max_connections = (unsigned)n;
       continue;
     }
+    if (i + 1 < argc && (strcmp(a, "--plan-cache-bytes") == 0 ||
+                         strcmp(a, "--cache-bytes") == 0)) {
+      if (!gql_cli_parse_num("gql gateway", a, argv[++i], (size_t)1 << 40, &n))
+        return 2;
+      if (n == 0)
+        return usage_error("a cache needs at least 1 byte");
+      if (strcmp(a, "--cache-bytes") == 0)
+        o.cache_bytes = n;
+      else
+        so.plan_cache_bytes = n;
+      continue;
+    }
     if (strcmp(a, "--host") == 0 && i + 1 < argc) {
       o.host = argv[++i];
       continue;
@@ -175,6 +187,7 @@ const gql_cli_command gql_cmd_gateway = {
     "Usage: gql gateway --supergraph FILE [--host HOST] [--port PORT]\n"
     "                   [--threads N] [--subgraph-timeout MS]\n"
     "                   [--connect-timeout MS] [--max-subgraph-connections N]\n"
+    "                   [--plan-cache-bytes BYTES] [--cache-bytes BYTES]\n"
     "                   [--log-level LEVEL]\n"
     "       gql gateway --supergraph FILE [--print-api-schema]\n"
     "                   [--plan QUERY_FILE [--operation NAME]]\n\n"
@@ -188,6 +201,10 @@ const gql_cli_command gql_cmd_gateway = {
     "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
     "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
     "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"
+    "  --plan-cache-bytes BYTES  query plans kept per thread, least recently\n"
+    "                      used out first (default 67108864)\n"
+    "  --cache-bytes BYTES validated documents kept per thread (default\n"
+    "                      16777216)\n"
     "  --print-api-schema  print the client-facing API schema (join and link\n"
     "                      machinery removed, @inaccessible parts hidden)\n"
     "  --plan QUERY_FILE   validate the operation against the API schema and\n"
