@@ -518,8 +518,11 @@ static int api_sdl(gql_supergraph *sg, gql_buf *out) {
 
 static int load(gql_supergraph *sg, gql_arena *err_arena, const char **err) {
   gql_syntax_error se;
-  int rc =
-      gql_parse(sg->arena, sg->source, sg->source_len, NULL, &sg->doc, &se);
+  /* the operator's file, not a client's: large supergraphs are fine (as
+   * the schema builder takes large SDL) */
+  gql_parse_options po = {.max_tokens = UINT32_MAX,
+                          .max_size = (size_t)1 << 30};
+  int rc = gql_parse(sg->arena, sg->source, sg->source_len, &po, &sg->doc, &se);
   if (rc) {
     *err = err_arena
                ? gql_arena_sprintf(err_arena, "%u:%u: %s", se.location.line,
