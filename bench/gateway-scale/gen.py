@@ -96,12 +96,12 @@ class Graph:
         r = self.r
         for i in range(self.a.enums):
             self.enums["Enum%d" % i] = ["V%d_%d" % (i, j)
-                                        for j in range(r.randint(3, 12))]
+                                        for j in range(r.randint(2, 6))]
         enum_names = list(self.enums)
         for i in range(self.a.value_types):
             fields = []
             for j in range(r.randint(4, 12)):
-                if r.random() < 0.2:
+                if r.random() < 0.05:
                     e = r.choice(enum_names)
                     f = Field("v%d" % j, e, e, "enum")
                 else:
@@ -165,7 +165,7 @@ class Graph:
                                for j in range(r.randint(8, 20))]
             # extended by 1-7 other subgraphs
             others = [s for s in self.subgraphs if s != owner]
-            for sg in r.sample(others, r.randint(1, 7)):
+            for sg in r.sample(others, min(len(others), r.randint(1, 7))):
                 ks = [k for k in keys if r.random() < 0.5] or [keys[0]]
                 e.ext[sg] = ks[:2]
                 e.fields[sg] = [self.leaf_field("%s_f%d" % (sg, j), sg)
