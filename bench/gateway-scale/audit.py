@@ -72,13 +72,15 @@ def main():
     ap.add_argument("suites", nargs="*")
     a = ap.parse_args()
     a.here = os.path.dirname(os.path.abspath(__file__))
+    a.load_timeout, a.plan_timeout, a.max_restarts = 300, 60, 20
     root = os.path.join(a.audit, "src", "test-suites")
     suites = a.suites or sorted(os.listdir(root))
     lines = []
     say = lambda s="": (print(s), lines.append(s), sys.stdout.flush())
     say("| suite | test | gql | apollo | hive | best peer | gql vs best |")
     say("|---|---|---|---|---|---|---|")
-    tally = {"below": 0, "equal": 0, "above": 0, "gql error": 0, "n/a": 0}
+    tally = {"below": 0, "equal": 0, "above": 0, "gql error": 0,
+             "refused as invalid": 0, "n/a": 0}
     above = []
     env = dict(os.environ, PEERS=a.peers)
     for suite in suites:
@@ -106,7 +108,10 @@ def main():
                     cells.append("crash" if q.get("crash") else
                                  "error: " + q.get("error", "?")[:60])
             best = min(vals.values()) if vals else None
-            if g is None:
+            if g is None and gerr.startswith('{"errors"') and \
+                    "apollo" not in vals:
+                verdict = "refused as invalid"  # validation, as Apollo's
+            elif g is None:
                 verdict = "gql error"
             elif best is None:
                 verdict = "n/a"

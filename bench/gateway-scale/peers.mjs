@@ -105,6 +105,7 @@ for (const file of files) {
       fetches,
       median_us: mine[Math.floor((mine.length - 1) / 2)],
       max_us: mine[mine.length - 1],
+      samples_us: mine,
     }),
   );
 }

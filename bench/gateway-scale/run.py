@@ -93,9 +93,9 @@ def parse_gql(out):
             else:
                 r["queries"][w[1]] = {"fetches": int(w[3]),
                                       "median_us": float(w[5])}
-        elif w[0] == "plan_us":
-            r["plan_us"] = {"p50": float(w[2]), "p99": float(w[4]),
-                            "max": float(w[6])}
+        elif w[0] in ("plan_us", "plan_wall_us"):
+            r[w[0]] = {"p50": float(w[2]), "p99": float(w[4]),
+                       "max": float(w[6])}
         elif w[0] == "stream":
             r.setdefault("stream", []).append(
                 (int(w[1]), int(w[3]), int(w[5]), int(w[7]), int(w[9])))
@@ -103,37 +103,78 @@ def parse_gql(out):
 
 
 def run_peer(a, kind, files, reps):
-    """peers.mjs over `files`; a planner that crashes the process (Hive's
-    Rust planner panics on some queries) is restarted after the query it
-    died on, which is recorded as a crash."""
-    r = {"queries": {}, "samples": [], "restarts": 0}
+    """peers.mjs over `files`. A planner that dies on a query (Hive's Rust
+    planner panics on some) or takes longer than --plan-timeout on one is
+    restarted after it, the query recorded as a crash or a timeout; after
+    --max-restarts the remaining queries are left unplanned. A load past
+    --load-timeout is recorded as such."""
+    import queue
+    import threading
+    r = {"queries": {}, "restarts": 0}
     todo = list(files)
     env = dict(os.environ, PEERS=a.peers)
     while todo:
         cmd = ["node", "--max-old-space-size=8000",
                os.path.join(a.here, "peers.mjs"), kind, a.supergraph,
                str(reps)] + todo
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        lines = queue.Queue()
+
+        def pump(stream=p.stdout, q=lines):
+            for line in stream:
+                q.put(line)
+            q.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+        err_tail = []
+
+        def drain_err(stream=p.stderr, tail=err_tail):
+            for line in stream:
+                tail[:] = (tail + [line.rstrip()])[-5:]
+        threading.Thread(target=drain_err, daemon=True).start()
+        loaded = "load_ms" in r
         done = 0
-        for line in p.stdout.splitlines():
+        why = None
+        while True:
+            timeout = a.plan_timeout if loaded else a.load_timeout
+            try:
+                line = lines.get(timeout=timeout)
+            except queue.Empty:
+                why = "timeout" if loaded else "load timeout"
+                p.kill()
+                break
+            if line is None:
+                break
             o = json.loads(line)
             if "load_ms" in o:
+                loaded = True
                 r.setdefault("load_ms", o["load_ms"])
                 r.setdefault("rss_load_kb", o["rss_load_kb"])
             elif "query" in o:
                 r["queries"][o["query"]] = o
                 done += 1
             elif "plan_us" in o:
-                r["plan_end"] = o
+                r["rss_hwm_kb"] = max(r.get("rss_hwm_kb", -1), o["rss_hwm_kb"])
+        p.wait()
         todo = todo[done:]
-        if p.returncode != 0 or todo:
-            if not todo:
-                break
-            why = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])
-            r["queries"][todo[0]] = {"error": "process died: " + why[-1][:200],
-                                     "crash": True}
-            r["restarts"] += 1
-            todo = todo[1:]
+        if not todo:
+            break
+        if why == "load timeout":
+            r["load_error"] = "no plan after %d s of loading" % a.load_timeout
+            for f in todo:
+                r["queries"][f] = {"error": r["load_error"], "skipped": True}
+            break
+        if why is None:
+            why = "crash: " + (err_tail or ["exit %d" % p.returncode])[-1][:200]
+        r["queries"][todo[0]] = {"error": why, "crash": why.startswith("crash"),
+                                 "timeout": why == "timeout"}
+        todo = todo[1:]
+        r["restarts"] += 1
+        if r["restarts"] > a.max_restarts:
+            for f in todo:
+                r["queries"][f] = {"error": "not planned: %d restarts" %
+                                   a.max_restarts, "skipped": True}
+            break
     return r
 
 
@@ -182,7 +223,11 @@ def main():
     ap.add_argument("--http-supergraph", required=True)
     ap.add_argument("--queries", required=True)
     ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--peer-reps", type=int, default=3)
+    ap.add_argument("--apollo-reps", type=int, default=1)
+    ap.add_argument("--hive-reps", type=int, default=3)
+    ap.add_argument("--load-timeout", type=int, default=1200)
+    ap.add_argument("--plan-timeout", type=int, default=120)
+    ap.add_argument("--max-restarts", type=int, default=20)
     ap.add_argument("--planners", default="gql apollo hive")
     ap.add_argument("--stream", type=int, default=20000)
     ap.add_argument("--cache-bytes", type=int, default=32 << 20)
@@ -218,37 +263,63 @@ def main():
         res["gql"] = parse_gql(cp.stdout)
     for kind in ("apollo", "hive"):
         if kind in planners:
-            print("== planning with %s (%d reps a query)" % (kind, a.peer_reps),
+            reps = a.apollo_reps if kind == "apollo" else a.hive_reps
+            # the peers do not change between runs of one graph: their
+            # figures are kept beside it (delete the file to measure again)
+            saved = os.path.join(os.path.dirname(a.supergraph),
+                                 "peer-%s-reps%d.json" % (kind, reps))
+            if os.path.exists(saved):
+                print("== %s: figures from %s" % (kind, saved), file=sys.stderr)
+                res[kind] = json.load(open(saved))
+                continue
+            print("== planning with %s (%d reps a query)" % (kind, reps),
                   file=sys.stderr)
-            res[kind] = run_peer(a, kind, a.files, a.peer_reps)
+            res[kind] = run_peer(a, kind, a.files, reps)
+            json.dump(res[kind], open(saved, "w"))
 
     say("### Load and planning (%d queries; supergraph %.1f MB)" %
         (len(a.files), size / 1e6))
     say()
     say("| planner | load ms | RSS after load MB | plan p50 us | plan p99 us"
-        " | plan max us | peak RSS MB | planned | failed | fetches (sum) |")
-    say("|---|---|---|---|---|---|---|---|---|---|")
+        " | plan max us | slowest query (median) us | peak RSS MB | planned"
+        " | failed | fetches (sum) |")
+    say("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in planners:
         r = res[kind]
         qs = r["queries"]
         ok = [q for q in qs.values() if "fetches" in q]
+        hwm = r.get("rss_hwm_kb", -1)
         if kind == "gql":
             pu = r.get("plan_us", {})
-            hwm = r.get("rss_hwm_kb", -1)
         else:
-            pe = r.get("plan_end") or {}
-            pu = pe.get("plan_us") or {}
-            hwm = pe.get("rss_hwm_kb", -1)
+            pu = pcts([x for q in ok for x in q.get("samples_us", [q["median_us"]])])
+        worst = max((q["median_us"] for q in ok), default=0)
         failed = len(a.files) - len(ok)
-        crashes = sum(1 for q in qs.values() if q.get("crash"))
-        say("| %s | %.0f | %.1f | %s | %s | %s | %.1f | %d | %d%s | %d |" % (
+        notes = []
+        for tag, label in (("crash", "crashed the process"),
+                           ("timeout", "over %d s" % a.plan_timeout),
+                           ("skipped", "not planned")):
+            n = sum(1 for q in qs.values() if q.get(tag))
+            if n:
+                notes.append("%d %s" % (n, label))
+        if r.get("load_error"):
+            notes.append(r["load_error"])
+        say("| %s | %.0f | %.1f | %s | %s | %s | %.1f | %.1f | %d | %d%s | %d |" % (
             kind, r.get("load_ms", -1), r.get("rss_load_kb", -1) / 1024,
             "%.1f" % pu["p50"] if pu else "-",
             "%.1f" % pu["p99"] if pu else "-",
-            "%.1f" % pu["max"] if pu else "-", hwm / 1024, len(ok), failed,
-            " (%d crashed the process)" % crashes if crashes else "",
+            "%.1f" % pu["max"] if pu else "-", worst, hwm / 1024, len(ok),
+            failed,
+            " (%s)" % ", ".join(notes) if notes else "",
             sum(q["fetches"] for q in ok)))
     say()
+    if "gql" in planners and res["gql"].get("plan_wall_us"):
+        w = res["gql"]["plan_wall_us"]
+        say("gql's plan times are the planning thread's CPU time (parse + "
+            "plan); by the wall clock on this shared machine: p50 %.1f, p99 "
+            "%.1f, max %.1f us. Apollo's and Hive's are wall time in Node "
+            "(process.hrtime)." % (w["p50"], w["p99"], w["max"]))
+        say()
     say("gql gateway ready to serve (process start to GET /health, median "
         "of 3, 1 thread): %.0f ms, RSS %.1f MB (peak %.1f MB)" %
         (ready_ms, ready_rss, ready_hwm))
@@ -272,7 +343,9 @@ def main():
                     vals[k] = q["fetches"]
                     cells.append(str(q["fetches"]))
                 else:
-                    cells.append("crash" if q.get("crash") else "error")
+                    cells.append("crash" if q.get("crash") else
+                                 "timeout" if q.get("timeout") else
+                                 "not run" if q.get("skipped") else "error")
             peers = [vals[k] for k in cols if k != "gql" and k in vals]
             best = min(peers) if peers else None
             g = vals.get("gql")

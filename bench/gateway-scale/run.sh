@@ -5,7 +5,7 @@
 #
 # Usage: bench/gateway-scale/run.sh
 #   SEED=1 (the graph), QUERIES=200, REPS=30 (gql plans per query),
-#   PEER_REPS=3 (Apollo's and Hive's), PLANNERS="gql apollo hive",
+#   APOLLO_REPS=1, HIVE_REPS=3, PLANNERS="gql apollo hive",
 #   STREAM=20000 (distinct operations for the plan cache), CACHE_BYTES
 #   (--plan-cache-bytes for that stream, default 32 MiB), OUT=FILE (the
 #   Markdown tables, also printed).
@@ -71,7 +71,8 @@ keys = len(re.findall(r'@join__type\(graph: \w+, key:', s))
 print("graph: %s; %d subgraphs, %d types (%d entities), %.1f MB of supergraph SDL, "
       "%d @join__type keys, %d @requires, %d @provides, %d external fields" % (
           os.path.basename(d), graphs, len(types),
-          len(set(re.findall(r"^type (\w+)\n(?:  @join__\w+\(.*\)\n)*  @join__type\(graph: \w+, key:", s, re.M))),
+          sum(1 for b in re.split(r"\n\n", s) if b.startswith("type ")
+              and "key: " in b.split("{", 1)[0]),
           len(s) / 1e6, keys, s.count("requires: \""), s.count("provides: \""),
           s.count("external: true")))
 PY
@@ -81,6 +82,6 @@ exec python3 "$here/run.py" --gql "$root/build-rel/gql" \
   --supergraph "$graph/supergraph.graphql" \
   --http-supergraph "$graph/supergraph-closed.graphql" \
   --queries "$graph/queries" --reps "${REPS:-30}" \
-  --peer-reps "${PEER_REPS:-3}" --planners "${PLANNERS:-gql apollo hive}" \
+  --apollo-reps "${APOLLO_REPS:-1}" --hive-reps "${HIVE_REPS:-3}" --planners "${PLANNERS:-gql apollo hive}" \
   --stream "${STREAM:-20000}" --cache-bytes "${CACHE_BYTES:-33554432}" \
   --out "${OUT:-}"
