@@ -272,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_buf_init(&w.out, NULL);
   if (data[0] & 1)
     write_operation(&w);
-  else
+  else if (size > 1) /* (nothing put in a buffer never allocated) */
     gql_buf_put(&w.out, data + 1, size - 1);
   if (w.out.failed) {
     gql_buf_free(&w.out);
