@@ -101,12 +101,16 @@ static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
     *plan_path = v;
   else if (strcmp(a, "--operation") == 0)
     *op_name = v;
-  else if (strcmp(a, "--plan-cache-bytes") == 0) {
-    if (!gql_cli_parse_num(cmd, a, v, (size_t)1 << 40, &n) || n == 0)
-      return -1;
-    st->gateway.plan_cache_bytes = n;
-  } else if (!gql_cli_parse_num(cmd, a, v, 3600000, &n) || n == 0)
+  else if (!gql_cli_parse_num(
+               cmd, a, v,
+               strcmp(a, "--plan-cache-bytes") == 0 ? (size_t)1 << 40 : 3600000,
+               &n))
     return -1;
+  else if (n == 0) {
+    fprintf(stderr, "%s: %s needs a number from 1, not 0\n", cmd, a);
+    return -1;
+  } else if (strcmp(a, "--plan-cache-bytes") == 0)
+    st->gateway.plan_cache_bytes = n;
   else if (strcmp(a, "--subgraph-timeout") == 0)
     st->gateway.subgraph_timeout_ms = n;
   else if (strcmp(a, "--connect-timeout") == 0)
