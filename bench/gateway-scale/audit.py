@@ -80,7 +80,7 @@ def main():
     say("| suite | test | gql | apollo | hive | best peer | gql vs best |")
     say("|---|---|---|---|---|---|---|")
     tally = {"below": 0, "equal": 0, "above": 0, "gql error": 0,
-             "refused as invalid": 0, "n/a": 0}
+             "refused as invalid": 0, "all three refuse": 0, "n/a": 0}
     above = []
     env = dict(os.environ, PEERS=a.peers)
     for suite in suites:
@@ -111,6 +111,8 @@ def main():
             if g is None and gerr.startswith('{"errors"') and \
                     "apollo" not in vals:
                 verdict = "refused as invalid"  # validation, as Apollo's
+            elif g is None and not vals:
+                verdict = "all three refuse"
             elif g is None:
                 verdict = "gql error"
             elif best is None:

@@ -225,7 +225,7 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--apollo-reps", type=int, default=1)
     ap.add_argument("--hive-reps", type=int, default=3)
-    ap.add_argument("--load-timeout", type=int, default=1200)
+    ap.add_argument("--load-timeout", type=int, default=1800)
     ap.add_argument("--plan-timeout", type=int, default=120)
     ap.add_argument("--max-restarts", type=int, default=20)
     ap.add_argument("--planners", default="gql apollo hive")

@@ -8,7 +8,8 @@
 #   APOLLO_REPS=1, HIVE_REPS=3, PLANNERS="gql apollo hive",
 #   STREAM=20000 (distinct operations for the plan cache), CACHE_BYTES
 #   (--plan-cache-bytes for that stream, default 32 MiB), OUT=FILE (the
-#   Markdown tables, also printed).
+#   Markdown tables, also printed). A peer planner gets 30 minutes to load
+#   and 2 minutes a query (run.py --load-timeout, --plan-timeout).
 # npm packages go to bench/.peers/gateway-scale; the generated graph, composed
 # once by Apollo's composition, is cached in bench/.peers/gateway-scale/graphs
 # (not committed); the Release build to build-rel.
