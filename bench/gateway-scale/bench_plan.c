@@ -8,7 +8,7 @@
  * --cache-bytes and prints the process's RSS along the way.
  *
  * Output, one record a line (run.py reads it):
- *   load_ms MS / rss_load_kb KB / api_types N
+ *   load_ms MS / load_cpu_ms MS / rss_load_kb KB / types N graphs N
  *   query FILE fetches N median_us US max_us US arena_kb KB
  *     (arena_kb: the memory one planning took; or: query FILE error MSG)
  *   plan_us p50 US p99 US max US samples N         (thread CPU time)
@@ -115,18 +115,19 @@ int main(int argc, char **argv) {
 
   size_t sdl_len;
   char *sdl = bench_read_file(argv[1], &sdl_len);
-  uint64_t t0 = bench_now_ns();
+  uint64_t t0 = bench_now_ns(), c0 = cpu_ns();
   gql_supergraph *sg = NULL;
   const char *err = NULL;
   gql_arena *err_arena = gql_arena_new(NULL);
   int rc = gql_supergraph_load(sdl, sdl_len, &sg, err_arena, &err);
-  uint64_t t1 = bench_now_ns();
+  uint64_t t1 = bench_now_ns(), c1 = cpu_ns();
   if (rc) {
     fprintf(stderr, "bench_plan: %s: %s\n", argv[1], err ? err : "?");
     return 1;
   }
   free(sdl); /* the supergraph keeps its own copy */
   printf("load_ms %.1f\n", (double)(t1 - t0) / 1e6);
+  printf("load_cpu_ms %.1f\n", (double)(c1 - c0) / 1e6);
   printf("rss_load_kb %ld\n", rss_kb("VmRSS:"));
   printf("types %u graphs %u\n", sg->ntypes, sg->ngraphs);
   fflush(stdout);

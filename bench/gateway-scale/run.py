@@ -81,6 +81,8 @@ def parse_gql(out):
             continue
         if w[0] == "load_ms":
             r["load_ms"] = float(w[1])
+        elif w[0] == "load_cpu_ms":
+            r["load_cpu_ms"] = float(w[1])
         elif w[0] == "rss_load_kb":
             r["rss_load_kb"] = int(w[1])
         elif w[0] == "rss_planned_kb":
