@@ -154,8 +154,7 @@ static void write_selection(writer *w, uint32_t t, unsigned depth) {
       if (deep && type->npossible && pick != 0) {
         uint32_t p = type->possible[take(&w->in) % type->npossible];
         const gql_type *pt = gql_schema_type_at(s, p);
-        gql_buf_printf(&w->out, "... on %.*s", (int)pt->name.len,
-                       pt->name.ptr);
+        gql_buf_printf(&w->out, "... on %.*s", (int)pt->name.len, pt->name.ptr);
         write_directive(w);
         gql_buf_puts(&w->out, " { ");
         write_selection(w, p, depth + 1);
