@@ -207,6 +207,10 @@ static void named_type(const gql_ast_type *t, gql_str *name, uint32_t *lists) {
 
 static int read_graphs(gql_supergraph *sg, const gql_ast_type_def *def,
                        const char **err) {
+  /* a second enum would be read into an array of its own size at the
+   * first one's count (fuzz_supergraph found the overflow) */
+  if (sg->graphs)
+    DIE(GQL_ESCHEMA, "enum join__Graph is defined twice");
   sg->graphs =
       gql_arena_alloc(sg->arena, (def->values.count + 1) * sizeof *sg->graphs);
   if (!sg->graphs)
