@@ -115,14 +115,9 @@ def main():
                 verdict = "all three refuse"
             elif g is None:
                 verdict = "gql error"
-            elif best is None:
-                verdict = "n/a"
-            elif g < best:
-                verdict = "below"
-            elif g == best:
-                verdict = "equal"
             else:
-                verdict = "above"
+                verdict = bench.compare(g, best)
+            if verdict == "above":
                 above.append("%s_%d" % (suite, i))
             tally[verdict] += 1
             say("| %s | %d | %s | %s | %s | %s |" % (

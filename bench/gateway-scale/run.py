@@ -180,6 +180,14 @@ def run_peer(a, kind, files, reps):
     return r
 
 
+def compare(g, best):
+    """gql's fetch count against the best peer's: below / equal / above
+    (n/a when either is missing)."""
+    if g is None or best is None:
+        return "n/a"
+    return "below" if g < best else "equal" if g == best else "above"
+
+
 def pcts(values):
     v = sorted(values)
     if not v:
@@ -350,15 +358,7 @@ def main():
                                  "not run" if q.get("skipped") else "error")
             peers = [vals[k] for k in cols if k != "gql" and k in vals]
             best = min(peers) if peers else None
-            g = vals.get("gql")
-            if g is None or best is None:
-                verdict = "n/a"
-            elif g < best:
-                verdict = "below"
-            elif g == best:
-                verdict = "equal"
-            else:
-                verdict = "above"
+            verdict = compare(vals.get("gql"), best)
             counts[verdict] += 1
             say("| %s | %s | %s | %s |" % (
                 os.path.basename(f), " | ".join(cells),
