@@ -15,6 +15,7 @@ static int serve(const gql_supergraph *sg, gql_http_options *o,
            gql_cli_display_name(sg_path));
   o->banner = banner;
   o->log_name = "gql gateway";
+  o->error_codes = true; /* as Apollo Router words them */
   gql_http_server *srv = NULL;
   int rc = gql_http_server_new(sg->api, o, &srv);
   if (rc < 0) {
@@ -166,8 +167,10 @@ static int run(int argc, char **argv) {
   int status = 0;
   int rc = arena ? gql_supergraph_load(sdl, len, &sg, arena, &err) : GQL_ENOMEM;
   if (rc) {
-    fprintf(stderr, "gql gateway: %s: %s\n", gql_cli_display_name(sg_path),
-            err ? err : gql_strerror(rc));
+    /* FILE:LINE:COLUMN: message when the reader says where */
+    bool at = err && err[0] >= '0' && err[0] <= '9';
+    fprintf(stderr, "gql gateway: %s:%s%s\n", gql_cli_display_name(sg_path),
+            at ? "" : " ", err ? err : gql_strerror(rc));
     status = 1;
     goto done;
   }

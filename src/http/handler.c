@@ -13,6 +13,44 @@
 #include <strings.h>
 #include <time.h>
 
+/* {"errors":[...]} with "extensions":{"code":code} added to each error
+ * (gql_http_options.error_codes); the text itself when it cannot be. */
+static gql_str with_codes(gql_arena *a, gql_str errors, const char *code) {
+  gql_json_value *v;
+  gql_json_error je;
+  if (gql_json_parse(a, errors.ptr, errors.len, NULL, &v, &je) ||
+      v->kind != GQL_JSON_OBJECT)
+    return errors;
+  const gql_json_value *list = gql_json_get(v, GQL_STR("errors"));
+  if (!list || list->kind != GQL_JSON_ARRAY)
+    return errors;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (size_t i = 0; i < list->array.count; i++) {
+    const gql_json_value *e = &list->array.items[i];
+    if (i)
+      gql_buf_putc(&b, ',');
+    if (e->kind != GQL_JSON_OBJECT) {
+      gql_json_write_value(&b, e);
+      continue;
+    }
+    gql_buf_putc(&b, '{');
+    for (size_t k = 0; k < e->object.count; k++) {
+      gql_json_write_string(&b, e->object.members[k].key);
+      gql_buf_putc(&b, ':');
+      gql_json_write_value(&b, &e->object.members[k].value);
+      gql_buf_putc(&b, ',');
+    }
+    gql_buf_printf(&b, "\"extensions\":{\"code\":\"%s\"}}", code);
+  }
+  gql_buf_puts(&b, "]}");
+  char *out = b.failed ? NULL : gql_arena_strndup(a, b.data, b.len);
+  gql_str res = out ? (gql_str){out, b.len} : errors;
+  gql_buf_free(&b);
+  return res;
+}
+
 #define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
 
@@ -552,6 +590,12 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
                          r->slot->arena, &errors);
+    if (rc < 0 && errors.ptr && x->opt->error_codes)
+      errors = with_codes(r->slot->arena, errors,
+                          rc == GQL_ESYNTAX ? "GRAPHQL_PARSE_FAILED"
+                          : rc == GQL_EVALIDATION
+                              ? "GRAPHQL_VALIDATION_FAILED"
+                              : "GRAPHQL_UNKNOWN_OPERATION_NAME");
     if (rc < 0) {
       if (errors.ptr) {
         int st = r->graphql_response ? 400 : 200;

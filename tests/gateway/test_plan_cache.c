@@ -128,7 +128,7 @@ Test(plan_cache, the_least_recently_used_plan_goes_first) {
 }
 
 Test(plan_cache, distinct_operations_without_end_keep_it_within_its_budget) {
-  const size_t budget = 64 << 10;
+  const size_t budget = 512 << 10;
   gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, budget);
   char q[64];
   size_t most = 0;
