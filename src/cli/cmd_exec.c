@@ -185,8 +185,7 @@ static int run(int argc, char **argv) {
       goto done;
     }
   }
-  gql_prepare_options po = {.no_validate = no_validate,
-                            .hooks = gql_trace_hooks(trace)};
+  gql_prepare_options po = {.no_validate = no_validate, .trace = trace};
   gql_str errors = {0};
   int rc =
       gql_prepare(schema, query, query_len, op, &po, &prepared, arena, &errors);
@@ -201,7 +200,7 @@ static int run(int argc, char **argv) {
   }
   result r = {0};
   gql_trace_set_operation(trace, prepared, vars, vars_len);
-  gql_execute_params params = {.hooks = gql_trace_hooks(trace),
+  gql_execute_params params = {.trace = trace,
                                .variables_json = vars,
                                .variables_len = vars_len,
                                .root_value = root,

@@ -7,6 +7,7 @@
  * tree is written in selection order once nothing is pending. The response
  * path is a chain of stack frames, turned into JSON only for errors. */
 #include "exec.h"
+#include "hooks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ typedef struct exec_ctx {
   const gql_json_value **slots;
   exec_error *errs;
   uint32_t nerrs, cap;
-  const gql_hooks *hooks;
+  const gql_exec_hooks *hooks; /* the protocol (hooks.h), or NULL */
   void *context;
   void (*on_done)(void *, const char *, size_t, bool);
   void *ud;
@@ -645,9 +646,9 @@ resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
 /* A per-execution copy of h whose answers (calls) all ask for both hooks,
  * one per planned field (what no answer means); NULL when out of
  * memory. */
-static gql_hooks *hooks_asking(exec_ctx *ctx, const gql_hooks *h) {
+static gql_exec_hooks *hooks_asking(exec_ctx *ctx, const gql_exec_hooks *h) {
   uint32_t n = ctx->p->nplanned;
-  gql_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
+  gql_exec_hooks *c = gql_arena_alloc(ctx->arena, sizeof *c);
   uint8_t *calls = gql_arena_alloc(ctx->arena, n ? n : 1);
   if (!c || !calls)
     return NULL;
@@ -660,12 +661,12 @@ static gql_hooks *hooks_asking(exec_ctx *ctx, const gql_hooks *h) {
 
 /* The hooks' clock (h->now set): inline when it is the time-stamp
  * counter. */
-static inline uint64_t hooks_now(const gql_hooks *h) {
+static inline uint64_t hooks_now(const gql_exec_hooks *h) {
 #ifdef GQL_EXEC_HAVE_TSC
   if (GQL_LIKELY(h->now_tsc))
     return __rdtsc();
 #endif
-  return h->now(h->ctx);
+  return h->now(h->pub.ctx);
 }
 
 /* A synchronous completion of field `pf` at field frame `fr` that the hooks
@@ -673,7 +674,7 @@ static inline uint64_t hooks_now(const gql_hooks *h) {
  * later item of the list that the field's object is an item of will call
  * the same field: that call's completion comes later, and the stamp is
  * owed until then. */
-static inline void stamp_completion(exec_ctx *ctx, const gql_hooks *h,
+static inline void stamp_completion(exec_ctx *ctx, const gql_exec_hooks *h,
                                     const plan_field *pf,
                                     const path_frame *fr) {
   const path_frame *it = fr->parent;
@@ -691,7 +692,7 @@ static inline void stamp_completion(exec_ctx *ctx, const gql_hooks *h,
  * execute_error and execute_finish see none. */
 static __attribute__((noinline)) void stamps_settle(exec_ctx *ctx) {
   ctx->owed = false;
-  const gql_hooks *h = ctx->hooks;
+  const gql_exec_hooks *h = ctx->hooks;
   uint64_t now = 0;
   for (uint32_t k = 0, n = ctx->p->nplanned; k < n; k++)
     if (h->stamps[k] == GQL_STAMP_OWED) {
@@ -712,7 +713,7 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     if (!info->args)
       return;
   }
-  const gql_hooks *h = ctx->hooks;
+  const gql_exec_hooks *h = ctx->hooks;
   unsigned calls = GQL_HOOK_START | GQL_HOOK_FINISH;
   if (GQL_LIKELY(h != NULL)) {
     if (pf->ordinal < h->ncalls) { /* the tracer's cached answer */
@@ -725,14 +726,14 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
         ((uint8_t *)(uintptr_t)h->calls)[pf->ordinal] = (uint8_t)calls;
       }
     }
-    if ((calls & GQL_HOOK_START) && h->resolve_start) {
-      if (h->resolve_start(h->ctx, info) && !ctx->aborted) {
+    if ((calls & GQL_HOOK_START) && h->pub.resolve_start) {
+      if (h->pub.resolve_start(h->pub.ctx, info) && !ctx->aborted) {
         ctx->aborted = true;
         /* From here on every call takes this path (hook_free reads no
          * abort flag): the hooks with answers that all ask. (Out of
          * memory, the owner's entries still count: gql_trace's are
          * all non-zero after an abort.) */
-        gql_hooks *c = hooks_asking(ctx, h);
+        gql_exec_hooks *c = hooks_asking(ctx, h);
         if (c) {
           ctx->hooks = c;
           h = c;
@@ -743,8 +744,8 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
     }
   }
   if (GQL_UNLIKELY(ctx->aborted)) {
-    if (h && h->resolve_finish) /* the call completes, without an error */
-      h->resolve_finish(h->ctx, info);
+    if (h && h->pub.resolve_finish) /* the call completes, without an error */
+      h->pub.resolve_finish(h->pub.ctx, info);
     field_error(o, "Execution aborted.", UINT32_MAX);
     return;
   }
@@ -759,8 +760,8 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
   }
   if (GQL_UNLIKELY(h == NULL) || o->pended)
     return; /* a pending field's resolve_finish comes later */
-  if (h->resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
-    h->resolve_finish(h->ctx, info);
+  if (h->pub.resolve_finish && ((calls & GQL_HOOK_FINISH) || info->error))
+    h->pub.resolve_finish(h->pub.ctx, info);
   else if ((calls & GQL_HOOK_STAMP) && h->stamps && h->now)
     stamp_completion(ctx, h, pf, o->own.path);
 }
@@ -768,7 +769,7 @@ static __attribute__((noinline)) void resolve_field_hooked(exec_ctx *ctx,
 /* The tracer's cached answer: this call of a traced execution needs no
  * hook (a collapsed sibling, a leaf). After an abort ctx->hooks has no
  * answers (see resolve_field_hooked): no abort flag to read per call. */
-static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
+static inline bool hook_free(const exec_ctx *ctx, const gql_exec_hooks *h,
                              const plan_field *pf) {
   (void)ctx;
   return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
@@ -776,12 +777,13 @@ static inline bool hook_free(const exec_ctx *ctx, const gql_hooks *h,
 
 /* The same, for ctx->hooks, which has an answer for every planned field
  * (see answer_early): its answer, read without a bound check. */
-static inline unsigned hooks_answer(const gql_hooks *h, const plan_field *pf) {
+static inline unsigned hooks_answer(const gql_exec_hooks *h,
+                                    const plan_field *pf) {
   return h->calls[pf->ordinal];
 }
 
 /* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
-static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
+static inline bool stamp_only(const exec_ctx *ctx, const gql_exec_hooks *h,
                               const plan_field *pf) {
   return pf->ordinal < h->ncalls && h->calls[pf->ordinal] == GQL_HOOK_STAMP &&
          !ctx->aborted && h->stamps && h->now;
@@ -791,7 +793,7 @@ static inline bool stamp_only(const exec_ctx *ctx, const gql_hooks *h,
  * reaches resolve_finish, and that with `stamp` a synchronous completion
  * gets its clock read. */
 static inline __attribute__((always_inline)) void
-call_hook_free(exec_ctx *ctx, const gql_hooks *h, const plan_field *pf,
+call_hook_free(exec_ctx *ctx, const gql_exec_hooks *h, const plan_field *pf,
                const void *parent, gql_out *o, bool stamp) {
   pf->fn(&o->own, parent, o);
   if (GQL_UNLIKELY(!o->written)) {
@@ -800,8 +802,8 @@ call_hook_free(exec_ctx *ctx, const gql_hooks *h, const plan_field *pf,
   }
   /* a pended call's completion comes through pending_done */
   if (GQL_UNLIKELY(o->own.error != NULL)) {
-    if (!o->pended && h->resolve_finish)
-      h->resolve_finish(h->ctx, &o->own);
+    if (!o->pended && h->pub.resolve_finish)
+      h->pub.resolve_finish(h->pub.ctx, &o->own);
   } else if (stamp && !o->pended) {
     stamp_completion(ctx, h, pf, o->own.path);
   }
@@ -813,7 +815,7 @@ static __attribute__((noinline)) void resolve_field_slow(exec_ctx *ctx,
                                                          const plan_field *pf,
                                                          const void *parent,
                                                          gql_out *o) {
-  const gql_hooks *h = ctx->hooks;
+  const gql_exec_hooks *h = ctx->hooks;
   if (GQL_LIKELY(h && !pf->has_args)) {
     if (hook_free(ctx, h, pf)) {
       call_hook_free(ctx, h, pf, parent, o, false);
@@ -1042,7 +1044,7 @@ field_direct(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
   o->prop = false;
   o->dleaf = pf->dleaf;
   /* ctx->aborted is only ever set with hooks attached */
-  const gql_hooks *h = ctx->hooks;
+  const gql_exec_hooks *h = ctx->hooks;
   if (GQL_LIKELY(pf->plain && !h)) {
     pf->fn(&o->own, parent, o);
     if (GQL_UNLIKELY(!o->written)) {
@@ -2400,9 +2402,9 @@ gql_out *gql_pending_out(gql_pending *p) {
 static void pending_done(gql_out *o) {
   exec_ctx *ctx = o->own.ctx;
   o->pending_root = false;
-  const gql_hooks *h = ctx->hooks;
-  if (o->field_level && h && h->resolve_finish)
-    h->resolve_finish(h->ctx, o->info);
+  const gql_exec_hooks *h = ctx->hooks;
+  if (o->field_level && h && h->pub.resolve_finish)
+    h->pub.resolve_finish(h->pub.ctx, o->info);
   if (ctx->pending)
     ctx->pending--;
   if (ctx->walking || ctx->pending)
@@ -2513,7 +2515,7 @@ static void write_tree(exec_ctx *ctx, gql_buf *b, const rnode *n) {
 
 /* The hooks' part of deliver. */
 static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
-                                                    const gql_hooks *h) {
+                                                    const gql_exec_hooks *h) {
   /* Defensive: none should be owed here. An owed stamp's field is called
    * again by the next item of its list (non-null, one plan, synchronous:
    * see items_last), whose completion stamps it or owes it again up to the
@@ -2521,13 +2523,13 @@ static __attribute__((noinline)) void deliver_hooks(exec_ctx *ctx,
    * error, and each error settles. */
   if (ctx->owed)
     stamps_settle(ctx);
-  if (h->execute_error)
+  if (h->pub.execute_error)
     for (uint32_t i = 0; i < ctx->nerrs; i++) {
       const exec_error *e = &ctx->errs[i];
-      h->execute_error(h->ctx, e->message, e->locs, e->nlocs, e->path);
+      h->pub.execute_error(h->pub.ctx, e->message, e->locs, e->nlocs, e->path);
     }
-  if (h->execute_finish)
-    h->execute_finish(h->ctx, ctx->nerrs > 0);
+  if (h->pub.execute_finish)
+    h->pub.execute_finish(h->pub.ctx, ctx->nerrs > 0);
 }
 
 /* Hands the response to on_done and the output buffer back to the caller;
@@ -2640,7 +2642,7 @@ static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
   ctx->last_stamps = ctx->owed = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
-  ctx->hooks = params->hooks;
+  ctx->hooks = NULL; /* answer_early's */
   ctx->context = params->context;
   ctx->on_done = params->on_done;
   ctx->ud = params->ud;
@@ -2691,10 +2693,19 @@ static __attribute__((noinline)) int
 answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   const gql_prepared *p = ctx->p;
   gql_arena *arena = ctx->arena;
+  if (params->trace && params->hooks)
+    return GQL_EINVAL;
   if ((p->nvars || p->nslots) && !vars_init(ctx))
     return GQL_ENOMEM;
-  if (ctx->hooks && ctx->hooks->execute_start &&
-      ctx->hooks->execute_start(ctx->hooks->ctx)) {
+  if (params->trace) {
+    ctx->hooks = gql_exec_trace_hooks(params->trace);
+  } else if (params->hooks) { /* an embedder's: every call asks for both */
+    ctx->hooks = hooks_asking(ctx, &(gql_exec_hooks){.pub = *params->hooks});
+    if (!ctx->hooks)
+      return GQL_ENOMEM;
+  }
+  if (ctx->hooks && ctx->hooks->pub.execute_start &&
+      ctx->hooks->pub.execute_start(ctx->hooks->pub.ctx)) {
     /* Aborted before the executor: nothing runs. */
     ctx->aborted = true;
     add_error(ctx, "Execution aborted.", NULL, UINT32_MAX, NULL);
@@ -2704,12 +2715,12 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   /* field_direct reads an answer per planned field with no bound check:
    * hooks without one for each get answers that all ask */
   if (ctx->hooks && (!ctx->hooks->calls || ctx->hooks->ncalls < p->nplanned)) {
-    gql_hooks *c = hooks_asking(ctx, ctx->hooks);
+    gql_exec_hooks *c = hooks_asking(ctx, ctx->hooks);
     if (!c)
       return GQL_ENOMEM;
     ctx->hooks = c;
   }
-  const gql_hooks *h = ctx->hooks;
+  const gql_exec_hooks *h = ctx->hooks;
   ctx->last_stamps = h && h->last_stamps && h->stamps && h->now &&
                      !p->root_error && p->s->types[p->root_type].sync;
   if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
@@ -2813,8 +2824,9 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     return GQL_ENOMEM;
   }
   ctx_init(ctx, p, params, arena, own_arena);
-  if (GQL_UNLIKELY(params->hooks || p->kind == GQL_OP_SUBSCRIPTION ||
-                   p->nvars || p->nslots || p->root_error ||
+  if (GQL_UNLIKELY(params->hooks || params->trace ||
+                   p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
+                   p->root_error ||
                    (!params->variables && params->variables_json))) {
     int rc = answer_early(ctx, params);
     if (rc < 0)
@@ -2828,6 +2840,16 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
   finish_direct(ctx, failed);
   return 0;
+}
+
+/* The protocol given as the trace it would begin (see
+ * gql_exec_trace_hooks): the tests' way in, gql_execute's code path. */
+int gql_exec_run(const gql_prepared *p, const gql_execute_params *params,
+                 const gql_exec_hooks *hooks) {
+  gql_execute_params q = *params;
+  q.hooks = NULL;
+  q.trace = (gql_trace *)(void *)(uintptr_t)hooks;
+  return gql_execute(p, &q);
 }
 
 /* ------------------------------------------------------------ one-shot */

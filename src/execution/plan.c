@@ -2,6 +2,7 @@
  * select the operation and compile it into plan sets (CollectFields done
  * ahead of time for every selection set and possible concrete type). */
 #include "exec.h"
+#include "hooks.h"
 #include "validation/validation.h"
 
 #include <stdio.h>
@@ -1216,7 +1217,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   static const gql_prepare_options defaults; /* all zero */
   const gql_prepare_options *o = options ? options : &defaults;
   *out = NULL;
-  if (!s || (!query && len))
+  if (!s || (!query && len) || (o->hooks && o->trace))
     return GQL_EINVAL;
   int rc = finalized(s) ? 0 : gql_schema_finalize(s);
   if (rc)
@@ -1246,7 +1247,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   p->arena = arena;
   p->s = s;
   p->text = (gql_str){text, len};
-  const gql_hooks *h = o->hooks && o->hooks->prepare_phase ? o->hooks : NULL;
+  const gql_hooks *h =
+      o->trace ? &gql_exec_trace_hooks(o->trace)->pub : o->hooks;
+  if (h && !h->prepare_phase)
+    h = NULL;
   gql_syntax_error se;
   if (h)
     h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);

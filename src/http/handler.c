@@ -547,7 +547,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
                               .max_plan_size = x->opt->max_plan_size,
-                              .hooks = gql_trace_hooks(r->trace)};
+                              .trace = r->trace};
     gql_prepared *prep = NULL;
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
@@ -596,7 +596,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                            .context = r,
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
-                           .hooks = gql_trace_hooks(r->trace),
+                           .trace = r->trace,
                            .on_done = on_done,
                            .ud = r};
   int rc = gql_execute(e->prepared, &ep);

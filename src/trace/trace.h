@@ -6,6 +6,7 @@
 
 #include "../core/core.h"
 #include "../execution/exec.h"
+#include "../execution/hooks.h"
 
 enum { SPAN_PARSE, SPAN_VALIDATE, SPAN_EXECUTE, SPAN_RESOLVE };
 

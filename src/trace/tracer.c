@@ -2,7 +2,7 @@
  * on, a resolve span is made by the first call of its planned field (parent:
  * the parent planned field's span; path: the parent's string plus ".*" per
  * list level and the key), and the tracer tells the executor once per
- * planned field which later calls need a hook at all (gql_hooks.calls, see
+ * planned field which later calls need a hook at all (gql_exec_hooks.calls, see
  * calls_needed). Spans become flat records when the execution finishes and
  * are handed to the tracer's queue; the exporter thread makes the OTLP JSON.
  * The trace then holds nothing but its arena until gql_trace_end. */
@@ -86,10 +86,11 @@ typedef struct op_memo {
 enum { SPANS_INLINE = 4 };
 
 struct gql_trace {
+  /* first: gql_execute_params.trace is read as one (execution/hooks.h) */
+  gql_exec_hooks hooks;
   gql_tracer *tracer;
   gql_trace_options o;
   gql_trace_subscriber sub;
-  gql_hooks hooks;
   bool aborted;
   bool aborted_at_start;
   bool queued;
@@ -524,7 +525,7 @@ static trace_span *collapsed_owner(gql_trace *tr,
  * answer holds for the first call's resolve_finish too. With
  * hooks.last_stamps the executor stamps only a list's last item's
  * completion when the next item is certain to call the field again (see
- * gql_hooks.last_stamps): the running maximum is the same. */
+ * gql_exec_hooks.last_stamps): the running maximum is the same. */
 static uint8_t calls_needed(gql_trace *tr, const gql_resolve_info *info,
                             uint32_t k, const trace_span *owner) {
   if (!owner)
@@ -1268,19 +1269,17 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   if (o && o->subscriber)
     tr->sub = *o->subscriber;
   tr->tsc = t && gql_tracer_tsc(t);
-  tr->hooks = (gql_hooks){.execute_start = on_execute_start,
-                          .execute_finish = on_execute_finish,
-                          .resolve_start = on_resolve_start,
-                          .resolve_finish = on_resolve_finish,
-                          .ctx = tr,
-                          .execute_error = on_execute_error,
-                          .prepare_phase = on_prepare_phase};
+  tr->hooks.pub = (gql_hooks){.execute_start = on_execute_start,
+                              .execute_finish = on_execute_finish,
+                              .resolve_start = on_resolve_start,
+                              .resolve_finish = on_resolve_finish,
+                              .ctx = tr,
+                              .execute_error = on_execute_error,
+                              .prepare_phase = on_prepare_phase};
   return tr;
 }
-
-const gql_hooks *gql_trace_hooks(gql_trace *tr) {
-  return tr ? &tr->hooks : NULL;
-}
+_Static_assert(offsetof(gql_trace, hooks) == 0,
+               "a gql_trace begins with its gql_exec_hooks");
 
 static bool memo_matches(const op_memo *m, const gql_prepared *p) {
   return m->p == p && m->root == (const void *)p->root &&
