@@ -134,6 +134,13 @@ typedef struct gql_syntax_error {
   gql_location location;
 } gql_syntax_error;
 
+/* What an operation does. */
+typedef enum gql_operation_type {
+  GQL_OP_QUERY,
+  GQL_OP_MUTATION,
+  GQL_OP_SUBSCRIPTION
+} gql_operation_type;
+
 /* A parsed document; its AST lives in the arena it was parsed into and
  * points into the source text, which must outlive it. */
 typedef struct gql_document gql_document;
@@ -160,6 +167,22 @@ typedef struct gql_error {
   gql_location *locations;
   uint32_t nlocations;
 } gql_error;
+
+/* Where a call reports GraphQL errors: the caller sets `arena` (NULL: the
+ * errors are not kept), and a call that fails with GraphQL errors sets
+ * `items` and `count` (count is 0 otherwise), the errors in graphql-js's
+ * order with its messages and locations, allocated in `arena`. */
+typedef struct gql_errors {
+  gql_arena *arena;
+  const gql_error *items;
+  uint32_t count;
+} gql_errors;
+
+/* The GraphQL response of request errors, {"errors":[...]} as graphql-js
+ * prints them, NUL-terminated in `arena` (length in json->len). 0 or
+ * GQL_ENOMEM. */
+GQL_API int gql_errors_response(const gql_errors *errors, gql_arena *arena,
+                                gql_str *json);
 
 /* A schema built from SDL: long-lived, owns its memory (including a copy of
  * the SDL text), immutable once built and safe to share between threads. */
@@ -239,6 +262,9 @@ GQL_API gql_str gql_value_key(const gql_value *v, size_t i);
 /* The member named `name` of an object (last wins), or NULL. */
 GQL_API const gql_value *gql_value_get(const gql_value *v, const char *name,
                                        size_t len);
+/* v as JSON text, as JSON.stringify writes it, NUL-terminated in `arena`
+ * (length in out->len). 0 or GQL_ENOMEM. */
+GQL_API int gql_value_print(gql_arena *arena, const gql_value *v, gql_str *out);
 
 /* What a resolver is told, and where it writes its result. */
 typedef struct gql_resolve_info gql_resolve_info;
@@ -472,15 +498,36 @@ GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const gql_prepare_options *options, gql_prepared **out,
                         gql_arena *err_arena, gql_str *errors_json);
 GQL_API void gql_prepared_free(gql_prepared *p);
+/* The bytes the prepared operation holds (its text, AST and plan): what a
+ * cache of prepared operations counts. */
+GQL_API size_t gql_prepared_bytes(const gql_prepared *p);
+/* The type of the prepared operation (a GET request may only run a query). */
+GQL_API gql_operation_type gql_prepared_operation(const gql_prepared *p);
+/* Coerces `variables` (an object; NULL: none given) as gql_execute does
+ * (graphql-js coerceVariableValues: defaults applied, invalid values
+ * refused): 0 and *out, an object in `arena` of the variables that have a
+ * value; GQL_EINVAL with the errors in *errors (NULL: not kept), when a
+ * value is invalid; GQL_ENOMEM. */
+GQL_API int gql_prepared_coerce_variables(const gql_prepared *p,
+                                          gql_arena *arena,
+                                          const gql_value *variables,
+                                          const gql_value **out,
+                                          gql_errors *errors);
 
-/* A response buffer the caller may reuse across executions (its capacity is
- * kept, so a steady state makes no allocator call). Zero-initialise it. */
+/* A growable byte buffer on an allocator: where a response goes, reused
+ * across executions (its capacity is kept, so a steady state makes no
+ * allocator call). Zero-initialise it. */
 typedef struct gql_output {
   char *data;
   size_t len;
   size_t cap;
   const gql_allocator *alc; /* NULL: libc */
 } gql_output;
+/* Room for `extra` more bytes (len unchanged). 0 or GQL_ENOMEM (the
+ * buffer is then as it was). */
+GQL_API int gql_output_reserve(gql_output *o, size_t extra);
+/* Appends n bytes. 0 or GQL_ENOMEM (nothing appended). */
+GQL_API int gql_output_append(gql_output *o, const void *p, size_t n);
 GQL_API void gql_output_free(gql_output *o);
 
 typedef struct gql_execute_params {

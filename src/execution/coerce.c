@@ -703,3 +703,44 @@ int gql_exec_coerce_variables(const coerce_ctx *c, gql_str source,
   }
   return failed ? -1 : 0;
 }
+
+int gql_prepared_coerce_variables(const gql_prepared *p, gql_arena *arena,
+                                  const gql_value *variables,
+                                  const gql_value **out, gql_errors *errors) {
+  *out = NULL;
+  if (errors)
+    errors->items = NULL, errors->count = 0;
+  if (!p || !arena)
+    return GQL_EINVAL;
+  uint32_t n = p->nvars;
+  const gql_json_value **vals = gql_arena_alloc(arena, (n + 1) * sizeof *vals);
+  gql_json_value *obj = gql_arena_alloc(arena, sizeof *obj);
+  gql_json_member *m = gql_arena_alloc(arena, (n + 1) * sizeof *m);
+  if (!vals || !obj || !m)
+    return GQL_ENOMEM;
+  gql_error_list el;
+  gql_error_list_init(&el, errors && errors->arena ? errors->arena : arena, 50);
+  coerce_ctx cc = {
+      .s = p->s, .arena = arena, .var_defs = p->vars, .nvars = p->nvars};
+  if (gql_exec_coerce_variables(&cc, p->text, variables, vals, &el) < 0) {
+    if (el.truncated) { /* graphql-js maxErrors: 50, then this one */
+      el.max = 0;
+      gql_error_list_push(&el,
+                          "Too many errors processing variables, error limit "
+                          "reached. Execution aborted.",
+                          NULL, 0);
+    }
+    if (errors && errors->arena)
+      errors->items = el.items, errors->count = el.count;
+    return el.nomem ? GQL_ENOMEM : GQL_EINVAL;
+  }
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (vals[i])
+      m[k++] = (gql_json_member){.key = p->vars[i].name, .value = *vals[i]};
+  *obj = (gql_json_value){.kind = GQL_JSON_OBJECT};
+  obj->object.members = m;
+  obj->object.count = k;
+  *out = obj;
+  return 0;
+}

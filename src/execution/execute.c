@@ -2621,14 +2621,6 @@ static void errors_only(exec_ctx *ctx, bool with_null_data) {
   deliver(ctx);
 }
 
-void gql_output_free(gql_output *o) {
-  if (!o)
-    return;
-  gql_alc_free(o->alc, o->data, o->cap);
-  o->data = NULL;
-  o->len = o->cap = 0;
-}
-
 /* Sets the members every execution reads (tree mode's are exec_tree's, the
  * variables' vars_init's). */
 static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,

@@ -1180,6 +1180,14 @@ void gql_prepared_free(gql_prepared *p) {
     gql_arena_free(p->arena);
 }
 
+size_t gql_prepared_bytes(const gql_prepared *p) {
+  return gql_arena_reserved(p->arena);
+}
+
+gql_operation_type gql_prepared_operation(const gql_prepared *p) {
+  return p->kind;
+}
+
 static int select_operation(gql_prepared *p, const char *name,
                             const char **msg) {
   const gql_ast_operation *op = NULL;

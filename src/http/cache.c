@@ -2,10 +2,10 @@
  * operation. One per worker thread, so no locks; entries are reference
  * counted so that eviction never frees an operation a pending request still
  * runs. */
-#include "execution/exec.h"
 #include "http.h"
 
 #include <stdlib.h>
+#include <xxhash.h>
 
 static void lru_unlink(gql_http_cache_entry *e) {
   e->prev->next = e->next;
@@ -38,9 +38,11 @@ void gql_http_cache_release(gql_http_cache_entry *e) {
 
 static uint64_t key_hash(const gql_http_cache *c, gql_str query, const char *op,
                          size_t op_len) {
-  uint64_t h = gql_hash(query.ptr, query.len, c->seed);
+  uint64_t h = XXH3_64bits_withSeed(query.ptr, query.len, c->seed);
   if (op)
-    h ^= gql_hash(op, op_len, c->seed ^ 0x9e3779b97f4a7c15ull) * 31 + 1;
+    h ^=
+        XXH3_64bits_withSeed(op, op_len, c->seed ^ 0x9e3779b97f4a7c15ull) * 31 +
+        1;
   return h;
 }
 
@@ -136,7 +138,7 @@ gql_http_cache_entry *gql_http_cache_put(gql_http_cache *c, gql_str query,
                               .has_op = op != NULL,
                               .prepared = p,
                               .refs = 1};
-  e->bytes = sizeof *e + key_len + gql_arena_reserved(p->arena);
+  e->bytes = sizeof *e + key_len + gql_prepared_bytes(p);
   if (e->bytes > c->budget / 4)
     return e; /* too large to keep: used once */
   if (c->count + 1 > c->nbuckets && !grow(c))

@@ -93,12 +93,6 @@ static inline gql_str gql_ast_name_str(gql_ast_name n) {
     uint32_t count;                                                            \
   }
 
-typedef enum gql_operation_type {
-  GQL_OP_QUERY,
-  GQL_OP_MUTATION,
-  GQL_OP_SUBSCRIPTION,
-} gql_operation_type;
-
 struct gql_ast_value;
 struct gql_ast_directive;
 struct gql_ast_selection_set;
