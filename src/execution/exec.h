@@ -241,11 +241,27 @@ const gql_json_value *gql_exec_default_value(const coerce_ctx *c,
 /* graphql-js inspect() into `out`. */
 void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
 
+/* ---- resolvers (resolvers.c) */
+
+/* gql_schema_finalize has run: resolvers are frozen. */
+static inline bool gql_exec_finalized(const gql_schema *s) {
+  return s->meta_typename.resolver != NULL;
+}
+
 /* ---- introspection (introspection.c) */
 
-/* Registers the built-in resolvers of the introspection types and of
- * __schema and __type. */
-void gql_exec_register_introspection(gql_schema *s);
+/* A built-in resolver: for the fields of `type` named `field` (NULL: every
+ * field without a resolver), or with `type` NULL the query type's meta
+ * field `field` (__schema or __type); set by gql_schema_finalize where the
+ * field has no resolver yet, in table order. */
+typedef struct exec_builtin {
+  const char *type;
+  const char *field;
+  gql_resolver_fn fn;
+} exec_builtin;
+
+/* The introspection types' resolvers and those of __schema and __type. */
+const exec_builtin *gql_exec_introspection_resolvers(size_t *n);
 
 /* ---- execution internals for built-in resolvers (execute.c) */
 /* The resolver of a member field (gql_schema_set_member): the general
