@@ -263,7 +263,7 @@ typedef struct exec_builtin {
 /* The introspection types' resolvers and those of __schema and __type. */
 const exec_builtin *gql_exec_introspection_resolvers(size_t *n);
 
-/* ---- execution internals for built-in resolvers (execute.c) */
+/* ---- execution internals for built-in resolvers (members.c, out.c) */
 /* The resolver of a member field (gql_schema_set_member): the general
  * path, taken when the executor does not write the member itself. */
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
@@ -282,7 +282,7 @@ gql_arena *gql_exec_out_arena(const gql_out *o);
 
 struct exec_ctx;
 struct path_frame;
-/* What a resolver is told (execute.c fills it). It is the first member of
+/* What a resolver is told (the executor fills it). It is the first member of
  * the field's gql_out, whose ctx, plan field and path these are; the parent
  * type is pf->parent_type. A field called straight (plain, no hooks) has
  * only ctx, pf, path and error set: args is read only when pf->has_args,
