@@ -350,4 +350,11 @@ void gql_print_string(gql_buf *out, gql_str s);
 /* graphql-js printBlockString(). */
 void gql_print_block_string(gql_buf *out, gql_str s);
 
+/* The first directive named `name` in `dirs`, or NULL. */
+const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
+                                                const char *name);
+/* The argument named `name` of a directive node, or NULL. */
+const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
+                                              const char *name);
+
 #endif
