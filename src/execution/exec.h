@@ -182,12 +182,18 @@ struct plan_set {
   uint32_t nentries;
   bool any_cond;
   bool all_members; /* not any_cond, and every field has pf->member */
+  /* Collecting the set met a @skip or @include whose `if` is a variable
+   * (or, unvalidated, not a boolean literal): an execution whose such
+   * variables may lack a value checks the set as graphql-js's collectFields
+   * would (gql_exec_conditions_fail). Implies any_cond. */
+  bool check_conds;
 };
 
 typedef struct plan_var {
   gql_str name;
   gql_type_ref type; /* GQL_NO_TYPE type when unknown or not an input */
   const gql_ast_variable_definition *def;
+  bool in_condition; /* the `if` of a @skip or @include */
 } plan_var;
 
 struct gql_prepared {
@@ -204,6 +210,11 @@ struct gql_prepared {
   uint32_t nslots;        /* argument slots that depend on variables */
   const char *root_error; /* "Schema is not configured to execute ..." */
   uint32_t nplanned;      /* plan fields (see plan_field.ordinal) */
+  /* a @skip or @include whose `if` is not a boolean (unvalidated) */
+  bool bad_condition;
+  /* gql_execute has to look before running the fields: a subscription,
+   * variables, argument slots, a root error or a bad condition */
+  bool answer_early;
 };
 
 /* ---- coercion (coerce.c) */

@@ -50,7 +50,7 @@ static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
   ctx->arena = arena;
   ctx->owns = own_arena ? OWN_ARENA : 0;
   ctx->aborted = false;
-  ctx->last_stamps = ctx->owed = false;
+  ctx->last_stamps = ctx->owed = ctx->cond_check = false;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->hooks = NULL; /* answer_early's */
@@ -181,6 +181,12 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
       return 1;
     }
   }
+  /* a condition's variable without a boolean: the sets that use one check
+   * their conditions as they are collected */
+  ctx->cond_check = p->bad_condition;
+  for (uint32_t i = 0; i < p->nvars && !ctx->cond_check; i++)
+    ctx->cond_check = p->vars[i].in_condition &&
+                      (!ctx->vars[i] || ctx->vars[i]->kind != GQL_JSON_BOOL);
   if (p->root_error) {
     uint32_t off = p->op->h.start;
     gql_exec_add_error(ctx, p->root_error, NULL, off, NULL);
@@ -207,9 +213,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     return GQL_ENOMEM;
   }
   ctx_init(ctx, p, params, arena, own_arena);
-  if (GQL_UNLIKELY(params->hooks || params->trace ||
-                   p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
-                   p->root_error ||
+  if (GQL_UNLIKELY(params->hooks || params->trace || p->answer_early ||
                    (!params->variables && params->variables_json))) {
     int rc = answer_early(ctx, params);
     if (rc < 0)

@@ -85,7 +85,11 @@ typedef struct exec_ctx {
   uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
   bool aborted;
   bool last_stamps; /* the hooks' last_stamps, in direct mode */
-  bool owed;    /* a stamp may be GQL_STAMP_OWED (see gql_exec_stamps_settle) */
+  bool owed; /* a stamp may be GQL_STAMP_OWED (see gql_exec_stamps_settle) */
+  /* a @skip or @include's `if` may have no boolean value (a variable
+   * without one, unvalidated literals): sets with check_conds are checked
+   * (gql_exec_conditions_fail) */
+  bool cond_check;
   gql_buf *out; /* where values are written: the response, or the bytes of
                  * tree mode */
   gql_buf resp;
@@ -199,6 +203,10 @@ void gql_exec_resolve_field_hooked(exec_ctx *ctx, const plan_field *pf,
 /* leaf.c */
 void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v);
 
+/* conditions.c */
+bool gql_exec_conditions_fail(exec_ctx *ctx, uint32_t type,
+                              const path_frame *path);
+
 /* errors.c */
 const char *gql_exec_path_json(exec_ctx *ctx, const path_frame *f);
 void gql_exec_add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
@@ -216,11 +224,14 @@ void gql_exec_object_unresolved(gql_out *o, const void *obj, uint32_t t);
 void gql_exec_stamps_settle(exec_ctx *ctx);
 
 /* ---- helpers */
+/* Whether an occurrence's @skip / @include conditions let it in: a
+ * variable that is a boolean other than the condition wants leaves it out
+ * (graphql-js: `skip.if === true`, `include.if === false`); one without a
+ * boolean value never reaches here (gql_exec_conditions_fail). */
 static inline bool occ_included(const exec_ctx *ctx, const plan_occ *o) {
   for (uint32_t i = 0; i < o->nconds; i++) {
     const gql_json_value *v = ctx->vars[o->conds[i].var];
-    bool b = v && v->kind == GQL_JSON_BOOL && v->boolean;
-    if (b != o->conds[i].want)
+    if (v && v->kind == GQL_JSON_BOOL && v->boolean != o->conds[i].want)
       return false;
   }
   return true;

@@ -48,7 +48,8 @@ typedef struct set_builder {
   plan_entry *entries; /* on build_set_new's stack until more are needed */
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, made and used above 16 fields */
+  bool check_conds; /* see plan_set.check_conds */
+  gql_strmap keys;  /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -193,9 +194,13 @@ static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
 
 /* Adds the conditions of @skip/@include on `dirs` to conds; false when the
  * selection is excluded whatever the variables. */
+/* The conditions of a selection with directives `dirs`: *out the
+ * selection's, `conds` (its ancestors') and its own @skip / @include on a
+ * variable; false when a literal excludes it. *check is set when one needs
+ * checking at execution (see plan_set.check_conds). */
 static bool add_conditions(pb *b, const gql_ast_directives *dirs,
                            const plan_cond *conds, uint32_t nconds,
-                           const plan_cond **out, uint32_t *nout) {
+                           const plan_cond **out, uint32_t *nout, bool *check) {
   *out = conds;
   *nout = nconds;
   for (uint32_t i = 0; i < dirs->count; i++) {
@@ -208,18 +213,25 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
     for (uint32_t j = 0; j < d->args.count; j++)
       if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[j]->name), "if"))
         v = d->args.items[j]->value;
-    if (!v)
+    if (!v ||
+        (v->h.kind != GQL_AST_BOOLEAN_VALUE && v->h.kind != GQL_AST_VARIABLE)) {
+      /* unvalidated: graphql-js's getArgumentValues would throw */
+      b->p->bad_condition = true;
+      *check = true;
       continue;
+    }
     if (v->h.kind == GQL_AST_BOOLEAN_VALUE) {
       if (v->u.boolean == skip)
         return false;
       continue;
     }
-    if (v->h.kind != GQL_AST_VARIABLE)
-      continue;
     int64_t vi = var_index(b->p, v->u.name);
-    if (vi < 0)
+    *check = true;
+    if (vi < 0) { /* an undefined variable has no value */
+      b->p->bad_condition = true;
       return false;
+    }
+    b->p->vars[vi].in_condition = true;
     plan_cond *nc = gql_arena_alloc(b->a, sizeof *nc * (*nout + 1));
     if (!nc) {
       b->err = GQL_ENOMEM;
@@ -384,7 +396,8 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
     const gql_ast_selection *sel = ss->selections.items[i];
     const plan_cond *c;
     uint32_t nc;
-    if (!add_conditions(b, &sel->directives, conds, nconds, &c, &nc))
+    if (!add_conditions(b, &sel->directives, conds, nconds, &c, &nc,
+                        &sb->check_conds))
       continue;
     switch (sel->h.kind) {
     case GQL_AST_FIELD:
@@ -878,22 +891,24 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
   if (sb.nfields >= 17)
     gql_strmap_free(&sb.keys);
   /* the entries were collected in the working memory: the plan keeps them
-   * at their size */
+   * at their size (a set to check takes the entries' path, which checks) */
+  bool any_cond = sb.any_cond || sb.check_conds;
   plan_entry *entries =
-      sb.any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
-  if (sb.any_cond && !entries) {
+      any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
+  if (any_cond && !entries) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
-  if (sb.any_cond)
+  if (any_cond)
     memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
                    .fields_end = sb.fields + sb.nfields,
                    .nfields = sb.nfields,
                    .entries = entries,
-                   .nentries = sb.any_cond ? sb.nentries : 0,
-                   .any_cond = sb.any_cond};
+                   .nentries = any_cond ? sb.nentries : 0,
+                   .any_cond = any_cond,
+                   .check_conds = sb.check_conds};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
     finish_field(b, &ps->fields[i], depth);
   ps->all_members = !ps->any_cond && ps->nfields > 0;
@@ -1148,6 +1163,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  p->answer_early = p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
+                    p->root_error || p->bad_condition;
   *out = p;
   return 0;
 nomem:

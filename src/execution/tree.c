@@ -37,6 +37,13 @@ static void serial_continue(exec_ctx *ctx) {
  * one after the other, each after the previous one has completed. */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial) {
+  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
+      gql_exec_conditions_fail(ctx, ps->type, path)) {
+    gql_exec_tree_fail(ctx, node);
+    if (serial)
+      ctx->serial = (serial_walk){0};
+    return;
+  }
   uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
   uint32_t count = 0;
   for (uint32_t i = 0; i < n; i++)

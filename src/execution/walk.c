@@ -160,6 +160,11 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
     gql_buf_putc(b, '}');
     return false;
   }
+  /* graphql-js's collectFields throws for a condition without a value:
+   * the object is null, with the error */
+  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
+      gql_exec_conditions_fail(ctx, ps->type, fr->parent))
+    return true;
   char sep = '{';
   for (uint32_t i = 0; i < ps->nentries; i++) {
     if (!field_included(ctx, ps, ps->entries[i]))
