@@ -452,10 +452,18 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
     gql_str *names = gql_arena_alloc(a, sizeof(gql_str) * (ty->nvalues + 1));
     for (uint32_t i = 0; names && i < ty->nvalues; i++)
       names[i] = ty->values[i].name;
+    /* what the suggestions are for: the value, or (not a string) how
+     * inspect() prints it, as graphql-js 16.15's parseValue suggests */
+    gql_str asked = v->kind == GQL_JSON_STRING ? v->string : (gql_str){0};
     if (v->kind != GQL_JSON_STRING) {
       gql_buf_printf(&b, "Enum \"%.*s\" cannot represent non-string value: ",
                      (int)ty->name.len, ty->name.ptr);
+      size_t at = b.len;
       gql_exec_inspect(&b, v);
+      const char *all = gql_buf_cstr(&b);
+      if (all)
+        asked =
+            (gql_str){gql_arena_strndup(a, all + at, b.len - at), b.len - at};
       gql_buf_putc(&b, '.');
     } else {
       const gql_enum_value *ev = gql_type_enum_value(ty, v->string);
@@ -466,12 +474,11 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
       gql_buf_printf(&b, "Value \"%.*s\" does not exist in \"%.*s\" enum.",
                      (int)v->string.len, v->string.ptr, (int)ty->name.len,
                      ty->name.ptr);
-      if (names) {
-        gql_str sug[8];
-        uint32_t n =
-            gql_suggestion_list(v->string, names, ty->nvalues, sug, 8, a);
-        gql_did_you_mean(&b, NULL, sug, n);
-      }
+    }
+    if (names && asked.ptr) {
+      gql_str sug[8];
+      uint32_t n = gql_suggestion_list(asked, names, ty->nvalues, sug, 8, a);
+      gql_did_you_mean(&b, "the enum value", sug, n);
     }
     const char *m = gql_buf_cstr(&b);
     report(e, path, v, m ? m : "");

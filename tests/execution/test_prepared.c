@@ -103,3 +103,43 @@ Test(output, grows_and_keeps_what_was_appended) {
   gql_output_free(&o);
   cr_assert_null(o.data);
 }
+
+/* graphql-js 16.15 words an enum input's suggestions "Did you mean the
+ * enum value ...?", for a string naming no value and for a value that is
+ * not a string (suggested from how inspect() prints it). */
+Test(prepared, enum_variables_suggest_the_enum_value_as_graphql_js_does) {
+  static const char esdl[] = "enum Color { RED GREEN BLUE RE1 }\n"
+                             "type Query { c(x: Color): String }\n";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(esdl, sizeof esdl - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_prepared *p = prepare(s, "query($x: Color) { c(x: $x) }");
+  gql_arena *a = gql_arena_new(NULL);
+  static const char *const in[] = {"{\"x\":\"REDD\"}", "{\"x\":\"GRE\"}",
+                                   "{\"x\":true}", "{\"x\":1}"};
+  static const char *const want[] = {
+      "Variable \"$x\" got invalid value \"REDD\"; Value \"REDD\" does not "
+      "exist in \"Color\" enum. Did you mean the enum value \"RED\" or "
+      "\"RE1\"?",
+      "Variable \"$x\" got invalid value \"GRE\"; Value \"GRE\" does not "
+      "exist in \"Color\" enum. Did you mean the enum value \"GREEN\", "
+      "\"RE1\", or \"RED\"?",
+      "Variable \"$x\" got invalid value true; Enum \"Color\" cannot "
+      "represent non-string value: true. Did you mean the enum value "
+      "\"BLUE\"?",
+      "Variable \"$x\" got invalid value 1; Enum \"Color\" cannot represent "
+      "non-string value: 1."};
+  for (size_t i = 0; i < 4; i++) {
+    const gql_value *v, *out;
+    cr_assert_eq(gql_value_parse(a, in[i], strlen(in[i]), &v), 0);
+    gql_errors errors = {.arena = a};
+    cr_assert_eq(gql_prepared_coerce_variables(p, a, v, &out, &errors),
+                 GQL_EINVAL);
+    cr_assert_eq(errors.count, 1);
+    cr_expect_str_eq(errors.items[0].message, want[i]);
+  }
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
