@@ -561,9 +561,10 @@ typedef struct gql_execute_params {
 GQL_API int gql_execute(const gql_prepared *p,
                         const gql_execute_params *params);
 
-/* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
- * NUL-terminated). Returns 0, 1 when it has errors, or a negative code
- * (GQL_EUNSUPPORTED when a field pends). */
+/* Prepare + execute in one go, as graphql-js's graphql(): a subscription
+ * operation runs once over the root value. The response JSON goes to *json
+ * (in `arena`, NUL-terminated). Returns 0, 1 when it has errors, or a
+ * negative code (GQL_EUNSUPPORTED when a field pends). */
 GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name, const char *variables_json,
                         size_t variables_len, const void *root_value,

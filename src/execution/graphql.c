@@ -32,7 +32,9 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
                                .root_value = root_value,
                                .context = context,
                                .on_done = oneshot_done,
-                               .ud = &os};
+                               .ud = &os,
+                               /* graphql-js's graphql() runs one once */
+                               .subscription_once = true};
   rc = gql_execute(p, &params);
   gql_prepared_free(p);
   if (rc < 0)

@@ -143,3 +143,25 @@ Test(prepared, enum_variables_suggest_the_enum_value_as_graphql_js_does) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+/* graphql-js's graphql() executes a subscription operation once, like a
+ * query, over the root value; gql_graphql does the same (gql_execute
+ * answers an error unless asked: it has no event stream to serve). */
+Test(prepared, gql_graphql_runs_a_subscription_once_over_the_root_value) {
+  static const char ssdl[] = "type Query { a: String }\n"
+                             "type Subscription { tick: Int }\n";
+  gql_schema *s = NULL;
+  cr_assert_eq(
+      gql_schema_from_sdl(ssdl, sizeof ssdl - 1, NULL, &s, NULL, NULL, NULL),
+      0);
+  gql_arena *a = gql_arena_new(NULL);
+  const gql_value *root;
+  cr_assert_eq(gql_value_parse(a, "{\"tick\":3}", 10, &root), 0);
+  gql_str json = {0};
+  const char q[] = "subscription { tick }";
+  cr_assert_eq(
+      gql_graphql(s, q, sizeof q - 1, NULL, NULL, 0, root, NULL, a, &json), 0);
+  cr_expect_str_eq(json.ptr, "{\"data\":{\"tick\":3}}");
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
