@@ -90,6 +90,10 @@ typedef struct gql_http_options {
   const char *log_name; /* prefix of log lines; default "gql serve" */
   /* NULL: gql's executor runs the operations. */
   const gql_http_executor *executor;
+  /* Errors of requests that do not parse or validate carry
+   * extensions.code as Apollo Router words them (GRAPHQL_PARSE_FAILED,
+   * GRAPHQL_VALIDATION_FAILED, GRAPHQL_UNKNOWN_OPERATION_NAME). */
+  bool error_codes;
   /* Tracing (NULL: none). Every GraphQL request (POST or GET, document
    * cache hit or miss) gets a gql_trace on the tracer: parse and validate
    * spans when the document was not cached, the execute span and its

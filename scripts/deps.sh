@@ -7,6 +7,10 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
+  libhiredis-dev libssl-dev openssl libyaml-dev libpcre2-dev
+  # test-only counterparts, started by the tests themselves: Redis for the
+  # shared persisted-operation store, Chromium for the GraphiQL page
+  redis-server chromium
 )
 # The graphql-http audit test and the benchmarks' peers run on Node.js,
 # which may come from elsewhere than Debian (its npm then conflicts with

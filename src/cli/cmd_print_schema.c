@@ -9,7 +9,7 @@ static void print_errors(const gql_error_list *l, const char *path) {
 
 static int run(int argc, char **argv) {
   const char *path = NULL, *base_path = NULL;
-  bool assume_valid = false;
+  bool assume_valid = false, defer_stream = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--base") == 0 && i + 1 < argc) {
       base_path = argv[++i];
@@ -17,6 +17,10 @@ static int run(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--assume-valid") == 0) {
       assume_valid = true;
+      continue;
+    }
+    if (strcmp(argv[i], "--defer-stream") == 0) {
+      defer_stream = true;
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--") != 0) {
@@ -48,7 +52,8 @@ static int run(int argc, char **argv) {
     }
     /* a base schema is taken as graphql-js buildSchema takes it: SDL rules
      * but no type-system checks */
-    gql_schema_build_options o = {.skip_type_validation = true};
+    gql_schema_build_options o = {.skip_type_validation = true,
+                                  .defer_stream = defer_stream};
     int rc = gql_schema_build(base_src, base_len, NULL, &o, &base, &errors);
     if (rc) {
       if (!errors.count)
@@ -64,7 +69,8 @@ static int run(int argc, char **argv) {
     goto done;
   }
   gql_schema_build_options o = {.base = base,
-                                .skip_type_validation = assume_valid};
+                                .skip_type_validation = assume_valid,
+                                .defer_stream = defer_stream};
   int rc = gql_schema_build(src, len, NULL, &o, &schema, &errors);
   if (rc) {
     if (!errors.count)
@@ -93,7 +99,8 @@ done:
 
 const gql_cli_command gql_cmd_print_schema = {
     "print-schema", "build a schema from SDL and print it as graphql-js does",
-    "Usage: gql print-schema [--base BASE] [--assume-valid] [FILE|-]\n\n"
+    "Usage: gql print-schema [--base BASE] [--assume-valid] [--defer-stream] "
+    "[FILE|-]\n\n"
     "Builds a schema from the SDL in FILE (standard input when absent or "
     "'-'),\n"
     "validating it as graphql-js 16 does, and prints it as printSchema "
@@ -103,5 +110,7 @@ const gql_cli_command gql_cmd_print_schema = {
     "  --base BASE       FILE extends the schema in BASE (extendSchema)\n"
     "  --assume-valid    skip the type-system checks (graphql-js\n"
     "                    validateSchema); SDL rules still apply\n"
+    "  --defer-stream    add graphql-js 17's @defer and @stream unless the\n"
+    "                    SDL declares them\n"
     "\n`gql validate --sdl` runs the SDL rules one by one.\n",
     run};

@@ -22,6 +22,7 @@ typedef struct options {
   const char *rules[MAX_RULES];
   uint32_t nrules;
   bool sdl;
+  bool defer_stream;
 } options;
 
 static int parse_args(int argc, char **argv, options *o) {
@@ -37,6 +38,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->rules[o->nrules++] = argv[++i];
     } else if (strcmp(a, "--sdl") == 0) {
       o->sdl = true;
+    } else if (strcmp(a, "--defer-stream") == 0) {
+      o->defer_stream = true;
     } else if (strcmp(a, "--") == 0 && i + 1 < argc && !o->query_path) {
       o->query_path = argv[++i];
     } else if (a[0] == '-' && a[1]) {
@@ -111,7 +114,8 @@ static int run(int argc, char **argv) {
     }
     /* For --sdl the base is only the schema being extended: graphql-js's
      * validateSDL does not require it to be a valid schema on its own. */
-    gql_schema_build_options bo = {.skip_type_validation = o.sdl};
+    gql_schema_build_options bo = {.skip_type_validation = o.sdl,
+                                   .defer_stream = o.defer_stream};
     int rc =
         gql_schema_build(schema_src, schema_len, NULL, &bo, &schema, &errors);
     if (rc) {
@@ -166,16 +170,18 @@ done:
 const gql_cli_command gql_cmd_validate = {
     "validate", "validate a document against a schema as graphql-js does",
     "Usage: gql validate --schema SCHEMA [--rule NAME]... [--sdl] "
-    "[FILE|-]\n\n"
+    "[--defer-stream] [FILE|-]\n\n"
     "Validates the executable document in FILE (standard input when absent "
     "or\n'-') against the schema built from SCHEMA, with graphql-js 16's\n"
-    "specifiedRules, and prints the errors as a JSON array "
-    "([] when valid).\n"
+    "specifiedRules (and graphql-js 17's four rules about @defer and\n"
+    "@stream), and prints the errors as a JSON array ([] when valid).\n"
     "Exits 0 when valid, 1 when not (syntax errors included), 2 on usage\n"
     "errors or an invalid schema (its errors go to standard error).\n\n"
     "  --schema SCHEMA  the schema's SDL\n"
     "  --rule NAME      run only this rule (ScalarLeafsRule or ScalarLeafs);\n"
     "                   may be repeated\n"
     "  --sdl            validate FILE as SDL (validateSDL), extending SCHEMA\n"
-    "                   when given; --rule then names SDL rules\n",
+    "                   when given; --rule then names SDL rules\n"
+    "  --defer-stream   add graphql-js 17's @defer and @stream to the schema\n"
+    "                   unless its SDL declares them\n",
     run};

@@ -7,54 +7,41 @@
  * once. The response is the client's normalised selection projected over
  * the tree, with graphql-js's null propagation.
  */
-#include "gateway.h"
-#include "json/json.h"
+#include "execute_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct target {
-  gql_json_value *obj;
-  gql_json_value *path; /* response path, a JSON array; made on demand */
-  uint32_t rep;
-} target;
-
-typedef struct fetch_state {
-  bool filter; /* the entity type is an object type: match __typename */
-  bool paths;  /* the targets' paths have been made (for errors) */
-  target *targets;
-  uint32_t ntargets, cap;
-  gql_str *reps; /* distinct representations, JSON text */
-  uint32_t nreps, reps_cap;
-} fetch_state;
-
-struct gql_gw_request {
-  const gql_gw_plan *plan;
-  gql_arena *arena;
-  const gql_value *variables;
-  gql_json_value *data; /* the root object */
-  fetch_state *fs;      /* per fetch id */
-  gql_json_value *errors;
-  uint32_t nerrors, errors_cap;
-  uint32_t requests, reps_sent, reps_seen;
-};
-
-/* -------------------------------------------------------- JSON helpers */
-
-/* gql_str_eq, but keys of equal length mostly differ in their first byte:
- * no memcmp call for those. */
-static inline bool key_eq(gql_str a, gql_str b) {
-  return a.len == b.len && (a.len == 0 || (a.ptr[0] == b.ptr[0] &&
-                                           memcmp(a.ptr, b.ptr, a.len) == 0));
-}
-
-static gql_json_value *obj_get(const gql_json_value *obj, gql_str key) {
-  if (!obj || obj->kind != GQL_JSON_OBJECT)
+gql_json_value *gw_path_json(gql_arena *a, const seg *s,
+                             const gql_json_value *tail, size_t ntail) {
+  size_t n = ntail;
+  for (const seg *p = s; p; p = p->parent)
+    n++;
+  gql_json_value *v = gql_arena_alloc(a, sizeof *v);
+  gql_json_value *items = gql_arena_alloc(a, (n + 1) * sizeof *items);
+  if (!v || !items)
     return NULL;
-  for (size_t i = obj->object.count; i-- > 0;)
-    if (key_eq(obj->object.members[i].key, key))
-      return &obj->object.members[i].value;
-  return NULL;
+  memset(items, 0, (n + 1) * sizeof *items);
+  size_t i = n - ntail;
+  for (const seg *p = s; p; p = p->parent) {
+    gql_json_value *it = &items[--i];
+    if (p->key.ptr) {
+      it->kind = GQL_JSON_STRING;
+      it->string = p->key;
+    } else {
+      it->kind = GQL_JSON_NUMBER;
+      it->is_int = true;
+      it->number.i = (int64_t)p->index;
+      it->number.d = (double)p->index;
+    }
+  }
+  for (size_t k = 0; k < ntail; k++)
+    items[n - ntail + k] = tail[k];
+  memset(v, 0, sizeof *v);
+  v->kind = GQL_JSON_ARRAY;
+  v->array.items = items;
+  v->array.count = n;
+  return v;
 }
 
 static void deep_merge(gql_arena *a, gql_json_value *dst,
@@ -119,13 +106,14 @@ static gql_json_value *errors_push(gql_gw_request *r) {
   return &r->errors[r->nerrors++];
 }
 
-/* An error object {"message":m} plus "path" when given. */
-static void add_error(gql_gw_request *r, gql_str message,
-                      const gql_json_value *path) {
+/* An error object {"message":m} plus "path" and "extensions" when given. */
+static void add_error_ext(gql_gw_request *r, gql_str message,
+                          const gql_json_value *path,
+                          const gql_json_value *ext) {
   gql_json_value *e = errors_push(r);
   if (!e)
     return;
-  gql_json_member *m = gql_arena_alloc(r->arena, 2 * sizeof *m);
+  gql_json_member *m = gql_arena_alloc(r->arena, 3 * sizeof *m);
   if (!m) {
     r->nerrors--;
     return;
@@ -136,14 +124,47 @@ static void add_error(gql_gw_request *r, gql_str message,
   m[0].value.string = message;
   size_t n = 1;
   if (path) {
-    m[1].key = GQL_STR("path");
-    m[1].value = *path;
-    n = 2;
+    m[n].key = GQL_STR("path");
+    m[n++].value = *path;
+  }
+  if (ext && ext->kind == GQL_JSON_OBJECT && ext->object.count) {
+    m[n].key = GQL_STR("extensions");
+    m[n++].value = *ext;
   }
   memset(e, 0, sizeof *e);
   e->kind = GQL_JSON_OBJECT;
   e->object.members = m;
   e->object.count = n;
+}
+
+void gql_gw_add_error(gql_gw_request *r, gql_str message,
+                      const gql_json_value *path) {
+  add_error_ext(r, message, path, NULL);
+}
+
+/* {"service":..,"reason":..,"code":..} as Apollo Router words its own
+ * subrequest errors. */
+static gql_json_value *router_ext(gql_gw_request *r, gql_str service,
+                                  const char *reason, const char *code) {
+  gql_json_value *v = gql_arena_alloc(r->arena, sizeof *v);
+  gql_json_member *m = gql_arena_alloc(r->arena, 3 * sizeof *m);
+  if (!v || !m)
+    return NULL;
+  memset(m, 0, 3 * sizeof *m);
+  m[0].key = GQL_STR("service");
+  m[0].value.kind = GQL_JSON_STRING;
+  m[0].value.string = service;
+  m[1].key = GQL_STR("reason");
+  m[1].value.kind = GQL_JSON_STRING;
+  m[1].value.string = gql_cstr(reason);
+  m[2].key = GQL_STR("code");
+  m[2].value.kind = GQL_JSON_STRING;
+  m[2].value.string = gql_cstr(code);
+  memset(v, 0, sizeof *v);
+  v->kind = GQL_JSON_OBJECT;
+  v->object.members = m;
+  v->object.count = 3;
+  return v;
 }
 
 /* ------------------------------------------------------------ requests */
@@ -168,44 +189,6 @@ int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
   return 0;
 }
 
-typedef struct seg {
-  const struct seg *parent;
-  gql_str key; /* or an index when key.ptr is NULL */
-  size_t index;
-} seg;
-
-static gql_json_value *path_json(gql_arena *a, const seg *s,
-                                 const gql_json_value *tail, size_t ntail) {
-  size_t n = ntail;
-  for (const seg *p = s; p; p = p->parent)
-    n++;
-  gql_json_value *v = gql_arena_alloc(a, sizeof *v);
-  gql_json_value *items = gql_arena_alloc(a, (n + 1) * sizeof *items);
-  if (!v || !items)
-    return NULL;
-  memset(items, 0, (n + 1) * sizeof *items);
-  size_t i = n - ntail;
-  for (const seg *p = s; p; p = p->parent) {
-    gql_json_value *it = &items[--i];
-    if (p->key.ptr) {
-      it->kind = GQL_JSON_STRING;
-      it->string = p->key;
-    } else {
-      it->kind = GQL_JSON_NUMBER;
-      it->is_int = true;
-      it->number.i = (int64_t)p->index;
-      it->number.d = (double)p->index;
-    }
-  }
-  for (size_t k = 0; k < ntail; k++)
-    items[n - ntail + k] = tail[k];
-  memset(v, 0, sizeof *v);
-  v->kind = GQL_JSON_ARRAY;
-  v->array.items = items;
-  v->array.count = n;
-  return v;
-}
-
 static int add_target(gql_gw_request *r, fetch_state *fs, gql_json_value *obj,
                       const seg *path) {
   if (fs->ntargets == fs->cap) {
@@ -223,26 +206,35 @@ static int add_target(gql_gw_request *r, fetch_state *fs, gql_json_value *obj,
   return 0;
 }
 
+/* Whether object v is of type t (its __typename is t or a type that is a
+ * t); without a __typename, it is (the plan put it where a t is). */
+static bool of_type(const gql_supergraph *sg, const gql_json_value *v,
+                    const gql_gw_type *t) {
+  const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
+  if (!tn || tn->kind != GQL_JSON_STRING || gql_str_eq(tn->string, t->name))
+    return true;
+  const gql_gw_type *vt = gql_supergraph_type(sg, tn->string);
+  return vt && gql_supergraph_satisfies(vt, t);
+}
+
 /* Finds the objects at f->path[i..] below v. With `next`, the walk is the
  * one that found the targets, redone to give each its path: the k-th
  * object found is target *next when it is still the same object. */
-static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
-                   gql_json_value *v, uint32_t i, const seg *path,
-                   uint32_t *next) {
+static int collect_targets(gql_gw_request *r, const gql_gw_fetch *f,
+                           fetch_state *fs, gql_json_value *v, uint32_t i,
+                           const seg *path, uint32_t *next) {
   if (!v || v->kind == GQL_JSON_NULL)
     return 0;
   if (i == f->path_len) {
     if (v->kind != GQL_JSON_OBJECT)
       return 0;
     /* below an abstract type, only the objects of the fetch's type */
-    const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
-    if (fs->filter && tn && tn->kind == GQL_JSON_STRING &&
-        !gql_str_eq(tn->string, f->type_name))
+    if (f->filter && !of_type(r->plan->sg, v, f->filter))
       return 0;
     if (!next)
       return add_target(r, fs, v, path);
     if (*next < fs->ntargets && fs->targets[*next].obj == v)
-      fs->targets[*next].path = path_json(r->arena, path, NULL, 0);
+      fs->targets[*next].path = gw_path_json(r->arena, path, NULL, 0);
     ++*next;
     return 0;
   }
@@ -251,14 +243,14 @@ static int collect(gql_gw_request *r, const gql_gw_fetch *f, fetch_state *fs,
       return 0;
     for (size_t k = 0; k < v->array.count; k++) {
       seg s = {path, {NULL, 0}, k};
-      int rc = collect(r, f, fs, &v->array.items[k], i + 1, &s, next);
+      int rc = collect_targets(r, f, fs, &v->array.items[k], i + 1, &s, next);
       if (rc)
         return rc;
     }
     return 0;
   }
   seg s = {path, f->path[i], 0};
-  return collect(r, f, fs, obj_get(v, f->path[i]), i + 1, &s, next);
+  return collect_targets(r, f, fs, obj_get(v, f->path[i]), i + 1, &s, next);
 }
 
 /* Gives the targets of fetch f their response paths (once). A target the
@@ -269,45 +261,94 @@ static void target_paths(gql_gw_request *r, const gql_gw_fetch *f,
     return;
   fs->paths = true;
   uint32_t next = 0;
-  collect(r, f, fs, r->data, 0, NULL, &next);
+  collect_targets(r, f, fs, r->data, 0, NULL, &next);
 }
 
-/* Appends n bytes: gql_buf_append inlined for the short, frequent pieces
- * of the response (its buffer is sized up front, so rarely grows). */
-static inline void put(gql_buf *out, const char *p, size_t n) {
-  if (GQL_UNLIKELY(out->cap - out->len < n) && !gql_buf_reserve(out, n))
-    return;
-  memcpy(out->data + out->len, p, n);
-  out->len += n;
+/* Whether the representation node s applies to object obj (its
+ * conditions, by the object's __typename). */
+static bool rep_applies(const gql_supergraph *sg, const gql_json_value *obj,
+                        const gql_gw_sel *s) {
+  if (!s->cond && !s->cond2)
+    return true;
+  const gql_json_value *tn = obj_get(obj, GQL_STR("__typename"));
+  const gql_gw_type *t = tn && tn->kind == GQL_JSON_STRING
+                             ? gql_supergraph_type(sg, tn->string)
+                             : NULL;
+  return t && (!s->cond || gql_supergraph_satisfies(t, s->cond)) &&
+         (!s->cond2 || gql_supergraph_satisfies(t, s->cond2));
 }
 
-/* Writes `"key":` for selection s. */
-static void write_key(gql_buf *out, const gql_gw_sel *s) {
-  if (s->key_json.len) {
-    put(out, s->key_json.ptr, s->key_json.len);
-    return;
+static bool write_rep(gql_buf *out, const gql_supergraph *sg,
+                      const gql_json_value *obj, const gql_gw_sel *sel,
+                      gql_str typename_const);
+
+/* A value of a representation: objects along the selection, lists item by
+ * item. False when a key field in it is null or missing. */
+static bool write_rep_value(gql_buf *out, const gql_supergraph *sg,
+                            const gql_json_value *v, const gql_gw_sel *s) {
+  if (v->kind == GQL_JSON_OBJECT && s->has_children)
+    return write_rep(out, sg, v, s, (gql_str){NULL, 0});
+  if (v->kind == GQL_JSON_ARRAY && s->has_children) {
+    gql_buf_putc(out, '[');
+    for (size_t i = 0; i < v->array.count; i++) {
+      if (i)
+        gql_buf_putc(out, ',');
+      const gql_json_value *it = &v->array.items[i];
+      if (it->kind == GQL_JSON_NULL) {
+        if (s->key_field)
+          return false;
+        gql_buf_puts(out, "null");
+      } else if (!write_rep_value(out, sg, it, s)) {
+        return false;
+      }
+    }
+    gql_buf_putc(out, ']');
+    return true;
   }
-  gql_json_write_string(out, s->key);
-  gql_buf_putc(out, ':');
+  gql_json_write_value(out, v);
+  return true;
 }
 
-/* The representation: the object's fields along the selection. */
-static void write_rep(gql_buf *out, const gql_json_value *obj,
-                      const gql_gw_sel *sel) {
+/* The representation: the object's fields along the selection, each read
+ * at its tree key and written under its name; __typename the constant of
+ * an @interfaceObject fetch when given. False when a key field is null or
+ * missing: no entity to ask for. */
+static bool write_rep(gql_buf *out, const gql_supergraph *sg,
+                      const gql_json_value *obj, const gql_gw_sel *sel,
+                      gql_str typename_const) {
   gql_buf_putc(out, '{');
+  bool first = true;
   for (const gql_gw_sel *s = sel->first; s; s = s->next) {
-    if (s != sel->first)
+    if (sel->has_cond && !rep_applies(sg, obj, s))
+      continue;
+    if (sel->has_cond) { /* a field under two conditions: once */
+      bool dup = false;
+      for (const gql_gw_sel *e = sel->first; e != s && !dup; e = e->next)
+        dup = gql_str_eq(e->name, s->name) && rep_applies(sg, obj, e);
+      if (dup)
+        continue;
+    }
+    if (!first)
       gql_buf_putc(out, ',');
+    first = false;
     write_key(out, s);
-    const gql_json_value *v = obj_get(obj, s->key);
-    if (s->has_children && v && v->kind == GQL_JSON_OBJECT)
-      write_rep(out, v, s);
-    else if (v)
-      gql_json_write_value(out, v);
-    else
+    if (typename_const.len && gql_str_eq_cstr(s->name, "__typename")) {
+      gql_json_write_string(out, typename_const);
+      continue;
+    }
+    const gql_json_value *v =
+        obj_get(obj, s->tree_key.len ? s->tree_key : s->key);
+    if (!v || v->kind == GQL_JSON_NULL) {
+      if (s->key_field)
+        return false;
       gql_buf_puts(out, "null");
+      continue;
+    }
+    if (!write_rep_value(out, sg, v, s))
+      return false;
   }
   gql_buf_putc(out, '}');
+  return true;
 }
 
 /* The fetch whose state holds the representations of field `k`. */
@@ -334,13 +375,15 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
     const gql_gw_fetch *f = b->fetches[fi];
     fetch_state *fs = &r->fs[f->id];
     fs->ntargets = 0;
-    const gql_gw_type *et = gql_supergraph_type(r->plan->sg, f->type_name);
-    fs->filter = et && et->kind == GQL_AST_OBJECT_TYPE_DEFINITION;
     fs->paths = false;
-    rc = collect(r, f, fs, r->data, 0, NULL, NULL);
+    rc = collect_targets(r, f, fs, r->data, 0, NULL, NULL);
     for (uint32_t i = 0; i < fs->ntargets && !rc; i++) {
       tmp.len = 0;
-      write_rep(&tmp, fs->targets[i].obj, f->requires);
+      if (!write_rep(&tmp, r->plan->sg, fs->targets[i].obj, f->requires,
+                     f->rep_typename)) {
+        fs->targets[i].rep = NO_REP; /* a null key: no entity */
+        continue;
+      }
       if (tmp.failed) {
         rc = GQL_ENOMEM;
         break;
@@ -440,13 +483,28 @@ int gql_gw_request_body(gql_gw_request *r, uint32_t bi, gql_buf *body) {
   return body->failed ? GQL_ENOMEM : 0;
 }
 
-void gql_gw_request_fail(gql_gw_request *r, uint32_t bi, const char *why) {
+/* A failed subrequest as Apollo Router reports it. */
+static void fail_code(gql_gw_request *r, uint32_t bi, bool malformed,
+                      const char *why) {
   const gql_gw_batch *b = &r->plan->batches[bi];
   gql_str name = r->plan->sg->graphs[b->graph].name;
-  char *msg = gql_arena_sprintf(r->arena, "Subgraph %.*s: %s", (int)name.len,
-                                name.ptr, why);
-  if (msg)
-    add_error(r, gql_cstr(msg), NULL);
+  char *msg =
+      malformed
+          ? gql_arena_sprintf(r->arena,
+                              "service '%.*s' response was malformed: %s",
+                              (int)name.len, name.ptr, why)
+          : gql_arena_sprintf(r->arena, "HTTP fetch failed from '%.*s': %s",
+                              (int)name.len, name.ptr, why);
+  char *reason = gql_arena_strndup(r->arena, why, strlen(why));
+  if (msg && reason)
+    add_error_ext(r, gql_cstr(msg), NULL,
+                  router_ext(r, name, reason,
+                             malformed ? "SUBREQUEST_MALFORMED_RESPONSE"
+                                       : "SUBREQUEST_HTTP_ERROR"));
+}
+
+void gql_gw_request_fail(gql_gw_request *r, uint32_t bi, const char *why) {
+  fail_code(r, bi, false, why);
 }
 
 /* A subgraph error: its path re-rooted at each object of representation
@@ -457,9 +515,11 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
   gql_str m = msg && msg->kind == GQL_JSON_STRING ? msg->string
                                                   : GQL_STR("Subgraph error");
   const gql_json_value *path = obj_get(e, GQL_STR("path"));
+  const gql_json_value *ext = obj_get(e, GQL_STR("extensions"));
   if (!path || path->kind != GQL_JSON_ARRAY || path->array.count < 2 ||
       path->array.items[0].kind != GQL_JSON_STRING) {
-    add_error(r, m, path && path->kind == GQL_JSON_ARRAY ? path : NULL);
+    add_error_ext(r, m, path && path->kind == GQL_JSON_ARRAY ? path : NULL,
+                  ext);
     return;
   }
   gql_str head = path->array.items[0].string;
@@ -471,7 +531,7 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
   }
   const gql_json_value *idx = &path->array.items[1];
   if (field == UINT32_MAX || idx->kind != GQL_JSON_NUMBER || !idx->is_int) {
-    add_error(r, m, path);
+    add_error_ext(r, m, path, ext);
     return;
   }
   for (uint32_t fi = 0; fi < b->nfetches; fi++) {
@@ -488,7 +548,7 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
         continue;
       const gql_json_value *base = fs->targets[t].path;
       if (!base) {
-        add_error(r, m, NULL);
+        add_error_ext(r, m, NULL, ext);
         continue;
       }
       size_t n = base->array.count + path->array.count - 2;
@@ -502,7 +562,7 @@ static void import_error(gql_gw_request *r, const gql_json_value *e,
       *p = *base;
       p->array.items = items;
       p->array.count = n;
-      add_error(r, m, p);
+      add_error_ext(r, m, p, ext);
     }
   }
 }
@@ -590,6 +650,37 @@ static void merge_entities(gql_gw_request *r, const fetch_state *fs,
   }
 }
 
+/* A subgraph answer's keys sent under an alias of their own (a field whose
+ * type in that subgraph differs from the API's) get their tree keys back. */
+static void rename_keys(gql_json_value *v, const gql_gw_sel *sel) {
+  if (!v)
+    return;
+  if (v->kind == GQL_JSON_ARRAY) {
+    for (size_t i = 0; i < v->array.count; i++)
+      rename_keys(&v->array.items[i], sel);
+    return;
+  }
+  if (v->kind != GQL_JSON_OBJECT)
+    return;
+  for (const gql_gw_sel *s = sel->first; s; s = s->next) {
+    if (s->fragment) {
+      rename_keys(v, s);
+      continue;
+    }
+    gql_json_value *child = obj_get(v, s->key);
+    if (!child)
+      continue;
+    if (s->renamed)
+      for (size_t i = 0; i < v->object.count; i++)
+        if (&v->object.members[i].value == child) {
+          v->object.members[i].key = s->tree_key;
+          v->object.index = NULL;
+        }
+    if (s->has_children)
+      rename_keys(child, s);
+  }
+}
+
 int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
                          size_t len) {
   const gql_gw_batch *b = &r->plan->batches[bi];
@@ -599,7 +690,10 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
   if (rc == GQL_ENOMEM)
     return rc;
   if (rc || resp->kind != GQL_JSON_OBJECT) {
-    gql_gw_request_fail(r, bi, "the response is not a JSON object");
+    const char *why = "the answer is not a JSON object";
+    if (rc)
+      why = gql_arena_sprintf(r->arena, "invalid JSON: %s", jerr.message);
+    fail_code(r, bi, true, why ? why : "invalid JSON");
     return 0;
   }
   const gql_json_value *errors = obj_get(resp, GQL_STR("errors"));
@@ -609,16 +703,19 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
     for (uint32_t i = 0; i < b->nfetches; i++) {
       if (b->field[i] == UINT32_MAX) {
         /* root fields (a batch has one root fetch per subgraph) */
+        if (b->fetches[i]->renames)
+          rename_keys(data, &b->fetches[i]->root);
         if (!root_done)
           deep_merge(r->arena, r->data, data, &oom);
         root_done = true;
         continue;
       }
       char buf[16];
-      const gql_json_value *list =
-          obj_get(data, field_alias(b, b->field[i], buf));
+      gql_json_value *list = obj_get(data, field_alias(b, b->field[i], buf));
       if (!list || list->kind != GQL_JSON_ARRAY)
         continue;
+      if (b->fetches[i]->renames)
+        rename_keys(list, &b->fetches[i]->root);
       merge_entities(r, &r->fs[b->fetches[i]->id], list, &oom);
     }
   }
@@ -626,201 +723,6 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
     for (size_t i = 0; i < errors->array.count; i++)
       import_error(r, &errors->array.items[i], b);
   return oom ? GQL_ENOMEM : 0;
-}
-
-/* ---------------------------------------------------------- projection */
-
-typedef enum proj { PROJ_OK, PROJ_NULL, PROJ_BUBBLED } proj;
-
-typedef struct projector {
-  gql_gw_request *r;
-  gql_buf *out;
-} projector;
-
-static bool is_leaf(const gql_gw_type *t) {
-  return !t || t->kind == GQL_AST_SCALAR_TYPE_DEFINITION ||
-         t->kind == GQL_AST_ENUM_TYPE_DEFINITION;
-}
-
-static proj project(projector *p, const gql_json_value *v,
-                    const gql_ast_type *t, const gql_gw_type *named,
-                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
-                    gql_str field);
-
-/* Whether client field c (with a type condition) is selected on an object
- * of type t: its condition holds and no earlier field that applies has
- * the same response key (those come first, as CollectFields orders). */
-static bool applies(const gql_gw_type *t, const gql_gw_sel *c,
-                    const gql_gw_sel *sel) {
-  if (c->cond && !gql_supergraph_satisfies(t, c->cond))
-    return false;
-  for (const gql_gw_sel *e = sel->first; e != c; e = e->next)
-    if (gql_str_eq(e->key, c->key) &&
-        (!e->cond || gql_supergraph_satisfies(t, e->cond)))
-      return false;
-  return true;
-}
-
-/* `named` is the field's type; the object's __typename may name a
- * concrete type below it. */
-static proj project_object(projector *p, const gql_json_value *v,
-                           const gql_gw_type *named, const gql_gw_sel *sel,
-                           const seg *path) {
-  if (!v || v->kind != GQL_JSON_OBJECT)
-    return PROJ_NULL;
-  const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
-  const gql_gw_type *t = named;
-  if (tn && tn->kind == GQL_JSON_STRING && !gql_str_eq(tn->string, t->name)) {
-    t = gql_supergraph_type(p->r->plan->sg, tn->string);
-    if (!t)
-      t = named;
-  }
-  gql_buf_putc(p->out, '{');
-  bool first = true;
-  for (const gql_gw_sel *c = sel->first; c; c = c->next) {
-    if (sel->has_cond && !applies(t, c, sel))
-      continue;
-    if (!first)
-      gql_buf_putc(p->out, ',');
-    first = false;
-    write_key(p->out, c);
-    if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {
-      gql_json_write_string(p->out, t->name);
-      continue;
-    }
-    const gql_gw_field *f =
-        t == named && c->def ? c->def : gql_supergraph_field(t, c->name);
-    if (!f) {
-      gql_buf_puts(p->out, "null");
-      continue;
-    }
-    seg s = {path, c->key, 0};
-    proj res = project(p, obj_get(v, c->key), f->type, f->named, c, &s, t->name,
-                       c->name);
-    if (res == PROJ_BUBBLED)
-      return PROJ_BUBBLED;
-  }
-  gql_buf_putc(p->out, '}');
-  return PROJ_OK;
-}
-
-static proj project_inner(projector *p, const gql_json_value *v,
-                          const gql_ast_type *t, const gql_gw_type *named,
-                          const gql_gw_sel *sel, const seg *path,
-                          gql_str parent_type, gql_str field) {
-  if (!v || v->kind == GQL_JSON_NULL)
-    return PROJ_NULL;
-  if (t->h.kind == GQL_AST_LIST_TYPE) {
-    if (v->kind != GQL_JSON_ARRAY)
-      return PROJ_NULL;
-    gql_buf_putc(p->out, '[');
-    for (size_t i = 0; i < v->array.count; i++) {
-      if (i)
-        gql_buf_putc(p->out, ',');
-      seg s = {path, {NULL, 0}, i};
-      proj res = project(p, &v->array.items[i], t->of, named, sel, &s,
-                         parent_type, field);
-      if (res == PROJ_BUBBLED)
-        return PROJ_BUBBLED;
-    }
-    gql_buf_putc(p->out, ']');
-    return PROJ_OK;
-  }
-  if (is_leaf(named)) {
-    if (v->kind == GQL_JSON_STRING && v->verbatim) {
-      /* as gql_json_write_string would write it, without the scan */
-      if (gql_buf_reserve(p->out, v->string.len + 2)) {
-        char *o = p->out->data + p->out->len;
-        o[0] = '"';
-        if (v->string.len)
-          memcpy(o + 1, v->string.ptr, v->string.len);
-        o[v->string.len + 1] = '"';
-        p->out->len += v->string.len + 2;
-      }
-    } else {
-      gql_json_write_value(p->out, v);
-    }
-    return PROJ_OK;
-  }
-  return project_object(p, v, named, sel, path);
-}
-
-static proj project(projector *p, const gql_json_value *v,
-                    const gql_ast_type *t, const gql_gw_type *named,
-                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
-                    gql_str field) {
-  size_t mark = p->out->len;
-  bool non_null = t->h.kind == GQL_AST_NON_NULL_TYPE;
-  proj res = project_inner(p, v, non_null ? t->of : t, named, sel, path,
-                           parent_type, field);
-  if (res == PROJ_OK)
-    return PROJ_OK;
-  p->out->len = mark;
-  if (non_null) {
-    if (res == PROJ_NULL) {
-      char *msg = gql_arena_sprintf(
-          p->r->arena, "Cannot return null for non-nullable field %.*s.%.*s.",
-          (int)parent_type.len, parent_type.ptr, (int)field.len, field.ptr);
-      if (msg)
-        add_error(p->r, gql_cstr(msg), path_json(p->r->arena, path, NULL, 0));
-    }
-    return PROJ_BUBBLED;
-  }
-  gql_buf_puts(p->out, "null");
-  return PROJ_OK;
-}
-
-/* Writes `"errors":[...],` for the errors so far. */
-static void write_errors(const gql_gw_request *r, gql_buf *out) {
-  gql_buf_puts(out, "\"errors\":[");
-  for (uint32_t i = 0; i < r->nerrors; i++) {
-    if (i)
-      gql_buf_putc(out, ',');
-    gql_json_write_value(out, &r->errors[i]);
-  }
-  gql_buf_puts(out, "],");
-}
-
-int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
-  /* The data is projected straight into `out`; errors go first (as
-   * graphql-js orders them), so those that projection finds (null
-   * propagation) are inserted in front afterwards. */
-  size_t start = out->len;
-  uint32_t nerrors = r->nerrors;
-  gql_buf_putc(out, '{');
-  if (nerrors)
-    write_errors(r, out);
-  gql_buf_puts(out, "\"data\":");
-  size_t data_at = out->len;
-  projector p = {r, out};
-  const gql_gw_type *root = r->plan->root;
-  proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL)
-                  : PROJ_NULL;
-  if (res != PROJ_OK) {
-    out->len = data_at;
-    gql_buf_puts(out, "null");
-  }
-  gql_buf_putc(out, '}');
-  if (r->nerrors != nerrors && !out->failed) {
-    /* rewrite the head: `{` + all the errors, then the data as written */
-    gql_buf head;
-    gql_buf_init(&head, NULL);
-    gql_buf_putc(&head, '{');
-    write_errors(r, &head);
-    gql_buf_puts(&head, "\"data\":");
-    size_t old = data_at - start;
-    if (!head.failed && head.len > old &&
-        gql_buf_reserve(out, head.len - old)) {
-      char *base = out->data + start;
-      memmove(base + head.len, base + old, out->len - data_at);
-      memcpy(base, head.data, head.len);
-      out->len += head.len - old;
-    } else {
-      out->failed = true;
-    }
-    gql_buf_free(&head);
-  }
-  return out->failed ? GQL_ENOMEM : 0;
 }
 
 void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
@@ -837,6 +739,14 @@ int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
   int rc = gql_gw_request_new(plan, variables, arena, &r);
   if (rc)
     return rc;
+  if (plan->introspection.len) {
+    gql_str json;
+    rc = gql_gw_introspect(plan, variables, arena, &json);
+    if (!rc)
+      rc = gql_gw_request_merge_local(r, json.ptr, json.len);
+    if (rc)
+      return rc;
+  }
   gql_buf body;
   gql_buf_init(&body, NULL);
   /* batches are ordered by wave; within a wave the order is free */
@@ -862,4 +772,50 @@ int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
   if (req_out)
     *req_out = r;
   return rc;
+}
+
+void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,
+                   bool *oom) {
+  deep_merge(a, dst, src, oom);
+}
+
+int gql_gw_request_merge_local(gql_gw_request *r, const char *json,
+                               size_t len) {
+  gql_json_value *resp = NULL;
+  gql_json_error jerr;
+  int rc = gql_json_parse(r->arena, json, len, NULL, &resp, &jerr);
+  if (rc == GQL_ENOMEM)
+    return rc;
+  if (rc || resp->kind != GQL_JSON_OBJECT) {
+    gql_gw_add_error(r, GQL_STR("introspection failed"), NULL);
+    return 0;
+  }
+  const gql_json_value *errors = obj_get(resp, GQL_STR("errors"));
+  const gql_json_value *data = obj_get(resp, GQL_STR("data"));
+  bool oom = false;
+  if (data && data->kind == GQL_JSON_OBJECT)
+    deep_merge(r->arena, r->data, data, &oom);
+  for (size_t i = 0;
+       errors && errors->kind == GQL_JSON_ARRAY && i < errors->array.count;
+       i++) {
+    gql_json_value *e = errors_push(r);
+    if (e)
+      *e = errors->array.items[i];
+  }
+  return oom ? GQL_ENOMEM : 0;
+}
+
+int gql_gw_introspect(const gql_gw_plan *plan, const gql_value *variables,
+                      gql_arena *arena, gql_str *json) {
+  gql_buf vars;
+  gql_buf_init(&vars, NULL);
+  if (variables)
+    gql_json_write_value(&vars, variables);
+  int rc = vars.failed ? GQL_ENOMEM
+                       : gql_graphql(plan->sg->api, plan->introspection.ptr,
+                                     plan->introspection.len, NULL,
+                                     vars.len ? vars.data : NULL, vars.len,
+                                     NULL, NULL, arena, json);
+  gql_buf_free(&vars);
+  return rc < 0 ? rc : 0;
 }

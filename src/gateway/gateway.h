@@ -1,8 +1,9 @@
 /*
  * The federation gateway's core: the supergraph (Apollo Federation v2, join
- * v0.3) read into the API schema plus per type and field the subgraphs
- * that resolve it, and the query planner that turns a client operation
- * into subgraph fetches in waves.
+ * v0.3 to v0.5) read into the API schema plus a model of every subgraph's
+ * own schema (which types, fields, keys, interfaces, union members and
+ * enum values each subgraph has), and the query planner that turns a
+ * client operation into subgraph fetches in waves.
  *
  * Everything of a supergraph lives in its own arena and the supergraph's
  * SDL copy; a plan lives in the arena it was built in.
@@ -15,25 +16,44 @@
 
 /* ------------------------------------------------------------ supergraph */
 
-/* A selection of a field set (key, requires, provides) or of a fetch: a
- * tree of fields in order. `key` is the response key (alias or name). */
+struct gql_gw_type;
+struct gql_gw_field;
+
+/* A selection tree node, used for four trees:
+ *  - field sets (@key, @requires, @provides) and the client operation,
+ *    both normalised: fragments gone, fields merged by response key and
+ *    type condition, in order; a field under a fragment on another type
+ *    keeps that type as `cond` (and the enclosing one as `cond2`);
+ *  - a fetch's selection (the subgraph query): fields and inline
+ *    fragments (`fragment`: `... on name`), sent under `key`;
+ *  - an entity fetch's representation: fields written under `name`, read
+ *    from the merged tree at `tree_key`. */
 typedef struct gql_gw_sel gql_gw_sel;
 struct gql_gw_sel {
-  gql_str key;
+  gql_str key;      /* response key (alias or name) */
   gql_str key_json; /* `"key":` as written in JSON (empty: not made) */
-  gql_str name;
-  const gql_ast_selection *field; /* client field (arguments); may be NULL */
-  const struct gql_gw_field *def; /* client tree: the field in its parent
-                                     type as planned (NULL: __typename) */
+  gql_str name;     /* field name; the type condition of a fragment */
+  /* fetch trees: where the merged tree keeps the value (a type-conflict
+   * alias sent as `key` is renamed back to this on merge); representation
+   * trees: where to read it. Empty: `key`. */
+  gql_str tree_key;
+  const gql_ast_selection *field; /* arguments (client or field-set AST) */
+  const struct gql_gw_field *def; /* the field in its parent (client tree,
+                                     field sets; NULL: __typename) */
   gql_gw_sel *first, *last;       /* children; NULL for a leaf */
   gql_gw_sel *next;
+  /* client tree, field sets, representations: applies only to objects of
+   * this type (and of cond2 when set); NULL: always */
+  const struct gql_gw_type *cond, *cond2;
+  uint32_t id;       /* client tree: the node's number (planner memos) */
   bool has_children; /* the field has a selection set (maybe empty) */
-  /* fetch selections: an inline fragment `... on name { children }` */
-  bool fragment;
-  /* client tree: the field applies only to objects of this type (a
-   * fragment's type condition below an abstract type); NULL: always */
-  const struct gql_gw_type *cond;
-  bool has_cond; /* client tree: some child has a condition */
+  bool fragment;     /* fetch trees: an inline fragment */
+  bool has_cond;     /* some child has a condition */
+  bool renamed;      /* fetch trees: this node or one below is renamed */
+  bool verbatim;     /* client tree: answered by the gateway itself
+                        (introspection), written as merged */
+  bool key_field;    /* representations: part of the entity key (a null
+                        value means no entity: no representation sent) */
 };
 
 typedef struct gql_gw_graph {
@@ -42,22 +62,45 @@ typedef struct gql_gw_graph {
   gql_str url;
 } gql_gw_graph;
 
-/* One @join__type application. */
+/* One @key of a type in a subgraph. */
+typedef struct gql_gw_key {
+  gql_gw_sel *fields; /* normalised, on the type */
+  gql_str text;
+  bool resolvable;
+} gql_gw_key;
+
+/* A type as one subgraph has it (its @join__type applications there). */
 typedef struct gql_gw_type_graph {
   uint32_t graph;
-  gql_gw_sel *key; /* NULL without key */
-  gql_str key_text;
-  bool resolvable, extension;
+  gql_gw_key *keys;
+  uint32_t nkeys;
+  bool resolvable_key;   /* some key is resolvable: entity fetches work */
+  bool interface_object; /* an interface of the supergraph that this
+                            subgraph sees as an object type */
+  bool extension;
+  /* the object types an abstract type has in this subgraph (its
+   * implementations or union members there) */
+  const struct gql_gw_type **possible;
+  uint32_t npossible;
+  gql_str key_text; /* the first key's text (tests) */
+  gql_gw_sel *key;  /* the first key's fields (tests) */
 } gql_gw_type_graph;
 
-/* One @join__field application. */
+/* A field as one subgraph has it (its @join__field there). */
 typedef struct gql_gw_field_graph {
   uint32_t graph;
-  gql_gw_sel *requires, *provides; /* NULL when absent */
+  gql_gw_sel *requires, *provides; /* normalised; NULL when absent */
   gql_str requires_text, provides_text;
+  const gql_ast_type *type;        /* its type there (NULL: the API's) */
+  const struct gql_gw_type *named; /* named type of `type` */
   bool external;
-  bool used_overridden; /* kept for keys / requires, resolved elsewhere */
-  gql_str override;
+  bool used_overridden; /* overridden, kept for keys / requires only */
+  bool type_differs;    /* `type` is not the supergraph field's type */
+  gql_str override;     /* the subgraph name it overrides */
+  /* progressive override: with label >= 0, this subgraph resolves the
+   * field only when sg->labels[label] is on (label_on) or off */
+  int32_t label;
+  bool label_on;
 } gql_gw_field_graph;
 
 /* @join__implements(graph, interface), @join__unionMember(graph, member)
@@ -74,17 +117,23 @@ typedef struct gql_gw_field {
   const gql_gw_type *named; /* the named type; NULL for built-in scalars */
   gql_str type_name;        /* the named type, wrappers removed */
   uint32_t list_depth;
-  const gql_ast_type *type;   /* the full type (non-null and list wrappers) */
-  gql_gw_field_graph *graphs; /* @join__field applications */
+  const gql_ast_type *type; /* the full type (non-null and list wrappers) */
+  /* @join__field applications with a graph; with none, the field is in
+   * every subgraph of its type (all_graphs) */
+  gql_gw_field_graph *graphs;
   uint32_t ngraphs;
+  bool all_graphs;
   bool inaccessible;
+  const gql_gw_type *parent;
 } gql_gw_field;
 
 struct gql_gw_type {
   gql_str name;
   uint8_t kind;              /* gql_ast_kind of its definition */
-  gql_gw_type_graph *graphs; /* @join__type applications */
+  uint32_t index;            /* in sg->types */
+  gql_gw_type_graph *graphs; /* per subgraph that has it */
   uint32_t ngraphs;
+  uint16_t *graph_slot; /* per subgraph: 1 + its index in graphs, or 0 */
   gql_gw_field *fields;
   uint32_t nfields;
   gql_gw_type_ref *implements; /* interfaces, per subgraph */
@@ -93,8 +142,22 @@ struct gql_gw_type {
   uint32_t nmembers;
   gql_gw_type_ref *enum_values; /* enum values, per subgraph */
   uint32_t nenum_values;
+  const gql_gw_type **interfaces; /* supergraph: interfaces implemented */
+  uint32_t ninterfaces;
+  /* supergraph: the object types of an abstract type (an object: itself) */
+  const gql_gw_type **possible;
+  uint32_t npossible;
+  gql_str *api_values; /* enum: the values of the API schema */
+  uint32_t napi_values;
   bool inaccessible;
+  bool is_abstract; /* interface or union */
 };
+
+/* A progressive override label (join v0.4+ overrideLabel). */
+typedef struct gql_gw_label {
+  gql_str name;
+  double percent; /* percent(N): on for N% of the requests; -1: other */
+} gql_gw_label;
 
 typedef struct gql_supergraph {
   gql_arena *arena;
@@ -106,33 +169,63 @@ typedef struct gql_supergraph {
   gql_gw_type *types;
   uint32_t ntypes;
   gql_strmap type_index;
-  gql_str query_type, mutation_type;
+  gql_strmap field_index; /* "Type.field" -> fields[] */
+  gql_strmap graph_index; /* join__Graph enum value -> graphs[] */
+  const gql_gw_field **field_list;
+  gql_str query_type, mutation_type, subscription_type;
+  gql_gw_label *labels;
+  uint32_t nlabels;
+  /* the features the supergraph @link's (join, link, tag, inaccessible,
+   * and any composed custom directive's): their namespaces and imported
+   * names, whose definitions and applications the API schema omits */
+  gql_str *features;
+  uint32_t nfeatures;
   gql_str api_sdl; /* the API schema as SDL (input to gql_schema) */
   gql_schema *api; /* built from api_sdl */
 } gql_supergraph;
 
 /* Reads a supergraph. On failure returns GQL_ESYNTAX / GQL_ESCHEMA /
- * GQL_ENOMEM and a message in *err (static or in err_arena). */
+ * GQL_ENOMEM / GQL_ELIMIT and in *err a message starting with the place
+ * in the supergraph it is about, "LINE:COLUMN: " (in err_arena; without
+ * one a message with no place). Nothing is kept of a refused supergraph. */
 int gql_supergraph_load(const char *sdl, size_t len, gql_supergraph **out,
                         gql_arena *err_arena, const char **err);
 void gql_supergraph_free(gql_supergraph *sg);
 
 const gql_gw_type *gql_supergraph_type(const gql_supergraph *sg, gql_str name);
 const gql_gw_field *gql_supergraph_field(const gql_gw_type *t, gql_str name);
+/* The field `name` of t through the supergraph's index (large types). */
+const gql_gw_field *gql_supergraph_field_of(const gql_supergraph *sg,
+                                            const gql_gw_type *t, gql_str name);
 /* The index of the subgraph named `name` (lower case), or -1. */
 int64_t gql_supergraph_graph_by_name(const gql_supergraph *sg, gql_str name);
-/* The @join__type of `t` for `graph`, or NULL when that graph lacks it. */
+/* The type as `graph` has it, or NULL when that graph lacks it. */
 const gql_gw_type_graph *gql_supergraph_type_graph(const gql_gw_type *t,
                                                    uint32_t graph);
+/* The field as `graph` has it (for a field without @join__field, a shared
+ * plain entry), or NULL when that graph lacks it. */
+const gql_gw_field_graph *gql_supergraph_field_graph(const gql_gw_type *t,
+                                                     const gql_gw_field *f,
+                                                     uint32_t graph);
 /* Whether an object of type t is a `cond` (the same type, a member of
  * union cond, or implementing interface cond). */
 bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond);
-/* Whether `graph` resolves t.f outside any @provides. */
+/* Whether some object type could be both a and b. */
+bool gql_supergraph_overlap(const gql_gw_type *a, const gql_gw_type *b);
+/* Whether `graph` resolves t.f outside any @provides (labels off). */
 bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
                              uint32_t graph);
+/* Whether `value` is a value of enum t in the API schema. */
+bool gql_supergraph_enum_has(const gql_gw_type *t, gql_str value);
 
-/* Parses a field set ("id", "upc price", "a { b c }") into the arena. */
-int gql_gw_parse_field_set(gql_arena *arena, gql_str text, gql_gw_sel **out);
+/* Parses and normalises a field set ("id", "upc price", "a { b c }",
+ * "f(x: 1) { ... on T { g } }") on type `on`. Returns 0, GQL_ESYNTAX or
+ * GQL_ESCHEMA (*err: a message, *err_offset: its byte offset in `text`),
+ * GQL_ENOMEM. */
+int gql_gw_parse_field_set(const gql_supergraph *sg, gql_arena *arena,
+                           const gql_gw_type *on, gql_str text,
+                           gql_gw_sel **out, const char **err,
+                           size_t *err_offset);
 
 /* --------------------------------------------------------------- planner */
 
@@ -141,18 +234,27 @@ typedef struct gql_gw_fetch gql_gw_fetch;
 struct gql_gw_fetch {
   uint32_t id;
   uint32_t graph;
-  gql_gw_fetch *parent; /* the fetch whose result holds the path */
-  gql_gw_fetch **deps;  /* more fetches that must come first (@requires) */
+  gql_gw_fetch *parent; /* a fetch the objects at the path come from */
+  gql_gw_fetch **deps;  /* fetches that must come first (keys, @requires) */
   uint32_t ndeps, deps_cap;
-  gql_str *path; /* response keys from the root, "@" for lists */
+  gql_str *path; /* tree keys from the root, "@" for lists */
   uint32_t path_len;
-  gql_str type_name;    /* entity type (empty for a root fetch) */
+  /* entity fetches: the type asked for (`... on type_name`) and the
+   * objects taken (those of type `filter`, or all when NULL); the
+   * representations' __typename is `rep_typename` when set (an
+   * @interfaceObject), else the object's own */
+  gql_str type_name;
+  const gql_gw_type *filter;
+  gql_str rep_typename;
   gql_gw_sel root;      /* the selection sent (under `... on T` for
                            entities) */
   gql_gw_sel *requires; /* representation: __typename + key + requires */
   uint32_t level;       /* wave, 1-based */
   bool has_dependents;
   bool visiting; /* level computation */
+  bool mutation; /* a root fetch of mutation fields */
+  uint32_t mark; /* planner: dependency walks */
+  bool renames;  /* the answer has keys to rename (root.renamed) */
 };
 
 /* The fetches of one subgraph in one wave: one request. Entity fetches
@@ -173,8 +275,20 @@ typedef struct gql_gw_batch {
   uint32_t nvariables;
 } gql_gw_batch;
 
+/* What a plan was made for: the values of the condition variables
+ * (@skip / @include) and progressive override labels it depends on. Bit i
+ * of cond_mask: variable i of the operation decided something; of
+ * label_mask: sg->labels[i] did. */
+typedef struct gql_gw_plan_key {
+  uint64_t cond_mask, cond_vals;
+  uint64_t label_mask, label_vals;
+} gql_gw_plan_key;
+
+typedef struct gql_gw_plan_set gql_gw_plan_set;
+
 typedef struct gql_gw_plan {
   const gql_supergraph *sg;
+  const gql_document *doc;
   const gql_ast_operation *op;
   const gql_gw_type *root; /* the operation's root type */
   gql_gw_sel client;       /* the normalised client selection (no fragments) */
@@ -183,14 +297,35 @@ typedef struct gql_gw_plan {
   gql_gw_batch *batches; /* ordered by level, then graph */
   uint32_t nbatches;
   uint32_t nlevels;
+  gql_gw_plan_key key;
+  gql_gw_plan_set *set; /* the operation's other variants (plan_for) */
+  /* root introspection fields (__schema, __type), answered by the
+   * gateway: an operation with only those (and their fragments), run
+   * over sg->api; empty when there are none */
+  gql_str introspection;
 } gql_gw_plan;
 
 /* Plans operation `operation_name` (NULL: the only one) of `doc`, which
- * must be valid against sg->api. Returns 0, GQL_EINVAL (no such operation),
- * GQL_EUNSUPPORTED (with a message in *err) or GQL_ENOMEM. */
+ * must be valid against sg->api, for the default values of the condition
+ * variables (or false) and every override label off. Returns 0,
+ * GQL_EINVAL (no such operation), GQL_EUNSUPPORTED (no plan exists: a
+ * message in *err) or GQL_ENOMEM. */
 int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
                       const char *operation_name, gql_arena *arena,
                       gql_gw_plan **out, const char **err);
+
+/* The plan of `plan`'s operation for a request: `variables` (the coerced
+ * client variables, may be NULL) decide the @skip / @include conditions,
+ * `labels` (bit i: sg->labels[i] is on) the progressive overrides. The
+ * plan itself when it fits; else a variant made once and kept with it
+ * (at most 64), or made in `arena` when those are taken. */
+int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
+                    uint64_t labels, gql_arena *arena, const gql_gw_plan **out,
+                    const char **err);
+
+/* Draws the override labels of one request (percent(N): on with
+ * probability N%, from the xorshift state *rng). */
+uint64_t gql_gw_draw_labels(const gql_supergraph *sg, uint64_t *rng);
 
 /* The plan as readable text (Apollo QueryPlan style). */
 void gql_gw_plan_print(const gql_gw_plan *plan, gql_buf *out);
@@ -236,6 +371,13 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t i, const char *json,
                          size_t len);
 /* Records that batch `i` failed (transport), as a GraphQL error. */
 void gql_gw_request_fail(gql_gw_request *r, uint32_t i, const char *why);
+/* Merges the gateway's own answer to the plan's introspection operation
+ * (gql's executor over sg->api: {"data":...,"errors":...}). */
+int gql_gw_request_merge_local(gql_gw_request *r, const char *json, size_t len);
+/* Runs the plan's introspection operation (plan->introspection) over the
+ * API schema: the response JSON in *json (in `arena`). */
+int gql_gw_introspect(const gql_gw_plan *plan, const gql_value *variables,
+                      gql_arena *arena, gql_str *json);
 /* Writes the client response: the client's selection projected over the
  * merged data (query order, aliases, __typename, null propagation), with
  * "errors" first when there are any, as graphql-js orders them. */
@@ -250,7 +392,8 @@ void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
 typedef int (*gql_gw_send_fn)(void *ud, const gql_gw_batch *b, const char *body,
                               size_t len, gql_str *response);
 
-/* Runs a whole plan with a synchronous transport (tests, tools). */
+/* Runs a whole plan with a synchronous transport (tests, tools),
+ * introspection fields included. */
 int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
                    gql_arena *arena, gql_gw_send_fn send, void *ud,
                    gql_buf *out, gql_gw_request **req_out);

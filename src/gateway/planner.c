@@ -1,1168 +1,1112 @@
 /*
- * The query planner. The client operation is normalised (fragments
- * expanded, fields merged by response key, in query order), then walked
- * in the context of the subgraph that produces each object: a field that
- * subgraph resolves stays in its fetch; any other field goes to an entity
- * fetch (subgraph, path, type) under the current one, which then adds
- * __typename and the entity key at that path. @requires fields are fetched
- * first (in the current fetch when it can, else in another entity fetch
- * that the requiring one depends on); @provides makes external fields
- * resolvable below the providing field.
+ * The query planner's search: every field of the normalised operation (and
+ * every field the gateway itself needs: entity keys, @requires inputs,
+ * __typename) is placed into a fetch of some subgraph, by a search over
+ * the subgraphs that can give it at its place in the response.
  *
- * Below an interface or union, a fragment on another type keeps that type
- * as the condition of its fields: the subgraph gets `... on T { }` and
- * __typename, entity fetches below it take only objects of T, and the
- * projection picks fields by the concrete type.
+ * A position is a place in the response tree (a path) holding objects of
+ * one type: a concrete object type, an abstract type, or an interface
+ * whose concrete type no subgraph there knows (an @interfaceObject). Its
+ * groups are the subgraph fetches that return those objects there, each
+ * with the type as that subgraph sees it and what an @provides adds.
+ * A field can be placed:
+ *  - in a group whose subgraph resolves it (its own field, or an
+ *    @external one provided on this path);
+ *  - in an entity fetch of another subgraph (a key jump): a resolvable key
+ *    of the type there whose fields can themselves be placed here (in the
+ *    groups, or through further jumps: multi-hop); the jump may go
+ *    through an @interfaceObject of the type there;
+ *  - with @requires, in an entity fetch of its subgraph whose
+ *    representation carries the required fields, placed here first;
+ *  - split: fetched from several groups when no single subgraph can give
+ *    all its sub-selection (a shared root field, or a field of a type
+ *    without keys reached only through a parent entity).
+ * Options are compared by the fetches they add (a group used for the
+ * first time costs its fetch plus its key's), the whole sub-selection
+ * included, best first; ties keep the current fetch. One function does
+ * both the estimate (no side effects, on copies of positions) and the
+ * emission (which follows the estimate's choice), so what was found
+ * possible is what is built.
  *
- * Fetches get a wave (level) from their dependencies; the fetches of one
- * subgraph in one wave become one request with aliased `_entities` fields.
- * A wave's batch that nothing depends on moves to a later wave that already
- * talks to the same subgraph, which saves a request without lengthening
- * the critical path (the benchmark query: 6 requests in 4 waves).
+ * Abstract positions: __typename is fetched; a field common to all the
+ * objects goes once at the abstract level of a group where every
+ * implementation resolves it; the others go per concrete type `... on R`
+ * known to the groups' subgraphs. Objects of an @interfaceObject get
+ * their concrete type (when a field needs it) from a subgraph that has the
+ * interface itself, by an entity fetch of __typename.
  */
-#include "gateway.h"
+#include "plan_search.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
+                     bool emit, gql_gw_sel *rep, int *cost);
+static int place_children(gw_planner *p, pos *ps, const gql_gw_sel *parent,
+                          bool internal, bool emit, gql_gw_sel *rep, int *cost);
+static int materialise(gw_planner *p, pos *ps, uint32_t gi);
+static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
+                    const gql_gw_type *e, const gql_gw_key **key);
 
-#define MAX_PATH 256
-#define MAX_FETCHES 4096
-/* Fields of the normalised operation: fragments spread at every level can
- * make it exponentially larger than the text, so it is bounded (as
- * gql_prepare bounds its plans). */
-#define MAX_CLIENT_FIELDS 100000
+/* ------------------------------------------------------------- helpers */
 
-typedef struct planner {
-  const gql_supergraph *sg;
-  const gql_document *doc;
-  const gql_ast_operation *op;
-  gql_arena *arena;
-  const char **err;
-  gql_gw_plan *plan;
-  uint32_t fetch_cap;
-  gql_str path[MAX_PATH];
-  uint32_t path_len;
-  /* a response key asked for two different fields (a client alias
-   * named like an entity key the planner adds): refused, see build */
-  gql_str conflict;
-  uint32_t client_fields;
-} planner;
+/* ------------------------------------------------------------- fetches */
 
-#define FAIL(p, code, ...)                                                     \
-  do {                                                                         \
-    *(p)->err = gql_arena_sprintf((p)->arena, __VA_ARGS__);                    \
-    return (code);                                                             \
-  } while (0)
+/* -------------------------------------------------------------- groups */
 
-static const gql_str AT = {"@", 1};
-
-/* ------------------------------------------------------- selection trees */
-
-static gql_gw_sel *sel_find(gql_gw_sel *parent, gql_str key) {
-  for (gql_gw_sel *s = parent->first; s; s = s->next)
-    if (!s->fragment && gql_str_eq(s->key, key))
-      return s;
-  return NULL;
-}
-
-/* `"key":`, the key's JSON member prefix (response keys are GraphQL names:
- * nothing to escape); empty when out of memory (writers then escape). */
-static gql_str key_json(planner *p, gql_str key) {
-  char *t = gql_arena_alloc(p->arena, key.len + 3);
-  if (!t)
-    return (gql_str){NULL, 0};
-  t[0] = '"';
-  memcpy(t + 1, key.ptr, key.len);
-  t[key.len + 1] = '"';
-  t[key.len + 2] = ':';
-  return (gql_str){t, key.len + 3};
-}
-
-static gql_gw_sel *sel_add(planner *p, gql_gw_sel *parent, gql_str key,
-                           gql_str name, const gql_ast_selection *field) {
-  gql_gw_sel *s = sel_find(parent, key);
-  if (s) {
-    if (!gql_str_eq(s->name, name) && !p->conflict.ptr)
-      p->conflict = key;
-    return s;
+/* The entity fetch of group gi: its key's fields placed at this position
+ * first (maybe through other fetches: multi-hop), each giving the fetch a
+ * dependency, and the representation made of them. */
+static int emit_jump(gw_planner *p, pos *ps, uint32_t gi) {
+  group *g = &ps->g[gi];
+  const gql_gw_type *e = g->etype;
+  bool constant = ps->pseudo || e != ps->type || is_iobj(e, g->graph);
+  deps d = {NULL, 0, 0};
+  deps *saved = ps->deps;
+  ps->deps = &d;
+  gql_gw_sel *rep = pl_new_sel(p);
+  int rc = rep ? 0 : GQL_ENOMEM, cost = 0;
+  g->busy = true;
+  if (!rc && constant) {
+    gql_gw_sel *tn = pl_rep_child(p, rep, &PL_TYPENAME_SEL, PL_TYPENAME, false);
+    rc = tn ? 0 : GQL_ENOMEM;
+  } else if (!rc) {
+    rc = place_sel(p, ps, &PL_TYPENAME_SEL, true, true, rep, &cost);
   }
-  s = gql_arena_alloc(p->arena, sizeof *s);
-  if (!s)
-    return NULL;
-  memset(s, 0, sizeof *s);
-  s->key = key;
-  s->key_json = key_json(p, key);
-  s->name = name;
-  s->field = field;
-  if (parent->last)
-    parent->last->next = s;
-  else
-    parent->first = s;
-  parent->last = s;
-  parent->has_children = true;
-  return s;
-}
-
-static int sel_add_set(planner *p, gql_gw_sel *dst, const gql_gw_sel *fs);
-
-/* Adds selection `c` with everything below it to `dst`. */
-static int sel_add_copy(planner *p, gql_gw_sel *dst, const gql_gw_sel *c) {
-  gql_gw_sel *s = sel_add(p, dst, c->key, c->name, NULL);
-  if (!s)
-    return GQL_ENOMEM;
-  if (!c->has_children)
-    return 0;
-  s->has_children = true;
-  return sel_add_set(p, s, c);
-}
-
-/* Adds a field set (key, requires) below `dst`. */
-static int sel_add_set(planner *p, gql_gw_sel *dst, const gql_gw_sel *fs) {
-  for (const gql_gw_sel *c = fs->first; c; c = c->next) {
-    int rc = sel_add_copy(p, dst, c);
-    if (rc)
-      return rc;
+  if (!rc && !pl_guard_push(p, e, g->graph))
+    GW_FAIL(p, GQL_ELIMIT, "keys nest too deeply");
+  if (!rc) {
+    rc = place_children(p, ps, g->key->fields, true, true, rep, &cost);
+    if (!rc)
+      pl_mark_key(rep);
+    p->guard_depth--;
   }
-  return 0;
-}
-
-static const gql_gw_sel TYPENAME_SET_CHILD = {.key = {"__typename", 10},
-                                              .name = {"__typename", 10}};
-static const gql_gw_sel TYPENAME_SET = {
-    .first = (gql_gw_sel *)&TYPENAME_SET_CHILD,
-    .last = (gql_gw_sel *)&TYPENAME_SET_CHILD,
-    .has_children = true};
-
-/* ---------------------------------------------------------- normalising */
-
-typedef struct pending {
-  gql_gw_sel *sel;
-  const gql_ast_selection_set **sets;
-  uint32_t n, cap;
-} pending;
-
-typedef struct level {
-  pending *items;
-  uint32_t n, cap;
-} level;
-
-static const gql_ast_fragment *find_fragment(const gql_document *doc,
-                                             gql_ast_name name) {
-  for (uint32_t i = 0; i < doc->definitions.count; i++) {
-    const gql_ast_node *n = doc->definitions.items[i];
-    if (n->kind != GQL_AST_FRAGMENT_DEFINITION)
-      continue;
-    const gql_ast_fragment *f = (const gql_ast_fragment *)n;
-    if (gql_str_eq(gql_ast_name_str(f->name), gql_ast_name_str(name)))
-      return f;
-  }
-  return NULL;
-}
-
-/* @skip / @include with literal conditions; a variable condition keeps the
- * selection (the subgraph sees the directive and decides). */
-static bool included(const gql_ast_directives *ds) {
-  for (uint32_t i = 0; i < ds->count; i++) {
-    const gql_ast_directive *d = ds->items[i];
-    bool skip = gql_str_eq_cstr(gql_ast_name_str(d->name), "skip");
-    bool incl = gql_str_eq_cstr(gql_ast_name_str(d->name), "include");
-    if (!skip && !incl)
-      continue;
-    for (uint32_t j = 0; j < d->args.count; j++) {
-      const gql_ast_value *v = d->args.items[j]->value;
-      if (v->h.kind != GQL_AST_BOOLEAN_VALUE)
-        continue;
-      if (skip && v->u.boolean)
-        return false;
-      if (incl && !v->u.boolean)
-        return false;
-    }
-  }
-  return true;
-}
-
-static int pending_push(planner *p, level *lv, gql_gw_sel *sel,
-                        const gql_ast_selection_set *set) {
-  pending *pe = NULL;
-  for (uint32_t i = 0; i < lv->n; i++)
-    if (lv->items[i].sel == sel)
-      pe = &lv->items[i];
-  if (!pe) {
-    if (lv->n == lv->cap) {
-      uint32_t cap = lv->cap ? lv->cap * 2 : 8;
-      lv->items =
-          gql_arena_grow(p->arena, lv->items, lv->cap, cap, sizeof *lv->items);
-      if (!lv->items)
-        return GQL_ENOMEM;
-      lv->cap = cap;
-    }
-    pe = &lv->items[lv->n++];
-    memset(pe, 0, sizeof *pe);
-    pe->sel = sel;
-  }
-  if (pe->n == pe->cap) {
-    uint32_t cap = pe->cap ? pe->cap * 2 : 4;
-    pe->sets =
-        gql_arena_grow(p->arena, pe->sets, pe->cap, cap, sizeof *pe->sets);
-    if (!pe->sets)
-      return GQL_ENOMEM;
-    pe->cap = cap;
-  }
-  pe->sets[pe->n++] = set;
-  return 0;
-}
-
-static bool condition_applies(planner *p, const gql_ast_type *cond,
-                              const gql_gw_type *t) {
-  if (!cond)
-    return true;
-  gql_str name = gql_ast_name_str(cond->name);
-  if (gql_str_eq(name, t->name))
-    return true;
-  const gql_gw_type *ct = gql_supergraph_type(p->sg, name);
-  /* an object type: a fragment on an interface or union it belongs to */
-  return ct && t->kind == GQL_AST_OBJECT_TYPE_DEFINITION &&
-         gql_supergraph_satisfies(t, ct);
-}
-
-/* The client field `key` under condition `cond`, added when absent. */
-static gql_gw_sel *client_add(planner *p, gql_gw_sel *dst, gql_str key,
-                              gql_str name, const gql_ast_selection *field,
-                              const gql_gw_type *cond) {
-  for (gql_gw_sel *s = dst->first; s; s = s->next)
-    if (s->cond == cond && gql_str_eq(s->key, key))
-      return s;
-  if (++p->client_fields > MAX_CLIENT_FIELDS)
-    return NULL; /* reported by the caller */
-  gql_gw_sel *s = gql_arena_alloc(p->arena, sizeof *s);
-  if (!s)
-    return NULL;
-  memset(s, 0, sizeof *s);
-  s->key = key;
-  s->key_json = key_json(p, key);
-  s->name = name;
-  s->field = field;
-  s->cond = cond;
-  dst->has_cond |= cond != NULL;
-  if (dst->last)
-    dst->last->next = s;
-  else
-    dst->first = s;
-  dst->last = s;
-  dst->has_children = true;
-  return s;
-}
-
-static bool is_abstract(const gql_gw_type *t) {
-  return t->kind == GQL_AST_INTERFACE_TYPE_DEFINITION ||
-         t->kind == GQL_AST_UNION_TYPE_DEFINITION;
-}
-
-/* Collects the fields of `set` on type t into dst. Below an abstract type,
- * a fragment on another type gives its fields that type as condition. */
-static int collect(planner *p, const gql_gw_type *t,
-                   const gql_ast_selection_set *set, gql_gw_sel *dst,
-                   level *next, unsigned depth, const gql_gw_type *cond) {
-  if (depth > 64)
-    FAIL(p, GQL_ELIMIT, "fragments nest too deeply");
-  for (uint32_t i = 0; i < set->selections.count; i++) {
-    const gql_ast_selection *s = set->selections.items[i];
-    if (!included(&s->directives))
-      continue;
-    if (s->h.kind == GQL_AST_FIELD) {
-      gql_str name = gql_ast_name_str(s->name);
-      gql_str key = s->alias.ptr ? gql_ast_name_str(s->alias) : name;
-      gql_gw_sel *c = client_add(p, dst, key, name, s, cond);
-      if (!c && p->client_fields > MAX_CLIENT_FIELDS)
-        FAIL(p, GQL_ELIMIT, "the operation selects more than %d fields",
-             MAX_CLIENT_FIELDS);
-      if (!c)
-        return GQL_ENOMEM;
-      c->def = gql_supergraph_field(cond ? cond : t, name);
-      if (s->selection_set) {
-        c->has_children = true;
-        int rc = pending_push(p, next, c, s->selection_set);
-        if (rc)
-          return rc;
-      }
-      continue;
-    }
-    const gql_ast_type *type_cond = s->type_condition;
-    const gql_ast_selection_set *sub = s->selection_set;
-    if (s->h.kind == GQL_AST_FRAGMENT_SPREAD) {
-      const gql_ast_fragment *f = find_fragment(p->doc, s->name);
-      if (!f)
-        FAIL(p, GQL_EINVAL, "unknown fragment");
-      type_cond = f->type_condition;
-      sub = f->selection_set;
-    }
-    const gql_gw_type *owner = cond ? cond : t;
-    const gql_gw_type *sub_cond = cond;
-    if (!condition_applies(p, type_cond, owner)) {
-      const gql_gw_type *ct =
-          gql_supergraph_type(p->sg, gql_ast_name_str(type_cond->name));
-      if (!ct)
-        FAIL(p, GQL_EINVAL, "unknown type in a type condition");
-      if (!is_abstract(owner))
-        continue; /* this object never is such a type */
-      sub_cond = ct;
-    }
-    int rc = collect(p, t, sub, dst, next, depth + 1, sub_cond);
-    if (rc)
-      return rc;
-  }
-  return 0;
-}
-
-/* Normalises the selection sets of `dst` (all merged) and below. */
-static int normalise(planner *p, const gql_gw_type *t, gql_gw_sel *dst,
-                     const gql_ast_selection_set **sets, uint32_t n,
-                     unsigned depth) {
-  if (depth > GQL_DEFAULT_MAX_DEPTH)
-    FAIL(p, GQL_ELIMIT, "the operation nests too deeply");
-  level next = {NULL, 0, 0};
-  for (uint32_t i = 0; i < n; i++) {
-    int rc = collect(p, t, sets[i], dst, &next, 0, NULL);
-    if (rc)
-      return rc;
-  }
-  for (uint32_t i = 0; i < next.n; i++) {
-    pending *pe = &next.items[i];
-    gql_str name = pe->sel->name;
-    if (name.len > 2 && name.ptr[0] == '_' && name.ptr[1] == '_')
-      FAIL(p, GQL_EUNSUPPORTED, "introspection is not planned yet");
-    const gql_gw_field *f = pe->sel->def;
-    if (!f)
-      FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)pe->sel->name.len,
-           pe->sel->name.ptr, (int)t->name.len, t->name.ptr);
-    const gql_gw_type *ft = f->named;
-    if (!ft)
-      FAIL(p, GQL_EINVAL, "a selection on a scalar");
-    int rc = normalise(p, ft, pe->sel, pe->sets, pe->n, depth + 1);
-    if (rc)
-      return rc;
-  }
-  return 0;
-}
-
-/* -------------------------------------------------------------- fetches */
-
-static bool path_eq(const gql_gw_fetch *f, const gql_str *path, uint32_t n) {
-  if (f->path_len != n)
-    return false;
-  for (uint32_t i = 0; i < n; i++)
-    if (!gql_str_eq(f->path[i], path[i]))
-      return false;
-  return true;
-}
-
-static gql_gw_fetch *fetch_find(planner *p, uint32_t graph,
-                                gql_gw_fetch *parent, gql_str type) {
-  gql_gw_plan *plan = p->plan;
-  for (uint32_t i = 0; i < plan->nfetches; i++) {
-    gql_gw_fetch *f = plan->fetches[i];
-    if (f->graph == graph && f->parent == parent &&
-        gql_str_eq(f->type_name, type) && path_eq(f, p->path, p->path_len))
-      return f;
-  }
-  return NULL;
-}
-
-static int fetch_get(planner *p, uint32_t graph, gql_gw_fetch *parent,
-                     gql_str type, gql_gw_fetch **out) {
-  gql_gw_fetch *f = fetch_find(p, graph, parent, type);
-  if (f) {
-    *out = f;
-    return 0;
-  }
-  gql_gw_plan *plan = p->plan;
-  if (plan->nfetches >= MAX_FETCHES)
-    FAIL(p, GQL_ELIMIT, "the plan needs more than %d fetches", MAX_FETCHES);
-  if (plan->nfetches == p->fetch_cap) {
-    uint32_t cap = p->fetch_cap ? p->fetch_cap * 2 : 16;
-    plan->fetches = gql_arena_grow(p->arena, plan->fetches, p->fetch_cap, cap,
-                                   sizeof *plan->fetches);
-    if (!plan->fetches)
-      return GQL_ENOMEM;
-    p->fetch_cap = cap;
-  }
-  f = gql_arena_alloc(p->arena, sizeof *f);
-  if (!f)
-    return GQL_ENOMEM;
-  memset(f, 0, sizeof *f);
-  f->id = plan->nfetches;
-  f->graph = graph;
-  f->parent = parent;
-  f->type_name = type;
-  f->path_len = p->path_len;
-  f->path = gql_arena_alloc(p->arena, (p->path_len + 1) * sizeof *f->path);
-  if (!f->path)
-    return GQL_ENOMEM;
-  memcpy(f->path, p->path, p->path_len * sizeof *f->path);
-  if (parent) {
-    f->requires = gql_arena_alloc(p->arena, sizeof *f->requires);
-    if (!f->requires)
-      return GQL_ENOMEM;
-    memset(f->requires, 0, sizeof *f->requires);
-    if (sel_add_set(p, f->requires, &TYPENAME_SET))
-      return GQL_ENOMEM;
-    parent->has_dependents = true;
-  }
-  plan->fetches[plan->nfetches++] = f;
-  *out = f;
-  return 0;
-}
-
-static int fetch_depend(planner *p, gql_gw_fetch *f, gql_gw_fetch *dep) {
-  if (f == dep)
-    return 0;
-  for (uint32_t i = 0; i < f->ndeps; i++)
-    if (f->deps[i] == dep)
-      return 0;
-  if (f->ndeps == f->deps_cap) {
-    uint32_t cap = f->deps_cap ? f->deps_cap * 2 : 4;
-    f->deps =
-        gql_arena_grow(p->arena, f->deps, f->deps_cap, cap, sizeof *f->deps);
-    if (!f->deps)
-      return GQL_ENOMEM;
-    f->deps_cap = cap;
-  }
-  f->deps[f->ndeps++] = dep;
-  dep->has_dependents = true;
-  return 0;
-}
-
-/* The field's @join__field for `graph`, or NULL. */
-static const gql_gw_field_graph *field_graph(const gql_gw_field *f,
-                                             uint32_t graph) {
-  for (uint32_t i = 0; i < f->ngraphs; i++)
-    if (f->graphs[i].graph == graph)
-      return &f->graphs[i];
-  return NULL;
-}
-
-/* A subgraph that resolves t.f and can look t up by a key; prefers one
- * that already has an entity fetch at this path below `parent`. */
-static int64_t owner_of(planner *p, const gql_gw_type *t, const gql_gw_field *f,
-                        gql_gw_fetch *parent) {
-  int64_t first = -1;
-  for (uint32_t g = 0; g < p->sg->ngraphs; g++) {
-    if (!gql_supergraph_resolves(t, f, g))
-      continue;
-    const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, g);
-    if (!tg || !tg->key || !tg->resolvable)
-      continue;
-    if (fetch_find(p, g, parent, t->name))
-      return g;
-    if (first < 0)
-      first = g;
-  }
-  return first;
-}
-
-static int path_push(planner *p, gql_str key, uint32_t lists) {
-  if (p->path_len + 1 + lists > MAX_PATH)
-    FAIL(p, GQL_ELIMIT, "the operation nests too deeply");
-  p->path[p->path_len++] = key;
-  for (uint32_t i = 0; i < lists; i++)
-    p->path[p->path_len++] = AT;
-  return 0;
-}
-
-static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
-                const gql_gw_type *t, const gql_gw_sel *client,
-                const gql_gw_sel *provided);
-
-/* The entity fetch of `t` in subgraph `graph` below fetch `f`: `dst` (in
- * f's answer) gets __typename and the key the representations carry, and
- * the entity fetch requires that key. */
-static int entity_fetch(planner *p, uint32_t graph, gql_gw_fetch *f,
-                        const gql_gw_type *t, gql_gw_sel *dst,
-                        gql_gw_fetch **out) {
-  int rc = fetch_get(p, graph, f, t->name, out);
+  g = &ps->g[gi];
+  g->busy = false;
+  ps->deps = saved;
+  if (!rc && cost >= INF)
+    GW_FAIL(p, GQL_EUNSUPPORTED, "no way to give the key %.*s of %.*s",
+            (int)g->key->text.len, g->key->text.ptr, (int)e->name.len,
+            e->name.ptr);
   if (rc)
     return rc;
-  const gql_gw_type_graph *tg = gql_supergraph_type_graph(t, (*out)->graph);
-  if (sel_add_set(p, dst, &TYPENAME_SET) || sel_add_set(p, dst, tg->key) ||
-      sel_add_set(p, (*out)->requires, tg->key))
-    return GQL_ENOMEM;
-  return 0;
-}
-
-/* Makes the fields of `req` (a @requires field set of t) available at
- * the current path for `g`: from `f` when its subgraph resolves them, else
- * from an entity fetch that `g` then depends on. */
-static int plan_requires(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
-                         const gql_gw_type *t, const gql_gw_sel *req,
-                         gql_gw_fetch *g) {
-  for (const gql_gw_sel *r = req->first; r; r = r->next) {
-    const gql_gw_field *rf = gql_supergraph_field(t, r->name);
-    if (!rf)
-      FAIL(p, GQL_ESCHEMA, "@requires names an unknown field %.*s",
-           (int)r->name.len, r->name.ptr);
-    if (sel_add_copy(p, g->requires, r))
-      return GQL_ENOMEM;
-    if (gql_supergraph_resolves(t, rf, f->graph)) {
-      if (sel_add_copy(p, dst, r))
-        return GQL_ENOMEM;
-      continue;
-    }
-    int64_t owner = owner_of(p, t, rf, f);
-    if (owner < 0 || (uint32_t)owner == g->graph)
-      FAIL(p, GQL_EUNSUPPORTED, "no subgraph can provide %.*s.%.*s",
-           (int)t->name.len, t->name.ptr, (int)r->name.len, r->name.ptr);
-    gql_gw_fetch *h;
-    int rc = entity_fetch(p, (uint32_t)owner, f, t, dst, &h);
-    if (rc)
-      return rc;
-    if (sel_add_copy(p, &h->root, r))
-      return GQL_ENOMEM;
-    rc = fetch_depend(p, g, h);
-    if (rc)
-      return rc;
-  }
-  return 0;
-}
-
-/* Plans client field `c` (of t) in entity fetch of another subgraph. */
-static int plan_jump(planner *p, gql_gw_fetch *f, gql_gw_sel *dst,
-                     const gql_gw_type *t, const gql_gw_field *field,
-                     const gql_gw_sel *c) {
-  int64_t owner = owner_of(p, t, field, f);
-  if (owner < 0)
-    FAIL(p, GQL_EUNSUPPORTED, "no subgraph can resolve %.*s.%.*s by a key",
-         (int)t->name.len, t->name.ptr, (int)c->name.len, c->name.ptr);
-  gql_gw_fetch *g;
-  int rc = entity_fetch(p, (uint32_t)owner, f, t, dst, &g);
+  gql_gw_fetch *f;
+  rc = pl_new_fetch(p, g->graph, ps->path_len, &f);
   if (rc)
     return rc;
-  const gql_gw_field_graph *fg = field_graph(field, g->graph);
-  if (fg && fg->requires) {
-    rc = plan_requires(p, f, dst, t, fg->requires, g);
+  f->type_name = e->name;
+  f->filter = ps->pseudo || ps->root ? NULL : ps->type;
+  if (constant)
+    f->rep_typename = e->name;
+  f->requires = rep;
+  f->parent = d.n ? d.items[0] : NULL;
+  if (f->parent)
+    f->parent->has_dependents = true;
+  for (uint32_t i = 0; i < d.n && !rc; i++)
+    rc = pl_fetch_depend(p, f, d.items[i]);
+  if (rc)
+    return rc;
+  if (!f->parent)
+    GW_FAIL(p, GQL_EUNSUPPORTED, "an entity fetch of %.*s with no input",
+            (int)e->name.len, e->name.ptr);
+  g->fetch = f;
+  g->dst = &f->root;
+  if (g->view && g->view->is_abstract && typed_view(g) &&
+      !pl_add_typename(p, g->dst))
+    return GQL_ENOMEM;
+  return 0;
+}
+
+/* Makes group gi's fetch and selection exist (emission). */
+static int materialise(gw_planner *p, pos *ps, uint32_t gi) {
+  group *g = &ps->g[gi];
+  if (g->real)
+    return 0;
+  int rc = 0;
+  switch (g->how) {
+  case HOW_ROOT: {
+    gql_gw_fetch *f = pl_root_fetch(p, g->graph);
+    if (!f) {
+      rc = pl_new_fetch(p, g->graph, 0, &f);
+      if (rc)
+        return rc;
+    }
+    g->fetch = f;
+    g->dst = &f->root;
+    break;
+  }
+  case HOW_JUMP:
+    rc = emit_jump(p, ps, gi);
+    g = &ps->g[gi];
+    break;
+  case HOW_FIELD: {
+    rc = materialise(p, g->ppos, g->pg);
     if (rc)
       return rc;
+    group *pg = &g->ppos->g[g->pg];
+    gql_gw_sel *sel =
+        pl_add_field(p, pg->fetch, pg->dst, g->pfield, g->ptree_key, g->pfg);
+    if (!sel)
+      return GQL_ENOMEM;
+    g->fetch = pg->fetch;
+    g->dst = sel;
+    if (g->pfield->def && g->pfield->def->named &&
+        g->pfield->def->named->is_abstract && typed_view(g) &&
+        !pl_add_typename(p, sel))
+      return GQL_ENOMEM;
+    break;
   }
-  gql_gw_sel *s = sel_add(p, &g->root, c->key, c->name, c->field);
-  if (!s)
-    return GQL_ENOMEM;
-  if (!c->has_children)
+  case HOW_FRAG:
+  case HOW_SAME: {
+    rc = materialise(p, g->ppos, g->pg);
+    if (rc)
+      return rc;
+    group *pg = &g->ppos->g[g->pg];
+    g->fetch = pg->fetch;
+    g->dst =
+        g->how == HOW_SAME ? pg->dst : pl_fragment_node(p, pg->dst, g->view);
+    if (!g->dst)
+      return GQL_ENOMEM;
+    break;
+  }
+  default:
+    break;
+  }
+  if (rc)
+    return rc;
+  g->real = true;
+  return 0;
+}
+
+/* ------------------------------------------------------------- options */
+
+/* The fetches the sub-selection of c adds when c comes from `graph` (its
+ * type there: view; provided below: prov). */
+static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
+                      uint32_t graph, const gql_gw_type *view,
+                      const gql_gw_sel *prov, bool internal, bool in_entity,
+                      int *out) {
+  *out = 0;
+  if (!c->has_children || !c->first)
     return 0;
-  s->has_children = true;
-  const gql_gw_type *ft = gql_supergraph_type(p->sg, field->type_name);
+  bool memo = !internal && p->guard_depth == 0 && p->memo;
+  gw_memo *m = memo ? pl_memo_get(p, c, graph, prov, in_entity) : NULL;
+  if (m) {
+    *out = m->cost;
+    return 0;
+  }
   uint32_t saved = p->path_len;
-  rc = path_push(p, c->key, field->list_depth);
-  if (!rc)
-    rc = walk(p, g, s, ft, c, fg ? fg->provides : NULL);
-  p->path_len = saved;
-  return rc;
-}
-
-/* The inline fragment `... on t` below dst, added when absent. */
-static gql_gw_sel *fragment_node(planner *p, gql_gw_sel *dst,
-                                 const gql_gw_type *t) {
-  for (gql_gw_sel *s = dst->first; s; s = s->next)
-    if (s->fragment && gql_str_eq(s->name, t->name))
-      return s;
-  gql_gw_sel *s = gql_arena_alloc(p->arena, sizeof *s);
-  if (!s)
-    return NULL;
-  memset(s, 0, sizeof *s);
-  s->key = s->name = t->name;
-  s->fragment = true;
-  s->has_children = true;
-  if (dst->last)
-    dst->last->next = s;
-  else
-    dst->first = s;
-  dst->last = s;
-  dst->has_children = true;
-  return s;
-}
-
-static int walk(planner *p, gql_gw_fetch *f, gql_gw_sel *dst0,
-                const gql_gw_type *t0, const gql_gw_sel *client,
-                const gql_gw_sel *provided) {
-  /* the merge and the projection need the concrete type of these */
-  if (is_abstract(t0) &&
-      !sel_add(p, dst0, GQL_STR("__typename"), GQL_STR("__typename"), NULL))
+  int rc = pl_path_push(p, c->name, c->def ? c->def->list_depth : 0);
+  if (rc)
+    return rc;
+  pos *ch = malloc(sizeof *ch); /* positions stay off the stack */
+  if (!ch) {
+    p->path_len = saved;
     return GQL_ENOMEM;
-  for (const gql_gw_sel *c = client->first; c; c = c->next) {
-    const gql_gw_type *t = t0;
-    gql_gw_sel *dst = dst0;
-    if (c->cond && c->cond != t0) {
-      t = c->cond;
-      dst = fragment_node(p, dst0, t);
-      if (!dst)
-        return GQL_ENOMEM;
-    }
-    if (gql_str_eq_cstr(c->name, "__typename")) {
-      if (!sel_add(p, dst, c->key, c->name, c->field))
-        return GQL_ENOMEM;
+  }
+  pl_child_init(p, ch, ps, c, internal);
+  ch->deps = NULL;
+  uint32_t gi;
+  group g = {.graph = graph,
+             .view = view,
+             .provided = prov,
+             .real = true,
+             .in_entity = in_entity,
+             .how = HOW_REAL};
+  rc = pl_add_group(p, ch, &g, &gi);
+  int cost = 0;
+  if (!rc)
+    rc = place_children(p, ch, c, internal, false, NULL, &cost);
+  free(ch);
+  p->path_len = saved;
+  if (rc)
+    return rc;
+  *out = cost;
+  if (memo && c->id < p->memo_cap) {
+    gw_memo *e = gql_arena_alloc(p->arena, sizeof *e);
+    if (!e)
+      return GQL_ENOMEM;
+    *e = (gw_memo){graph, in_entity, prov, cost, p->memo[c->id]};
+    p->memo[c->id] = e;
+  }
+  return 0;
+}
+
+/* The cheapest resolvable key of e in `graph` whose fields can be placed
+ * here: its cost in fetches. */
+static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
+                    const gql_gw_type *e, const gql_gw_key **key) {
+  *key = NULL;
+  if (ps->root)
+    return 0;
+  const gql_gw_type_graph *tg = gql_supergraph_type_graph(e, graph);
+  if (!tg || pl_guarded(p, e, graph) || !pl_guard_push(p, e, graph))
+    return INF;
+  int best = INF;
+  for (uint32_t k = 0; k < tg->nkeys && best > 0; k++) {
+    if (!tg->keys[k].resolvable || !tg->keys[k].fields)
       continue;
+    pos *w = malloc(sizeof *w);
+    if (!w)
+      break;
+    *w = *ps;
+    w->deps = NULL;
+    int cost = 0;
+    if (!(ps->pseudo || e != ps->type || is_iobj(e, graph)))
+      place_sel(p, w, &PL_TYPENAME_SEL, true, false, NULL, &cost);
+    int rc = place_children(p, w, tg->keys[k].fields, true, false, NULL, &cost);
+    free(w);
+    if (rc)
+      break;
+    if (cost < best) {
+      best = cost;
+      *key = &tg->keys[k];
     }
-    const gql_gw_field *field = gql_supergraph_field(t, c->name);
-    if (!field)
-      FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)c->name.len,
-           c->name.ptr, (int)t->name.len, t->name.ptr);
-    const gql_gw_sel *prov =
-        provided ? sel_find((gql_gw_sel *)provided, c->name) : NULL;
-    bool here = gql_supergraph_resolves(t, field, f->graph) ||
-                (prov && gql_supergraph_type_graph(t, f->graph));
-    if (!here) {
-      int rc = plan_jump(p, f, dst, t, field, c);
+  }
+  p->guard_depth--;
+  return best;
+}
+
+/* The cost of a new or existing entity fetch (graph, e) here. */
+static int entity_cost(gw_planner *p, const pos *ps, uint32_t graph,
+                       const gql_gw_type *e, const gql_gw_key **key) {
+  *key = NULL;
+  uint32_t gi = pl_entity_group(ps, graph, e);
+  if (gi != UINT32_MAX)
+    return ps->g[gi].real ? 0 : ps->g[gi].activation;
+  if (ps->root) {
+    for (uint32_t i = 0; i < ps->n; i++)
+      if (ps->g[i].graph == graph && !ps->g[i].busy)
+        return ps->g[i].real ? 0 : ps->g[i].activation;
+    return FETCH;
+  }
+  return add_cost(FETCH, key_cost(p, ps, graph, e, key));
+}
+
+/* The cost of placing a @requires field set here (on a copy). */
+static int req_cost(gw_planner *p, const pos *ps,
+                    const gql_gw_field_graph *fg) {
+  if (pl_guarded(p, fg, UINT32_MAX) || !pl_guard_push(p, fg, UINT32_MAX))
+    return INF;
+  pos *w = malloc(sizeof *w);
+  int cost = INF;
+  if (w) {
+    *w = *ps;
+    w->deps = NULL;
+    cost = 0;
+    if (place_children(p, w, fg->requires, true, false, NULL, &cost))
+      cost = INF;
+    free(w);
+  }
+  p->guard_depth--;
+  return cost;
+}
+
+/* The option of c with @requires from (graph, e). */
+static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
+                      bool internal, uint32_t graph, const gql_gw_type *e,
+                      const gql_gw_field_graph *fg, const gql_gw_type *view,
+                      opt *o) {
+  if (ps->root || pl_guarded(p, fg, UINT32_MAX))
+    return 0;
+  const gql_gw_key *key;
+  int ec = entity_cost(p, ps, graph, e, &key);
+  if (ec >= o->cost)
+    return 0;
+  int rq = req_cost(p, ps, fg);
+  if (add_cost(ec, rq) >= o->cost)
+    return 0;
+  int cc;
+  int rc = child_cost(p, ps, c, graph, view, fg->provides, internal, true, &cc);
+  if (rc)
+    return rc;
+  int cost = add_cost(add_cost(add_cost(ec, rq), cc), 1);
+  if (cost < o->cost)
+    *o = (opt){cost, OPT_REQ, pl_entity_group(ps, graph, e), graph, e, key, fg,
+               NULL, view};
+  return 0;
+}
+
+/* The cheapest single way to place c here (cost INF when none). */
+static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
+                   bool internal, opt *o) {
+  *o = (opt){.cost = INF, .kind = OPT_NONE};
+  for (uint32_t gi = 0; gi < ps->n; gi++) {
+    const group *g = &ps->g[gi];
+    const gql_gw_field_graph *fg;
+    const gql_gw_sel *prov;
+    const gql_gw_type *view;
+    if (g->busy || !pl_local_src(p, ps, g, c, internal, &fg, &prov, &view))
+      continue;
+    int rc;
+    if (fg && fg->requires && !prov) {
+      rc = req_option(p, ps, c, internal, g->graph, pl_owner_type(ps, g), fg,
+                      view, o);
       if (rc)
         return rc;
       continue;
     }
-    gql_gw_sel *s = sel_add(p, dst, c->key, c->name, c->field);
-    if (!s)
-      return GQL_ENOMEM;
-    if (!c->has_children)
+    const gql_gw_sel *cp = fg && fg->provides           ? fg->provides
+                           : prov && prov->has_children ? prov
+                                                        : NULL;
+    int act = g->real ? 0 : g->activation, cc;
+    if (act >= o->cost)
       continue;
-    s->has_children = true;
-    const gql_gw_type *ft = gql_supergraph_type(p->sg, field->type_name);
-    const gql_gw_field_graph *fg = field_graph(field, f->graph);
-    const gql_gw_sel *sub = fg && fg->provides           ? fg->provides
-                            : prov && prov->has_children ? prov
-                                                         : NULL;
-    uint32_t saved = p->path_len;
-    int rc = path_push(p, c->key, field->list_depth);
-    if (!rc)
-      rc = walk(p, f, s, ft, c, sub);
-    p->path_len = saved;
+    rc = child_cost(p, ps, c, g->graph, view, cp, internal, g->in_entity, &cc);
+    if (rc)
+      return rc;
+    int cost = add_cost(add_cost(act, cc), g->in_entity);
+    if (cost < o->cost)
+      *o = (opt){cost, OPT_LOCAL, gi, g->graph, NULL, NULL, fg, prov, view};
+    if (o->cost == 0)
+      return 0;
+  }
+  if (o->cost < FETCH)
+    return 0; /* a new fetch costs more */
+  cand cs[MAX_CANDIDATES];
+  uint32_t n = pl_jump_cands(p, ps, c, internal, cs);
+  for (uint32_t i = 0; i < n; i++) {
+    const cand *k = &cs[i];
+    int rc;
+    if (k->fg && k->fg->requires) {
+      rc =
+          req_option(p, ps, c, internal, k->graph, k->etype, k->fg, k->view, o);
+      if (rc)
+        return rc;
+      continue;
+    }
+    const gql_gw_key *key;
+    int ec = entity_cost(p, ps, k->graph, k->etype, &key);
+    if (ec >= o->cost)
+      continue;
+    int cc;
+    rc = child_cost(p, ps, c, k->graph, k->view, k->fg ? k->fg->provides : NULL,
+                    internal, !ps->root, &cc);
+    if (rc)
+      return rc;
+    int cost = add_cost(add_cost(ec, cc), !ps->root);
+    if (cost < o->cost)
+      *o = (opt){cost, OPT_JUMP, UINT32_MAX, k->graph, k->etype,
+                 key,  k->fg,    NULL,       k->view};
+  }
+  return 0;
+}
+
+/* Field c into group gi (materialised), its sub-selection below it. */
+static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
+                      bool internal, gql_gw_sel *rep,
+                      const gql_gw_field_graph *fg, const gql_gw_sel *prov,
+                      const gql_gw_type *view) {
+  int rc = materialise(p, ps, gi);
+  if (rc)
+    return rc;
+  group *g = &ps->g[gi];
+  gql_str tk = c->key;
+  if (is_typename(c))
+    tk = PL_TYPENAME;
+  else if (internal && (rc = pl_gateway_key(p, ps, c, &tk)))
+    return rc;
+  gql_gw_sel *sel = is_typename(c)
+                        ? pl_add_typename(p, g->dst)
+                        : pl_add_field(p, g->fetch, g->dst, c, tk, fg);
+  if (!sel)
+    return GQL_ENOMEM;
+  gql_gw_sel *rn = NULL;
+  if (internal) {
+    if ((rc = pl_add_dep(p, ps, g->fetch)))
+      return rc;
+    if (rep && !(rn = pl_rep_child(p, rep, c, tk, false)))
+      return GQL_ENOMEM;
+  }
+  if (!c->has_children)
+    return 0;
+  const gql_gw_sel *cp = fg && fg->provides           ? fg->provides
+                         : prov && prov->has_children ? prov
+                                                      : NULL;
+  uint32_t saved = p->path_len;
+  rc = pl_path_push(p, tk, c->def ? c->def->list_depth : 0);
+  if (rc)
+    return rc;
+  pos *ch = malloc(sizeof *ch);
+  if (!ch)
+    return GQL_ENOMEM;
+  pl_child_init(p, ch, ps, c, internal);
+  group cg = {.graph = g->graph,
+              .view = view,
+              .provided = cp,
+              .fetch = g->fetch,
+              .dst = sel,
+              .real = true,
+              .in_entity = g->in_entity,
+              .how = HOW_REAL};
+  uint32_t ci;
+  rc = pl_add_group(p, ch, &cg, &ci);
+  if (!rc && ch->abstract && typed_view(&cg) && !pl_add_typename(p, sel))
+    rc = GQL_ENOMEM; /* the objects' concrete types, for the projection */
+  int cost = 0;
+  if (!rc)
+    rc = place_children(p, ch, c, internal, true, rn, &cost);
+  free(ch);
+  p->path_len = saved;
+  if (!rc && !sel->first && !pl_add_typename(p, sel))
+    rc = GQL_ENOMEM;
+  return rc;
+}
+
+/* c with @requires: the required fields placed here, then c in an entity
+ * fetch of its subgraph whose representation carries them (a fetch that
+ * does not come before them). */
+static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
+                    gql_gw_sel *rep, const opt *o) {
+  deps d = {NULL, 0, 0};
+  deps *saved = ps->deps;
+  ps->deps = &d;
+  gql_gw_sel *r = pl_new_sel(p);
+  int rc = r ? 0 : GQL_ENOMEM, cost = 0;
+  if (!rc && !pl_guard_push(p, o->fg, UINT32_MAX))
+    rc = GQL_ELIMIT;
+  if (!rc) {
+    rc = place_children(p, ps, o->fg->requires, true, true, r, &cost);
+    p->guard_depth--;
+  }
+  ps->deps = saved;
+  if (rc)
+    return rc;
+  if (cost >= INF)
+    GW_FAIL(p, GQL_EUNSUPPORTED, "no way to give the @requires of %.*s.%.*s",
+            (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
+            c->name.ptr);
+  uint32_t gi = UINT32_MAX;
+  for (uint32_t i = 0; i < ps->n && gi == UINT32_MAX; i++) {
+    group *g = &ps->g[i];
+    if (!g->entity || !g->real || g->busy || g->graph != o->graph ||
+        g->etype != o->etype)
+      continue;
+    bool ok = true;
+    for (uint32_t k = 0; k < d.n && ok; k++)
+      ok = d.items[k] != g->fetch && !pl_depends_on(p, d.items[k], g->fetch);
+    if (ok)
+      gi = i;
+  }
+  if (gi == UINT32_MAX) {
+    const gql_gw_key *key;
+    if (key_cost(p, ps, o->graph, o->etype, &key) >= INF || !key)
+      GW_FAIL(p, GQL_EUNSUPPORTED, "no key to fetch %.*s from %.*s",
+              (int)o->etype->name.len, o->etype->name.ptr,
+              (int)p->sg->graphs[o->graph].name.len,
+              p->sg->graphs[o->graph].name.ptr);
+    group ng = pl_jump_group(ps, o->graph, o->etype, key, FETCH);
+    if ((rc = pl_add_group(p, ps, &ng, &gi)) || (rc = materialise(p, ps, gi)))
+      return rc;
+  }
+  gql_gw_fetch *f = ps->g[gi].fetch;
+  pl_rep_merge(f->requires, r);
+  for (uint32_t k = 0; k < d.n && !rc; k++)
+    rc = pl_fetch_depend(p, f, d.items[k]);
+  if (rc)
+    return rc;
+  return emit_local(p, ps, gi, c, internal, rep, o->fg, NULL, o->view);
+}
+
+/* The group of field c's objects that group gi of w gives when c is
+ * placed there (materialised on first use). */
+static group field_group(pos *w, uint32_t gi, const gql_gw_sel *c, gql_str tk,
+                         const gql_gw_field_graph *fg, const gql_gw_type *view,
+                         const gql_gw_sel *provided) {
+  const group *g = &w->g[gi];
+  return (group){.graph = g->graph,
+                 .view = view,
+                 .provided = provided,
+                 .how = HOW_FIELD,
+                 .ppos = w,
+                 .pg = gi,
+                 .pfield = c,
+                 .ptree_key = tk,
+                 .pfg = fg,
+                 .in_entity = g->in_entity,
+                 .activation = g->real ? 0 : g->activation};
+}
+
+/* Split: c fetched from several groups (those that have it, and new
+ * fetches of subgraphs that have it), each giving part of its
+ * sub-selection. Estimates on a copy; emission materialises a group only
+ * when a field below is placed in it. */
+static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
+                 bool emit, gql_gw_sel *rep, int *out) {
+  *out = INF;
+  pos *w = ps;
+  if (!emit) {
+    if (!(w = malloc(sizeof *w)))
+      return GQL_ENOMEM;
+    *w = *ps;
+    w->deps = NULL;
+  }
+  gql_str tk = c->key;
+  int rc = 0;
+  if (emit && internal)
+    rc = pl_gateway_key(p, ps, c, &tk);
+  else if (internal)
+    tk = c->name;
+  uint32_t saved = p->path_len;
+  pos *ch = rc ? NULL : malloc(sizeof *ch);
+  if (!rc && !ch)
+    rc = GQL_ENOMEM;
+  if (!rc)
+    rc = pl_path_push(p, tk, c->def ? c->def->list_depth : 0);
+  if (rc)
+    goto done;
+  pl_child_init(p, ch, w, c, internal);
+  uint32_t n0 = w->n;
+  for (uint32_t gi = 0; gi < n0 && !rc; gi++) {
+    const group *g = &w->g[gi];
+    const gql_gw_field_graph *fg;
+    const gql_gw_sel *prov;
+    const gql_gw_type *view;
+    if (g->busy || !pl_local_src(p, w, g, c, internal, &fg, &prov, &view) ||
+        (fg && fg->requires && !prov))
+      continue;
+    const gql_gw_sel *cp = fg && fg->provides           ? fg->provides
+                           : prov && prov->has_children ? prov
+                                                        : NULL;
+    group cg = field_group(w, gi, c, tk, fg, view, cp);
+    cg.real = !emit && g->real;
+    uint32_t ci;
+    rc = pl_add_group(p, ch, &cg, &ci);
+  }
+  cand cs[MAX_CANDIDATES];
+  uint32_t n = rc ? 0 : pl_jump_cands(p, w, c, internal, cs);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    const cand *k = &cs[i];
+    bool have = false;
+    for (uint32_t gi = 0; gi < w->n && !have; gi++)
+      have = w->g[gi].graph == k->graph;
+    if (have || (k->fg && k->fg->requires))
+      continue;
+    const gql_gw_key *key;
+    int ec = entity_cost(p, w, k->graph, k->etype, &key);
+    if (ec >= INF)
+      continue;
+    group jg = pl_jump_group(w, k->graph, k->etype, key, ec);
+    uint32_t wi, ci;
+    rc = pl_add_group(p, w, &jg, &wi);
+    if (rc)
+      break;
+    group cg = field_group(w, wi, c, tk, k->fg, k->view,
+                           k->fg ? k->fg->provides : NULL);
+    rc = pl_add_group(p, ch, &cg, &ci);
+  }
+  if (rc || ch->n < 2)
+    goto done;
+  gql_gw_sel *rn = NULL;
+  if (emit && internal && rep && !(rn = pl_rep_child(p, rep, c, tk, false))) {
+    rc = GQL_ENOMEM;
+    goto done;
+  }
+  int cost = 0;
+  rc = place_children(p, ch, c, internal, emit, rn, &cost);
+  if (!rc && emit) {
+    bool any = false;
+    for (uint32_t i = 0; i < ch->n; i++)
+      any |= ch->g[i].real;
+    if (!any)
+      rc = materialise(p, ch, 0);
+    for (uint32_t i = 0; i < ch->n && !rc; i++)
+      if (ch->g[i].real) {
+        if (internal)
+          rc = pl_add_dep(p, ps, ch->g[i].fetch);
+        if (!rc && !ch->g[i].dst->first && !pl_add_typename(p, ch->g[i].dst))
+          rc = GQL_ENOMEM;
+      }
+  }
+  if (!rc)
+    *out = cost;
+done:
+  p->path_len = saved;
+  free(ch);
+  if (w != ps)
+    free(w);
+  return rc;
+}
+
+/* In estimates: what the option takes here, for the siblings after it. */
+static int est_take(gw_planner *p, pos *ps, const opt *o) {
+  if (o->kind == OPT_LOCAL) {
+    ps->g[o->gi].real = true;
+    return 0;
+  }
+  if (o->kind != OPT_JUMP && o->kind != OPT_REQ)
+    return 0;
+  uint32_t gi = ps->root ? UINT32_MAX : pl_entity_group(ps, o->graph, o->etype);
+  for (uint32_t i = 0; ps->root && i < ps->n; i++)
+    if (ps->g[i].graph == o->graph)
+      gi = i;
+  if (gi != UINT32_MAX) {
+    ps->g[gi].real = true;
+    return 0;
+  }
+  group g = pl_jump_group(ps, o->graph, o->etype, o->key, 0);
+  g.real = true;
+  return pl_add_group(p, ps, &g, &gi);
+}
+
+static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
+                     bool emit, gql_gw_sel *rep, int *cost) {
+  if (p->budget == 0)
+    GW_FAIL(p, GQL_ELIMIT, "the operation is too complex to plan");
+  p->budget--;
+  if (c->verbatim || (is_typename(c) && !internal && !ps->pseudo))
+    return 0;
+  if (*cost >= INF && !emit)
+    return 0;
+  opt o;
+  int rc = options(p, ps, c, internal, &o);
+  if (!rc && o.cost > 0 && c->has_children && !ps->serial) {
+    /* several subgraphs each giving part of c's selection may cost less
+     * (or be the only way) */
+    int sc;
+    rc = split(p, ps, c, internal, false, NULL, &sc);
+    if (!rc && sc < o.cost)
+      o = (opt){.cost = sc, .kind = OPT_SPLIT};
+  }
+  if (rc)
+    return rc;
+  if (o.kind == OPT_NONE) {
+    pl_note_fail(p, ps, c);
+    if (emit)
+      GW_FAIL(p, GQL_EUNSUPPORTED, "no subgraph can give %.*s.%.*s here",
+              (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
+              c->name.ptr);
+    *cost = INF;
+    return 0;
+  }
+  *cost = add_cost(*cost, o.cost);
+  if (!emit)
+    return est_take(p, ps, &o);
+  uint32_t gi;
+  switch (o.kind) {
+  case OPT_LOCAL:
+    return emit_local(p, ps, o.gi, c, internal, rep, o.fg, o.prov, o.view);
+  case OPT_JUMP:
+    gi = ps->root ? UINT32_MAX : pl_entity_group(ps, o.graph, o.etype);
+    for (uint32_t i = 0; ps->root && i < ps->n; i++)
+      if (ps->g[i].graph == o.graph)
+        gi = i;
+    if (gi == UINT32_MAX) {
+      group g = pl_jump_group(ps, o.graph, o.etype, o.key, FETCH);
+      if ((rc = pl_add_group(p, ps, &g, &gi)))
+        return rc;
+    }
+    return emit_local(p, ps, gi, c, internal, rep, o.fg, NULL, o.view);
+  case OPT_REQ:
+    return emit_req(p, ps, c, internal, rep, &o);
+  default: {
+    int sc;
+    rc = split(p, ps, c, internal, true, rep, &sc);
+    if (!rc && sc >= INF)
+      GW_FAIL(p, GQL_EUNSUPPORTED, "no subgraphs can give %.*s.%.*s here",
+              (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
+              c->name.ptr);
+    return rc;
+  }
+  }
+}
+
+/* --------------------------------------------------------- abstract types */
+
+/* Whether field c can be asked once at the abstract level of group g:
+ * the subgraph resolves it on every object type it has there. */
+static bool hoistable(gw_planner *p, const pos *aps, const group *g,
+                      const gql_gw_sel *c, bool internal,
+                      const gql_gw_field_graph **fg_out,
+                      const gql_gw_sel **prov_out,
+                      const gql_gw_type **view_out) {
+  if (g->busy || !g->view)
+    return false;
+  pos tmp;
+  memset(&tmp, 0, offsetof(pos, g));
+  tmp.type = g->view;
+  tmp.pseudo = !typed_view(g);
+  group one = *g;
+  if (!pl_local_src(p, &tmp, &one, c, internal, fg_out, prov_out, view_out) ||
+      (*fg_out && (*fg_out)->requires && !*prov_out))
+    return false;
+  if (!typed_view(g) || !g->view->is_abstract)
+    return true;
+  const gql_gw_type_graph *tg = pl_view_types(g);
+  for (uint32_t i = 0; tg && i < tg->npossible; i++) {
+    const gql_gw_type *r = tg->possible[i];
+    const gql_gw_field *f = gql_supergraph_field_of(p->sg, r, c->name);
+    const gql_gw_field_graph *fg =
+        f ? gql_supergraph_field_graph(r, f, g->graph) : NULL;
+    const gql_gw_sel *prov = pl_provided_child(g->provided, r, c->name);
+    if (!prov && (!pl_usable(p, fg, internal) || fg->requires))
+      return false;
+  }
+  (void)aps;
+  return true;
+}
+
+/* A position for objects of type r below abstract position aps, from its
+ * groups (only group `only` when not UINT32_MAX). */
+static int type_pos(gw_planner *p, const pos *aps, const gql_gw_type *r,
+                    uint32_t only, bool emit, pos *rp) {
+  memset(rp, 0, offsetof(pos, g));
+  rp->n = 0;
+  rp->type = r;
+  rp->client = aps->client;
+  rp->path_len = aps->path_len;
+  rp->deps = aps->deps;
+  for (uint32_t i = 0; i < aps->n; i++) {
+    const group *g = &aps->g[i];
+    if ((only != UINT32_MAX && i != only) || g->busy)
+      continue;
+    group d = {.graph = g->graph,
+               .provided = g->provided,
+               .ppos = (pos *)aps,
+               .pg = i,
+               .in_entity = g->in_entity,
+               .activation = g->real ? 0 : g->activation};
+    d.real = !emit && g->real;
+    if (pl_knows(g, r)) {
+      d.view = r;
+      d.how = g->view == r ? HOW_SAME : HOW_FRAG;
+    } else if (!typed_view(g) && gql_supergraph_satisfies(r, g->view)) {
+      d.view = g->view;
+      d.how = HOW_SAME;
+    } else {
+      continue;
+    }
+    uint32_t gi;
+    int rc = pl_add_group(p, rp, &d, &gi);
     if (rc)
       return rc;
   }
   return 0;
 }
 
-/* Root fields go to the fetch of the first subgraph resolving them. A
- * mutation's fields run one after the other: consecutive fields of one
- * subgraph share a fetch (the subgraph runs them in order), and each
- * other fetch waits for everything planned before it. */
-static int plan_root(planner *p, const gql_gw_type *root) {
-  bool serial = p->op->operation == GQL_OP_MUTATION;
-  int64_t last_graph = -1;
+/* Places the fields of `parent` (index in mask) for objects of type r. */
+static int place_typed(gw_planner *p, pos *aps, const gql_gw_sel *parent,
+                       const gql_gw_type *r, const uint32_t *choice,
+                       uint32_t only, bool internal, bool emit, gql_gw_sel *rep,
+                       int *cost) {
+  bool any = false;
+  uint32_t i = 0;
+  for (const gql_gw_sel *c = parent->first; c; c = c->next, i++)
+    any |= choice[i] == only && gw_applies(r, c) && !is_typename(c);
+  if (!any)
+    return 0;
+  pos *rp = malloc(sizeof *rp);
+  if (!rp)
+    return GQL_ENOMEM;
+  int rc = type_pos(p, aps, r, only, emit, rp);
+  if (!rc && rp->n == 0) {
+    free(rp); /* no group has objects of this type here */
+    return 0;
+  }
+  i = 0;
+  for (const gql_gw_sel *c = parent->first; c && !rc; c = c->next, i++)
+    if (choice[i] == only && gw_applies(r, c) && !is_typename(c))
+      rc = place_sel(p, rp, c, internal, emit, rep, cost);
+  if (!rc && !emit) /* what the type's fetches took, for its siblings */
+    for (uint32_t g = 0; g < rp->n; g++)
+      if (rp->g[g].real &&
+          (rp->g[g].how == HOW_FRAG || rp->g[g].how == HOW_SAME))
+        aps->g[rp->g[g].pg].real = true;
+  free(rp);
+  return rc;
+}
+
+#define CHOICE_ALL UINT32_MAX        /* per type, any group */
+#define CHOICE_DONE (UINT32_MAX - 1) /* placed at the abstract level */
+
+/* The objects of an abstract position: __typename, the fields common to
+ * all objects once where a group resolves them for all its types, the rest
+ * per concrete type. A field common to all objects that no group resolves
+ * at the abstract level is asked per type from one group (the subgraph
+ * chosen for it answers for all its objects); a field of a fragment per
+ * type from any group. Objects only an @interfaceObject knows get their
+ * concrete type first when some field needs it. */
+static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
+                          bool internal, bool emit, gql_gw_sel *rep,
+                          int *cost) {
+  const gql_gw_type *x = aps->type;
+  bool typed = false, need = false;
+  for (uint32_t i = 0; i < aps->n; i++)
+    typed |= typed_view(&aps->g[i]);
+  uint32_t nc = 0;
+  for (const gql_gw_sel *c = parent->first; c; c = c->next, nc++)
+    if (is_typename(c) ? !internal
+                       : !pl_common(p, x, c) || (c->cond && c->cond != x) ||
+                             (c->cond2 && c->cond2 != x))
+      need = true; /* the projection needs the objects' concrete types */
+  int rc = 0;
+  if (need && !typed) {
+    aps->pseudo = true;
+    aps->abstract = false;
+    rc = place_sel(p, aps, &PL_TYPENAME_SEL, true, emit, NULL, cost);
+    aps->pseudo = false;
+    aps->abstract = true;
+    typed = true;
+    if (rc || *cost >= INF)
+      return rc;
+  }
+  uint32_t *choice = malloc((nc + 1) * sizeof *choice);
+  if (!choice)
+    return GQL_ENOMEM;
+  uint32_t i = 0;
+  for (const gql_gw_sel *c = parent->first; c && !rc; c = c->next, i++) {
+    choice[i] = CHOICE_ALL;
+    if (is_typename(c)) {
+      choice[i] = CHOICE_DONE;
+      if (!internal)
+        continue;
+      /* the gateway's __typename: any typed group has it */
+      uint32_t gi = UINT32_MAX;
+      for (uint32_t k = 0; k < aps->n && gi == UINT32_MAX; k++)
+        if (typed_view(&aps->g[k]) && !aps->g[k].busy)
+          gi = k;
+      if (gi == UINT32_MAX) {
+        *cost = INF;
+        break;
+      }
+      if (!emit) {
+        *cost = add_cost(*cost, aps->g[gi].real ? 0 : aps->g[gi].activation);
+        aps->g[gi].real = true;
+      } else {
+        rc = emit_local(p, aps, gi, c, true, rep, NULL, NULL, NULL);
+      }
+      continue;
+    }
+    if (!pl_common(p, x, c))
+      continue;
+    /* once, at the abstract level of the best group that can */
+    uint32_t best_g = UINT32_MAX;
+    int best = INF;
+    const gql_gw_field_graph *bfg = NULL;
+    const gql_gw_sel *bprov = NULL;
+    const gql_gw_type *bview = NULL;
+    for (uint32_t gi = 0; gi < aps->n && !rc && best > 0; gi++) {
+      const group *g = &aps->g[gi];
+      const gql_gw_field_graph *fg;
+      const gql_gw_sel *prov;
+      const gql_gw_type *view;
+      if (!hoistable(p, aps, g, c, internal, &fg, &prov, &view))
+        continue;
+      const gql_gw_sel *cp = fg && fg->provides           ? fg->provides
+                             : prov && prov->has_children ? prov
+                                                          : NULL;
+      int act = g->real ? 0 : g->activation, cc;
+      rc = child_cost(p, aps, c, g->graph, view, cp, internal, g->in_entity,
+                      &cc);
+      int total = add_cost(add_cost(act, cc), g->in_entity);
+      if (!rc && total < best) {
+        best = total;
+        best_g = gi;
+        bfg = fg;
+        bprov = prov;
+        bview = view;
+      }
+    }
+    if (rc)
+      break;
+    if (best_g != UINT32_MAX) {
+      choice[i] = CHOICE_DONE;
+      *cost = add_cost(*cost, best);
+      if (!emit)
+        aps->g[best_g].real = true;
+      else
+        rc = emit_local(p, aps, best_g, c, internal, rep, bfg, bprov, bview);
+      continue;
+    }
+    if (!typed) {
+      /* only @interfaceObject groups: the interface as an object */
+      choice[i] = CHOICE_DONE;
+      aps->pseudo = true;
+      aps->abstract = false;
+      rc = place_sel(p, aps, c, internal, emit, rep, cost);
+      aps->pseudo = false;
+      aps->abstract = true;
+      continue;
+    }
+    /* per type, from the one group that costs least for all its types */
+    best = INF;
+    for (uint32_t gi = 0; gi < aps->n && !rc; gi++) {
+      if (!typed_view(&aps->g[gi]))
+        continue;
+      pos *w = malloc(sizeof *w);
+      if (!w) {
+        rc = GQL_ENOMEM;
+        break;
+      }
+      *w = *aps;
+      w->deps = NULL;
+      int total = INF; /* a group with no objects of x: no answer */
+      choice[i] = gi;
+      for (uint32_t t = 0; t < x->npossible && !rc; t++)
+        if (pl_knows(&w->g[gi], x->possible[t])) {
+          if (total == INF)
+            total = 0;
+          if (total < best)
+            rc = place_typed(p, w, parent, x->possible[t], choice, gi, internal,
+                             false, NULL, &total);
+        }
+      free(w);
+      if (!rc && total < best) {
+        best = total;
+        best_g = gi;
+      }
+    }
+    if (best_g == UINT32_MAX) {
+      pl_note_fail(p, aps, c);
+      *cost = INF;
+      break;
+    }
+    choice[i] = best_g;
+  }
+  /* per concrete type (in the order the selection names them): the
+   * fragments' fields from any group, the common fields asked per type
+   * from their group */
+  const gql_gw_type **order =
+      rc ? NULL : malloc((x->npossible + 1) * sizeof *order);
+  uint32_t no = 0;
+  if (!rc && !order)
+    rc = GQL_ENOMEM;
+  for (const gql_gw_sel *c = parent->first; c && order; c = c->next)
+    for (uint32_t t = 0; t < x->npossible; t++)
+      if (c->cond && gql_supergraph_satisfies(x->possible[t], c->cond))
+        no = pl_add_type(order, no, x->possible[t]);
+  for (uint32_t t = 0; t < x->npossible && order; t++)
+    no = pl_add_type(order, no, x->possible[t]);
+  for (uint32_t t = 0; t < no && !rc && *cost < INF; t++) {
+    const gql_gw_type *r = order[t];
+    rc = place_typed(p, aps, parent, r, choice, CHOICE_ALL, internal, emit, rep,
+                     cost);
+    for (uint32_t gi = 0; gi < aps->n && !rc && *cost < INF; gi++) {
+      bool chosen = false;
+      for (uint32_t k = 0; k < nc && !chosen; k++)
+        chosen = choice[k] == gi;
+      if (chosen && pl_knows(&aps->g[gi], r))
+        rc = place_typed(p, aps, parent, r, choice, gi, internal, emit, rep,
+                         cost);
+    }
+  }
+  free(choice);
+  free(order);
+  return rc;
+}
+
+static int place_children(gw_planner *p, pos *ps, const gql_gw_sel *parent,
+                          bool internal, bool emit, gql_gw_sel *rep,
+                          int *cost) {
+  if (p->path_len > GW_MAX_PATH - 2 || p->guard_depth >= GW_MAX_GUARDS)
+    GW_FAIL(p, GQL_ELIMIT, "the operation nests too deeply to plan");
+  if (ps->abstract)
+    return place_abstract(p, ps, parent, internal, emit, rep, cost);
+  for (const gql_gw_sel *c = parent->first; c; c = c->next) {
+    if (!ps->root && !gw_applies(ps->type, c))
+      continue;
+    int rc = place_sel(p, ps, c, internal, emit, rep, cost);
+    if (rc)
+      return rc;
+    if (*cost >= INF && !emit)
+      return 0;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ root */
+
+/* A mutation's root fields run one after the other: each from one
+ * subgraph, consecutive fields of one subgraph in one fetch (the subgraph
+ * runs them in order), every other fetch after everything planned before. */
+static int plan_mutation(gw_planner *p, const gql_gw_type *root) {
+  int64_t last = -1;
   uint32_t segment = 0, before = 0;
-  gql_str seg_name = {NULL, 0};
+  gql_gw_fetch *f = NULL;
   for (gql_gw_sel *c = p->plan->client.first; c; c = c->next) {
-    if (gql_str_eq_cstr(c->name, "__typename"))
-      continue; /* the gateway's */
-    if (c->name.len > 2 && c->name.ptr[0] == '_' && c->name.ptr[1] == '_')
-      FAIL(p, GQL_EUNSUPPORTED, "introspection is not planned yet");
-    const gql_gw_field *field = gql_supergraph_field(root, c->name);
-    if (!field)
-      FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)c->name.len,
-           c->name.ptr, (int)root->name.len, root->name.ptr);
-    int64_t graph = -1;
-    for (uint32_t g = 0; g < p->sg->ngraphs && graph < 0; g++)
-      if (gql_supergraph_resolves(root, field, g))
-        graph = g;
-    if (graph < 0)
-      FAIL(p, GQL_ESCHEMA, "no subgraph resolves %.*s.%.*s",
-           (int)root->name.len, root->name.ptr, (int)c->name.len, c->name.ptr);
-    gql_gw_fetch *f;
-    p->path_len = 0;
-    if (serial && graph != last_graph) {
+    if (c->verbatim || is_typename(c))
+      continue;
+    pos *ps = malloc(sizeof *ps);
+    if (!ps)
+      return GQL_ENOMEM;
+    memset(ps, 0, offsetof(pos, g));
+    ps->n = 0;
+    ps->type = root;
+    ps->root = ps->serial = true;
+    ps->client = &p->plan->client;
+    cand cs[MAX_CANDIDATES];
+    uint32_t n = pl_jump_cands(p, ps, c, false, cs);
+    int best = INF, rc = 0;
+    const cand *bk = NULL;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+      int cc;
+      rc = child_cost(p, ps, c, cs[i].graph, cs[i].view,
+                      cs[i].fg ? cs[i].fg->provides : NULL, false, false, &cc);
+      int cost = add_cost(cs[i].graph == last ? 0 : FETCH, cc);
+      if (!rc && cost < best) {
+        best = cost;
+        bk = &cs[i];
+      }
+    }
+    if (!rc && !bk) {
+      free(ps);
+      GW_FAIL(p, GQL_EUNSUPPORTED, "no subgraph can run %.*s.%.*s",
+              (int)root->name.len, root->name.ptr, (int)c->name.len,
+              c->name.ptr);
+    }
+    if (!rc && bk->graph != last) {
       /* a new segment: a root fetch of its own, after all before it */
       before = p->plan->nfetches;
-      char *name = gql_arena_sprintf(p->arena, "#%u", segment++);
-      if (!name)
-        return GQL_ENOMEM;
-      seg_name = gql_cstr(name);
-      last_graph = graph;
-    }
-    int rc = fetch_get(p, (uint32_t)graph, NULL, seg_name, &f);
-    if (rc)
-      return rc;
-    for (uint32_t i = 0; serial && i < before; i++) {
-      rc = fetch_depend(p, f, p->plan->fetches[i]);
-      if (rc)
-        return rc;
-    }
-    /* plan the one field through walk() on a one-field client list */
-    gql_gw_sel one = *c, holder;
-    one.next = NULL;
-    memset(&holder, 0, sizeof holder);
-    holder.first = holder.last = &one;
-    rc = walk(p, f, &f->root, root, &holder, NULL);
-    if (rc)
-      return rc;
-  }
-  return 0;
-}
-
-/* ------------------------------------------------------ waves, batches */
-
-static int level_of(planner *p, gql_gw_fetch *f, uint32_t *out) {
-  if (f->level) {
-    *out = f->level;
-    return 0;
-  }
-  if (f->visiting)
-    FAIL(p, GQL_EUNSUPPORTED, "the fetches depend in a cycle");
-  f->visiting = true;
-  uint32_t lv = 1, l;
-  if (f->parent) {
-    int rc = level_of(p, f->parent, &l);
-    if (rc)
-      return rc;
-    if (l + 1 > lv)
-      lv = l + 1;
-  }
-  for (uint32_t i = 0; i < f->ndeps; i++) {
-    int rc = level_of(p, f->deps[i], &l);
-    if (rc)
-      return rc;
-    if (l + 1 > lv)
-      lv = l + 1;
-  }
-  f->visiting = false;
-  f->level = *out = lv;
-  return 0;
-}
-
-static bool batch_exists(const gql_gw_plan *plan, uint32_t graph,
-                         uint32_t level) {
-  for (uint32_t i = 0; i < plan->nfetches; i++)
-    if (plan->fetches[i]->graph == graph && plan->fetches[i]->level == level)
-      return true;
-  return false;
-}
-
-/* Moves the entity fetches of a (subgraph, wave) that nothing depends on
- * to the latest later wave that talks to that subgraph anyway. */
-static void defer_leaves(gql_gw_plan *plan) {
-  for (uint32_t lv = plan->nlevels; lv >= 2; lv--) {
-    for (uint32_t g = 0; g < plan->sg->ngraphs; g++) {
-      bool any = false, all_leaves = true;
-      for (uint32_t i = 0; i < plan->nfetches; i++) {
-        const gql_gw_fetch *f = plan->fetches[i];
-        if (f->graph != g || f->level != lv)
-          continue;
-        any = true;
-        if (f->has_dependents || !f->parent)
-          all_leaves = false;
+      rc = pl_new_fetch(p, bk->graph, 0, &f);
+      if (!rc) {
+        char *name = gql_arena_sprintf(p->arena, "#%u", segment++);
+        f->type_name = name ? gql_cstr(name) : GQL_STR("#");
+        f->mutation = true;
+        for (uint32_t i = 0; i < before && !rc; i++)
+          rc = pl_fetch_depend(p, f, p->plan->fetches[i]);
       }
-      if (!any || !all_leaves)
-        continue;
-      uint32_t to = 0;
-      for (uint32_t l2 = plan->nlevels; l2 > lv && !to; l2--)
-        if (batch_exists(plan, g, l2))
-          to = l2;
-      if (!to)
-        continue;
-      for (uint32_t i = 0; i < plan->nfetches; i++)
-        if (plan->fetches[i]->graph == g && plan->fetches[i]->level == lv)
-          plan->fetches[i]->level = to;
+      last = bk->graph;
     }
-  }
-}
-
-static void print_args(gql_buf *out, const gql_ast_selection *field) {
-  if (!field || field->args.count == 0)
-    return;
-  gql_buf_putc(out, '(');
-  for (uint32_t i = 0; i < field->args.count; i++) {
-    if (i)
-      gql_buf_putc(out, ',');
-    gql_buf_put_str(out, gql_ast_name_str(field->args.items[i]->name));
-    gql_buf_putc(out, ':');
-    gql_print_value(out, field->args.items[i]->value);
-  }
-  gql_buf_putc(out, ')');
-}
-
-/* `a:b(x:1){c d}` (compact) or `a: b(x:1) { c d }` (spaced). */
-static void print_sels(gql_buf *out, const gql_gw_sel *parent, bool spaced) {
-  gql_buf_puts(out, spaced ? "{ " : "{");
-  for (const gql_gw_sel *s = parent->first; s; s = s->next) {
-    if (s != parent->first)
-      gql_buf_putc(out, ' ');
-    if (s->fragment) {
-      gql_buf_puts(out, spaced ? "... on " : "...on ");
-      gql_buf_put_str(out, s->name);
-      if (spaced)
-        gql_buf_putc(out, ' ');
-      print_sels(out, s, spaced);
-      continue;
-    }
-    if (!gql_str_eq(s->key, s->name)) {
-      gql_buf_put_str(out, s->key);
-      gql_buf_puts(out, spaced ? ": " : ":");
-    }
-    gql_buf_put_str(out, s->name);
-    print_args(out, s->field);
-    if (s->has_children) {
-      if (spaced)
-        gql_buf_putc(out, ' ');
-      print_sels(out, s, spaced);
-    }
-  }
-  gql_buf_puts(out, spaced ? " }" : "}");
-}
-
-/* Variables of the client operation used in a selection's arguments. */
-static void mark_vars(const gql_ast_value *v, const gql_ast_operation *op,
-                      bool *used) {
-  if (!v)
-    return;
-  if (v->h.kind == GQL_AST_VARIABLE) {
-    for (uint32_t i = 0; i < op->variables.count; i++)
-      if (gql_str_eq(gql_ast_name_str(op->variables.items[i]->variable->u.name),
-                     gql_ast_name_str(v->u.name)))
-        used[i] = true;
-  } else if (v->h.kind == GQL_AST_LIST_VALUE) {
-    for (uint32_t i = 0; i < v->u.list.count; i++)
-      mark_vars(v->u.list.items[i], op, used);
-  } else if (v->h.kind == GQL_AST_OBJECT_VALUE) {
-    for (uint32_t i = 0; i < v->u.fields.count; i++)
-      mark_vars(v->u.fields.items[i]->value, op, used);
-  }
-}
-
-static void mark_sel_vars(const gql_gw_sel *parent, const gql_ast_operation *op,
-                          bool *used) {
-  for (const gql_gw_sel *s = parent->first; s; s = s->next) {
-    if (s->field)
-      for (uint32_t i = 0; i < s->field->args.count; i++)
-        mark_vars(s->field->args.items[i]->value, op, used);
-    mark_sel_vars(s, op, used);
-  }
-}
-
-/* The text that decides whether two entity fetches can share a field. */
-static int fetch_shape(gql_arena *a, const gql_gw_fetch *f, gql_str *out) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_put_str(&b, f->type_name);
-  print_sels(&b, f->requires, false);
-  print_sels(&b, &f->root, false);
-  char *s = b.failed ? NULL : gql_arena_strndup(a, b.data, b.len);
-  *out = (gql_str){s, b.len};
-  gql_buf_free(&b);
-  return s ? 0 : GQL_ENOMEM;
-}
-
-static int assign_fields(planner *p, gql_gw_batch *b) {
-  b->field = gql_arena_alloc(p->arena, (b->nfetches + 1) * sizeof *b->field);
-  gql_str *shapes =
-      gql_arena_alloc(p->arena, (b->nfetches + 1) * sizeof *shapes);
-  if (!b->field || !shapes)
-    return GQL_ENOMEM;
-  b->nfields = 0;
-  for (uint32_t i = 0; i < b->nfetches; i++) {
-    b->field[i] = UINT32_MAX;
-    if (!b->fetches[i]->parent)
-      continue;
-    int rc = fetch_shape(p->arena, b->fetches[i], &shapes[i]);
-    if (rc)
-      return rc;
-    for (uint32_t j = 0; j < i && b->field[i] == UINT32_MAX; j++)
-      if (b->field[j] != UINT32_MAX && gql_str_eq(shapes[i], shapes[j]))
-        b->field[i] = b->field[j];
-    if (b->field[i] == UINT32_MAX)
-      b->field[i] = b->nfields++;
-  }
-  return 0;
-}
-
-/* The GraphQL operation of a batch (see gql_gw_batch). */
-static int batch_operation(planner *p, gql_gw_batch *b) {
-  const gql_ast_operation *op = p->op;
-  bool *used = gql_arena_alloc(p->arena, op->variables.count + 1);
-  if (!used)
-    return GQL_ENOMEM;
-  memset(used, 0, op->variables.count + 1);
-  for (uint32_t i = 0; i < b->nfetches; i++)
-    mark_sel_vars(&b->fetches[i]->root, op, used);
-  gql_buf out;
-  gql_buf_init(&out, NULL);
-  bool root_batch = b->nfetches && !b->fetches[0]->parent;
-  gql_buf_puts(&out, root_batch && op->operation == GQL_OP_MUTATION ? "mutation"
-                                                                    : "query");
-  bool open = false;
-  uint32_t nent = b->nfields;
-  for (uint32_t k = 0; k < nent; k++) {
-    gql_buf_puts(&out, open ? "," : "(");
-    open = true;
-    if (nent == 1)
-      gql_buf_puts(&out, "$representations:[_Any!]!");
-    else
-      gql_buf_printf(&out, "$r%u:[_Any!]!", k);
-  }
-  b->variables = gql_arena_alloc(p->arena, (op->variables.count + 1) *
-                                               sizeof *b->variables);
-  if (!b->variables)
-    return GQL_ENOMEM;
-  for (uint32_t i = 0; i < op->variables.count; i++) {
-    if (!used[i])
-      continue;
-    const gql_ast_variable_definition *vd = op->variables.items[i];
-    b->variables[b->nvariables++] = gql_ast_name_str(vd->variable->u.name);
-    gql_buf_puts(&out, open ? "," : "(");
-    open = true;
-    gql_buf_putc(&out, '$');
-    gql_buf_put_str(&out, gql_ast_name_str(vd->variable->u.name));
-    gql_buf_putc(&out, ':');
-    gql_print_type(&out, vd->type);
-    if (vd->default_value) {
-      gql_buf_putc(&out, '=');
-      gql_print_value(&out, vd->default_value);
-    }
-  }
-  if (open)
-    gql_buf_putc(&out, ')');
-  gql_buf_putc(&out, '{');
-  uint32_t printed = 0;
-  for (uint32_t i = 0, k = 0; i < b->nfetches; i++) {
-    const gql_gw_fetch *f = b->fetches[i];
-    if (f->parent && b->field[i] != k)
-      continue; /* shares the field of an earlier fetch */
-    if (printed++)
-      gql_buf_putc(&out, ' ');
-    if (!f->parent) {
-      /* root fields, without the braces of their selection set */
-      gql_buf tmp;
-      gql_buf_init(&tmp, NULL);
-      print_sels(&tmp, &f->root, false);
-      if (tmp.len >= 2)
-        gql_buf_append(&out, tmp.data + 1, tmp.len - 2);
-      out.failed |= tmp.failed;
-      gql_buf_free(&tmp);
-      continue;
-    }
-    if (nent == 1)
-      gql_buf_puts(&out, "_entities(representations:$representations)");
-    else
-      gql_buf_printf(&out, "_%u:_entities(representations:$r%u)", k, k);
-    k++;
-    gql_buf_puts(&out, "{...on ");
-    gql_buf_put_str(&out, f->type_name);
-    print_sels(&out, &f->root, false);
-    gql_buf_putc(&out, '}');
-  }
-  gql_buf_putc(&out, '}');
-  int rc = out.failed ? GQL_ENOMEM : 0;
-  if (!rc) {
-    char *s = gql_arena_strndup(p->arena, out.data, out.len);
-    if (!s)
-      rc = GQL_ENOMEM;
-    b->operation = (gql_str){s, out.len};
-  }
-  gql_buf_free(&out);
-  return rc;
-}
-
-static int make_batches(planner *p) {
-  gql_gw_plan *plan = p->plan;
-  plan->nlevels = 0;
-  for (uint32_t i = 0; i < plan->nfetches; i++) {
-    uint32_t lv;
-    int rc = level_of(p, plan->fetches[i], &lv);
-    if (rc)
-      return rc;
-    if (lv > plan->nlevels)
-      plan->nlevels = lv;
-  }
-  defer_leaves(plan);
-  plan->batches =
-      gql_arena_alloc(p->arena, (plan->nfetches + 1) * sizeof *plan->batches);
-  if (!plan->batches)
-    return GQL_ENOMEM;
-  for (uint32_t lv = 1; lv <= plan->nlevels; lv++) {
-    for (uint32_t i = 0; i < plan->nfetches; i++) {
-      gql_gw_fetch *f = plan->fetches[i];
-      if (f->level != lv)
-        continue;
-      gql_gw_batch *b = NULL;
-      for (uint32_t j = 0; j < plan->nbatches; j++)
-        if (plan->batches[j].level == lv &&
-            plan->batches[j].graph == f->graph &&
-            !plan->batches[j].fetches[0]->parent == !f->parent)
-          b = &plan->batches[j]; /* root and entity fetches never mix */
-      if (!b) {
-        b = &plan->batches[plan->nbatches++];
-        memset(b, 0, sizeof *b);
-        b->graph = f->graph;
-        b->level = lv;
-        b->fetches = gql_arena_alloc(p->arena,
-                                     (plan->nfetches + 1) * sizeof *b->fetches);
-        if (!b->fetches)
-          return GQL_ENOMEM;
-      }
-      b->fetches[b->nfetches++] = f;
-    }
-  }
-  for (uint32_t j = 0; j < plan->nbatches; j++) {
-    int rc = assign_fields(p, &plan->batches[j]);
+    uint32_t gi;
+    group g = {.graph = bk ? bk->graph : 0,
+               .view = root,
+               .fetch = f,
+               .dst = f ? &f->root : NULL,
+               .real = true,
+               .how = HOW_REAL};
     if (!rc)
-      rc = batch_operation(p, &plan->batches[j]);
+      rc = pl_add_group(p, ps, &g, &gi);
+    if (!rc)
+      rc = emit_local(p, ps, gi, c, false, NULL, bk->fg, NULL, bk->view);
+    free(ps);
     if (rc)
       return rc;
   }
   return 0;
 }
 
-/* ---------------------------------------------------------------- build */
-
-static const gql_ast_operation *find_operation(const gql_document *doc,
-                                               const char *name) {
-  const gql_ast_operation *found = NULL;
-  for (uint32_t i = 0; i < doc->definitions.count; i++) {
-    const gql_ast_node *n = doc->definitions.items[i];
-    if (n->kind != GQL_AST_OPERATION_DEFINITION)
-      continue;
-    const gql_ast_operation *op = (const gql_ast_operation *)n;
-    if (name) {
-      if (gql_str_eq_cstr(gql_ast_name_str(op->name), name))
-        return op;
-    } else {
-      if (found)
-        return NULL; /* several: a name is needed */
-      found = op;
-    }
-  }
-  return found;
-}
-
-int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
-                      const char *operation_name, gql_arena *arena,
-                      gql_gw_plan **out, const char **err) {
-  const char *dummy;
-  planner p;
-  memset(&p, 0, sizeof p);
-  p.sg = sg;
-  p.doc = doc;
-  p.arena = arena;
-  p.err = err ? err : &dummy;
-  *p.err = NULL;
-  p.op = find_operation(doc, operation_name);
-  if (!p.op)
-    FAIL(&p, GQL_EINVAL, "no such operation");
-  if (p.op->operation == GQL_OP_SUBSCRIPTION)
-    FAIL(&p, GQL_EUNSUPPORTED, "subscriptions are not planned yet");
-  const gql_gw_type *root = gql_supergraph_type(
-      sg,
-      p.op->operation == GQL_OP_MUTATION ? sg->mutation_type : sg->query_type);
-  if (!root)
-    FAIL(&p, GQL_ESCHEMA, "the supergraph has no root type for this operation");
-  p.plan = gql_arena_alloc(arena, sizeof *p.plan);
-  if (!p.plan)
+int gw_plan_fetches(gw_planner *p) {
+  p->budget = ESTIMATE_BUDGET;
+  p->memo_cap = p->nodes;
+  p->memo = gql_arena_alloc(p->arena, (p->nodes + 1) * sizeof *p->memo);
+  if (!p->memo)
     return GQL_ENOMEM;
-  memset(p.plan, 0, sizeof *p.plan);
-  p.plan->sg = sg;
-  p.plan->op = p.op;
-  p.plan->root = root;
-  const gql_ast_selection_set *set = p.op->selection_set;
-  int rc = normalise(&p, root, &p.plan->client, &set, 1, 0);
-  if (!rc)
-    rc = plan_root(&p, root);
-  if (!rc && p.conflict.ptr)
-    FAIL(&p, GQL_EUNSUPPORTED,
-         "the response key \"%.*s\" is used for another field than the "
-         "entity key or @requires field of that name",
-         (int)p.conflict.len, p.conflict.ptr);
-  if (!rc)
-    rc = make_batches(&p);
-  if (rc) {
-    if (!*p.err)
-      *p.err = gql_strerror(rc);
-    return rc;
-  }
-  *out = p.plan;
-  return 0;
-}
-
-/* ---------------------------------------------------------------- print */
-
-static void indent(gql_buf *out, int n) {
-  for (int i = 0; i < n; i++)
-    gql_buf_puts(out, "  ");
-}
-
-static void print_path(gql_buf *out, const gql_gw_fetch *f) {
-  for (uint32_t i = 0; i < f->path_len; i++) {
-    if (i)
-      gql_buf_putc(out, '.');
-    gql_buf_put_str(out, f->path[i]);
-  }
-}
-
-static void print_entity(gql_buf *out, const gql_gw_fetch *f, int d) {
-  indent(out, d);
-  gql_buf_puts(out, "Flatten(path: \"");
-  print_path(out, f);
-  gql_buf_puts(out, "\") {\n");
-  indent(out, d + 1);
-  gql_buf_puts(out, "{ ... on ");
-  gql_buf_put_str(out, f->type_name);
-  gql_buf_putc(out, ' ');
-  print_sels(out, f->requires, true);
-  gql_buf_puts(out, " } =>\n");
-  indent(out, d + 1);
-  gql_buf_puts(out, "{ ... on ");
-  gql_buf_put_str(out, f->type_name);
-  gql_buf_putc(out, ' ');
-  print_sels(out, &f->root, true);
-  gql_buf_puts(out, " }\n");
-  indent(out, d);
-  gql_buf_puts(out, "},\n");
-}
-
-static void print_batch(gql_buf *out, const gql_gw_plan *plan,
-                        const gql_gw_batch *b, int d) {
-  const gql_gw_graph *g = &plan->sg->graphs[b->graph];
-  indent(out, d);
-  gql_buf_puts(out, "Fetch(service: \"");
-  gql_buf_put_str(out, g->name);
-  gql_buf_putc(out, '"');
-  if (b->nfetches > 1)
-    gql_buf_printf(out, ", batch: %u", b->nfetches);
-  gql_buf_puts(out, ") {\n");
-  for (uint32_t i = 0; i < b->nfetches; i++) {
-    const gql_gw_fetch *f = b->fetches[i];
-    if (f->parent) {
-      print_entity(out, f, d + 1);
-      continue;
-    }
-    indent(out, d + 1);
-    print_sels(out, &f->root, true);
-    gql_buf_putc(out, '\n');
-  }
-  indent(out, d);
-  gql_buf_puts(out, "},\n");
-}
-
-void gql_gw_plan_print(const gql_gw_plan *plan, gql_buf *out) {
-  gql_buf_puts(out, "QueryPlan {\n");
-  bool seq = plan->nlevels > 1;
-  int d = 1;
-  if (seq) {
-    indent(out, d++);
-    gql_buf_puts(out, "Sequence {\n");
-  }
-  for (uint32_t lv = 1; lv <= plan->nlevels; lv++) {
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < plan->nbatches; j++)
-      n += plan->batches[j].level == lv;
-    if (n == 0)
-      continue;
-    if (n > 1) {
-      indent(out, d++);
-      gql_buf_puts(out, "Parallel {\n");
-    }
-    for (uint32_t j = 0; j < plan->nbatches; j++)
-      if (plan->batches[j].level == lv)
-        print_batch(out, plan, &plan->batches[j], d);
-    if (n > 1) {
-      indent(out, --d);
-      gql_buf_puts(out, "},\n");
-    }
-  }
-  if (seq) {
-    indent(out, --d);
-    gql_buf_puts(out, "},\n");
-  }
-  gql_buf_puts(out, "}\n");
+  memset(p->memo, 0, (p->nodes + 1) * sizeof *p->memo);
+  const gql_gw_type *root = p->plan->root;
+  if (p->op->operation == GQL_OP_MUTATION)
+    return plan_mutation(p, root);
+  pos *ps = malloc(sizeof *ps);
+  if (!ps)
+    return GQL_ENOMEM;
+  memset(ps, 0, offsetof(pos, g));
+  ps->n = 0;
+  ps->type = root;
+  ps->root = true;
+  ps->client = &p->plan->client;
+  int cost = 0;
+  int rc = place_children(p, ps, &p->plan->client, false, true, NULL, &cost);
+  free(ps);
+  if (rc == GQL_EUNSUPPORTED && p->fail_type)
+    *p->err = gql_arena_sprintf(
+        p->arena, "%s (no subgraph can give %.*s.%.*s there)",
+        *p->err ? *p->err : "no plan", (int)p->fail_type->name.len,
+        p->fail_type->name.ptr, (int)p->fail_field.len, p->fail_field.ptr);
+  return rc;
 }

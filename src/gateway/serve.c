@@ -9,6 +9,7 @@ typedef struct gw_worker {
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
   size_t response_hint; /* the last response's size: the next buffer's */
+  uint64_t rng;         /* progressive override draws */
 } gw_worker;
 
 /* One client request in flight. */
@@ -42,19 +43,28 @@ static void json_escape(gql_buf *b, const char *s) {
   }
 }
 
-/* A request that cannot run: {"errors":[{"message":...}]}. */
-static void respond_error(gql_http_exec *req, const char *message) {
+/* A request that cannot run: {"errors":[{"message":...}]}, with
+ * extensions.code when given (as Apollo Router's). */
+static void respond_code(gql_http_exec *req, const char *message,
+                         const char *code) {
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_buf_puts(&b, "{\"errors\":[{\"message\":\"");
   json_escape(&b, message);
-  gql_buf_puts(&b, "\"}]}");
+  gql_buf_putc(&b, '"');
+  if (code)
+    gql_buf_printf(&b, ",\"extensions\":{\"code\":\"%s\"}", code);
+  gql_buf_puts(&b, "}]}");
   if (b.failed)
     gql_http_exec_done(req, "{\"errors\":[{\"message\":\"Out of memory.\"}]}",
                        41);
   else
     gql_http_exec_done(req, b.data, b.len);
   gql_buf_free(&b);
+}
+
+static void respond_error(gql_http_exec *req, const char *message) {
+  respond_code(req, message, NULL);
 }
 
 static void finish(gw_exec *e) {
@@ -151,11 +161,29 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   }
   if (rc == 0)
     return true;
-  gql_str json;
-  if (gql_errors_response(&errors, req->arena, &json) < 0)
+  /* graphql-js's errors, each with Apollo Router's code */
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":[");
+  for (uint32_t i = 0; i < errors.count; i++) {
+    gql_errors one = {.items = &errors.items[i], .count = 1};
+    gql_str e; /* {"errors":[{...}]}: the {... without its } */
+    if (gql_errors_response(&one, req->arena, &e) < 0 || e.len < 14) {
+      b.failed = true;
+      break;
+    }
+    if (i)
+      gql_buf_putc(&b, ',');
+    gql_buf_append(&b, e.ptr + 11, e.len - 14);
+    gql_buf_puts(&b, ",\"extensions\":{\"code\":"
+                     "\"VALIDATION_INVALID_TYPE_VARIABLE\"}}");
+  }
+  gql_buf_puts(&b, "]}");
+  if (b.failed)
     respond_error(req, "Out of memory.");
   else
-    gql_http_exec_done(req, json.ptr, json.len);
+    gql_http_exec_done(req, b.data, b.len);
+  gql_buf_free(&b);
   return false;
 }
 
@@ -168,8 +196,13 @@ static int execute(void *worker, gql_http_exec *req) {
   const gql_gw_plan *plan = NULL;
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
                                  req->operation_name, req->arena, &plan, &err);
+  if (!rc && plan->set) /* conditions or override labels: this request's */
+    rc =
+        gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
+                        req->arena, &plan, &err);
   if (rc) {
-    respond_error(req, err ? err : gql_strerror(rc));
+    respond_code(req, err ? err : gql_strerror(rc),
+                 rc == GQL_EUNSUPPORTED ? "QUERY_PLANNING_FAILED" : NULL);
     return 0;
   }
   gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
@@ -184,6 +217,14 @@ static int execute(void *worker, gql_http_exec *req) {
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc)
     return rc;
+  if (plan->introspection.len) { /* __schema / __type: the gateway's own */
+    gql_str json;
+    rc = gql_gw_introspect(plan, variables, req->arena, &json);
+    if (!rc)
+      rc = gql_gw_request_merge_local(e->gr, json.ptr, json.len);
+    if (rc)
+      return rc;
+  }
   run(e);
   return 0;
 }
@@ -195,6 +236,7 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
     return NULL;
   w->ge = ge;
   w->loop = loop;
+  w->rng = (uint64_t)(uintptr_t)w ^ (uint64_t)uv_hrtime();
   const gql_supergraph *sg = ge->sg;
   gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
   uint32_t bad = 0;

@@ -46,8 +46,8 @@ static uint64_t key_hash(const gql_http_cache *c, gql_str query, const char *op,
   return h;
 }
 
-static bool key_eq(const gql_http_cache_entry *e, gql_str query, const char *op,
-                   size_t op_len) {
+static bool entry_matches(const gql_http_cache_entry *e, gql_str query,
+                          const char *op, size_t op_len) {
   if (e->query_len != query.len || e->has_op != (op != NULL))
     return false;
   if (memcmp(e->key, query.ptr, query.len) != 0)
@@ -67,7 +67,7 @@ gql_http_cache_entry *gql_http_cache_get(gql_http_cache *c, gql_str query,
   uint64_t h = key_hash(c, query, op, op_len);
   for (gql_http_cache_entry *e = c->buckets[h & (c->nbuckets - 1)]; e;
        e = e->hnext) {
-    if (e->hash == h && key_eq(e, query, op, op_len)) {
+    if (e->hash == h && entry_matches(e, query, op, op_len)) {
       lru_unlink(e);
       lru_push_front(c, e);
       e->refs++;

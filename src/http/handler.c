@@ -10,6 +10,56 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* A copy of s[0..n), NUL-terminated, in the arena (NULL: out of memory). */
+static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
+  char *d = gql_arena_alloc(a, n + 1);
+  if (d) {
+    if (n)
+      memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+/* {"errors":[...]} with "extensions":{"code":code} added to each error
+ * (gql_http_options.error_codes); the text itself when it cannot be. */
+static gql_str with_codes(gql_arena *a, gql_str errors, const char *code) {
+  const gql_value *v;
+  if (gql_value_parse(a, errors.ptr, errors.len, &v) < 0)
+    return errors;
+  const gql_value *list = gql_value_get(v, "errors", 6);
+  if (gql_value_kind_of(list) != GQL_VALUE_LIST)
+    return errors;
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[");
+  for (size_t i = 0; i < gql_value_count(list); i++) {
+    const gql_value *e = gql_value_item(list, i);
+    gql_str text;
+    if (gql_value_print(a, e, &text) < 0) {
+      b.failed = true;
+      break;
+    }
+    if (i)
+      http_buf_putc(&b, ',');
+    if (gql_value_kind_of(e) != GQL_VALUE_OBJECT) {
+      http_buf_append(&b, text.ptr, text.len);
+      continue;
+    }
+    /* the object without its closing brace, then the code */
+    http_buf_append(&b, text.ptr, text.len - 1);
+    if (gql_value_count(e))
+      http_buf_putc(&b, ',');
+    http_buf_puts(&b, "\"extensions\":{\"code\":\"");
+    http_buf_puts(&b, code);
+    http_buf_puts(&b, "\"}}");
+  }
+  http_buf_puts(&b, "]}");
+  char *out = b.failed ? NULL : arena_strndup(a, b.o.data, b.o.len);
+  gql_str res = out ? (gql_str){out, b.o.len} : errors;
+  http_buf_free(&b);
+  return res;
+}
+
 #define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
 
@@ -97,17 +147,6 @@ void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
   if (!r || r->done)
     return;
   on_done(r, json, len, false);
-}
-
-/* A copy of s[0..n), NUL-terminated, in the arena (NULL: out of memory). */
-static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
-  char *d = gql_arena_alloc(a, n + 1);
-  if (d) {
-    if (n)
-      memcpy(d, s, n);
-    d[n] = 0;
-  }
-  return d;
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -420,6 +459,12 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
                          r->slot->arena, &errors);
+    if (rc < 0 && errors.ptr && x->opt->error_codes)
+      errors = with_codes(r->slot->arena, errors,
+                          rc == GQL_ESYNTAX ? "GRAPHQL_PARSE_FAILED"
+                          : rc == GQL_EVALIDATION
+                              ? "GRAPHQL_VALIDATION_FAILED"
+                              : "GRAPHQL_UNKNOWN_OPERATION_NAME");
     if (rc < 0) {
       if (errors.ptr) {
         int st = r->graphql_response ? 400 : 200;

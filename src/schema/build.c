@@ -27,6 +27,9 @@ typedef struct builder {
   uint32_t first_doc_dirdefs;
   const gql_ast_directive_def *std_dirdefs[8];
   uint32_t nstd_dirdefs;
+  /* added after all others unless defined (@defer, @stream) */
+  const gql_ast_directive_def *late_dirdefs[2];
+  uint32_t nlate_dirdefs;
   const gql_ast_type_def *meta;
   bool first_doc_has_schema_def;
   uint32_t schema_ext_cap;
@@ -459,7 +462,7 @@ static gql_directive build_directive(builder *b, const gql_ast_directive_def *d,
 
 static void build_directives(builder *b) {
   gql_schema *s = b->s;
-  uint32_t cap = b->ndirdefs + b->nstd_dirdefs;
+  uint32_t cap = b->ndirdefs + b->nstd_dirdefs + b->nlate_dirdefs;
   s->directives = gql_arena_alloc(s->arena, (size_t)(cap ? cap : 1) *
                                                 sizeof *s->directives);
   if (!s->directives) {
@@ -497,6 +500,15 @@ static void build_directives(builder *b) {
                        s->ndirectives) < 0)
       b->rc = GQL_ENOMEM;
     s->ndirectives++;
+  }
+  /* as new GraphQLSchema({directives: [...built, Defer, Stream]}) */
+  for (uint32_t k = 0; k < b->nlate_dirdefs && !b->rc; k++) {
+    uint32_t dummy;
+    if (gql_strmap_get(&seen, gql_ast_name_str(b->late_dirdefs[k]->name),
+                       &dummy))
+      continue;
+    s->directives[s->ndirectives++] =
+        build_directive(b, b->late_dirdefs[k], false);
   }
   gql_strmap_free(&seen);
 }
@@ -768,6 +780,12 @@ int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
   builder b = {.s = s, .errors = errors};
   gql_strmap_init(&b.tmap, &s->alc);
   register_builtins(&b, s->builtin_doc);
+  const gql_document *late = s->defer_stream_doc;
+  for (uint32_t i = 0; late && i < late->definitions.count; i++)
+    if (late->definitions.items[i]->kind == GQL_AST_DIRECTIVE_DEFINITION &&
+        b.nlate_dirdefs < GQL_ARRAY_LEN(b.late_dirdefs))
+      b.late_dirdefs[b.nlate_dirdefs++] =
+          (const gql_ast_directive_def *)late->definitions.items[i];
   uint32_t last_start = 0;
   for (uint32_t i = 0; i < s->nsources && !b.rc; i++) {
     last_start = b.nconfig;

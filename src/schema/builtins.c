@@ -208,6 +208,25 @@ gql_str gql_schema_builtin_sdl(void) {
   return (gql_str){builtin_sdl, sizeof builtin_sdl - 1};
 }
 
+/* graphql-js 17.1's GraphQLDeferDirective and GraphQLStreamDirective, word
+ * for word (its printSchema of them; tests/incremental records schemas
+ * with them). */
+static const char defer_stream_sdl[] =
+    "\"\"\"Directs the executor to defer this fragment when the `if` argument "
+    "is true or undefined.\"\"\"\n"
+    "directive @defer(\"Deferred when true or undefined.\" if: Boolean! = "
+    "true, \"Unique name\" label: String) on FRAGMENT_SPREAD | "
+    "INLINE_FRAGMENT\n"
+    "\"\"\"Directs the executor to stream plural fields when the `if` "
+    "argument is true or undefined.\"\"\"\n"
+    "directive @stream(\"Number of items to return immediately\" "
+    "initialCount: Int! = 0, \"Stream when true or undefined.\" if: Boolean! "
+    "= true, \"Unique name\" label: String) on FIELD\n";
+
+gql_str gql_schema_defer_stream_sdl(void) {
+  return (gql_str){defer_stream_sdl, sizeof defer_stream_sdl - 1};
+}
+
 static const char *const std_scalars[] = {"String", "Int", "Float", "Boolean",
                                           "ID"};
 static const char *const std_directives[] = {"include", "skip", "deprecated",

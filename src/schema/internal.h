@@ -7,6 +7,8 @@
 /* The SDL of the built-in scalars, directives, introspection types and
  * the meta-fields (on the pseudo-type __Meta). */
 gql_str gql_schema_builtin_sdl(void);
+/* The SDL of graphql-js 17's @defer and @stream (the defer_stream option). */
+gql_str gql_schema_defer_stream_sdl(void);
 /* String, Int, Float, Boolean, ID. */
 bool gql_schema_is_std_scalar_name(gql_str name);
 /* __Schema, __Type, ... */

@@ -193,6 +193,11 @@ struct gql_schema {
   gql_str *name_list;
   uint32_t nnames, names_cap;
   gql_document *builtin_doc; /* the built-in SDL, parsed */
+  /* graphql-js 17's @defer and @stream were added where the SDL does not
+   * declare them (gql_schema_build_options.defer_stream); an extension
+   * keeps them. */
+  bool defer_stream;
+  gql_document *defer_stream_doc; /* their SDL, parsed (or NULL) */
 };
 
 /* ---- build */
@@ -206,6 +211,13 @@ typedef struct gql_schema_build_options {
    * graphql-js 16.15 differs: no DIRECTIVE_DEFINITION location (graphql-js
    * has it, also on @deprecated), includeDeprecated: Boolean! = false. */
   bool spec_introspection;
+  /* Adds graphql-js 17's @defer(if:, label:) and @stream(if:, label:,
+   * initialCount:) (GraphQLDeferDirective, GraphQLStreamDirective) after
+   * the other directives, each unless the SDL declares one of that name
+   * (then the SDL's is the schema's). Incremental delivery needs them;
+   * graphql-js 17 leaves them out of specifiedDirectives too. An extension
+   * of a schema built with them has them. */
+  bool defer_stream;
 } gql_schema_build_options;
 
 /* Builds a schema from SDL text (copied) with `opts` (NULL: defaults);

@@ -167,6 +167,11 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
   gql_str builtin = gql_schema_builtin_sdl();
   rc = gql_parse(s->arena, builtin.ptr, builtin.len, NULL, &s->builtin_doc,
                  &err);
+  s->defer_stream = o.defer_stream || (o.base && o.base->defer_stream);
+  if (!rc && s->defer_stream) {
+    gql_str ds = gql_schema_defer_stream_sdl();
+    rc = gql_parse(s->arena, ds.ptr, ds.len, NULL, &s->defer_stream_doc, &err);
+  }
   for (uint32_t i = 0; o.base && i < o.base->nsources && !rc; i++)
     rc = add_source(s, o.base->sources[i].text, NULL);
   if (!rc && sdl)

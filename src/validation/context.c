@@ -720,6 +720,58 @@ bool gql_vctx_may_use_variables(gql_vctx *ctx) {
   return !no_variables(ctx);
 }
 
+const gql_ast_directive *gql_vfind_directive(const gql_ast_directives *ds,
+                                             const char *name) {
+  for (uint32_t i = 0; i < ds->count; i++)
+    if (gql_str_eq_cstr(gql_ast_name_str(ds->items[i]->name), name))
+      return ds->items[i];
+  return NULL;
+}
+
+void gql_vsel_init(gql_vsel_walk *w, gql_arena *arena) {
+  w->arena = arena;
+  w->stack = w->first;
+  w->n = 0;
+  w->cap = (uint32_t)GQL_ARRAY_LEN(w->first);
+  w->nomem = false;
+}
+
+void gql_vsel_push(gql_vsel_walk *w, const gql_ast_selection_set *set,
+                   const gql_ast_selection *via) {
+  if (!set || w->nomem)
+    return;
+  if (w->n == w->cap) {
+    uint32_t cap = w->cap * 2;
+    gql_vsel_frame *p = gql_arena_alloc(w->arena, cap * sizeof *p);
+    if (!p) {
+      w->nomem = true;
+      return;
+    }
+    memcpy(p, w->stack, w->n * sizeof *p);
+    w->stack = p;
+    w->cap = cap;
+  }
+  w->stack[w->n++] = (gql_vsel_frame){set, via, 0};
+}
+
+const gql_ast_selection *gql_vsel_next(gql_vsel_walk *w) {
+  while (w->n && !w->nomem) {
+    gql_vsel_frame *top = &w->stack[w->n - 1];
+    if (top->next < top->set->selections.count)
+      return top->set->selections.items[top->next++];
+    w->n--;
+  }
+  return NULL;
+}
+
+const gql_ast_argument *gql_vfind_argument(const gql_ast_directive *d,
+                                           const char *name) {
+  for (uint32_t i = 0; i < d->args.count; i++)
+    if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[i]->name), name))
+      return d->args.items[i];
+  return NULL;
+}
+
 void gql_vctx_keep_usages(gql_vctx *ctx, const gql_ast_node *def,
                           const gql_usage_vec *v) {
   struct gql_vctx_impl *impl = ctx->impl;

@@ -160,6 +160,40 @@ bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
                     const gql_ast_node *node);
 /* False when the document can use no variable (its text has no '$'). */
 bool gql_vctx_may_use_variables(gql_vctx *ctx);
+/* The first directive named `name` in `ds` (graphql-js's
+ * directives.find(d => d.name.value === name)), or NULL. */
+const gql_ast_directive *gql_vfind_directive(const gql_ast_directives *ds,
+                                             const char *name);
+/* A depth-first walk over selections with an explicit stack (a chain of
+ * fragments can be as long as the document), in the order of a recursive
+ * walk that descends into each pushed set at once: push a selection set
+ * (with the fragment spread that led to it, or NULL), then take selections
+ * one by one; a set pushed is walked before the rest of the one below. */
+typedef struct gql_vsel_frame {
+  const gql_ast_selection_set *set;
+  const gql_ast_selection *via; /* the spread that led here, or NULL */
+  uint32_t next;
+} gql_vsel_frame;
+
+typedef struct gql_vsel_walk {
+  gql_arena *arena;
+  gql_vsel_frame *stack; /* `first` until it is outgrown */
+  uint32_t n, cap;
+  bool nomem;
+  gql_vsel_frame first[8];
+} gql_vsel_walk;
+
+/* An empty walk drawing on `arena` once it is deeper than 8 sets. */
+void gql_vsel_init(gql_vsel_walk *w, gql_arena *arena);
+
+void gql_vsel_push(gql_vsel_walk *w, const gql_ast_selection_set *set,
+                   const gql_ast_selection *via);
+/* The next selection, or NULL at the end (or when out of memory). */
+const gql_ast_selection *gql_vsel_next(gql_vsel_walk *w);
+
+/* The `if` or `label` argument, as above (first of that name), or NULL. */
+const gql_ast_argument *gql_vfind_argument(const gql_ast_directive *d,
+                                           const char *name);
 /* Keeps `v` as the variable usages of top-level definition `def` (as
  * gql_vctx_variable_usages would find them) unless already known: the
  * validation's walk collects them as it goes, sparing a walk per

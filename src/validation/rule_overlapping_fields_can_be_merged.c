@@ -5,7 +5,8 @@
  * its memos (the fragment PairSet and the OrderedPairSet of field maps and
  * fragments) and the per-selection-set cache are graphql-js 16.11's, so
  * that the same conflicts come out in the same order with the same nested
- * reasons and locations.
+ * reasons and locations. From graphql-js 17 it takes @stream: two fields of
+ * one response name conflict when either streams, exclusive parents or not.
  *
  * Where graphql-js compares every pair of fields with the same response
  * name, or every pair of fragments spread together, the comparisons that
@@ -463,23 +464,25 @@ static int cmp_arg(const void *a, const void *b) {
   return x->name.len < y->name.len ? -1 : x->name.len > y->name.len;
 }
 
-/* The arguments of a field as one string: sorted by name, each value as
- * print(sortValueNode(value)). NULL when the field repeats an argument name
- * (graphql-js's comparison then depends on order) or on failure. Two fields
+/* The arguments of a field (or of a directive: `node` is either, `args`
+ * its arguments) as one string: sorted by name, each value as
+ * print(sortValueNode(value)). NULL when the node repeats an argument name
+ * (graphql-js's comparison then depends on order) or on failure. Two nodes
  * without repeated names have sameArguments exactly when these are equal. */
-static const char *canonical_args(state *st, const gql_ast_selection *f) {
-  if (!f->args.count)
+static const char *canonical_args(state *st, const void *node,
+                                  const gql_ast_arguments *args) {
+  if (!args->count)
     return "";
   void *v;
-  if (gql_vmap_get(&st->args, (uint64_t)(uintptr_t)f, &v))
+  if (gql_vmap_get(&st->args, (uint64_t)(uintptr_t)node, &v))
     return v;
   const char *res = NULL;
-  uint32_t n = f->args.count;
+  uint32_t n = args->count;
   const gql_ast_argument **sorted =
       gql_arena_alloc(st->ctx->arena, (n ? n : 1) * sizeof *sorted);
   if (sorted) {
     for (uint32_t i = 0; i < n; i++)
-      sorted[i] = f->args.items[i];
+      sorted[i] = args->items[i];
     qsort(sorted, n, sizeof *sorted, cmp_arg);
     bool dup = false;
     for (uint32_t i = 1; i < n && !dup; i++)
@@ -506,20 +509,21 @@ static const char *canonical_args(state *st, const gql_ast_selection *f) {
       gql_buf_free(&b);
     }
   }
-  if (!gql_vmap_put(&st->args, (uint64_t)(uintptr_t)f, (void *)res))
+  if (!gql_vmap_put(&st->args, (uint64_t)(uintptr_t)node, (void *)res))
     st->failed = true;
   return res;
 }
 
-/* graphql-js sameArguments. */
-static bool same_arguments(state *st, const gql_ast_selection *a,
-                           const gql_ast_selection *b) {
-  const gql_ast_arguments *a1 = &a->args, *a2 = &b->args;
+/* graphql-js sameArguments (17's compareArguments for @stream's: the same
+ * answer where no fragment has variables of its own). */
+static bool same_arguments(state *st, const void *a,
+                           const gql_ast_arguments *a1, const void *b,
+                           const gql_ast_arguments *a2) {
   if (a1->count == 0)
     return a2->count == 0;
   if (a2->count == 0 || a1->count != a2->count)
     return false;
-  const char *c1 = canonical_args(st, a), *c2 = canonical_args(st, b);
+  const char *c1 = canonical_args(st, a, a1), *c2 = canonical_args(st, b, a2);
   if (c1 && c2)
     return strcmp(c1, c2) == 0;
   /* repeated names: graphql-js's exact procedure (Map of args2, last
@@ -566,9 +570,20 @@ static const char *shallow_conflict(state *st, bool parents_excl, const nd *f1,
     if (!gql_str_eq(n1, n2))
       return gql_arena_sprintf(a, "\"%.*s\" and \"%.*s\" are different fields",
                                (int)n1.len, n1.ptr, (int)n2.len, n2.ptr);
-    if (!same_arguments(st, f1->node, f2->node))
+    if (!same_arguments(st, f1->node, &f1->node->args, f2->node,
+                        &f2->node->args))
       return "they have differing arguments";
   }
+  /* graphql-js 17: a field with @stream overlaps any other of its name */
+  const gql_ast_directive *d1 = gql_vfind_directive(&f1->node->directives,
+                                                    "stream"),
+                          *d2 = gql_vfind_directive(&f2->node->directives,
+                                                    "stream");
+  if (d1 || d2)
+    return d1 && d2 && same_arguments(st, d1, &d1->args, d2, &d2->args)
+               ? "they have overlapping stream directives. See "
+                 "https://github.com/graphql/defer-stream-wg/discussions/100"
+               : "they have overlapping stream directives";
   if (f1->def && f2->def && types_conflict(s, f1->def->type, f2->def->type))
     return gql_arena_sprintf(
         a, "they return conflicting types \"%s\" and \"%s\"",
@@ -577,14 +592,16 @@ static const char *shallow_conflict(state *st, bool parents_excl, const nd *f1,
 }
 
 /* Serializes a field's subtree for its class key: alias, name, arguments
- * and selections as written (directives do not matter to this rule).
- * False when the subtree holds a fragment spread or a __schema / __type
- * field: comparing it could then touch the fragment-pair memo, or fill the
- * field-map cache with another parent type than graphql-js's order would,
- * so it must be compared where graphql-js compares it. */
+ * and selections as written (directives other than @stream do not matter
+ * to this rule). False when the subtree holds a fragment spread, a
+ * __schema / __type field or a @stream (which conflicts with its copy):
+ * comparing it could then touch the fragment-pair memo, or fill the field-map
+ * cache with another parent type than graphql-js's order would, so it must be
+ * compared where graphql-js compares it. */
 static bool serialize(gql_buf *b, const gql_ast_selection *f) {
   gql_str name = gql_ast_name_str(f->name);
-  if (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type"))
+  if (gql_str_eq_cstr(name, "__schema") || gql_str_eq_cstr(name, "__type") ||
+      gql_vfind_directive(&f->directives, "stream"))
     return false;
   gql_buf_put_str(b, gql_ast_name_str(f->alias));
   gql_buf_putc(b, ':');
@@ -636,9 +653,11 @@ static uint32_t field_class(state *st, nd *f) {
   if (f->cls != CLS_UNSET)
     return f->cls;
   f->cls = NO_CLASS;
+  if (gql_vfind_directive(&f->node->directives, "stream"))
+    return f->cls; /* it conflicts even with its own copy */
   const char *key = NULL;
   if (!f->node->selection_set) {
-    const char *args = canonical_args(st, f->node);
+    const char *args = canonical_args(st, f->node, &f->node->args);
     if (!args)
       return f->cls;
     /* 'L', the parent type's 4 bytes, the name, '(', the arguments */

@@ -68,136 +68,95 @@ typedef struct rule_kinds {
   uint64_t enter, leave;
 } rule_kinds;
 
-/* Per rule of specifiedRules (in order): the kinds of enter and leave. */
-#define SPEC_E0 (K_(DOCUMENT)) /* ExecutableDefinitionsRule */
-#define SPEC_L0 (0)
-#define SPEC_E1 (K_DEFS) /* UniqueOperationNamesRule */
-#define SPEC_L1 (0)
-#define SPEC_E2                                                                \
-  (K_(DOCUMENT) | K_(OPERATION_DEFINITION)) /* LoneAnonymousOperationRule */
-#define SPEC_L2 (0)
-#define SPEC_E3 (K_(OPERATION_DEFINITION)) /* SingleFieldSubscriptionsRule */
-#define SPEC_L3 (0)
-#define SPEC_E4                                                                \
+/* Per rule of specifiedRules: the kinds of enter (E_) and leave (L_). */
+#define E_ExecutableDefinitionsRule (K_(DOCUMENT))
+#define L_ExecutableDefinitionsRule (0)
+#define E_UniqueOperationNamesRule (K_DEFS)
+#define L_UniqueOperationNamesRule (0)
+#define E_LoneAnonymousOperationRule (K_(DOCUMENT) | K_(OPERATION_DEFINITION))
+#define L_LoneAnonymousOperationRule (0)
+#define E_SingleFieldSubscriptionsRule (K_(OPERATION_DEFINITION))
+#define L_SingleFieldSubscriptionsRule (0)
+#define E_KnownTypeNamesRule                                                   \
   (K_DEFS | K_(SCHEMA_DEFINITION) | K_(SCHEMA_EXTENSION) |                     \
-   K_(DIRECTIVE_DEFINITION) | K_TYPE_DEFS | K_TYPE_EXTS |                      \
-   K_(NAMED_TYPE)) /* KnownTypeNamesRule */
-#define SPEC_L4 (0)
-#define SPEC_E5                                                                \
-  (K_(INLINE_FRAGMENT) |                                                       \
-   K_(FRAGMENT_DEFINITION)) /* FragmentsOnCompositeTypesRule */
-#define SPEC_L5 (0)
-#define SPEC_E6 (K_(VARIABLE_DEFINITION)) /* VariablesAreInputTypesRule */
-#define SPEC_L6 (0)
-#define SPEC_E7 (K_(FIELD)) /* ScalarLeafsRule */
-#define SPEC_L7 (0)
-#define SPEC_E8 (K_(FIELD)) /* FieldsOnCorrectTypeRule */
-#define SPEC_L8 (0)
-#define SPEC_E9 (K_DEFS) /* UniqueFragmentNamesRule */
-#define SPEC_L9 (0)
-#define SPEC_E10 (K_(FRAGMENT_SPREAD)) /* KnownFragmentNamesRule */
-#define SPEC_L10 (0)
-#define SPEC_E11 (K_DEFS) /* NoUnusedFragmentsRule */
-#define SPEC_L11 (K_(DOCUMENT))
-#define SPEC_E12                                                               \
-  (K_(INLINE_FRAGMENT) | K_(FRAGMENT_SPREAD)) /* PossibleFragmentSpreadsRule   \
-                                               */
-#define SPEC_L12 (0)
-#define SPEC_E13 (K_DEFS) /* NoFragmentCyclesRule */
-#define SPEC_L13 (0)
-#define SPEC_E14 (K_(OPERATION_DEFINITION)) /* UniqueVariableNamesRule */
-#define SPEC_L14 (0)
-#define SPEC_E15 (0) /* NoUndefinedVariablesRule */
-#define SPEC_L15 (K_(OPERATION_DEFINITION))
-#define SPEC_E16 (0) /* NoUnusedVariablesRule */
-#define SPEC_L16 (K_(OPERATION_DEFINITION))
+   K_(DIRECTIVE_DEFINITION) | K_TYPE_DEFS | K_TYPE_EXTS | K_(NAMED_TYPE))
+#define L_KnownTypeNamesRule (0)
+#define E_FragmentsOnCompositeTypesRule                                        \
+  (K_(INLINE_FRAGMENT) | K_(FRAGMENT_DEFINITION))
+#define L_FragmentsOnCompositeTypesRule (0)
+#define E_VariablesAreInputTypesRule (K_(VARIABLE_DEFINITION))
+#define L_VariablesAreInputTypesRule (0)
+#define E_ScalarLeafsRule (K_(FIELD))
+#define L_ScalarLeafsRule (0)
+#define E_FieldsOnCorrectTypeRule (K_(FIELD))
+#define L_FieldsOnCorrectTypeRule (0)
+#define E_UniqueFragmentNamesRule (K_DEFS)
+#define L_UniqueFragmentNamesRule (0)
+#define E_KnownFragmentNamesRule (K_(FRAGMENT_SPREAD))
+#define L_KnownFragmentNamesRule (0)
+#define E_NoUnusedFragmentsRule (K_DEFS)
+#define L_NoUnusedFragmentsRule (K_(DOCUMENT))
+#define E_PossibleFragmentSpreadsRule                                          \
+  (K_(INLINE_FRAGMENT) | K_(FRAGMENT_SPREAD))
+#define L_PossibleFragmentSpreadsRule (0)
+#define E_NoFragmentCyclesRule (K_DEFS)
+#define L_NoFragmentCyclesRule (0)
+#define E_UniqueVariableNamesRule (K_(OPERATION_DEFINITION))
+#define L_UniqueVariableNamesRule (0)
+#define E_NoUndefinedVariablesRule (0)
+#define L_NoUndefinedVariablesRule (K_(OPERATION_DEFINITION))
+#define E_NoUnusedVariablesRule (0)
+#define L_NoUnusedVariablesRule (K_(OPERATION_DEFINITION))
 /* its stack of ancestors needs the nodes a directive can be on (and
  * directive definitions, for arguments of input objects) */
-#define SPEC_E17                                                               \
-  (K_(DIRECTIVE) | K_DIRECTED |                                                \
-   K_(DIRECTIVE_DEFINITION)) /* KnownDirectivesRule */
-#define SPEC_L17 (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
-#define SPEC_E18 (K_DIRECTED) /* UniqueDirectivesPerLocationRule */
-#define SPEC_L18 (0)
-#define SPEC_E19 (K_(DIRECTIVE) | K_(ARGUMENT)) /* KnownArgumentNamesRule */
-#define SPEC_L19 (0)
-#define SPEC_E20 (K_(FIELD) | K_(DIRECTIVE)) /* UniqueArgumentNamesRule */
-#define SPEC_L20 (0)
-#define SPEC_E21                                                               \
+#define E_KnownDirectivesRule                                                  \
+  (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
+#define L_KnownDirectivesRule                                                  \
+  (K_(DIRECTIVE) | K_DIRECTED | K_(DIRECTIVE_DEFINITION))
+#define E_UniqueDirectivesPerLocationRule (K_DIRECTED)
+#define L_UniqueDirectivesPerLocationRule (0)
+#define E_DeferStreamDirectiveOnRootFieldRule (K_(OPERATION_DEFINITION))
+#define L_DeferStreamDirectiveOnRootFieldRule (0)
+#define E_DeferStreamDirectiveOnValidOperationsRule (K_(OPERATION_DEFINITION))
+#define L_DeferStreamDirectiveOnValidOperationsRule (0)
+#define E_DeferStreamDirectiveLabelRule (K_(DIRECTIVE))
+#define L_DeferStreamDirectiveLabelRule (0)
+#define E_StreamDirectiveOnListFieldRule (K_(DIRECTIVE))
+#define L_StreamDirectiveOnListFieldRule (0)
+#define E_KnownArgumentNamesRule (K_(DIRECTIVE) | K_(ARGUMENT))
+#define L_KnownArgumentNamesRule (0)
+#define E_UniqueArgumentNamesRule (K_(FIELD) | K_(DIRECTIVE))
+#define L_UniqueArgumentNamesRule (0)
+#define E_ValuesOfCorrectTypeRule                                              \
   (K_(LIST_VALUE) | K_(OBJECT_VALUE) | K_(OBJECT_FIELD) | K_(NULL_VALUE) |     \
    K_(ENUM_VALUE) | K_(INT_VALUE) | K_(FLOAT_VALUE) | K_(STRING_VALUE) |       \
-   K_(BOOLEAN_VALUE)) /* ValuesOfCorrectTypeRule */
-#define SPEC_L21 (0)
-#define SPEC_E22 (0) /* ProvidedRequiredArgumentsRule */
-#define SPEC_L22 (K_(FIELD) | K_(DIRECTIVE))
-#define SPEC_E23 (0) /* VariablesInAllowedPositionRule */
-#define SPEC_L23 (K_(OPERATION_DEFINITION))
-#define SPEC_E24 (K_(SELECTION_SET)) /* OverlappingFieldsCanBeMergedRule */
-#define SPEC_L24 (0)
-#define SPEC_E25                                                               \
-  (K_(OBJECT_VALUE) | K_(OBJECT_FIELD)) /* UniqueInputFieldNamesRule */
-#define SPEC_L25 (K_(OBJECT_VALUE))
-#define SPEC_E26 (K_(FIELD)) /* MaxIntrospectionDepthRule */
-#define SPEC_L26 (0)
-#define SPEC_ROW_E(k)                                                          \
-  (((((uint64_t)(SPEC_E0) >> (k)) & 1) << 0) |                                 \
-   ((((uint64_t)(SPEC_E1) >> (k)) & 1) << 1) |                                 \
-   ((((uint64_t)(SPEC_E2) >> (k)) & 1) << 2) |                                 \
-   ((((uint64_t)(SPEC_E3) >> (k)) & 1) << 3) |                                 \
-   ((((uint64_t)(SPEC_E4) >> (k)) & 1) << 4) |                                 \
-   ((((uint64_t)(SPEC_E5) >> (k)) & 1) << 5) |                                 \
-   ((((uint64_t)(SPEC_E6) >> (k)) & 1) << 6) |                                 \
-   ((((uint64_t)(SPEC_E7) >> (k)) & 1) << 7) |                                 \
-   ((((uint64_t)(SPEC_E8) >> (k)) & 1) << 8) |                                 \
-   ((((uint64_t)(SPEC_E9) >> (k)) & 1) << 9) |                                 \
-   ((((uint64_t)(SPEC_E10) >> (k)) & 1) << 10) |                               \
-   ((((uint64_t)(SPEC_E11) >> (k)) & 1) << 11) |                               \
-   ((((uint64_t)(SPEC_E12) >> (k)) & 1) << 12) |                               \
-   ((((uint64_t)(SPEC_E13) >> (k)) & 1) << 13) |                               \
-   ((((uint64_t)(SPEC_E14) >> (k)) & 1) << 14) |                               \
-   ((((uint64_t)(SPEC_E15) >> (k)) & 1) << 15) |                               \
-   ((((uint64_t)(SPEC_E16) >> (k)) & 1) << 16) |                               \
-   ((((uint64_t)(SPEC_E17) >> (k)) & 1) << 17) |                               \
-   ((((uint64_t)(SPEC_E18) >> (k)) & 1) << 18) |                               \
-   ((((uint64_t)(SPEC_E19) >> (k)) & 1) << 19) |                               \
-   ((((uint64_t)(SPEC_E20) >> (k)) & 1) << 20) |                               \
-   ((((uint64_t)(SPEC_E21) >> (k)) & 1) << 21) |                               \
-   ((((uint64_t)(SPEC_E22) >> (k)) & 1) << 22) |                               \
-   ((((uint64_t)(SPEC_E23) >> (k)) & 1) << 23) |                               \
-   ((((uint64_t)(SPEC_E24) >> (k)) & 1) << 24) |                               \
-   ((((uint64_t)(SPEC_E25) >> (k)) & 1) << 25) |                               \
-   ((((uint64_t)(SPEC_E26) >> (k)) & 1) << 26))
-#define SPEC_ROW_L(k)                                                          \
-  (((((uint64_t)(SPEC_L0) >> (k)) & 1) << 0) |                                 \
-   ((((uint64_t)(SPEC_L1) >> (k)) & 1) << 1) |                                 \
-   ((((uint64_t)(SPEC_L2) >> (k)) & 1) << 2) |                                 \
-   ((((uint64_t)(SPEC_L3) >> (k)) & 1) << 3) |                                 \
-   ((((uint64_t)(SPEC_L4) >> (k)) & 1) << 4) |                                 \
-   ((((uint64_t)(SPEC_L5) >> (k)) & 1) << 5) |                                 \
-   ((((uint64_t)(SPEC_L6) >> (k)) & 1) << 6) |                                 \
-   ((((uint64_t)(SPEC_L7) >> (k)) & 1) << 7) |                                 \
-   ((((uint64_t)(SPEC_L8) >> (k)) & 1) << 8) |                                 \
-   ((((uint64_t)(SPEC_L9) >> (k)) & 1) << 9) |                                 \
-   ((((uint64_t)(SPEC_L10) >> (k)) & 1) << 10) |                               \
-   ((((uint64_t)(SPEC_L11) >> (k)) & 1) << 11) |                               \
-   ((((uint64_t)(SPEC_L12) >> (k)) & 1) << 12) |                               \
-   ((((uint64_t)(SPEC_L13) >> (k)) & 1) << 13) |                               \
-   ((((uint64_t)(SPEC_L14) >> (k)) & 1) << 14) |                               \
-   ((((uint64_t)(SPEC_L15) >> (k)) & 1) << 15) |                               \
-   ((((uint64_t)(SPEC_L16) >> (k)) & 1) << 16) |                               \
-   ((((uint64_t)(SPEC_L17) >> (k)) & 1) << 17) |                               \
-   ((((uint64_t)(SPEC_L18) >> (k)) & 1) << 18) |                               \
-   ((((uint64_t)(SPEC_L19) >> (k)) & 1) << 19) |                               \
-   ((((uint64_t)(SPEC_L20) >> (k)) & 1) << 20) |                               \
-   ((((uint64_t)(SPEC_L21) >> (k)) & 1) << 21) |                               \
-   ((((uint64_t)(SPEC_L22) >> (k)) & 1) << 22) |                               \
-   ((((uint64_t)(SPEC_L23) >> (k)) & 1) << 23) |                               \
-   ((((uint64_t)(SPEC_L24) >> (k)) & 1) << 24) |                               \
-   ((((uint64_t)(SPEC_L25) >> (k)) & 1) << 25) |                               \
-   ((((uint64_t)(SPEC_L26) >> (k)) & 1) << 26))
+   K_(BOOLEAN_VALUE))
+#define L_ValuesOfCorrectTypeRule (0)
+#define E_ProvidedRequiredArgumentsRule (0)
+#define L_ProvidedRequiredArgumentsRule (K_(FIELD) | K_(DIRECTIVE))
+#define E_VariablesInAllowedPositionRule (0)
+#define L_VariablesInAllowedPositionRule (K_(OPERATION_DEFINITION))
+#define E_OverlappingFieldsCanBeMergedRule (K_(SELECTION_SET))
+#define L_OverlappingFieldsCanBeMergedRule (0)
+#define E_UniqueInputFieldNamesRule (K_(OBJECT_VALUE) | K_(OBJECT_FIELD))
+#define L_UniqueInputFieldNamesRule (K_(OBJECT_VALUE))
+#define E_MaxIntrospectionDepthRule (K_(FIELD))
+#define L_MaxIntrospectionDepthRule (0)
+
+/* The position of each specified rule (its bit in the sets below). */
+#define SPEC_INDEX_(name) SPEC_AT_##name,
+enum { GQL_VALIDATION_RULES(SPEC_INDEX_) SPEC_COUNT };
+#undef SPEC_INDEX_
+_Static_assert(SPEC_COUNT <= 64, "the specified rules fit a uint64_t");
+#define SPEC_BIT_E_(name, k)                                                   \
+  ((((uint64_t)(E_##name) >> (k)) & 1) << SPEC_AT_##name) |
+#define SPEC_BIT_L_(name, k)                                                   \
+  ((((uint64_t)(L_##name) >> (k)) & 1) << SPEC_AT_##name) |
 /* Per node kind: the specified rules (bit i: specified[i]) to call. */
-#define SPEC_ROW_E_(e, n) SPEC_ROW_E(GQL_AST_##e),
-#define SPEC_ROW_L_(e, n) SPEC_ROW_L(GQL_AST_##e),
+#define SPEC_ROW_E_(e, n)                                                      \
+  (GQL_VALIDATION_RULES_WITH(SPEC_BIT_E_, GQL_AST_##e) 0),
+#define SPEC_ROW_L_(e, n)                                                      \
+  (GQL_VALIDATION_RULES_WITH(SPEC_BIT_L_, GQL_AST_##e) 0),
 static const uint64_t spec_on_enter[GQL_AST_KIND_COUNT] = {
     GQL_AST_KINDS(SPEC_ROW_E_)};
 static const uint64_t spec_on_leave[GQL_AST_KIND_COUNT] = {
@@ -206,38 +165,14 @@ static const uint64_t spec_on_leave[GQL_AST_KIND_COUNT] = {
 #undef SPEC_ROW_L_
 
 /* Every rule with known kinds, for other lists of rules. */
+#define SPEC_KINDS_(name) {&gql_rule_##name, E_##name, L_##name},
 static const rule_kinds kinds_table[] = {
-    {&gql_rule_ExecutableDefinitionsRule, SPEC_E0, SPEC_L0},
-    {&gql_rule_UniqueOperationNamesRule, SPEC_E1, SPEC_L1},
-    {&gql_rule_LoneAnonymousOperationRule, SPEC_E2, SPEC_L2},
-    {&gql_rule_SingleFieldSubscriptionsRule, SPEC_E3, SPEC_L3},
-    {&gql_rule_KnownTypeNamesRule, SPEC_E4, SPEC_L4},
-    {&gql_rule_FragmentsOnCompositeTypesRule, SPEC_E5, SPEC_L5},
-    {&gql_rule_VariablesAreInputTypesRule, SPEC_E6, SPEC_L6},
-    {&gql_rule_ScalarLeafsRule, SPEC_E7, SPEC_L7},
-    {&gql_rule_FieldsOnCorrectTypeRule, SPEC_E8, SPEC_L8},
-    {&gql_rule_UniqueFragmentNamesRule, SPEC_E9, SPEC_L9},
-    {&gql_rule_KnownFragmentNamesRule, SPEC_E10, SPEC_L10},
-    {&gql_rule_NoUnusedFragmentsRule, SPEC_E11, SPEC_L11},
-    {&gql_rule_PossibleFragmentSpreadsRule, SPEC_E12, SPEC_L12},
-    {&gql_rule_NoFragmentCyclesRule, SPEC_E13, SPEC_L13},
-    {&gql_rule_UniqueVariableNamesRule, SPEC_E14, SPEC_L14},
-    {&gql_rule_NoUndefinedVariablesRule, SPEC_E15, SPEC_L15},
-    {&gql_rule_NoUnusedVariablesRule, SPEC_E16, SPEC_L16},
-    {&gql_rule_KnownDirectivesRule, SPEC_E17, SPEC_L17},
-    {&gql_rule_UniqueDirectivesPerLocationRule, SPEC_E18, SPEC_L18},
-    {&gql_rule_KnownArgumentNamesRule, SPEC_E19, SPEC_L19},
-    {&gql_rule_UniqueArgumentNamesRule, SPEC_E20, SPEC_L20},
-    {&gql_rule_ValuesOfCorrectTypeRule, SPEC_E21, SPEC_L21},
-    {&gql_rule_ProvidedRequiredArgumentsRule, SPEC_E22, SPEC_L22},
-    {&gql_rule_VariablesInAllowedPositionRule, SPEC_E23, SPEC_L23},
-    {&gql_rule_OverlappingFieldsCanBeMergedRule, SPEC_E24, SPEC_L24},
-    {&gql_rule_UniqueInputFieldNamesRule, SPEC_E25, SPEC_L25},
-    {&gql_rule_MaxIntrospectionDepthRule, SPEC_E26, SPEC_L26},
-    {&gql_rule_NoDeprecatedCustomRule,
-     K_(FIELD) | K_(ARGUMENT) | K_(OBJECT_FIELD) | K_(ENUM_VALUE), 0},
+    GQL_VALIDATION_RULES(SPEC_KINDS_){
+        &gql_rule_NoDeprecatedCustomRule,
+        K_(FIELD) | K_(ARGUMENT) | K_(OBJECT_FIELD) | K_(ENUM_VALUE), 0},
     {&gql_rule_NoSchemaIntrospectionCustomRule, K_(FIELD), 0},
 };
+#undef SPEC_KINDS_
 
 /* `hint`: where to look first (the table is in specifiedRules order). */
 static void kinds_of(const gql_vrule *r, uint32_t hint, uint64_t *enter,
@@ -262,8 +197,6 @@ static void kinds_of(const gql_vrule *r, uint32_t hint, uint64_t *enter,
  * on leave are bit sets (bit i: rules[i]). */
 enum { MASKED_MAX = 64 };
 _Static_assert(GQL_AST_KIND_COUNT <= 64, "node kinds fit a uint64_t");
-_Static_assert(GQL_ARRAY_LEN(specified) == 27,
-               "spec_on_enter and spec_on_leave list 27 rules");
 
 typedef struct parallel {
   gql_walker w;

@@ -26,19 +26,7 @@ start_logged subgraphs "$subgraphs" --port "$sub_port" \
 wait_http "http://127.0.0.1:$sub_port/health" subgraphs || exit 1
 rewrite_supergraph "$bench/supergraph.graphql" "$sub_port" >"$tmp/supergraph.graphql"
 gw_port=$(free_port)
-cat >"$tmp/gateway.js" <<'JS'
-const fs = require('fs');
-const { ApolloServer } = require('@apollo/server');
-const { startStandaloneServer } = require('@apollo/server/standalone');
-const { ApolloGateway } = require('@apollo/gateway');
-(async () => {
-  const gateway = new ApolloGateway({ supergraphSdl: fs.readFileSync(process.argv[2], 'utf8') });
-  const server = new ApolloServer({ gateway });
-  const { url } = await startStandaloneServer(server, { listen: { port: +process.argv[3], host: '127.0.0.1' } });
-  console.log('apollo gateway at', url);
-})().catch(e => { console.error(e); process.exit(1); });
-JS
-NODE_PATH=$peers/node_modules start_logged gateway node "$tmp/gateway.js" \
+NODE_PATH=$peers/node_modules start_logged gateway node "$here/../gateway/apollo_gateway.js" \
   "$tmp/supergraph.graphql" "$gw_port"
 # Apollo Server answers GET / with 400 without a query: wait for the log line
 for _ in $(seq 600); do

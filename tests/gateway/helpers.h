@@ -3,6 +3,7 @@
 #define GQL_TESTS_GATEWAY_HELPERS_H
 
 #include "gateway/gateway.h"
+#include "gateway/plan_internal.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -64,6 +65,28 @@ static inline const gql_gw_batch *gw_batch(const gql_gw_plan *plan,
       return b;
   }
   return NULL;
+}
+
+/* The operation text of subgraph `graph`'s request in wave `level`. */
+static inline void gw_expect_op(const gql_gw_plan *plan, const char *graph,
+                                uint32_t level, const char *op) {
+  const gql_gw_batch *b = gw_batch(plan, graph, level);
+  cr_assert_not_null(b, "no %s request in wave %u", graph, level);
+  char *got = malloc(b->operation.len + 1);
+  memcpy(got, b->operation.ptr, b->operation.len);
+  got[b->operation.len] = 0;
+  cr_expect_str_eq(got, op);
+  free(got);
+}
+
+/* A send function answering the batch of wave w with answers[w - 1]. */
+static inline int gw_canned(void *ud, const gql_gw_batch *b, const char *body,
+                            size_t len, gql_str *response) {
+  const char **answers = ud;
+  (void)body;
+  (void)len;
+  *response = gql_cstr(answers[b->level - 1]);
+  return 0;
 }
 
 static inline char *gw_cstr(gql_str s) {

@@ -439,9 +439,13 @@ Test(gateway_execute, a_failed_subgraph_gives_an_error_and_nulls) {
   gql_arena *arena = gql_arena_new(NULL);
   char *got =
       run(&fx, sg, arena, "{ topProducts(first: 1) { name inStock } }", NULL);
-  cr_expect_str_eq(got, "{\"errors\":[{\"message\":\"Subgraph inventory: the "
-                        "request failed\"}],\"data\":{\"topProducts\":[{"
-                        "\"name\":\"Table\",\"inStock\":null}]}}");
+  /* worded as Apollo Router words a subrequest that failed */
+  cr_expect_str_eq(
+      got, "{\"errors\":[{\"message\":\"HTTP fetch failed from 'inventory': "
+           "the request failed\",\"extensions\":{\"service\":\"inventory\","
+           "\"reason\":\"the request failed\",\"code\":"
+           "\"SUBREQUEST_HTTP_ERROR\"}}],\"data\":{\"topProducts\":[{"
+           "\"name\":\"Table\",\"inStock\":null}]}}");
   free(got);
   gql_arena_free(arena);
   gql_supergraph_free(sg);
@@ -574,9 +578,12 @@ Test(gateway_execute, a_malformed_subgraph_answer_is_an_error_not_a_crash) {
   cr_assert_eq(gql_gw_execute(plan, NULL, arena, canned, answers, &out, NULL),
                0);
   char *got = gw_cstr((gql_str){out.data, out.len});
-  cr_expect_str_eq(got, "{\"errors\":[{\"message\":\"Subgraph accounts: the "
-                        "response is not a JSON object\"}],\"data\":{\"me\":"
-                        "null}}");
+  cr_expect_str_eq(
+      got, "{\"errors\":[{\"message\":\"service 'accounts' response was "
+           "malformed: invalid JSON: Unexpected end of input at line 1, column "
+           "15\",\"extensions\":{\"service\":\"accounts\",\"reason\":\"invalid "
+           "JSON: Unexpected end of input at line 1, column 15\",\"code\":"
+           "\"SUBREQUEST_MALFORMED_RESPONSE\"}}],\"data\":{\"me\":null}}");
   free(got);
   gql_buf_free(&out);
   gql_arena_free(arena);
@@ -691,8 +698,9 @@ Test(gateway_execute, union_fragments_merge_fields_by_response_key) {
               "{ any { ... on Node { id } ... on Thing { id name } } }", NULL);
   cr_assert_eq(plan->nbatches, 1);
   char *op = gw_cstr(plan->batches[0].operation);
+  /* per concrete type, in the order the selection names them */
   cr_expect_str_eq(
-      op, "query{any{__typename ...on Node{id} ...on Thing{id name}}}");
+      op, "query{any{__typename ...on Thing{id name} ...on Other{id}}}");
   free(op);
   const char *answers[] = {
       "{\"data\":{\"any\":[{\"__typename\":\"Thing\",\"id\":\"1\",\"name\":"
@@ -891,6 +899,109 @@ Test(gateway_execute, interface_members_merge_from_their_own_subgraphs) {
   cr_expect_eq(sent, 3);
   for (int i = 0; i < 3; i++)
     free(g.bodies[i]);
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+typedef struct body_log {
+  const char **answers;
+  char *bodies[8];
+  uint32_t n;
+} body_log;
+
+/* Canned answers by wave, and the bodies sent. */
+static int log_bodies(void *ud, const gql_gw_batch *b, const char *body,
+                      size_t len, gql_str *response) {
+  body_log *rec = ud;
+  if (rec->n < 8)
+    rec->bodies[rec->n++] = gw_cstr((gql_str){body, len});
+  *response = gql_cstr(rec->answers[b->level - 1]);
+  return 0;
+}
+
+Test(gateway_execute, an_entity_with_a_null_key_is_not_asked_for) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ topProducts { name reviews { id } } }", NULL);
+  const char *answers[] = {
+      "{\"data\":{\"topProducts\":[{\"name\":\"A\",\"__typename\":\"Product\","
+      "\"upc\":\"1\"},{\"name\":\"B\",\"__typename\":\"Product\",\"upc\":"
+      "null}]}}",
+      "{\"data\":{\"_entities\":[{\"reviews\":[{\"id\":\"r1\"}]}]}}"};
+  body_log rec = {answers, {0}, 0};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(gql_gw_execute(plan, NULL, arena, log_bodies, &rec, &out, NULL),
+               0);
+  cr_assert_eq(rec.n, 2);
+  cr_expect_not_null(strstr(rec.bodies[1], "\"representations\":[{"
+                                           "\"__typename\":\"Product\","
+                                           "\"upc\":\"1\"}]}"),
+                     "%s", rec.bodies[1]);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[{\"name\":\"A\","
+                        "\"reviews\":[{\"id\":\"r1\"}]},{\"name\":\"B\","
+                        "\"reviews\":null}]}}");
+  free(got);
+  for (uint32_t i = 0; i < rec.n; i++)
+    free(rec.bodies[i]);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, an_enum_value_the_api_hides_is_null_with_an_error) {
+  char *sdl = gw_read_file(
+      GQL_SOURCE_DIR "/tests/gateway/data/types_enums.graphql", NULL);
+  gql_supergraph *sg = gw_load_text(sdl);
+  free(sdl);
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena, "{ users { kind } }", NULL);
+  const char *answers[] = {"{\"data\":{\"users\":[{\"kind\":\"PLAIN\"},{"
+                           "\"kind\":\"SECRET\"},{\"kind\":\"NOPE\"}]}}"};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, NULL, arena, gw_canned, answers, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  /* as graphql-js serialises an enum value its type lacks */
+  cr_expect_str_eq(
+      got,
+      "{\"errors\":[{\"message\":\"Enum \\\"Kind\\\" cannot represent "
+      "value: \\\"SECRET\\\"\",\"path\":[\"users\",1,\"kind\"]},{"
+      "\"message\":\"Enum \\\"Kind\\\" cannot represent value: "
+      "\\\"NOPE\\\"\",\"path\":[\"users\",2,\"kind\"]}],\"data\":{"
+      "\"users\":[{\"kind\":\"PLAIN\"},{\"kind\":null},{\"kind\":null}]}}");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_execute, introspection_is_answered_beside_subgraph_fields) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(
+      sg, arena,
+      "query($t: String!) { t: __type(name: $t) { name fields { name } } me "
+      "{ id } __typename }",
+      NULL);
+  const char *answers[] = {"{\"data\":{\"me\":{\"id\":\"1\"}}}"};
+  const gql_value *vars;
+  cr_assert_eq(gql_value_parse(arena, "{\"t\":\"User\"}", 12, &vars), 0);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, vars, arena, gw_canned, answers, &out, NULL), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(got, "{\"data\":{\"t\":{\"name\":\"User\",\"fields\":[{"
+                        "\"name\":\"id\"},{\"name\":\"name\"},{\"name\":"
+                        "\"username\"},{\"name\":\"birthday\"},{\"name\":"
+                        "\"reviews\"}]},\"me\":{\"id\":\"1\"},\"__typename\":"
+                        "\"Query\"}}");
   free(got);
   gql_buf_free(&out);
   gql_arena_free(arena);

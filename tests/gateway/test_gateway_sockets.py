@@ -128,9 +128,16 @@ def expect_inventory_failure(gw, what):
     assert resp["data"] == {"topProducts": [{"name": "Table", "inStock": None},
                                             {"name": "Couch", "inStock": None}]}, \
         (what, resp)
-    msgs = [e["message"] for e in resp.get("errors", [])]
-    assert msgs and all(m.startswith("Subgraph inventory: ") for m in msgs), \
-        (what, msgs)
+    errors = resp.get("errors", [])
+    msgs = [e["message"] for e in errors]
+    # worded as Apollo Router words its subrequest errors
+    assert msgs and all(m.startswith("HTTP fetch failed from 'inventory': ") or
+                        m.startswith("service 'inventory' response was malformed: ")
+                        for m in msgs), (what, msgs)
+    assert all(e["extensions"]["service"] == "inventory" and
+               e["extensions"]["code"] in ("SUBREQUEST_HTTP_ERROR",
+                                           "SUBREQUEST_MALFORMED_RESPONSE")
+               for e in errors), (what, errors)
     return msgs[0]
 
 
@@ -209,15 +216,21 @@ def case_graphql_over_http_behaviour_as_gql_serve(subs):
         assert json.loads(body) == {"data": {"topProducts": [{"name": "Table"}]}}, body
         status, body = gw.post("query($n: Int) { topProducts(first: $n) { name } }",
                                variables={"n": "x"})
+        # (with Apollo Router's extensions.code)
         assert status == 200 and json.loads(body) == {"errors": [{
             "message": 'Variable "$n" got invalid value "x"; Int cannot represent '
                        'non-integer value: "x"',
-            "locations": [{"line": 1, "column": 7}]}]}, body
+            "locations": [{"line": 1, "column": 7}],
+            "extensions": {"code": "VALIDATION_INVALID_TYPE_VARIABLE"}}]}, body
         status, body = gw.post("{ nope }")
         assert status == 200, status
         assert json.loads(body) == {"errors": [{
             "message": 'Cannot query field "nope" on type "Query".',
-            "locations": [{"line": 1, "column": 3}]}]}, body
+            "locations": [{"line": 1, "column": 3}],
+            "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}]}, body
+        status, body = gw.post("{ me {")
+        assert json.loads(body)["errors"][0]["extensions"] == {
+            "code": "GRAPHQL_PARSE_FAILED"}, body
         conn = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=10)
         conn.request("GET", "/graphql?query=%7Bme%7Bname%7D%7D")
         r = conn.getresponse()

@@ -12,15 +12,6 @@ static void teardown(void) {
   gql_supergraph_free(sg);
 }
 
-static void expect_op(const gql_gw_plan *plan, const char *graph,
-                      uint32_t level, const char *op) {
-  const gql_gw_batch *b = gw_batch(plan, graph, level);
-  cr_assert_not_null(b, "no %s request in wave %u", graph, level);
-  char *got = gw_cstr(b->operation);
-  cr_expect_str_eq(got, op);
-  free(got);
-}
-
 TestSuite(planner, .init = setup, .fini = teardown);
 
 Test(planner, benchmark_query_needs_six_requests_in_four_waves) {
@@ -45,9 +36,9 @@ Test(planner, benchmark_query_needs_six_requests_in_four_waves) {
   cr_expect_eq(rv->nfields, 2);
   cr_expect_eq(gw_batch(plan, "products", 3)->nfields, 1);
   cr_expect_eq(gw_batch(plan, "accounts", 3)->nfields, 1);
-  expect_op(plan, "inventory", 4,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{inStock shippingEstimate}}}");
+  gw_expect_op(plan, "inventory", 4,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{inStock shippingEstimate}}}");
   cr_expect_null(gw_batch(plan, "inventory", 2));
   free(query);
 }
@@ -58,27 +49,27 @@ Test(planner, root_fields_are_grouped_by_subgraph) {
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 2);
   cr_expect_eq(plan->nlevels, 1);
-  expect_op(plan, "accounts", 1, "query{users{id name} me{username}}");
-  expect_op(plan, "products", 1, "query{topProducts{name}}");
+  gw_expect_op(plan, "accounts", 1, "query{users{id name} me{username}}");
+  gw_expect_op(plan, "products", 1, "query{topProducts{name}}");
 }
 
 Test(planner, aliases_and_arguments_are_forwarded) {
   const char *q = "query Q($n: Int = 2) { a: topProducts(first: $n) "
                   "{ n: name } b: topProducts(first: 3) { upc } }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
-  expect_op(plan, "products", 1,
-            "query($n:Int=2){a:topProducts(first:$n){n:name} "
-            "b:topProducts(first:3){upc}}");
+  gw_expect_op(plan, "products", 1,
+               "query($n:Int=2){a:topProducts(first:$n){n:name} "
+               "b:topProducts(first:3){upc}}");
 }
 
 Test(planner, entity_fields_go_to_an_entities_fetch_with_the_key) {
   const char *q = "{ topProducts { name reviews { body } } }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 2);
-  expect_op(plan, "products", 1, "query{topProducts{name __typename upc}}");
-  expect_op(plan, "reviews", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{reviews{body}}}}");
+  gw_expect_op(plan, "products", 1, "query{topProducts{name __typename upc}}");
+  gw_expect_op(plan, "reviews", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{reviews{body}}}}");
   const gql_gw_fetch *f = gw_batch(plan, "reviews", 2)->fetches[0];
   cr_expect_eq(f->path_len, 2);
   cr_expect(gql_str_eq_cstr(f->path[0], "topProducts"));
@@ -94,9 +85,9 @@ Test(planner, provides_lets_the_reviews_subgraph_answer_username) {
   const char *q2 = "{ topProducts { reviews { author { username name } } } }";
   plan = gw_plan(sg, arena, q2, NULL);
   cr_expect_eq(plan->nbatches, 3);
-  expect_op(plan, "accounts", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on User{name}}}");
+  gw_expect_op(plan, "accounts", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on User{name}}}");
 }
 
 Test(planner, provides_applies_below_nested_entity_fetches_too) {
@@ -109,15 +100,15 @@ Test(planner, provides_applies_below_nested_entity_fetches_too) {
   /* outside @provides, username comes from the accounts root fetch */
   const char *q2 = "{ users { reviews { body } username } }";
   plan = gw_plan(sg, arena, q2, NULL);
-  expect_op(plan, "accounts", 1, "query{users{__typename id username}}");
+  gw_expect_op(plan, "accounts", 1, "query{users{__typename id username}}");
 }
 
 Test(planner, requires_fields_are_fetched_first_and_sent_in_representations) {
   const char *q = "{ topProducts { shippingEstimate } }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 2);
-  expect_op(plan, "products", 1,
-            "query{topProducts{__typename upc price weight}}");
+  gw_expect_op(plan, "products", 1,
+               "query{topProducts{price weight __typename upc}}");
   const gql_gw_fetch *inv = gw_batch(plan, "inventory", 2)->fetches[0];
   gql_buf b;
   gql_buf_init(&b, NULL);
@@ -126,7 +117,9 @@ Test(planner, requires_fields_are_fetched_first_and_sent_in_representations) {
   cr_expect_not_null(
       strstr(text, "{ ... on Product { __typename upc price weight } } =>\n"),
       "%s", text);
-  cr_expect_eq(inv->ndeps, 0);
+  /* its inputs all come from the products fetch it completes */
+  cr_expect_eq(inv->ndeps, 1);
+  cr_expect_eq(inv->deps[0], inv->parent);
   free(text);
   gql_buf_free(&b);
 }
@@ -139,12 +132,13 @@ Test(planner, nested_requires_depend_on_a_third_subgraph) {
   cr_expect_eq(plan->nlevels, 4);
   cr_expect_not_null(gw_batch(plan, "accounts", 1));
   cr_expect_not_null(gw_batch(plan, "reviews", 2));
-  expect_op(plan, "products", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{price weight}}}");
+  gw_expect_op(plan, "products", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{price weight}}}");
   const gql_gw_batch *inv = gw_batch(plan, "inventory", 4);
   cr_assert_not_null(inv);
-  cr_expect_eq(inv->fetches[0]->ndeps, 1);
+  /* the reviews fetch holds the products, products gives price and weight */
+  cr_expect_eq(inv->fetches[0]->ndeps, 2);
 }
 
 Test(planner, same_subgraph_fetches_in_a_wave_are_alias_batched) {
@@ -152,17 +146,18 @@ Test(planner, same_subgraph_fetches_in_a_wave_are_alias_batched) {
                   "} }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 3);
-  expect_op(plan, "reviews", 2,
-            "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
-            "$r0){...on User{reviews{body}}} _1:_entities(representations:"
-            "$r1){...on Product{reviews{id}}}}");
+  gw_expect_op(plan, "reviews", 2,
+               "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
+               "$r0){...on User{reviews{body}}} _1:_entities(representations:"
+               "$r1){...on Product{reviews{id}}}}");
 }
 
 Test(planner, fragments_are_expanded_and_fields_merged_in_query_order) {
   const char *q = "query { topProducts { ...A name ... on Product { upc "
                   "price } } } fragment A on Product { price name weight }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
-  expect_op(plan, "products", 1, "query{topProducts{price name weight upc}}");
+  gw_expect_op(plan, "products", 1,
+               "query{topProducts{price name weight upc}}");
   const gql_gw_sel *tp = plan->client.first;
   cr_expect(gql_str_eq_cstr(tp->key, "topProducts"));
   cr_expect(gql_str_eq_cstr(tp->first->key, "price"));
@@ -174,14 +169,14 @@ Test(planner, literal_skip_and_include_prune_selections) {
                   "inStock @include(if: false) } }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
   cr_expect_eq(plan->nbatches, 1);
-  expect_op(plan, "products", 1, "query{topProducts{upc}}");
+  gw_expect_op(plan, "products", 1, "query{topProducts{upc}}");
 }
 
 Test(planner, operation_is_chosen_by_name) {
   const char *q = "query A { me { id } } query B { topProducts { upc } }";
   gql_gw_plan *plan = gw_plan(sg, arena, q, "B");
   cr_expect_eq(plan->nbatches, 1);
-  expect_op(plan, "products", 1, "query{topProducts{upc}}");
+  gw_expect_op(plan, "products", 1, "query{topProducts{upc}}");
   gql_document *doc;
   gql_syntax_error se;
   cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
@@ -249,32 +244,12 @@ Test(planner, a_full_cache_still_plans_into_the_request_arena) {
   const char *q2 = "{ me { name } }";
   cr_assert_eq(gql_gw_plan_cache_get(c, q2, strlen(q2), NULL, arena, &p2, &err),
                0);
-  expect_op(p2, "accounts", 1, "query{me{name}}");
+  gw_expect_op(p2, "accounts", 1, "query{me{name}}");
   gql_gw_plan_cache_free(c);
 }
 
-Test(planner, what_is_not_planned_yet_is_a_clear_error) {
-  static const char *cases[][2] = {
-      {"{ __schema { queryType { name } } }", "introspection"},
-      {"subscription { me { id } }", "subscriptions"},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    gql_document *doc;
-    gql_syntax_error se;
-    cr_assert_eq(
-        gql_parse(arena, cases[i][0], strlen(cases[i][0]), NULL, &doc, &se), 0);
-    gql_gw_plan *plan;
-    const char *err = NULL;
-    cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
-                 GQL_EUNSUPPORTED, "%s", cases[i][0]);
-    cr_expect_not_null(err && strstr(err, cases[i][1]), "%s: %s", cases[i][0],
-                       err ? err : "(null)");
-  }
-}
-
-Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
-  /* `upc: name` would make the representations carry names as upcs */
-  const char *q = "{ topProducts { upc: name reviews { id } } }";
+Test(planner, subscriptions_are_refused_with_a_clear_error) {
+  const char *q = "subscription { me { id } }";
   gql_document *doc;
   gql_syntax_error se;
   cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
@@ -282,10 +257,42 @@ Test(planner, an_alias_taking_the_name_of_an_entity_key_is_refused) {
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
                GQL_EUNSUPPORTED);
-  cr_expect_not_null(err && strstr(err, "\"upc\""), "%s", err ? err : "");
-  /* the same alias without an entity fetch below is fine */
+  cr_expect_not_null(err && strstr(err, "subscriptions"), "%s",
+                     err ? err : "(null)");
+}
+
+Test(planner, introspection_root_fields_are_the_gateways_own) {
+  gql_gw_plan *plan =
+      gw_plan(sg, arena,
+              "query Q($n: String = \"Product\") { a: __type(name: $n) { "
+              "...F } me { id } } fragment F on __Type { name }",
+              NULL);
+  /* only me is fetched; __type becomes an operation of its own */
+  cr_expect_eq(plan->nbatches, 1);
+  gw_expect_op(plan, "accounts", 1, "query{me{id}}");
+  char *text = gw_cstr(plan->introspection);
+  cr_expect_not_null(strstr(text, "a: __type(name: $n)"), "%s", text);
+  cr_expect_not_null(strstr(text, "($n: String = \"Product\")"), "%s", text);
+  cr_expect_not_null(strstr(text, "fragment F on __Type"), "%s", text);
+  cr_expect_null(strstr(text, "me {"), "%s", text);
+  free(text);
+}
+
+Test(planner, an_alias_taking_the_name_of_an_entity_key_gets_a_private_one) {
+  /* `upc: name` takes the response key the representations read the key
+   * from: the gateway asks for the key under a private alias instead */
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ topProducts { upc: name reviews { id } } }", NULL);
+  gw_expect_op(plan, "products", 1,
+               "query{topProducts{upc:name __typename upc__gw1:upc}}");
+  const gql_gw_fetch *f = gw_batch(plan, "reviews", 2)->fetches[0];
+  const gql_gw_sel *key = f->requires->first->next;
+  cr_expect(gql_str_eq_cstr(key->name, "upc"));
+  cr_expect(gql_str_eq_cstr(key->tree_key, "upc__gw1"));
+  /* the same alias without an entity fetch below needs nothing */
   plan = gw_plan(sg, arena, "{ topProducts { upc: name } }", NULL);
   cr_expect_eq(plan->nbatches, 1);
+  gw_expect_op(plan, "products", 1, "query{topProducts{upc:name}}");
 }
 
 static const char *MUTATION_SG =
@@ -305,12 +312,12 @@ Test(planner, mutation_fields_run_in_order_across_subgraphs) {
   cr_expect_eq(plan->nbatches, 4);
   cr_expect_eq(plan->nlevels, 4);
   /* a1 and a2 share one request; a1's entity fetch comes before b1 */
-  expect_op(plan, "a", 1, "mutation{a1{__typename id} a2}");
-  expect_op(plan, "b", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Thing{extra}}}");
-  expect_op(plan, "b", 3, "mutation{b1}");
-  expect_op(plan, "a", 4, "mutation{a3}");
+  gw_expect_op(plan, "a", 1, "mutation{a1{__typename id} a2}");
+  gw_expect_op(plan, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Thing{extra}}}");
+  gw_expect_op(plan, "b", 3, "mutation{b1}");
+  gw_expect_op(plan, "a", 4, "mutation{a3}");
   gql_supergraph_free(msg);
 }
 
@@ -448,9 +455,9 @@ Test(planner, entity_fetches_at_one_path_with_one_shape_share_a_field) {
   cr_assert_not_null(p);
   cr_expect_eq(p->nfetches, 2);
   cr_expect_eq(p->nfields, 1);
-  expect_op(plan, "products", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Product{name}}}");
+  gw_expect_op(plan, "products", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{name}}}");
   /* different selections on one subgraph in one wave: two aliased fields */
   const char *q2 = "{ users { reviews { product { name } } } topProducts { "
                    "reviews { author { reviews { product { price } } } } } }";
@@ -458,10 +465,11 @@ Test(planner, entity_fetches_at_one_path_with_one_shape_share_a_field) {
   p = gw_batch(plan, "products", 3);
   cr_assert_not_null(p);
   cr_expect_eq(p->nfields, 2);
-  expect_op(plan, "products", 3,
-            "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
-            "$r0){...on Product{name}} _1:_entities(representations:$r1){...on "
-            "Product{price}}}");
+  gw_expect_op(
+      plan, "products", 3,
+      "query($r0:[_Any!]!,$r1:[_Any!]!){_0:_entities(representations:"
+      "$r0){...on Product{name}} _1:_entities(representations:$r1){...on "
+      "Product{price}}}");
 }
 
 /* Abstract types across subgraphs: Media (an interface of graph a) is
@@ -525,15 +533,16 @@ Test(planner, union_members_are_completed_by_their_subgraphs) {
                               "} ... on Movie { title rating } } }",
                               NULL);
   cr_expect_eq(plan->nbatches, 3);
-  expect_op(plan, "c", 1,
-            "query{search{__typename ...on Song{__typename isrc plays} ...on "
-            "Movie{__typename id rating}}}");
-  expect_op(plan, "b", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Song{name}}}");
-  expect_op(plan, "a", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Movie{title}}}");
+  gw_expect_op(
+      plan, "c", 1,
+      "query{search{__typename ...on Song{__typename isrc plays} ...on "
+      "Movie{__typename id rating}}}");
+  gw_expect_op(plan, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Song{name}}}");
+  gw_expect_op(plan, "a", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Movie{title}}}");
   gql_supergraph_free(asg);
 }
 
@@ -544,18 +553,18 @@ Test(planner, abstract_types_below_an_entity_fetch_start_a_third_wave) {
                               "{ name } ... on Movie { t: title } } } } }",
                               NULL);
   cr_expect_eq(plan->nlevels, 3);
-  expect_op(plan, "a", 1,
-            "query{media{__typename ...on Movie{__typename id}}}");
-  expect_op(plan, "c", 2,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Movie{related{__typename ...on "
-            "Song{__typename isrc} ...on Movie{__typename id}}}}}");
-  expect_op(plan, "b", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Song{name}}}");
-  expect_op(plan, "a", 3,
-            "query($representations:[_Any!]!){_entities(representations:"
-            "$representations){...on Movie{t:title}}}");
+  gw_expect_op(plan, "a", 1,
+               "query{media{__typename ...on Movie{__typename id}}}");
+  gw_expect_op(plan, "c", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Movie{related{__typename ...on "
+               "Song{__typename isrc} ...on Movie{__typename id}}}}}");
+  gw_expect_op(plan, "b", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Song{name}}}");
+  gw_expect_op(plan, "a", 3,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Movie{t:title}}}");
   const gql_gw_fetch *f = gw_batch(plan, "b", 3)->fetches[0];
   cr_assert_eq(f->path_len, 3);
   cr_expect(gql_str_eq_cstr(f->path[0], "media"));

@@ -60,6 +60,19 @@ static inline void assert_error(const gql_error_list *l, uint32_t i,
   cr_assert_eq(l->items[i].locations[0].column, column, "column of %s", msg);
 }
 
+/* xorshift64: the random documents of the tests that compare the rules'
+ * shortcuts with graphql-js's every-pair procedure. */
+typedef struct rng {
+  uint64_t s;
+} rng;
+
+static inline uint32_t next(rng *r, uint32_t n) {
+  r->s ^= r->s << 13;
+  r->s ^= r->s >> 7;
+  r->s ^= r->s << 17;
+  return (uint32_t)(r->s % n);
+}
+
 /* CPU time of this process: the machine may be shared, wall time is not a
  * fair measure of the work done. */
 static inline double now_ms(void) {

@@ -266,10 +266,10 @@ Test(framework, error_limit_is_configurable_and_exact_count_is_not_cut) {
 Test(framework, specified_rules_in_graphql_js_order_and_found_by_name) {
   uint32_t n;
   const gql_vrule *const *rules = gql_specified_rules(&n);
-  cr_assert_eq(n, 27);
+  cr_assert_eq(n, 31);
   cr_assert_str_eq(rules[0]->name, "ExecutableDefinitionsRule");
   cr_assert_str_eq(rules[7]->name, "ScalarLeafsRule");
-  cr_assert_str_eq(rules[26]->name, "MaxIntrospectionDepthRule");
+  cr_assert_str_eq(rules[30]->name, "MaxIntrospectionDepthRule");
   cr_assert_eq(gql_find_rule("ScalarLeafsRule", 15), &gql_rule_ScalarLeafsRule);
   cr_assert_eq(gql_find_rule("ScalarLeafs", 11), &gql_rule_ScalarLeafsRule);
   cr_assert_null(gql_find_rule("ScalarLeaf", 10));

@@ -1,7 +1,7 @@
 /* The argument, value, variable-position, field-merging and introspection
  * depth rules on cases the recorded graphql-js corpus does not cover:
  * exact graphql-js 16 messages, locations and order, one rule at a time. */
-#include "validation/validation.h"
+#include "helpers.h"
 #include "validation/values.h"
 
 #include <criterion/criterion.h>
@@ -370,17 +370,6 @@ Test(rules_b, exclusive_parents_may_differ_but_not_in_type) {
 
 /* ---- the shortcuts of OverlappingFieldsCanBeMerged give graphql-js's
  * answers: random documents against the every-pair version */
-
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static uint32_t next(rng *r, uint32_t n) {
-  r->s ^= r->s << 13;
-  r->s ^= r->s >> 7;
-  r->s ^= r->s << 17;
-  return (uint32_t)(r->s % n);
-}
 
 /* Selections on Node; spreads only of fragments F<lo>..F<nfrags-1>, so
  * that fragment Fi spreading only later ones makes no cycle. */

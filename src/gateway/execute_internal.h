@@ -1,0 +1,97 @@
+/*
+ * Shared by execute.c (request bodies, representations, merging, errors)
+ * and project.c (the response projected from the merged tree).
+ */
+#ifndef GQL_GATEWAY_EXECUTE_INTERNAL_H
+#define GQL_GATEWAY_EXECUTE_INTERNAL_H
+
+#include "gateway.h"
+#include "json/json.h"
+
+#define NO_REP UINT32_MAX
+
+typedef struct target {
+  gql_json_value *obj;
+  gql_json_value *path; /* response path, a JSON array; made on demand */
+  uint32_t rep;
+} target;
+
+typedef struct fetch_state {
+  bool paths; /* the targets' paths have been made (for errors) */
+  target *targets;
+  uint32_t ntargets, cap;
+  gql_str *reps; /* distinct representations, JSON text */
+  uint32_t nreps, reps_cap;
+} fetch_state;
+
+struct gql_gw_request {
+  const gql_gw_plan *plan;
+  gql_arena *arena;
+  const gql_value *variables;
+  gql_json_value *data; /* the root object */
+  fetch_state *fs;      /* per fetch id */
+  gql_json_value *errors;
+  uint32_t nerrors, errors_cap;
+  uint32_t requests, reps_sent, reps_seen;
+};
+
+/* -------------------------------------------------------- JSON helpers */
+
+/* gql_str_eq, but keys of equal length mostly differ in their first byte:
+ * no memcmp call for those. */
+static inline bool key_eq(gql_str a, gql_str b) {
+  return a.len == b.len && (a.len == 0 || (a.ptr[0] == b.ptr[0] &&
+                                           memcmp(a.ptr, b.ptr, a.len) == 0));
+}
+
+static inline gql_json_value *obj_get(const gql_json_value *obj, gql_str key) {
+  if (!obj || obj->kind != GQL_JSON_OBJECT)
+    return NULL;
+  for (size_t i = obj->object.count; i-- > 0;)
+    if (key_eq(obj->object.members[i].key, key))
+      return &obj->object.members[i].value;
+  return NULL;
+}
+
+typedef struct seg {
+  const struct seg *parent;
+  gql_str key; /* or an index when key.ptr is NULL */
+  size_t index;
+} seg;
+
+/* The response path of s (+ tail), as a JSON array in the arena. */
+gql_json_value *gw_path_json(gql_arena *a, const seg *s,
+                             const gql_json_value *tail, size_t ntail);
+
+/* Appends n bytes: gql_buf_append inlined for the short, frequent pieces
+ * of the response (its buffer is sized up front, so rarely grows). */
+static inline void gw_put(gql_buf *out, const char *p, size_t n) {
+  if (GQL_UNLIKELY(out->cap - out->len < n) && !gql_buf_reserve(out, n))
+    return;
+  memcpy(out->data + out->len, p, n);
+  out->len += n;
+}
+
+/* Writes `"key":` for selection s. */
+static inline void write_key(gql_buf *out, const gql_gw_sel *s) {
+  if (s->key_json.len) {
+    gw_put(out, s->key_json.ptr, s->key_json.len);
+    return;
+  }
+  gql_json_write_string(out, s->key);
+  gql_buf_putc(out, ':');
+}
+
+/* Whether an object of type t gets client field c (its conditions). */
+static inline bool gw_sel_applies(const gql_gw_type *t, const gql_gw_sel *c) {
+  return (!c->cond || gql_supergraph_satisfies(t, c->cond)) &&
+         (!c->cond2 || gql_supergraph_satisfies(t, c->cond2));
+}
+
+/* Adds an error {"message":..,"path":..} to the response. */
+void gql_gw_add_error(gql_gw_request *r, gql_str message,
+                      const gql_json_value *path);
+void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,
+                   bool *oom);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * The client response: the client's normalised selection projected over
+ * the merged data tree, in query order, with aliases, __typename, and
+ * graphql-js's null propagation and serialisation (an enum value the API
+ * schema lacks, such as an @inaccessible one, becomes null with an error);
+ * root introspection fields as the gateway's own executor answered them.
+ */
+#include "execute_internal.h"
+
+/* ---------------------------------------------------------- projection */
+
+/* PROJ_ERROR: null with an error already recorded (a value the type
+ * cannot represent). */
+typedef enum proj { PROJ_OK, PROJ_NULL, PROJ_ERROR, PROJ_BUBBLED } proj;
+
+typedef struct projector {
+  gql_gw_request *r;
+  gql_buf *out;
+} projector;
+
+static bool is_leaf(const gql_gw_type *t) {
+  return !t || t->kind == GQL_AST_SCALAR_TYPE_DEFINITION ||
+         t->kind == GQL_AST_ENUM_TYPE_DEFINITION;
+}
+
+static proj project(projector *p, const gql_json_value *v,
+                    const gql_ast_type *t, const gql_gw_type *named,
+                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
+                    gql_str field);
+
+/* Whether client field c (with a type condition) is selected on an object
+ * of type t: its condition holds and no earlier field that applies has
+ * the same response key (those come first, as CollectFields orders). */
+static bool applies(const gql_gw_type *t, const gql_gw_sel *c,
+                    const gql_gw_sel *sel) {
+  if (!gw_sel_applies(t, c))
+    return false;
+  for (const gql_gw_sel *e = sel->first; e != c; e = e->next)
+    if (gql_str_eq(e->key, c->key) && gw_sel_applies(t, e))
+      return false;
+  return true;
+}
+
+/* An object whose __typename the API schema cannot give at this place (an
+ * @inaccessible type, or none of the abstract type's): null with
+ * graphql-js's error. */
+static proj runtime_type_error(projector *p, const gql_gw_type *named,
+                               gql_str name, const gql_gw_type *t,
+                               const seg *path, gql_str parent_type,
+                               gql_str field) {
+  char *msg =
+      !t || t->inaccessible
+          ? gql_arena_sprintf(p->r->arena,
+                              "Abstract type \"%.*s\" was resolved to a type "
+                              "\"%.*s\" that does not exist inside the schema.",
+                              (int)named->name.len, named->name.ptr,
+                              (int)name.len, name.ptr)
+          : gql_arena_sprintf(p->r->arena,
+                              "Runtime Object type \"%.*s\" is not a possible "
+                              "type for \"%.*s\".",
+                              (int)name.len, name.ptr, (int)named->name.len,
+                              named->name.ptr);
+  (void)parent_type;
+  (void)field;
+  if (msg)
+    gql_gw_add_error(p->r, gql_cstr(msg),
+                     gw_path_json(p->r->arena, path, NULL, 0));
+  return PROJ_ERROR;
+}
+
+/* `named` is the field's type; the object's __typename may name a
+ * concrete type below it. */
+static proj project_object(projector *p, const gql_json_value *v,
+                           const gql_gw_type *named, const gql_gw_sel *sel,
+                           const seg *path, gql_str parent_type,
+                           gql_str field) {
+  if (!v || v->kind != GQL_JSON_OBJECT)
+    return PROJ_NULL;
+  const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
+  const gql_gw_type *t = named;
+  if (tn && tn->kind == GQL_JSON_STRING && !gql_str_eq(tn->string, t->name)) {
+    t = gql_supergraph_type(p->r->plan->sg, tn->string);
+    if (named->is_abstract &&
+        (!t || t->inaccessible || !gql_supergraph_satisfies(t, named)))
+      return runtime_type_error(p, named, tn->string, t, path, parent_type,
+                                field);
+    if (!t)
+      t = named;
+  }
+  gql_buf_putc(p->out, '{');
+  bool first = true;
+  for (const gql_gw_sel *c = sel->first; c; c = c->next) {
+    if (sel->has_cond && !applies(t, c, sel))
+      continue;
+    if (!first)
+      gql_buf_putc(p->out, ',');
+    first = false;
+    write_key(p->out, c);
+    if (c->verbatim) { /* the gateway's introspection answer */
+      const gql_json_value *iv = obj_get(v, c->key);
+      if (iv)
+        gql_json_write_value(p->out, iv);
+      else
+        gql_buf_puts(p->out, "null");
+      continue;
+    }
+    if (!c->def && gql_str_eq_cstr(c->name, "__typename")) {
+      gql_json_write_string(p->out, t->name);
+      continue;
+    }
+    const gql_gw_field *f =
+        c->def && c->def->parent == t
+            ? c->def
+            : gql_supergraph_field_of(p->r->plan->sg, t, c->name);
+    if (!f) {
+      gql_buf_puts(p->out, "null");
+      continue;
+    }
+    seg s = {path, c->key, 0};
+    proj res = project(p, obj_get(v, c->key), f->type, f->named, c, &s, t->name,
+                       c->name);
+    if (res == PROJ_BUBBLED)
+      return PROJ_BUBBLED;
+  }
+  gql_buf_putc(p->out, '}');
+  return PROJ_OK;
+}
+
+/* An enum value the API schema cannot represent (an @inaccessible value,
+ * or one only a subgraph knows): null and graphql-js's serialisation
+ * error. */
+static proj enum_error(projector *p, const gql_json_value *v,
+                       const gql_gw_type *named, const seg *path) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_printf(&b,
+                 "Enum \"%.*s\" cannot represent value: ", (int)named->name.len,
+                 named->name.ptr);
+  gql_json_write_value(&b, v);
+  char *msg = b.failed ? NULL : gql_arena_strndup(p->r->arena, b.data, b.len);
+  gql_buf_free(&b);
+  if (msg)
+    gql_gw_add_error(p->r, gql_cstr(msg),
+                     gw_path_json(p->r->arena, path, NULL, 0));
+  return PROJ_ERROR;
+}
+
+static proj project_inner(projector *p, const gql_json_value *v,
+                          const gql_ast_type *t, const gql_gw_type *named,
+                          const gql_gw_sel *sel, const seg *path,
+                          gql_str parent_type, gql_str field) {
+  if (!v || v->kind == GQL_JSON_NULL)
+    return PROJ_NULL;
+  if (t->h.kind == GQL_AST_LIST_TYPE) {
+    if (v->kind != GQL_JSON_ARRAY)
+      return PROJ_NULL;
+    gql_buf_putc(p->out, '[');
+    for (size_t i = 0; i < v->array.count; i++) {
+      if (i)
+        gql_buf_putc(p->out, ',');
+      seg s = {path, {NULL, 0}, i};
+      proj res = project(p, &v->array.items[i], t->of, named, sel, &s,
+                         parent_type, field);
+      if (res == PROJ_BUBBLED)
+        return PROJ_BUBBLED;
+    }
+    gql_buf_putc(p->out, ']');
+    return PROJ_OK;
+  }
+  if (is_leaf(named)) {
+    if (named && named->kind == GQL_AST_ENUM_TYPE_DEFINITION &&
+        (v->kind != GQL_JSON_STRING ||
+         !gql_supergraph_enum_has(named, v->string)))
+      return enum_error(p, v, named, path);
+    if (v->kind == GQL_JSON_STRING && v->verbatim) {
+      /* as gql_json_write_string would write it, without the scan */
+      if (gql_buf_reserve(p->out, v->string.len + 2)) {
+        char *o = p->out->data + p->out->len;
+        o[0] = '"';
+        if (v->string.len)
+          memcpy(o + 1, v->string.ptr, v->string.len);
+        o[v->string.len + 1] = '"';
+        p->out->len += v->string.len + 2;
+      }
+    } else {
+      gql_json_write_value(p->out, v);
+    }
+    return PROJ_OK;
+  }
+  return project_object(p, v, named, sel, path, parent_type, field);
+}
+
+static proj project(projector *p, const gql_json_value *v,
+                    const gql_ast_type *t, const gql_gw_type *named,
+                    const gql_gw_sel *sel, const seg *path, gql_str parent_type,
+                    gql_str field) {
+  size_t mark = p->out->len;
+  bool non_null = t->h.kind == GQL_AST_NON_NULL_TYPE;
+  proj res = project_inner(p, v, non_null ? t->of : t, named, sel, path,
+                           parent_type, field);
+  if (res == PROJ_OK)
+    return PROJ_OK;
+  p->out->len = mark;
+  if (non_null) {
+    if (res == PROJ_NULL) {
+      char *msg = gql_arena_sprintf(
+          p->r->arena, "Cannot return null for non-nullable field %.*s.%.*s.",
+          (int)parent_type.len, parent_type.ptr, (int)field.len, field.ptr);
+      if (msg)
+        gql_gw_add_error(p->r, gql_cstr(msg),
+                         gw_path_json(p->r->arena, path, NULL, 0));
+    }
+    return PROJ_BUBBLED;
+  }
+  gql_buf_puts(p->out, "null");
+  return PROJ_OK;
+}
+
+/* Writes `"errors":[...],` for the errors so far. */
+static void write_response_errors(const gql_gw_request *r, gql_buf *out) {
+  gql_buf_puts(out, "\"errors\":[");
+  for (uint32_t i = 0; i < r->nerrors; i++) {
+    if (i)
+      gql_buf_putc(out, ',');
+    gql_json_write_value(out, &r->errors[i]);
+  }
+  gql_buf_puts(out, "],");
+}
+
+int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
+  /* The data is projected straight into `out`; errors go first (as
+   * graphql-js orders them), so those that projection finds (null
+   * propagation) are inserted in front afterwards. */
+  size_t start = out->len;
+  uint32_t nerrors = r->nerrors;
+  gql_buf_putc(out, '{');
+  if (nerrors)
+    write_response_errors(r, out);
+  gql_buf_puts(out, "\"data\":");
+  size_t data_at = out->len;
+  projector p = {r, out};
+  const gql_gw_type *root = r->plan->root;
+  proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL,
+                                   root->name, root->name)
+                  : PROJ_NULL;
+  if (res != PROJ_OK) {
+    out->len = data_at;
+    gql_buf_puts(out, "null");
+  }
+  gql_buf_putc(out, '}');
+  if (r->nerrors != nerrors && !out->failed) {
+    /* rewrite the head: `{` + all the errors, then the data as written */
+    gql_buf head;
+    gql_buf_init(&head, NULL);
+    gql_buf_putc(&head, '{');
+    write_response_errors(r, &head);
+    gql_buf_puts(&head, "\"data\":");
+    size_t old = data_at - start;
+    if (!head.failed && head.len > old &&
+        gql_buf_reserve(out, head.len - old)) {
+      char *base = out->data + start;
+      memmove(base + head.len, base + old, out->len - data_at);
+      memcpy(base, head.data, head.len);
+      out->len += head.len - old;
+    } else {
+      out->failed = true;
+    }
+    gql_buf_free(&head);
+  }
+  return out->failed ? GQL_ENOMEM : 0;
+}

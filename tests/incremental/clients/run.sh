@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The npm clients (meros, Apollo Client 4, graphql-sse) read incremental
+# responses framed by src/http/incremental.c: incremental_replay serves the
+# recorded payloads of every case in tests/incremental/cases/exec, and
+# clients.mjs reads them with each client and compares with the recording.
+# Usage: run.sh REPLAY_BINARY PEERS_DIR
+# The clients go into PEERS_DIR (its own package.json) once; no npm or no
+# registry is a failure, never a skip.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+replay=$1
+mkdir -p "$2"
+peers=$(cd "$2" && pwd)
+packages="meros@1 @apollo/client@4 graphql@16 rxjs@7 graphql-sse@2"
+command -v node >/dev/null && command -v npm >/dev/null ||
+  { echo "FAIL: node and npm are required (scripts/deps.sh)"; exit 1; }
+mkdir -p "$peers"
+(
+  flock 9
+  if [[ ! -f $peers/installed.txt || $(cat "$peers/installed.txt") != "$packages" ]]; then
+    [[ -f $peers/package.json ]] || echo '{"private":true}' >"$peers/package.json"
+    echo "installing $packages into $peers" >&2
+    # shellcheck disable=SC2086
+    (cd "$peers" && npm install --no-audit --no-fund --loglevel=error $packages >"$peers/npm.log" 2>&1) ||
+      { echo "FAIL: npm install failed:"; tail -n 20 "$peers/npm.log"; exit 1; }
+    echo "$packages" >"$peers/installed.txt"
+  fi
+) 9>"$peers/.lock"
+echo "clients: meros $(node -p "require('$peers/node_modules/meros/package.json').version")," \
+  "@apollo/client $(node -p "require('$peers/node_modules/@apollo/client/package.json').version")," \
+  "graphql-sse $(node -p "require('$peers/node_modules/graphql-sse/package.json').version"), node $(node --version)"
+
+work=$(mktemp -d)
+trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+# each case's payloads, one compact JSON a line, for the replay server
+python3 - "$here/../cases/exec" "$work" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1:]
+for name in os.listdir(src):
+    c = json.load(open(os.path.join(src, name), encoding="utf-8"))
+    for key, ext in (("payloads", "payloads"), ("legacyPayloads", "legacy")):
+        with open(os.path.join(dst, "%s.%s" % (c["name"], ext)), "w") as f:
+            for p in c[key]:
+                f.write(json.dumps(p, separators=(",", ":"), ensure_ascii=False) + "\n")
+PY
+delay=${GQL_REPLAY_DELAY_MS:-40}
+"$replay" "$work" 0 >"$work/port" &
+pid=$!
+for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+port=$(awk '/^port/ {print $2}' "$work/port")
+[[ -n $port ]] || { echo "FAIL: incremental_replay did not start"; exit 1; }
+status=0
+GQL_REPLAY_DELAY_MS= node "$here/clients.mjs" "$peers" "http://127.0.0.1:$port" "$here/../cases" || status=1
+kill $pid; wait $pid 2>/dev/null || true
+# flushing: the same server with a delay between payloads
+"$replay" "$work" "$delay" >"$work/port" &
+pid=$!
+for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+port=$(awk '/^port/ {print $2}' "$work/port")
+GQL_REPLAY_DELAY_MS=$delay node "$here/clients.mjs" "$peers" "http://127.0.0.1:$port" \
+  "$here/../cases" --case stream-async-items-out-of-order || status=1
+exit $status

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Checks gql against the graphql-js 17.1 incremental-delivery corpus
+(tests/incremental/cases, see README.md) and prints `N passed, N failed`
+per part and in total. Exits 1 on any failure.
+
+Parts:
+  merge       merge.py gives every execution case's recorded merged results
+              from its recorded payloads (the runner's merge, checked on
+              graphql-js's own answers before it judges gql's)
+  schemas     `gql print-schema [--defer-stream]` prints every schema the
+              cases use as graphql-js 17's printSchema does
+  validation  `gql validate [--defer-stream]` with each recorded rule alone
+              and with all rules: the same errors, locations and order
+
+Usage: run.py GQL_BINARY [--verbose] [--only PART]
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import merge  # noqa: E402
+
+CASES = os.path.join(HERE, "cases")
+
+
+class Part:
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failures = []
+
+    def check(self, ok, label, why):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append((label, why))
+
+
+class Gql:
+    def __init__(self, binary):
+        self.binary = binary
+        self.tmp = tempfile.mkdtemp(prefix="gql-incremental-")
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def run(self, args):
+        p = subprocess.run([self.binary] + args, capture_output=True,
+                           timeout=60)
+        return (p.returncode, p.stdout.decode("utf-8", "replace"),
+                p.stderr.decode("utf-8", "replace"))
+
+
+def exec_cases():
+    folder = os.path.join(CASES, "exec")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                yield json.load(f)
+
+
+def jsonl(name):
+    with open(os.path.join(CASES, name), encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def part_merge(gql, part):
+    for c in exec_cases():
+        for key, fn, want in (("payloads", merge.merge, "merged"),
+                              ("legacyPayloads", merge.merge_legacy,
+                               "legacyMerged")):
+            try:
+                got = fn(c[key])
+                why = "want %s\n got %s" % (json.dumps(c[want])[:400],
+                                            json.dumps(got)[:400])
+                ok = got == c[want]
+            except merge.MergeError as e:
+                ok, why = False, str(e)
+            part.check(ok, "%s (%s)" % (c["name"], key), why)
+
+
+def part_schemas(gql, part):
+    for n, c in enumerate(jsonl("schemas.jsonl")):
+        args = ["print-schema"]
+        if c["deferStreamDirectives"]:
+            args.append("--defer-stream")
+        rc, out, err = gql.run(args + [gql.write("schema.graphql", c["schema"])])
+        part.check(rc == 0 and out == c["printed"], "schema %d" % n,
+                   "rc=%d %s\n%s" % (rc, err[:300], diff(c["printed"], out)))
+
+
+def validate(gql, case, rule):
+    args = ["validate", "--schema", gql.write("schema.graphql", case["schema"])]
+    if case["deferStreamDirectives"]:
+        args.append("--defer-stream")
+    if rule:
+        args += ["--rule", rule]
+    rc, out, err = gql.run(args + [gql.write("doc.graphql", case["document"])])
+    try:
+        errors = json.loads(out)
+    except ValueError:
+        return "rc=%d, no JSON: %r %r" % (rc, out[:200], err[:200])
+    if (rc == 0) != (errors == []):
+        return "rc=%d does not agree with %d errors" % (rc, len(errors))
+    return errors
+
+
+def part_validation(gql, part):
+    for c in jsonl("validation.jsonl"):
+        runs = [(rule, want) for rule, want in c["rules"].items()]
+        if c["allSpecifiedRulesErrors"] is not None:
+            runs.append((None, c["allSpecifiedRulesErrors"]))
+        for rule, want in runs:
+            got = validate(gql, c, rule)
+            part.check(got == want, "%s (%s)" % (c["name"], rule or "all rules"),
+                       "want %s\n got %s" % (json.dumps(want)[:600],
+                                             json.dumps(got)[:600]))
+
+
+def diff(a, b):
+    import difflib
+    return "".join(list(difflib.unified_diff(
+        a.splitlines(True), b.splitlines(True), "want", "got"))[:40])
+
+
+PARTS = [("merge", part_merge), ("schemas", part_schemas),
+         ("validation", part_validation)]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    verbose = "--verbose" in sys.argv
+    only = None
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1]
+        args = [a for a in args if a != only]
+    if len(args) != 1:
+        print(__doc__)
+        return 2
+    gql = Gql(args[0])
+    total_pass = total_fail = 0
+    for name, fn in PARTS:
+        if only and only != name:
+            continue
+        part = Part(name)
+        fn(gql, part)
+        shown = part.failures if verbose else part.failures[:15]
+        for label, why in shown:
+            print("  FAIL %s: %s\n    %s" % (name, label,
+                                            why.replace("\n", "\n    ")))
+        if len(shown) < len(part.failures):
+            print("  ... %d more failures (--verbose shows all)"
+                  % (len(part.failures) - len(shown)))
+        print("incremental %s: %d passed, %d failed"
+              % (name, part.passed, len(part.failures)))
+        total_pass += part.passed
+        total_fail += len(part.failures)
+    print("%d passed, %d failed" % (total_pass, total_fail))
+    return 1 if total_fail or not total_pass else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
