@@ -8,6 +8,7 @@
  * JSON object with a known type, nothing is sent after the close, one
  * close at most, and operations stay within the limit. */
 #include "http/graphql_ws.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 

@@ -8,6 +8,7 @@
  * registry never holds more than its limit, and the events written for
  * the result are well-formed chunks. */
 #include "http/sse.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 
@@ -25,28 +26,28 @@ static bool status_known(int s) {
 }
 
 /* Every chunk's size matches its bytes, and the body ends with 0. */
-static void check_chunks(const gql_buf *b) {
+static void check_chunks(const http_buf *b) {
   size_t i = 0;
   for (;;) {
-    CHECK(i < b->len);
+    CHECK(i < b->o.len);
     size_t n = 0, digits = 0;
-    while (i < b->len && b->data[i] != '\r') {
-      char c = b->data[i++];
+    while (i < b->o.len && b->o.data[i] != '\r') {
+      char c = b->o.data[i++];
       int v = c >= '0' && c <= '9'   ? c - '0'
               : c >= 'a' && c <= 'f' ? c - 87
                                      : -1;
       CHECK(v >= 0 && ++digits <= 8);
       n = n * 16 + (size_t)v;
     }
-    CHECK(i + 2 <= b->len && b->data[i + 1] == '\n');
+    CHECK(i + 2 <= b->o.len && b->o.data[i + 1] == '\n');
     i += 2;
     if (n == 0) {
-      CHECK(i + 2 == b->len);
+      CHECK(i + 2 == b->o.len);
       return;
     }
-    CHECK(i + n + 2 <= b->len);
-    CHECK(b->data[i + n] == '\r' && b->data[i + n + 1] == '\n');
-    CHECK(n >= 3 && memcmp(b->data + i + n - 2, "\n\n", 2) == 0);
+    CHECK(i + n + 2 <= b->o.len);
+    CHECK(b->o.data[i + n] == '\r' && b->o.data[i + n + 1] == '\n');
+    CHECK(n >= 3 && memcmp(b->o.data + i + n - 2, "\n\n", 2) == 0);
     i += n + 2;
   }
 }
@@ -110,15 +111,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(gql_sse_registry_count(reg) <= 8);
     if (f[0].len == 1)
       gql_sse_registry_expire(reg, now);
-    gql_buf b;
-    gql_buf_init(&b, NULL);
+    http_buf b;
+    b = (http_buf){0};
     gql_sse_write_ping(&b);
     gql_sse_write_next(&b, f[4], f[4].len & 1, f[5].ptr ? f[5].ptr : "",
                        f[5].len);
     gql_sse_write_complete(&b, f[4], f[4].len & 1);
     gql_sse_write_end(&b);
     check_chunks(&b);
-    gql_buf_free(&b);
+    http_buf_free(&b);
   }
   return 0;
 }

@@ -6,6 +6,7 @@
  * delivered to a server's handler is UTF-8 when text and within the
  * message limit, and every frame context lent is given back. */
 #include "http/ws.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct peer {
   gql_ws ws;
-  gql_buf out;
+  http_buf out;
   unsigned messages;
 } peer;
 
@@ -70,19 +71,19 @@ static void handshake(const uint8_t *data, size_t size) {
   CHECK(ok || h.status == 400 || h.status == 405 || h.status == 426);
   if (ok)
     CHECK(strlen(h.accept) == 28);
-  gql_buf out;
-  gql_buf_init(&out, NULL);
+  http_buf out;
+  out = (http_buf){0};
   gql_ws_handshake_write(&out, &h);
-  CHECK(!ok ||
-        (out.len > 4 && memcmp(out.data + out.len - 4, "\r\n\r\n", 4) == 0));
+  CHECK(!ok || (out.o.len > 4 &&
+                memcmp(out.o.data + out.o.len - 4, "\r\n\r\n", 4) == 0));
   const char *why;
   if (ok && f[3].len && f[3].len < 64) {
     char key[64];
     memcpy(key, f[3].ptr, f[3].len);
     key[f[3].len] = 0;
-    CHECK(gql_ws_client_check(out.data, out.len, key, h.protocol, &why));
+    CHECK(gql_ws_client_check(out.o.data, out.o.len, key, h.protocol, &why));
   }
-  gql_buf_free(&out);
+  http_buf_free(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -101,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(pool);
   }
   peer p = {0};
-  gql_buf_init(&p.out, NULL);
+  p.out = (http_buf){0};
   gql_ws_init(&p.ws, pool, (c & 1) ? GQL_WS_CLIENT : GQL_WS_SERVER, &handler,
               &p, &p.out);
   size_t piece = ((c >> 1) & 31) + 1;
@@ -119,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (p.ws.state == GQL_WS_OPEN)
     gql_ws_close(&p.ws, GQL_WS_CLOSE_NORMAL, "bye");
   gql_ws_free(&p.ws);
-  gql_buf_free(&p.out);
+  http_buf_free(&p.out);
   unsigned created, lent;
   gql_ws_pool_counts(pool, &created, &lent);
   CHECK(lent == 0);

@@ -36,7 +36,7 @@ typedef struct client {
   uv_connect_t creq;
   uv_write_t wreq;
   gql_ws ws;
-  gql_buf out, wbuf;
+  http_buf out, wbuf;
   char key[25];
   char head[1024];
   size_t head_len;
@@ -145,13 +145,13 @@ static long long cpu_ns(pid_t pid) {
 static void on_write(uv_write_t *req, int status);
 
 static void flush(client *c) {
-  if (c->closed || c->writing || !c->out.len)
+  if (c->closed || c->writing || !c->out.o.len)
     return;
-  gql_buf tmp = c->wbuf;
+  http_buf tmp = c->wbuf;
   c->wbuf = c->out;
   c->out = tmp;
-  c->out.len = 0;
-  uv_buf_t b = uv_buf_init(c->wbuf.data, (unsigned)c->wbuf.len);
+  c->out.o.len = 0;
+  uv_buf_t b = uv_buf_init(c->wbuf.o.data, (unsigned)c->wbuf.o.len);
   c->wreq.data = c;
   if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_write) == 0)
     c->writing = true;
@@ -160,7 +160,7 @@ static void flush(client *c) {
 static void on_write(uv_write_t *req, int status) {
   client *c = req->data;
   c->writing = false;
-  c->wbuf.len = 0;
+  c->wbuf.o.len = 0;
   (void)status;
   flush(c);
 }
@@ -325,8 +325,8 @@ static struct sockaddr_in server_addr;
 static void connect_next(void) {
   while (started < opt.n && started - acked - failed < opt.concurrency) {
     client *c = &clients[started++];
-    gql_buf_init(&c->out, NULL);
-    gql_buf_init(&c->wbuf, NULL);
+    c->out = (http_buf){0};
+    c->wbuf = (http_buf){0};
     gql_ws_client_key(c->key);
     gql_ws_init(&c->ws, pool, GQL_WS_CLIENT, &handler, c, &c->out);
     uv_tcp_init(loop, &c->tcp);

@@ -12,7 +12,7 @@
 struct gql_gws_env {
   gql_gws_limits lim;
   gql_arena *arena;
-  gql_buf out;
+  http_buf out;
 };
 
 gql_gws_env *gql_gws_env_new(const gql_gws_limits *limits) {
@@ -27,14 +27,11 @@ gql_gws_env *gql_gws_env_new(const gql_gws_limits *limits) {
     e->lim.max_operations = 100;
   if (!e->lim.max_id)
     e->lim.max_id = 128;
-  if (!e->lim.max_depth)
-    e->lim.max_depth = 64;
   e->arena = gql_arena_new(NULL);
   if (!e->arena) {
     free(e);
     return NULL;
   }
-  gql_buf_init(&e->out, NULL);
   return e;
 }
 
@@ -42,24 +39,21 @@ void gql_gws_env_free(gql_gws_env *e) {
   if (!e)
     return;
   gql_arena_free(e->arena);
-  gql_buf_free(&e->out);
+  http_buf_free(&e->out);
   free(e);
 }
 
 /* ------------------------------------------------------------ helpers */
 
-static gql_buf *start(gql_gws *g) {
-  gql_buf *b = &g->env->out;
-  b->len = 0;
-  b->failed = false;
-  if (b->cap > 64 * 1024) /* one big message does not stay pinned */
-    gql_buf_free(b);
+static http_buf *start(gql_gws *g) {
+  http_buf *b = &g->env->out;
+  http_buf_clear(b, 64 * 1024); /* one big message does not stay pinned */
   return b;
 }
 
-static void emit(gql_gws *g, gql_buf *b) {
+static void emit(gql_gws *g, http_buf *b) {
   if (!b->failed)
-    g->h->send(g->ud, b->data, b->len);
+    g->h->send(g->ud, b->o.data, b->o.len);
 }
 
 static void unlink_op(gql_gws *g, gql_gws_op *op) {
@@ -101,22 +95,31 @@ static void bad(gql_gws *g, const char *why) {
   shut(g, GQL_GWS_BAD_REQUEST, BAD_REQUEST_REASON, why);
 }
 
-static bool is_object(const gql_json_value *v) {
-  return v && v->kind == GQL_JSON_OBJECT;
+static bool is_object(const gql_value *v) {
+  return gql_value_kind_of(v) == GQL_VALUE_OBJECT;
+}
+
+/* A string: true and *out set. */
+static bool string_of(const gql_value *v, gql_str *out) {
+  if (!v || gql_value_kind_of(v) != GQL_VALUE_STRING)
+    return false;
+  *out = gql_value_string(v);
+  return true;
 }
 
 /* null, absent or an object. */
-static bool optional_object(const gql_json_value *v) {
-  return !v || v->kind == GQL_JSON_NULL || v->kind == GQL_JSON_OBJECT;
+static bool optional_object(const gql_value *v) {
+  gql_value_kind k = gql_value_kind_of(v); /* absent reads as null */
+  return k == GQL_VALUE_NULL || k == GQL_VALUE_OBJECT;
 }
 
-static const gql_json_value *member(const gql_json_value *o, const char *k) {
-  return gql_json_get(o, gql_cstr(k));
+static const gql_value *member(const gql_value *o, const char *k) {
+  return gql_value_get(o, k, strlen(k));
 }
 
 static gql_gws_op *find_op(gql_gws *g, gql_str id) {
   for (gql_gws_op *op = g->ops; op; op = op->next)
-    if (gql_str_eq(gql_gws_op_id(op), id))
+    if (http_str_eq(gql_gws_op_id(op), id))
       return op;
   return NULL;
 }
@@ -154,18 +157,18 @@ void gql_gws_close(gql_gws *g, uint16_t code, const char *reason) {
 /* ------------------------------------------------------------ messages */
 
 static void send_ack(gql_gws *g, const char *payload, size_t len) {
-  gql_buf *b = start(g);
-  gql_buf_puts(b, "{\"type\":\"connection_ack\"");
+  http_buf *b = start(g);
+  http_buf_puts(b, "{\"type\":\"connection_ack\"");
   if (payload && len) {
-    gql_buf_puts(b, ",\"payload\":");
-    gql_buf_append(b, payload, len);
+    http_buf_puts(b, ",\"payload\":");
+    http_buf_append(b, payload, len);
   }
-  gql_buf_putc(b, '}');
+  http_buf_putc(b, '}');
   g->acknowledged = true;
   emit(g, b);
 }
 
-static void on_init(gql_gws *g, const gql_json_value *payload) {
+static void on_init(gql_gws *g, const gql_value *payload) {
   if (g->init_received)
     return shut(g, GQL_GWS_TOO_MANY_INITS, "Too many initialisation requests",
                 "a second connection_init");
@@ -194,32 +197,35 @@ void gql_gws_reject(gql_gws *g) {
   shut(g, GQL_GWS_FORBIDDEN, "Forbidden", "connection refused");
 }
 
-static void on_ping(gql_gws *g, const gql_json_value *payload) {
-  gql_buf *b = start(g);
-  gql_buf_puts(b, "{\"type\":\"pong\"");
+static void on_ping(gql_gws *g, const gql_value *payload) {
+  http_buf *b = start(g);
+  http_buf_puts(b, "{\"type\":\"pong\"");
   if (is_object(payload)) { /* graphql-ws echoes a truthy payload */
-    gql_buf_puts(b, ",\"payload\":");
-    gql_json_write_value(b, payload);
+    gql_str text;
+    if (gql_value_print(g->env->arena, payload, &text) < 0)
+      b->failed = true;
+    http_buf_puts(b, ",\"payload\":");
+    http_buf_append(b, text.ptr, text.len);
   }
-  gql_buf_putc(b, '}');
+  http_buf_putc(b, '}');
   emit(g, b);
 }
 
 /* The record of a new operation: its id and its messages' common start. */
 static gql_gws_op *new_op(gql_gws *g, gql_str id) {
-  gql_buf *b = start(g);
-  gql_buf_puts(b, "{\"id\":");
-  gql_json_write_string(b, id);
-  gql_buf_puts(b, ",\"type\":\"");
+  http_buf *b = start(g);
+  http_buf_puts(b, "{\"id\":");
+  http_buf_json_string(b, id);
+  http_buf_puts(b, ",\"type\":\"");
   if (b->failed)
     return NULL;
-  gql_gws_op *op = malloc(sizeof *op + id.len + b->len);
+  gql_gws_op *op = malloc(sizeof *op + id.len + b->o.len);
   if (!op)
     return NULL;
   *op = (gql_gws_op){
-      .g = g, .id_len = (uint32_t)id.len, .prefix_len = (uint32_t)b->len};
+      .g = g, .id_len = (uint32_t)id.len, .prefix_len = (uint32_t)b->o.len};
   memcpy(op->bytes, id.ptr, id.len);
-  memcpy(op->bytes + id.len, b->data, b->len);
+  memcpy(op->bytes + id.len, b->o.data, b->o.len);
   op->next = g->ops;
   if (g->ops)
     g->ops->prev = op;
@@ -229,67 +235,65 @@ static gql_gws_op *new_op(gql_gws *g, gql_str id) {
 }
 
 static void too_many(gql_gws *g, gql_str id) {
-  gql_buf *b = start(g);
-  gql_buf_puts(b, "{\"id\":");
-  gql_json_write_string(b, id);
-  gql_buf_printf(b,
-                 ",\"type\":\"error\",\"payload\":[{\"message\":\"Too many "
-                 "operations in progress on this connection (the limit is "
-                 "%u).\"}]}",
-                 g->env->lim.max_operations);
+  http_buf *b = start(g);
+  http_buf_puts(b, "{\"id\":");
+  http_buf_json_string(b, id);
+  http_buf_printf(b,
+                  ",\"type\":\"error\",\"payload\":[{\"message\":\"Too many "
+                  "operations in progress on this connection (the limit is "
+                  "%u).\"}]}",
+                  g->env->lim.max_operations);
   emit(g, b);
 }
 
-static void on_subscribe(gql_gws *g, const gql_json_value *m) {
-  const gql_json_value *id = member(m, "id");
-  const gql_json_value *p = member(m, "payload");
-  if (!id || id->kind != GQL_JSON_STRING || !id->string.len)
+static void on_subscribe(gql_gws *g, const gql_value *m) {
+  const gql_value *p = member(m, "payload");
+  gql_str id, query, opname = {0};
+  if (!string_of(member(m, "id"), &id) || !id.len)
     return bad(g, "subscribe without a non-empty string id");
   if (!is_object(p))
     return bad(g, "subscribe without an object payload");
-  const gql_json_value *q = member(p, "query");
-  const gql_json_value *vars = member(p, "variables");
-  const gql_json_value *name = member(p, "operationName");
-  const gql_json_value *ext = member(p, "extensions");
-  if (!q || q->kind != GQL_JSON_STRING)
+  const gql_value *vars = member(p, "variables");
+  const gql_value *name = member(p, "operationName");
+  const gql_value *ext = member(p, "extensions");
+  if (!string_of(member(p, "query"), &query))
     return bad(g, "subscribe payload without a string query");
   if (!optional_object(vars))
     return bad(g, "subscribe variables not an object");
-  if (name && name->kind != GQL_JSON_NULL && name->kind != GQL_JSON_STRING)
+  bool has_name = string_of(name, &opname);
+  if (!has_name && gql_value_kind_of(name) != GQL_VALUE_NULL)
     return bad(g, "subscribe operationName not a string");
   if (!optional_object(ext))
     return bad(g, "subscribe extensions not an object");
   if (!g->acknowledged)
     return shut(g, GQL_GWS_UNAUTHORIZED, "Unauthorized",
                 "subscribe before connection_ack");
-  if (id->string.len > g->env->lim.max_id)
+  if (id.len > g->env->lim.max_id)
     return bad(g, "operation id too long");
-  if (find_op(g, id->string)) {
+  if (find_op(g, id)) {
     char reason[123];
     snprintf(reason, sizeof reason, "Subscriber for %.*s already exists",
-             (int)id->string.len, id->string.ptr);
+             (int)id.len, id.ptr);
     return shut(g, GQL_GWS_SUBSCRIBER_EXISTS, reason, "duplicate id");
   }
   if (g->nops >= g->env->lim.max_operations)
-    return too_many(g, id->string);
-  gql_gws_op *op = new_op(g, id->string);
+    return too_many(g, id);
+  gql_gws_op *op = new_op(g, id);
   if (!op)
     return shut(g, GQL_GWS_INTERNAL, "Internal server error", "out of memory");
-  gql_gws_request rq = {.query = q->string,
-                        .has_operation_name =
-                            name && name->kind == GQL_JSON_STRING,
+  gql_gws_request rq = {.query = query,
+                        .operation_name = opname,
+                        .has_operation_name = has_name,
                         .variables = is_object(vars) ? vars : NULL,
                         .extensions = is_object(ext) ? ext : NULL};
-  if (rq.has_operation_name)
-    rq.operation_name = name->string;
   g->h->subscribe(g->ud, op, &rq); /* op may be gone after this */
 }
 
-static void on_complete(gql_gws *g, const gql_json_value *m) {
-  const gql_json_value *id = member(m, "id");
-  if (!id || id->kind != GQL_JSON_STRING || !id->string.len)
+static void on_complete(gql_gws *g, const gql_value *m) {
+  gql_str id;
+  if (!string_of(member(m, "id"), &id) || !id.len)
     return bad(g, "complete without a non-empty string id");
-  gql_gws_op *op = find_op(g, id->string);
+  gql_gws_op *op = find_op(g, id);
   if (op) /* else already over: nothing to stop */
     cancel(g, op);
 }
@@ -299,22 +303,20 @@ void gql_gws_on_message(gql_gws *g, const char *data, size_t len) {
     return;
   gql_gws_env *e = g->env;
   gql_arena_reset(e->arena);
-  gql_json_options jo = {.max_depth = e->lim.max_depth};
-  gql_json_value *m = NULL;
-  if (gql_json_parse(e->arena, data, len, &jo, &m, NULL) != 0 || !is_object(m))
+  const gql_value *m = NULL;
+  if (gql_value_parse(e->arena, data, len, &m) != 0 || !is_object(m))
     return bad(g, "not a JSON object");
-  const gql_json_value *t = member(m, "type");
-  if (!t || t->kind != GQL_JSON_STRING || !t->string.len)
+  gql_str type;
+  if (!string_of(member(m, "type"), &type) || !type.len)
     return bad(g, "no string type");
-  gql_str type = t->string;
-  const gql_json_value *payload = member(m, "payload");
-  bool init = gql_str_eq_cstr(type, "connection_init");
-  bool ping = gql_str_eq_cstr(type, "ping");
-  if (gql_str_eq_cstr(type, "subscribe"))
+  const gql_value *payload = member(m, "payload");
+  bool init = http_str_is(type, "connection_init");
+  bool ping = http_str_is(type, "ping");
+  if (http_str_is(type, "subscribe"))
     on_subscribe(g, m);
-  else if (gql_str_eq_cstr(type, "complete"))
+  else if (http_str_is(type, "complete"))
     on_complete(g, m);
-  else if (!init && !ping && !gql_str_eq_cstr(type, "pong"))
+  else if (!init && !ping && !http_str_is(type, "pong"))
     /* connection_ack, next and error go from server to client only. */
     bad(g, "unexpected message type");
   else if (!optional_object(payload))
@@ -333,19 +335,19 @@ static int op_message(gql_gws_op *op, const char *kind, const char *json,
   gql_gws *g = op->g;
   if (g->closed || op->cancelling)
     return GQL_EINVAL;
-  gql_buf *b = start(g);
-  gql_buf_append(b, op->bytes + op->id_len, op->prefix_len);
-  gql_buf_puts(b, kind);
+  http_buf *b = start(g);
+  http_buf_append(b, op->bytes + op->id_len, op->prefix_len);
+  http_buf_puts(b, kind);
   if (json) {
-    gql_buf_puts(b, "\",\"payload\":");
-    gql_buf_append(b, json, len);
-    gql_buf_putc(b, '}');
+    http_buf_puts(b, "\",\"payload\":");
+    http_buf_append(b, json, len);
+    http_buf_putc(b, '}');
   } else {
-    gql_buf_puts(b, "\"}");
+    http_buf_puts(b, "\"}");
   }
   if (b->failed)
     return GQL_ENOMEM;
-  g->h->send(g->ud, b->data, b->len);
+  g->h->send(g->ud, b->o.data, b->o.len);
   return 0;
 }
 

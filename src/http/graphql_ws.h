@@ -24,8 +24,7 @@
 #ifndef GQL_HTTP_GRAPHQL_WS_H
 #define GQL_HTTP_GRAPHQL_WS_H
 
-#include "core/core.h"
-#include "json/json.h"
+#include "http_buf.h"
 
 #define GQL_GWS_BAD_REQUEST 4400
 #define GQL_GWS_UNAUTHORIZED 4401
@@ -41,7 +40,6 @@ typedef struct gql_gws_limits {
   uint32_t init_timeout_ms; /* connection_init wait (0: 3,000, as graphql-ws) */
   uint32_t max_operations;  /* in progress per connection (0: 100) */
   uint32_t max_id;          /* bytes of an operation id (0: 128) */
-  uint32_t max_depth;       /* JSON nesting of a message (0: 64) */
 } gql_gws_limits;
 
 /* Shared by the connections of one thread: the limits and the scratch
@@ -72,8 +70,8 @@ typedef struct gql_gws_request {
   gql_str query;
   gql_str operation_name; /* empty when absent or null */
   bool has_operation_name;
-  const gql_json_value *variables;  /* an object or NULL */
-  const gql_json_value *extensions; /* an object or NULL */
+  const gql_value *variables;  /* an object or NULL */
+  const gql_value *extensions; /* an object or NULL */
 } gql_gws_request;
 
 typedef enum gql_gws_verdict {
@@ -93,7 +91,7 @@ typedef struct gql_gws_handler {
   void (*close)(void *ud, uint16_t code, const char *reason);
   /* connection_init, with its payload (an object) or NULL. NULL handler:
    * accept. */
-  gql_gws_verdict (*connect)(void *ud, const gql_json_value *payload);
+  gql_gws_verdict (*connect)(void *ud, const gql_value *payload);
   /* Start operation `op`. From here on (also during this call) the server
    * answers through gql_gws_next / _error / _complete; it may set
    * op->user. */

@@ -2,13 +2,12 @@
  * event stream's bytes. */
 #include "sse.h"
 
-#include "json/json.h"
-
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <uv.h>
+#include <xxhash.h>
 
 /* ------------------------------------------------------------ routing */
 
@@ -145,10 +144,10 @@ static void refuse(gql_sse_route *out, int status, const char *message) {
 
 void gql_sse_route_request(const gql_sse_request *rq, gql_sse_route *out) {
   memset(out, 0, sizeof *out);
-  bool get = gql_str_eq_cstr(rq->method, "GET");
-  bool post = gql_str_eq_cstr(rq->method, "POST");
-  bool put = gql_str_eq_cstr(rq->method, "PUT");
-  bool del = gql_str_eq_cstr(rq->method, "DELETE");
+  bool get = http_str_is(rq->method, "GET");
+  bool post = http_str_is(rq->method, "POST");
+  bool put = http_str_is(rq->method, "PUT");
+  bool del = http_str_is(rq->method, "DELETE");
   /* The token: the header, else the query parameter. */
   if (rq->token.len) {
     if (!token_ok(rq->token.ptr, rq->token.len))
@@ -241,7 +240,8 @@ gql_sse_registry *gql_sse_registry_new(const gql_sse_limits *limits) {
   while (r->nb < r->lim.max_streams && r->nb < ((size_t)1 << 20))
     r->nb *= 2;
   r->buckets = calloc(r->nb, sizeof *r->buckets);
-  r->seed = gql_hash_seed();
+  if (RAND_bytes((unsigned char *)&r->seed, sizeof r->seed) != 1)
+    r->seed = uv_hrtime(); /* never in practice; only spreads buckets */
   if (!r->buckets || uv_mutex_init(&r->mu) != 0) {
     free(r->buckets);
     free(r);
@@ -276,7 +276,7 @@ void gql_sse_registry_free(gql_sse_registry *r) {
 
 /* The slot that holds (or would hold) `token`. Under the lock. */
 static res **find(gql_sse_registry *r, const char *t, size_t n) {
-  uint64_t h = gql_hash(t, n, r->seed);
+  uint64_t h = XXH3_64bits_withSeed(t, n, r->seed);
   res **pp = &r->buckets[h & (r->nb - 1)];
   while (*pp && !((*pp)->hash == h && (*pp)->token_len == n &&
                   memcmp((*pp)->token, t, n) == 0))
@@ -331,7 +331,7 @@ gql_sse_result gql_sse_registry_reserve(gql_sse_registry *r, gql_sse_route *rt,
     if (!s) {
       out = fail(503, "Out of memory");
     } else {
-      s->hash = gql_hash(rt->token, rt->token_len, r->seed);
+      s->hash = XXH3_64bits_withSeed(rt->token, rt->token_len, r->seed);
       s->created = now_ms;
       s->token_len = (uint32_t)rt->token_len;
       memcpy(s->token, rt->token, rt->token_len);
@@ -480,67 +480,67 @@ unsigned gql_sse_registry_count(gql_sse_registry *r) {
 
 /* ------------------------------------------------------------ the stream */
 
-void gql_sse_write_head(gql_buf *out) {
-  gql_buf_puts(out, "HTTP/1.1 200 OK\r\n"
-                    "Content-Type: text/event-stream; charset=utf-8\r\n"
-                    "Cache-Control: no-cache\r\n"
-                    "Connection: keep-alive\r\n"
-                    "X-Accel-Buffering: no\r\n"
-                    "Transfer-Encoding: chunked\r\n\r\n");
+void gql_sse_write_head(http_buf *out) {
+  http_buf_puts(out, "HTTP/1.1 200 OK\r\n"
+                     "Content-Type: text/event-stream; charset=utf-8\r\n"
+                     "Cache-Control: no-cache\r\n"
+                     "Connection: keep-alive\r\n"
+                     "X-Accel-Buffering: no\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n");
   gql_sse_write_ping(out); /* some browsers wait for a first byte */
 }
 
 /* Chunk framing: the size goes in a fixed eight-digit slot (leading zeros
  * are valid chunk-size digits) filled once the chunk is written. */
-static size_t chunk_open(gql_buf *out) {
-  gql_buf_puts(out, "00000000\r\n");
-  return out->len;
+static size_t chunk_open(http_buf *out) {
+  http_buf_puts(out, "00000000\r\n");
+  return out->o.len;
 }
 
-static void chunk_close(gql_buf *out, size_t start) {
+static void chunk_close(http_buf *out, size_t start) {
   if (out->failed)
     return;
-  size_t n = out->len - start;
+  size_t n = out->o.len - start;
   static const char hex[] = "0123456789abcdef";
   for (int i = 0; i < 8; i++)
-    out->data[start - 3 - i] = hex[(n >> (4 * i)) & 15];
-  gql_buf_puts(out, "\r\n");
+    out->o.data[start - 3 - i] = hex[(n >> (4 * i)) & 15];
+  http_buf_puts(out, "\r\n");
 }
 
-void gql_sse_write_next(gql_buf *out, gql_str id, bool with_id,
+void gql_sse_write_next(http_buf *out, gql_str id, bool with_id,
                         const char *json, size_t len) {
   size_t c = chunk_open(out);
-  gql_buf_puts(out, "event: next\ndata: ");
+  http_buf_puts(out, "event: next\ndata: ");
   if (with_id) {
-    gql_buf_puts(out, "{\"id\":");
-    gql_json_write_string(out, id);
-    gql_buf_puts(out, ",\"payload\":");
+    http_buf_puts(out, "{\"id\":");
+    http_buf_json_string(out, id);
+    http_buf_puts(out, ",\"payload\":");
   }
-  gql_buf_append(out, json, len);
+  http_buf_append(out, json, len);
   if (with_id)
-    gql_buf_putc(out, '}');
-  gql_buf_puts(out, "\n\n");
+    http_buf_putc(out, '}');
+  http_buf_puts(out, "\n\n");
   chunk_close(out, c);
 }
 
-void gql_sse_write_complete(gql_buf *out, gql_str id, bool with_id) {
+void gql_sse_write_complete(http_buf *out, gql_str id, bool with_id) {
   size_t c = chunk_open(out);
-  gql_buf_puts(out, "event: complete\ndata:");
+  http_buf_puts(out, "event: complete\ndata:");
   if (with_id) {
-    gql_buf_puts(out, " {\"id\":");
-    gql_json_write_string(out, id);
-    gql_buf_putc(out, '}');
+    http_buf_puts(out, " {\"id\":");
+    http_buf_json_string(out, id);
+    http_buf_putc(out, '}');
   }
-  gql_buf_puts(out, "\n\n");
+  http_buf_puts(out, "\n\n");
   chunk_close(out, c);
 }
 
-void gql_sse_write_ping(gql_buf *out) {
+void gql_sse_write_ping(http_buf *out) {
   size_t c = chunk_open(out);
-  gql_buf_puts(out, ":\n\n");
+  http_buf_puts(out, ":\n\n");
   chunk_close(out, c);
 }
 
-void gql_sse_write_end(gql_buf *out) {
-  gql_buf_puts(out, "0\r\n\r\n");
+void gql_sse_write_end(http_buf *out) {
+  http_buf_puts(out, "0\r\n\r\n");
 }

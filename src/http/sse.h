@@ -25,7 +25,7 @@
 #ifndef GQL_HTTP_SSE_H
 #define GQL_HTTP_SSE_H
 
-#include "core/core.h"
+#include "http_buf.h"
 
 #define GQL_SSE_TOKEN_HEADER "x-graphql-event-stream-token"
 
@@ -136,16 +136,16 @@ unsigned gql_sse_registry_count(gql_sse_registry *reg);
 
 /* The head of an event stream response (chunked, so that a distinct
  * stream's connection stays usable after it ends). */
-void gql_sse_write_head(gql_buf *out);
+void gql_sse_write_head(http_buf *out);
 /* A "next" event: the result alone (distinct mode) or, with an id,
  * {"id":ID,"payload":RESULT} (single connection mode). As one chunk. */
-void gql_sse_write_next(gql_buf *out, gql_str id, bool with_id,
+void gql_sse_write_next(http_buf *out, gql_str id, bool with_id,
                         const char *json, size_t len);
 /* A "complete" event (`data:` empty in distinct mode, {"id":ID} else). */
-void gql_sse_write_complete(gql_buf *out, gql_str id, bool with_id);
+void gql_sse_write_complete(http_buf *out, gql_str id, bool with_id);
 /* A comment line that keeps the connection alive (":\n\n"). */
-void gql_sse_write_ping(gql_buf *out);
+void gql_sse_write_ping(http_buf *out);
 /* The end of the chunked body. */
-void gql_sse_write_end(gql_buf *out);
+void gql_sse_write_end(http_buf *out);
 
 #endif

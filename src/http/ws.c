@@ -4,12 +4,12 @@
  * socket is involved. */
 #include "ws.h"
 
-#include "json/json.h"
-
+#include <assert.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <wslay/wslay.h>
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -39,9 +39,9 @@ void gql_ws_accept_key(gql_str key, char out[29]) {
 
 void gql_ws_client_key(char out[25]) {
   unsigned char nonce[16];
-  if (RAND_bytes(nonce, sizeof nonce) != 1)
-    for (size_t i = 0; i < sizeof nonce; i++) /* never in practice */
-      nonce[i] = (unsigned char)(gql_hash_seed() >> (i % 8 * 8));
+  if (RAND_bytes(nonce, sizeof nonce) != 1 && /* never in practice */
+      getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+    memset(nonce, 0x5a, sizeof nonce);
   EVP_EncodeBlock((unsigned char *)out, nonce, sizeof nonce); /* 24 + NUL */
 }
 
@@ -106,7 +106,7 @@ typedef struct pick {
 static bool pick_protocol(gql_str tok, const void *arg) {
   pick *p = (pick *)arg;
   for (size_t i = 0; p->supported[i] && i < p->rank; i++)
-    if (gql_str_eq_cstr(tok, p->supported[i])) {
+    if (http_str_is(tok, p->supported[i])) {
       p->chosen = p->supported[i];
       p->rank = i;
     }
@@ -122,7 +122,7 @@ static bool refuse(gql_ws_handshake *h, int status, const char *message) {
 bool gql_ws_handshake_check(const gql_ws_upgrade *rq,
                             const char *const *supported, gql_ws_handshake *h) {
   memset(h, 0, sizeof *h);
-  if (!gql_str_eq_cstr(rq->method, "GET"))
+  if (!http_str_is(rq->method, "GET"))
     return refuse(h, 405, "A WebSocket upgrade must be a GET request.");
   if (rq->http_major < 1 || (rq->http_major == 1 && rq->http_minor < 1))
     return refuse(h, 400, "A WebSocket upgrade needs HTTP/1.1.");
@@ -130,7 +130,7 @@ bool gql_ws_handshake_check(const gql_ws_upgrade *rq,
     return refuse(h, 400, "Expected \"Upgrade: websocket\".");
   if (!has_token(rq->connection, "upgrade"))
     return refuse(h, 400, "Expected \"Connection: Upgrade\".");
-  if (!gql_str_eq_cstr(rq->version, "13"))
+  if (!http_str_is(rq->version, "13"))
     return refuse(h, 426, "Unsupported WebSocket version (13 is).");
   if (!key_valid(rq->key))
     return refuse(h, 400, "Invalid Sec-WebSocket-Key.");
@@ -160,46 +160,45 @@ static const char *status_line(int status) {
   }
 }
 
-void gql_ws_handshake_write(gql_buf *out, const gql_ws_handshake *h) {
-  gql_buf_puts(out, "HTTP/1.1 ");
-  gql_buf_puts(out, status_line(h->status));
+void gql_ws_handshake_write(http_buf *out, const gql_ws_handshake *h) {
+  http_buf_puts(out, "HTTP/1.1 ");
+  http_buf_puts(out, status_line(h->status));
   if (h->status == 101) {
-    gql_buf_puts(out, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                      "Sec-WebSocket-Accept: ");
-    gql_buf_puts(out, h->accept);
+    http_buf_puts(out, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Accept: ");
+    http_buf_puts(out, h->accept);
     if (h->protocol) {
-      gql_buf_puts(out, "\r\nSec-WebSocket-Protocol: ");
-      gql_buf_puts(out, h->protocol);
+      http_buf_puts(out, "\r\nSec-WebSocket-Protocol: ");
+      http_buf_puts(out, h->protocol);
     }
-    gql_buf_puts(out, "\r\n\r\n");
+    http_buf_puts(out, "\r\n\r\n");
     return;
   }
-  gql_buf body;
-  gql_buf_init(&body, NULL);
-  gql_buf_puts(&body, "{\"errors\":[{\"message\":");
-  gql_json_write_string(&body,
-                        gql_cstr(h->message ? h->message : "Bad request."));
-  gql_buf_puts(&body, "}]}");
-  gql_buf_printf(out,
-                 "\r\nContent-Type: application/json; charset=utf-8\r\n"
-                 "Content-Length: %zu\r\n%s%sConnection: close\r\n\r\n",
-                 body.len,
-                 h->status == 426 ? "Sec-WebSocket-Version: 13\r\n" : "",
-                 h->status == 405 ? "Allow: GET\r\n" : "");
-  gql_buf_append(out, body.data, body.len);
-  gql_buf_free(&body);
+  http_buf body = {0};
+  http_buf_puts(&body, "{\"errors\":[{\"message\":");
+  const char *m = h->message ? h->message : "Bad request.";
+  http_buf_json_string(&body, http_str(m, strlen(m)));
+  http_buf_puts(&body, "}]}");
+  http_buf_printf(out,
+                  "\r\nContent-Type: application/json; charset=utf-8\r\n"
+                  "Content-Length: %zu\r\n%s%sConnection: close\r\n\r\n",
+                  body.o.len,
+                  h->status == 426 ? "Sec-WebSocket-Version: 13\r\n" : "",
+                  h->status == 405 ? "Allow: GET\r\n" : "");
+  http_buf_append(out, body.o.data, body.o.len);
+  http_buf_free(&body);
 }
 
-void gql_ws_client_request(gql_buf *out, const char *host, const char *path,
+void gql_ws_client_request(http_buf *out, const char *host, const char *path,
                            const char *key, const char *protocol) {
-  gql_buf_printf(out,
-                 "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-                 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                 "Sec-WebSocket-Version: 13\r\n",
-                 path, host, key);
+  http_buf_printf(out,
+                  "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+                  "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                  "Sec-WebSocket-Version: 13\r\n",
+                  path, host, key);
   if (protocol)
-    gql_buf_printf(out, "Sec-WebSocket-Protocol: %s\r\n", protocol);
-  gql_buf_puts(out, "\r\n");
+    http_buf_printf(out, "Sec-WebSocket-Protocol: %s\r\n", protocol);
+  http_buf_puts(out, "\r\n");
 }
 
 /* The value of header `name` in a response head, trimmed. */
@@ -236,14 +235,14 @@ bool gql_ws_client_check(const char *head, size_t len, const char *key,
     *why = "the server did not switch protocols";
     return false;
   }
-  gql_ws_accept_key(gql_cstr(key), want);
+  gql_ws_accept_key(http_str(key, strlen(key)), want);
   if (!head_value(head, len, "Sec-WebSocket-Accept", &v) ||
-      !gql_str_eq_cstr(v, want)) {
+      !http_str_is(v, want)) {
     *why = "wrong Sec-WebSocket-Accept";
     return false;
   }
   if (protocol && (!head_value(head, len, "Sec-WebSocket-Protocol", &v) ||
-                   !gql_str_eq_cstr(v, protocol))) {
+                   !http_str_is(v, protocol))) {
     *why = "the server did not choose the subprotocol";
     return false;
   }
@@ -256,6 +255,34 @@ bool gql_ws_close_code_valid(uint16_t code) {
   if (code >= 3000 && code <= 4999)
     return true;
   return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011);
+}
+
+/* The length of the one UTF-8 sequence at s[0..n) that starts with a
+ * byte >= 0x80, or 0 when it is invalid: strict, as RFC 6455 asks of text
+ * (no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_one(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  unsigned char c = u[0];
+  size_t len;
+  uint32_t v, min;
+  if ((c & 0xE0) == 0xC0)
+    len = 2, v = c & 0x1F, min = 0x80;
+  else if ((c & 0xF0) == 0xE0)
+    len = 3, v = c & 0x0F, min = 0x800;
+  else if ((c & 0xF8) == 0xF0)
+    len = 4, v = c & 0x07, min = 0x10000;
+  else
+    return 0;
+  if (n < len)
+    return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((u[i] & 0xC0) != 0x80)
+      return 0;
+    v = (v << 6) | (u[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+    return 0;
+  return len;
 }
 
 bool gql_ws_utf8_valid(const char *s, size_t n) {
@@ -275,8 +302,7 @@ bool gql_ws_utf8_valid(const char *s, size_t n) {
       i++;
       continue;
     }
-    uint32_t cp;
-    size_t k = gql_utf8_decode(s + i, n - i, &cp);
+    size_t k = utf8_one(s + i, n - i);
     if (!k)
       return false;
     i += k;
@@ -298,7 +324,7 @@ struct gql_ws_pool {
   const char *in;
   size_t in_len;
   gql_ws *cur;
-  gql_buf *sink; /* where the sender appends */
+  http_buf *sink; /* where the sender appends */
 };
 
 static ssize_t recv_cb(uint8_t *buf, size_t len, int flags, void *ud) {
@@ -317,7 +343,7 @@ static ssize_t recv_cb(uint8_t *buf, size_t len, int flags, void *ud) {
 static ssize_t send_cb(const uint8_t *data, size_t len, int flags, void *ud) {
   (void)flags;
   gql_ws_pool *p = ud;
-  gql_buf_append(p->sink, data, len);
+  http_buf_append(p->sink, data, len);
   return p->sink->failed ? -1 : (ssize_t)len;
 }
 
@@ -411,7 +437,7 @@ static int write_frame(gql_ws *ws, uint8_t op, const char *data, size_t len) {
     gql_ws_terminate(ws, "the peer does not read (output queue full)");
     return GQL_ELIMIT;
   }
-  if (!gql_buf_reserve(ws->out, frame))
+  if (!http_buf_reserve(ws->out, frame))
     return GQL_ENOMEM;
   struct wslay_frame_iocb io = {.fin = 1,
                                 .opcode = op,
@@ -515,7 +541,7 @@ static void fail(gql_ws *ws, uint16_t code, const char *why) {
 /* ------------------------------------------------------------ input */
 
 void gql_ws_init(gql_ws *ws, gql_ws_pool *pool, gql_ws_role role,
-                 const gql_ws_handler *h, void *ud, gql_buf *out) {
+                 const gql_ws_handler *h, void *ud, http_buf *out) {
   memset(ws, 0, sizeof *ws);
   ws->pool = pool;
   ws->role = (uint8_t)role;
@@ -523,7 +549,7 @@ void gql_ws_init(gql_ws *ws, gql_ws_pool *pool, gql_ws_role role,
   ws->ud = ud;
   ws->out = out;
   ws->state = GQL_WS_OPEN;
-  gql_buf_init(&ws->msg, NULL);
+  ws->msg = (http_buf){0};
 }
 
 void gql_ws_free(gql_ws *ws) {
@@ -531,7 +557,7 @@ void gql_ws_free(gql_ws *ws) {
     ws->in_frame = 1; /* whatever it holds, it is not reused */
     give_back(ws);
   }
-  gql_buf_free(&ws->msg);
+  http_buf_free(&ws->msg);
 }
 
 static bool is_data(uint8_t op) {
@@ -559,7 +585,7 @@ static bool frame_start(gql_ws *ws, const struct wslay_frame_iocb *io) {
       op != WSLAY_PING && op != WSLAY_PONG)
     return fail(ws, GQL_WS_CLOSE_PROTOCOL, "Unknown opcode."), false;
   if (is_data(op) &&
-      ws->msg.len + io->payload_length > ws->pool->lim.max_message)
+      ws->msg.o.len + io->payload_length > ws->pool->lim.max_message)
     return fail(ws, GQL_WS_CLOSE_TOO_BIG, "Message too big."), false;
   ws->in_frame = 1;
   ws->frame_op = op;
@@ -630,10 +656,10 @@ static void frame_end(gql_ws *ws) {
     if (!ws->frame_fin)
       return;
     /* A fragmented message was joined in msg. */
-    deliver(ws, ws->msg.data, ws->msg.len);
-    ws->msg.len = 0;
-    if (ws->msg.cap > MSG_KEEP)
-      gql_buf_free(&ws->msg);
+    deliver(ws, ws->msg.o.data, ws->msg.o.len);
+    ws->msg.o.len = 0;
+    if (ws->msg.o.cap > MSG_KEEP)
+      http_buf_free(&ws->msg);
   }
 }
 
@@ -644,7 +670,7 @@ static void frame_chunk(gql_ws *ws, const struct wslay_frame_iocb *io) {
   if (!is_data(ws->frame_op)) {
     memcpy(ws->ctrl + ws->ctrl_len, d, n); /* wslay: control <= 125 */
     ws->ctrl_len = (uint8_t)(ws->ctrl_len + n);
-  } else if (ws->frame_fin && !ws->msg.len && ws->frame_left == 0 &&
+  } else if (ws->frame_fin && !ws->msg.o.len && ws->frame_left == 0 &&
              n == ws->frame_len) {
     /* A whole message in one frame and one chunk (the common case):
      * handed over from wslay's buffer, no copy. */
@@ -653,7 +679,7 @@ static void frame_chunk(gql_ws *ws, const struct wslay_frame_iocb *io) {
     deliver(ws, d, n);
     return;
   } else if (ws->state == GQL_WS_OPEN) {
-    gql_buf_append(&ws->msg, d, n);
+    http_buf_append(&ws->msg, d, n);
     if (ws->msg.failed)
       return gql_ws_terminate(ws, "out of memory");
   }

@@ -16,7 +16,7 @@
 #ifndef GQL_HTTP_WS_H
 #define GQL_HTTP_WS_H
 
-#include "core/core.h"
+#include "http_buf.h"
 
 /* ------------------------------------------------------------ handshake */
 
@@ -54,14 +54,14 @@ typedef struct gql_ws_handshake {
 bool gql_ws_handshake_check(const gql_ws_upgrade *rq,
                             const char *const *supported, gql_ws_handshake *h);
 /* The 101 response head (or the refusal, with a JSON error body). */
-void gql_ws_handshake_write(gql_buf *out, const gql_ws_handshake *h);
+void gql_ws_handshake_write(http_buf *out, const gql_ws_handshake *h);
 
 /* base64(SHA-1(key + the RFC's GUID)): 28 characters and a NUL. */
 void gql_ws_accept_key(gql_str key, char out[29]);
 /* A fresh Sec-WebSocket-Key for a client: base64 of 16 random bytes. */
 void gql_ws_client_key(char out[25]);
 /* A client's upgrade request head for ws://host/path. */
-void gql_ws_client_request(gql_buf *out, const char *host, const char *path,
+void gql_ws_client_request(http_buf *out, const char *host, const char *path,
                            const char *key, const char *protocol);
 /* Checks a server's answer to that request: `head` holds its bytes up to
  * and including the blank line. True when it is 101 with the accept key of
@@ -133,7 +133,7 @@ typedef struct gql_ws {
   gql_ws_pool *pool;
   const gql_ws_handler *h;
   void *ud;
-  gql_buf *out; /* frames for the transport to write (the owner's) */
+  http_buf *out; /* frames for the transport to write (the owner's) */
   /* Bytes the transport took from `out` and has not written yet; the
    * transport keeps it current. Counted against max_queued. */
   size_t inflight;
@@ -152,14 +152,14 @@ typedef struct gql_ws {
   uint8_t state;
   uint8_t quiet; /* a keep-alive ping went out and nothing came since */
   uint16_t close_sent, close_received; /* codes (0: none yet) */
-  gql_buf msg;                         /* the message being joined */
+  http_buf msg;                        /* the message being joined */
   char ctrl[125];                      /* a control frame's payload */
   const char *error;                   /* why the connection failed */
 } gql_ws;
 
 /* `out` receives the frames to write. */
 void gql_ws_init(gql_ws *ws, gql_ws_pool *pool, gql_ws_role role,
-                 const gql_ws_handler *h, void *ud, gql_buf *out);
+                 const gql_ws_handler *h, void *ud, http_buf *out);
 /* Frees what the connection holds (its message buffer, a borrowed frame
  * context). */
 void gql_ws_free(gql_ws *ws);
@@ -185,9 +185,9 @@ void gql_ws_terminate(gql_ws *ws, const char *why);
  * calls that 4499 Terminated); else sends a ping and returns true. */
 bool gql_ws_keepalive(gql_ws *ws);
 
-/* Bytes waiting for the transport (out->len + inflight). */
+/* Bytes waiting for the transport (out->o.len + inflight). */
 static inline size_t gql_ws_queued(const gql_ws *ws) {
-  return ws->out->len + ws->inflight;
+  return ws->out->o.len + ws->inflight;
 }
 
 /* True when `code` may appear in a close frame (RFC 6455 7.4). */

@@ -8,7 +8,6 @@
  * `stops` answers how many operations DELETE stopped; anything else
  * answers {"hello":"world"} once. */
 #include "http/sse.h"
-#include "json/json.h"
 
 #include <llhttp.h>
 #include <stdio.h>
@@ -17,6 +16,12 @@
 #include <uv.h>
 
 #include "peer_server.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static gql_str cstr(const char *s) {
+  return http_str(s, strlen(s));
+}
 
 typedef struct conn conn;
 
@@ -35,7 +40,7 @@ struct conn {
   uv_tcp_t tcp;
   uv_write_t wreq;
   llhttp_t parser;
-  gql_buf url, hname, hval, accept, token, ctype, body, out, wbuf;
+  http_buf url, hname, hval, accept, token, ctype, body, out, wbuf;
   bool writing, closing, stream, keep;
   char stream_token[GQL_SSE_MAX_TOKEN + 1];
 };
@@ -64,10 +69,10 @@ static void op_end(op *o) {
 
 static void conn_freed(uv_handle_t *h) {
   conn *c = h->data;
-  gql_buf *bufs[] = {&c->url,   &c->hname, &c->hval, &c->accept, &c->token,
-                     &c->ctype, &c->body,  &c->out,  &c->wbuf};
-  for (size_t i = 0; i < GQL_ARRAY_LEN(bufs); i++)
-    gql_buf_free(bufs[i]);
+  http_buf *bufs[] = {&c->url,   &c->hname, &c->hval, &c->accept, &c->token,
+                      &c->ctype, &c->body,  &c->out,  &c->wbuf};
+  for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+    http_buf_free(bufs[i]);
   free(c);
 }
 
@@ -76,7 +81,7 @@ static void conn_close(conn *c) {
     return;
   c->closing = true;
   if (c->stream) { /* the client went away: its reservation goes */
-    gql_sse_registry_close(reg, gql_cstr(c->stream_token));
+    gql_sse_registry_close(reg, cstr(c->stream_token));
     for (op *o = ops, *next; o; o = next) {
       next = o->next;
       if (o->stream == c)
@@ -89,7 +94,7 @@ static void conn_close(conn *c) {
 static void on_write(uv_write_t *w, int status) {
   conn *c = w->data;
   c->writing = false;
-  c->wbuf.len = 0;
+  c->wbuf.o.len = 0;
   if (status < 0)
     conn_close(c);
   else
@@ -97,16 +102,16 @@ static void on_write(uv_write_t *w, int status) {
 }
 
 static void flush(conn *c) {
-  if (c->closing || c->writing || !c->out.len) {
-    if (!c->closing && !c->writing && !c->out.len && !c->keep && !c->stream)
+  if (c->closing || c->writing || !c->out.o.len) {
+    if (!c->closing && !c->writing && !c->out.o.len && !c->keep && !c->stream)
       conn_close(c);
     return;
   }
-  gql_buf t = c->wbuf;
+  http_buf t = c->wbuf;
   c->wbuf = c->out;
   c->out = t;
-  c->out.len = 0;
-  uv_buf_t b = uv_buf_init(c->wbuf.data, (unsigned)c->wbuf.len);
+  c->out.o.len = 0;
+  uv_buf_t b = uv_buf_init(c->wbuf.o.data, (unsigned)c->wbuf.o.len);
   c->wreq.data = c;
   if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_write) == 0)
     c->writing = true;
@@ -115,14 +120,14 @@ static void flush(conn *c) {
 static void respond(conn *c, int status, const char *text, const char *ctype,
                     const char *extra, const char *body) {
   size_t n = body ? strlen(body) : 0;
-  gql_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Length: %zu\r\n", status,
-                 text, n);
+  http_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Length: %zu\r\n", status,
+                  text, n);
   if (ctype)
-    gql_buf_printf(&c->out, "Content-Type: %s\r\n", ctype);
+    http_buf_printf(&c->out, "Content-Type: %s\r\n", ctype);
   if (extra)
-    gql_buf_puts(&c->out, extra);
-  gql_buf_puts(&c->out, "\r\n");
-  gql_buf_append(&c->out, body, n);
+    http_buf_puts(&c->out, extra);
+  http_buf_puts(&c->out, "\r\n");
+  http_buf_append(&c->out, body, n);
 }
 
 static void refuse(conn *c, int status, const char *message,
@@ -142,14 +147,15 @@ static void emit(op *o, const char *json) {
   conn *s = o->stream;
   if (!s)
     return;
-  gql_sse_write_next(&s->out, gql_cstr(o->id), o->with_id, json, strlen(json));
+  gql_sse_write_next(&s->out, http_str(o->id, strlen(o->id)), o->with_id, json,
+                     strlen(json));
   flush(s);
 }
 
 static void complete(op *o) {
   conn *s = o->stream;
   if (s) {
-    gql_sse_write_complete(&s->out, gql_cstr(o->id), o->with_id);
+    gql_sse_write_complete(&s->out, http_str(o->id, strlen(o->id)), o->with_id);
     if (!o->with_id) { /* a distinct stream ends with its operation */
       gql_sse_write_end(&s->out);
       s->stream = false;
@@ -157,7 +163,7 @@ static void complete(op *o) {
     flush(s);
   }
   if (o->with_id)
-    gql_sse_registry_done(reg, gql_cstr(o->token), gql_cstr(o->id));
+    gql_sse_registry_done(reg, cstr(o->token), http_str(o->id, strlen(o->id)));
   op_end(o);
 }
 
@@ -203,24 +209,23 @@ static op *op_start(conn *stream, const char *query, size_t qlen, gql_str token,
 static bool params(conn *c, gql_arena *a, gql_str *query, gql_str *id) {
   *id = (gql_str){"", 0};
   if (llhttp_get_method(&c->parser) == HTTP_GET) {
-    const char *q = memmem(c->url.data, c->url.len, "query=", 6);
-    *query = q ? (gql_str){q + 6, c->url.len - (size_t)(q + 6 - c->url.data)}
-               : (gql_str){"", 0};
+    const char *q = memmem(c->url.o.data, c->url.o.len, "query=", 6);
+    *query =
+        q ? (gql_str){q + 6, c->url.o.len - (size_t)(q + 6 - c->url.o.data)}
+          : (gql_str){"", 0};
     return true;
   }
-  gql_json_value *body;
-  if (gql_json_parse(a, c->body.data, c->body.len, NULL, &body, NULL) != 0 ||
-      body->kind != GQL_JSON_OBJECT)
+  const gql_value *body;
+  if (gql_value_parse(a, c->body.o.data, c->body.o.len, &body) != 0 ||
+      gql_value_kind_of(body) != GQL_VALUE_OBJECT)
     return false;
-  const gql_json_value *q = gql_json_get(body, GQL_STR("query"));
-  const gql_json_value *ext = gql_json_get(body, GQL_STR("extensions"));
-  const gql_json_value *oid =
-      ext ? gql_json_get(ext, GQL_STR("operationId")) : NULL;
-  if (!q || q->kind != GQL_JSON_STRING)
+  const gql_value *q = gql_value_get(body, "query", 5);
+  const gql_value *ext = gql_value_get(body, "extensions", 10);
+  const gql_value *oid = gql_value_get(ext, "operationId", 11);
+  if (gql_value_kind_of(q) != GQL_VALUE_STRING)
     return false;
-  *query = q->string;
-  if (oid && oid->kind == GQL_JSON_STRING)
-    *id = oid->string;
+  *query = gql_value_string(q);
+  *id = gql_value_string(oid); /* empty when not a string */
   return true;
 }
 
@@ -250,10 +255,10 @@ static void distinct(conn *c, gql_arena *a) {
 
 static void handle(conn *c) {
   gql_sse_request rq = {
-      .method = gql_cstr(llhttp_method_name(llhttp_get_method(&c->parser))),
-      .target = {c->url.data, c->url.len},
-      .accept = {c->accept.data, c->accept.len},
-      .token = {c->token.data, c->token.len}};
+      .method = cstr(llhttp_method_name(llhttp_get_method(&c->parser))),
+      .target = {c->url.o.data, c->url.o.len},
+      .accept = {c->accept.o.data, c->accept.o.len},
+      .token = {c->token.o.data, c->token.o.len}};
   gql_sse_route rt;
   gql_sse_route_request(&rq, &rt);
   gql_sse_result r = {0, NULL};
@@ -316,38 +321,39 @@ static void handle(conn *c) {
 /* ------------------------------------------------------------ HTTP */
 
 static int on_url(llhttp_t *p, const char *at, size_t n) {
-  gql_buf_append(&((conn *)p->data)->url, at, n);
+  http_buf_append(&((conn *)p->data)->url, at, n);
   return 0;
 }
 
 static int on_hname(llhttp_t *p, const char *at, size_t n) {
-  gql_buf_append(&((conn *)p->data)->hname, at, n);
+  http_buf_append(&((conn *)p->data)->hname, at, n);
   return 0;
 }
 
 static int on_hval(llhttp_t *p, const char *at, size_t n) {
-  gql_buf_append(&((conn *)p->data)->hval, at, n);
+  http_buf_append(&((conn *)p->data)->hval, at, n);
   return 0;
 }
 
-static bool named(const gql_buf *b, const char *name) {
-  return b->len == strlen(name) && strncasecmp(b->data, name, b->len) == 0;
+static bool named(const http_buf *b, const char *name) {
+  return b->o.len == strlen(name) &&
+         strncasecmp(b->o.data, name, b->o.len) == 0;
 }
 
 static int on_hval_done(llhttp_t *p) {
   conn *c = p->data;
-  gql_buf *dst = named(&c->hname, "accept")               ? &c->accept
-                 : named(&c->hname, GQL_SSE_TOKEN_HEADER) ? &c->token
-                 : named(&c->hname, "content-type")       ? &c->ctype
-                                                          : NULL;
+  http_buf *dst = named(&c->hname, "accept")               ? &c->accept
+                  : named(&c->hname, GQL_SSE_TOKEN_HEADER) ? &c->token
+                  : named(&c->hname, "content-type")       ? &c->ctype
+                                                           : NULL;
   if (dst)
-    gql_buf_append(dst, c->hval.data, c->hval.len);
-  c->hname.len = c->hval.len = 0;
+    http_buf_append(dst, c->hval.o.data, c->hval.o.len);
+  c->hname.o.len = c->hval.o.len = 0;
   return 0;
 }
 
 static int on_body(llhttp_t *p, const char *at, size_t n) {
-  gql_buf_append(&((conn *)p->data)->body, at, n);
+  http_buf_append(&((conn *)p->data)->body, at, n);
   return 0;
 }
 
@@ -355,9 +361,9 @@ static int on_done(llhttp_t *p) {
   conn *c = p->data;
   c->keep = llhttp_should_keep_alive(p);
   handle(c);
-  gql_buf *bufs[] = {&c->url, &c->accept, &c->token, &c->ctype, &c->body};
-  for (size_t i = 0; i < GQL_ARRAY_LEN(bufs); i++)
-    bufs[i]->len = 0;
+  http_buf *bufs[] = {&c->url, &c->accept, &c->token, &c->ctype, &c->body};
+  for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+    bufs[i]->o.len = 0;
   return 0;
 }
 
@@ -380,10 +386,10 @@ static void on_connection(uv_stream_t *server, int status) {
   if (status < 0)
     return;
   conn *c = calloc(1, sizeof *c);
-  gql_buf *bufs[] = {&c->url,   &c->hname, &c->hval, &c->accept, &c->token,
-                     &c->ctype, &c->body,  &c->out,  &c->wbuf};
-  for (size_t i = 0; i < GQL_ARRAY_LEN(bufs); i++)
-    gql_buf_init(bufs[i], NULL);
+  http_buf *bufs[] = {&c->url,   &c->hname, &c->hval, &c->accept, &c->token,
+                      &c->ctype, &c->body,  &c->out,  &c->wbuf};
+  for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+    *bufs[i] = (http_buf){0};
   llhttp_init(&c->parser, HTTP_REQUEST, &settings);
   c->parser.data = c;
   c->keep = true;

@@ -2,6 +2,7 @@
  * case of graphql-ws 6's protocol, as actions recorded by a fake
  * transport and server. */
 #include "http/graphql_ws.h"
+#include "json/json.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * modes, the reservation registry's answers (graphql-sse's statuses and
  * messages), its bounds and time-to-live, and the event stream's bytes. */
 #include "http/sse.h"
+#include "json/json.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -287,37 +288,37 @@ Test(sse_registry, workers_share_it_safely) {
 /* ------------------------------------------------------------ the stream */
 
 /* The body of a chunked stream, chunks joined, checking each size. */
-static char *dechunk(const gql_buf *b, size_t from, bool *ended) {
-  gql_buf out;
-  gql_buf_init(&out, NULL);
+static char *dechunk(const http_buf *b, size_t from, bool *ended) {
+  http_buf out;
+  out = (http_buf){0};
   size_t i = from;
   *ended = false;
-  while (i < b->len) {
+  while (i < b->o.len) {
     char *end;
-    unsigned long n = strtoul(b->data + i, &end, 16);
+    unsigned long n = strtoul(b->o.data + i, &end, 16);
     cr_assert_eq(end[0], '\r');
     cr_assert_eq(end[1], '\n');
-    i = (size_t)(end - b->data) + 2;
+    i = (size_t)(end - b->o.data) + 2;
     if (n == 0) {
-      cr_assert_eq(i + 2, b->len);
+      cr_assert_eq(i + 2, b->o.len);
       *ended = true;
       break;
     }
-    cr_assert_leq(i + n + 2, b->len);
-    gql_buf_append(&out, b->data + i, n);
-    cr_assert(memcmp(b->data + i + n, "\r\n", 2) == 0, "chunk size wrong");
+    cr_assert_leq(i + n + 2, b->o.len);
+    http_buf_append(&out, b->o.data + i, n);
+    cr_assert(memcmp(b->o.data + i + n, "\r\n", 2) == 0, "chunk size wrong");
     i += n + 2;
   }
-  char *s = strdup(out.len ? gql_buf_cstr(&out) : "");
-  gql_buf_free(&out);
+  char *s = strdup(out.o.len ? http_buf_cstr(&out) : "");
+  http_buf_free(&out);
   return s;
 }
 
 Test(sse_stream, events_are_written_as_graphql_sse_prints_them) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
+  http_buf b;
+  b = (http_buf){0};
   gql_sse_write_head(&b);
-  const char *s = gql_buf_cstr(&b);
+  const char *s = http_buf_cstr(&b);
   cr_assert(strstr(s, "HTTP/1.1 200 OK\r\n") == s);
   cr_assert(
       strstr(s, "\r\nContent-Type: text/event-stream; charset=utf-8\r\n"));
@@ -340,12 +341,12 @@ Test(sse_stream, events_are_written_as_graphql_sse_prints_them) {
                            "{\"data\":{\"a\":1}}}\n\n"
                            "event: complete\ndata: {\"id\":\"i\\\"d\"}\n\n");
   free(events);
-  gql_buf_free(&b);
+  http_buf_free(&b);
 }
 
 Test(sse_stream, large_events_get_the_right_chunk_size) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
+  http_buf b;
+  b = (http_buf){0};
   size_t n = 300000;
   char *big = malloc(n + 16);
   memcpy(big, "{\"data\":\"", 9);
@@ -359,7 +360,7 @@ Test(sse_stream, large_events_get_the_right_chunk_size) {
   cr_assert_eq(strlen(events), strlen("event: next\ndata: ") + n + 11 + 2);
   free(events);
   free(big);
-  gql_buf_free(&b);
+  http_buf_free(&b);
 }
 
 Test(sse_route, an_empty_request_is_plain_graphql) {

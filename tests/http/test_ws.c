@@ -3,6 +3,7 @@
  * writes are decoded here, so the test does not trust wslay's writer to
  * check wslay's reader. */
 #include "http/ws.h"
+#include "json/json.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -36,18 +37,18 @@ Test(ws_handshake, negotiates_graphql_transport_ws) {
   cr_assert(gql_ws_handshake_check(&rq, graphql_only, &h));
   cr_assert_eq(h.status, 101);
   cr_assert_str_eq(h.protocol, "graphql-transport-ws");
-  gql_buf out;
-  gql_buf_init(&out, NULL);
+  http_buf out;
+  out = (http_buf){0};
   gql_ws_handshake_write(&out, &h);
-  const char *s = gql_buf_cstr(&out);
+  const char *s = http_buf_cstr(&out);
   cr_assert(strstr(s, "HTTP/1.1 101 Switching Protocols\r\n") == s, "%s", s);
   cr_assert(strstr(s, "\r\nUpgrade: websocket\r\n"));
   cr_assert(strstr(s, "\r\nConnection: Upgrade\r\n"));
   cr_assert(strstr(s, "\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
                       "\r\n"));
   cr_assert(strstr(s, "\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n"));
-  cr_assert(out.len >= 4 && memcmp(s + out.len - 4, "\r\n\r\n", 4) == 0);
-  gql_buf_free(&out);
+  cr_assert(out.o.len >= 4 && memcmp(s + out.o.len - 4, "\r\n\r\n", 4) == 0);
+  http_buf_free(&out);
 }
 
 Test(ws_handshake, the_server_preference_wins_and_names_compare_exactly) {
@@ -66,11 +67,11 @@ Test(ws_handshake, no_common_subprotocol_is_accepted_without_one) {
   gql_ws_handshake h;
   cr_assert(gql_ws_handshake_check(&rq, graphql_only, &h));
   cr_assert_null(h.protocol);
-  gql_buf out;
-  gql_buf_init(&out, NULL);
+  http_buf out;
+  out = (http_buf){0};
   gql_ws_handshake_write(&out, &h);
-  cr_assert_null(strstr(gql_buf_cstr(&out), "Sec-WebSocket-Protocol"));
-  gql_buf_free(&out);
+  cr_assert_null(strstr(http_buf_cstr(&out), "Sec-WebSocket-Protocol"));
+  http_buf_free(&out);
 }
 
 Test(ws_handshake, refuses_bad_upgrades_with_the_right_status) {
@@ -105,15 +106,15 @@ Test(ws_handshake, refuses_bad_upgrades_with_the_right_status) {
     cr_assert(!gql_ws_handshake_check(&rq, graphql_only, &h), "%s", w);
     cr_assert_eq(h.status, cases[i].status, "%s: %d", w, h.status);
     cr_assert(h.message && h.message[0]);
-    gql_buf out;
-    gql_buf_init(&out, NULL);
+    http_buf out;
+    out = (http_buf){0};
     gql_ws_handshake_write(&out, &h);
-    const char *s = gql_buf_cstr(&out);
+    const char *s = http_buf_cstr(&out);
     cr_assert(strstr(s, "\r\nConnection: close\r\n"), "%s", s);
     cr_assert(strstr(s, "{\"errors\":[{\"message\":"), "%s", s);
     if (cases[i].status == 426)
       cr_assert(strstr(s, "\r\nSec-WebSocket-Version: 13\r\n"));
-    gql_buf_free(&out);
+    http_buf_free(&out);
   }
 }
 
@@ -129,37 +130,37 @@ Test(ws_handshake, a_client_request_and_its_answer_check_out) {
   char key[25];
   gql_ws_client_key(key);
   cr_assert_eq(strlen(key), 24);
-  gql_buf req;
-  gql_buf_init(&req, NULL);
+  http_buf req;
+  req = (http_buf){0};
   gql_ws_client_request(&req, "127.0.0.1:4000", "/graphql", key,
                         GQL_WS_PROTOCOL_GRAPHQL);
-  const char *s = gql_buf_cstr(&req);
+  const char *s = http_buf_cstr(&req);
   cr_assert(strstr(s, "GET /graphql HTTP/1.1\r\n") == s);
   cr_assert(strstr(s, "\r\nSec-WebSocket-Version: 13\r\n"));
   gql_ws_upgrade rq = upgrade_rq(key, GQL_WS_PROTOCOL_GRAPHQL);
   gql_ws_handshake h;
   cr_assert(gql_ws_handshake_check(&rq, graphql_only, &h));
-  gql_buf resp;
-  gql_buf_init(&resp, NULL);
+  http_buf resp;
+  resp = (http_buf){0};
   gql_ws_handshake_write(&resp, &h);
   const char *why = NULL;
-  cr_assert(gql_ws_client_check(resp.data, resp.len, key,
+  cr_assert(gql_ws_client_check(resp.o.data, resp.o.len, key,
                                 GQL_WS_PROTOCOL_GRAPHQL, &why),
             "%s", why);
   char other[25];
   gql_ws_client_key(other);
   cr_assert_str_neq(other, key, "keys are random");
-  cr_assert(!gql_ws_client_check(resp.data, resp.len, other, NULL, &why));
-  cr_assert(!gql_ws_client_check(resp.data, resp.len, key, "x", &why));
+  cr_assert(!gql_ws_client_check(resp.o.data, resp.o.len, other, NULL, &why));
+  cr_assert(!gql_ws_client_check(resp.o.data, resp.o.len, key, "x", &why));
   cr_assert(!gql_ws_client_check("HTTP/1.1 400 Bad", 16, key, NULL, &why));
-  gql_buf_free(&req);
-  gql_buf_free(&resp);
+  http_buf_free(&req);
+  http_buf_free(&resp);
 }
 
 /* ------------------------------------------------------------ frames */
 
 /* Appends a frame as a client would send it (masked unless told not). */
-static void frame(gql_buf *b, bool fin, uint8_t op, const void *payload,
+static void frame(http_buf *b, bool fin, uint8_t op, const void *payload,
                   uint64_t len, bool mask) {
   unsigned char h[14];
   size_t n = 0;
@@ -181,13 +182,13 @@ static void frame(gql_buf *b, bool fin, uint8_t op, const void *payload,
     memcpy(h + n, key, 4);
     n += 4;
   }
-  gql_buf_append(b, h, n);
+  http_buf_append(b, h, n);
   const unsigned char *p = payload;
   for (uint64_t i = 0; i < len; i++) {
     unsigned char c = p[i];
     if (mask)
       c ^= key[i % 4];
-    gql_buf_putc(b, (char)c);
+    http_buf_putc(b, (char)c);
   }
 }
 
@@ -199,11 +200,11 @@ typedef struct decoded {
 } decoded;
 
 /* Decodes the frames in b (as a client reads them); returns the count. */
-static size_t decode(const gql_buf *b, decoded *out, size_t max) {
+static size_t decode(const http_buf *b, decoded *out, size_t max) {
   size_t i = 0, k = 0;
-  const unsigned char *d = (const unsigned char *)b->data;
-  while (i < b->len && k < max) {
-    cr_assert(b->len - i >= 2);
+  const unsigned char *d = (const unsigned char *)b->o.data;
+  while (i < b->o.len && k < max) {
+    cr_assert(b->o.len - i >= 2);
     decoded *f = &out[k++];
     f->fin = d[i] & 0x80;
     f->op = d[i] & 0x0f;
@@ -225,7 +226,7 @@ static size_t decode(const gql_buf *b, decoded *out, size_t max) {
       memcpy(key, d + i, 4);
       i += 4;
     }
-    cr_assert_leq(i + len, b->len, "truncated frame");
+    cr_assert_leq(i + len, b->o.len, "truncated frame");
     f->payload = malloc(len + 1);
     for (uint64_t j = 0; j < len; j++)
       f->payload[j] = (char)(d[i + j] ^ key[j % 4]);
@@ -243,8 +244,8 @@ static void free_decoded(decoded *f, size_t n) {
 
 typedef struct peer {
   gql_ws ws;
-  gql_buf out;
-  gql_buf got; /* messages received, each followed by '|' */
+  http_buf out;
+  http_buf got; /* messages received, each followed by '|' */
   int messages, pongs, closes;
   uint16_t close_code;
   char close_reason[128];
@@ -256,8 +257,8 @@ static void on_message(void *ud, bool binary, const char *data, size_t len) {
   peer *p = ud;
   p->messages++;
   p->binary = binary;
-  gql_buf_append(&p->got, data, len);
-  gql_buf_putc(&p->got, '|');
+  http_buf_append(&p->got, data, len);
+  http_buf_putc(&p->got, '|');
   if (p->reply) {
     char r[256];
     int n = snprintf(r, sizeof r, "re:%.*s", (int)len, data);
@@ -281,19 +282,19 @@ static const gql_ws_handler handler = {on_message, on_pong, on_close};
 
 static void peer_init(peer *p, gql_ws_pool *pool, gql_ws_role role) {
   memset(p, 0, sizeof *p);
-  gql_buf_init(&p->out, NULL);
-  gql_buf_init(&p->got, NULL);
+  p->out = (http_buf){0};
+  p->got = (http_buf){0};
   gql_ws_init(&p->ws, pool, role, &handler, p, &p->out);
 }
 
 static void peer_free(peer *p) {
   gql_ws_free(&p->ws);
-  gql_buf_free(&p->out);
-  gql_buf_free(&p->got);
+  http_buf_free(&p->out);
+  http_buf_free(&p->got);
 }
 
 static const char *got(peer *p) {
-  return p->got.len ? gql_buf_cstr(&p->got) : "";
+  return p->got.o.len ? http_buf_cstr(&p->got) : "";
 }
 
 static gql_ws_pool *pool_with(uint32_t max_message, uint32_t max_queued) {
@@ -305,12 +306,12 @@ static gql_ws_pool *pool_with(uint32_t max_message, uint32_t max_queued) {
 
 /* Feeds a client frame stream to a server peer, all at once or byte by
  * byte. */
-static gql_ws_state feed_all(peer *s, const gql_buf *in, bool bytewise) {
+static gql_ws_state feed_all(peer *s, const http_buf *in, bool bytewise) {
   gql_ws_state st = GQL_WS_OPEN;
   if (!bytewise)
-    return gql_ws_feed(&s->ws, in->data, in->len);
-  for (size_t i = 0; i < in->len; i++)
-    st = gql_ws_feed(&s->ws, in->data + i, 1);
+    return gql_ws_feed(&s->ws, in->o.data, in->o.len);
+  for (size_t i = 0; i < in->o.len; i++)
+    st = gql_ws_feed(&s->ws, in->o.data + i, 1);
   return st;
 }
 
@@ -339,18 +340,18 @@ Test(ws_frames, a_masked_text_message_reaches_the_handler_whole) {
   for (int bytewise = 0; bytewise < 2; bytewise++) {
     peer s;
     peer_init(&s, pool, GQL_WS_SERVER);
-    gql_buf in;
-    gql_buf_init(&in, NULL);
+    http_buf in;
+    in = (http_buf){0};
     frame(&in, true, 1, "{\"type\":\"connection_init\"}", 26, true);
     frame(&in, true, 2, "\x00\xff", 2, true);
     cr_assert_eq(feed_all(&s, &in, bytewise), GQL_WS_OPEN);
     cr_assert_eq(s.messages, 2);
     static const char want[] = "{\"type\":\"connection_init\"}|\x00\xff|";
-    cr_assert_eq(s.got.len, sizeof want - 1);
-    cr_assert(memcmp(s.got.data, want, sizeof want - 1) == 0);
+    cr_assert_eq(s.got.o.len, sizeof want - 1);
+    cr_assert(memcmp(s.got.o.data, want, sizeof want - 1) == 0);
     cr_assert(s.binary);
-    cr_assert_eq(s.out.len, 0);
-    gql_buf_free(&in);
+    cr_assert_eq(s.out.o.len, 0);
+    http_buf_free(&in);
     peer_free(&s);
   }
   gql_ws_pool_free(pool);
@@ -361,8 +362,8 @@ Test(ws_frames, fragments_join_and_control_frames_may_come_between) {
   for (int bytewise = 0; bytewise < 2; bytewise++) {
     peer s;
     peer_init(&s, pool, GQL_WS_SERVER);
-    gql_buf in;
-    gql_buf_init(&in, NULL);
+    http_buf in;
+    in = (http_buf){0};
     frame(&in, false, 1, "hel", 3, true);
     frame(&in, true, 9, "are you there", 13, true); /* ping */
     frame(&in, false, 0, "lo, ", 4, true);
@@ -378,7 +379,7 @@ Test(ws_frames, fragments_join_and_control_frames_may_come_between) {
     cr_assert_eq(f[0].op, 10, "a ping is answered with a pong");
     cr_assert_str_eq(f[0].payload, "are you there");
     free_decoded(f, n);
-    gql_buf_free(&in);
+    http_buf_free(&in);
     peer_free(&s);
   }
   gql_ws_pool_free(pool);
@@ -391,14 +392,14 @@ Test(ws_frames, long_lengths_use_16_and_64_bit_headers) {
   char *big = malloc(100000);
   for (int i = 0; i < 100000; i++)
     big[i] = (char)('a' + i % 26);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 1, big, 300, true);
   frame(&in, true, 1, big, 100000, true);
-  cr_assert_eq(gql_ws_feed(&s.ws, in.data, in.len), GQL_WS_OPEN);
+  cr_assert_eq(gql_ws_feed(&s.ws, in.o.data, in.o.len), GQL_WS_OPEN);
   cr_assert_eq(s.messages, 2);
-  cr_assert_eq(s.got.len, 300 + 1 + 100000 + 1);
-  cr_assert(memcmp(s.got.data + 301, big, 100000) == 0);
+  cr_assert_eq(s.got.o.len, 300 + 1 + 100000 + 1);
+  cr_assert(memcmp(s.got.o.data + 301, big, 100000) == 0);
   /* and the server writes them back with the same header forms */
   gql_ws_send(&s.ws, false, big, 300);
   gql_ws_send(&s.ws, false, big, 100000);
@@ -407,10 +408,10 @@ Test(ws_frames, long_lengths_use_16_and_64_bit_headers) {
   cr_assert_eq(f[0].len, 300);
   cr_assert_eq(f[1].len, 100000);
   cr_assert(memcmp(f[1].payload, big, 100000) == 0);
-  cr_assert_eq((unsigned char)s.out.data[1], 126);
+  cr_assert_eq((unsigned char)s.out.o.data[1], 126);
   free_decoded(f, 2);
   free(big);
-  gql_buf_free(&in);
+  http_buf_free(&in);
   peer_free(&s);
   gql_ws_pool_free(pool);
 }
@@ -422,12 +423,12 @@ typedef struct bad_case {
 
 /* Each case builds its input; the server must fail the connection with the
  * case's code, deliver nothing, and ignore input after it. */
-static void build_bad(const char *name, gql_buf *in) {
+static void build_bad(const char *name, http_buf *in) {
   if (!strcmp(name, "unmasked"))
     frame(in, true, 1, "hi", 2, false);
   else if (!strcmp(name, "reserved")) {
     frame(in, true, 1, "hi", 2, true);
-    in->data[0] |= 0x40;
+    in->o.data[0] |= 0x40;
   } else if (!strcmp(name, "opcode"))
     frame(in, true, 3, "hi", 2, true);
   else if (!strcmp(name, "continuation"))
@@ -452,11 +453,11 @@ static void build_bad(const char *name, gql_buf *in) {
   } else if (!strcmp(name, "huge_length")) {
     unsigned char h[] = {0x81, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff,
                          0xff, 0xff, 0xff, 1,    2,    3,    4};
-    gql_buf_append(in, h, sizeof h);
+    http_buf_append(in, h, sizeof h);
   } else if (!strcmp(name, "non_minimal_length")) {
     unsigned char h[] = {0x81, 0xfe, 0x00, 0x05, 1,   2,  3,
                          4,    'a',  'b',  'c',  'd', 'e'};
-    gql_buf_append(in, h, sizeof h);
+    http_buf_append(in, h, sizeof h);
   } else if (!strcmp(name, "close_one_byte"))
     frame(in, true, 8, "\x03", 1, true);
   else if (!strcmp(name, "close_bad_code"))
@@ -489,8 +490,8 @@ Test(ws_frames, protocol_violations_close_with_their_codes) {
     for (int bytewise = 0; bytewise < 2; bytewise++) {
       peer s;
       peer_init(&s, pool, GQL_WS_SERVER);
-      gql_buf in;
-      gql_buf_init(&in, NULL);
+      http_buf in;
+      in = (http_buf){0};
       build_bad(cases[i].name, &in);
       gql_ws_state st = feed_all(&s, &in, bytewise);
       cr_assert_eq(st, GQL_WS_CLOSED, "%s: state %d", cases[i].name, st);
@@ -500,7 +501,7 @@ Test(ws_frames, protocol_violations_close_with_their_codes) {
                    cases[i].name);
       cr_assert_neq(reason[0], 0, "%s: the close says why", cases[i].name);
       cr_assert_not_null(s.ws.error);
-      gql_buf_free(&in);
+      http_buf_free(&in);
       peer_free(&s);
     }
   }
@@ -514,12 +515,12 @@ Test(ws_frames, a_binary_message_is_not_checked_for_utf8) {
   gql_ws_pool *pool = pool_with(0, 0);
   peer s;
   peer_init(&s, pool, GQL_WS_SERVER);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 2, "\xc3\x28", 2, true);
-  cr_assert_eq(gql_ws_feed(&s.ws, in.data, in.len), GQL_WS_OPEN);
+  cr_assert_eq(gql_ws_feed(&s.ws, in.o.data, in.o.len), GQL_WS_OPEN);
   cr_assert_eq(s.messages, 1);
-  gql_buf_free(&in);
+  http_buf_free(&in);
   peer_free(&s);
   gql_ws_pool_free(pool);
 }
@@ -528,14 +529,14 @@ Test(ws_frames, the_peers_close_is_echoed_and_reported) {
   gql_ws_pool *pool = pool_with(0, 0);
   peer s;
   peer_init(&s, pool, GQL_WS_SERVER);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 8,
         "\x03\xe8"
         "bye",
         5, true);
   frame(&in, true, 1, "late", 4, true);
-  cr_assert_eq(gql_ws_feed(&s.ws, in.data, in.len), GQL_WS_CLOSED);
+  cr_assert_eq(gql_ws_feed(&s.ws, in.o.data, in.o.len), GQL_WS_CLOSED);
   cr_assert_eq(s.closes, 1);
   cr_assert_eq(s.close_code, 1000);
   cr_assert_str_eq(s.close_reason, "bye");
@@ -545,16 +546,16 @@ Test(ws_frames, the_peers_close_is_echoed_and_reported) {
   /* an empty close is answered with an empty one */
   peer t;
   peer_init(&t, pool, GQL_WS_SERVER);
-  in.len = 0;
+  in.o.len = 0;
   frame(&in, true, 8, "", 0, true);
-  cr_assert_eq(gql_ws_feed(&t.ws, in.data, in.len), GQL_WS_CLOSED);
+  cr_assert_eq(gql_ws_feed(&t.ws, in.o.data, in.o.len), GQL_WS_CLOSED);
   cr_assert_eq(t.close_code, GQL_WS_CLOSE_NO_STATUS);
   decoded f[2];
   cr_assert_eq(decode(&t.out, f, 2), 1);
   cr_assert_eq(f[0].op, 8);
   cr_assert_eq(f[0].len, 0);
   free_decoded(f, 1);
-  gql_buf_free(&in);
+  http_buf_free(&in);
   peer_free(&s);
   peer_free(&t);
   gql_ws_pool_free(pool);
@@ -570,21 +571,21 @@ Test(ws_frames, our_close_waits_for_the_peers_and_drops_data_meanwhile) {
   char reason[128];
   cr_assert_eq(sent_close(&s, reason, sizeof reason), 4400);
   cr_assert_str_eq(reason, "Invalid message received");
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 1, "still talking", 13, true);
   frame(&in, true, 9, "ping", 4, true);
-  size_t before = s.out.len;
-  cr_assert_eq(gql_ws_feed(&s.ws, in.data, in.len), GQL_WS_CLOSING);
+  size_t before = s.out.o.len;
+  cr_assert_eq(gql_ws_feed(&s.ws, in.o.data, in.o.len), GQL_WS_CLOSING);
   cr_assert_eq(s.messages, 0);
-  cr_assert_eq(s.out.len, before, "nothing is sent after a close frame");
-  in.len = 0;
+  cr_assert_eq(s.out.o.len, before, "nothing is sent after a close frame");
+  in.o.len = 0;
   frame(&in, true, 8, "\x11\x30", 2, true);
-  cr_assert_eq(gql_ws_feed(&s.ws, in.data, in.len), GQL_WS_CLOSED);
+  cr_assert_eq(gql_ws_feed(&s.ws, in.o.data, in.o.len), GQL_WS_CLOSED);
   cr_assert_eq(s.close_code, 4400);
-  cr_assert_eq(s.out.len, before, "the peer's close is not echoed again");
+  cr_assert_eq(s.out.o.len, before, "the peer's close is not echoed again");
   cr_assert_eq(gql_ws_close(&s.ws, 1000, NULL), 0);
-  gql_buf_free(&in);
+  http_buf_free(&in);
   peer_free(&s);
   gql_ws_pool_free(pool);
 }
@@ -627,7 +628,7 @@ Test(ws_frames, a_peer_that_stops_reading_is_terminated_not_buffered) {
   cr_assert_eq(rc, GQL_ELIMIT);
   cr_assert_eq(sent, 4096 / 102, "sent %d", sent);
   cr_assert_eq(s.ws.state, GQL_WS_TERMINATED);
-  cr_assert_leq(s.out.len, 4096);
+  cr_assert_leq(s.out.o.len, 4096);
   cr_assert_eq(gql_ws_send(&s.ws, false, msg, 1), GQL_EINVAL);
   /* bytes the transport holds count too */
   peer t;
@@ -637,13 +638,13 @@ Test(ws_frames, a_peer_that_stops_reading_is_terminated_not_buffered) {
   /* so does a flood of pings whose pongs are never read */
   peer u;
   peer_init(&u, pool, GQL_WS_SERVER);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   for (int i = 0; i < 100; i++)
     frame(&in, true, 9, msg, 100, true);
-  cr_assert_eq(gql_ws_feed(&u.ws, in.data, in.len), GQL_WS_TERMINATED);
-  cr_assert_leq(u.out.len, 4096);
-  gql_buf_free(&in);
+  cr_assert_eq(gql_ws_feed(&u.ws, in.o.data, in.o.len), GQL_WS_TERMINATED);
+  cr_assert_leq(u.out.o.len, 4096);
+  http_buf_free(&in);
   peer_free(&s);
   peer_free(&t);
   peer_free(&u);
@@ -654,12 +655,12 @@ Test(ws_frames, idle_connections_hold_no_frame_context) {
   gql_ws_pool *pool = pool_with(0, 0);
   enum { N = 1000 };
   peer *ps = calloc(N, sizeof *ps);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 1, "{\"type\":\"ping\"}", 15, true);
   for (int i = 0; i < N; i++) {
     peer_init(&ps[i], pool, GQL_WS_SERVER);
-    cr_assert_eq(gql_ws_feed(&ps[i].ws, in.data, in.len), GQL_WS_OPEN);
+    cr_assert_eq(gql_ws_feed(&ps[i].ws, in.o.data, in.o.len), GQL_WS_OPEN);
     cr_assert_eq(ps[i].messages, 1);
     cr_assert_null(ps[i].ws.fr);
   }
@@ -668,30 +669,30 @@ Test(ws_frames, idle_connections_hold_no_frame_context) {
   cr_assert_eq(lent, 0);
   cr_assert_eq(created, 1, "one context served them all");
   /* a connection in the middle of a frame keeps one until it completes */
-  gql_ws_feed(&ps[0].ws, in.data, 5);
-  gql_ws_feed(&ps[1].ws, in.data, 1);
+  gql_ws_feed(&ps[0].ws, in.o.data, 5);
+  gql_ws_feed(&ps[1].ws, in.o.data, 1);
   gql_ws_pool_counts(pool, &created, &lent);
   cr_assert_eq(lent, 2);
-  gql_ws_feed(&ps[0].ws, in.data + 5, in.len - 5);
-  gql_ws_feed(&ps[1].ws, in.data + 1, in.len - 1);
+  gql_ws_feed(&ps[0].ws, in.o.data + 5, in.o.len - 5);
+  gql_ws_feed(&ps[1].ws, in.o.data + 1, in.o.len - 1);
   gql_ws_pool_counts(pool, &created, &lent);
   cr_assert_eq(lent, 0);
   cr_assert_eq(ps[0].messages, 2);
   cr_assert_eq(ps[1].messages, 2);
   /* two frames in one read, the second partial */
-  gql_buf two;
-  gql_buf_init(&two, NULL);
-  gql_buf_append(&two, in.data, in.len);
-  gql_buf_append(&two, in.data, 3);
-  gql_ws_feed(&ps[2].ws, two.data, two.len);
+  http_buf two;
+  two = (http_buf){0};
+  http_buf_append(&two, in.o.data, in.o.len);
+  http_buf_append(&two, in.o.data, 3);
+  gql_ws_feed(&ps[2].ws, two.o.data, two.o.len);
   cr_assert_not_null(ps[2].ws.fr);
-  gql_ws_feed(&ps[2].ws, in.data + 3, in.len - 3);
+  gql_ws_feed(&ps[2].ws, in.o.data + 3, in.o.len - 3);
   cr_assert_null(ps[2].ws.fr);
   cr_assert_eq(ps[2].messages, 3);
   for (int i = 0; i < N; i++)
     peer_free(&ps[i]);
-  gql_buf_free(&in);
-  gql_buf_free(&two);
+  http_buf_free(&in);
+  http_buf_free(&two);
   free(ps);
   gql_ws_pool_free(pool);
 }
@@ -709,22 +710,22 @@ Test(ws_frames, a_client_and_a_server_talk_both_ways) {
   cr_assert_eq(n, 2);
   cr_assert(f[0].masked && f[1].masked, "a client masks its frames");
   free_decoded(f, n);
-  gql_ws_feed(&s.ws, c.out.data, c.out.len);
-  c.out.len = 0;
+  gql_ws_feed(&s.ws, c.out.o.data, c.out.o.len);
+  c.out.o.len = 0;
   cr_assert_str_eq(got(&s), "hello|");
-  cr_assert_eq(gql_ws_feed(&c.ws, s.out.data, s.out.len), GQL_WS_OPEN, "%s",
+  cr_assert_eq(gql_ws_feed(&c.ws, s.out.o.data, s.out.o.len), GQL_WS_OPEN, "%s",
                c.ws.error);
-  s.out.len = 0;
+  s.out.o.len = 0;
   cr_assert_str_eq(got(&c), "re:hello|");
   cr_assert_eq(c.pongs, 1);
   /* a client refuses masked frames from a server */
   peer d;
   peer_init(&d, pool, GQL_WS_CLIENT);
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 1, "x", 1, true);
-  cr_assert_eq(gql_ws_feed(&d.ws, in.data, in.len), GQL_WS_CLOSED);
-  gql_buf_free(&in);
+  cr_assert_eq(gql_ws_feed(&d.ws, in.o.data, in.o.len), GQL_WS_CLOSED);
+  http_buf_free(&in);
   peer_free(&c);
   peer_free(&s);
   peer_free(&d);
@@ -741,18 +742,18 @@ Test(ws_frames, keep_alive_pings_and_terminates_a_silent_peer) {
   cr_assert_eq(f[0].op, 9, "a ping");
   free_decoded(f, 1);
   /* the peer answers (any input counts): alive */
-  gql_buf in;
-  gql_buf_init(&in, NULL);
+  http_buf in;
+  in = (http_buf){0};
   frame(&in, true, 10, "", 0, true);
-  gql_ws_feed(&s.ws, in.data, in.len);
+  gql_ws_feed(&s.ws, in.o.data, in.o.len);
   cr_assert_eq(s.pongs, 1);
   cr_assert(gql_ws_keepalive(&s.ws));
   /* then nothing until the next round: terminated, no frame written */
-  size_t before = s.out.len;
+  size_t before = s.out.o.len;
   cr_assert(!gql_ws_keepalive(&s.ws));
   cr_assert_eq(s.ws.state, GQL_WS_TERMINATED);
-  cr_assert_eq(s.out.len, before);
-  gql_buf_free(&in);
+  cr_assert_eq(s.out.o.len, before);
+  http_buf_free(&in);
   peer_free(&s);
   gql_ws_pool_free(pool);
 }

@@ -34,11 +34,11 @@ struct conn {
   uv_tcp_t tcp;
   uv_timer_t timer; /* the machine's clock; the later ack */
   uv_write_t wreq;
-  gql_buf head;
+  http_buf head;
   bool upgraded, writing, closing, ack_later;
   gql_ws ws;
   gql_gws g;
-  gql_buf out, wbuf;
+  http_buf out, wbuf;
   int handles;
 };
 
@@ -52,9 +52,9 @@ static void flush(conn *c);
 static void on_handle_closed(uv_handle_t *h) {
   conn *c = h->data;
   if (--c->handles == 0) {
-    gql_buf_free(&c->head);
-    gql_buf_free(&c->out);
-    gql_buf_free(&c->wbuf);
+    http_buf_free(&c->head);
+    http_buf_free(&c->out);
+    http_buf_free(&c->wbuf);
     free(c);
   }
 }
@@ -73,7 +73,7 @@ static void conn_close(conn *c) {
 
 /* After a flush: a finished WebSocket closes its socket. */
 static void settle(conn *c) {
-  if (c->closing || c->writing || c->out.len)
+  if (c->closing || c->writing || c->out.o.len)
     return;
   if (!c->upgraded || c->ws.state >= GQL_WS_CLOSED)
     conn_close(c);
@@ -83,7 +83,7 @@ static void on_write(uv_write_t *req, int status) {
   conn *c = req->data;
   c->writing = false;
   c->ws.inflight = 0;
-  c->wbuf.len = 0;
+  c->wbuf.o.len = 0;
   if (status < 0) {
     conn_close(c);
     return;
@@ -98,13 +98,13 @@ static void flush(conn *c) {
     conn_close(c);
     return;
   }
-  if (!c->writing && c->out.len) {
-    gql_buf t = c->wbuf;
+  if (!c->writing && c->out.o.len) {
+    http_buf t = c->wbuf;
     c->wbuf = c->out;
     c->out = t;
-    c->out.len = 0;
-    c->ws.inflight = c->wbuf.len;
-    uv_buf_t b = uv_buf_init(c->wbuf.data, (unsigned)c->wbuf.len);
+    c->out.o.len = 0;
+    c->ws.inflight = c->wbuf.o.len;
+    uv_buf_t b = uv_buf_init(c->wbuf.o.data, (unsigned)c->wbuf.o.len);
     c->wreq.data = c;
     if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_write) != 0) {
       conn_close(c);
@@ -155,15 +155,13 @@ static void ack_later(uv_timer_t *t) {
   flush(c);
 }
 
-static gql_gws_verdict g_connect(void *ud, const gql_json_value *payload) {
+static gql_gws_verdict g_connect(void *ud, const gql_value *payload) {
   conn *c = ud;
-  const gql_json_value *tok =
-      payload ? gql_json_get(payload, GQL_STR("token")) : NULL;
-  if (tok && tok->kind == GQL_JSON_STRING &&
-      gql_str_eq_cstr(tok->string, "bad"))
+  /* (a token that is not a string reads as "") */
+  gql_str tok = gql_value_string(gql_value_get(payload, "token", 5));
+  if (http_str_is(tok, "bad"))
     return GQL_GWS_REJECT;
-  if (tok && tok->kind == GQL_JSON_STRING &&
-      gql_str_eq_cstr(tok->string, "later")) {
+  if (http_str_is(tok, "later")) {
     c->ack_later = true;
     uv_timer_start(&c->timer, ack_later, 50, 0);
     return GQL_GWS_LATER;
@@ -236,9 +234,10 @@ static void clock_tick(uv_timer_t *t) {
 }
 
 /* The value of header `name` in the request head (first line excluded). */
-static gql_str header(const gql_buf *h, const char *name) {
+static gql_str header(const http_buf *h, const char *name) {
   size_t nl = strlen(name);
-  const char *p = memchr(h->data, '\n', h->len), *end = h->data + h->len;
+  const char *p = memchr(h->o.data, '\n', h->o.len),
+             *end = h->o.data + h->o.len;
   while (p && p + 1 < end) {
     const char *line = p + 1;
     const char *eol = memchr(line, '\n', (size_t)(end - line));
@@ -259,9 +258,9 @@ static gql_str header(const gql_buf *h, const char *name) {
 }
 
 static void upgrade(conn *c, size_t head_len) {
-  const char *sp = memchr(c->head.data, ' ', c->head.len);
+  const char *sp = memchr(c->head.o.data, ' ', c->head.o.len);
   gql_ws_upgrade rq = {
-      .method = {c->head.data, sp ? (size_t)(sp - c->head.data) : 0},
+      .method = {c->head.o.data, sp ? (size_t)(sp - c->head.o.data) : 0},
       .http_major = 1,
       .http_minor = 1,
       .upgrade = header(&c->head, "Upgrade"),
@@ -284,10 +283,10 @@ static void upgrade(conn *c, size_t head_len) {
   uv_timer_start(&c->timer, clock_tick, 50, 50);
   if (!h.protocol) /* graphql-ws: accepted, then closed */
     gql_gws_close(&c->g, GQL_GWS_SUBPROTOCOL, "Subprotocol not acceptable");
-  size_t rest = c->head.len - head_len;
+  size_t rest = c->head.o.len - head_len;
   if (rest)
-    gql_ws_feed(&c->ws, c->head.data + head_len, rest);
-  c->head.len = 0;
+    gql_ws_feed(&c->ws, c->head.o.data + head_len, rest);
+  c->head.o.len = 0;
   flush(c);
 }
 
@@ -304,11 +303,11 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     flush(c);
     return;
   }
-  gql_buf_append(&c->head, b->base, (size_t)n);
-  const char *end = memmem(c->head.data, c->head.len, "\r\n\r\n", 4);
+  http_buf_append(&c->head, b->base, (size_t)n);
+  const char *end = memmem(c->head.o.data, c->head.o.len, "\r\n\r\n", 4);
   if (end)
-    upgrade(c, (size_t)(end + 4 - c->head.data));
-  else if (c->head.len > 16384)
+    upgrade(c, (size_t)(end + 4 - c->head.o.data));
+  else if (c->head.o.len > 16384)
     conn_close(c);
 }
 
@@ -316,9 +315,9 @@ static void on_connection(uv_stream_t *server, int status) {
   if (status < 0)
     return;
   conn *c = calloc(1, sizeof *c);
-  gql_buf_init(&c->head, NULL);
-  gql_buf_init(&c->out, NULL);
-  gql_buf_init(&c->wbuf, NULL);
+  c->head = (http_buf){0};
+  c->out = (http_buf){0};
+  c->wbuf = (http_buf){0};
   uv_tcp_init(loop, &c->tcp);
   uv_timer_init(loop, &c->timer);
   c->tcp.data = c->timer.data = c;
