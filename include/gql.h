@@ -574,6 +574,93 @@ GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
                         size_t variables_len, const void *root_value,
                         void *context, gql_arena *arena, gql_str *json);
 
+/* ---------------------------------------------------------- subscriptions */
+
+/* A subscription operation runs as the spec's Subscribe: the root field's
+ * resolver runs once (CreateSourceEventStream) and answers with an event
+ * stream (gql_out_stream); then every event pushed into the stream becomes
+ * the root field's value, completed through the operation's selection set
+ * as the default resolver completes JSON data (MapSourceToResponseEvent):
+ * one response per event. An error in one event's fields is that
+ * response's error; the stream goes on. Everything happens on the thread
+ * that subscribed. */
+typedef struct gql_subscription gql_subscription;
+/* The event source side of a subscription: what the root field's resolver
+ * gets from gql_out_stream and the embedder pushes into. */
+typedef struct gql_stream gql_stream;
+
+typedef struct gql_stream_source {
+  /* The subscriber went away (gql_subscription_free, or the queue
+   * overflowed with GQL_OVERFLOW_CLOSE): push nothing more into the
+   * stream, whose handle is invalid after this call. Optional. */
+  void (*cancel)(void *ud);
+  void *ud;
+} gql_stream_source;
+
+/* From a subscription root field's resolver (subscribe phase): the field's
+ * source event stream. NULL (and the field null) outside a subscription
+ * being made, e.g. under gql_graphql, which runs a subscription once. A
+ * resolver that neither calls this nor writes an error makes the
+ * subscription fail as graphql-js does ("Subscription field must return
+ * AsyncIterable."). `source` is copied. */
+GQL_API gql_stream *gql_out_stream(gql_out *out,
+                                   const gql_stream_source *source);
+/* One event: a JSON value (copied when it has to wait in the queue). 0;
+ * GQL_EINVAL once the stream ended; GQL_ELIMIT when the queue was full
+ * (the oldest event was dropped, or the subscription closed, per its
+ * overflow policy); GQL_ENOMEM. */
+GQL_API int gql_stream_push(gql_stream *s, const gql_value *event);
+/* The same from JSON text (GQL_EJSON when it is not JSON). */
+GQL_API int gql_stream_push_json(gql_stream *s, const char *json, size_t len);
+/* The stream is over: queued events are delivered, then on_end (no
+ * error). The handle stays valid until cancel is called. */
+GQL_API void gql_stream_end(gql_stream *s);
+/* The stream failed: queued events are dropped and on_end reports
+ * `message` as a GraphQL error. */
+GQL_API void gql_stream_fail(gql_stream *s, const char *message);
+
+/* What a subscriber does when events come faster than it takes them (it
+ * is paused, or an event's execution is pending). */
+typedef enum gql_overflow {
+  GQL_OVERFLOW_DROP_OLDEST, /* the default: counted in dropped */
+  GQL_OVERFLOW_CLOSE        /* end the subscription with an error */
+} gql_overflow;
+
+typedef struct gql_subscribe_params {
+  const gql_value *variables; /* as gql_execute_params */
+  const char *variables_json;
+  size_t variables_len;
+  const void *root_value; /* the parent of the root field at subscribe */
+  void *context;          /* gql_info_context, at subscribe and per event */
+  /* One response per event ({"data":...} with any errors). Required. */
+  void (*on_event)(void *ud, const char *json, size_t len, bool has_errors);
+  /* The stream ended (errors_json NULL) or failed (a JSON array of
+   * GraphQL errors). Then nothing more comes; free the subscription. */
+  void (*on_end)(void *ud, const char *errors_json, size_t len);
+  void *ud;
+  uint32_t max_queue; /* events waiting per subscriber (0: 64) */
+  gql_overflow overflow;
+} gql_subscribe_params;
+
+/* Subscribes: runs the root field's resolver. 0 and *out when the stream
+ * is open; 1 when the subscription could not start (variables invalid,
+ * the resolver failed, no stream): the response with the errors went to
+ * on_event once, *out is NULL and on_end does not come; GQL_EINVAL when
+ * `p` is not a subscription; GQL_ENOMEM. A resolver that pends at
+ * subscribe is refused (GQL_EUNSUPPORTED). */
+GQL_API int gql_subscribe(const gql_prepared *p,
+                          const gql_subscribe_params *params,
+                          gql_subscription **out);
+/* The subscriber goes away: the source's cancel is called (unless the
+ * stream already ended), queued events are dropped. NULL is allowed. */
+GQL_API void gql_subscription_free(gql_subscription *sub);
+/* Flow control: while paused, events wait in the queue (bounded: see
+ * max_queue); resume delivers them in order. */
+GQL_API void gql_subscription_pause(gql_subscription *sub);
+GQL_API void gql_subscription_resume(gql_subscription *sub);
+/* Events dropped by GQL_OVERFLOW_DROP_OLDEST so far. */
+GQL_API uint64_t gql_subscription_dropped(const gql_subscription *sub);
+
 /* --------------------------------------------------------------- tracing */
 
 /* A tracer owns a bounded span queue and a background exporter thread that

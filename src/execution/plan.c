@@ -1162,6 +1162,19 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  if (p->kind == GQL_OP_SUBSCRIPTION && p->root) {
+    /* the root field's value is its stream's event, per event (see
+     * gql_exec_sub_resolver): never a member written in place */
+    p->root->all_members = false;
+    for (uint32_t i = 0; i < p->root->nfields; i++) {
+      plan_field *pf = &p->root->fields[i];
+      if (pf->meta)
+        continue;
+      pf->member = MEMBER_NONE;
+      pf->fn = gql_exec_sub_resolver;
+      pf->sub_root = true;
+    }
+  }
   p->answer_early = p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
                     p->root_error || p->bad_condition;
   *out = p;
