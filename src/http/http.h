@@ -47,6 +47,11 @@ static inline bool http_buf_reserve(http_buf *b, size_t extra) {
   return !b->failed;
 }
 static inline void http_buf_append(http_buf *b, const void *p, size_t n) {
+  if (n && n <= b->o.cap - b->o.len && !b->failed) { /* usual: no call */
+    memcpy(b->o.data + b->o.len, p, n);
+    b->o.len += n;
+    return;
+  }
   if (!b->failed && gql_output_append(&b->o, p, n) < 0)
     b->failed = true;
 }
@@ -67,6 +72,12 @@ static inline void http_buf_free(http_buf *b) {
   gql_output_free(&b->o);
   b->failed = false;
 }
+
+/* Lines growing in an arena (a request's extra response headers). */
+typedef struct http_buf_arena {
+  char *data;
+  size_t len, cap;
+} http_buf_arena;
 
 /* ---- document cache (cache.c) */
 
@@ -128,6 +139,9 @@ typedef struct gql_http_ctx {
    * go on with the connection's input (NULL: nothing to do). */
   void (*resumed)(gql_http_conn *c);
   void *exec_worker; /* opt->executor's per-worker state */
+  void *hook_worker; /* opt->hooks' per-worker state */
+  /* The client's address of a connection, as text (NULL: unknown). */
+  bool (*peer)(gql_http_conn *c, char *buf, size_t n);
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -147,11 +161,20 @@ void gql_http_slot_give(gql_http_ctx *x, gql_http_slot *s);
 
 typedef struct gql_http_request gql_http_request;
 
+/* Where one request header is in gql_http_conn.hdrs. */
+typedef struct gql_http_header_at {
+  uint32_t name, name_len, value, value_len;
+} gql_http_header_at;
+
 struct gql_http_conn {
   gql_http_ctx *x;
   llhttp_t parser;
-  /* The request being parsed. */
-  http_buf url, hname, hval, ctype, accept, body;
+  /* The request being parsed: its URL, its headers (names and values one
+   * after the other in hdrs, their places in hidx), the Accept values
+   * joined, the body; Content-Type's value is at ctype_off in hdrs. */
+  http_buf url, hdrs, hidx, accept, body;
+  uint32_t ctype_off, ctype_len;
+  uint32_t hname_start, hname_end; /* the header being parsed, in hdrs */
   size_t header_bytes;
   unsigned nheaders;
   bool expect_continue, expect_other, in_request, upgrade;
@@ -203,8 +226,12 @@ struct gql_http_request {
   bool graphql_response; /* application/graphql-response+json */
   bool head;             /* a HEAD request: answered as GET, head only */
   bool done;
-  gql_http_exec exec; /* with opt->executor */
-  gql_trace *trace;   /* with opt->tracer: ended with the request */
+  bool answered;          /* its response is written */
+  gql_http_exec exec;     /* with opt->executor */
+  gql_trace *trace;       /* with opt->tracer: ended with the request */
+  void *user;             /* gql_http_request_set_context */
+  http_buf_arena headers; /* gql_http_request_add_header's lines */
+  const char *peer;       /* made on demand */
 };
 
 /* Handles the request whose head and body c holds. */

@@ -360,6 +360,29 @@ static void conn_update(tconn *t) {
   }
 }
 
+/* x->peer: the connection's client as "IP:PORT" (a call per use). */
+static bool conn_peer(gql_http_conn *c, char *buf, size_t n) {
+  tconn *t = http_container_of(c, tconn, c);
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  if (t->tcp_closed ||
+      uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) < 0)
+    return false;
+  char ip[INET6_ADDRSTRLEN];
+  if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+    uv_ip6_name(a, ip, sizeof ip);
+    snprintf(buf, n, "[%s]:%u", ip, ntohs(a->sin6_port));
+  } else if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    snprintf(buf, n, "%s:%u", ip, ntohs(a->sin_port));
+  } else {
+    return false;
+  }
+  return true;
+}
+
 /* x->resumed: a pending request wrote its response; end it on the next
  * loop turn, once the executor has returned. */
 static void conn_resumed(gql_http_conn *c) {
@@ -497,6 +520,13 @@ static int listen_socket(const char *host, int port, int *bound_port,
   return fd;
 }
 
+static void free_hook_worker(gql_http_server *s, worker *w) {
+  const gql_http_hooks *hk = s->opt.hooks;
+  if (hk && hk->worker_start && hk->worker_free && w->x.hook_worker)
+    hk->worker_free(hk->ud, w->x.hook_worker);
+  w->x.hook_worker = NULL;
+}
+
 int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
                         gql_http_server **out) {
   *out = NULL;
@@ -561,8 +591,20 @@ int gql_http_server_start(gql_http_server *s) {
     port = bound;
     gql_http_ctx_init(&w->x, s->schema, &s->opt, seed);
     w->x.resumed = conn_resumed;
+    w->x.peer = conn_peer;
+    const gql_http_hooks *hk = s->opt.hooks;
+    w->x.hook_worker = hk ? hk->ud : NULL;
+    if (hk && hk->worker_start &&
+        !(w->x.hook_worker = hk->worker_start(hk->ud))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (uv_loop_init(&w->loop) < 0) {
       close(fd);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
       rc = GQL_EIO;
       break;
@@ -574,6 +616,7 @@ int gql_http_server_start(gql_http_server *s) {
       gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
       close(fd);
       uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
       rc = GQL_ENOMEM;
       break;
@@ -703,6 +746,7 @@ void gql_http_server_free(gql_http_server *s) {
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
       uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
     }
     free(s->workers);
