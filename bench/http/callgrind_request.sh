@@ -19,13 +19,13 @@ valgrind --tool=callgrind --callgrind-out-file="${CG_OUT:-$tmp/cg.out}" \
 pid=$!
 for _ in $(seq 600); do grep -q "on http://" "$tmp/out" 2>/dev/null && break; sleep 0.1; done
 python3 - "$port" "$n" <<'PY'
-import http.client, sys
+import http.client, os, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
 c = http.client.HTTPConnection("127.0.0.1", port)
 body = b'{"query":"{ hero { name friends { name } } }"}'
 hdrs = {"Content-Type": "application/json", "Accept": "application/graphql-response+json, application/json",
         "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) bench", "Accept-Language": "en-US,en;q=0.5",
-        "Origin": "https://app.example.com", "Authorization": "Bearer not-checked-here"}
+        "Origin": "https://app.example.com", "Authorization": os.environ.get("AUTH", "Bearer not-checked-here")}
 for i in range(n):
     c.request("POST", "/graphql", body, hdrs)
     r = c.getresponse(); r.read()
@@ -33,5 +33,5 @@ for i in range(n):
 PY
 kill -TERM "$pid"
 wait "$pid" || true
-total=$(callgrind_annotate "${CG_OUT:-$tmp/cg.out}" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}')
+total=$(callgrind_annotate "${CG_OUT:-$tmp/cg.out}" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",","",$1); print $1; done = 1}')
 echo "requests: $n  instructions in gql_http_conn_feed: $total  per request: $((total / n))"

@@ -186,8 +186,15 @@ static int run(int argc, char **argv) {
   }
   if (plan_path)
     status = print_plan(sg, plan_path, op_name, arena);
-  if (!print_api && !plan_path)
-    status = serve(sg, &o, &so, sg_path);
+  gql_cli_hooks hooks;
+  if (!print_api && !plan_path) {
+    if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
+      status = serve(sg, &o, &so, sg_path);
+      gql_cli_hooks_free(&hooks);
+    } else {
+      status = 1;
+    }
+  }
 done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);

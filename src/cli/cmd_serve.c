@@ -258,6 +258,11 @@ static int serve(gql_settings *st) {
   if (gql_cli_trace_options(&to, trace_source, trace_collapse, trace_depth,
                             trace_vars, &vars_copy, allow) < 0)
     return 1;
+  gql_cli_hooks hooks;
+  if (!gql_cli_hooks_init("gql serve", st, &hooks, &o)) {
+    free(vars_copy);
+    return 1;
+  }
   gql_tracer *tracer = NULL;
   int status = 1;
   gql_schema *schema = NULL;
@@ -335,6 +340,7 @@ static int serve(gql_settings *st) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  gql_cli_hooks_free(&hooks);
   if (tracer) {
     gql_tracer_stats st;
     gql_tracer_stats_get(tracer, &st);

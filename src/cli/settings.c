@@ -221,10 +221,7 @@ void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st) {
                {st->limits.max_height != 0, "limits.max_height"},
                {st->limits.max_aliases != 0, "limits.max_aliases"},
                {st->limits.max_root_fields != 0, "limits.max_root_fields"},
-               {st->headers.all.count || st->headers.nsubgraphs, "headers"},
-               {st->cors.set, "cors"},
-               {st->jwt.set, "authentication"},
-               {st->require_authentication != GQL_CFG_UNSET, "authorization"}};
+               {st->headers.all.count || st->headers.nsubgraphs, "headers"}};
   for (size_t i = 0; i < GQL_ARRAY_LEN(parts); i++)
     if (parts[i].set)
       fprintf(stderr,
