@@ -198,6 +198,9 @@ GQL_API bool gql_http_request_header_at(const gql_http_request *r, uint32_t i,
 /* The client's address as "IP:PORT" ("[V6]:PORT"), NUL-terminated in the
  * request's arena; "" when unknown (no socket). */
 GQL_API const char *gql_http_request_peer(gql_http_request *r);
+/* A POST request's JSON body (an object), once the server has read it
+ * (from the execute hook on); NULL for GET and before. */
+GQL_API const gql_value *gql_http_request_body(const gql_http_request *r);
 /* The request's arena: memory that lives until the response is written. */
 GQL_API gql_arena *gql_http_request_arena(gql_http_request *r);
 /* The embedder's pointer for this request (NULL until set). */

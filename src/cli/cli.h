@@ -96,8 +96,12 @@ typedef struct gql_cli_hooks {
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, struct gql_http_options *o);
 void gql_cli_hooks_free(gql_cli_hooks *h);
+/* The verified JWT claims of a request served with these hooks (NULL: not
+ * authenticated). */
+const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);
 /* One warning line per configured feature this version does not apply. */
-void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st,
+                            bool gateway);
 
 /* The commands, each in its own file. */
 extern const gql_cli_command gql_cmd_format;

@@ -146,6 +146,8 @@ static int run(int argc, char **argv) {
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
+  so.headers = &st->headers;
+  so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
     bad = usage_error("--supergraph FILE is required");
@@ -154,7 +156,7 @@ static int run(int argc, char **argv) {
     return bad;
   }
   if (!print_api && !plan_path)
-    gql_cli_warn_unapplied(cmd, st);
+    gql_cli_warn_unapplied(cmd, st, true);
   size_t len;
   char *sdl = gql_cli_read_file_as("gql gateway", sg_path, &len);
   if (!sdl) {

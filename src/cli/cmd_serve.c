@@ -210,7 +210,7 @@ static int serve(gql_settings *st) {
   unsigned long long trace_timeout = st->trace.timeout_ms;
   if (!gql_cli_http_options("gql serve", st, &o))
     return 1;
-  gql_cli_warn_unapplied("gql serve", st);
+  gql_cli_warn_unapplied("gql serve", st, false);
   if (subgraph && !schema_path) {
     fprintf(stderr, "gql serve: --subgraph needs --schema\n");
     return 2;

@@ -178,3 +178,8 @@ void gql_cli_hooks_free(gql_cli_hooks *h) {
   gql_jwt_verifier_free(h->verifier);
   h->verifier = NULL;
 }
+
+const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {
+  const gql_jwt_result *res = gql_http_request_context(r);
+  return res && res->status == GQL_JWT_OK ? res->claims : NULL;
+}

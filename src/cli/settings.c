@@ -208,7 +208,8 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
   return true;
 }
 
-void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st) {
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st,
+                            bool gateway) {
   const char *f = st->file;
   if (!f)
     return;
@@ -221,7 +222,8 @@ void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st) {
                {st->limits.max_height != 0, "limits.max_height"},
                {st->limits.max_aliases != 0, "limits.max_aliases"},
                {st->limits.max_root_fields != 0, "limits.max_root_fields"},
-               {st->headers.all.count || st->headers.nsubgraphs, "headers"}};
+               {!gateway && (st->headers.all.count || st->headers.nsubgraphs),
+                "headers (propagation to subgraphs: gql gateway only)"}};
   for (size_t i = 0; i < GQL_ARRAY_LEN(parts); i++)
     if (parts[i].set)
       fprintf(stderr,

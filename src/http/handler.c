@@ -367,6 +367,7 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     *msg = "Request body must be a JSON object.";
     return 400;
   }
+  r->body = v;
   const gql_value *q = member(v, "query"), *op = member(v, "operationName"),
                   *vars = member(v, "variables"),
                   *ext = member(v, "extensions");
@@ -717,6 +718,10 @@ const char *gql_http_request_peer(gql_http_request *r) {
     return "";
   r->peer = arena_strndup(r->slot->arena, buf, strlen(buf));
   return r->peer ? r->peer : "";
+}
+
+const gql_value *gql_http_request_body(const gql_http_request *r) {
+  return r->body;
 }
 
 gql_arena *gql_http_request_arena(gql_http_request *r) {

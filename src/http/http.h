@@ -232,6 +232,7 @@ struct gql_http_request {
   void *user;             /* gql_http_request_set_context */
   http_buf_arena headers; /* gql_http_request_add_header's lines */
   const char *peer;       /* made on demand */
+  const gql_value *body;  /* a POST's JSON body, once read */
 };
 
 /* Handles the request whose head and body c holds. */

@@ -124,7 +124,7 @@ pids+=("$pid")
 for _ in $(seq 100); do grep -q "on http://" "$tmp/later.out" && break; sleep 0.05; done
 kill -TERM "$pid"
 wait "$pid"
-grep -qx "gql serve: warning: $tmp/later.yaml: headers is checked but not applied yet by this version" "$tmp/later.err" &&
+grep -qx "gql serve: warning: $tmp/later.yaml: headers (propagation to subgraphs: gql gateway only) is checked but not applied yet by this version" "$tmp/later.err" &&
   ok || fail "unapplied warning: $(cat "$tmp/later.err")"
 printf 'supergraph:\n  listen: unix:%s/gql.sock\n' "$tmp" >"$tmp/unix.yaml"
 "$gql" serve --config "$tmp/unix.yaml" >/dev/null 2>"$tmp/unix.err"
