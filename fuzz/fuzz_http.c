@@ -67,8 +67,10 @@ static void read_headers(gql_http_request *r) {
     abort(); /* over max_headers: refused before */
   for (uint32_t i = 0; i < n; i++) {
     gql_str k, v;
-    if (!gql_http_request_header_at(r, i, &k, &v) || !k.len ||
-        memchr(v.ptr, '\n', v.len))
+    /* llhttp lets an empty name through (": v"): allowed, but never a
+     * line break in a name or a value */
+    if (!gql_http_request_header_at(r, i, &k, &v) || !k.ptr || !v.ptr ||
+        memchr(k.ptr, '\n', k.len) || memchr(v.ptr, '\n', v.len))
       abort();
   }
   if (gql_http_request_header_at(r, n, &(gql_str){0}, &(gql_str){0}))

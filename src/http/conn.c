@@ -93,8 +93,9 @@ static int on_header_value_complete(llhttp_t *p) {
   c->hname_start = (uint32_t)c->hdrs.o.len;
   if (c->hdrs.failed || c->hidx.failed)
     return refuse(c, 503, "Out of memory.");
-  gql_str name = http_str(c->hdrs.o.data + at.name, at.name_len);
-  gql_str value = http_str(c->hdrs.o.data + at.value, at.value_len);
+  const char *base = c->hdrs.o.data ? c->hdrs.o.data : ""; /* ": " */
+  gql_str name = http_str(base + at.name, at.name_len);
+  gql_str value = http_str(base + at.value, at.value_len);
   if (SLICE_IS(name, "content-type")) {
     c->ctype_off = at.value;
     c->ctype_len = at.value_len;

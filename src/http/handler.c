@@ -691,7 +691,7 @@ bool gql_http_request_header_at(const gql_http_request *r, uint32_t i,
     return false;
   gql_http_header_at at;
   memcpy(&at, c->hidx.o.data + i * sizeof at, sizeof at);
-  *name = http_str(c->hdrs.o.data + at.name, at.name_len);
+  *name = http_str(at.name_len ? c->hdrs.o.data + at.name : "", at.name_len);
   *value =
       http_str(at.value_len ? c->hdrs.o.data + at.value : "", at.value_len);
   return true;
