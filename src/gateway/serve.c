@@ -300,6 +300,16 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return rc;
   }
+  const gql_json_value *claims = w->ge->opt.claims && req->request
+                                     ? w->ge->opt.claims(req->request)
+                                     : NULL;
+  if (claims) {
+    const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
+    gql_gw_request_set_access(e->gr, true,
+                              scope && scope->kind == GQL_JSON_STRING
+                                  ? scope->string
+                                  : (gql_str){"", 0});
+  }
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
     rc = gql_gw_introspect(plan, variables, req->arena, &json);

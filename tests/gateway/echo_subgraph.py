@@ -1,7 +1,10 @@
 """A subgraph that answers with the headers it received: POST /NAME with a
 query naming the field echo<NAME> gets {"data":{"echo<NAME>": JSON}} where
-JSON is the list of [name (lower case), value] pairs as received. Prints
-"listening PORT" once ready. Usage: echo_subgraph.py PORT"""
+JSON is the list of [name (lower case), value] pairs as received. Fields
+`secret` and `admin` answer their names; `me` answers {"name": "ann",
+"email": "ann@example.com"}. Prints "listening PORT" once ready.
+Usage: echo_subgraph.py PORT"""
+import re
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +22,11 @@ class Echo(BaseHTTPRequestHandler):
         for field in ("echoA", "echoB"):
             if field in query:
                 data[field] = json.dumps(seen)
+        for field in ("secret", "admin"):
+            if re.search(r"\b%s\b" % field, query):
+                data[field] = field
+        if re.search(r"\bme\b", query):
+            data["me"] = {"name": "ann", "email": "ann@example.com"}
         out = json.dumps({"data": data}).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
