@@ -176,8 +176,10 @@ static void check_responses(const http_buf *out) {
       p = head_end + 4;
       continue;
     }
-    const char *cl = memmem(p, (size_t)(head_end - p), "Content-Length: ", 16);
-    size_t n = cl ? strtoul(cl + 16, NULL, 10) : 0; /* none: HEAD's answer */
+    /* at a line's start: an echoed header value may hold the words */
+    const char *cl =
+        memmem(p, (size_t)(head_end - p), "\r\nContent-Length: ", 18);
+    size_t n = cl ? strtoul(cl + 18, NULL, 10) : 0; /* none: HEAD's, 204 */
     if ((size_t)(end - (head_end + 4)) < n)
       abort();
     p = head_end + 4 + n;
