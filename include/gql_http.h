@@ -135,6 +135,15 @@ typedef struct gql_http_options {
   /* The trace options of every request (NULL: gql_trace_options_init's);
    * pointed to, with its variables list, for the server's life. */
   const gql_trace_options *trace_options;
+  /* Apollo Router's operation limits (0: none) and introspection switch:
+   * an operation over a limit, or selecting __schema or __type with
+   * no_introspection, is refused as a request error (400 with
+   * graphql-response+json, 200 with application/json) with Router's
+   * message and extensions.code (MAX_DEPTH_LIMIT, MAX_HEIGHT_LIMIT,
+   * MAX_ALIASES_LIMIT, MAX_ROOT_FIELDS_LIMIT, INTROSPECTION_DISABLED).
+   * Measured once per cached operation (gql_prepared_shape). */
+  uint32_t max_depth, max_height, max_aliases, max_root_fields;
+  bool no_introspection;
   /* Request hooks (NULL: none); pointed to for the server's life. */
   const gql_http_hooks *hooks;
 } gql_http_options;

@@ -443,6 +443,53 @@ static void trace_operation(gql_http_request *r, const gql_prepared *prep,
   gql_trace_set_operation(r->trace, prep, vars.ptr, vars.len);
 }
 
+/* The operation limits' verdict on a newly cached operation (nothing to
+ * do per request after this). */
+static void judge_limits(const gql_http_options *o, gql_http_cache_entry *e) {
+  if (!o->max_depth && !o->max_height && !o->max_aliases &&
+      !o->max_root_fields && !o->no_introspection)
+    return;
+  gql_operation_shape sh;
+  if (gql_prepared_shape(e->prepared, &sh) < 0)
+    return;
+  /* Apollo Router's words and codes */
+  if (o->max_depth && sh.depth > o->max_depth) {
+    e->refusal = "Maximum depth limit exceeded in this operation";
+    e->refusal_code = "MAX_DEPTH_LIMIT";
+  } else if (o->max_height && sh.height > o->max_height) {
+    e->refusal =
+        "Maximum height (field count) limit exceeded in this operation";
+    e->refusal_code = "MAX_HEIGHT_LIMIT";
+  } else if (o->max_root_fields && sh.root_fields > o->max_root_fields) {
+    e->refusal = "Maximum root fields limit exceeded in this operation";
+    e->refusal_code = "MAX_ROOT_FIELDS_LIMIT";
+  } else if (o->max_aliases && sh.aliases > o->max_aliases) {
+    e->refusal = "Maximum aliases limit exceeded in this operation";
+    e->refusal_code = "MAX_ALIASES_LIMIT";
+  } else if (o->no_introspection && sh.introspection) {
+    e->refusal = "GraphQL introspection is not allowed, but the query "
+                 "contained __schema or __type";
+    e->refusal_code = "INTROSPECTION_DISABLED";
+  }
+}
+
+/* A request error with a code, in the status its media type calls for. */
+static void refuse_operation(gql_http_request *r, const char *message,
+                             const char *code) {
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[{\"message\":");
+  json_string(&b, message);
+  http_buf_puts(&b, ",\"extensions\":{\"code\":");
+  json_string(&b, code);
+  http_buf_puts(&b, "}}]}");
+  if (b.failed)
+    fail(r, 503, NULL, "Out of memory.");
+  else
+    finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, b.o.data,
+           b.o.len);
+  http_buf_free(&b);
+}
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -521,8 +568,13 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       fail(r, 503, NULL, "Out of memory.");
       return;
     }
+    judge_limits(x->opt, e);
   }
   r->entry = e;
+  if (e->refusal) { /* over an operation limit: a request error */
+    refuse_operation(r, e->refusal, e->refusal_code);
+    return;
+  }
   if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");

@@ -90,6 +90,8 @@ typedef struct gql_http_cache_entry {
   size_t bytes;
   unsigned refs; /* the cache's own (while cached) + requests in flight */
   bool cached;
+  const char *refusal; /* the operation limits' verdict (NULL: within) */
+  const char *refusal_code;
   struct gql_http_cache_entry *hnext, *prev, *next;
 } gql_http_cache_entry;
 
