@@ -95,7 +95,13 @@ typedef struct gql_http_hooks {
 
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
-  const char *host;         /* default "127.0.0.1" */
+  const char *host; /* default "127.0.0.1" */
+  /* Listen on this Unix socket instead of host:port (a sidecar, a proxy
+   * on the same machine). A stale socket file is replaced, a live one or
+   * another file is not; the file is removed when the server is freed.
+   * The banner says "on unix:PATH/graphql"; gql_http_request_peer is
+   * "". */
+  const char *unix_path;
   int port;                 /* default 4000; -1: any free port */
   unsigned threads;         /* worker threads; default one per core */
   const char *path;         /* the GraphQL endpoint; default "/graphql" */

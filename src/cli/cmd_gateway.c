@@ -224,6 +224,7 @@ const gql_cli_command gql_cmd_gateway = {
     "gives null fields with an error; the rest of the response stands.\n\n"
     "  --config FILE       a configuration file (YAML; docs/config.md); the\n"
     "                      options override it\n"
+    "  --listen ADDR       HOST:PORT or unix:PATH, as for gql serve\n"
     "  --max-body, --max-header-bytes, --max-headers, --max-depth,\n"
     "  --max-tokens, --max-fields, --max-connections, --idle-timeout,\n"
     "  --request-timeout, --cache-bytes, --max-query-depth, --max-height,\n"

@@ -95,26 +95,18 @@ bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st) {
 int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
                         char **argv, int *i) {
   const char *a = argv[*i];
-  static const char *const with_value[] = {"--config",
-                                           "--host",
-                                           "--port",
-                                           "--threads",
-                                           "--max-body",
-                                           "--max-header-bytes",
-                                           "--max-headers",
-                                           "--max-depth",
-                                           "--max-tokens",
-                                           "--max-fields",
-                                           "--max-connections",
-                                           "--idle-timeout",
-                                           "--request-timeout",
-                                           "--cache-bytes",
-                                           "--log-level",
-                                           "--max-query-depth",
-                                           "--max-height",
-                                           "--max-aliases",
-                                           "--max-root-fields",
-                                           "--introspection"};
+  static const char *const with_value[] = {
+      "--config",           "--host",
+      "--listen",           "--port",
+      "--threads",          "--max-body",
+      "--max-header-bytes", "--max-headers",
+      "--max-depth",        "--max-tokens",
+      "--max-fields",       "--max-connections",
+      "--idle-timeout",     "--request-timeout",
+      "--cache-bytes",      "--log-level",
+      "--max-query-depth",  "--max-height",
+      "--max-aliases",      "--max-root-fields",
+      "--introspection"};
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
                                  GQL_ARRAY_LEN(with_value), &v);
@@ -126,6 +118,14 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
   bool ok = true;
   if (strcmp(a, "--config") == 0) {
     /* loaded before the flags */
+  } else if (strcmp(a, "--listen") == 0) {
+    const char *why = NULL;
+    gql_cfg_listen l = {0};
+    ok = gql_settings_parse_listen(st, v, &l, &why);
+    if (ok)
+      st->supergraph.listen = l;
+    else
+      fprintf(stderr, "%s: --listen '%s': %s\n", cmd, v, why ? why : "bad");
   } else if (strcmp(a, "--host") == 0) {
     st->supergraph.listen.host = v;
     st->supergraph.listen.unix_path = NULL;
@@ -202,14 +202,8 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
                           gql_http_options *o) {
   const gql_cfg_listen *ls = &st->supergraph.listen;
   if (ls->unix_path) {
-    fprintf(stderr,
-            "%s: %s:%u:%u: listening on unix:%s is not supported yet "
-            "(HOST:PORT only)\n",
-            cmd, st->file ? st->file : "<config>", ls->loc.line, ls->loc.column,
-            ls->unix_path);
-    return false;
-  }
-  if (ls->set) {
+    o->unix_path = ls->unix_path;
+  } else if (ls->set) {
     o->host = ls->host;
     o->port = ls->port == 0 ? -1 : ls->port;
   }
