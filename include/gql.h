@@ -503,6 +503,17 @@ GQL_API void gql_prepared_free(gql_prepared *p);
 GQL_API size_t gql_prepared_bytes(const gql_prepared *p);
 /* The type of the prepared operation (a GET request may only run a query). */
 GQL_API gql_operation_type gql_prepared_operation(const gql_prepared *p);
+/* The measures Apollo Router's operation limits bound, fragments expanded
+ * (each measured once): depth (fields nested; a root leaf is 1), height
+ * (fields selected; a name selected twice in one selection set, aliases
+ * too, counts once; a fragment's fields once however often spread),
+ * aliases (aliased fields), root fields; and whether
+ * the operation selects __schema or __type. 0, GQL_EINVAL or GQL_ENOMEM. */
+typedef struct gql_operation_shape {
+  uint32_t depth, height, aliases, root_fields;
+  bool introspection;
+} gql_operation_shape;
+GQL_API int gql_prepared_shape(const gql_prepared *p, gql_operation_shape *out);
 /* Coerces `variables` (an object; NULL: none given) as gql_execute does
  * (graphql-js coerceVariableValues: defaults applied, invalid values
  * refused): 0 and *out, an object in `arena` of the variables that have a

@@ -146,6 +146,8 @@ static int run(int argc, char **argv) {
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
+  so.headers = &st->headers;
+  so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
     bad = usage_error("--supergraph FILE is required");
@@ -154,7 +156,7 @@ static int run(int argc, char **argv) {
     return bad;
   }
   if (!print_api && !plan_path)
-    gql_cli_warn_unapplied(cmd, st);
+    gql_cli_warn_unapplied(cmd, st, true);
   size_t len;
   char *sdl = gql_cli_read_file_as("gql gateway", sg_path, &len);
   if (!sdl) {
@@ -186,8 +188,15 @@ static int run(int argc, char **argv) {
   }
   if (plan_path)
     status = print_plan(sg, plan_path, op_name, arena);
-  if (!print_api && !plan_path)
-    status = serve(sg, &o, &so, sg_path);
+  gql_cli_hooks hooks;
+  if (!print_api && !plan_path) {
+    if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
+      status = serve(sg, &o, &so, sg_path);
+      gql_cli_hooks_free(&hooks);
+    } else {
+      status = 1;
+    }
+  }
 done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);
@@ -215,9 +224,11 @@ const gql_cli_command gql_cmd_gateway = {
     "gives null fields with an error; the rest of the response stands.\n\n"
     "  --config FILE       a configuration file (YAML; docs/config.md); the\n"
     "                      options override it\n"
+    "  --listen ADDR       HOST:PORT or unix:PATH, as for gql serve\n"
     "  --max-body, --max-header-bytes, --max-headers, --max-depth,\n"
     "  --max-tokens, --max-fields, --max-connections, --idle-timeout,\n"
-    "  --request-timeout, --cache-bytes: as for gql serve\n"
+    "  --request-timeout, --cache-bytes, --max-query-depth, --max-height,\n"
+    "  --max-aliases, --max-root-fields, --introspection: as for gql serve\n"
     "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
     "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
     "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"

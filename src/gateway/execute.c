@@ -169,6 +169,31 @@ static gql_json_value *router_ext(gql_gw_request *r, gql_str service,
 
 /* ------------------------------------------------------------ requests */
 
+void gql_gw_request_set_access(gql_gw_request *r, bool authenticated,
+                               gql_str scopes) {
+  r->authenticated = authenticated;
+  r->scopes = scopes;
+}
+
+/* An unauthorized field's error, as Apollo Router words it. */
+void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path) {
+  gql_json_value *ext = gql_arena_alloc(r->arena, sizeof *ext);
+  gql_json_member *m = gql_arena_alloc(r->arena, sizeof *m);
+  if (!ext || !m) {
+    gql_gw_add_error(r, GQL_STR("Unauthorized field or type"), path);
+    return;
+  }
+  memset(m, 0, sizeof *m);
+  m->key = GQL_STR("code");
+  m->value.kind = GQL_JSON_STRING;
+  m->value.string = GQL_STR("UNAUTHORIZED_FIELD_OR_TYPE");
+  memset(ext, 0, sizeof *ext);
+  ext->kind = GQL_JSON_OBJECT;
+  ext->object.members = m;
+  ext->object.count = 1;
+  add_error_ext(r, GQL_STR("Unauthorized field or type"), path, ext);
+}
+
 int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
                        gql_arena *arena, gql_gw_request **out) {
   gql_gw_request *r = gql_arena_alloc(arena, sizeof *r);

@@ -8,8 +8,10 @@ typedef struct gw_worker {
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
-  size_t response_hint; /* the last response's size: the next buffer's */
-  uint64_t rng;         /* progressive override draws */
+  size_t response_hint;       /* the last response's size: the next buffer's */
+  uint64_t rng;               /* progressive override draws */
+  gql_header_policy *headers; /* NULL: no rules */
+  gql_header_rules **rules;   /* per subgraph */
 } gw_worker;
 
 /* One client request in flight. */
@@ -19,10 +21,14 @@ typedef struct gw_exec {
   const gql_gw_plan *plan;
   gql_gw_plan_ref *plan_ref; /* held until the response is written */
   gql_gw_request *gr;
-  uint32_t next;    /* the first batch of the next wave */
-  unsigned pending; /* fetches in flight (+1 while a wave starts) */
-  char **answers;   /* subgraph answers taken from the client, per batch:
-                       the merged tree points into them until finish */
+  uint32_t next;        /* the first batch of the next wave */
+  unsigned pending;     /* fetches in flight (+1 while a wave starts) */
+  char **answers;       /* subgraph answers taken from the client, per batch:
+                           the merged tree points into them until finish */
+  const char **headers; /* per subgraph: the header lines of its requests,
+                           made at its first fetch (NULL: not yet) */
+  gql_header_input hin; /* the client's side, for the rules */
+  bool hin_ready;
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -87,6 +93,55 @@ static void finish(gw_exec *e) {
 
 static void run(gw_exec *e);
 
+/* The client's headers and claims, as the rules read them (once). */
+static void header_input(gw_exec *e) {
+  e->hin_ready = true;
+  gql_http_request *r = e->req->request;
+  if (!r)
+    return;
+  uint32_t n = gql_http_request_header_count(r);
+  gql_header *h = n ? gql_arena_alloc(e->req->arena, n * sizeof *h) : NULL;
+  for (uint32_t i = 0; h && i < n; i++)
+    gql_http_request_header_at(r, i, &h[i].name, &h[i].value);
+  e->hin.headers = h;
+  e->hin.nheaders = h ? n : 0;
+  e->hin.body = gql_http_request_body(r);
+  if (e->w->ge->opt.claims)
+    e->hin.claims = e->w->ge->opt.claims(r);
+}
+
+/* The header lines of subgraph `graph`'s requests ("" when none), NULL on
+ * no memory. Made once per request and subgraph. */
+static const char *graph_headers(gw_exec *e, uint32_t graph) {
+  if (!e->w->headers)
+    return "";
+  if (e->headers[graph])
+    return e->headers[graph];
+  if (!e->hin_ready)
+    header_input(e);
+  gql_header_list list = {0};
+  if (gql_header_rules_apply(e->w->rules[graph], &e->hin, &list,
+                             e->req->arena) < 0)
+    return NULL;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (uint32_t i = 0; i < list.count; i++) {
+    gql_str k = list.items[i].name, v = list.items[i].value;
+    if (memchr(k.ptr, '\n', k.len) || memchr(k.ptr, '\r', k.len) ||
+        memchr(v.ptr, '\n', v.len) || memchr(v.ptr, '\r', v.len))
+      continue; /* never a header that would split the request */
+    gql_buf_append(&b, k.ptr, k.len);
+    gql_buf_puts(&b, ": ");
+    gql_buf_append(&b, v.ptr, v.len);
+    gql_buf_puts(&b, "\r\n");
+  }
+  char *text =
+      b.failed ? NULL
+               : gql_arena_strndup(e->req->arena, b.data ? b.data : "", b.len);
+  gql_buf_free(&b);
+  return e->headers[graph] = text;
+}
+
 static void on_fetch(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   gw_fetch *f = ud;
@@ -134,11 +189,17 @@ static void run(gw_exec *e) {
         gql_gw_request_fail(e->gr, i, "out of memory");
         continue;
       }
+      uint32_t graph = plan->batches[i].graph;
+      const char *headers = graph_headers(e, graph);
+      if (!headers) {
+        gql_gw_request_fail(e->gr, i, "out of memory");
+        continue;
+      }
       f->e = e;
       f->batch = i;
       e->pending++;
-      rc = gql_gw_client_post(e->w->client, plan->batches[i].graph, body.data,
-                              body.len, on_fetch, f);
+      rc = gql_gw_client_post(e->w->client, graph, headers, body.data, body.len,
+                              on_fetch, f);
       if (rc < 0) {
         e->pending--;
         gql_gw_request_fail(e->gr, i, gql_strerror(rc));
@@ -217,14 +278,37 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return GQL_ENOMEM;
   }
+  const char **headers = NULL;
+  if (w->headers &&
+      !(headers = gql_arena_alloc(req->arena, (w->ge->sg->ngraphs + 1) *
+                                                  sizeof *headers))) {
+    gql_gw_plan_cache_release(ref);
+    return GQL_ENOMEM;
+  }
+  if (headers)
+    memset(headers, 0, (w->ge->sg->ngraphs + 1) * sizeof *headers);
   char **answers = e->answers;
-  *e = (gw_exec){
-      .w = w, .req = req, .plan = plan, .plan_ref = ref, .answers = answers};
+  *e = (gw_exec){.w = w,
+                 .req = req,
+                 .plan = plan,
+                 .plan_ref = ref,
+                 .answers = answers,
+                 .headers = headers};
   memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc) {
     gql_gw_plan_cache_release(ref);
     return rc;
+  }
+  const gql_json_value *claims = w->ge->opt.claims && req->request
+                                     ? w->ge->opt.claims(req->request)
+                                     : NULL;
+  if (claims) {
+    const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
+    gql_gw_request_set_access(e->gr, true,
+                              scope && scope->kind == GQL_JSON_STRING
+                                  ? scope->string
+                                  : (gql_str){"", 0});
   }
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
@@ -271,6 +355,20 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
     free(w);
     return NULL;
   }
+  const gql_cfg_headers *hc = ge->opt.headers;
+  if (hc && (hc->all.count || hc->nsubgraphs)) {
+    char why[256];
+    if (gql_header_policy_build(hc, &w->headers, why, sizeof why) < 0 ||
+        !(w->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->rules))) {
+      gql_header_policy_free(w->headers);
+      gql_gw_plan_cache_free(w->plans);
+      gql_gw_client_free(w->client);
+      free(w);
+      return NULL;
+    }
+    for (uint32_t i = 0; i < sg->ngraphs; i++)
+      w->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
+  }
   return w;
 }
 
@@ -283,6 +381,8 @@ static void worker_free(void *worker) {
   gw_worker *w = worker;
   gql_gw_client_free(w->client);
   gql_gw_plan_cache_free(w->plans);
+  gql_header_policy_free(w->headers);
+  free(w->rules);
   free(w);
 }
 

@@ -269,6 +269,45 @@ static int label_index(loader *l, gql_str name, int32_t *out) {
   return 0;
 }
 
+/* @authenticated and @requiresScopes(scopes: [[String!]!]!) of `ds`. */
+static int read_access(loader *l, const gql_ast_directives *ds,
+                       gql_gw_access *a) {
+  a->authenticated = gw_has_dir(ds, "authenticated");
+  for (uint32_t i = 0; i < ds->count; i++) {
+    const gql_ast_value *v = gw_dir_is(ds->items[i], "requiresScopes")
+                                 ? gw_arg(ds->items[i], "scopes")
+                                 : NULL;
+    if (!v || v->h.kind != GQL_AST_LIST_VALUE)
+      continue;
+    uint32_t n = v->u.list.count;
+    gql_str **sets = gql_arena_alloc(l->sg->arena, (n + 1) * sizeof *sets);
+    uint32_t *sizes = gql_arena_alloc(l->sg->arena, (n + 1) * sizeof *sizes);
+    if (!sets || !sizes)
+      return OOM(l);
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < n; j++) {
+      const gql_ast_value *set = v->u.list.items[j];
+      uint32_t m = set->h.kind == GQL_AST_LIST_VALUE ? set->u.list.count : 1;
+      gql_str *items = gql_arena_alloc(l->sg->arena, (m + 1) * sizeof *items);
+      if (!items)
+        return OOM(l);
+      uint32_t c = 0;
+      for (uint32_t q = 0; q < m; q++) {
+        const gql_ast_value *s =
+            set->h.kind == GQL_AST_LIST_VALUE ? set->u.list.items[q] : set;
+        if (s->h.kind == GQL_AST_STRING_VALUE)
+          items[c++] = s->u.string.value;
+      }
+      sets[k] = items;
+      sizes[k++] = c;
+    }
+    a->scope_sets = (const gql_str *const *)sets;
+    a->scope_set_sizes = sizes;
+    a->nscope_sets = k;
+  }
+  return 0;
+}
+
 static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
                       gql_gw_field *f) {
   gql_supergraph *sg = l->sg;
@@ -278,6 +317,9 @@ static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
   gw_named_type(def->type, &f->type_name, &f->list_depth);
   f->type = def->type;
   f->inaccessible = gw_has_dir(&def->directives, "inaccessible");
+  int arc = read_access(l, &def->directives, &f->access);
+  if (arc < 0)
+    return arc;
   f->graphs = gql_arena_alloc(sg->arena,
                               (def->directives.count + 1) * sizeof *f->graphs);
   if (!f->graphs)
@@ -374,6 +416,9 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
   t->is_abstract = t->kind == GQL_AST_INTERFACE_TYPE_DEFINITION ||
                    t->kind == GQL_AST_UNION_TYPE_DEFINITION;
   t->inaccessible = gw_has_dir(&def->directives, "inaccessible");
+  int arc = read_access(l, &def->directives, &t->access);
+  if (arc < 0)
+    return arc;
   t->graphs = gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *t->graphs);
   t->fields =
       gql_arena_alloc(sg->arena, (def->fields.count + 1) * sizeof *t->fields);
@@ -515,6 +560,9 @@ static int link_types(loader *l) {
     for (uint32_t j = 0; j < t->nfields; j++) {
       gql_gw_field *f = &t->fields[j];
       f->named = gql_supergraph_type(sg, f->type_name);
+      f->guarded = f->access.authenticated || f->access.nscope_sets ||
+                   (f->named && (f->named->access.authenticated ||
+                                 f->named->access.nscope_sets));
       for (uint32_t k = 0; k < f->ngraphs; k++) {
         gql_gw_field_graph *fg = &f->graphs[k];
         if (!fg->type) {
