@@ -919,47 +919,27 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
 
 /* ------------------------------------------------------------ prepare */
 
-/* {"errors":[...]} in `arena`, for gql_prepare's *errors_json. */
-static void errors_response(gql_arena *arena, gql_str *out,
-                            const gql_error *items, uint32_t n) {
-  if (!arena || !out)
-    return;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":");
-  gql_json_write_errors(&b, items, n);
-  gql_buf_putc(&b, '}');
-  const char *s = gql_buf_cstr(&b);
-  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
-  *out = (gql_str){copy, copy ? b.len : 0};
-  gql_buf_free(&b);
-}
-
-static void error_response(gql_arena *arena, gql_str *out, const char *msg,
-                           const gql_location *loc) {
-  gql_error e = {msg, (gql_location *)loc, loc ? 1 : 0};
-  errors_response(arena, out, &e, 1);
-}
-
 /* Validation by the walk of the specified rules (the fast path said
- * nothing): 0, or GQL_EVALIDATION with the errors response, or another
+ * nothing): 0, or GQL_EVALIDATION with the errors in *errors, or another
  * error. Calls the end of the validation phase of `h` unless it answers
  * 0 (then gql_prepare does). */
 static __attribute__((noinline)) int
 validate_walk(const gql_schema *s, const gql_document *doc, gql_arena *tmp,
-              const gql_hooks *h, gql_arena *err_arena, gql_str *errors_json) {
-  gql_error_list errors;
-  gql_error_list_init(&errors, tmp, 0);
+              const gql_hooks *h, gql_errors *errors) {
+  gql_error_list list;
+  gql_error_list *l = gql_errors_begin(&list, errors, 0);
+  if (!l) /* the hooks still see the errors */
+    gql_error_list_init(l = &list, tmp, 0);
   uint32_t nrules;
   const gql_vrule *const *rules = gql_specified_rules(&nrules);
-  int rc = gql_validate_document(s, doc, rules, nrules, NULL, &errors);
-  if (rc == 0 && !errors.count)
+  int rc = gql_validate_document(s, doc, rules, nrules, NULL, l);
+  if (rc == 0 && !l->count)
     return 0;
   if (h)
-    h->prepare_phase(h->ctx, 1, true, rc ? rc : GQL_EVALIDATION, errors.items,
-                     errors.count);
+    h->prepare_phase(h->ctx, 1, true, rc ? rc : GQL_EVALIDATION, l->items,
+                     l->count);
   if (rc == 0) {
-    errors_response(err_arena, errors_json, errors.items, errors.count);
+    gql_errors_end(l, errors);
     rc = GQL_EVALIDATION;
   }
   return rc;
@@ -1010,11 +990,12 @@ static int select_operation(gql_prepared *p, const char *name,
 
 int gql_prepare(gql_schema *s, const char *query, size_t len,
                 const char *operation_name, const gql_prepare_options *options,
-                gql_prepared **out, gql_arena *err_arena,
-                gql_str *errors_json) {
+                gql_prepared **out, gql_errors *errors) {
   static const gql_prepare_options defaults; /* all zero */
   const gql_prepare_options *o = options ? options : &defaults;
   *out = NULL;
+  if (errors)
+    errors->items = NULL, errors->count = 0;
   if (!s || (!query && len) || (o->hooks && o->trace))
     return GQL_EINVAL;
   int rc = gql_exec_finalized(s) ? 0 : gql_schema_finalize(s);
@@ -1060,7 +1041,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   }
   if (rc) {
     if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT)
-      error_response(err_arena, errors_json, se.message, &se.location);
+      gql_errors_set_one(errors, se.message, &se.location);
     gql_arena_free(arena);
     return rc;
   }
@@ -1071,7 +1052,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     /* most documents pass the fast path, with no error list to set up */
     rc = gql_validate_fast(s, p->doc)
              ? 0
-             : validate_walk(s, p->doc, tmp, h, err_arena, errors_json);
+             : validate_walk(s, p->doc, tmp, h, errors);
     if (h && rc == 0)
       h->prepare_phase(h->ctx, 1, true, 0, NULL, 0);
     if (rc) {
@@ -1082,7 +1063,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   const char *msg = NULL;
   rc = select_operation(p, operation_name, &msg);
   if (rc) {
-    error_response(err_arena, errors_json, msg, NULL);
+    gql_errors_set_one(errors, msg, NULL);
     gql_arena_free(arena);
     return rc;
   }
@@ -1159,7 +1140,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   if (b.err) {
     rc = b.err;
     if (b.msg)
-      error_response(err_arena, errors_json, b.msg, NULL);
+      gql_errors_set_one(errors, b.msg, NULL);
     gql_arena_free(arena);
     return rc;
   }

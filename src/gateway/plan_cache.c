@@ -57,7 +57,7 @@ static int plan_into(const gql_supergraph *sg, gql_arena *arena,
                      gql_gw_plan **out, const char **err) {
   gql_document *doc;
   gql_syntax_error se;
-  int rc = gql_parse(arena, text, len, NULL, &doc, &se);
+  int rc = gql_parse_syntax(arena, text, len, NULL, &doc, &se);
   if (rc) {
     *err = se.message;
     return rc;

@@ -779,7 +779,8 @@ static int load(loader *l) {
   gql_syntax_error se;
   gql_parse_options po = {.max_tokens = UINT32_MAX,
                           .max_size = (size_t)1 << 30};
-  int rc = gql_parse(sg->arena, sg->source, sg->source_len, &po, &sg->doc, &se);
+  int rc = gql_parse_syntax(sg->arena, sg->source, sg->source_len, &po,
+                            &sg->doc, &se);
   if (rc == GQL_ENOMEM)
     return OOM(l);
   if (rc)
@@ -853,15 +854,14 @@ static int load(loader *l) {
   gql_buf_free(&out);
   if (!copy)
     return OOM(l);
-  const gql_error *errors = NULL;
-  uint32_t nerrors = 0;
-  gql_arena *ea = l->err_arena ? l->err_arena : sg->arena;
-  rc = gql_schema_from_sdl(sg->api_sdl.ptr, sg->api_sdl.len, NULL, &sg->api, ea,
-                           &errors, &nerrors);
+  gql_errors errors = {.arena = l->err_arena ? l->err_arena : sg->arena};
+  rc = gql_schema_from_sdl(sg->api_sdl.ptr, sg->api_sdl.len, NULL, &sg->api,
+                           &errors);
   if (rc)
     return fail_at(l, GQL_ESCHEMA, 0, "the API schema does not build: %s",
-                   nerrors && errors[0].message ? errors[0].message
-                                                : gql_strerror(rc));
+                   errors.count && errors.items[0].message
+                       ? errors.items[0].message
+                       : gql_strerror(rc));
   return 0;
 }
 

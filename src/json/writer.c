@@ -508,24 +508,36 @@ void gql_json_write_locations(gql_buf *b, const gql_location *locs,
   gql_buf_putc(b, ']');
 }
 
-void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
+/* The errors as a JSON list, each with extensions.code when `code` is not
+ * NULL. */
+static void write_errors(gql_buf *b, const gql_error *items, uint32_t n,
+                         const char *code) {
   gql_buf_putc(b, '[');
   for (uint32_t i = 0; i < n; i++) {
     gql_buf_puts(b, i ? ",{\"message\":" : "{\"message\":");
     gql_json_write_string(b, gql_cstr(items[i].message));
     gql_json_write_locations(b, items[i].locations, items[i].nlocations);
+    if (code) {
+      gql_buf_puts(b, ",\"extensions\":{\"code\":");
+      gql_json_write_string(b, gql_cstr(code));
+      gql_buf_putc(b, '}');
+    }
     gql_buf_putc(b, '}');
   }
   gql_buf_putc(b, ']');
 }
 
-int gql_errors_response(const gql_errors *errors, gql_arena *arena,
-                        gql_str *json) {
+void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
+  write_errors(b, items, n, NULL);
+}
+
+int gql_errors_response(const gql_errors *errors, const char *code,
+                        gql_arena *arena, gql_str *json) {
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_buf_puts(&b, "{\"errors\":");
-  gql_json_write_errors(&b, errors ? errors->items : NULL,
-                        errors ? errors->count : 0);
+  write_errors(&b, errors ? errors->items : NULL, errors ? errors->count : 0,
+               code);
   gql_buf_putc(&b, '}');
   const char *s = gql_buf_cstr(&b);
   char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;

@@ -38,8 +38,7 @@ static void on_done(void *ud, const char *json, size_t len, bool errors) {
 static void run(const char *q, const char *vars, bool validate, bool tree,
                 done *d) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   if (tree)
     cr_assert_eq(gql_schema_set_resolver(s, "Query", "o", prop, NULL, 0), 0);
   gql_arena *a = gql_arena_new(NULL);
@@ -47,8 +46,7 @@ static void run(const char *q, const char *vars, bool validate, bool tree,
   cr_assert_eq(gql_value_parse(a, data, sizeof data - 1, &root), 0);
   gql_prepare_options po = {.no_validate = !validate};
   gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, NULL, NULL), 0, "%s",
-               q);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, NULL), 0, "%s", q);
   gql_execute_params params = {.root_value = root,
                                .variables_json = vars,
                                .variables_len = strlen(vars),
