@@ -732,48 +732,6 @@ void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
   *reps_seen = r->reps_seen;
 }
 
-int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
-                   gql_arena *arena, gql_gw_send_fn send, void *ud,
-                   gql_buf *out, gql_gw_request **req_out) {
-  gql_gw_request *r;
-  int rc = gql_gw_request_new(plan, variables, arena, &r);
-  if (rc)
-    return rc;
-  if (plan->introspection.len) {
-    gql_str json;
-    rc = gql_gw_introspect(plan, variables, arena, &json);
-    if (!rc)
-      rc = gql_gw_request_merge_local(r, json.ptr, json.len);
-    if (rc)
-      return rc;
-  }
-  gql_buf body;
-  gql_buf_init(&body, NULL);
-  /* batches are ordered by wave; within a wave the order is free */
-  for (uint32_t i = 0; i < plan->nbatches && !rc; i++) {
-    body.len = 0;
-    rc = gql_gw_request_body(r, i, &body);
-    if (rc == 1) {
-      rc = 0;
-      continue;
-    }
-    if (rc)
-      break;
-    gql_str resp = {NULL, 0};
-    if (send(ud, &plan->batches[i], body.data, body.len, &resp)) {
-      gql_gw_request_fail(r, i, "the request failed");
-      continue;
-    }
-    rc = gql_gw_request_merge(r, i, resp.ptr, resp.len);
-  }
-  gql_buf_free(&body);
-  if (!rc)
-    rc = gql_gw_request_response(r, out);
-  if (req_out)
-    *req_out = r;
-  return rc;
-}
-
 void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,
                    bool *oom) {
   deep_merge(a, dst, src, oom);
