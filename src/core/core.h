@@ -53,6 +53,40 @@ char *gql_arena_vsprintf(gql_arena *arena, const char *fmt, va_list ap);
 void *gql_arena_grow(gql_arena *arena, void *old, size_t old_cap,
                      size_t new_cap, size_t elem);
 
+/* ---- growable arrays in an arena, after h2o's H2O_VECTOR
+ *
+ * GQL_VECTOR(T) declares {items, count, cap} (zero is empty), grown with
+ * gql_vector_reserve / gql_vector_push; GQL_ARRAY_RESERVE / GQL_ARRAY_PUSH
+ * do the same for an array kept in three fields of a struct of its own
+ * (the schema's types, the plan's sets). Growth doubles the capacity (the
+ * first: 8, or `first` with the _FIRST forms; at least what is needed) into
+ * a new arena block and copies; the old block is not reclaimed. Each is
+ * true when there is room, false when out of memory (the array as it
+ * was). The arguments are evaluated more than once: pass plain lvalues. */
+#define GQL_VECTOR(type)                                                       \
+  struct {                                                                     \
+    type *items;                                                               \
+    uint32_t count, cap;                                                       \
+  }
+/* The slow path: the array whose pointer is at `items_p` (any element
+ * type) grown to hold `need` elements of `elem` bytes. */
+bool gql_array_grow(gql_arena *arena, void *items_p, uint32_t *cap,
+                    uint32_t need, size_t elem, uint32_t first);
+#define GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, first)                \
+  (GQL_LIKELY((need) <= (cap)) ||                                              \
+   gql_array_grow((arena), &(items), &(cap), (need), sizeof *(items),          \
+                  (first)))
+#define GQL_ARRAY_RESERVE(arena, items, cap, need)                             \
+  GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, 8)
+#define GQL_ARRAY_PUSH(arena, items, count, cap, value)                        \
+  (GQL_ARRAY_RESERVE((arena), (items), (cap), (count) + 1)                     \
+       ? ((items)[(count)++] = (value), true)                                  \
+       : false)
+#define gql_vector_reserve(arena, v, need)                                     \
+  GQL_ARRAY_RESERVE((arena), (v)->items, (v)->cap, (need))
+#define gql_vector_push(arena, v, value)                                       \
+  GQL_ARRAY_PUSH((arena), (v)->items, (v)->count, (v)->cap, (value))
+
 /* An allocator drawing from `arena`: free is a no-op and realloc of the
  * last allocation grows in place, so a gql_buf on it costs no allocator
  * call outside the arena. The arena must outlive what uses it. */
