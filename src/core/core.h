@@ -29,6 +29,10 @@ static inline bool gql_str_eq_cstr(gql_str a, const char *b) {
   size_t n = strlen(b);
   return a.len == n && memcmp(a.ptr, b, n) == 0;
 }
+/* An ASCII digit (any int: a char, signed or not, or a byte). */
+static inline bool gql_is_digit(int c) {
+  return (unsigned)c - '0' < 10;
+}
 
 /* ---- allocator helpers: NULL allocator means libc */
 const gql_allocator *gql_alc_or_default(const gql_allocator *alc);

@@ -18,15 +18,8 @@ int gql_error_list_push(gql_error_list *l, const char *message,
     l->truncated = true;
     return GQL_ELIMIT;
   }
-  if (l->count == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 8;
-    gql_error *items =
-        gql_arena_grow(l->arena, l->items, l->cap, cap, sizeof *items);
-    if (!items)
-      goto nomem;
-    l->items = items;
-    l->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(l->arena, l->items, l->cap, l->count + 1))
+    goto nomem;
   gql_location *copy = NULL;
   if (n) {
     copy = gql_arena_alloc(l->arena, (size_t)n * sizeof *copy);

@@ -162,28 +162,13 @@ static const gql_allocator *tmp_allocator(pb *b) {
   return &b->tmp_alc;
 }
 
-static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
-                     uint32_t need, size_t elem, uint32_t first) {
-  if (need <= *cap)
-    return items;
-  uint32_t nc = *cap ? *cap * 2 : first;
-  while (nc < need)
-    nc *= 2;
-  /* the first array: nothing to copy (need and first are small) */
-  void *n = *cap ? gql_arena_grow(a, items, *cap, nc, elem)
-                 : gql_arena_alloc(a, (size_t)nc * elem);
-  if (!n) {
-    b->err = GQL_ENOMEM;
-    return NULL;
-  }
-  *cap = nc;
-  return n;
-}
-
-static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
-                  size_t elem) {
-  return grow_in(b, b->tmp, items, cap, need, elem, 8);
-}
+/* Room for `need` items in an array of the plan (`arena`: b->a) or of the
+ * planning (b->tmp); false, with b->err set, when out of memory. */
+#define RESERVE_IN(b, arena, items, cap, need, first)                          \
+  (GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, first) ||                  \
+   ((b)->err = GQL_ENOMEM, false))
+#define RESERVE(b, items, cap, need)                                           \
+  RESERVE_IN(b, (b)->tmp, items, cap, need, 8)
 
 static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
   for (uint32_t i = 0; i < p->nvars; i++)
@@ -314,12 +299,9 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    if (sb->nfields == sb->cap) { /* fragments gave more than the room */
-      sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
-                           sizeof *sb->fields, 4);
-      if (!sb->fields)
-        return;
-    }
+    /* fragments may give more than the room */
+    if (!RESERVE_IN(b, b->a, sb->fields, sb->cap, sb->nfields + 1, 4))
+      return;
     fi = sb->nfields++;
     plan_field *pf = &sb->fields[fi];
     clear(pf, sizeof *pf);
@@ -347,9 +329,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     pf->occs = &sb->first_occs[fi];
     pf->occ_cap = 1;
   } else {
-    pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
-                       sizeof *pf->occs, 1);
-    if (!pf->occs)
+    if (!RESERVE_IN(b, b->a, pf->occs, pf->occ_cap, pf->nocc + 1, 1))
       return;
   }
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
@@ -357,9 +337,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     pf->conditional = false;
   else
     sb->any_cond = true;
-  sb->entries =
-      grow(b, sb->entries, &sb->ecap, sb->nentries + 1, sizeof *sb->entries);
-  if (!sb->entries)
+  if (!RESERVE(b, sb->entries, sb->ecap, sb->nentries + 1))
     return;
   sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
   pf->nocc++;
@@ -421,9 +399,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       if (seen || b->nstack >= MAX_FRAGMENT_DEPTH)
         break;
       if (nc == 0) {
-        sb->visited = grow(b, sb->visited, &sb->vcap, sb->nvisited + 1,
-                           sizeof *sb->visited);
-        if (!sb->visited)
+        if (!RESERVE(b, sb->visited, sb->vcap, sb->nvisited + 1))
           break;
         sb->visited[sb->nvisited++] = f;
       }
@@ -510,36 +486,8 @@ static bool make_key_json(pb *b, plan_field *pf, uint32_t depth) {
 }
 
 static bool make_key_json_new(pb *b, plan_field *pf) {
-  gql_str k = pf->key;
-  /* Keys are names of the document: copied as they are checked, in one
-   * pass; a key that is no name (none is) goes through the JSON writer. */
-  bool plain = k.len && name_char[(unsigned char)k.ptr[0]] &&
-               name_char[(unsigned char)k.ptr[k.len - 1]] && k.len <= 256;
-  if (plain) {
-    char *kj = gql_arena_alloc(b->a, k.len + 3);
-    if (!kj)
-      return false;
-    kj[0] = '"';
-    for (size_t i = 0; i < k.len; i++) {
-      char c = k.ptr[i];
-      if (!name_char[(unsigned char)c])
-        goto general; /* not a name after all */
-      kj[i + 1] = c;
-    }
-    kj[k.len + 1] = '"';
-    kj[k.len + 2] = ':';
-    pf->key_json = (gql_str){kj, k.len + 3};
-    return true;
-  }
-general:;
-  gql_buf kb;
-  gql_buf_init(&kb, NULL);
-  gql_json_write_string(&kb, k);
-  gql_buf_putc(&kb, ':');
-  char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
-  pf->key_json = (gql_str){kj, kj ? kb.len : 0};
-  gql_buf_free(&kb);
-  return kj != NULL;
+  pf->key_json = gql_json_key(b->a, pf->key);
+  return pf->key_json.ptr != NULL;
 }
 
 /* key_json shorter than this goes into key_pad, after ',' and the

@@ -133,15 +133,9 @@ static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t) {
     gql_ast_selection_set *set = parse_field_set(sg->arena, f->u.string.value);
     if (!set)
       continue; /* not a selection: no lookup by it */
-    if (e->nkeys == e->capkeys) {
-      uint32_t ncap = e->capkeys ? e->capkeys * 2 : 2;
-      gql_ast_selection_set **nk =
-          gql_arena_grow(sg->arena, e->keys, e->capkeys, ncap, sizeof *nk);
-      if (!nk)
-        return GQL_ENOMEM;
-      e->keys = nk;
-      e->capkeys = ncap;
-    }
+    if (!GQL_ARRAY_RESERVE_FIRST(sg->arena, e->keys, e->capkeys, e->nkeys + 1,
+                                 2))
+      return GQL_ENOMEM;
     e->keys[e->nkeys++] = set;
   }
   return 0;

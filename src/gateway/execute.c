@@ -94,15 +94,8 @@ static void deep_merge(gql_arena *a, gql_json_value *dst,
 }
 
 static gql_json_value *errors_push(gql_gw_request *r) {
-  if (r->nerrors == r->errors_cap) {
-    uint32_t cap = r->errors_cap ? r->errors_cap * 2 : 8;
-    gql_json_value *e =
-        gql_arena_grow(r->arena, r->errors, r->errors_cap, cap, sizeof *e);
-    if (!e)
-      return NULL;
-    r->errors = e;
-    r->errors_cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(r->arena, r->errors, r->errors_cap, r->nerrors + 1))
+    return NULL;
   return &r->errors[r->nerrors++];
 }
 
@@ -191,14 +184,9 @@ int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
 
 static int add_target(gql_gw_request *r, fetch_state *fs, gql_json_value *obj,
                       const seg *path) {
-  if (fs->ntargets == fs->cap) {
-    uint32_t cap = fs->cap ? fs->cap * 2 : 16;
-    target *t = gql_arena_grow(r->arena, fs->targets, fs->cap, cap, sizeof *t);
-    if (!t)
-      return GQL_ENOMEM;
-    fs->targets = t;
-    fs->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(r->arena, fs->targets, fs->cap, fs->ntargets + 1,
+                               16))
+    return GQL_ENOMEM;
   target *t = &fs->targets[fs->ntargets++];
   t->obj = obj;
   t->rep = 0;
@@ -398,16 +386,10 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
         rc = GQL_ENOMEM;
         break;
       }
-      if (lead->nreps == lead->reps_cap) {
-        uint32_t cap = lead->reps_cap ? lead->reps_cap * 2 : 8;
-        gql_str *reps = gql_arena_grow(r->arena, lead->reps, lead->reps_cap,
-                                       cap, sizeof *reps);
-        if (!reps) {
-          rc = GQL_ENOMEM;
-          break;
-        }
-        lead->reps = reps;
-        lead->reps_cap = cap;
+      if (!GQL_ARRAY_RESERVE(r->arena, lead->reps, lead->reps_cap,
+                             lead->nreps + 1)) {
+        rc = GQL_ENOMEM;
+        break;
       }
       lead->reps[lead->nreps] = (gql_str){text, tmp.len};
       if (gql_strmap_put(&seen, lead->reps[lead->nreps], lead->nreps) < 0) {

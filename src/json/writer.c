@@ -176,6 +176,35 @@ static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
   gql_json_write_plain(b, s);
 }
 
+static bool name_byte(unsigned char c) {
+  return (unsigned)((c | 0x20) - 'a') < 26 || gql_is_digit(c) || c == '_';
+}
+
+gql_str gql_json_key(gql_arena *a, gql_str key) {
+  char *t = gql_arena_alloc(a, key.len + 3);
+  if (!t)
+    return (gql_str){NULL, 0};
+  t[0] = '"';
+  for (size_t i = 0; i < key.len; i++) {
+    unsigned char c = (unsigned char)key.ptr[i];
+    if (!name_byte(c))
+      goto escaped; /* not a name after all */
+    t[i + 1] = (char)c;
+  }
+  t[key.len + 1] = '"';
+  t[key.len + 2] = ':';
+  return (gql_str){t, key.len + 3};
+escaped:;
+  gql_allocator alc = gql_arena_allocator(a);
+  gql_buf b;
+  gql_buf_init(&b, &alc);
+  gql_json_write_string(&b, key);
+  gql_buf_putc(&b, ':');
+  if (b.failed)
+    return (gql_str){NULL, 0};
+  return (gql_str){b.data, b.len};
+}
+
 /* Names, ids, enum values: up to 16 plain bytes with room for them are
  * written with no call and no saved register; the rest goes out of line. */
 void gql_json_write_string(gql_buf *b, gql_str s) {
