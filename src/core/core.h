@@ -10,6 +10,19 @@
 
 #define GQL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GQL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* SQLite's ALWAYS / NEVER: a condition that always (never) holds, tested
+ * anyway so that release builds recover; debug builds assert it, so that
+ * the tests would see the recovery taken. GQL_UNREACHABLE: a case that
+ * cannot be reached (asserted in debug builds). */
+#ifdef NDEBUG
+#define GQL_ALWAYS(x) (x)
+#define GQL_NEVER(x) (x)
+#define GQL_UNREACHABLE() __builtin_unreachable()
+#else
+#define GQL_ALWAYS(x) ((x) ? 1 : (assert(0), 0))
+#define GQL_NEVER(x) ((x) ? (assert(0), 1) : 0)
+#define GQL_UNREACHABLE() assert(!"unreachable")
+#endif
 #define GQL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define gql_container_of(ptr, type, member)                                    \
   ((type *)((char *)(ptr)-offsetof(type, member)))
