@@ -19,6 +19,20 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   seeds=()
   [[ -d "$root/fuzz/seeds/$t" ]] && seeds=("$root/fuzz/seeds/$t")
+  if [[ $t == fuzz_supergraph ]]; then
+    # Seeds made at fuzz time rather than copied into the repo: the gateway
+    # benchmark's supergraph, the planner target's, and the audit suites'
+    # when bench/gateway-scale/audit.sh has composed them.
+    gen=$build/seeds-gen/$t
+    mkdir -p "$gen"
+    shared=${GQL_SHARED_DIR:-$root/../shared}
+    cp -f "$shared/gateway-bench/supergraph.graphql" "$gen/gateway-bench" 2>/dev/null || true
+    cp -f "$root/fuzz/fuzz_planner.graphql" "$gen/fuzz-planner"
+    for f in "$root"/bench/.peers/gateway-scale/audit/*/supergraph.graphql; do
+      [[ -f $f ]] && cp -f "$f" "$gen/audit-$(basename "$(dirname "$f")")"
+    done
+    seeds+=("$gen")
+  fi
   echo "fuzz: $t for ${secs}s"
   "$build/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
     -print_final_stats=0 "$corpus" "${seeds[@]}" 2>"$build/$t.log" || {

@@ -9,6 +9,7 @@
 # BENCH_CLOCK=wall (time trials by the wall clock instead of CPU time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 trials=15
 callgrind=1
 while [[ $# -gt 0 ]]; do
@@ -33,7 +34,7 @@ peers=$root/bench/.peers
 mkdir -p "$peers"
 if [[ ! -d $peers/node_modules/graphql || ! -d $peers/node_modules/graphql-jit ]]; then
   echo "== installing graphql@16 and graphql-jit into bench/.peers"
-  (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16 graphql-jit >/dev/null)
+  npm_install "$peers" graphql@16 graphql-jit
 fi
 export NODE_PATH=$peers/node_modules
 echo "== peers: graphql $(node -p 'require("graphql/package.json").version')," \

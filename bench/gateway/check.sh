@@ -12,6 +12,7 @@
 #   SUBGRAPHS_BIN runs another build of bench_subgraphs (e.g. build-asan's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 shared=${GQL_SHARED_DIR:-$(cd "$root/../shared" && pwd)}
 bench=$shared/gateway-bench
 sub_port=${SUBGRAPH_PORT:-4200}
@@ -25,8 +26,7 @@ peers=$root/bench/.peers/gateway
 mkdir -p "$peers"
 if [[ ! -d $peers/node_modules/@apollo/gateway || ! -d $peers/node_modules/@apollo/server ]]; then
   echo "== installing @apollo/gateway@2.14, @apollo/server@5, graphql@16 into bench/.peers/gateway"
-  (cd "$peers" && npm install --silent --no-audit --no-fund --ignore-scripts \
-    graphql@16 @apollo/gateway@2.14 @apollo/server@5 >/dev/null)
+  npm_install "$peers" --ignore-scripts graphql@16 @apollo/gateway@2.14 @apollo/server@5
 fi
 
 tmp=$(mktemp -d)

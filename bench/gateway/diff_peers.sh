@@ -11,6 +11,7 @@
 # bench/.peers/gateway). PEER_PORT / GQL_PORT default 4211 / 4212.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 shared=${GQL_SHARED_DIR:-$(cd "$root/../shared" && pwd)}
 peer_port=${PEER_PORT:-4211}
 gql_port=${GQL_PORT:-4212}
@@ -18,8 +19,7 @@ gql_port=${GQL_PORT:-4212}
 peers=$root/bench/.peers/gateway
 mkdir -p "$peers"
 if [[ ! -d $peers/node_modules/@apollo/subgraph || ! -d $peers/node_modules/graphql-yoga ]]; then
-  (cd "$peers" && npm install --silent --no-audit --no-fund --ignore-scripts \
-    graphql@16 @apollo/subgraph@2.14 graphql-yoga@5 >/dev/null)
+  npm_install "$peers" --ignore-scripts graphql@16 @apollo/subgraph@2.14 graphql-yoga@5
 fi
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT

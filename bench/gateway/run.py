@@ -327,10 +327,12 @@ def table(scenario, results, a):
     notes = []
     gql = next((r for r in ok if r["gateway"] == "gql"), None)
     node = [r for r in ok if r["gateway"] != "gql"]
-    if gql and node:
-        best = max(node, key=lambda r: r["rps"])
+    best = max(node, key=lambda r: r["rps"]) if node else None
+    if gql and best and best["rps"] > 0:
         notes.append("gql / best Node gateway (%s): %.1fx requests/s" %
                      (best["gateway"], gql["rps"] / best["rps"]))
+    elif gql and best:
+        notes.append("no Node gateway answered within the measured run")
     for r in results:
         if r.get("errors"):
             notes.append("%s: %d socket errors or non-2xx answers" %

@@ -18,6 +18,7 @@
 # committed); the Release build to build-rel.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 shared=${GQL_SHARED_DIR:-$(cd "$root/../shared" && pwd)}
 
 command -v wrk >/dev/null || { echo "run.sh: wrk is needed (apt-get install wrk)" >&2; exit 1; }
@@ -29,15 +30,11 @@ peers=$root/bench/.peers
 if [[ $gateways == *apollo* ]] &&
   [[ ! -d $peers/gateway/node_modules/@apollo/gateway || ! -d $peers/gateway/node_modules/@apollo/server ]]; then
   echo "== installing @apollo/gateway@2.14, @apollo/server@5, graphql@16 into bench/.peers/gateway" >&2
-  mkdir -p "$peers/gateway"
-  (cd "$peers/gateway" && npm install --silent --no-audit --no-fund \
-    graphql@16 @apollo/gateway@2.14 @apollo/server@5 >/dev/null)
+  npm_install "$peers/gateway" graphql@16 @apollo/gateway@2.14 @apollo/server@5
 fi
 if [[ $gateways == *hive* ]] && [[ ! -x $peers/hive/node_modules/.bin/hive-gateway ]]; then
   echo "== installing @graphql-hive/gateway, graphql@16 into bench/.peers/hive" >&2
-  mkdir -p "$peers/hive"
-  (cd "$peers/hive" && npm install --silent --no-audit --no-fund --ignore-scripts \
-    graphql@16 @graphql-hive/gateway >/dev/null)
+  npm_install "$peers/hive" --ignore-scripts graphql@16 @graphql-hive/gateway
 fi
 
 exec python3 "$root/bench/gateway/run.py" --root "$root" --shared "$shared" \

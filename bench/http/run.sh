@@ -8,6 +8,7 @@
 # Usage: bench/http/run.sh [SECONDS] [CONNECTIONS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 shared=$root/../shared
 secs=${1:-5}
 conns=${2:-32}
@@ -16,8 +17,7 @@ conns=${2:-32}
 peers=$root/bench/.peers/http
 mkdir -p "$peers"
 if [[ ! -d $peers/node_modules/graphql-jit || ! -d $peers/node_modules/graphql-http ]]; then
-  (cd "$peers" && { [[ -f package.json ]] || npm init -y >/dev/null; } &&
-    npm install --silent --no-audit --no-fund graphql@16 graphql-http graphql-jit >/dev/null)
+  npm_install "$peers" graphql@16 graphql-http graphql-jit
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

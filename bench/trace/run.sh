@@ -6,6 +6,7 @@
 # Usage: bench/trace/run.sh [ITERS] [TRIALS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 iters=${1:-2000}
 trials=${2:-9}
 "$root/scripts/build.sh" "$root/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -14,7 +15,7 @@ mkdir -p "$peers"
 # The versions the README describes (dd-trace 5.105.0: the #8498 release).
 ver() { node -p "require('$peers/node_modules/$1/package.json').version" 2>/dev/null || true; }
 if [[ $(ver graphql) != 16.15.0 || $(ver dd-trace) != 5.105.0 ]]; then
-  (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16.15.0 dd-trace@5.105.0 >/dev/null)
+  npm_install "$peers" graphql@16.15.0 dd-trace@5.105.0
 fi
 echo "gql (C resolvers, prepared document; us per operation, median of $trials trials)"
 "$root/build-rel/bench/bench_trace" "$iters" "$trials" | tee /tmp/gql_trace_bench.$$

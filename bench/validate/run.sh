@@ -4,13 +4,14 @@
 # committed). Usage: bench/validate/run.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
 shared=$root/../shared
 "$root/scripts/deps.sh" --bench
 "$root/scripts/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 peers=$root/bench/.peers
 mkdir -p "$peers"
 if [[ ! -d $peers/node_modules/graphql ]]; then
-  (cd "$peers" && npm install --silent --no-audit --no-fund graphql@16 >/dev/null)
+  npm_install "$peers" graphql@16
 fi
 gen=$peers/generated-starwars-ops.graphql
 "$root/build/bench/bench_validate" --generate "$gen" 500

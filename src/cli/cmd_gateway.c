@@ -89,7 +89,8 @@ static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
   static const char *const with_value[] = {
       "--supergraph",      "--plan",
       "--operation",       "--subgraph-timeout",
-      "--connect-timeout", "--max-subgraph-connections"};
+      "--connect-timeout", "--max-subgraph-connections",
+      "--plan-cache-bytes"};
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
                                  GQL_ARRAY_LEN(with_value), &v);
@@ -102,8 +103,16 @@ static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
     *plan_path = v;
   else if (strcmp(a, "--operation") == 0)
     *op_name = v;
-  else if (!gql_cli_parse_num(cmd, a, v, 3600000, &n) || n == 0)
+  else if (!gql_cli_parse_num(
+               cmd, a, v,
+               strcmp(a, "--plan-cache-bytes") == 0 ? (size_t)1 << 40 : 3600000,
+               &n))
     return -1;
+  else if (n == 0) {
+    fprintf(stderr, "%s: %s needs a number from 1, not 0\n", cmd, a);
+    return -1;
+  } else if (strcmp(a, "--plan-cache-bytes") == 0)
+    st->gateway.plan_cache_bytes = n;
   else if (strcmp(a, "--subgraph-timeout") == 0)
     st->gateway.subgraph_timeout_ms = n;
   else if (strcmp(a, "--connect-timeout") == 0)
@@ -137,6 +146,7 @@ static int run(int argc, char **argv) {
   so.client.request_timeout_ms = (unsigned)st->gateway.subgraph_timeout_ms;
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
+  so.plan_cache_bytes = st->gateway.plan_cache_bytes;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
     bad = usage_error("--supergraph FILE is required");
@@ -193,6 +203,7 @@ const gql_cli_command gql_cmd_gateway = {
     "                   [--port PORT]\n"
     "                   [--threads N] [--subgraph-timeout MS]\n"
     "                   [--connect-timeout MS] [--max-subgraph-connections N]\n"
+    "                   [--plan-cache-bytes BYTES]\n"
     "                   [--log-level LEVEL]\n"
     "       gql gateway --supergraph FILE [--print-api-schema]\n"
     "                   [--plan QUERY_FILE [--operation NAME]]\n\n"
@@ -211,6 +222,8 @@ const gql_cli_command gql_cmd_gateway = {
     "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
     "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
     "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"
+    "  --plan-cache-bytes BYTES  query plans kept per thread, least recently\n"
+    "                      used out first (default 64 MiB)\n"
     "  --print-api-schema  print the client-facing API schema (join and link\n"
     "                      machinery removed, @inaccessible parts hidden)\n"
     "  --plan QUERY_FILE   validate the operation against the API schema and\n"

@@ -194,6 +194,7 @@ typedef struct gql_cfg_gateway {
   uint64_t subgraph_timeout_ms;
   uint64_t connect_timeout_ms;
   uint32_t max_subgraph_connections;
+  uint64_t plan_cache_bytes; /* per thread; 0: the plan cache's default */
 } gql_cfg_gateway;
 
 typedef struct gql_cfg_trace {

@@ -437,6 +437,11 @@ static const cfg_key gateway_keys[] = {
      .offset = GW(max_subgraph_connections),
      .min = 1,
      .max = 3600000},
+    {.name = "plan_cache",
+     .type = K_BYTES,
+     .offset = GW(plan_cache_bytes),
+     .min = 1,
+     .max = (uint64_t)1 << 40},
     {0}};
 
 #define LIM(f) offsetof(gql_cfg_limits, f)

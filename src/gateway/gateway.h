@@ -330,23 +330,31 @@ uint64_t gql_gw_draw_labels(const gql_supergraph *sg, uint64_t *rng);
 /* The plan as readable text (Apollo QueryPlan style). */
 void gql_gw_plan_print(const gql_gw_plan *plan, gql_buf *out);
 
-/* A cache of plans by operation text and operation name, with a byte
- * budget (0: 64 MiB). Plans are not validated here: validate the
- * operation against sg->api first (it is cached by the same text). */
+/* A cache of plans by operation text and operation name, least recently
+ * used out once the plans' bytes pass the budget (0: 64 MiB); a plan
+ * larger than a quarter of the budget is made for its request and not
+ * kept. Plans are not validated here: validate the operation against
+ * sg->api first. */
 typedef struct gql_gw_plan_cache gql_gw_plan_cache;
+/* A plan handed out by the cache, valid until released. */
+typedef struct gql_gw_plan_ref gql_gw_plan_ref;
 gql_gw_plan_cache *gql_gw_plan_cache_new(const gql_supergraph *sg,
                                          size_t max_bytes);
+/* Frees the cache; plans still held stay valid until released. */
 void gql_gw_plan_cache_free(gql_gw_plan_cache *c);
-/* The plan for `query`: from the cache, or planned and cached. Once the
- * budget is spent a new plan is made in `arena` (the request's) instead,
- * so a returned plan stays valid as long as the cache and `arena` do.
- * Errors as gql_gw_plan_build, plus GQL_ESYNTAX. */
+/* The plan for `query`: from the cache, or planned (and cached). *ref
+ * holds it until gql_gw_plan_cache_release(*ref). Errors as
+ * gql_gw_plan_build, plus GQL_ESYNTAX; *err is valid until the next call. */
 int gql_gw_plan_cache_get(gql_gw_plan_cache *c, const char *query, size_t len,
-                          const char *operation_name, gql_arena *arena,
-                          const gql_gw_plan **out, const char **err);
-/* Plans made (misses) and lookups answered from the cache (hits). */
-void gql_gw_plan_cache_stats(const gql_gw_plan_cache *c, uint64_t *hits,
-                             uint64_t *misses);
+                          const char *operation_name, const gql_gw_plan **out,
+                          gql_gw_plan_ref **ref, const char **err);
+void gql_gw_plan_cache_release(gql_gw_plan_ref *ref);
+typedef struct gql_gw_plan_cache_info {
+  uint64_t hits, misses, evictions; /* lookups answered / planned; evicted */
+  size_t plans, bytes, budget;      /* kept now, their bytes, the budget */
+} gql_gw_plan_cache_info;
+void gql_gw_plan_cache_stats(const gql_gw_plan_cache *c,
+                             gql_gw_plan_cache_info *out);
 
 /* ------------------------------------------------------------- execute */
 

@@ -17,6 +17,7 @@ typedef struct gw_exec {
   gw_worker *w;
   gql_http_exec *req;
   const gql_gw_plan *plan;
+  gql_gw_plan_ref *plan_ref; /* held until the response is written */
   gql_gw_request *gr;
   uint32_t next;    /* the first batch of the next wave */
   unsigned pending; /* fetches in flight (+1 while a wave starts) */
@@ -76,6 +77,7 @@ static void finish(gw_exec *e) {
     e->w->response_hint = out.len < ((size_t)1 << 20) ? out.len : 0;
   for (uint32_t i = 0; i < e->plan->nbatches; i++)
     free(e->answers[i]);
+  gql_gw_plan_cache_release(e->plan_ref);
   if (rc || out.failed)
     respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
   else
@@ -178,8 +180,9 @@ static int execute(void *worker, gql_http_exec *req) {
     return 0;
   const char *err = NULL;
   const gql_gw_plan *plan = NULL;
+  gql_gw_plan_ref *ref = NULL;
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
-                                 req->operation_name, req->arena, &plan, &err);
+                                 req->operation_name, &plan, &ref, &err);
   if (!rc && plan->set) /* conditions or override labels: this request's */
     rc =
         gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
@@ -187,27 +190,35 @@ static int execute(void *worker, gql_http_exec *req) {
   if (rc) {
     respond_code(req, err ? err : gql_strerror(rc),
                  rc == GQL_EUNSUPPORTED ? "QUERY_PLANNING_FAILED" : NULL);
+    gql_gw_plan_cache_release(ref);
     return 0;
   }
   gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
-  if (!e)
+  if (e)
+    e->answers =
+        gql_arena_alloc(req->arena, (plan->nbatches + 1) * sizeof *e->answers);
+  if (!e || !e->answers) {
+    gql_gw_plan_cache_release(ref);
     return GQL_ENOMEM;
-  *e = (gw_exec){.w = w, .req = req, .plan = plan};
-  e->answers =
-      gql_arena_alloc(req->arena, (plan->nbatches + 1) * sizeof *e->answers);
-  if (!e->answers)
-    return GQL_ENOMEM;
+  }
+  char **answers = e->answers;
+  *e = (gw_exec){
+      .w = w, .req = req, .plan = plan, .plan_ref = ref, .answers = answers};
   memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
-  if (rc)
+  if (rc) {
+    gql_gw_plan_cache_release(ref);
     return rc;
+  }
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
     rc = gql_gw_introspect(plan, variables, req->arena, &json);
     if (!rc)
       rc = gql_gw_request_merge_local(e->gr, json.ptr, json.len);
-    if (rc)
+    if (rc) {
+      gql_gw_plan_cache_release(ref);
       return rc;
+    }
   }
   run(e);
   return 0;

@@ -80,6 +80,11 @@ static int graph_of(loader *l, const gql_ast_directive *d, uint32_t *out) {
 
 static int read_graphs(loader *l, const gql_ast_type_def *def) {
   gql_supergraph *sg = l->sg;
+  /* a second enum would be read into an array of its own size at the
+   * first one's count (fuzz_supergraph found the overflow) */
+  if (sg->graphs)
+    return fail_at(l, GQL_ESCHEMA, def->h.start,
+                   "enum join__Graph is defined twice");
   sg->graphs =
       gql_arena_alloc(sg->arena, (def->values.count + 1) * sizeof *sg->graphs);
   if (!sg->graphs)

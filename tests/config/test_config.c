@@ -81,6 +81,7 @@ Test(config, gql_sections_and_relative_paths) {
                              "gateway:\n"
                              "  supergraph: sg/supergraph.graphql\n"
                              "  subgraph_timeout: 2s\n"
+                             "  plan_cache: 2mib\n"
                              "trace:\n"
                              "  otlp: http://127.0.0.1:4318/v1/traces\n"
                              "  depth: -1\n"
@@ -94,6 +95,7 @@ Test(config, gql_sections_and_relative_paths) {
   cr_assert_str_eq(st->serve.data, "/abs/data.json");
   cr_assert_str_eq(st->gateway.supergraph, "/etc/gql/sg/supergraph.graphql");
   cr_assert_eq(st->gateway.subgraph_timeout_ms, 2000);
+  cr_assert_eq(st->gateway.plan_cache_bytes, 2u << 20);
   cr_assert(st->trace.depth_set);
   cr_assert_eq(st->trace.depth, -1);
   cr_assert_eq(st->trace.variables.count, 2);

@@ -210,44 +210,6 @@ Test(planner, plan_text_reads_like_apollo_query_plans) {
   gql_buf_free(&b);
 }
 
-Test(planner, plans_are_cached_by_operation_text_and_name) {
-  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 0);
-  cr_assert_not_null(c);
-  const char *q = "query A { me { id } } query B { topProducts { upc } }";
-  const gql_gw_plan *p1, *p2, *p3;
-  const char *err;
-  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "A", arena, &p1, &err),
-               0);
-  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "A", arena, &p2, &err),
-               0);
-  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), "B", arena, &p3, &err),
-               0);
-  cr_expect_eq(p1, p2);
-  cr_expect_neq(p1, p3);
-  uint64_t hits, misses;
-  gql_gw_plan_cache_stats(c, &hits, &misses);
-  cr_expect_eq(hits, 1);
-  cr_expect_eq(misses, 2);
-  /* a syntax error is an error, not a cached plan */
-  cr_expect_eq(gql_gw_plan_cache_get(c, "{", 1, NULL, arena, &p1, &err),
-               GQL_ESYNTAX);
-  gql_gw_plan_cache_free(c);
-}
-
-Test(planner, a_full_cache_still_plans_into_the_request_arena) {
-  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 1);
-  const char *q = "{ me { id } }";
-  const gql_gw_plan *p1, *p2;
-  const char *err;
-  cr_assert_eq(gql_gw_plan_cache_get(c, q, strlen(q), NULL, arena, &p1, &err),
-               0);
-  const char *q2 = "{ me { name } }";
-  cr_assert_eq(gql_gw_plan_cache_get(c, q2, strlen(q2), NULL, arena, &p2, &err),
-               0);
-  gw_expect_op(p2, "accounts", 1, "query{me{name}}");
-  gql_gw_plan_cache_free(c);
-}
-
 Test(planner, subscriptions_are_refused_with_a_clear_error) {
   const char *q = "subscription { me { id } }";
   gql_document *doc;
@@ -571,33 +533,4 @@ Test(planner, abstract_types_below_an_entity_fetch_start_a_third_wave) {
   cr_expect(gql_str_eq_cstr(f->path[1], "@"));
   cr_expect(gql_str_eq_cstr(f->path[2], "related"));
   gql_supergraph_free(asg);
-}
-
-Test(planner, the_plan_cache_answers_the_same_plan_to_every_request) {
-  /* the cached plan is the one a fresh planning gives, and a cached plan
-   * survives the arena of the request that made it */
-  gql_gw_plan_cache *c = gql_gw_plan_cache_new(sg, 0);
-  char *query = gw_read_file(BENCH_DIR "query.graphql", NULL);
-  gql_arena *a1 = gql_arena_new(NULL);
-  const gql_gw_plan *p1, *p2;
-  const char *err;
-  cr_assert_eq(
-      gql_gw_plan_cache_get(c, query, strlen(query), NULL, a1, &p1, &err), 0);
-  gql_arena_free(a1);
-  gql_arena *a2 = gql_arena_new(NULL);
-  cr_assert_eq(
-      gql_gw_plan_cache_get(c, query, strlen(query), NULL, a2, &p2, &err), 0);
-  cr_expect_eq(p1, p2);
-  char *cached = plan_text(p2);
-  char *fresh = plan_text(gw_plan(sg, arena, query, NULL));
-  cr_expect_str_eq(cached, fresh);
-  uint64_t hits, misses;
-  gql_gw_plan_cache_stats(c, &hits, &misses);
-  cr_expect_eq(hits, 1);
-  cr_expect_eq(misses, 1);
-  free(cached);
-  free(fresh);
-  gql_arena_free(a2);
-  free(query);
-  gql_gw_plan_cache_free(c);
 }
