@@ -51,7 +51,7 @@ static gql_schema *waiting_schema(void) {
       "type Item { wait: String now: String }\n"
       "type Mutation { wait: String }";
   gql_schema *s = NULL;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL) < 0)
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL) < 0)
     abort();
   gql_schema_set_resolver(s, "Query", "wait", wait_resolver, NULL, 0);
   gql_schema_set_resolver(s, "Item", "wait", wait_resolver, NULL, 0);

@@ -102,7 +102,7 @@ GQL_API size_t gql_arena_reserved(const gql_arena *arena);
 /* Caps the bytes the arena may reserve (0: no cap). */
 GQL_API void gql_arena_set_limit(gql_arena *arena, size_t max_bytes);
 
-/* -------------------------------------------------------------- language */
+/* ---------------------------------------------------------- GraphQL errors */
 
 /* A line and column, both 1-based; the column counts UTF-16 code units as
  * graphql-js does. */
@@ -111,57 +111,10 @@ typedef struct gql_location {
   uint32_t column;
 } gql_location;
 
-/* The line and column of byte `offset` in `source`. */
-GQL_API gql_location gql_location_of(const char *source, size_t source_len,
-                                     size_t offset);
-
-/* Limits for the parser. Zero in a field means the default. */
-typedef struct gql_parse_options {
-  uint32_t max_tokens; /* default 100,000 (graphql-js maxTokens) */
-  uint32_t max_depth;  /* nesting of selections, values, types; default 256 */
-  size_t max_size;     /* bytes of source; default 8 MiB */
-} gql_parse_options;
-
-#define GQL_DEFAULT_MAX_TOKENS 100000u
-#define GQL_DEFAULT_MAX_DEPTH 256u
-#define GQL_DEFAULT_MAX_SIZE ((size_t)8 << 20)
-
-/* A syntax error, as graphql-js reports it: "Syntax Error: ..." with the
- * position of the offending character. The message lives in the arena. */
-typedef struct gql_syntax_error {
-  const char *message;
-  size_t offset;
-  gql_location location;
-} gql_syntax_error;
-
-/* What an operation does. */
-typedef enum gql_operation_type {
-  GQL_OP_QUERY,
-  GQL_OP_MUTATION,
-  GQL_OP_SUBSCRIPTION
-} gql_operation_type;
-
-/* A parsed document; its AST lives in the arena it was parsed into and
- * points into the source text, which must outlive it. */
-typedef struct gql_document gql_document;
-
-/* Parses a whole document (executable and type-system definitions). On a
- * syntax error returns GQL_ESYNTAX and fills *err; on a limit, GQL_ELIMIT
- * with *err filled as well. */
-GQL_API int gql_parse(gql_arena *arena, const char *source, size_t len,
-                      const gql_parse_options *options, gql_document **out,
-                      gql_syntax_error *err);
-
-/* Prints the document as graphql-js 16's print() does. The string lives in
- * the arena and is NUL-terminated; its length goes to *len when not NULL. */
-GQL_API int gql_print(gql_arena *arena, const gql_document *doc,
-                      const char **out, size_t *len);
-
-/* ---------------------------------------------------------------- schema */
-
 /* A GraphQL error as graphql-js reports it: a message and the places in the
- * source it is about (possibly none). Strings live in the arena given by the
- * caller of the function that produced it. */
+ * source it is about (possibly none). The one error carrier of the API:
+ * syntax errors, schema errors, validation errors and invalid variables all
+ * come as these, through a gql_errors. */
 typedef struct gql_error {
   const char *message;
   gql_location *locations;
@@ -179,10 +132,54 @@ typedef struct gql_errors {
 } gql_errors;
 
 /* The GraphQL response of request errors, {"errors":[...]} as graphql-js
- * prints them, NUL-terminated in `arena` (length in json->len). 0 or
- * GQL_ENOMEM. */
-GQL_API int gql_errors_response(const gql_errors *errors, gql_arena *arena,
-                                gql_str *json);
+ * prints them, each with "extensions":{"code":code} when `code` is not NULL
+ * (Apollo Router's codes), NUL-terminated in `arena` (length in
+ * json->len). 0 or GQL_ENOMEM. */
+GQL_API int gql_errors_response(const gql_errors *errors, const char *code,
+                                gql_arena *arena, gql_str *json);
+
+/* -------------------------------------------------------------- language */
+
+/* The line and column of byte `offset` in `source`. */
+GQL_API gql_location gql_location_of(const char *source, size_t source_len,
+                                     size_t offset);
+
+/* Limits for the parser. Zero in a field means the default. */
+typedef struct gql_parse_options {
+  uint32_t max_tokens; /* default 100,000 (graphql-js maxTokens) */
+  uint32_t max_depth;  /* nesting of selections, values, types; default 256 */
+  size_t max_size;     /* bytes of source; default 8 MiB */
+} gql_parse_options;
+
+#define GQL_DEFAULT_MAX_TOKENS 100000u
+#define GQL_DEFAULT_MAX_DEPTH 256u
+#define GQL_DEFAULT_MAX_SIZE ((size_t)8 << 20)
+
+/* What an operation does. */
+typedef enum gql_operation_type {
+  GQL_OP_QUERY,
+  GQL_OP_MUTATION,
+  GQL_OP_SUBSCRIPTION
+} gql_operation_type;
+
+/* A parsed document; its AST lives in the arena it was parsed into and
+ * points into the source text, which must outlive it. */
+typedef struct gql_document gql_document;
+
+/* Parses a whole document (executable and type-system definitions). On a
+ * syntax error returns GQL_ESYNTAX, on a limit GQL_ELIMIT, each with the one
+ * error in *errors (NULL: not kept): graphql-js's "Syntax Error: ..." at
+ * the offending character (a limit: at line 1, column 1). */
+GQL_API int gql_parse(gql_arena *arena, const char *source, size_t len,
+                      const gql_parse_options *options, gql_document **out,
+                      gql_errors *errors);
+
+/* Prints the document as graphql-js 16's print() does. The string lives in
+ * the arena and is NUL-terminated; its length goes to *len when not NULL. */
+GQL_API int gql_print(gql_arena *arena, const gql_document *doc,
+                      const char **out, size_t *len);
+
+/* ---------------------------------------------------------------- schema */
 
 /* A schema built from SDL: long-lived, owns its memory (including a copy of
  * the SDL text), immutable once built and safe to share between threads. */
@@ -192,19 +189,15 @@ typedef struct gql_schema gql_schema;
  * SDL validation rules (validateSDL) and followed by the type-system checks
  * (validateSchema). `alc` (NULL: libc) provides the schema's memory.
  * On failure returns GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM, sets *out to
- * NULL and, when `err_arena` is not NULL, points *errors at the errors
- * (allocated in err_arena; *nerrors of them, at most 100) in graphql-js's
- * order with its messages and locations. */
+ * NULL and puts the errors (at most 100) in *errors (NULL: not kept). */
 GQL_API int gql_schema_from_sdl(const char *sdl, size_t len,
                                 const gql_allocator *alc, gql_schema **out,
-                                gql_arena *err_arena, const gql_error **errors,
-                                uint32_t *nerrors);
+                                gql_errors *errors);
 /* Extends `base` with more SDL as graphql-js's extendSchema does, making a
  * new schema (base is left as it was). Same contract as gql_schema_from_sdl. */
 GQL_API int gql_schema_extend(const gql_schema *base, const char *sdl,
                               size_t len, const gql_allocator *alc,
-                              gql_schema **out, gql_arena *err_arena,
-                              const gql_error **errors, uint32_t *nerrors);
+                              gql_schema **out, gql_errors *errors);
 /* Frees the schema and everything in it. NULL is allowed. */
 GQL_API void gql_schema_free(gql_schema *schema);
 /* Number of types (built-ins and introspection types included). */
@@ -491,12 +484,12 @@ typedef struct gql_prepare_options {
 /* Parses `query` (copied), validates it and plans the operation named
  * `operation_name` (NULL: the only one). On a syntax, validation or
  * operation-selection error returns GQL_ESYNTAX / GQL_EVALIDATION /
- * GQL_EINVAL and, when `err_arena` is given, the response to send
- * ({"errors":[...]}) in *errors_json. */
+ * GQL_EINVAL with the errors in *errors (NULL: not kept; the response to
+ * send is gql_errors_response's). */
 GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name,
                         const gql_prepare_options *options, gql_prepared **out,
-                        gql_arena *err_arena, gql_str *errors_json);
+                        gql_errors *errors);
 GQL_API void gql_prepared_free(gql_prepared *p);
 /* The bytes the prepared operation holds (its text, AST and plan): what a
  * cache of prepared operations counts. */

@@ -62,7 +62,7 @@ static const gql_gw_plan *plan_once(const gql_supergraph *sg, gql_arena *arena,
                                     const char **err) {
   gql_document *doc;
   gql_syntax_error se;
-  if (gql_parse(arena, text, len, NULL, &doc, &se)) {
+  if (gql_parse_syntax(arena, text, len, NULL, &doc, &se)) {
     *err = se.message;
     return NULL;
   }

@@ -41,12 +41,13 @@ static int print_plan(const gql_supergraph *sg, const char *path,
     return 1;
   int status = 1;
   gql_prepared *prep = NULL;
-  gql_str errors_json = {NULL, 0};
-  int rc = gql_prepare(sg->api, query, len, op_name, NULL, &prep, arena,
-                       &errors_json);
+  gql_errors errors = {.arena = arena};
+  int rc = gql_prepare(sg->api, query, len, op_name, NULL, &prep, &errors);
   gql_prepared_free(prep);
+  gql_str errors_json = {NULL, 0};
   if (rc) {
-    if (errors_json.ptr)
+    if (errors.count &&
+        gql_errors_response(&errors, NULL, arena, &errors_json) == 0)
       fprintf(stderr, "%.*s\n", (int)errors_json.len, errors_json.ptr);
     else
       fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
@@ -54,7 +55,7 @@ static int print_plan(const gql_supergraph *sg, const char *path,
   }
   gql_document *doc;
   gql_syntax_error se;
-  if (gql_parse(arena, query, len, NULL, &doc, &se))
+  if (gql_parse_syntax(arena, query, len, NULL, &doc, &se))
     goto done;
   gql_gw_plan *plan;
   const char *err = NULL;

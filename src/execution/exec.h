@@ -253,6 +253,8 @@ const gql_json_value *gql_exec_default_value(const coerce_ctx *c,
                                              const gql_input_value *iv);
 /* graphql-js inspect() into `out`. */
 void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
+/* The same as a string in `arena` ("" when out of memory), for messages. */
+char *gql_exec_inspect_str(gql_arena *arena, const gql_json_value *v);
 
 /* ---- resolvers (resolvers.c) */
 

@@ -234,8 +234,10 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     if (rc)
       return rc < 0 ? rc : 0;
   }
-  if (GQL_UNLIKELY(tree))
-    return gql_exec_tree(ctx, params->root_value);
+  if (GQL_UNLIKELY(tree)) {
+    gql_exec_tree(ctx, params->root_value);
+    return 0;
+  }
   gql_buf_put(&ctx->resp, "{\"data\":", 8);
   bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
   finish_direct(ctx, failed);

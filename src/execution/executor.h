@@ -505,7 +505,7 @@ member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
     return true;
   }
   default: /* MEMBER_NONE: callers test it first */
-    __builtin_unreachable();
+    GQL_UNREACHABLE();
   }
 }
 

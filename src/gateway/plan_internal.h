@@ -63,7 +63,6 @@ typedef struct gw_planner {
 
 /* normalize.c */
 int gw_normalise(gw_planner *p, const gql_gw_type *root);
-gql_str gw_key_json(gql_arena *a, gql_str key);
 /* Whether an object of type t gets selection s (its conditions hold). */
 static inline bool gw_applies(const gql_gw_type *t, const gql_gw_sel *s) {
   return (!s->cond || gql_supergraph_satisfies(t, s->cond)) &&

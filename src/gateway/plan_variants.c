@@ -166,15 +166,9 @@ int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
     return rc;
   v->set = set;
   if (keep) {
-    if (set->n == set->cap) {
-      uint32_t cap = set->cap ? set->cap * 2 : 4;
-      const gql_gw_plan **vs =
-          gql_arena_grow(set->arena, set->variants, set->cap, cap, sizeof *vs);
-      if (!vs)
-        return GQL_ENOMEM;
-      set->variants = vs;
-      set->cap = cap;
-    }
+    if (!GQL_ARRAY_RESERVE_FIRST(set->arena, set->variants, set->cap,
+                                 set->n + 1, 4))
+      return GQL_ENOMEM;
     set->variants[set->n++] = v;
   }
   *out = v;

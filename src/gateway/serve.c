@@ -225,28 +225,12 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   if (rc == 0)
     return true;
   /* graphql-js's errors, each with Apollo Router's code */
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[");
-  for (uint32_t i = 0; i < errors.count; i++) {
-    gql_errors one = {.items = &errors.items[i], .count = 1};
-    gql_str e; /* {"errors":[{...}]}: the {... without its } */
-    if (gql_errors_response(&one, req->arena, &e) < 0 || e.len < 14) {
-      b.failed = true;
-      break;
-    }
-    if (i)
-      gql_buf_putc(&b, ',');
-    gql_buf_append(&b, e.ptr + 11, e.len - 14);
-    gql_buf_puts(&b, ",\"extensions\":{\"code\":"
-                     "\"VALIDATION_INVALID_TYPE_VARIABLE\"}}");
-  }
-  gql_buf_puts(&b, "]}");
-  if (b.failed)
+  gql_str json;
+  if (gql_errors_response(&errors, "VALIDATION_INVALID_TYPE_VARIABLE",
+                          req->arena, &json) < 0)
     respond_error(req, "Out of memory.");
   else
-    gql_http_exec_done(req, b.data, b.len);
-  gql_buf_free(&b);
+    gql_http_exec_done(req, json.ptr, json.len);
   return false;
 }
 

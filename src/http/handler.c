@@ -21,45 +21,6 @@ static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
   return d;
 }
 
-/* {"errors":[...]} with "extensions":{"code":code} added to each error
- * (gql_http_options.error_codes); the text itself when it cannot be. */
-static gql_str with_codes(gql_arena *a, gql_str errors, const char *code) {
-  const gql_value *v;
-  if (gql_value_parse(a, errors.ptr, errors.len, &v) < 0)
-    return errors;
-  const gql_value *list = gql_value_get(v, "errors", 6);
-  if (gql_value_kind_of(list) != GQL_VALUE_LIST)
-    return errors;
-  http_buf b = {0};
-  http_buf_puts(&b, "{\"errors\":[");
-  for (size_t i = 0; i < gql_value_count(list); i++) {
-    const gql_value *e = gql_value_item(list, i);
-    gql_str text;
-    if (gql_value_print(a, e, &text) < 0) {
-      b.failed = true;
-      break;
-    }
-    if (i)
-      http_buf_putc(&b, ',');
-    if (gql_value_kind_of(e) != GQL_VALUE_OBJECT) {
-      http_buf_append(&b, text.ptr, text.len);
-      continue;
-    }
-    /* the object without its closing brace, then the code */
-    http_buf_append(&b, text.ptr, text.len - 1);
-    if (gql_value_count(e))
-      http_buf_putc(&b, ',');
-    http_buf_puts(&b, "\"extensions\":{\"code\":\"");
-    http_buf_puts(&b, code);
-    http_buf_puts(&b, "\"}}");
-  }
-  http_buf_puts(&b, "]}");
-  char *out = b.failed ? NULL : arena_strndup(a, b.o.data, b.o.len);
-  gql_str res = out ? (gql_str){out, b.o.len} : errors;
-  http_buf_free(&b);
-  return res;
-}
-
 #define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
 
@@ -546,19 +507,20 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .max_plan_size = x->opt->max_plan_size,
                               .trace = r->trace};
     gql_prepared *prep = NULL;
-    gql_str errors = {0};
+    gql_errors errors = {.arena = r->slot->arena};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
-                         r->slot->arena, &errors);
-    if (rc < 0 && errors.ptr && x->opt->error_codes)
-      errors = with_codes(r->slot->arena, errors,
-                          rc == GQL_ESYNTAX ? "GRAPHQL_PARSE_FAILED"
-                          : rc == GQL_EVALIDATION
-                              ? "GRAPHQL_VALIDATION_FAILED"
-                              : "GRAPHQL_UNKNOWN_OPERATION_NAME");
+                         &errors);
+    const char *code = !x->opt->error_codes ? NULL
+                       : rc == GQL_ESYNTAX  ? "GRAPHQL_PARSE_FAILED"
+                       : rc == GQL_EVALIDATION
+                           ? "GRAPHQL_VALIDATION_FAILED"
+                           : "GRAPHQL_UNKNOWN_OPERATION_NAME";
+    gql_str json;
     if (rc < 0) {
-      if (errors.ptr) {
+      if (errors.count &&
+          gql_errors_response(&errors, code, r->slot->arena, &json) == 0) {
         int st = r->graphql_response ? 400 : 200;
-        finish(r, st, content_type(r), NULL, errors.ptr, errors.len);
+        finish(r, st, content_type(r), NULL, json.ptr, json.len);
       } else {
         fail(r, rc == GQL_ENOMEM ? 503 : 400, NULL, gql_strerror(rc));
       }
@@ -614,8 +576,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       fail(r, 500, NULL, gql_strerror(rc));
     return;
   }
-  if (rc == 1 && !r->done)
-    c->inflight = r; /* on_done comes later, from the loop */
+  if (!r->done)
+    c->inflight = r; /* pending fields: on_done comes later, from the loop */
 }
 
 /* GET /metrics with a tracer: its counters in Prometheus' text format. */

@@ -7,6 +7,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -138,7 +139,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   (void)suggested;
   tconn *t = h->data;
   worker *w = t->w;
-  if (w->read_buf_busy) { /* cannot happen on one thread; be safe */
+  /* One thread: a read gives the buffer back before the next allocation.
+   * Release builds refuse the read rather than share the buffer. */
+  assert(!w->read_buf_busy);
+  if (w->read_buf_busy) {
     buf->base = NULL;
     buf->len = 0;
     return;

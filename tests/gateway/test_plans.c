@@ -289,7 +289,7 @@ Test(plans, no_plan_is_an_error_not_a_wrong_answer) {
   const char *q = "{ node(id: \"a1\") { id } }";
   gql_document *doc;
   gql_syntax_error se;
-  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  cr_assert_eq(gql_parse_syntax(arena, q, strlen(q), NULL, &doc, &se), 0);
   gql_gw_plan *plan;
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
