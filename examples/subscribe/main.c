@@ -105,8 +105,7 @@ int main(int argc, char **argv) {
     events = 1;
   uv_loop_t *loop = uv_default_loop();
   gql_schema *schema = NULL;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL, NULL,
-                          NULL) ||
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL) ||
       gql_schema_set_resolver(schema, "Subscription", "ticks", ticks, NULL,
                               0) ||
       gql_schema_set_resolver(schema, "Tick", "label", label, NULL, 0) ||
@@ -116,7 +115,7 @@ int main(int argc, char **argv) {
   }
   static const char q[] = "subscription { ticks(ms: 10) { n label } }";
   gql_prepared *p = NULL;
-  if (gql_prepare(schema, q, sizeof q - 1, NULL, NULL, &p, NULL, NULL)) {
+  if (gql_prepare(schema, q, sizeof q - 1, NULL, NULL, &p, NULL)) {
     fprintf(stderr, "subscribe_example: bad operation\n");
     return 1;
   }

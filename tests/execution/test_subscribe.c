@@ -58,8 +58,7 @@ static void slow(const gql_resolve_info *info, const void *parent,
 
 static gql_schema *schema(void) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   cr_assert_eq(
       gql_schema_set_resolver(s, "Subscription", "msgs", msgs, NULL, 0), 0);
   cr_assert_eq(
@@ -105,8 +104,7 @@ static void on_end(void *ud, const char *errors, size_t len) {
 
 static gql_prepared *prepare(gql_schema *s, const char *q) {
   gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0,
-               "%s", q);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0, "%s", q);
   return p;
 }
 
