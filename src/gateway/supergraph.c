@@ -780,12 +780,17 @@ static int index_fields(loader *l) {
       continue;
     for (uint32_t j = 0; j < t->nfields; j++) {
       const gql_gw_field *f = &t->fields[j];
-      char *k = gql_arena_sprintf(sg->arena, "%.*s.%.*s", (int)t->name.len,
-                                  t->name.ptr, (int)f->name.len, f->name.ptr);
+      /* "Type.field", copied (not formatted: sprintf was 11% of the
+       * load of bench/gateway-scale) */
+      size_t len = t->name.len + 1 + f->name.len;
+      char *k = gql_arena_alloc(sg->arena, len);
       if (!k)
         return OOM(l);
+      memcpy(k, t->name.ptr, t->name.len);
+      k[t->name.len] = '.';
+      memcpy(k + t->name.len + 1, f->name.ptr, f->name.len);
       sg->field_list[n] = f;
-      if (gql_strmap_put(&sg->field_index, gql_cstr(k), n++) < 0)
+      if (gql_strmap_put(&sg->field_index, (gql_str){k, len}, n++) < 0)
         return OOM(l);
     }
   }
