@@ -278,8 +278,11 @@ static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
   gw_named_type(def->type, &f->type_name, &f->list_depth);
   f->type = def->type;
   f->inaccessible = gw_has_dir(&def->directives, "inaccessible");
-  f->graphs = gql_arena_alloc(sg->arena,
-                              (def->directives.count + 1) * sizeof *f->graphs);
+  uint32_t nfg = 0; /* entries: the @join__field applications with a graph */
+  for (uint32_t i = 0; i < def->directives.count; i++)
+    nfg += gw_dir_is(def->directives.items[i], "join__field") &&
+           gw_arg(def->directives.items[i], "graph");
+  f->graphs = gql_arena_alloc(sg->arena, (nfg + 1) * sizeof *f->graphs);
   if (!f->graphs)
     return OOM(l);
   bool any = false;
