@@ -4,8 +4,9 @@
  * (low 6 bits), so that every split of a request is tried, and the schema
  * (bit 6): Star Wars, or one whose `wait` field pends until the harness
  * completes it between pieces, as a transport would from its loop. Every
- * response written must be a well-formed HTTP/1.1 status line with a
- * Content-Length that matches. */
+ * response written must be a well-formed HTTP/1.1 status line followed by
+ * exactly the body its Content-Length announces, or by none when it has no
+ * Content-Length (a HEAD request's answer). */
 #include "http/http.h"
 
 #include "../examples/starwars/starwars.h"
@@ -104,10 +105,10 @@ static harness *harness_get(bool waiting) {
   return h;
 }
 
-static void check_responses(const gql_buf *out) {
-  if (!out->data)
+static void check_responses(const http_buf *out) {
+  if (!out->o.data)
     return;
-  const char *p = out->data, *end = p + out->len;
+  const char *p = out->o.data, *end = p + out->o.len;
   while (p && p < end) {
     if ((size_t)(end - p) < 12 || memcmp(p, "HTTP/1.1 ", 9) != 0)
       abort();
@@ -119,9 +120,7 @@ static void check_responses(const gql_buf *out) {
       continue;
     }
     const char *cl = memmem(p, (size_t)(head_end - p), "Content-Length: ", 16);
-    if (!cl)
-      abort();
-    size_t n = strtoul(cl + 16, NULL, 10);
+    size_t n = cl ? strtoul(cl + 16, NULL, 10) : 0; /* none: HEAD's answer */
     if ((size_t)(end - (head_end + 4)) < n)
       abort();
     p = head_end + 4 + n;

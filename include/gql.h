@@ -134,6 +134,13 @@ typedef struct gql_syntax_error {
   gql_location location;
 } gql_syntax_error;
 
+/* What an operation does. */
+typedef enum gql_operation_type {
+  GQL_OP_QUERY,
+  GQL_OP_MUTATION,
+  GQL_OP_SUBSCRIPTION
+} gql_operation_type;
+
 /* A parsed document; its AST lives in the arena it was parsed into and
  * points into the source text, which must outlive it. */
 typedef struct gql_document gql_document;
@@ -160,6 +167,22 @@ typedef struct gql_error {
   gql_location *locations;
   uint32_t nlocations;
 } gql_error;
+
+/* Where a call reports GraphQL errors: the caller sets `arena` (NULL: the
+ * errors are not kept), and a call that fails with GraphQL errors sets
+ * `items` and `count` (count is 0 otherwise), the errors in graphql-js's
+ * order with its messages and locations, allocated in `arena`. */
+typedef struct gql_errors {
+  gql_arena *arena;
+  const gql_error *items;
+  uint32_t count;
+} gql_errors;
+
+/* The GraphQL response of request errors, {"errors":[...]} as graphql-js
+ * prints them, NUL-terminated in `arena` (length in json->len). 0 or
+ * GQL_ENOMEM. */
+GQL_API int gql_errors_response(const gql_errors *errors, gql_arena *arena,
+                                gql_str *json);
 
 /* A schema built from SDL: long-lived, owns its memory (including a copy of
  * the SDL text), immutable once built and safe to share between threads. */
@@ -239,6 +262,9 @@ GQL_API gql_str gql_value_key(const gql_value *v, size_t i);
 /* The member named `name` of an object (last wins), or NULL. */
 GQL_API const gql_value *gql_value_get(const gql_value *v, const char *name,
                                        size_t len);
+/* v as JSON text, as JSON.stringify writes it, NUL-terminated in `arena`
+ * (length in out->len). 0 or GQL_ENOMEM. */
+GQL_API int gql_value_print(gql_arena *arena, const gql_value *v, gql_str *out);
 
 /* What a resolver is told, and where it writes its result. */
 typedef struct gql_resolve_info gql_resolve_info;
@@ -412,80 +438,35 @@ GQL_API gql_pending *gql_out_pending(gql_out *out);
 /* The output of a pending field; writing to it completes the field. */
 GQL_API gql_out *gql_pending_out(gql_pending *p);
 
-/* Tracing hooks, all optional. A hook returning non-zero aborts the request:
- * later resolver calls fail with an abort error. resolve_finish follows the
+/* Hooks, all optional: callbacks around an execution and every resolver
+ * call, and the context they are given. A hook returning non-zero aborts
+ * the request: later resolver calls fail with an abort error.
+ * resolve_start fires for every resolver call, also after an abort; an
+ * aborted call then gets resolve_finish at once and fails with "Execution
+ * aborted.". An abort from execute_start stops the execution before any
+ * field: the response is that one error. resolve_finish follows the
  * completion of the field's value (for a pending field, the write to its
- * pending output). */
+ * pending output). execute_error: once per error of the response, in
+ * order, just before execute_finish (path as JSON or NULL). prepare_phase:
+ * with gql_prepare_options.hooks, around parsing (phase 0) and validation
+ * (phase 1): finished false at the start, true at the end with rc and the
+ * errors (for a syntax error, the one message). */
 typedef struct gql_hooks {
   int (*execute_start)(void *ctx);
   void (*execute_finish)(void *ctx, bool has_errors);
   int (*resolve_start)(void *ctx, const gql_resolve_info *info);
   void (*resolve_finish)(void *ctx, const gql_resolve_info *info);
   void *ctx;
-  /* Added for the tracer; zero members are skipped.
-   * resolve_start fires for every resolver call, also after an abort; an
-   * aborted call then gets resolve_finish at once and fails with
-   * "Execution aborted.". An abort from execute_start stops the execution
-   * before any field: the response is that one error.
-   * execute_error: once per error of the response, in order, just before
-   * execute_finish (path as JSON or NULL).
-   * prepare_phase: with gql_prepare_options.hooks, around parsing (phase 0)
-   * and validation (phase 1): finished false at the start, true at the end
-   * with rc and the errors (for a syntax error, the one message). */
   void (*execute_error)(void *ctx, const char *message,
                         const gql_location *locations, uint32_t nlocations,
                         const char *path_json);
   void (*prepare_phase)(void *ctx, int phase, bool finished, int rc,
                         const gql_error *errors, uint32_t nerrors);
-  /* calls: optional (gql_trace sets it; ncalls 0: every resolver call gets
-   * resolve_start and resolve_finish). Indexed by the planned field's
-   * ordinal (ncalls entries, at least gql_prepared.nplanned: with fewer the
-   * entries are not read at all), read at each call of that field: which hooks
-   * the call needs, GQL_HOOK_START and/or GQL_HOOK_FINISH (read again after
-   * resolve_start, which may answer for its own call's resolve_finish). A
-   * call that errors, and a pending field's completion, get resolve_finish
-   * whatever the entry says. The owner may change the entries at any time
-   * (the tracer answers once per planned field from its first call). Once
-   * a resolve_start has aborted, the entries are no longer read: every
-   * later call gets resolve_start (and fails). */
-  const uint8_t *calls;
-  uint32_t ncalls;
-  /* stamps and now: optional, with calls. A call whose entry is
-   * GQL_HOOK_STAMP (no START, no FINISH) that completes synchronously
-   * without an error gets no hook: the executor stores now(ctx) at its
-   * completion into stamps[ordinal] (ncalls entries), the cost of a clock
-   * read instead of a resolve_finish. An error still gets resolve_finish. */
-  uint64_t *stamps;
-  uint64_t (*now)(void *ctx);
-  /* now_tsc: now(ctx) returns the time-stamp counter (x86 __rdtsc()): the
-   * executor may read it inline instead of calling now. */
-  bool now_tsc;
-  /* starts: optional, with calls and now (ncalls entries). A call whose
-   * entry has GQL_HOOK_ENTRY stores now(ctx) at its entry into
-   * starts[ordinal] and clears that bit of its entry (so calls then points
-   * to writable memory); the rest of the entry then applies to the call
-   * (with no GQL_HOOK_START: no resolve_start). The tracer's answer for the
-   * first call of a planned field whose span it makes at the finish. */
-  uint64_t *starts;
-  /* last_stamps: with stamps, only the last completion of a planned field
-   * needs its time (a running maximum: the tracer's collapsed spans). A
-   * STAMP call of a field of a list item that is not its list's last then
-   * reads no clock, when the list's items are non-null and of one object
-   * type and the execution is synchronous: the next item calls the same
-   * field, and that completion comes later. Its stamp is owed meanwhile
-   * (GQL_STAMP_OWED). Where the next item may not get that far, the
-   * executor stores now(ctx) into every owed stamp: at each error of the
-   * response (an error or an abort can end the list early) and before
-   * execute_error and execute_finish, which see no owed stamp. */
-  bool last_stamps;
 } gql_hooks;
-#define GQL_STAMP_OWED UINT64_MAX
-enum {
-  GQL_HOOK_START = 1,
-  GQL_HOOK_FINISH = 2,
-  GQL_HOOK_STAMP = 4,
-  GQL_HOOK_ENTRY = 8
-};
+
+/* A tracer and one traced request (see "tracing" below). */
+typedef struct gql_tracer gql_tracer;
+typedef struct gql_trace gql_trace;
 
 /* An operation parsed, validated and planned; immutable, reusable. */
 typedef struct gql_prepared gql_prepared;
@@ -496,6 +477,8 @@ typedef struct gql_prepare_options {
   uint32_t max_plan_size;   /* planned fields (0: 100,000) */
   const gql_allocator *alc; /* memory of the prepared operation (NULL: libc) */
   const gql_hooks *hooks;   /* prepare_phase of these is called (NULL: none) */
+  gql_trace *trace; /* parse and validate spans of this trace (NULL: none;
+                     * not with hooks) */
   /* Working memory of validation and planning during the call (NULL: the
    * prepared operation's own arena). Nothing in it is used after
    * gql_prepare returns: a server may pass a per-thread arena that it
@@ -515,15 +498,36 @@ GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const gql_prepare_options *options, gql_prepared **out,
                         gql_arena *err_arena, gql_str *errors_json);
 GQL_API void gql_prepared_free(gql_prepared *p);
+/* The bytes the prepared operation holds (its text, AST and plan): what a
+ * cache of prepared operations counts. */
+GQL_API size_t gql_prepared_bytes(const gql_prepared *p);
+/* The type of the prepared operation (a GET request may only run a query). */
+GQL_API gql_operation_type gql_prepared_operation(const gql_prepared *p);
+/* Coerces `variables` (an object; NULL: none given) as gql_execute does
+ * (graphql-js coerceVariableValues: defaults applied, invalid values
+ * refused): 0 and *out, an object in `arena` of the variables that have a
+ * value; GQL_EINVAL with the errors in *errors (NULL: not kept), when a
+ * value is invalid; GQL_ENOMEM. */
+GQL_API int gql_prepared_coerce_variables(const gql_prepared *p,
+                                          gql_arena *arena,
+                                          const gql_value *variables,
+                                          const gql_value **out,
+                                          gql_errors *errors);
 
-/* A response buffer the caller may reuse across executions (its capacity is
- * kept, so a steady state makes no allocator call). Zero-initialise it. */
+/* A growable byte buffer on an allocator: where a response goes, reused
+ * across executions (its capacity is kept, so a steady state makes no
+ * allocator call). Zero-initialise it. */
 typedef struct gql_output {
   char *data;
   size_t len;
   size_t cap;
   const gql_allocator *alc; /* NULL: libc */
 } gql_output;
+/* Room for `extra` more bytes (len unchanged). 0 or GQL_ENOMEM (the
+ * buffer is then as it was). */
+GQL_API int gql_output_reserve(gql_output *o, size_t extra);
+/* Appends n bytes. 0 or GQL_ENOMEM (nothing appended). */
+GQL_API int gql_output_append(gql_output *o, const void *p, size_t n);
 GQL_API void gql_output_free(gql_output *o);
 
 typedef struct gql_execute_params {
@@ -535,6 +539,8 @@ typedef struct gql_execute_params {
   gql_arena *arena;       /* request memory (NULL: made and freed) */
   gql_output *output;     /* where the response goes (NULL: internal) */
   const gql_hooks *hooks; /* NULL: none */
+  gql_trace *trace;       /* the trace of this execution (NULL: none; not
+                           * with hooks): gql_trace_begin's */
   /* Called once with the response JSON when the execution completes
    * (possibly before gql_execute returns). The bytes are valid during the
    * call. */
@@ -555,9 +561,10 @@ typedef struct gql_execute_params {
 GQL_API int gql_execute(const gql_prepared *p,
                         const gql_execute_params *params);
 
-/* Prepare + execute in one go; the response JSON goes to *json (in `arena`,
- * NUL-terminated). Returns 0, 1 when it has errors, or a negative code
- * (GQL_EUNSUPPORTED when a field pends). */
+/* Prepare + execute in one go, as graphql-js's graphql(): a subscription
+ * operation runs once over the root value. The response JSON goes to *json
+ * (in `arena`, NUL-terminated). Returns 0, 1 when it has errors, or a
+ * negative code (GQL_EUNSUPPORTED when a field pends). */
 GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name, const char *variables_json,
                         size_t variables_len, const void *root_value,
@@ -569,9 +576,6 @@ GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
  * sends the spans in OTLP/HTTP JSON batches through a transport. A trace
  * (gql_trace) follows one request: parse, validate and execute spans plus
  * one graphql.resolve span per (collapsed) field path. */
-typedef struct gql_tracer gql_tracer;
-typedef struct gql_trace gql_trace;
-
 /* Sends one OTLP JSON batch (an ExportTraceServiceRequest); 0 on success.
  * Runs on the exporter thread. */
 typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
@@ -657,12 +661,11 @@ typedef struct gql_trace_options {
 GQL_API void gql_trace_options_init(gql_trace_options *o);
 
 /* Starts tracing one request (t NULL: subscribers only, nothing exported).
- * Give gql_trace_hooks(tr) to gql_prepare_options.hooks (parse and validate
- * spans) and to gql_execute_params.hooks; call gql_trace_set_operation
- * before gql_execute and gql_trace_end once the response is delivered (or
- * preparing failed). NULL on allocation failure. */
+ * Give it to gql_prepare_options.trace (parse and validate spans) and to
+ * gql_execute_params.trace; call gql_trace_set_operation before gql_execute
+ * and gql_trace_end once the response is delivered (or preparing failed).
+ * NULL on allocation failure. */
 GQL_API gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o);
-GQL_API const gql_hooks *gql_trace_hooks(gql_trace *tr);
 /* The operation about to run, and the caller's raw variables (JSON).
  * Needed before gql_execute for resolve spans and the execute span's tags. */
 GQL_API void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,

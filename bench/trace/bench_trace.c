@@ -87,7 +87,7 @@ static void one(void *arg) {
   gql_execute_params params = {.root_value = r->d,
                                .arena = r->arena,
                                .output = &r->out,
-                               .hooks = gql_trace_hooks(tr),
+                               .trace = tr,
                                .on_done = on_done,
                                .ud = r};
   if (gql_execute(r->p, &params) != 0)

@@ -23,8 +23,9 @@ static const char usage[] =
     "  --operation NAME   the operation to run\n"
     "  --no-validate      execute without running the validation rules\n"
     "  --subscription-once\n"
-    "                     run a subscription operation once, as graphql-js's\n"
-    "                     execute() does (else it answers an error)\n"
+    "                     accepted and the default: a subscription operation\n"
+    "                     runs once over the data, as graphql-js's graphql()\n"
+    "                     runs it\n"
     "  --spec-introspection\n"
     "                     introspection as the September 2025 spec has it\n"
     "                     where graphql-js 16.15 differs (no\n"
@@ -61,7 +62,7 @@ static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL, *vars_path = NULL,
              *op = NULL, *query_path = NULL, *example = NULL;
   bool no_validate = false, spec_locations = false, trace_source = false,
-       subscription_once = false;
+       subscription_once = true; /* graphql-js's graphql() */
   const char *trace_path = NULL, *trace_collapse = NULL, *trace_depth = NULL,
              *trace_vars = NULL;
   for (int i = 1; i < argc; i++) {
@@ -185,8 +186,7 @@ static int run(int argc, char **argv) {
       goto done;
     }
   }
-  gql_prepare_options po = {.no_validate = no_validate,
-                            .hooks = gql_trace_hooks(trace)};
+  gql_prepare_options po = {.no_validate = no_validate, .trace = trace};
   gql_str errors = {0};
   int rc =
       gql_prepare(schema, query, query_len, op, &po, &prepared, arena, &errors);
@@ -201,7 +201,7 @@ static int run(int argc, char **argv) {
   }
   result r = {0};
   gql_trace_set_operation(trace, prepared, vars, vars_len);
-  gql_execute_params params = {.hooks = gql_trace_hooks(trace),
+  gql_execute_params params = {.trace = trace,
                                .variables_json = vars,
                                .variables_len = vars_len,
                                .root_value = root,

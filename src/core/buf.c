@@ -1,5 +1,6 @@
 #include "core.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 void gql_buf_init(gql_buf *b, const gql_allocator *alc) {
@@ -12,32 +13,37 @@ void gql_buf_free(gql_buf *b) {
   b->len = b->cap = 0;
 }
 
+/* Room for `extra` more bytes after len in a buffer of cap bytes at *data:
+ * doubling from 256. The one growth policy of gql_buf and gql_output. */
+static bool grow(const gql_allocator *alc, char **data, size_t len, size_t *cap,
+                 size_t extra) {
+  if (*cap - len >= extra)
+    return true;
+  size_t need = len + extra;
+  if (need < len)
+    return false;
+  size_t n = *cap ? *cap : 256;
+  while (n < need) {
+    if (n > SIZE_MAX / 2) {
+      n = need;
+      break;
+    }
+    n *= 2;
+  }
+  char *p = gql_alc_realloc(alc, *data, *cap, n);
+  if (!p)
+    return false;
+  *data = p;
+  *cap = n;
+  return true;
+}
+
 bool gql_buf_reserve(gql_buf *b, size_t extra) {
   if (b->failed)
     return false;
-  if (b->cap - b->len >= extra)
-    return true;
-  size_t need = b->len + extra;
-  if (need < b->len) {
+  if (!grow(b->alc, &b->data, b->len, &b->cap, extra))
     b->failed = true;
-    return false;
-  }
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap < need) {
-    if (cap > SIZE_MAX / 2) {
-      cap = need;
-      break;
-    }
-    cap *= 2;
-  }
-  char *p = gql_alc_realloc(b->alc, b->data, b->cap, cap);
-  if (!p) {
-    b->failed = true;
-    return false;
-  }
-  b->data = p;
-  b->cap = cap;
-  return true;
+  return !b->failed;
 }
 
 void gql_buf_append(gql_buf *b, const void *p, size_t n) {
@@ -66,4 +72,26 @@ const char *gql_buf_cstr(gql_buf *b) {
     return NULL;
   b->data[b->len] = 0;
   return b->data;
+}
+
+int gql_output_reserve(gql_output *o, size_t extra) {
+  return grow(o->alc, &o->data, o->len, &o->cap, extra) ? 0 : GQL_ENOMEM;
+}
+
+int gql_output_append(gql_output *o, const void *p, size_t n) {
+  if (!n)
+    return 0;
+  if (!grow(o->alc, &o->data, o->len, &o->cap, n))
+    return GQL_ENOMEM;
+  memcpy(o->data + o->len, p, n);
+  o->len += n;
+  return 0;
+}
+
+void gql_output_free(gql_output *o) {
+  if (!o)
+    return;
+  gql_alc_free(o->alc, o->data, o->cap);
+  o->data = NULL;
+  o->len = o->cap = 0;
 }

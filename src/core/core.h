@@ -139,6 +139,15 @@ int gql_strmap_put(gql_strmap *m, gql_str key, uint32_t value);
 /* Finds key; returns true and sets *value when present. */
 bool gql_strmap_get(const gql_strmap *m, gql_str key, uint32_t *value);
 
+/* ---- numbers as JavaScript prints and reads them (dtoa.cc, the one C++
+ * file: a shim over libdouble-conversion, the code V8 uses) */
+/* Writes d as Number#toString would into out (no NUL); returns the length.
+ * d must be finite. */
+size_t gql_dtoa(double d, char out[32]);
+/* The double nearest to the decimal number in s[0..len), which must be a
+ * valid JSON number; +-inf when it overflows. */
+double gql_strtod(const char *s, size_t len);
+
 /* ---- UTF-8 */
 /* Appends code point `cp` as UTF-8 to `out` (4 bytes room); returns bytes. */
 size_t gql_utf8_encode(uint32_t cp, char *out);

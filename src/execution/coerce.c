@@ -452,10 +452,18 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
     gql_str *names = gql_arena_alloc(a, sizeof(gql_str) * (ty->nvalues + 1));
     for (uint32_t i = 0; names && i < ty->nvalues; i++)
       names[i] = ty->values[i].name;
+    /* what the suggestions are for: the value, or (not a string) how
+     * inspect() prints it, as graphql-js 16.15's parseValue suggests */
+    gql_str asked = v->kind == GQL_JSON_STRING ? v->string : (gql_str){0};
     if (v->kind != GQL_JSON_STRING) {
       gql_buf_printf(&b, "Enum \"%.*s\" cannot represent non-string value: ",
                      (int)ty->name.len, ty->name.ptr);
+      size_t at = b.len;
       gql_exec_inspect(&b, v);
+      const char *all = gql_buf_cstr(&b);
+      if (all)
+        asked =
+            (gql_str){gql_arena_strndup(a, all + at, b.len - at), b.len - at};
       gql_buf_putc(&b, '.');
     } else {
       const gql_enum_value *ev = gql_type_enum_value(ty, v->string);
@@ -466,12 +474,11 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
       gql_buf_printf(&b, "Value \"%.*s\" does not exist in \"%.*s\" enum.",
                      (int)v->string.len, v->string.ptr, (int)ty->name.len,
                      ty->name.ptr);
-      if (names) {
-        gql_str sug[8];
-        uint32_t n =
-            gql_suggestion_list(v->string, names, ty->nvalues, sug, 8, a);
-        gql_did_you_mean(&b, NULL, sug, n);
-      }
+    }
+    if (names && asked.ptr) {
+      gql_str sug[8];
+      uint32_t n = gql_suggestion_list(asked, names, ty->nvalues, sug, 8, a);
+      gql_did_you_mean(&b, "the enum value", sug, n);
     }
     const char *m = gql_buf_cstr(&b);
     report(e, path, v, m ? m : "");
@@ -702,4 +709,45 @@ int gql_exec_coerce_variables(const coerce_ctx *c, gql_str source,
     vals[i] = r;
   }
   return failed ? -1 : 0;
+}
+
+int gql_prepared_coerce_variables(const gql_prepared *p, gql_arena *arena,
+                                  const gql_value *variables,
+                                  const gql_value **out, gql_errors *errors) {
+  *out = NULL;
+  if (errors)
+    errors->items = NULL, errors->count = 0;
+  if (!p || !arena)
+    return GQL_EINVAL;
+  uint32_t n = p->nvars;
+  const gql_json_value **vals = gql_arena_alloc(arena, (n + 1) * sizeof *vals);
+  gql_json_value *obj = gql_arena_alloc(arena, sizeof *obj);
+  gql_json_member *m = gql_arena_alloc(arena, (n + 1) * sizeof *m);
+  if (!vals || !obj || !m)
+    return GQL_ENOMEM;
+  gql_error_list el;
+  gql_error_list_init(&el, errors && errors->arena ? errors->arena : arena, 50);
+  coerce_ctx cc = {
+      .s = p->s, .arena = arena, .var_defs = p->vars, .nvars = p->nvars};
+  if (gql_exec_coerce_variables(&cc, p->text, variables, vals, &el) < 0) {
+    if (el.truncated) { /* graphql-js maxErrors: 50, then this one */
+      el.max = 0;
+      gql_error_list_push(&el,
+                          "Too many errors processing variables, error limit "
+                          "reached. Execution aborted.",
+                          NULL, 0);
+    }
+    if (errors && errors->arena)
+      errors->items = el.items, errors->count = el.count;
+    return el.nomem ? GQL_ENOMEM : GQL_EINVAL;
+  }
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (vals[i])
+      m[k++] = (gql_json_member){.key = p->vars[i].name, .value = *vals[i]};
+  *obj = (gql_json_value){.kind = GQL_JSON_OBJECT};
+  obj->object.members = m;
+  obj->object.count = k;
+  *out = obj;
+  return 0;
 }

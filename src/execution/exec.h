@@ -182,12 +182,18 @@ struct plan_set {
   uint32_t nentries;
   bool any_cond;
   bool all_members; /* not any_cond, and every field has pf->member */
+  /* Collecting the set met a @skip or @include whose `if` is a variable
+   * (or, unvalidated, not a boolean literal): an execution whose such
+   * variables may lack a value checks the set as graphql-js's collectFields
+   * would (gql_exec_conditions_fail). Implies any_cond. */
+  bool check_conds;
 };
 
 typedef struct plan_var {
   gql_str name;
   gql_type_ref type; /* GQL_NO_TYPE type when unknown or not an input */
   const gql_ast_variable_definition *def;
+  bool in_condition; /* the `if` of a @skip or @include */
 } plan_var;
 
 struct gql_prepared {
@@ -204,6 +210,11 @@ struct gql_prepared {
   uint32_t nslots;        /* argument slots that depend on variables */
   const char *root_error; /* "Schema is not configured to execute ..." */
   uint32_t nplanned;      /* plan fields (see plan_field.ordinal) */
+  /* a @skip or @include whose `if` is not a boolean (unvalidated) */
+  bool bad_condition;
+  /* gql_execute has to look before running the fields: a subscription,
+   * variables, argument slots, a root error or a bad condition */
+  bool answer_early;
 };
 
 /* ---- coercion (coerce.c) */
@@ -241,13 +252,29 @@ const gql_json_value *gql_exec_default_value(const coerce_ctx *c,
 /* graphql-js inspect() into `out`. */
 void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
 
+/* ---- resolvers (resolvers.c) */
+
+/* gql_schema_finalize has run: resolvers are frozen. */
+static inline bool gql_exec_finalized(const gql_schema *s) {
+  return s->meta_typename.resolver != NULL;
+}
+
 /* ---- introspection (introspection.c) */
 
-/* Registers the built-in resolvers of the introspection types and of
- * __schema and __type. */
-void gql_exec_register_introspection(gql_schema *s);
+/* A built-in resolver: for the fields of `type` named `field` (NULL: every
+ * field without a resolver), or with `type` NULL the query type's meta
+ * field `field` (__schema or __type); set by gql_schema_finalize where the
+ * field has no resolver yet, in table order. */
+typedef struct exec_builtin {
+  const char *type;
+  const char *field;
+  gql_resolver_fn fn;
+} exec_builtin;
 
-/* ---- execution internals for built-in resolvers (execute.c) */
+/* The introspection types' resolvers and those of __schema and __type. */
+const exec_builtin *gql_exec_introspection_resolvers(size_t *n);
+
+/* ---- execution internals for built-in resolvers (members.c, out.c) */
 /* The resolver of a member field (gql_schema_set_member): the general
  * path, taken when the executor does not write the member itself. */
 void gql_exec_member_resolver(const gql_resolve_info *info, const void *parent,
@@ -266,7 +293,7 @@ gql_arena *gql_exec_out_arena(const gql_out *o);
 
 struct exec_ctx;
 struct path_frame;
-/* What a resolver is told (execute.c fills it). It is the first member of
+/* What a resolver is told (the executor fills it). It is the first member of
  * the field's gql_out, whose ctx, plan field and path these are; the parent
  * type is pf->parent_type. A field called straight (plain, no hooks) has
  * only ctx, pf, path and error set: args is read only when pf->has_args,

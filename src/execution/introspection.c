@@ -329,37 +329,21 @@ static void directive_field(const gql_resolve_info *info, const void *parent,
     gql_out_null(o);
 }
 
-/* ---- registration */
+/* ---- the table gql_schema_finalize installs */
 
-static void set_all(gql_schema *s, const char *type, gql_resolver_fn fn) {
-  uint32_t t = tindex(s, type);
-  if (t == GQL_NO_TYPE)
-    return;
-  gql_type *ty = &s->types[t];
-  for (uint32_t i = 0; i < ty->nfields; i++)
-    if (!ty->fields[i].resolver)
-      gql_schema_set_resolver(s, type, ty->fields[i].name.ptr, fn, NULL,
-                              GQL_RESOLVER_SYNC);
-}
+static const exec_builtin builtins[] = {
+    {"__Schema", "types", schema_types},
+    {"__Schema", NULL, schema_field},
+    {"__Type", NULL, type_field},
+    {"__Field", NULL, field_field},
+    {"__InputValue", NULL, input_value_field},
+    {"__EnumValue", NULL, enum_value_field},
+    {"__Directive", NULL, directive_field},
+    {NULL, "__schema", r_meta_schema},
+    {NULL, "__type", r_meta_type},
+};
 
-void gql_exec_register_introspection(gql_schema *s) {
-  set_all(s, "__Schema", schema_field);
-  uint32_t t = tindex(s, "__Schema");
-  if (t != GQL_NO_TYPE)
-    gql_schema_set_resolver(s, "__Schema", "types", schema_types, NULL,
-                            GQL_RESOLVER_SYNC);
-  set_all(s, "__Type", type_field);
-  set_all(s, "__Field", field_field);
-  set_all(s, "__InputValue", input_value_field);
-  set_all(s, "__EnumValue", enum_value_field);
-  set_all(s, "__Directive", directive_field);
-  if (s->query != GQL_NO_TYPE) {
-    const char *q = s->types[s->query].name.ptr;
-    if (!s->meta_schema.resolver)
-      gql_schema_set_resolver(s, q, "__schema", r_meta_schema, NULL,
-                              GQL_RESOLVER_SYNC);
-    if (!s->meta_type.resolver)
-      gql_schema_set_resolver(s, q, "__type", r_meta_type, NULL,
-                              GQL_RESOLVER_SYNC);
-  }
+const exec_builtin *gql_exec_introspection_resolvers(size_t *n) {
+  *n = GQL_ARRAY_LEN(builtins);
+  return builtins;
 }

@@ -1,139 +1,13 @@
-/* Resolver registration, the synchronous-type proof and gql_prepare: parse,
- * select the operation and compile it into plan sets (CollectFields done
- * ahead of time for every selection set and possible concrete type). */
+/* gql_prepare: parse, validate, select the operation and compile it into
+ * plan sets (CollectFields done ahead of time for every selection set and
+ * possible concrete type). */
 #include "exec.h"
+#include "hooks.h"
 #include "validation/validation.h"
 
 #include <stdio.h>
 
-/* ------------------------------------------------------------ resolvers */
-
-static bool finalized(const gql_schema *s) {
-  return s->meta_typename.resolver != NULL;
-}
-
-static exec_type *type_data(gql_schema *s, uint32_t t) {
-  gql_type *ty = &s->types[t];
-  if (!ty->exec_data) {
-    exec_type *et = gql_arena_alloc(s->arena, sizeof *et);
-    if (!et)
-      return NULL;
-    *et = (exec_type){.named = gql_type_ref_named(t)};
-    ty->exec_data = et;
-  }
-  return ty->exec_data;
-}
-
-static int set_field_resolver(gql_schema *s, gql_field *f, gql_resolver_fn fn,
-                              void *data, unsigned flags) {
-  exec_resolver *r = gql_arena_alloc(s->arena, sizeof *r);
-  if (!r)
-    return GQL_ENOMEM;
-  *r = (exec_resolver){.fn = fn, .flags = flags};
-  f->resolver = r;
-  f->resolver_data = data;
-  f->sync = (flags & GQL_RESOLVER_SYNC) != 0;
-  return 0;
-}
-
-/* The field `type`.`field` a resolver can be set on (the query type's
- * __schema and __type included), or NULL with *rc. */
-static gql_field *settable_field(gql_schema *s, const char *type,
-                                 const char *field, int *rc) {
-  *rc = GQL_EINVAL;
-  if (!s || !type || !field || finalized(s))
-    return NULL;
-  *rc = GQL_ENOTFOUND;
-  uint32_t t = gql_schema_type_index(s, gql_cstr(type));
-  if (t == GQL_NO_TYPE)
-    return NULL;
-  gql_type *ty = &s->types[t];
-  gql_field *f = (gql_field *)gql_type_field(ty, gql_cstr(field));
-  if (!f && t == s->query && strcmp(field, "__schema") == 0)
-    f = &s->meta_schema;
-  if (!f && t == s->query && strcmp(field, "__type") == 0)
-    f = &s->meta_type;
-  return f;
-}
-
-int gql_schema_set_resolver(gql_schema *s, const char *type, const char *field,
-                            gql_resolver_fn fn, void *data, unsigned flags) {
-  if (!fn)
-    return GQL_EINVAL;
-  int rc;
-  gql_field *f = settable_field(s, type, field, &rc);
-  return f ? set_field_resolver(s, f, fn, data, flags) : rc;
-}
-
-int gql_schema_set_member(gql_schema *s, const char *type, const char *field,
-                          gql_member_kind kind, size_t offset) {
-  if (kind < GQL_MEMBER_INT32 || kind > GQL_MEMBER_ENUM_U8 ||
-      offset > UINT32_MAX)
-    return GQL_EINVAL;
-  int rc;
-  gql_field *f = settable_field(s, type, field, &rc);
-  if (!f)
-    return rc;
-  if ((rc = set_field_resolver(s, f, gql_exec_member_resolver, NULL,
-                               GQL_RESOLVER_SYNC)) < 0)
-    return rc;
-  exec_resolver *r = (exec_resolver *)f->resolver;
-  r->member = (uint8_t)kind;
-  r->offset = (uint32_t)offset;
-  return 0;
-}
-
-/* Whether list member `m` fits field `f` (see gql_schema_set_list_member). */
-static bool list_member_fits(const gql_schema *s, const gql_field *f,
-                             const gql_list_member *m) {
-  gql_type_ref t = gql_type_ref_nullable(f->type);
-  if (!gql_type_ref_is_list(t))
-    return false;
-  gql_type_ref item = gql_type_ref_nullable(gql_type_ref_unwrap(t));
-  if (gql_type_ref_is_list(item))
-    return false; /* a list of lists */
-  uint32_t named = f->type.type;
-  const gql_type *nt = &s->types[named];
-  if (m->kind == GQL_LIST_ENUM_U8)
-    return nt->kind == GQL_TYPE_ENUM;
-  if (nt->kind != GQL_TYPE_OBJECT && !gql_schema_is_abstract(s, named))
-    return false;
-  if (m->type == GQL_TYPE_AUTO)
-    return true;
-  if (m->type >= s->ntypes || s->types[m->type].kind != GQL_TYPE_OBJECT)
-    return false;
-  return nt->kind == GQL_TYPE_OBJECT
-             ? m->type == named
-             : gql_schema_is_possible_type(s, named, m->type);
-}
-
-int gql_schema_set_list_member(gql_schema *s, const char *type,
-                               const char *field, const gql_list_member *m) {
-  if (!m || m->kind < GQL_LIST_OBJECT_PTRS || m->kind > GQL_LIST_STRUCTS ||
-      (m->count_size != 1 && m->count_size != 2 && m->count_size != 4 &&
-       m->count_size != 8) ||
-      m->items_offset > UINT32_MAX || m->count_offset > UINT32_MAX ||
-      m->stride > UINT32_MAX)
-    return GQL_EINVAL;
-  int rc;
-  gql_field *f = settable_field(s, type, field, &rc);
-  if (!f)
-    return rc;
-  if (!list_member_fits(s, f, m))
-    return GQL_EINVAL;
-  if ((rc = set_field_resolver(s, f, gql_exec_member_resolver, NULL,
-                               GQL_RESOLVER_SYNC)) < 0)
-    return rc;
-  exec_resolver *r = (exec_resolver *)f->resolver;
-  r->offset = (uint32_t)m->items_offset;
-  r->list = (uint8_t)m->kind;
-  r->items_inline = m->items_inline;
-  r->count_size = m->count_size;
-  r->count_offset = (uint32_t)m->count_offset;
-  r->stride = (uint32_t)m->stride;
-  r->item_type = m->kind == GQL_LIST_ENUM_U8 ? GQL_TYPE_AUTO : m->type;
-  return 0;
-}
+/* ------------------------------------------------------------ planning */
 
 /* How the executor writes a member of `kind` for fast-path kind `dleaf`
  * (plan_field.member): MEMBER_NONE when the general path must. */
@@ -162,104 +36,6 @@ static uint8_t member_fast(uint8_t kind, uint8_t dleaf) {
   }
 }
 
-int gql_schema_set_resolve_type(gql_schema *s, const char *type,
-                                gql_resolve_type_fn fn) {
-  if (!s || !type)
-    return GQL_EINVAL;
-  if (finalized(s))
-    return GQL_EINVAL;
-  uint32_t t = gql_schema_type_index(s, gql_cstr(type));
-  if (t == GQL_NO_TYPE)
-    return GQL_ENOTFOUND;
-  if (!gql_schema_is_abstract(s, t))
-    return GQL_EINVAL;
-  exec_type *et = type_data(s, t);
-  if (!et)
-    return GQL_ENOMEM;
-  et->resolve_type = fn;
-  return 0;
-}
-
-static bool field_sync(const gql_schema *s, const gql_field *f) {
-  const exec_resolver *r = f->resolver;
-  if (r && !(r->flags & GQL_RESOLVER_SYNC))
-    return false;
-  return s->types[f->type.type].sync;
-}
-
-static void never_called(const gql_resolve_info *info, const void *parent,
-                         gql_out *out) {
-  gql_out_null(out);
-}
-
-/* exec_type.quoted of enum `ty` into *out: NULL when a name is too long
- * for a slot; false when out of memory. */
-static bool quoted_values(gql_schema *s, const gql_type *ty, const char **out) {
-  *out = NULL;
-  for (uint32_t i = 0; i < ty->nvalues; i++)
-    if (ty->values[i].name.len + 3 >= ENUM_SLOT)
-      return true;
-  char *q = gql_arena_alloc(s->arena, (size_t)ty->nvalues * ENUM_SLOT + 1);
-  if (!q)
-    return false;
-  memset(q, 0, (size_t)ty->nvalues * ENUM_SLOT);
-  for (uint32_t i = 0; i < ty->nvalues; i++) {
-    gql_str n = ty->values[i].name; /* a name: no escapes */
-    char *slot = q + (size_t)i * ENUM_SLOT;
-    slot[0] = ',';
-    slot[1] = '"';
-    memcpy(slot + 2, n.ptr, n.len);
-    slot[n.len + 2] = '"';
-    slot[ENUM_SLOT - 1] = (char)(n.len + 3);
-  }
-  *out = q;
-  return true;
-}
-
-/* Synchronous types by fixpoint: start with every type, remove objects with
- * an asynchronous field and abstract types with an asynchronous possible
- * type until nothing changes. */
-int gql_schema_finalize(gql_schema *s) {
-  if (!s)
-    return GQL_EINVAL;
-  if (finalized(s))
-    return 0;
-  gql_exec_register_introspection(s);
-  for (uint32_t t = 0; t < s->ntypes; t++) {
-    exec_type *et = type_data(s, t);
-    if (!et || (s->types[t].kind == GQL_TYPE_ENUM &&
-                !quoted_values(s, &s->types[t], &et->quoted)))
-      return GQL_ENOMEM;
-    s->types[t].sync = true;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t t = 0; t < s->ntypes; t++) {
-      gql_type *ty = &s->types[t];
-      if (!ty->sync)
-        continue;
-      bool sync = true;
-      if (ty->kind == GQL_TYPE_OBJECT) {
-        for (uint32_t i = 0; i < ty->nfields && sync; i++)
-          sync = field_sync(s, &ty->fields[i]);
-        if (t == s->query && sync)
-          sync = field_sync(s, &s->meta_schema) && field_sync(s, &s->meta_type);
-      } else if (ty->kind == GQL_TYPE_INTERFACE || ty->kind == GQL_TYPE_UNION) {
-        for (uint32_t i = 0; i < ty->npossible && sync; i++)
-          sync = s->types[ty->possible[i]].sync;
-      }
-      if (!sync) {
-        ty->sync = false;
-        changed = true;
-      }
-    }
-  }
-  return set_field_resolver(s, &s->meta_typename, never_called, NULL,
-                            GQL_RESOLVER_SYNC);
-}
-
-/* ------------------------------------------------------------ planning */
-
 enum { INLINE_ENTRIES = 16 };
 
 typedef struct set_builder {
@@ -272,7 +48,8 @@ typedef struct set_builder {
   plan_entry *entries; /* on build_set_new's stack until more are needed */
   uint32_t nentries, ecap;
   bool any_cond;
-  gql_strmap keys; /* key → field index, made and used above 16 fields */
+  bool check_conds; /* see plan_set.check_conds */
+  gql_strmap keys;  /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -417,9 +194,13 @@ static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
 
 /* Adds the conditions of @skip/@include on `dirs` to conds; false when the
  * selection is excluded whatever the variables. */
+/* The conditions of a selection with directives `dirs`: *out the
+ * selection's, `conds` (its ancestors') and its own @skip / @include on a
+ * variable; false when a literal excludes it. *check is set when one needs
+ * checking at execution (see plan_set.check_conds). */
 static bool add_conditions(pb *b, const gql_ast_directives *dirs,
                            const plan_cond *conds, uint32_t nconds,
-                           const plan_cond **out, uint32_t *nout) {
+                           const plan_cond **out, uint32_t *nout, bool *check) {
   *out = conds;
   *nout = nconds;
   for (uint32_t i = 0; i < dirs->count; i++) {
@@ -432,18 +213,25 @@ static bool add_conditions(pb *b, const gql_ast_directives *dirs,
     for (uint32_t j = 0; j < d->args.count; j++)
       if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[j]->name), "if"))
         v = d->args.items[j]->value;
-    if (!v)
+    if (!v ||
+        (v->h.kind != GQL_AST_BOOLEAN_VALUE && v->h.kind != GQL_AST_VARIABLE)) {
+      /* unvalidated: graphql-js's getArgumentValues would throw */
+      b->p->bad_condition = true;
+      *check = true;
       continue;
+    }
     if (v->h.kind == GQL_AST_BOOLEAN_VALUE) {
       if (v->u.boolean == skip)
         return false;
       continue;
     }
-    if (v->h.kind != GQL_AST_VARIABLE)
-      continue;
     int64_t vi = var_index(b->p, v->u.name);
-    if (vi < 0)
+    *check = true;
+    if (vi < 0) { /* an undefined variable has no value */
+      b->p->bad_condition = true;
       return false;
+    }
+    b->p->vars[vi].in_condition = true;
     plan_cond *nc = gql_arena_alloc(b->a, sizeof *nc * (*nout + 1));
     if (!nc) {
       b->err = GQL_ENOMEM;
@@ -608,7 +396,8 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
     const gql_ast_selection *sel = ss->selections.items[i];
     const plan_cond *c;
     uint32_t nc;
-    if (!add_conditions(b, &sel->directives, conds, nconds, &c, &nc))
+    if (!add_conditions(b, &sel->directives, conds, nconds, &c, &nc,
+                        &sb->check_conds))
       continue;
     switch (sel->h.kind) {
     case GQL_AST_FIELD:
@@ -689,14 +478,14 @@ static const unsigned char name_char[256] = {
 
 /* "key": in the arena. A key is a GraphQL name, which JSON writes as is;
  * anything else goes through the JSON writer. */
-static bool key_json_new(pb *b, plan_field *pf);
+static bool make_key_json_new(pb *b, plan_field *pf);
 
-static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
+static bool make_key_json(pb *b, plan_field *pf, uint32_t depth) {
   gql_str k = pf->key;
   /* the same name in the document (a field collected into the sets of
    * several types) has the same "key": */
   if (depth == 0) /* the root set's keys are met once */
-    return key_json_new(b, pf);
+    return make_key_json_new(b, pf);
   if (!b->keys && k.ptr) {
     /* a short document has few names: a smaller table to clear */
     b->nkeys = b->p->text.len < 1024 ? MEMO_SIZE / 4 : MEMO_SIZE;
@@ -713,14 +502,14 @@ static bool key_json(pb *b, plan_field *pf, uint32_t depth) {
       return true;
     }
   }
-  if (!key_json_new(b, pf))
+  if (!make_key_json_new(b, pf))
     return false;
   if (m)
     *m = (struct key_memo){k.ptr, k.len, pf->key_json};
   return true;
 }
 
-static bool key_json_new(pb *b, plan_field *pf) {
+static bool make_key_json_new(pb *b, plan_field *pf) {
   gql_str k = pf->key;
   /* Keys are names of the document: copied as they are checked, in one
    * pass; a key that is no name (none is) goes through the JSON writer. */
@@ -784,7 +573,7 @@ static bool key_in_pad(plan_field *pf) {
 static void finish_field(pb *b, plan_field *pf, uint32_t depth) {
   const gql_field *def = pf->field;
   pf->ordinal = b->p->nplanned++;
-  if (!key_in_pad(pf) && !key_json(b, pf, depth)) {
+  if (!key_in_pad(pf) && !make_key_json(b, pf, depth)) {
     b->err = GQL_ENOMEM;
     return;
   }
@@ -1102,22 +891,24 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
   if (sb.nfields >= 17)
     gql_strmap_free(&sb.keys);
   /* the entries were collected in the working memory: the plan keeps them
-   * at their size */
+   * at their size (a set to check takes the entries' path, which checks) */
+  bool any_cond = sb.any_cond || sb.check_conds;
   plan_entry *entries =
-      sb.any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
-  if (sb.any_cond && !entries) {
+      any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
+  if (any_cond && !entries) {
     b->err = GQL_ENOMEM;
     return NULL;
   }
-  if (sb.any_cond)
+  if (any_cond)
     memcpy(entries, sb.entries, sizeof *entries * sb.nentries);
   *ps = (plan_set){.type = type,
                    .fields = sb.fields,
                    .fields_end = sb.fields + sb.nfields,
                    .nfields = sb.nfields,
                    .entries = entries,
-                   .nentries = sb.any_cond ? sb.nentries : 0,
-                   .any_cond = sb.any_cond};
+                   .nentries = any_cond ? sb.nentries : 0,
+                   .any_cond = any_cond,
+                   .check_conds = sb.check_conds};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
     finish_field(b, &ps->fields[i], depth);
   ps->all_members = !ps->any_cond && ps->nfields > 0;
@@ -1179,6 +970,14 @@ void gql_prepared_free(gql_prepared *p) {
     gql_arena_free(p->arena);
 }
 
+size_t gql_prepared_bytes(const gql_prepared *p) {
+  return gql_arena_reserved(p->arena);
+}
+
+gql_operation_type gql_prepared_operation(const gql_prepared *p) {
+  return p->kind;
+}
+
 static int select_operation(gql_prepared *p, const char *name,
                             const char **msg) {
   const gql_ast_operation *op = NULL;
@@ -1216,9 +1015,9 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   static const gql_prepare_options defaults; /* all zero */
   const gql_prepare_options *o = options ? options : &defaults;
   *out = NULL;
-  if (!s || (!query && len))
+  if (!s || (!query && len) || (o->hooks && o->trace))
     return GQL_EINVAL;
-  int rc = finalized(s) ? 0 : gql_schema_finalize(s);
+  int rc = gql_exec_finalized(s) ? 0 : gql_schema_finalize(s);
   if (rc)
     return rc;
   /* one allocator call for the arena and a first block that a document of
@@ -1246,7 +1045,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   p->arena = arena;
   p->s = s;
   p->text = (gql_str){text, len};
-  const gql_hooks *h = o->hooks && o->hooks->prepare_phase ? o->hooks : NULL;
+  const gql_hooks *h =
+      o->trace ? &gql_exec_trace_hooks(o->trace)->pub : o->hooks;
+  if (h && !h->prepare_phase)
+    h = NULL;
   gql_syntax_error se;
   if (h)
     h->prepare_phase(h->ctx, 0, false, 0, NULL, 0);
@@ -1299,8 +1101,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   for (uint32_t i = 0; i < p->nvars; i++) {
     const gql_ast_variable_definition *vd = op->variables.items[i];
     plan_var *pv = &p->vars[i];
-    pv->name = gql_ast_name_str(vd->variable->u.name);
-    pv->def = vd;
+    *pv = (plan_var){.name = gql_ast_name_str(vd->variable->u.name), .def = vd};
     if (!gql_schema_type_ref_from_ast(s, vd->type, arena, &pv->type) ||
         !gql_schema_is_input(s, pv->type.type))
       pv->type.type = GQL_NO_TYPE;
@@ -1361,6 +1162,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  p->answer_early = p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
+                    p->root_error || p->bad_condition;
   *out = p;
   return 0;
 nomem:

@@ -64,6 +64,17 @@ const gql_value *gql_value_get(const gql_value *v, const char *name,
 
 /* graphql-js inspect(): JSON strings, `{ a: 1 }`, `[1, 2]`, nesting cut at
  * depth 2 and lists at 10 items. */
+int gql_value_print(gql_arena *arena, const gql_value *v, gql_str *out) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_json_write_value(&b, v ? v : &gql_exec_null_value);
+  const char *text = gql_buf_cstr(&b);
+  char *copy = text ? gql_arena_strndup(arena, text, b.len) : NULL;
+  *out = (gql_str){copy, copy ? b.len : 0};
+  gql_buf_free(&b);
+  return copy ? 0 : GQL_ENOMEM;
+}
+
 static void inspect_at(gql_buf *out, const gql_json_value *v, int depth) {
   switch (v->kind) {
   case GQL_JSON_NULL:

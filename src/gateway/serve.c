@@ -1,8 +1,5 @@
 /* The gateway's request executor for the http server (see serve.h). */
 #include "serve.h"
-#include "core/errors.h"
-#include "execution/exec.h"
-#include "json/json.h"
 
 #include <stdlib.h>
 
@@ -152,54 +149,36 @@ static void run(gw_exec *e) {
   gql_buf_free(&body);
 }
 
-/* Coerces the variables as the executor does (graphql-js
- * coerceVariableValues: defaults applied, invalid values refused with its
- * errors) into *out, the object the subgraph requests take their values
- * from. True when valid; else the response has been written. */
+/* Coerces the variables as the executor does (defaults applied, invalid
+ * values refused with graphql-js's errors) into *out, the object the
+ * subgraph requests take their values from. True when valid; else the
+ * response has been written. */
 static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
-  const gql_prepared *p = req->prepared;
-  *out = req->variables;
-  if (!p || !p->nvars)
-    return true;
-  const gql_json_value **vals =
-      gql_arena_alloc(req->arena, p->nvars * sizeof *vals);
-  gql_error_list el;
-  gql_error_list_init(&el, req->arena, 50);
-  coerce_ctx cc = {
-      .s = p->s, .arena = req->arena, .var_defs = p->vars, .nvars = p->nvars};
-  if (!vals)
-    return true; /* out of memory: the client's values, unchecked */
-  if (gql_exec_coerce_variables(&cc, p->text, req->variables, vals, &el) >= 0) {
-    gql_json_value *obj = gql_arena_alloc(req->arena, sizeof *obj);
-    gql_json_member *m = gql_arena_alloc(req->arena, p->nvars * sizeof *m);
-    if (!obj || !m)
-      return true;
-    size_t n = 0;
-    for (uint32_t i = 0; i < p->nvars; i++)
-      if (vals[i])
-        m[n++] = (gql_json_member){.key = p->vars[i].name, .value = *vals[i]};
-    *obj = (gql_json_value){.kind = GQL_JSON_OBJECT};
-    obj->object.members = m;
-    obj->object.count = n;
-    *out = obj;
+  gql_errors errors = {.arena = req->arena};
+  int rc = gql_prepared_coerce_variables(req->prepared, req->arena,
+                                         req->variables, out, &errors);
+  if (rc == GQL_ENOMEM) { /* the client's values, unchecked */
+    *out = req->variables;
     return true;
   }
+  if (rc == 0)
+    return true;
+  /* graphql-js's errors, each with Apollo Router's code */
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_buf_puts(&b, "{\"errors\":[");
-  for (uint32_t i = 0; i < el.count; i++) {
-    /* graphql-js's error, with Apollo Router's code */
-    gql_buf tmp;
-    gql_buf_init(&tmp, NULL);
-    gql_json_write_errors(&tmp, &el.items[i], 1);
+  for (uint32_t i = 0; i < errors.count; i++) {
+    gql_errors one = {.items = &errors.items[i], .count = 1};
+    gql_str e; /* {"errors":[{...}]}: the {... without its } */
+    if (gql_errors_response(&one, req->arena, &e) < 0 || e.len < 14) {
+      b.failed = true;
+      break;
+    }
     if (i)
       gql_buf_putc(&b, ',');
-    if (!tmp.failed && tmp.len > 3) /* [{...}] without the closing }] */
-      gql_buf_append(&b, tmp.data + 1, tmp.len - 3);
+    gql_buf_append(&b, e.ptr + 11, e.len - 14);
     gql_buf_puts(&b, ",\"extensions\":{\"code\":"
                      "\"VALIDATION_INVALID_TYPE_VARIABLE\"}}");
-    b.failed |= tmp.failed;
-    gql_buf_free(&tmp);
   }
   gql_buf_puts(&b, "]}");
   if (b.failed)

@@ -2,10 +2,10 @@
  * operation. One per worker thread, so no locks; entries are reference
  * counted so that eviction never frees an operation a pending request still
  * runs. */
-#include "execution/exec.h"
 #include "http.h"
 
 #include <stdlib.h>
+#include <xxhash.h>
 
 static void lru_unlink(gql_http_cache_entry *e) {
   e->prev->next = e->next;
@@ -38,14 +38,16 @@ void gql_http_cache_release(gql_http_cache_entry *e) {
 
 static uint64_t key_hash(const gql_http_cache *c, gql_str query, const char *op,
                          size_t op_len) {
-  uint64_t h = gql_hash(query.ptr, query.len, c->seed);
+  uint64_t h = XXH3_64bits_withSeed(query.ptr, query.len, c->seed);
   if (op)
-    h ^= gql_hash(op, op_len, c->seed ^ 0x9e3779b97f4a7c15ull) * 31 + 1;
+    h ^=
+        XXH3_64bits_withSeed(op, op_len, c->seed ^ 0x9e3779b97f4a7c15ull) * 31 +
+        1;
   return h;
 }
 
-static bool key_eq(const gql_http_cache_entry *e, gql_str query, const char *op,
-                   size_t op_len) {
+static bool entry_matches(const gql_http_cache_entry *e, gql_str query,
+                          const char *op, size_t op_len) {
   if (e->query_len != query.len || e->has_op != (op != NULL))
     return false;
   if (memcmp(e->key, query.ptr, query.len) != 0)
@@ -65,7 +67,7 @@ gql_http_cache_entry *gql_http_cache_get(gql_http_cache *c, gql_str query,
   uint64_t h = key_hash(c, query, op, op_len);
   for (gql_http_cache_entry *e = c->buckets[h & (c->nbuckets - 1)]; e;
        e = e->hnext) {
-    if (e->hash == h && key_eq(e, query, op, op_len)) {
+    if (e->hash == h && entry_matches(e, query, op, op_len)) {
       lru_unlink(e);
       lru_push_front(c, e);
       e->refs++;
@@ -136,7 +138,7 @@ gql_http_cache_entry *gql_http_cache_put(gql_http_cache *c, gql_str query,
                               .has_op = op != NULL,
                               .prepared = p,
                               .refs = 1};
-  e->bytes = sizeof *e + key_len + gql_arena_reserved(p->arena);
+  e->bytes = sizeof *e + key_len + gql_prepared_bytes(p);
   if (e->bytes > c->budget / 4)
     return e; /* too large to keep: used once */
   if (c->count + 1 > c->nbuckets && !grow(c))

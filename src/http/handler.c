@@ -4,185 +4,64 @@
  * application/graphql-response+json and application/json, which decides the
  * status of a request that fails before execution (400 with the former, 200
  * with the latter). */
-#include "execution/exec.h"
 #include "http.h"
-#include "json/json.h"
 
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
-#include <time.h>
+
+/* A copy of s[0..n), NUL-terminated, in the arena (NULL: out of memory). */
+static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
+  char *d = gql_arena_alloc(a, n + 1);
+  if (d) {
+    if (n)
+      memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
 
 /* {"errors":[...]} with "extensions":{"code":code} added to each error
  * (gql_http_options.error_codes); the text itself when it cannot be. */
 static gql_str with_codes(gql_arena *a, gql_str errors, const char *code) {
-  gql_json_value *v;
-  gql_json_error je;
-  if (gql_json_parse(a, errors.ptr, errors.len, NULL, &v, &je) ||
-      v->kind != GQL_JSON_OBJECT)
+  const gql_value *v;
+  if (gql_value_parse(a, errors.ptr, errors.len, &v) < 0)
     return errors;
-  const gql_json_value *list = gql_json_get(v, GQL_STR("errors"));
-  if (!list || list->kind != GQL_JSON_ARRAY)
+  const gql_value *list = gql_value_get(v, "errors", 6);
+  if (gql_value_kind_of(list) != GQL_VALUE_LIST)
     return errors;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[");
-  for (size_t i = 0; i < list->array.count; i++) {
-    const gql_json_value *e = &list->array.items[i];
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[");
+  for (size_t i = 0; i < gql_value_count(list); i++) {
+    const gql_value *e = gql_value_item(list, i);
+    gql_str text;
+    if (gql_value_print(a, e, &text) < 0) {
+      b.failed = true;
+      break;
+    }
     if (i)
-      gql_buf_putc(&b, ',');
-    if (e->kind != GQL_JSON_OBJECT) {
-      gql_json_write_value(&b, e);
+      http_buf_putc(&b, ',');
+    if (gql_value_kind_of(e) != GQL_VALUE_OBJECT) {
+      http_buf_append(&b, text.ptr, text.len);
       continue;
     }
-    gql_buf_putc(&b, '{');
-    for (size_t k = 0; k < e->object.count; k++) {
-      gql_json_write_string(&b, e->object.members[k].key);
-      gql_buf_putc(&b, ':');
-      gql_json_write_value(&b, &e->object.members[k].value);
-      gql_buf_putc(&b, ',');
-    }
-    gql_buf_printf(&b, "\"extensions\":{\"code\":\"%s\"}}", code);
+    /* the object without its closing brace, then the code */
+    http_buf_append(&b, text.ptr, text.len - 1);
+    if (gql_value_count(e))
+      http_buf_putc(&b, ',');
+    http_buf_puts(&b, "\"extensions\":{\"code\":\"");
+    http_buf_puts(&b, code);
+    http_buf_puts(&b, "\"}}");
   }
-  gql_buf_puts(&b, "]}");
-  char *out = b.failed ? NULL : gql_arena_strndup(a, b.data, b.len);
-  gql_str res = out ? (gql_str){out, b.len} : errors;
-  gql_buf_free(&b);
+  http_buf_puts(&b, "]}");
+  char *out = b.failed ? NULL : arena_strndup(a, b.o.data, b.o.len);
+  gql_str res = out ? (gql_str){out, b.o.len} : errors;
+  http_buf_free(&b);
   return res;
 }
 
 #define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
-
-uint64_t gql_http_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
-                  const char *fmt, ...) {
-  if (level > x->opt->log_level)
-    return;
-  static const char *const names[] = {"error", "warn", "info", "debug"};
-  char line[1024];
-  int n =
-      snprintf(line, sizeof line,
-               "%s: %s: ", x->opt->log_name ? x->opt->log_name : "gql serve",
-               names[level]);
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-  va_end(ap);
-  fprintf(x->opt->log, "%s\n", line); /* one call: lines do not interleave */
-}
-
-void gql_http_log_access(gql_http_ctx *x, const char *method, gql_str path,
-                         int status, size_t bytes, uint64_t start_ns,
-                         gql_str op) {
-  if (x->opt->log_level < GQL_HTTP_LOG_INFO)
-    return;
-  uint64_t us = (gql_http_now_ns() - start_ns) / 1000;
-  size_t plen = path.len > 200 ? 200 : path.len;
-  size_t olen = op.len > 100 ? 100 : op.len;
-  fprintf(x->opt->log, "%s %.*s %d %zu %lluus %.*s\n", method, (int)plen,
-          path.ptr ? path.ptr : "", status, bytes, (unsigned long long)us,
-          op.len ? (int)olen : 1, op.len ? op.ptr : "-");
-}
-
-/* ---------------------------------------------------------------- slots */
-
-static gql_http_slot *slot_take(gql_http_ctx *x) {
-  gql_http_slot *s = x->free_slots;
-  if (s) {
-    x->free_slots = s->next;
-    x->nfree_slots--;
-    return s;
-  }
-  s = calloc(1, sizeof *s);
-  if (!s)
-    return NULL;
-  if (!(s->arena = gql_arena_new(NULL))) {
-    free(s);
-    return NULL;
-  }
-  /* A request may use memory in proportion to its input, within reason. */
-  gql_arena_set_limit(s->arena, 64 * x->opt->max_body + ((size_t)64 << 20));
-  return s;
-}
-
-static void slot_free(gql_http_slot *s) {
-  gql_arena_free(s->arena);
-  gql_output_free(&s->output);
-  free(s);
-}
-
-static void slot_give(gql_http_ctx *x, gql_http_slot *s) {
-  if (x->nfree_slots >= 16) {
-    slot_free(s);
-    return;
-  }
-  gql_arena_reset(s->arena);
-  if (s->output.cap > ((size_t)1 << 20))
-    gql_output_free(&s->output);
-  s->next = x->free_slots;
-  x->free_slots = s;
-  x->nfree_slots++;
-}
-
-/* ---------------------------------------------------------------- context */
-
-void gql_http_ctx_settings(llhttp_settings_t *s);
-
-void gql_http_options_resolve(const gql_http_options *opt,
-                              gql_http_options *out) {
-  *out = opt ? *opt : (gql_http_options){0};
-  if (!out->host)
-    out->host = "127.0.0.1";
-  if (!out->port)
-    out->port = 4000;
-  if (!out->path)
-    out->path = "/graphql";
-  if (!out->max_body)
-    out->max_body = (size_t)1 << 20;
-  if (!out->max_header_bytes)
-    out->max_header_bytes = 16 * 1024;
-  if (!out->max_headers)
-    out->max_headers = 100;
-  if (!out->max_connections)
-    out->max_connections = 10000;
-  if (!out->idle_timeout_ms)
-    out->idle_timeout_ms = 30000;
-  if (!out->request_timeout_ms)
-    out->request_timeout_ms = 10000;
-  if (!out->cache_bytes)
-    out->cache_bytes = (size_t)16 << 20;
-  if (!out->log_level_set)
-    out->log_level = GQL_HTTP_LOG_WARN;
-  out->log_level_set = true;
-  if (!out->log)
-    out->log = stderr;
-}
-
-int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
-                      const gql_http_options *resolved, uint64_t seed) {
-  memset(x, 0, sizeof *x);
-  x->schema = schema;
-  x->opt = resolved;
-  gql_http_ctx_settings(&x->settings);
-  gql_http_cache_init(&x->cache, resolved->cache_bytes, seed);
-  return 0;
-}
-
-void gql_http_ctx_free(gql_http_ctx *x) {
-  gql_http_cache_free(&x->cache);
-  while (x->free_slots) {
-    gql_http_slot *s = x->free_slots;
-    x->free_slots = s->next;
-    slot_free(s);
-  }
-  x->nfree_slots = 0;
-}
 
 /* ------------------------------------------------------------ responses */
 
@@ -193,26 +72,25 @@ static const char *content_type(const gql_http_request *r) {
 static void finish(gql_http_request *r, int status, const char *ctype,
                    const char *headers, const char *body, size_t len) {
   gql_http_conn *c = r->conn;
-  gql_http_respond(c, status, ctype, headers, body, len);
-  gql_http_log_access(c->x, r->method, r->path, status, len, r->start_ns,
+  gql_http_respond(c, status, ctype, headers, body, len, r->head);
+  gql_http_log_access(c->x->opt, r->method, r->path, status, len, r->start_ns,
                       r->op_name);
 }
 
 /* A request error (not a GraphQL response): {"errors":[{message}]}. */
 static void fail(gql_http_request *r, int status, const char *headers,
                  const char *message) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[{\"message\":\"");
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[{\"message\":\"");
   for (const char *p = message; *p; p++) {
     if (*p == '"' || *p == '\\')
-      gql_buf_putc(&b, '\\');
-    gql_buf_putc(&b, *p);
+      http_buf_putc(&b, '\\');
+    http_buf_putc(&b, *p);
   }
-  gql_buf_puts(&b, "\"}]}");
-  finish(r, status, content_type(r), headers, b.data ? b.data : "",
-         b.failed ? 0 : b.len);
-  gql_buf_free(&b);
+  http_buf_puts(&b, "\"}]}");
+  finish(r, status, content_type(r), headers, b.o.data ? b.o.data : "",
+         b.failed ? 0 : b.o.len);
+  http_buf_free(&b);
 }
 
 /* A response without "data" is a request error (spec: 4xx with
@@ -249,7 +127,7 @@ void gql_http_request_end(gql_http_request *r) {
   gql_http_cache_release(r->entry);
   r->entry = NULL;
   if (r->slot)
-    slot_give(x, r->slot);
+    gql_http_slot_give(x, r->slot);
 }
 
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
@@ -436,7 +314,7 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     return 415;
   }
   gql_arena *a = r->slot->arena;
-  char *copy = gql_arena_strndup(a, body.ptr ? body.ptr : "", body.len);
+  char *copy = arena_strndup(a, body.ptr ? body.ptr : "", body.len);
   if (!copy) {
     *msg = "Out of memory.";
     return 503;
@@ -523,18 +401,10 @@ static void trace_operation(gql_http_request *r, const gql_prepared *prep,
   const gql_trace_options *to = r->conn->x->opt->trace_options;
   gql_str vars = {0};
   if (to && to->nvariables && p->vars_value) {
-    if (p->has_variables) {
+    if (p->has_variables)
       vars = p->variables;
-    } else {
-      gql_buf b;
-      gql_buf_init(&b, NULL);
-      if (gql_json_write_value(&b, p->vars_value) == 0 && !b.failed) {
-        char *copy = gql_arena_strndup(r->slot->arena, b.data, b.len);
-        if (copy)
-          vars = (gql_str){copy, b.len};
-      }
-      gql_buf_free(&b);
-    }
+    else if (gql_value_print(r->slot->arena, p->vars_value, &vars) < 0)
+      vars = (gql_str){0};
   }
   gql_trace_set_operation(r->trace, prep, vars.ptr, vars.len);
 }
@@ -542,7 +412,7 @@ static void trace_operation(gql_http_request *r, const gql_prepared *prep,
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
-  int accept = negotiate(gql_str_from(c->accept.data, c->accept.len));
+  int accept = negotiate(http_str(c->accept.o.data, c->accept.o.len));
   if (accept < 0) {
     fail(r, 406, NULL,
          "Not acceptable: use application/graphql-response+json or "
@@ -559,8 +429,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     if (!status)
       status = get_json_params(r, &p, &msg);
   } else {
-    status = post_params(r, gql_str_from(c->ctype.data, c->ctype.len),
-                         gql_str_from(c->body.data, c->body.len), &p, &msg);
+    status = post_params(r, http_str(c->ctype.o.data, c->ctype.o.len),
+                         http_str(c->body.o.data, c->body.o.len), &p, &msg);
   }
   if (status) {
     fail(r, status, NULL, msg);
@@ -573,8 +443,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (p.has_op)
     r->op_name = p.op;
   const char *op = NULL;
-  if (p.has_op &&
-      !(op = gql_arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
+  if (p.has_op && !(op = arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
@@ -585,7 +454,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
                               .max_plan_size = x->opt->max_plan_size,
-                              .hooks = gql_trace_hooks(r->trace)};
+                              .trace = r->trace};
     gql_prepared *prep = NULL;
     gql_str errors = {0};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
@@ -611,7 +480,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     }
   }
   r->entry = e;
-  if (is_get && e->prepared->kind != GQL_OP_QUERY) {
+  if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");
     return;
@@ -640,7 +509,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                            .context = r,
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
-                           .hooks = gql_trace_hooks(r->trace),
+                           .trace = r->trace,
                            .on_done = on_done,
                            .ud = r};
   int rc = gql_execute(e->prepared, &ep);
@@ -684,12 +553,12 @@ static void trace_metrics(gql_http_request *r) {
 
 void gql_http_handle(gql_http_conn *c) {
   gql_http_ctx *x = c->x;
-  gql_http_slot *slot = slot_take(x);
+  gql_http_slot *slot = gql_http_slot_take(x);
   gql_http_request local = {.conn = c, .start_ns = c->start_ns};
   gql_http_request *r = slot ? gql_arena_alloc(slot->arena, sizeof *r) : NULL;
   if (!r) {
     if (slot)
-      slot_give(x, slot);
+      gql_http_slot_give(x, slot);
     local.method = llhttp_method_name(c->parser.method);
     c->close_after = true;
     fail(&local, 503, NULL, "Out of memory.");
@@ -697,38 +566,39 @@ void gql_http_handle(gql_http_conn *c) {
   }
   *r = (gql_http_request){.conn = c, .slot = slot, .start_ns = c->start_ns};
   r->method = llhttp_method_name(c->parser.method);
+  uint8_t m = c->parser.method;
+  /* HEAD: the head of what GET would get (RFC 9110 9.3.2) */
+  r->head = m == HTTP_HEAD;
   if (c->url.failed || c->body.failed || c->accept.failed || c->ctype.failed) {
     c->close_after = true;
     fail(r, 503, NULL, "Out of memory.");
     gql_http_request_end(r);
     return;
   }
-  gql_str url = gql_str_from(c->url.data ? c->url.data : "", c->url.len);
+  gql_str url = http_str(c->url.o.data ? c->url.o.data : "", c->url.o.len);
   size_t qpos = 0;
   while (qpos < url.len && url.ptr[qpos] != '?')
     qpos++;
-  r->path = gql_str_from(url.ptr, qpos);
-  gql_str qs = qpos < url.len
-                   ? gql_str_from(url.ptr + qpos + 1, url.len - qpos - 1)
-                   : (gql_str){"", 0};
-  uint8_t m = c->parser.method;
-  bool is_get = m == HTTP_GET;
-  if (x->opt->tracer && gql_str_eq_cstr(r->path, "/metrics")) {
-    if (!is_get && m != HTTP_HEAD)
-      fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
+  r->path = http_str(url.ptr, qpos);
+  gql_str qs = qpos < url.len ? http_str(url.ptr + qpos + 1, url.len - qpos - 1)
+                              : (gql_str){"", 0};
+  bool is_get = m == HTTP_GET || m == HTTP_HEAD;
+  if (x->opt->tracer && http_str_is(r->path, "/metrics")) {
+    if (!is_get)
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
     else
       trace_metrics(r);
-  } else if (gql_str_eq_cstr(r->path, "/health")) {
-    if (!is_get && m != HTTP_HEAD)
-      fail(r, 405, "Allow: GET\r\n", "Method not allowed.");
+  } else if (http_str_is(r->path, "/health")) {
+    if (!is_get)
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
     else
       finish(r, 200, CT_JSON, NULL, "{\"status\":\"ok\"}", 15);
-  } else if (!gql_str_eq_cstr(r->path, x->opt->path)) {
+  } else if (!http_str_is(r->path, x->opt->path)) {
     fail(r, 404, NULL, "Not found.");
-  } else if (m != HTTP_GET && m != HTTP_POST) {
-    fail(r, 405, "Allow: GET, POST\r\n", "Method not allowed.");
+  } else if (!is_get && m != HTTP_POST) {
+    fail(r, 405, "Allow: GET, HEAD, POST\r\n", "Method not allowed.");
   } else {
-    handle_graphql(r, m == HTTP_GET, qs);
+    handle_graphql(r, is_get, qs);
   }
   if (c->inflight != r)
     gql_http_request_end(r);

@@ -1,18 +1,72 @@
-/* The http part: GraphQL over HTTP/1.1.
+/* The http part: GraphQL over HTTP/1.1, on libgql's public API only
+ * (include/gql.h: it links libgql like any embedder).
  *
- * Three layers, so that a connection's input handling runs without a socket
- * (the fuzz target and unit tests drive it from a buffer):
- *   cache.c    per-thread document cache of prepared operations (LRU, bytes)
- *   conn.c     one connection's bytes in (llhttp) and response bytes out
+ * Layers, so that a connection's input handling runs without a socket
+ * (the fuzz target and unit tests drive it from a buffer), each using only
+ * those below it:
+ *   server.c   the libuv transport: threads, sockets, timers, signals
+ *   context.c  a worker's state: resolved options, the request memory pool
+ *   conn.c     one connection's bytes in (llhttp); each complete request
+ *              goes to the handler
  *   handler.c  what a complete request means: GraphQL over HTTP
- *   server.c   the libuv transport: threads, sockets, timers, signals */
+ *   response.c a response's bytes out (status line, head, body)
+ *   cache.c    per-thread document cache of prepared operations (LRU, bytes)
+ *   log.c      the clock and the log lines */
 #ifndef GQL_HTTP_INTERNAL_H
 #define GQL_HTTP_INTERNAL_H
 
-#include "core/core.h"
 #include "gql_http.h"
 
 #include <llhttp.h>
+#include <stddef.h>
+#include <string.h>
+
+#define HTTP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define http_container_of(ptr, type, member)                                   \
+  ((type *)((char *)(ptr)-offsetof(type, member)))
+
+static inline gql_str http_str(const char *p, size_t n) {
+  return (gql_str){p, n};
+}
+static inline bool http_str_is(gql_str a, const char *b) {
+  size_t n = strlen(b);
+  return a.len == n && memcmp(a.ptr, b, n) == 0;
+}
+
+/* ---- byte buffers: libgql's gql_output, and whether an append failed
+ * (then later appends are dropped, and the request or connection answers
+ * 503 or closes) */
+typedef struct http_buf {
+  gql_output o;
+  bool failed;
+} http_buf;
+
+static inline bool http_buf_reserve(http_buf *b, size_t extra) {
+  if (!b->failed && gql_output_reserve(&b->o, extra) < 0)
+    b->failed = true;
+  return !b->failed;
+}
+static inline void http_buf_append(http_buf *b, const void *p, size_t n) {
+  if (!b->failed && gql_output_append(&b->o, p, n) < 0)
+    b->failed = true;
+}
+static inline void http_buf_puts(http_buf *b, const char *s) {
+  http_buf_append(b, s, strlen(s));
+}
+static inline void http_buf_putc(http_buf *b, char c) {
+  http_buf_append(b, &c, 1);
+}
+/* Empty, keeping the memory unless one use made it over `keep` bytes. */
+static inline void http_buf_clear(http_buf *b, size_t keep) {
+  b->o.len = 0;
+  b->failed = false;
+  if (b->o.cap > keep)
+    gql_output_free(&b->o);
+}
+static inline void http_buf_free(http_buf *b) {
+  gql_output_free(&b->o);
+  b->failed = false;
+}
 
 /* ---- document cache (cache.c) */
 
@@ -65,7 +119,6 @@ typedef struct gql_http_conn gql_http_conn;
 typedef struct gql_http_ctx {
   gql_schema *schema;
   const gql_http_options *opt; /* defaults filled in */
-  llhttp_settings_t settings;
   gql_http_cache cache;
   gql_http_slot *free_slots;
   unsigned nfree_slots;
@@ -77,12 +130,18 @@ typedef struct gql_http_ctx {
   void *exec_worker; /* opt->executor's per-worker state */
 } gql_http_ctx;
 
+/* ---- a worker's state (context.c) */
+
 /* Fills the defaults of `opt` into `out`. */
 void gql_http_options_resolve(const gql_http_options *opt,
                               gql_http_options *out);
 int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
                       const gql_http_options *resolved, uint64_t seed);
 void gql_http_ctx_free(gql_http_ctx *x);
+/* Memory for one request, from the worker's pool (NULL: out of memory),
+ * and back to it. */
+gql_http_slot *gql_http_slot_take(gql_http_ctx *x);
+void gql_http_slot_give(gql_http_ctx *x, gql_http_slot *s);
 
 /* ---- a connection (conn.c) */
 
@@ -92,7 +151,7 @@ struct gql_http_conn {
   gql_http_ctx *x;
   llhttp_t parser;
   /* The request being parsed. */
-  gql_buf url, hname, hval, ctype, accept, body;
+  http_buf url, hname, hval, ctype, accept, body;
   size_t header_bytes;
   unsigned nheaders;
   bool expect_continue, expect_other, in_request, upgrade;
@@ -100,9 +159,9 @@ struct gql_http_conn {
   const char *error_message;
   uint64_t start_ns; /* first byte of the request (uv_hrtime) */
   /* Response bytes not yet handed to the transport. */
-  gql_buf out;
+  http_buf out;
   /* Input received while a request is in flight. */
-  gql_buf in;
+  http_buf in;
   gql_http_request *inflight;
   bool close_after; /* close once `out` is written */
   bool gone;        /* the transport has closed (client went away) */
@@ -119,10 +178,17 @@ void gql_http_conn_feed(gql_http_conn *c, const char *data, size_t len);
 void gql_http_conn_resume(gql_http_conn *c);
 /* The client closed its side: handles a request that ends at EOF. */
 void gql_http_conn_eof(gql_http_conn *c);
-/* Appends a complete response. `headers` are extra header lines, each
- * ending in CRLF (NULL: none). */
+
+/* ---- responses (response.c) */
+
+/* Appends a complete response to c->out. `headers` are extra header lines,
+ * each ending in CRLF (NULL: none). `head_only`: the answer to a HEAD
+ * request, the head of what GET would get without its body and without
+ * Content-Length (RFC 9110 8.6 lets a HEAD response omit it; every other
+ * response has one, so that the framing is never in doubt). */
 void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
-                      const char *headers, const char *body, size_t len);
+                      const char *headers, const char *body, size_t len,
+                      bool head_only);
 
 /* ---- requests (handler.c) */
 
@@ -135,6 +201,7 @@ struct gql_http_request {
   gql_str path;
   gql_str op_name;
   bool graphql_response; /* application/graphql-response+json */
+  bool head;             /* a HEAD request: answered as GET, head only */
   bool done;
   gql_http_exec exec; /* with opt->executor */
   gql_trace *trace;   /* with opt->tracer: ended with the request */
@@ -144,12 +211,16 @@ struct gql_http_request {
 void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
-/* Writes the access-log line of a request. */
-void gql_http_log_access(gql_http_ctx *x, const char *method, gql_str path,
-                         int status, size_t bytes, uint64_t start_ns,
-                         gql_str op);
-void gql_http_log(const gql_http_ctx *x, gql_http_log_level level,
-                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- the clock and the log (log.c) */
+
+/* Monotonic nanoseconds. */
 uint64_t gql_http_now_ns(void);
+/* Writes the access-log line of a request. */
+void gql_http_log_access(const gql_http_options *opt, const char *method,
+                         gql_str path, int status, size_t bytes,
+                         uint64_t start_ns, gql_str op);
+void gql_http_log(const gql_http_options *opt, gql_http_log_level level,
+                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

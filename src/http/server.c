@@ -13,10 +13,24 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct worker worker;
+
+/* The document caches' hash seed, drawn per server, so that colliding
+ * documents cannot be prepared in advance against a running server. */
+static uint64_t random_seed(void) {
+  uint64_t s = 0;
+  if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)ts.tv_sec;
+  }
+  return s | 1;
+}
 
 struct gql_http_server {
   gql_schema *schema;
@@ -50,7 +64,7 @@ typedef struct tconn {
   uv_tcp_t tcp;
   uv_timer_t timer;
   uv_write_t wreq;
-  gql_buf wbuf; /* bytes being written */
+  http_buf wbuf; /* bytes being written */
   bool writing, reading, tcp_closed, closing;
   bool eof;      /* the client has finished sending */
   bool draining; /* closing: write side shut, input read and dropped */
@@ -83,7 +97,7 @@ static void conn_free(tconn *t) {
   if (t->next)
     t->next->prev = t->prev;
   gql_http_conn_free(&t->c);
-  gql_buf_free(&t->wbuf);
+  http_buf_free(&t->wbuf);
   atomic_fetch_sub(&w->srv->nconns, 1);
   free(t);
 }
@@ -171,7 +185,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       t->eof = true;
       gql_http_conn_eof(&t->c);
       t->c.close_after = true;
-      if (!t->c.inflight && !t->writing && !t->c.out.len) {
+      if (!t->c.inflight && !t->writing && !t->c.out.o.len) {
         conn_close(t);
         return;
       }
@@ -204,9 +218,9 @@ static void set_reading(tconn *t, bool on) {
  * keep-alive connections with 87 KB answers kept 2 x 128 KiB each), and
  * nothing is freed and regrown per response. */
 static void wbuf_done(tconn *t) {
-  t->wbuf.len = 0;
-  if (!t->c.out.len && !t->c.out.failed && t->wbuf.cap > t->c.out.cap) {
-    gql_buf tmp = t->c.out;
+  t->wbuf.o.len = 0;
+  if (!t->c.out.o.len && !t->c.out.failed && t->wbuf.o.cap > t->c.out.o.cap) {
+    http_buf tmp = t->c.out;
     t->c.out = t->wbuf;
     t->wbuf = tmp;
   }
@@ -238,23 +252,23 @@ static void conn_flush(tconn *t) {
     conn_close(t);
     return;
   }
-  while (!t->writing && t->c.out.len) {
-    gql_buf tmp = t->wbuf;
+  while (!t->writing && t->c.out.o.len) {
+    http_buf tmp = t->wbuf;
     t->wbuf = t->c.out;
     t->c.out = tmp;
-    t->c.out.len = 0;
+    t->c.out.o.len = 0;
     /* Usually the socket takes it all at once: no write request, so libuv
      * neither arms nor disarms the watcher (an epoll_ctl per response). */
-    int n =
-        uv_try_write((uv_stream_t *)&t->tcp,
-                     &(uv_buf_t){.base = t->wbuf.data, .len = t->wbuf.len}, 1);
+    int n = uv_try_write(
+        (uv_stream_t *)&t->tcp,
+        &(uv_buf_t){.base = t->wbuf.o.data, .len = t->wbuf.o.len}, 1);
     if (n == UV_EAGAIN)
       n = 0;
     if (n < 0) {
       conn_close(t);
       return;
     }
-    if ((size_t)n == t->wbuf.len) {
+    if ((size_t)n == t->wbuf.o.len) {
       wbuf_done(t);
       gql_http_conn_resume(&t->c); /* may answer held-back requests */
       if (t->c.out.failed) {
@@ -263,7 +277,7 @@ static void conn_flush(tconn *t) {
       }
       continue;
     }
-    uv_buf_t b = uv_buf_init(t->wbuf.data + n, (unsigned)(t->wbuf.len - n));
+    uv_buf_t b = uv_buf_init(t->wbuf.o.data + n, (unsigned)(t->wbuf.o.len - n));
     t->wreq.data = t;
     if (uv_write(&t->wreq, (uv_stream_t *)&t->tcp, &b, 1, on_write) < 0) {
       conn_close(t);
@@ -271,7 +285,7 @@ static void conn_flush(tconn *t) {
     }
     t->writing = true;
   }
-  if (!t->writing && !t->c.out.len && t->c.close_after && !t->c.inflight)
+  if (!t->writing && !t->c.out.o.len && t->c.close_after && !t->c.inflight)
     conn_linger(t);
 }
 
@@ -304,11 +318,11 @@ static void on_timer(uv_timer_t *h) {
       return;
     }
   }
-  gql_http_log(&t->w->x, GQL_HTTP_LOG_DEBUG,
+  gql_http_log(t->w->x.opt, GQL_HTTP_LOG_DEBUG,
                "connection %s timed out (reading %d, writing %d, %zu bytes "
                "in, %zu out)",
                t->mode == T_IDLE ? "idle" : "request", t->reading, t->writing,
-               t->c.in.len, t->c.out.len);
+               t->c.in.o.len, t->c.out.o.len);
   conn_close(t);
 }
 
@@ -317,7 +331,7 @@ static void conn_update(tconn *t) {
   if (t->tcp_closed || t->closing || t->draining)
     return;
   gql_http_conn *c = &t->c;
-  bool backlog = (t->writing && c->out.len > OUT_HIGH_WATER) || c->in.len;
+  bool backlog = (t->writing && c->out.o.len > OUT_HIGH_WATER) || c->in.o.len;
   set_reading(t, !c->inflight && !c->close_after && !backlog);
   if (t->tcp_closed || t->mode == T_RESUME)
     return;
@@ -349,7 +363,7 @@ static void conn_update(tconn *t) {
 /* x->resumed: a pending request wrote its response; end it on the next
  * loop turn, once the executor has returned. */
 static void conn_resumed(gql_http_conn *c) {
-  tconn *t = gql_container_of(c, tconn, c);
+  tconn *t = http_container_of(c, tconn, c);
   t->mode = T_RESUME;
   uv_timer_start(&t->timer, on_timer, 0, 0);
 }
@@ -380,13 +394,14 @@ static void on_connection(uv_stream_t *server, int status) {
     return;
   }
   if (n > w->srv->opt.max_connections || w->x.stopping) {
-    gql_http_log(&w->x, GQL_HTTP_LOG_WARN,
+    gql_http_log(w->x.opt, GQL_HTTP_LOG_WARN,
                  "connection refused: %u connections open", n - 1);
     conn_close(t);
     return;
   }
   uv_tcp_nodelay(&t->tcp, 1);
-  gql_http_log(&w->x, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)", n);
+  gql_http_log(w->x.opt, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)",
+               n);
   conn_update(t);
 }
 
@@ -407,7 +422,7 @@ static void on_stop(uv_async_t *a) {
     if (t->c.inflight || t->c.in_request || t->tcp_closed)
       continue;
     t->c.close_after = true;
-    if (!t->writing && !t->c.out.len)
+    if (!t->writing && !t->c.out.o.len)
       conn_close(t);
   }
 }
@@ -518,16 +533,15 @@ int gql_http_server_start(gql_http_server *s) {
     return GQL_ENOMEM;
   /* Where a client writes to a closed socket we want EPIPE, not death. */
   signal(SIGPIPE, SIG_IGN);
-  uint64_t seed = gql_hash_seed();
+  uint64_t seed = random_seed();
   int port = s->opt.port < 0 ? 0 : s->opt.port;
   unsigned ready = 0;
   int rc = 0;
   if (port) {
     int e = listen_socket(s->opt.host, port, NULL, true);
     if (e < 0) {
-      gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
-                   "cannot listen on %s:%d: %s", s->opt.host, port,
-                   strerror(-e));
+      gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
+                   s->opt.host, port, strerror(-e));
       s->started = true;
       s->nworkers = 0;
       return GQL_EIO;
@@ -539,9 +553,8 @@ int gql_http_server_start(gql_http_server *s) {
     int bound = 0;
     int fd = listen_socket(s->opt.host, port, &bound, false);
     if (fd < 0) {
-      gql_http_log(&(gql_http_ctx){.opt = &s->opt}, GQL_HTTP_LOG_ERROR,
-                   "cannot listen on %s:%d: %s", s->opt.host, port,
-                   strerror(-fd));
+      gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
+                   s->opt.host, port, strerror(-fd));
       rc = GQL_EIO;
       break;
     }
@@ -558,7 +571,7 @@ int gql_http_server_start(gql_http_server *s) {
     const gql_http_executor *ex = s->opt.executor;
     if (ex && ex->worker_start &&
         !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop))) {
-      gql_http_log(&w->x, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
       close(fd);
       uv_loop_close(&w->loop);
       gql_http_ctx_free(&w->x);
@@ -574,7 +587,7 @@ int gql_http_server_start(gql_http_server *s) {
       e = uv_listen((uv_stream_t *)&w->listener, 1024, on_connection);
     ready++;
     if (e < 0) {
-      gql_http_log(&w->x, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
                    s->opt.host, port, uv_strerror(e));
       rc = GQL_EIO;
       break;
@@ -628,7 +641,7 @@ typedef struct run_state {
 
 static void on_signal(uv_signal_t *h, int signum) {
   run_state *st = h->data;
-  gql_http_log(&(gql_http_ctx){.opt = &st->srv->opt}, GQL_HTTP_LOG_WARN,
+  gql_http_log(&st->srv->opt, GQL_HTTP_LOG_WARN,
                "%s: stopping (finishing requests in flight)",
                signum == SIGINT ? "SIGINT" : "SIGTERM");
   gql_http_server_stop(st->srv);

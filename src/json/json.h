@@ -151,13 +151,4 @@ int gql_json_write_value(gql_buf *buf, const gql_json_value *v);
 int gql_json_write_value_pretty(gql_buf *buf, const gql_json_value *v,
                                 int indent);
 
-/* ------------------------------------------- double conversion (dtoa.cc) */
-
-/* Writes d as Number#toString would into out (no NUL); returns the length.
- * d must be finite. */
-size_t gql_dtoa(double d, char out[32]);
-/* The double nearest to the decimal number in s[0..len), which must be a
- * valid JSON number; +-inf when it overflows. */
-double gql_strtod(const char *s, size_t len);
-
 #endif

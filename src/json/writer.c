@@ -518,3 +518,18 @@ void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
   }
   gql_buf_putc(b, ']');
 }
+
+int gql_errors_response(const gql_errors *errors, gql_arena *arena,
+                        gql_str *json) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "{\"errors\":");
+  gql_json_write_errors(&b, errors ? errors->items : NULL,
+                        errors ? errors->count : 0);
+  gql_buf_putc(&b, '}');
+  const char *s = gql_buf_cstr(&b);
+  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
+  *json = (gql_str){copy, copy ? b.len : 0};
+  gql_buf_free(&b);
+  return copy ? 0 : GQL_ENOMEM;
+}

@@ -93,12 +93,6 @@ static inline gql_str gql_ast_name_str(gql_ast_name n) {
     uint32_t count;                                                            \
   }
 
-typedef enum gql_operation_type {
-  GQL_OP_QUERY,
-  GQL_OP_MUTATION,
-  GQL_OP_SUBSCRIPTION,
-} gql_operation_type;
-
 struct gql_ast_value;
 struct gql_ast_directive;
 struct gql_ast_selection_set;
@@ -355,5 +349,12 @@ void gql_print_node(gql_buf *out, const gql_ast_node *node);
 void gql_print_string(gql_buf *out, gql_str s);
 /* graphql-js printBlockString(). */
 void gql_print_block_string(gql_buf *out, gql_str s);
+
+/* The first directive named `name` in `dirs`, or NULL. */
+const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
+                                                const char *name);
+/* The argument named `name` of a directive node, or NULL. */
+const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
+                                              const char *name);
 
 #endif

@@ -96,22 +96,6 @@ static gql_str desc_of(const gql_ast_value *d) {
   return d ? d->u.string.value : (gql_str){NULL, 0};
 }
 
-const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
-                                                const char *name) {
-  for (uint32_t i = 0; i < dirs->count; i++)
-    if (gql_str_eq_cstr(gql_ast_name_str(dirs->items[i]->name), name))
-      return dirs->items[i];
-  return NULL;
-}
-
-const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
-                                              const char *name) {
-  for (uint32_t i = 0; i < args->count; i++)
-    if (gql_str_eq_cstr(gql_ast_name_str(args->items[i]->name), name))
-      return args->items[i];
-  return NULL;
-}
-
 /* getDirectiveValues for a directive with one String argument `arg`:
  * *present says whether the directive is there; the result is the string
  * (default `dflt` when the argument is absent; ptr NULL when null or not a

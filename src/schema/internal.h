@@ -20,13 +20,6 @@ bool gql_schema_is_std_directive_name(gql_str name);
  * on first use; ptr NULL on allocation failure. */
 gql_str gql_schema_intern(gql_schema *s, gql_str name);
 
-/* The first directive named `name` in `dirs`, or NULL. */
-const gql_ast_directive *gql_ast_find_directive(const gql_ast_directives *dirs,
-                                                const char *name);
-/* The argument named `name` of a directive node, or NULL. */
-const gql_ast_argument *gql_ast_find_argument(const gql_ast_arguments *args,
-                                              const char *name);
-
 /* Builds t->member_index when t has many fields / values / input fields
  * (call once the arrays are final). 0 or GQL_ENOMEM. */
 int gql_type_build_member_index(gql_type *t, gql_arena *arena);

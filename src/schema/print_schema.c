@@ -1,6 +1,5 @@
 /* graphql-js 16 printSchema, byte for byte. */
 #include "internal.h"
-#include "json/json.h"
 
 #include <math.h>
 #include <stdio.h>

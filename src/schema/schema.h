@@ -238,10 +238,13 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
 int gql_sdl_validate(const gql_document *doc, gql_str source,
                      const gql_schema *base, const char *rule,
                      gql_error_list *errors);
-/* gql_sdl_validate with scratch memory from `alc` (NULL: libc). */
+/* gql_sdl_validate with scratch memory from `alc` (NULL: libc) and, without
+ * `base`, the specified directives from `std` (a schema of the built-ins
+ * alone: gql_sdl_validate makes one). */
 int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
-                         const gql_schema *base, const char *rule,
-                         gql_error_list *errors, const gql_allocator *alc);
+                         const gql_schema *base, const gql_schema *std,
+                         const char *rule, gql_error_list *errors,
+                         const gql_allocator *alc);
 /* True when `rule` names one of the SDL rules. */
 bool gql_sdl_rule_exists(const char *rule);
 /* Runs graphql-js validateSchema's type-system checks; errors to `errors`. */

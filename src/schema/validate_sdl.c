@@ -942,16 +942,10 @@ bool gql_sdl_rule_exists(const char *rule) {
   return rule_mask(rule, &m) == 0;
 }
 
-int gql_sdl_validate(const gql_document *doc, gql_str source,
-                     const gql_schema *base, const char *rule,
-                     gql_error_list *errors) {
-  return gql_sdl_validate_alc(doc, source, base, rule, errors,
-                              base ? &base->alc : NULL);
-}
-
 int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
-                         const gql_schema *base, const char *rule,
-                         gql_error_list *errors, const gql_allocator *alc) {
+                         const gql_schema *base, const gql_schema *std,
+                         const char *rule, gql_error_list *errors,
+                         const gql_allocator *alc) {
   ctx c = {.doc = doc, .src = source, .schema = base, .errors = errors};
   if (rule_mask(rule, &c.rules))
     return GQL_ENOTFOUND;
@@ -964,16 +958,8 @@ int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
                         &c.type_dirs,  &c.schema_dirs,     &c.last_defs};
   for (size_t i = 0; i < GQL_ARRAY_LEN(maps); i++)
     gql_strmap_init(maps[i], alc);
-  /* the specified directives come from an empty schema */
-  gql_schema *std = NULL;
-  int rc = 0;
-  if (!base) {
-    gql_schema_build_options o = {.skip_sdl_validation = true,
-                                  .skip_type_validation = true};
-    rc = gql_schema_build(NULL, 0, alc, &o, &std, NULL);
-  }
-  if (!rc)
-    rc = setup(&c, std);
+  assert(base || std); /* the specified directives come from somewhere */
+  int rc = setup(&c, std);
   for (uint32_t i = 0; i < doc->definitions.count && !rc && !c.rc &&
                        !gql_error_list_full(errors);
        i++) {
@@ -993,7 +979,6 @@ int gql_sdl_validate_alc(const gql_document *doc, gql_str source,
     rc = c.rc;
   for (size_t i = 0; i < GQL_ARRAY_LEN(maps); i++)
     gql_strmap_free(maps[i]);
-  gql_schema_free(std);
   gql_arena_free(c.arena);
   return rc;
 }

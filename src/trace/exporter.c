@@ -1,9 +1,10 @@
-/* The tracer: a bounded queue of encoded spans, a background thread that
- * batches them into OTLP JSON requests for a pluggable transport, the clock
- * the spans are timed with, and the file and HTTP transports. A request
- * thread only takes the queue lock to link one chunk, its own buffer (no
- * copy), and takes back an exported chunk's buffer from the pool; when the
- * queue is full the spans are dropped and counted. */
+/* The exporter: a bounded queue of encoded spans and a background thread
+ * that batches them into OTLP JSON requests (otlp.c) for a pluggable
+ * transport (transport.c); and the caches shared by a tracer's traces (the
+ * operation signatures, the pinned record images). A request thread only
+ * takes the queue lock to link one chunk, its own buffer (no copy), and
+ * takes back an exported chunk's buffer from the pool; when the queue is
+ * full the spans are dropped and counted. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -20,10 +21,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HAVE_TSC 1
-#endif
+
+/* ---- queue */
 
 /* A queued trace's records: the request's buffer, handed over. */
 typedef struct chunk {
@@ -43,156 +42,6 @@ enum {
   CHUNK_KEEP_BYTES = 65536,
   CHUNK_SPAN_BYTES = 192
 };
-
-enum { SIG_CACHE = 64 };
-
-typedef struct sig_entry {
-  /* published last (release), read without the lock (acquire) */
-  _Atomic(const gql_prepared *) p;
-  char *text; /* the operation's text and name, to tell a reused address */
-  size_t text_len;
-  const char *op;
-  char *sig;
-  size_t sig_len;
-} sig_entry;
-
-/* Pinned bytes (gql_tracer_pin): per prepared operation, alive as long as
- * the tracer, at most PIN_BYTES in all. */
-enum { PIN_CACHE = 64, PIN_BYTES = 1 << 20 };
-
-typedef struct pin_entry {
-  const gql_prepared *p; /* under sig_mu */
-  char *text;
-  size_t text_len;
-  const char *op;
-  char *bytes;
-  size_t n;
-} pin_entry;
-
-enum { TRACE_POOL = 64 };
-
-struct gql_tracer {
-  gql_tracer_config c;
-  /* one pooled trace taken and given back with an atomic exchange; the
-   * mutex-guarded pool behind it */
-  _Atomic(gql_trace *) slot;
-  pthread_mutex_t pool_mu;
-  gql_trace *pool[TRACE_POOL];
-  uint32_t npool;
-  pthread_mutex_t sig_mu;
-  sig_entry sigs[SIG_CACHE];
-  pin_entry pins[PIN_CACHE]; /* under sig_mu */
-  size_t pinned_bytes;
-  char service[256];
-  pthread_mutex_t mu;
-  pthread_cond_t wake, idle;
-  chunk *head, *tail;
-  chunk *spare; /* the chunk pool */
-  size_t spare_bytes, spare_max;
-  uint32_t queued_spans;
-  uint32_t sending_spans;        /* in the batch being sent */
-  uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
-  uint32_t flushing;             /* callers waiting in gql_tracer_flush */
-  bool gave_up; /* a flush timed out and no batch was exported since */
-  bool stop, busy, thread_started;
-  pthread_t thread;
-  gql_tracer_stats stats;
-  /* clock: Unix ns = base_ns + (tick - base_tick) * ns_per_tick */
-  bool tsc;
-  uint64_t base_tick, base_ns;
-  double ns_per_tick;
-  uint64_t seed;
-};
-
-static uint64_t mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-static uint64_t real_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t gql_tracer_now(const gql_tracer *t) {
-#ifdef HAVE_TSC
-  if (t && t->tsc)
-    return __rdtsc();
-#endif
-  (void)t;
-  return real_ns();
-}
-
-bool gql_tracer_tsc(const gql_tracer *t) {
-  return t && t->tsc;
-}
-
-uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick) {
-  if (!t || !t->tsc)
-    return tick;
-  double d = (double)(int64_t)(tick - t->base_tick) * t->ns_per_tick;
-  return t->base_ns + (uint64_t)(int64_t)d;
-}
-
-/* splitmix64 */
-uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state) {
-  (void)t;
-  uint64_t z;
-  do {
-    z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-  } while (!z);
-  return z;
-}
-
-/* The time-stamp counter is read per resolver call (a few ns, against tens
- * for clock_gettime); its rate is measured against the monotonic clock over
- * 2 ms at start. Each end of that interval is a tight pair: a clock read
- * between two counter reads, retried when they are far apart, so that being
- * descheduled between the reads (common on a loaded machine) cannot skew the
- * rate. */
-#ifdef HAVE_TSC
-typedef struct clock_pair {
-  uint64_t tick, mono, real;
-} clock_pair;
-
-static clock_pair clock_sample(void) {
-  clock_pair best = {0};
-  uint64_t best_gap = UINT64_MAX;
-  for (int i = 0; i < 16; i++) {
-    uint64_t a = __rdtsc();
-    uint64_t m = mono_ns();
-    uint64_t r = real_ns();
-    uint64_t b = __rdtsc();
-    if (b > a && b - a < best_gap) {
-      best_gap = b - a;
-      best = (clock_pair){a + (b - a) / 2, m, r};
-    }
-  }
-  return best;
-}
-#endif
-
-static void clock_init(gql_tracer *t) {
-  t->base_ns = real_ns();
-#ifdef HAVE_TSC
-  clock_pair p0 = clock_sample();
-  while (mono_ns() - p0.mono < 2000000)
-    ;
-  clock_pair p1 = clock_sample();
-  if (p1.tick > p0.tick && p1.mono > p0.mono) {
-    t->tsc = true;
-    t->ns_per_tick = (double)(p1.mono - p0.mono) / (double)(p1.tick - p0.tick);
-    t->base_tick = p1.tick;
-    t->base_ns = p1.real;
-  }
-#endif
-}
-
-/* ---- queue */
 
 static void chunk_free(chunk *c) {
   gql_buf b = {.data = c->json, .cap = c->cap};
@@ -299,7 +148,8 @@ static bool send_batch(gql_tracer *t, chunk *list) {
   gql_otlp_batch_open(&b, t->service);
   bool bad = false;
   for (chunk *c = list; c; c = c->next)
-    bad |= gql_otlp_records_to_json(&b, t, c->json, c->len, c == list) < 0;
+    bad |=
+        gql_otlp_records_to_json(&b, &t->clock, c->json, c->len, c == list) < 0;
   gql_otlp_batch_close(&b);
   /* A record that did not convert leaves the batch incomplete: not sent. */
   bool ok = !bad && !b.failed &&
@@ -368,11 +218,9 @@ static void *exporter_main(void *arg) {
   return NULL;
 }
 
-int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
-  *out = NULL;
-  gql_tracer *t = calloc(1, sizeof *t);
-  if (!t)
-    return GQL_ENOMEM;
+/* The exporter's part of gql_tracer_new: the configuration with its
+ * defaults, the clock, the locks and the thread. */
+int gql_tracer_start(gql_tracer *t, const gql_tracer_config *config) {
   if (config)
     t->c = *config;
   if (!t->c.queue_spans)
@@ -389,7 +237,7 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   snprintf(t->service, sizeof t->service, "%s",
            t->c.service_name ? t->c.service_name : "gql");
   t->c.service_name = t->service;
-  clock_init(t);
+  gql_trace_clock_init(&t->clock);
   pthread_mutex_init(&t->mu, NULL);
   pthread_mutex_init(&t->sig_mu, NULL);
   pthread_mutex_init(&t->pool_mu, NULL);
@@ -398,14 +246,14 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   if (!t->c.no_thread) {
     if (pthread_create(&t->thread, NULL, exporter_main, t) != 0) {
       pthread_mutex_destroy(&t->mu);
+      pthread_mutex_destroy(&t->sig_mu);
+      pthread_mutex_destroy(&t->pool_mu);
       pthread_cond_destroy(&t->wake);
       pthread_cond_destroy(&t->idle);
-      free(t);
       return GQL_ENOMEM;
     }
     t->thread_started = true;
   }
-  *out = t;
   return 0;
 }
 
@@ -460,9 +308,10 @@ void gql_tracer_flush(gql_tracer *t) {
   pthread_mutex_unlock(&t->mu);
 }
 
-void gql_tracer_free(gql_tracer *t) {
-  if (!t)
-    return;
+/* The exporter's part of gql_tracer_free: a last bounded flush, the thread
+ * stopped, what is still queued dropped, the caches and locks freed (the
+ * pool of traces is the caller's). */
+void gql_tracer_stop(gql_tracer *t) {
   /* After a flush that timed out (the collector is unreachable) a second
    * wait would only delay the exit. */
   pthread_mutex_lock(&t->mu);
@@ -495,17 +344,11 @@ void gql_tracer_free(gql_tracer *t) {
     free(t->pins[i].text);
     free(t->pins[i].bytes);
   }
-  for (uint32_t i = 0; i < t->npool; i++)
-    gql_trace_destroy(t->pool[i]);
-  gql_trace *last = atomic_load(&t->slot);
-  if (last)
-    gql_trace_destroy(last);
   pthread_mutex_destroy(&t->pool_mu);
   pthread_mutex_destroy(&t->sig_mu);
   pthread_mutex_destroy(&t->mu);
   pthread_cond_destroy(&t->wake);
   pthread_cond_destroy(&t->idle);
-  free(t);
 }
 
 static sig_entry *sig_slot(gql_tracer *t, const gql_prepared *p) {
@@ -590,182 +433,4 @@ void gql_tracer_stats_get(gql_tracer *t, gql_tracer_stats *out) {
   *out = t->stats;
   out->pending = (uint64_t)t->queued_spans + t->sending_spans;
   pthread_mutex_unlock(&t->mu);
-}
-
-/* ---- transports */
-
-int gql_trace_file_transport(void *ud, const char *json, size_t len) {
-  FILE *f = ud;
-  if (fwrite(json, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
-    return GQL_EIO;
-  return 0;
-}
-
-int gql_trace_http_init(gql_trace_http *h, const char *url) {
-  memset(h, 0, sizeof *h);
-  const char *p = url;
-  if (!url || strncmp(p, "http://", 7) != 0)
-    return GQL_EINVAL;
-  p += 7;
-  size_t hl = strcspn(p, ":/");
-  if (!hl || hl >= sizeof h->host)
-    return GQL_EINVAL;
-  memcpy(h->host, p, hl);
-  p += hl;
-  snprintf(h->port, sizeof h->port, "4318");
-  if (*p == ':') {
-    p++;
-    size_t pl = strspn(p, "0123456789");
-    if (!pl || pl >= sizeof h->port)
-      return GQL_EINVAL;
-    memcpy(h->port, p, pl);
-    h->port[pl] = 0;
-    p += pl;
-  }
-  if (*p && *p != '/')
-    return GQL_EINVAL;
-  if (strlen(p) >= sizeof h->path)
-    return GQL_EINVAL;
-  snprintf(h->path, sizeof h->path, "%s", *p ? p : "/v1/traces");
-  return 0;
-}
-
-int gql_trace_http_from_env(gql_trace_http *h) {
-  const char *full = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  const char *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
-  int rc;
-  if (full && *full) {
-    rc = gql_trace_http_init(h, full);
-  } else if (base && *base) {
-    char url[1024];
-    size_t n = strlen(base);
-    while (n && base[n - 1] == '/')
-      n--;
-    if (n + sizeof "/v1/traces" > sizeof url)
-      return GQL_EINVAL;
-    snprintf(url, sizeof url, "%.*s/v1/traces", (int)n, base);
-    rc = gql_trace_http_init(h, url);
-  } else {
-    rc = gql_trace_http_init(h, "http://localhost:4318/v1/traces");
-  }
-  const char *t = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
-  if (rc == 0 && t && *t) {
-    char *end;
-    unsigned long ms = strtoul(t, &end, 10);
-    if (!*end && ms > 0 && ms <= 600000)
-      h->timeout_ms = (uint32_t)ms;
-  }
-  h->retries = 3;
-  return rc;
-}
-
-static bool send_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-    if (w <= 0) {
-      if (w < 0 && errno == EINTR)
-        continue;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
-/* One POST; the HTTP status, or -1 without a response. */
-static int http_post(const gql_trace_http *h, const char *json, size_t len) {
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-  struct addrinfo *ai = NULL;
-  if (getaddrinfo(h->host, h->port, &hints, &ai) != 0)
-    return -1;
-  int fd = -1;
-  for (struct addrinfo *a = ai; a; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0)
-      continue;
-    uint32_t ms = h->timeout_ms ? h->timeout_ms : 10000;
-    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-      break;
-    close(fd);
-    fd = -1;
-  }
-  freeaddrinfo(ai);
-  if (fd < 0)
-    return -1;
-  char head[1024];
-  int hn = snprintf(head, sizeof head,
-                    "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
-                    "application/json\r\nContent-Length: %zu\r\nUser-Agent: "
-                    "gql/%s\r\nConnection: close\r\n\r\n",
-                    h->path, h->host, h->port, len, gql_version());
-  int status = -1;
-  if (hn > 0 && (size_t)hn < sizeof head && send_all(fd, head, (size_t)hn) &&
-      send_all(fd, json, len)) {
-    char resp[512];
-    size_t got = 0;
-    while (got < sizeof resp - 1) {
-      ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      got += (size_t)r;
-      if (memchr(resp, '\n', got))
-        break;
-    }
-    resp[got] = 0;
-    int code;
-    if (sscanf(resp, "HTTP/1.%*d %d", &code) == 1)
-      status = code;
-  }
-  close(fd);
-  return status;
-}
-
-int gql_trace_http_transport(void *ud, const char *json, size_t len) {
-  const gql_trace_http *h = ud;
-  unsigned delay_ms = 100;
-  for (uint32_t attempt = 0;; attempt++) {
-    int status = http_post(h, json, len);
-    if (status >= 200 && status < 300)
-      return 0;
-    bool retry = status == -1 || status == 429 || status == 502 ||
-                 status == 503 || status == 504;
-    if (!retry || attempt >= h->retries)
-      return GQL_EIO;
-    struct timespec ts = {(time_t)(delay_ms / 1000),
-                          (long)(delay_ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-    delay_ms *= 2;
-  }
-}
-
-/* One thread serving requests one after the other takes and gives back
- * the same trace through the slot: an atomic exchange each, no lock. */
-gql_trace *gql_tracer_pool_get(gql_tracer *t) {
-  gql_trace *tr =
-      atomic_exchange_explicit(&t->slot, NULL, memory_order_acquire);
-  if (tr)
-    return tr;
-  pthread_mutex_lock(&t->pool_mu);
-  tr = t->npool ? t->pool[--t->npool] : NULL;
-  pthread_mutex_unlock(&t->pool_mu);
-  return tr;
-}
-
-void gql_tracer_pool_put(gql_tracer *t, gql_trace *tr) {
-  tr = atomic_exchange_explicit(&t->slot, tr, memory_order_acq_rel);
-  if (!tr)
-    return;
-  pthread_mutex_lock(&t->pool_mu); /* the one it displaced */
-  bool ok = t->npool < TRACE_POOL;
-  if (ok)
-    t->pool[t->npool++] = tr;
-  pthread_mutex_unlock(&t->pool_mu);
-  if (!ok)
-    gql_trace_destroy(tr);
 }

@@ -5,7 +5,12 @@
 #define GQL_TRACE_H
 
 #include "../core/core.h"
+#include "clock.h"
+
 #include "../execution/exec.h"
+#include "../execution/hooks.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 enum { SPAN_PARSE, SPAN_VALIDATE, SPAN_EXECUTE, SPAN_RESOLVE };
 
@@ -52,6 +57,73 @@ typedef struct trace_span {
   struct trace_span *up;              /* the parent span (resolve spans) */
 } trace_span;
 
+/* ---- a tracer: exporter.c (queue, thread, caches), tracer.c (the pool of
+ * traces, gql_tracer_new and _free) */
+
+enum { SIG_CACHE = 64 };
+
+typedef struct sig_entry {
+  /* published last (release), read without the lock (acquire) */
+  _Atomic(const gql_prepared *) p;
+  char *text; /* the operation's text and name, to tell a reused address */
+  size_t text_len;
+  const char *op;
+  char *sig;
+  size_t sig_len;
+} sig_entry;
+
+/* Pinned bytes (gql_tracer_pin): per prepared operation, alive as long as
+ * the tracer, at most PIN_BYTES in all. */
+enum { PIN_CACHE = 64, PIN_BYTES = 1 << 20 };
+
+typedef struct pin_entry {
+  const gql_prepared *p; /* under sig_mu */
+  char *text;
+  size_t text_len;
+  const char *op;
+  char *bytes;
+  size_t n;
+} pin_entry;
+
+enum { TRACE_POOL = 64 };
+
+struct gql_tracer {
+  gql_tracer_config c;
+  /* one pooled trace taken and given back with an atomic exchange; the
+   * mutex-guarded pool behind it */
+  _Atomic(gql_trace *) slot;
+  pthread_mutex_t pool_mu;
+  gql_trace *pool[TRACE_POOL];
+  uint32_t npool;
+  pthread_mutex_t sig_mu;
+  sig_entry sigs[SIG_CACHE];
+  pin_entry pins[PIN_CACHE]; /* under sig_mu */
+  size_t pinned_bytes;
+  char service[256];
+  pthread_mutex_t mu;
+  pthread_cond_t wake, idle;
+  struct chunk *head, *tail;
+  struct chunk *spare; /* the chunk pool */
+  size_t spare_bytes, spare_max;
+  uint32_t queued_spans;
+  uint32_t sending_spans;        /* in the batch being sent */
+  uint64_t pushed_seq, done_seq; /* chunks pushed / exported or dropped */
+  uint32_t flushing;             /* callers waiting in gql_tracer_flush */
+  bool gave_up; /* a flush timed out and no batch was exported since */
+  bool stop, busy, thread_started;
+  pthread_t thread;
+  gql_tracer_stats stats;
+  gql_trace_clock clock;
+  uint64_t seed;
+};
+
+/* The exporter's part of gql_tracer_new (the configuration with its
+ * defaults, the clock, locks and thread) and of gql_tracer_free (a last
+ * bounded flush, the thread stopped, what is queued dropped, caches and
+ * locks freed). */
+int gql_tracer_start(gql_tracer *t, const gql_tracer_config *config);
+void gql_tracer_stop(gql_tracer *t);
+
 /* ---- signature.c */
 const gql_ast_operation *gql_trace_select_operation(const gql_document *doc,
                                                     const char *name);
@@ -59,7 +131,42 @@ const gql_ast_operation *gql_trace_select_operation(const gql_document *doc,
 gql_str gql_trace_fallback_resource(gql_arena *arena,
                                     const gql_ast_operation *op);
 
-/* ---- otlp.c */
+/* ---- the records' format (records.c writes, otlp.c reads) */
+
+/* Strings every span repeats go into a record as a code (the length word
+ * with the top bit set), not as bytes. */
+enum {
+  K_RESOLVE,
+  K_FIELD_NAME,
+  K_FIELD_PATH,
+  K_FIELD_TYPE,
+  K_NKNOWN = 17,
+  /* In place of a resolve span's resource: the type's wrappers follow
+   * (gql_type_ref.mods); the exporter makes "field:[Type!]" from them and
+   * the field name and type tags. */
+  K_RESOURCE_MODS = K_NKNOWN - 1
+};
+#define KNOWN_BIT 0x80000000u
+
+/* A trace's records: a header (trace id, span id base, span count), then
+ * each span: kind and flags, parent (index + 1, 0: none), start, end; for a
+ * resolve span the list levels above it, field name, type name, wrappers
+ * and either the whole path or (REC_RELATIVE) the key, its path being the
+ * parent's (when a resolve span) + ".*" per list level + "." + key; for
+ * another its name and resource; then what the flags say. */
+enum {
+  REC_ATTRS = 1,
+  REC_ERROR = 2,
+  REC_EVENTS = 4,
+  REC_RELATIVE = 8,
+  REC_KEY_IS_NAME = 16,
+  REC_RES_PINNED = 32, /* resource: a pointer and length, not bytes */
+  REC_BLOB_REF = 64    /* a resolve span's part: a pointer to its pinned
+                        * image (a length, then the bytes) */
+};
+extern const gql_str gql_otlp_known[K_NKNOWN];
+
+/* ---- records.c and otlp.c */
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
 } otlp_ids;
@@ -142,9 +249,9 @@ void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
                           uint64_t start, uint64_t end, const char *tail,
                           size_t n);
 /* Appends the OTLP span objects of records rec[0..len), comma-joined (a
- * leading comma unless `first`); times converted with t's clock. */
-int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
-                             size_t len, bool first);
+ * leading comma unless `first`); times converted with `clock`. */
+int gql_otlp_records_to_json(gql_buf *b, const gql_trace_clock *clock,
+                             const char *rec, size_t len, bool first);
 /* The envelope around comma-joined span objects. */
 void gql_otlp_batch_open(gql_buf *b, const char *service);
 void gql_otlp_batch_close(gql_buf *b);
@@ -154,11 +261,6 @@ void gql_otlp_batch_close(gql_buf *b);
  * b gets a pooled one in exchange (empty, b->len 0). Never blocks for long:
  * drops and counts when the queue is full or b failed. */
 void gql_tracer_push(gql_tracer *t, gql_buf *b, uint32_t nspans);
-/* Ticks to Unix nanoseconds, and the current tick. */
-uint64_t gql_tracer_now(const gql_tracer *t);
-uint64_t gql_tracer_to_ns(const gql_tracer *t, uint64_t tick);
-/* Whether the ticks are the time-stamp counter's (__rdtsc()). */
-bool gql_tracer_tsc(const gql_tracer *t);
 /* The signature cache, per prepared operation (checked by its text):
  * true and *out (valid while the tracer lives) on a hit. */
 bool gql_tracer_cached_signature(gql_tracer *t, const gql_prepared *p,
@@ -176,7 +278,188 @@ gql_trace *gql_tracer_pool_get(gql_tracer *t);
 void gql_tracer_pool_put(gql_tracer *t, gql_trace *tr);
 /* Frees a trace (tracer.c). */
 void gql_trace_destroy(gql_trace *tr);
-/* A random non-zero 64-bit id. */
-uint64_t gql_tracer_random(gql_tracer *t, uint64_t *state);
+
+/* ---- one traced request (tracer.c, hooks.c, finish.c, spans.c) */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GQL_TRACE_HAVE_TSC 1
+#endif
+
+/* A path of the per-trace table (open addressing, in the arena). */
+typedef struct path_slot {
+  const char *ptr;
+  uint32_t len;
+  uint32_t idx; /* into spans */
+} path_slot;
+
+/* What the tracer needs of a planned field, from one walk of the plan. */
+typedef struct plan_info {
+  const plan_field *pf; /* NULL: a field the walk missed */
+  uint32_t parent;      /* the parent planned field's ordinal, or NO_PARENT */
+  uint16_t lists;       /* list levels between the parent field and this one */
+  uint16_t depth;       /* named path segments (a root field: 1) */
+  bool composite;
+  bool key_is_name; /* no alias: the records need not repeat the key */
+  bool shared;      /* under an abstract type: its collapsed path may be
+                     * another planned field's too (see plan_span) */
+} plan_info;
+
+/* What a planned field's record by reference repeats per request: its
+ * pinned image (NULL: none, the record is made another way), the head
+ * (gql_otlp_ref_head) and the parent planned field's ordinal. */
+typedef struct rec_ref {
+  const char *ref;
+  uint32_t head;
+  uint32_t parent;
+} rec_ref;
+
+/* What the last operation this trace served left (the trace is pooled,
+ * and one thread serving requests one after the other gets it back):
+ * its plan facts and its cached signature, valid for the same operation
+ * (the same prepared operation's address, plan, schema and text). */
+typedef struct op_memo {
+  const gql_prepared *p;
+  const void *root, *schema, *op;
+  char *text; /* a copy, compared */
+  size_t text_len;
+  uint32_t n;
+  plan_info *plan; /* n entries, or NULL */
+  /* per planned field, its record's blob (gql_otlp_plan_blob):
+   * blobs[blob_off[k]..blob_off[k + 1]) (empty: none), 16 bytes of slack */
+  char *blobs;
+  uint32_t *blob_off;
+  /* the blobs' image pinned in the tracer (gql_tracer_pin; each blob's
+   * first 4 bytes replaced by the length of the rest), for records by
+   * reference (gql_otlp_record_ref), or NULL */
+  const char *pinned;
+  gql_str sig; /* the tracer's cached signature (alive as long as the
+                * tracer), or empty */
+  /* entry mode's answers (gql_trace_entry_answer, n entries) for depth
+   * answers_depth, when answers_ok */
+  uint8_t *answers;
+  int32_t answers_depth;
+  bool answers_ok;
+  /* the execute span's record past its times (gql_otlp_record_tail):
+   * name, pinned resource and the operation's tags, the same for every
+   * request of the operation with this no_signature, when exec_len */
+  char *exec_img;
+  size_t exec_len, exec_cap;
+  uint32_t exec_head; /* its first 4 bytes: kind and flags */
+  bool exec_nosig;
+  /* per planned field, its record by reference's fixed parts (n entries,
+   * when refs_ok: every blob pinned) */
+  struct rec_ref *refs;
+  bool refs_ok;
+} op_memo;
+
+enum { SPANS_INLINE = 4 };
+
+struct gql_trace {
+  /* first: gql_execute_params.trace is read as one (execution/hooks.h) */
+  gql_exec_hooks hooks;
+  gql_tracer *tracer;
+  gql_trace_options o;
+  gql_trace_subscriber sub;
+  bool aborted;
+  bool aborted_at_start;
+  bool queued;
+  const gql_prepared *p;
+  const char *vars_json;
+  size_t vars_len;
+  trace_span *parse, *validate, *exec;
+  trace_span **spans; /* every span, in creation order */
+  uint32_t nspans, cap;
+  trace_span *slab; /* spans[slab_base..cap) live here */
+  uint32_t slab_base;
+  trace_span **owners; /* by plan field ordinal (collapsing) */
+  uint8_t *calls;      /* by plan field ordinal: hooks.calls (see below) */
+  uint64_t *stamps;    /* by plan field ordinal: hooks.stamps */
+  plan_info *plan;     /* by plan field ordinal (collapsing) */
+  uint32_t nowners;
+  path_slot *paths; /* path string → index in spans (resolve spans) */
+  uint32_t npaths, paths_cap;
+  bool tsc;          /* the tracer's clock is the time-stamp counter */
+  bool memo_hit;     /* tr->p is memo.p's operation */
+  bool lean;         /* plan, calls and stamps, no variable tags (lean_first) */
+  bool mixed;        /* a resolve_start took the general path (see
+                        gql_trace_finish_lean) */
+  const char *blobs; /* memo.blobs and blob_off when they are this */
+  const uint32_t *blob_off; /* operation's, or NULL */
+  const char *pinned;       /* memo.pinned then, or NULL */
+  const rec_ref *refs;      /* memo.refs then, or NULL */
+  /* Entry mode (see gql_trace_entry_answer): the resolve spans are not made
+   * during the execution; the executor stamps each planned field's first call
+   * into starts[ordinal] (hooks.starts), its completions into stamps, and
+   * the spans become records at the finish (gql_trace_finish_entry), or structs
+   * when the general path is needed (gql_trace_entry_leave). */
+  bool entry;
+  uint64_t *starts; /* by plan field ordinal: hooks.starts */
+  gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
+  uint32_t *order;  /* nowners * 2: the order of first calls, positions */
+  /* ---- kept across requests (gql_trace_begin clears what comes before) */
+  gql_arena *arena;
+  gql_buf scratch; /* the records, reused */
+  op_memo memo;    /* see op_memo */
+  /* the first spans and their pointers (execute, parse, validate): no
+   * arena call for them (gql_trace_span_alloc) */
+  trace_span *spans0[SPANS_INLINE];
+  trace_span span0[SPANS_INLINE];
+};
+
+/* The tracer's clock, inline when it is the time-stamp counter. */
+static inline uint64_t now_of(const gql_trace *tr) {
+#ifdef GQL_TRACE_HAVE_TSC
+  if (GQL_LIKELY(tr->tsc))
+    return __rdtsc();
+#endif
+  return gql_trace_clock_now(tr->tracer ? &tr->tracer->clock : NULL);
+}
+
+/* With collapsing, one entry per planned field: its span, GATED, or NULL
+ * before its first call. */
+#define GATED ((trace_span *)(uintptr_t)1)
+
+#define NO_PARENT UINT32_MAX
+
+/* spans.c */
+trace_span *gql_trace_span_alloc(gql_trace *tr, uint8_t kind, gql_str name);
+trace_span *gql_trace_span_new(gql_trace *tr, uint8_t kind, gql_str name);
+void gql_trace_attr_add(gql_trace *tr, trace_span *s, gql_str key, gql_str v);
+gql_str gql_trace_arena_str(gql_trace *tr, const char *p, size_t n);
+void gql_trace_error_event(gql_trace *tr, trace_span *s, const char *message,
+                           const gql_location *locs, uint32_t nlocs,
+                           const char *path_json);
+void gql_trace_execute_tags(gql_trace *tr, trace_span *s);
+void gql_trace_resolve_tags(gql_trace *tr, trace_span *s);
+void gql_trace_variable_tags(gql_trace *tr, trace_span *s,
+                             const gql_resolve_info *info);
+
+/* finish.c */
+uint32_t gql_trace_entry_order(gql_trace *tr);
+const otlp_resolve *gql_trace_resolve_of(const gql_trace *tr,
+                                         const trace_span *s, otlp_resolve *r);
+gql_buf *gql_trace_queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans);
+void gql_trace_queue_spans(gql_trace *tr, uint64_t tick);
+void gql_trace_execute_end(gql_trace *tr, trace_span *ex, bool tags,
+                           uint64_t end);
+void gql_trace_finish_lean(gql_trace *tr, uint64_t now);
+void gql_trace_finish_entry(gql_trace *tr, uint64_t now);
+
+/* hooks.c */
+void gql_trace_on_prepare_phase(void *ctx, int phase, bool finished, int rc,
+                                const gql_error *errors, uint32_t nerrors);
+int gql_trace_on_execute_start(void *ctx);
+void gql_trace_on_execute_error(void *ctx, const char *message,
+                                const gql_location *locs, uint32_t nlocs,
+                                const char *path_json);
+gql_str gql_trace_span_path(gql_trace *tr, trace_span *s);
+uint8_t gql_trace_calls_needed(gql_trace *tr, const gql_resolve_info *info,
+                               uint32_t k, const trace_span *owner);
+uint8_t gql_trace_entry_answer(const gql_trace *tr, uint32_t k);
+void gql_trace_entry_leave(gql_trace *tr);
+int gql_trace_on_resolve_start(void *ctx, const gql_resolve_info *info);
+void gql_trace_on_resolve_finish(void *ctx, const gql_resolve_info *info);
+void gql_trace_on_execute_finish(void *ctx, bool has_errors);
 
 #endif

@@ -97,7 +97,7 @@ want=$'Unknown type "Nope".\n0 {"data":{"_entities":[{"name":"Ada"}]}}'
 # gql-http, both ways, then serving a query whose field a timer completes.
 pcdir=$(dirname "$(find "$tmp/prefix" -name gql-http.pc | head -n 1)")
 pc=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs gql-http)
-cc "${san[@]}" "$src/examples/embed_server/main.c" $pc -o "$tmp/app/embed_pkgconfig"
+cc "${san[@]}" "$src/examples/embed_server/main.c" $pc -Wl,-rpath,"$libdir" -o "$tmp/app/embed_pkgconfig"
 mkdir -p "$tmp/embed"
 cat >"$tmp/embed/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)

@@ -316,14 +316,14 @@ static void *trace_worker(void *p) {
     o.no_collapse = i % 2;
     gql_trace *tr = gql_trace_begin(w->t, &o);
     cr_assert(tr);
-    gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
+    gql_prepare_options po = {.trace = tr};
     gql_prepared *prep = NULL;
     gql_str errs;
     cr_assert_eq(gql_prepare(w->s, q, sizeof q - 1, NULL, &po, &prep, a, &errs),
                  0);
     gql_trace_set_operation(tr, prep, NULL, 0);
     bool done = false;
-    gql_execute_params ep = {.hooks = gql_trace_hooks(tr),
+    gql_execute_params ep = {.trace = tr,
                              .root_value = w->root,
                              .arena = a,
                              .on_done = on_done,

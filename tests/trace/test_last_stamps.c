@@ -6,6 +6,7 @@
  * happen, what each stamp holds, and that the hooks never see an owed
  * stamp at the finish. */
 #include "execution/exec.h"
+#include "execution/hooks.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -179,18 +180,17 @@ static void exec_with(gql_schema *s, const char *q, const char *kinds,
                                     : 0;
   r->o.stamps = r->stamps;
   r->o.n = n;
-  gql_hooks h = {.resolve_start = o_start,
-                 .resolve_finish = o_finish,
-                 .execute_finish = o_exec_finish,
-                 .ctx = &r->o,
-                 .calls = r->calls,
-                 .ncalls = n,
-                 .stamps = r->stamps,
-                 .now = o_now,
-                 .last_stamps = last};
-  gql_execute_params params = {
-      .hooks = &h, .arena = a, .on_done = on_done, .ud = r};
-  int rc = gql_execute(p, &params);
+  gql_exec_hooks h = {.pub = {.resolve_start = o_start,
+                              .resolve_finish = o_finish,
+                              .execute_finish = o_exec_finish,
+                              .ctx = &r->o},
+                      .calls = r->calls,
+                      .ncalls = n,
+                      .stamps = r->stamps,
+                      .now = o_now,
+                      .last_stamps = last};
+  gql_execute_params params = {.arena = a, .on_done = on_done, .ud = r};
+  int rc = gql_exec_run(p, &params, &h);
   cr_assert(rc == 0 || rc == 1);
   cr_assert(r->json[0], "no response");
   cr_assert(!r->o.owed_at_finish, "%s: an owed stamp at execute_finish", q);

@@ -90,7 +90,7 @@ static void run_traced(gql_tracer *t, gql_schema *s, const char *q,
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p = NULL;
   gql_str err = {0};
-  gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
+  gql_prepare_options po = {.trace = tr};
   int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, a, &err);
   if (rc == 0) {
     const gql_value *root = NULL;
@@ -100,7 +100,7 @@ static void run_traced(gql_tracer *t, gql_schema *s, const char *q,
     gql_execute_params params = {.root_value = root,
                                  .variables_json = vars,
                                  .variables_len = vars ? strlen(vars) : 0,
-                                 .hooks = gql_trace_hooks(tr),
+                                 .trace = tr,
                                  .arena = a,
                                  .on_done = on_done,
                                  .ud = d};
@@ -535,13 +535,11 @@ static void async_start(async_run *r, gql_tracer *t, gql_schema *s,
                         const char *q) {
   r->tr = gql_trace_begin(t, NULL);
   r->a = gql_arena_new(NULL);
-  gql_prepare_options po = {.hooks = gql_trace_hooks(r->tr)};
+  gql_prepare_options po = {.trace = r->tr};
   cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &r->p, NULL, NULL), 0);
   gql_trace_set_operation(r->tr, r->p, NULL, 0);
-  gql_execute_params params = {.hooks = gql_trace_hooks(r->tr),
-                               .arena = r->a,
-                               .on_done = on_done,
-                               .ud = &r->d};
+  gql_execute_params params = {
+      .trace = r->tr, .arena = r->a, .on_done = on_done, .ud = &r->d};
   cr_assert_eq(gql_execute(r->p, &params), 1);
 }
 
@@ -718,17 +716,14 @@ static void run_sib_with(gql_tracer *t, gql_schema *s, const char *q, sib *c,
   c->tr = tr;
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p = NULL;
-  gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
+  gql_prepare_options po = {.trace = tr};
   cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, a, NULL), 0);
   const gql_value *root = NULL;
   cr_assert_eq(
       gql_value_parse(a, three_friends, sizeof three_friends - 1, &root), 0);
   gql_trace_set_operation(tr, p, NULL, 0);
-  gql_execute_params params = {.root_value = root,
-                               .hooks = gql_trace_hooks(tr),
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = d};
+  gql_execute_params params = {
+      .root_value = root, .trace = tr, .arena = a, .on_done = on_done, .ud = d};
   cr_assert_eq(gql_execute(p, &params), 0);
   gql_trace_end(tr);
   gql_prepared_free(p);
@@ -1152,7 +1147,7 @@ Test(trace, a_full_queue_drops_and_counts) {
     gql_trace *tr = gql_trace_begin(t, NULL);
     gql_arena *a = gql_arena_new(NULL);
     gql_prepared *p;
-    gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
+    gql_prepare_options po = {.trace = tr};
     cr_assert_eq(
         gql_prepare(s, ref_query, strlen(ref_query), NULL, &po, &p, NULL, NULL),
         0);
@@ -1160,7 +1155,7 @@ Test(trace, a_full_queue_drops_and_counts) {
     gql_value_parse(a, ref_data, strlen(ref_data), &root);
     gql_trace_set_operation(tr, p, NULL, 0);
     gql_execute_params params = {.root_value = root,
-                                 .hooks = gql_trace_hooks(tr),
+                                 .trace = tr,
                                  .arena = a,
                                  .on_done = on_done,
                                  .ud = &d};
@@ -1217,11 +1212,11 @@ Test(trace, a_stuck_transport_never_blocks_requests) {
     gql_trace *tr = gql_trace_begin(t, NULL);
     gql_arena *a = gql_arena_new(NULL);
     gql_prepared *p;
-    gql_prepare_options po = {.hooks = gql_trace_hooks(tr)};
+    gql_prepare_options po = {.trace = tr};
     cr_assert_eq(gql_prepare(s, "{ hello }", 9, NULL, &po, &p, NULL, NULL), 0);
     gql_trace_set_operation(tr, p, NULL, 0);
     gql_execute_params params = {
-        .hooks = gql_trace_hooks(tr), .arena = a, .on_done = on_done, .ud = &d};
+        .trace = tr, .arena = a, .on_done = on_done, .ud = &d};
     gql_execute(p, &params);
     gql_trace_end(tr);
     gql_prepared_free(p);
@@ -1382,7 +1377,7 @@ Test(trace, without_the_operation_only_the_execute_span_is_made) {
   cr_assert_eq(gql_prepare(s, "{ hello }", 9, NULL, NULL, &p, NULL, NULL), 0);
   done d;
   gql_execute_params params = {
-      .hooks = gql_trace_hooks(tr), .arena = a, .on_done = on_done, .ud = &d};
+      .trace = tr, .arena = a, .on_done = on_done, .ud = &d};
   cr_assert_eq(gql_execute(p, &params), 0);
   gql_trace_end(tr);
   gql_tracer_flush(t);
@@ -1429,21 +1424,17 @@ static void run_stamped(uint8_t *calls, uint32_t ncalls, uint64_t *stamps,
   cr_assert_eq(p->nplanned, 3);
   const gql_value *root = NULL;
   cr_assert_eq(gql_value_parse(a, ref_data, strlen(ref_data), &root), 0);
-  gql_hooks h = {.resolve_start = sh_start,
-                 .resolve_finish = sh_finish,
-                 .ctx = c,
-                 .calls = calls,
-                 .ncalls = ncalls,
-                 .stamps = stamps,
-                 .now = sh_now,
-                 .starts = starts};
+  gql_exec_hooks h = {
+      .pub = {.resolve_start = sh_start, .resolve_finish = sh_finish, .ctx = c},
+      .calls = calls,
+      .ncalls = ncalls,
+      .stamps = stamps,
+      .now = sh_now,
+      .starts = starts};
   done d;
-  gql_execute_params params = {.root_value = root,
-                               .hooks = &h,
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = &d};
-  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_execute_params params = {
+      .root_value = root, .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_exec_run(p, &params, &h), 0);
   cr_assert(strstr(d.json, "\"friends\":[{\"name\":\"a\"},{\"name\":\"b\"}]"),
             "%s", d.json);
   gql_prepared_free(p);
@@ -1548,20 +1539,17 @@ Test(trace, an_error_in_a_hook_free_call_after_clean_siblings_gets_finish) {
   uint8_t calls[5] = {0};
   uint64_t stamps[5] = {0};
   error_hooks e = {0};
-  gql_hooks h = {.resolve_start = eh_start,
-                 .resolve_finish = eh_finish,
-                 .ctx = &e,
-                 .calls = calls,
-                 .ncalls = 5,
-                 .stamps = stamps,
-                 .now = eh_now};
+  gql_exec_hooks h = {.pub = {.resolve_start = eh_start,
+                              .resolve_finish = eh_finish,
+                              .ctx = &e},
+                      .calls = calls,
+                      .ncalls = 5,
+                      .stamps = stamps,
+                      .now = eh_now};
   done d;
-  gql_execute_params params = {.root_value = root,
-                               .hooks = &h,
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = &d};
-  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_execute_params params = {
+      .root_value = root, .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_exec_run(p, &params, &h), 0);
   cr_assert(strstr(d.json, "\"data\":{\"hello\":\"hi\",\"boom\":null,"
                            "\"h2\":\"hi\",\"weird\":null,\"h3\":\"hi\"}"),
             "%s", d.json);
@@ -1710,10 +1698,8 @@ Test(trace, a_pooled_trace_answers_per_depth_for_the_same_operation) {
     gql_trace *tr = gql_trace_begin(t, &o);
     gql_trace_set_operation(tr, p, NULL, 0);
     done d;
-    gql_execute_params params = {.root_value = root,
-                                 .hooks = gql_trace_hooks(tr),
-                                 .on_done = on_done,
-                                 .ud = &d};
+    gql_execute_params params = {
+        .root_value = root, .trace = tr, .on_done = on_done, .ud = &d};
     cr_assert_eq(gql_execute(p, &params), 0);
     gql_trace_end(tr);
     gql_tracer_flush(t);
@@ -1755,7 +1741,7 @@ static void run_prepared_with(gql_tracer *t, gql_prepared *p,
   gql_trace_set_operation(tr, p, NULL, 0);
   done d;
   gql_execute_params params = {.root_value = root,
-                               .hooks = gql_trace_hooks(tr),
+                               .trace = tr,
                                .arena = a,
                                .on_done = on_done,
                                .ud = &d};
@@ -1823,18 +1809,15 @@ Test(trace, an_abort_from_resolve_start_fails_later_calls_the_entries_skip) {
   uint8_t calls[3] = {0};
   calls[p->root->fields[0].ordinal] = GQL_HOOK_START | GQL_HOOK_FINISH;
   stamp_hooks c = {0};
-  gql_hooks h = {.resolve_start = sh_abort,
-                 .resolve_finish = sh_finish,
-                 .ctx = &c,
-                 .calls = calls,
-                 .ncalls = 3};
+  gql_exec_hooks h = {.pub = {.resolve_start = sh_abort,
+                              .resolve_finish = sh_finish,
+                              .ctx = &c},
+                      .calls = calls,
+                      .ncalls = 3};
   done d;
-  gql_execute_params params = {.root_value = root,
-                               .hooks = &h,
-                               .arena = a,
-                               .on_done = on_done,
-                               .ud = &d};
-  cr_assert_eq(gql_execute(p, &params), 0);
+  gql_execute_params params = {
+      .root_value = root, .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_exec_run(p, &params, &h), 0);
   /* hello aborted; friends, whose entry says "no hook", still fails */
   cr_assert_str_eq(
       d.json, "{\"errors\":[{\"message\":\"Execution aborted.\","
@@ -1998,5 +1981,35 @@ Test(trace, execute_span_from_the_operations_image_is_each_requests_own) {
   for (int i = 0; i < 3; i++)
     gql_prepared_free(ps[i]);
   gql_tracer_free(t);
+  gql_schema_free(s);
+}
+
+/* A trace and an embedder's hooks are one or the other: the executor
+ * speaks the tracer's protocol through the trace, the public callbacks
+ * through the hooks. */
+Test(trace, a_trace_and_hooks_together_are_refused) {
+  gql_schema *s = ref_schema();
+  gql_trace *tr = gql_trace_begin(NULL, NULL);
+  cr_assert(tr);
+  gql_arena *a = gql_arena_new(NULL);
+  stamp_hooks c = {0};
+  gql_hooks h = {.resolve_start = sh_start, .ctx = &c};
+  gql_prepared *p = NULL;
+  gql_prepare_options both = {.hooks = &h, .trace = tr};
+  cr_assert_eq(gql_prepare(s, "{ boom }", 8, NULL, &both, &p, a, NULL),
+               GQL_EINVAL);
+  cr_assert_null(p);
+  cr_assert_eq(gql_prepare(s, "{ boom }", 8, NULL, NULL, &p, a, NULL), 0);
+  done d = {0};
+  gql_execute_params params = {
+      .hooks = &h, .trace = tr, .arena = a, .on_done = on_done, .ud = &d};
+  cr_assert_eq(gql_execute(p, &params), GQL_EINVAL);
+  cr_assert_eq(c.starts, 0);
+  params.trace = NULL; /* the hooks alone: every call gets resolve_start */
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(c.starts, 1);
+  gql_trace_end(tr);
+  gql_prepared_free(p);
+  gql_arena_free(a);
   gql_schema_free(s);
 }

@@ -1,4 +1,7 @@
-/* The schema's life: copy and parse the SDL, validate it, build, check. */
+/* A schema from SDL, its life: copy and parse the SDL, validate it
+ * (validate_sdl.c), build it (build.c), check it (validate_schema.c), free
+ * it; and the public lookups and printing. (Named after what it starts
+ * from: schema.h, the structures, is below every file here.) */
 #include "internal.h"
 
 int gql_schema_build_docs(gql_schema *s, const gql_schema *base,
@@ -112,6 +115,31 @@ static void spec_introspection(gql_schema *s) {
   e->nvalues = n;
 }
 
+/* The SDL rules over `doc`; without a base, the specified directives come
+ * from a schema of the built-ins alone, built here. */
+static int sdl_validate(const gql_document *doc, gql_str source,
+                        const gql_schema *base, const char *rule,
+                        gql_error_list *errors, const gql_allocator *alc) {
+  gql_schema *std = NULL;
+  if (!base) {
+    gql_schema_build_options o = {.skip_sdl_validation = true,
+                                  .skip_type_validation = true};
+    int rc = gql_schema_build(NULL, 0, alc, &o, &std, NULL);
+    if (rc)
+      return rc;
+  }
+  int rc = gql_sdl_validate_alc(doc, source, base, std, rule, errors, alc);
+  gql_schema_free(std);
+  return rc;
+}
+
+int gql_sdl_validate(const gql_document *doc, gql_str source,
+                     const gql_schema *base, const char *rule,
+                     gql_error_list *errors) {
+  return sdl_validate(doc, source, base, rule, errors,
+                      base ? &base->alc : NULL);
+}
+
 int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
                      const gql_schema_build_options *opts, gql_schema **out,
                      gql_error_list *errors) {
@@ -152,8 +180,7 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
     goto fail;
   if (sdl && !o.skip_sdl_validation) {
     const gql_schema_source *src = &s->sources[s->nsources - 1];
-    rc = gql_sdl_validate_alc(src->doc, src->text, o.base, NULL, errors,
-                              &s->alc);
+    rc = sdl_validate(src->doc, src->text, o.base, NULL, errors, &s->alc);
     if (!rc && grew(errors, count0, trunc0))
       rc = GQL_ESCHEMA;
     if (rc)

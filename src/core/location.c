@@ -1,4 +1,6 @@
-#include "ast.h"
+/* Lines and columns of byte offsets (gql_location_of, public): in core, so
+ * that every layer that reports a position may use it. */
+#include "core.h"
 
 /* Lines end at "\r\n", "\n" or "\r" (graphql-js getLocation). Columns count
  * UTF-16 code units, since graphql-js indexes JavaScript strings: a code

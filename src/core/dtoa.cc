@@ -1,6 +1,6 @@
 // The only C++ in libgql: a shim over libdouble-conversion (the code V8
 // uses), so that numbers print byte-identical to JavaScript's
-// Number#toString and parse correctly rounded. Declared in json.h.
+// Number#toString and parse correctly rounded. Declared in core.h.
 #include <double-conversion/double-conversion.h>
 
 #include <cstddef>

@@ -1,0 +1,594 @@
+/*
+ * The executor's state and the helpers of its hot paths. The executor's
+ * files, each calling only those below it:
+ *   execute.c   gql_execute: the context, early answers, the root
+ *   members.c   members as resolvers (gql_schema_set_member's fields)
+ *   bulk.c      the bulk list writers (gql_out_object_array, _object_ptrs,
+ *               _enum_indices)
+ *   out.c       the public writers (gql_out_*), what a resolver is told
+ *   complete.c  general completion: objects, abstract types, lists, JSON
+ *   deliver.c   the response: errors, the tree written out, on_done
+ *   tree.c      tree mode: the response tree, pending fields, mutations
+ *   walk.c      the direct-mode walk: objects, fields, members, lists of
+ *               objects written straight into the buffer
+ *   hooks.c     hooks and the tracer's protocol (hooks.h) at a call
+ *   leaf.c      leaf values on the general path
+ *   errors.c    errors and null propagation
+ * The recursion of a response (an object's field's resolver writes an
+ * object) runs through the resolvers, called through their pointers: the
+ * writers call down into the walk, and the walk never calls a writer.
+ * Helpers shared by several files are static inline here (always_inline
+ * where the measured code relied on it being inlined), or, out of line and
+ * cold, a static copy per file (noinline); none calls into a file above
+ * this header. walk.h and deliver.h hold the inline helpers that call into
+ * walk.c and deliver.c.
+ */
+#ifndef GQL_EXECUTOR_H
+#define GQL_EXECUTOR_H
+
+#include "exec.h"
+#include "hooks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GQL_EXEC_HAVE_TSC 1
+#endif
+
+typedef struct path_frame {
+  const struct path_frame *parent;
+  const gql_str *key; /* the plan field's key, or NULL for a list index */
+  /* index and last only when key is NULL (a field's frame leaves them
+   * unset); last: the list's last index when every item is certain to call
+   * the fields an earlier one called (see items_last), else 0 */
+  int64_t index;
+  int64_t last;
+} path_frame;
+
+enum { R_EMPTY, R_BYTES, R_NULL, R_OBJECT, R_LIST };
+
+typedef struct rnode {
+  uint8_t kind;
+  bool nullable;
+  struct rnode *parent;
+  size_t start, end;   /* R_BYTES: range of the byte buffer */
+  struct rnode *kids;  /* R_OBJECT, R_LIST */
+  const gql_str *keys; /* R_OBJECT */
+  uint32_t nkids;
+} rnode;
+
+typedef struct exec_error {
+  const char *message;
+  gql_location *locs;
+  uint32_t nlocs;
+  const char *path; /* JSON array or NULL */
+} exec_error;
+
+typedef struct serial_walk {
+  const plan_field **fields;
+  uint32_t count, next;
+  const void *parent;
+  rnode *node;
+} serial_walk;
+
+/* The state of one execution. A request whose root type is synchronous
+ * all the way down (direct mode) ends inside gql_execute, and its context
+ * lives on gql_execute's stack; tree mode's may outlive the call (fields
+ * pend) and is in the request arena. Members under "tree mode" are set only
+ * by gql_exec_tree. */
+typedef struct exec_ctx {
+  const gql_prepared *p;
+  const gql_schema *s;
+  gql_arena *arena;
+  uint8_t owns; /* OWN_ARENA, OWN_OUTPUT: what deliver frees */
+  bool aborted;
+  bool last_stamps; /* the hooks' last_stamps, in direct mode */
+  bool owed; /* a stamp may be GQL_STAMP_OWED (see gql_exec_stamps_settle) */
+  /* a @skip or @include's `if` may have no boolean value (a variable
+   * without one, unvalidated literals): sets with check_conds are checked
+   * (gql_exec_conditions_fail) */
+  bool cond_check;
+  gql_buf *out; /* where values are written: the response, or the bytes of
+                 * tree mode */
+  gql_buf resp;
+  gql_output *output;
+  const gql_json_value **vars;
+  const gql_json_value **slots;
+  exec_error *errs;
+  uint32_t nerrs, cap;
+  const gql_exec_hooks *hooks; /* the protocol (hooks.h), or NULL */
+  void *context;
+  void (*on_done)(void *, const char *, size_t, bool);
+  void *ud;
+  /* tree mode */
+  bool walking;
+  bool done; /* the response has been delivered */
+  uint32_t pending;
+  rnode *root;
+  gql_buf bytes;      /* the values, ranges of which the tree's nodes are */
+  serial_walk serial; /* a mutation's root fields, one at a time */
+  /* set only when used */
+  gql_output own_output; /* params->output is NULL */
+  /* vars and slots when the operation has few (no arena call) */
+  const gql_json_value *few_vars[4], *few_slots[4];
+} exec_ctx;
+
+enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
+
+/* An output handle. Its first member is the info a resolver of the field is
+ * given (ctx, plan field and path are stored once, there): a field's output
+ * is its own info; a list item's output shares ctx and plan field with the
+ * field, has the item's path, and points `info` at the field's info. */
+struct gql_out {
+  gql_resolve_info own; /* own.ctx, own.pf and own.path are the output's */
+  const gql_resolve_info *info; /* a list item's: the field's; NULL for a
+                                 * field's own output: see out_info */
+  gql_type_ref type;
+  rnode *node; /* tree mode: the node this value fills */
+  size_t mark; /* direct mode: where the value starts */
+  bool written;
+  bool prop; /* direct mode: the container must become null */
+  bool pending_root;
+  bool pended;      /* the resolver returned pending */
+  bool field_level; /* a pending field (not a list item): its completion
+                     * ends the resolver's trace span */
+  uint8_t dleaf;    /* the writers' fast paths: the leaf kind (or
+                     * LEAF_OBJECT) when `type` is the bare named type (T or
+                     * T!), the value goes straight into the buffer (not
+                     * tree mode) and nothing is written yet; else LEAF_NONE */
+};
+
+struct gql_pending {
+  gql_out out;
+  gql_resolve_info info;
+};
+
+#define DONE(o)                                                                \
+  do {                                                                         \
+    if ((o)->pending_root)                                                     \
+      gql_exec_pending_done(o);                                                \
+  } while (0)
+
+/* What gql_out_object_array does when its fast path does not apply. */
+typedef void (*gql_exec_array_fn)(gql_out *o, const void *base, size_t count,
+                                  size_t stride, uint32_t type);
+
+/* ---- the files' functions, bottom up */
+
+/* complete.c */
+void gql_exec_complete_composite(gql_out *o, const void *obj, uint32_t type);
+void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
+                            gql_list_item_fn fn);
+void gql_exec_not_iterable(gql_out *o);
+void gql_exec_complete_json(gql_out *o, const gql_json_value *v);
+void gql_exec_out_int_slow(gql_out *o, int64_t i);
+void gql_exec_out_float_slow(gql_out *o, double d);
+void gql_exec_out_string_slow(gql_out *o, const char *s, size_t len);
+void gql_exec_out_bool_slow(gql_out *o, bool b);
+
+/* deliver.c */
+void gql_exec_write_errors(exec_ctx *ctx, gql_buf *b);
+void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
+void gql_exec_finish(exec_ctx *ctx);
+void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
+
+/* tree.c */
+void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
+                          const path_frame *path, rnode *node, bool serial);
+void gql_exec_pending_done(gql_out *o);
+int gql_exec_tree(exec_ctx *ctx, const void *root_value);
+
+/* walk.c */
+void gql_exec_resolve_field(exec_ctx *ctx, const plan_field *pf,
+                            const void *parent, const path_frame *path,
+                            gql_out *o);
+bool gql_exec_enum_list_write(gql_buf *b, const plan_field *pf, const char *p);
+bool gql_exec_members_object(exec_ctx *ctx, const plan_set *ps,
+                             const void *parent, const path_frame *path);
+bool gql_exec_object_direct(exec_ctx *ctx, const plan_set *ps,
+                            const void *parent, const path_frame *path);
+void gql_exec_object_array(gql_out *o, const void *base, size_t count,
+                           size_t stride, uint32_t type,
+                           gql_exec_array_fn general);
+bool gql_exec_members_list(exec_ctx *ctx, gql_buf *b, const plan_field *pf,
+                           const char *p, const path_frame *path);
+
+/* hooks.c */
+gql_exec_hooks *gql_exec_hooks_asking(exec_ctx *ctx, const gql_exec_hooks *h);
+void gql_exec_resolve_field_hooked(exec_ctx *ctx, const plan_field *pf,
+                                   const void *parent, gql_out *o);
+
+/* leaf.c */
+void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v);
+
+/* conditions.c */
+bool gql_exec_conditions_fail(exec_ctx *ctx, uint32_t type,
+                              const path_frame *path);
+
+/* errors.c */
+const char *gql_exec_path_json(exec_ctx *ctx, const path_frame *f);
+void gql_exec_add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
+                        uint32_t off, const path_frame *path);
+void gql_exec_tree_fail(exec_ctx *ctx, rnode *n);
+void gql_exec_value_failed(gql_out *o);
+void gql_exec_field_error(gql_out *o, const char *msg, uint32_t off);
+void gql_exec_field_errorf(gql_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void gql_exec_complete_null(gql_out *o);
+void gql_exec_no_runtime_type(gql_out *o);
+void gql_exec_not_object(gql_out *o, uint32_t t);
+void gql_exec_not_possible(gql_out *o, uint32_t t);
+void gql_exec_object_unresolved(gql_out *o, const void *obj, uint32_t t);
+void gql_exec_stamps_settle(exec_ctx *ctx);
+
+/* ---- helpers */
+/* Whether an occurrence's @skip / @include conditions let it in: a
+ * variable that is a boolean other than the condition wants leaves it out
+ * (graphql-js: `skip.if === true`, `include.if === false`); one without a
+ * boolean value never reaches here (gql_exec_conditions_fail). */
+static inline bool occ_included(const exec_ctx *ctx, const plan_occ *o) {
+  for (uint32_t i = 0; i < o->nconds; i++) {
+    const gql_json_value *v = ctx->vars[o->conds[i].var];
+    if (v && v->kind == GQL_JSON_BOOL && v->boolean != o->conds[i].want)
+      return false;
+  }
+  return true;
+}
+
+/* Every write goes through here: a written output takes no fast path. */
+static inline void set_written(gql_out *o) {
+  o->written = true;
+  o->dleaf = LEAF_NONE;
+}
+
+static inline bool begin(gql_out *o) {
+  if (o->written)
+    return false;
+  set_written(o);
+  return true;
+}
+
+static inline const gql_str *parent_name(const gql_out *o) {
+  return &o->own.ctx->s->types[o->own.pf->parent_type].name;
+}
+
+static __attribute__((noinline, unused)) bool
+field_included(const exec_ctx *ctx, const plan_set *ps, plan_entry e) {
+  const plan_field *pf = &ps->fields[e.field];
+  if (!occ_included(ctx, &pf->occs[e.occ]))
+    return false;
+  for (uint32_t j = 0; j < e.occ; j++)
+    if (occ_included(ctx, &pf->occs[j]))
+      return false;
+  return true;
+}
+
+/* A struct member at p, whatever its alignment. */
+#define MEMBER_LOAD(name, T)                                                   \
+  static inline T name(const char *p) {                                        \
+    T v;                                                                       \
+    memcpy(&v, p, sizeof v);                                                   \
+    return v;                                                                  \
+  }
+
+MEMBER_LOAD(ld_i32, int32_t)
+
+MEMBER_LOAD(ld_i64, int64_t)
+
+MEMBER_LOAD(ld_f64, double)
+
+MEMBER_LOAD(ld_bool, bool)
+
+MEMBER_LOAD(ld_str, gql_str)
+
+MEMBER_LOAD(ld_cstr, const char *)
+
+MEMBER_LOAD(ld_ptr, const char *)
+
+MEMBER_LOAD(ld_u16, uint16_t)
+
+MEMBER_LOAD(ld_u32, uint32_t)
+
+MEMBER_LOAD(ld_u64, uint64_t)
+
+#undef MEMBER_LOAD
+
+/* A list member's count: an unsigned member of `size` bytes at p. */
+static inline size_t ld_count(const char *p, uint8_t size) {
+  switch (size) {
+  case 1:
+    return (uint8_t)*p;
+  case 2:
+    return ld_u16(p);
+  case 4:
+    return ld_u32(p);
+  default: /* 8 */
+    return (size_t)ld_u64(p);
+  }
+}
+
+/* A list member's items: in the parent, or where its pointer member points
+ * (NULL: a null list). */
+static inline const char *ld_items(const char *parent, uint32_t off,
+                                   bool items_inline) {
+  return items_inline ? parent + off : ld_ptr(parent + off);
+}
+
+/* The type a list member of `pf` gives its object items: its own, but
+ * for an abstract type without a resolve_type, no type (UINT32_MAX - 1: a
+ * "must resolve to an Object type" error per item) rather than
+ * GQL_TYPE_AUTO, which would read the C struct as JSON for __typename. */
+static inline uint32_t list_item_type(const plan_field *pf,
+                                      const exec_resolver *r) {
+  return r->item_type == GQL_TYPE_AUTO && !pf->named_object && !pf->resolve_type
+             ? GQL_TYPE_AUTO - 1
+             : r->item_type;
+}
+
+/* The hooks' clock (h->now set): inline when it is the time-stamp
+ * counter. */
+static inline uint64_t hooks_now(const gql_exec_hooks *h) {
+#ifdef GQL_EXEC_HAVE_TSC
+  if (GQL_LIKELY(h->now_tsc))
+    return __rdtsc();
+#endif
+  return h->now(h->pub.ctx);
+}
+
+/* A synchronous completion of field `pf` at field frame `fr` that the hooks
+ * stamp: its time, or (gql_hooks.last_stamps, see items_last) none when a
+ * later item of the list that the field's object is an item of will call
+ * the same field: that call's completion comes later, and the stamp is
+ * owed until then. */
+static inline void stamp_completion(exec_ctx *ctx, const gql_exec_hooks *h,
+                                    const plan_field *pf,
+                                    const path_frame *fr) {
+  const path_frame *it = fr->parent;
+  if (it && !it->key && it->index < it->last) {
+    h->stamps[pf->ordinal] = GQL_STAMP_OWED;
+    ctx->owed = true;
+    return;
+  }
+  h->stamps[pf->ordinal] = hooks_now(h);
+}
+
+/* The tracer's cached answer: this call of a traced execution needs no
+ * hook (a collapsed sibling, a leaf). After an abort ctx->hooks has no
+ * answers (see gql_exec_resolve_field_hooked): no abort flag to read per call.
+ */
+static inline bool hook_free(const exec_ctx *ctx, const gql_exec_hooks *h,
+                             const plan_field *pf) {
+  (void)ctx;
+  return pf->ordinal < h->ncalls && !h->calls[pf->ordinal];
+}
+
+/* The same, for ctx->hooks, which has an answer for every planned field
+ * (see answer_early): its answer, read without a bound check. */
+static inline unsigned hooks_answer(const gql_exec_hooks *h,
+                                    const plan_field *pf) {
+  return h->calls[pf->ordinal];
+}
+
+/* Or it needs a clock read at its completion only (GQL_HOOK_STAMP). */
+static inline bool stamp_only(const exec_ctx *ctx, const gql_exec_hooks *h,
+                              const plan_field *pf) {
+  return pf->ordinal < h->ncalls && h->calls[pf->ordinal] == GQL_HOOK_STAMP &&
+         !ctx->aborted && h->stamps && h->now;
+}
+
+/* The info a resolver or resolve_type of this output is given. */
+static inline const gql_resolve_info *out_info(const gql_out *o) {
+  return o->info ? o->info : &o->own;
+}
+
+/* Sets every member but own.args and own.trace, which only
+ * gql_exec_resolve_field's slow path reads (this runs for every field, so it
+ * does not clear the whole struct). List items set `info` to the field's. */
+static inline void out_init(gql_out *o, exec_ctx *ctx, const plan_field *pf,
+                            gql_type_ref type, uint8_t dleaf,
+                            const path_frame *path, rnode *node) {
+  o->own.ctx = ctx;
+  o->own.pf = pf;
+  o->own.path = path;
+  o->own.error = NULL;
+  o->info = NULL;
+  o->type = type;
+  o->node = node;
+  o->mark = ctx->out->len;
+  o->written = false;
+  o->prop = false;
+  o->pending_root = false;
+  o->pended = false;
+  o->field_level = false;
+  o->dleaf = node ? LEAF_NONE : dleaf;
+}
+
+/* `sep` ('{' or ',') and the field's "key": with one capacity check, and
+ * for a key under 32 bytes one or two 16-byte copies. */
+static inline void put_key(gql_buf *b, char sep, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad + 1, 16);
+    if (pf->key_short > 16)
+      memcpy(d + 16, pf->key_pad + 17, 16);
+    d[0] = sep;
+    b->len += pf->key_short;
+    return;
+  }
+  gql_str kj = pf->key_json;
+  if (GQL_UNLIKELY(b->cap - b->len < kj.len + 1) &&
+      !gql_buf_reserve(b, kj.len + 1))
+    return;
+  b->data[b->len++] = sep;
+  gql_buf_put(b, kj.ptr, kj.len);
+}
+
+/* A list item's opening and its first field's key: `open` ('[' or ','),
+ * '{' and "key": in one or two 16-byte copies. */
+static inline void put_item_key(gql_buf *b, char open, const plan_field *pf) {
+  if (GQL_LIKELY(pf->key_short && b->cap - b->len >= 32)) {
+    char *d = b->data + b->len;
+    memcpy(d, pf->key_pad, 16);
+    if (pf->key_short >= 16)
+      memcpy(d + 16, pf->key_pad + 16, 16);
+    d[0] = open;
+    d[1] = '{';
+    b->len += pf->key_short + 1u;
+    return;
+  }
+  gql_buf_putc(b, open);
+  put_key(b, '{', pf);
+}
+
+/* A member field (plan_field.member) written straight into b, with no
+ * resolver call and no output set-up: true when written; false (nothing
+ * written) when the value needs the general path (a null, an Int out of
+ * range, a non-finite Float, an enum index out of range). */
+static inline __attribute__((always_inline)) bool
+member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
+  switch (kind) {
+  case MEMBER_INT32:
+    gql_json_write_int(b, ld_i32(p));
+    return true;
+  case MEMBER_INT64_INT: {
+    int64_t v = ld_i64(p);
+    if ((uint64_t)v + 2147483648u > UINT32_MAX) /* outside Int's range */
+      return false;
+    gql_json_write_int(b, v);
+    return true;
+  }
+  case MEMBER_INT64:
+    gql_json_write_int(b, ld_i64(p));
+    return true;
+  case MEMBER_DOUBLE: {
+    double v = ld_f64(p);
+    if (!isfinite(v))
+      return false;
+    gql_json_write_double(b, v);
+    return true;
+  }
+  case MEMBER_BOOL:
+    if (ld_bool(p))
+      gql_buf_put(b, "true", 4);
+    else
+      gql_buf_put(b, "false", 5);
+    return true;
+  case MEMBER_STR: {
+    gql_str v = ld_str(p);
+    if (!v.ptr)
+      return false;
+    gql_json_write_string(b, v);
+    return true;
+  }
+  case MEMBER_CSTR: {
+    const char *v = ld_cstr(p);
+    if (!v)
+      return false;
+    gql_json_write_string(b, (gql_str){v, strlen(v)});
+    return true;
+  }
+  case MEMBER_ENUM: {
+    uint8_t v = (uint8_t)*p;
+    const gql_type *e = pf->named;
+    if (v >= e->nvalues)
+      return false;
+    gql_json_write_plain(b, e->values[v].name);
+    return true;
+  }
+  default: /* MEMBER_NONE: callers test it first */
+    __builtin_unreachable();
+  }
+}
+
+/* The output the fields of an object share (see field_direct), with its
+ * path frame `fr`: set once per object, or once per list of objects. */
+static inline void object_out_init(gql_out *o, exec_ctx *ctx, path_frame *fr) {
+  o->own.ctx = ctx;
+  o->own.path = fr;
+  o->info = NULL;
+  o->node = NULL;
+  o->pending_root = false;
+  o->pended = false;
+  o->field_level = false;
+}
+
+/* enum_items_put value by value, with a capacity check each. */
+static __attribute__((noinline, unused)) bool
+enum_items_slow(gql_buf *b, const plan_field *pf, const uint8_t *items,
+                size_t count) {
+  const gql_type *e = pf->named;
+  size_t mark = b->len;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (v >= e->nvalues) {
+      b->len = mark;
+      return false;
+    }
+    gql_buf_putc(b, i ? ',' : '[');
+    gql_json_write_plain(b, e->values[v].name);
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  gql_buf_putc(b, ']');
+  return true;
+}
+
+/* [...] for enum indices items[0..count) of enum pf->named: true when
+ * written; false (nothing written) when an index is out of range. A short
+ * list of short names (exec_type.quoted) takes one capacity check and a
+ * copy of each value's slot, with no call. */
+static inline __attribute__((always_inline)) bool
+enum_items_put(gql_buf *b, const plan_field *pf, const uint8_t *items,
+               size_t count) {
+  const char *q = ((const exec_type *)pf->named->exec_data)->quoted;
+  size_t need = count * ENUM_SLOT + 2;
+  if (GQL_UNLIKELY(!q || count > 64 ||
+                   (b->cap - b->len < need && !gql_buf_reserve(b, need))))
+    return enum_items_slow(b, pf, items, count);
+  uint32_t nvalues = pf->named->nvalues;
+  char *start = b->data + b->len, *d = start;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t v = items[i];
+    if (GQL_UNLIKELY(v >= nvalues))
+      return false; /* b->len has not moved */
+    const char *slot = q + (size_t)v * ENUM_SLOT;
+    uint8_t n = (uint8_t)slot[ENUM_SLOT - 1];
+    memcpy(d, slot, 16);
+    if (n > 16)
+      memcpy(d + 16, slot + 16, 16);
+    d += n;
+  }
+  if (count)
+    *start = '[';
+  else
+    *d++ = '[';
+  *d++ = ']';
+  b->len = (size_t)(d - b->data);
+  return true;
+}
+
+/* path_frame.last for the items of a list of `count` items, in an
+ * execution that asks for last stamps (ctx->last_stamps, tested by the
+ * callers first: an argument they computed before it would cost the
+ * untraced lists): its last index when the items are non-null and have
+ * one plan (`one_plan_non_null`: in a synchronous execution each item then
+ * calls every field an earlier one called, unless an error ends the list),
+ * else 0. */
+static inline int64_t items_last(bool one_plan_non_null, size_t count) {
+  return one_plan_non_null ? (int64_t)count - 1 : 0;
+}
+
+static inline const plan_set *sub_plan(const plan_field *pf, uint32_t type) {
+  if (pf->sub_span) {
+    uint32_t k = type - pf->sub_lo;
+    return k < pf->sub_span ? pf->sub_table[k] : NULL;
+  }
+  for (uint32_t i = 0; i < pf->nsubs; i++)
+    if (pf->sub_types[i] == type)
+      return pf->subs[i];
+  return NULL;
+}
+
+#endif
