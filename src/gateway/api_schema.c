@@ -26,6 +26,8 @@ static int add_feature(gql_supergraph *sg, gql_str name) {
 /* The namespace of a @link(url:): the path segment before the version
  * (".../join/v0.3" -> join), or the last one. */
 static gql_str link_name(gql_str url) {
+  if (!url.ptr)
+    return url; /* no url: argument (fuzz_supergraph: no offset on NULL) */
   size_t end = url.len;
   while (end && url.ptr[end - 1] == '/')
     end--;
