@@ -67,7 +67,9 @@ static int read_features(gql_supergraph *sg) {
         continue;
       gql_str as = value_str(gw_arg(d, "as"));
       gql_str url = value_str(gw_arg(d, "url"));
-      rc = add_feature(sg, as.ptr ? as : link_name(url));
+      gql_str ns = as.ptr ? as : link_name(url);
+      if (ns.len) /* no namespace (no url:): no feature, nothing hidden */
+        rc = add_feature(sg, ns);
       const gql_ast_value *imp = gw_arg(d, "import");
       for (uint32_t k = 0; !rc && imp && imp->h.kind == GQL_AST_LIST_VALUE &&
                            k < imp->u.list.count;
