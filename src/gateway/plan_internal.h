@@ -49,6 +49,8 @@ typedef struct gw_planner {
   gw_guard guards[GW_MAX_GUARDS];
   uint32_t guard_depth; /* nested estimates of keys and requires */
   uint64_t budget;      /* estimate steps left (bounds planning time) */
+  bool exhaustive;      /* estimates not cut at a known cheaper way (the
+                           search that explains a failure) */
   uint32_t mark;        /* dependency walks */
   /* the first field found that no subgraph gives (error messages) */
   const gql_gw_type *fail_type;

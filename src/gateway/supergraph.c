@@ -216,8 +216,11 @@ static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
   int arc = read_access(l, &def->directives, &f->access);
   if (arc < 0)
     return arc;
-  f->graphs = gql_arena_alloc(sg->arena,
-                              (def->directives.count + 1) * sizeof *f->graphs);
+  uint32_t nfg = 0; /* entries: the @join__field applications with a graph */
+  for (uint32_t i = 0; i < def->directives.count; i++)
+    nfg += gw_dir_is(def->directives.items[i], "join__field") &&
+           gw_arg(def->directives.items[i], "graph");
+  f->graphs = gql_arena_alloc(sg->arena, (nfg + 1) * sizeof *f->graphs);
   if (!f->graphs)
     return OOM(l);
   bool any = false;
@@ -315,7 +318,14 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
   int arc = read_access(l, &def->directives, &t->access);
   if (arc < 0)
     return arc;
-  t->graphs = gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *t->graphs);
+  /* one entry per subgraph that has the type: at most its @join__type
+   * applications (every subgraph when it has none) */
+  uint32_t ntg = 0;
+  for (uint32_t i = 0; i < def->directives.count; i++)
+    ntg += gw_dir_is(def->directives.items[i], "join__type");
+  if (ntg == 0 || ntg > sg->ngraphs)
+    ntg = sg->ngraphs;
+  t->graphs = gql_arena_alloc(sg->arena, (ntg + 1) * sizeof *t->graphs);
   t->fields =
       gql_arena_alloc(sg->arena, (def->fields.count + 1) * sizeof *t->fields);
   if (!t->graphs || !t->fields)
@@ -373,28 +383,34 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
                          &t->nmembers);
   if (rc)
     return rc;
-  bool any_value = false;
+  /* counted first: grown one by one, an enum of many values in many
+   * subgraphs took memory quadratic in them (155 MB of 458 MB on
+   * bench/gateway-scale) */
+  uint32_t nrefs = 0;
+  for (uint32_t i = 0; i < def->values.count; i++) {
+    const gql_ast_directives *ds = &def->values.items[i]->directives;
+    for (uint32_t j = 0; j < ds->count; j++)
+      nrefs += gw_dir_is(ds->items[j], "join__enumValue");
+  }
+  if (nrefs) {
+    t->enum_values =
+        gql_arena_alloc(sg->arena, (size_t)nrefs * sizeof *t->enum_values);
+    if (!t->enum_values)
+      return OOM(l);
+  }
   for (uint32_t i = 0; i < def->values.count; i++) {
     const gql_ast_enum_value_def *v = def->values.items[i];
     for (uint32_t j = 0; j < v->directives.count; j++) {
       const gql_ast_directive *d = v->directives.items[j];
       if (!gw_dir_is(d, "join__enumValue"))
         continue;
-      any_value = true;
-      gql_gw_type_ref *refs =
-          gql_arena_grow(sg->arena, t->enum_values, t->nenum_values,
-                         t->nenum_values + 1, sizeof *refs);
-      if (!refs)
-        return OOM(l);
-      t->enum_values = refs;
-      gql_gw_type_ref *ref = &refs[t->nenum_values++];
+      gql_gw_type_ref *ref = &t->enum_values[t->nenum_values++];
       ref->name = gql_ast_name_str(v->name);
       rc = graph_of(l, d, &ref->graph);
       if (rc)
         return rc;
     }
   }
-  (void)any_value;
   if (def->values.count) {
     t->api_values =
         gql_arena_alloc(sg->arena, def->values.count * sizeof *t->api_values);
@@ -631,6 +647,12 @@ static int field_set(loader *l, const gql_ast_directive *d, const char *arg,
 static int link_field_sets(loader *l) {
   gql_supergraph *sg = l->sg;
   const gql_document *doc = sg->doc;
+  /* keys, in the order of the @join__type applications per graph: one
+   * count per subgraph, zeroed for each type's own subgraphs */
+  uint32_t *seen = gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *seen);
+  if (!seen)
+    return OOM(l);
+  memset(seen, 0, (sg->ngraphs + 1) * sizeof *seen);
   for (uint32_t i = 0; i < doc->definitions.count; i++) {
     const gql_ast_node *n = doc->definitions.items[i];
     if (!gql_ast_is_type_definition(n->kind))
@@ -638,12 +660,8 @@ static int link_field_sets(loader *l) {
     const gql_ast_type_def *def = (const gql_ast_type_def *)n;
     gql_gw_type *t =
         (gql_gw_type *)gql_supergraph_type(sg, gql_ast_name_str(def->name));
-    /* keys, in the order of the @join__type applications per graph */
-    uint32_t *seen =
-        gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *seen);
-    if (!seen)
-      return OOM(l);
-    memset(seen, 0, (sg->ngraphs + 1) * sizeof *seen);
+    for (uint32_t g = 0; g < t->ngraphs; g++)
+      seen[t->graphs[g].graph] = 0;
     for (uint32_t j = 0; j < def->directives.count; j++) {
       const gql_ast_directive *d = def->directives.items[j];
       if (!gw_dir_is(d, "join__type") || !gw_arg(d, "key"))
@@ -709,12 +727,17 @@ static int index_fields(loader *l) {
       continue;
     for (uint32_t j = 0; j < t->nfields; j++) {
       const gql_gw_field *f = &t->fields[j];
-      char *k = gql_arena_sprintf(sg->arena, "%.*s.%.*s", (int)t->name.len,
-                                  t->name.ptr, (int)f->name.len, f->name.ptr);
+      /* "Type.field", copied (not formatted: sprintf was 11% of the
+       * load of bench/gateway-scale) */
+      size_t len = t->name.len + 1 + f->name.len;
+      char *k = gql_arena_alloc(sg->arena, len);
       if (!k)
         return OOM(l);
+      memcpy(k, t->name.ptr, t->name.len);
+      k[t->name.len] = '.';
+      memcpy(k + t->name.len + 1, f->name.ptr, f->name.len);
       sg->field_list[n] = f;
-      if (gql_strmap_put(&sg->field_index, gql_cstr(k), n++) < 0)
+      if (gql_strmap_put(&sg->field_index, (gql_str){k, len}, n++) < 0)
         return OOM(l);
     }
   }
