@@ -16,7 +16,9 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
       gql_exec_value_failed(o);
     return;
   }
-  if (ctx->s->types[concrete].sync) {
+  /* (an incremental execution's objects are all in the tree: defer.c
+   * splits their fields) */
+  if (ctx->s->types[concrete].sync && !ctx->inc) {
     size_t start = ctx->out->len;
     if (exec_object_direct(ctx, ps, obj, o->own.path)) {
       ctx->out->len = start;

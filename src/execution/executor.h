@@ -120,7 +120,67 @@ typedef struct exec_ctx {
    * read only by the root field's gql_exec_sub_resolver; NULL when it
    * runs once (subscription_once). */
   struct exec_sub *sub;
+  /* Incremental delivery (defer.c, incremental.c), tree mode only: the
+   * execution's state (NULL: a plain execution, gql_exec_tree sets it) and
+   * the execution group this context runs (NULL: the initial result). */
+  struct inc_state *inc;
+  struct inc_group *group;
 } exec_ctx;
+
+/* ---- incremental delivery (defer.c records, incremental.c delivers) */
+
+/* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
+ * usage at one object of the response. */
+typedef struct inc_record {
+  const plan_defer *usage;
+  const char *path;          /* JSON array */
+  struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
+  exec_ctx *creator;         /* the context whose walk made it */
+  const rnode *node;         /* its object in the creator's tree */
+  uint32_t ngroups, ndone;
+  int32_t id; /* -1 until announced in `pending` */
+  bool dead;  /* its object was nulled, or its parent failed */
+  bool failed, completed;
+  const char *errors; /* failed: the JSON array */
+  struct inc_record *next;
+} inc_record;
+
+/* An execution group: the fields of one object whose @defer usages are the
+ * same set (graphql-js's DeferredGroupedFieldSetRecord). */
+typedef struct inc_group {
+  const plan_defer **set;
+  inc_record **recs; /* the fragment of each usage of `set` */
+  uint32_t nset;
+  const plan_set *ps;
+  const void *parent;
+  const path_frame *path; /* copied */
+  const char *path_json;
+  exec_ctx *creator;
+  const rnode *node; /* its object in the creator's tree */
+  exec_ctx *ctx;     /* its own, once started */
+  rnode *root;
+  bool dead, started, done, failed, delivered;
+  gql_str data;   /* done: the data object's JSON */
+  gql_str errors; /* done: the errors array (len 0: none) */
+  struct inc_group *next;
+} inc_group;
+
+typedef struct inc_state {
+  exec_ctx *ctx; /* the initial result's */
+  inc_record *recs, **rtail;
+  inc_group *groups, **gtail;
+  int32_t next_id;
+  bool initial_sent, finished, pumping;
+  uint8_t owns;      /* the initial context's owns, released at the end */
+  exec_ctx *current; /* the context delivering now */
+  bool *sync_done;   /* gql_exec_incremental's: set when finished in it */
+  void (*on_payload)(void *, const char *, size_t, bool);
+  void *ud;
+  /* the payload being made: its pending, incremental and completed
+   * entries, and whether one has errors */
+  gql_buf pend, incr, comp;
+  bool errs;
+} inc_state;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
 
@@ -181,11 +241,19 @@ void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
+/* incremental.c */
+int gql_exec_incremental(exec_ctx *ctx, const void *root_value);
+
 /* tree.c */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial);
 void gql_exec_pending_done(gql_out *o);
 int gql_exec_tree(exec_ctx *ctx, const void *root_value);
+
+/* defer.c */
+bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
+                           const void *parent, const path_frame *path,
+                           rnode *node);
 
 /* walk.c */
 void gql_exec_resolve_field(exec_ctx *ctx, const plan_field *pf,

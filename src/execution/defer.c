@@ -1,0 +1,203 @@
+/* @defer in an incremental execution (graphql-js 17's buildExecutionPlan):
+ * the fields of an object whose @defer usages are the set the running
+ * context executes stay in it; the others go to execution groups, one per
+ * set, that incremental.c runs after the payload of their fragments'
+ * parent. Here the object's fragments (the usages its selections met) and
+ * groups are recorded; nothing runs. Only plan sets with any_defer in a
+ * context with an inc_state come here. */
+#include "executor.h"
+
+/* Whether usage `u` is on: its `if` is a variable that is not false. */
+static bool usage_on(const exec_ctx *ctx, const plan_defer *u) {
+  if (u->var == UINT32_MAX)
+    return true;
+  const gql_json_value *v = ctx->vars[u->var];
+  return !v || v->kind != GQL_JSON_BOOL || v->boolean;
+}
+
+/* The innermost usage that is on, from `u` up (NULL: none). */
+static const plan_defer *effective(const exec_ctx *ctx, const plan_defer *u) {
+  while (u && !usage_on(ctx, u))
+    u = u->parent;
+  return u;
+}
+
+static bool in_set(const plan_defer *const *set, uint32_t n,
+                   const plan_defer *u) {
+  for (uint32_t i = 0; i < n; i++)
+    if (set[i] == u)
+      return true;
+  return false;
+}
+
+/* graphql-js getFilteredDeferUsageSet of a field's included occurrences
+ * into set (room for pf->nocc): empty when one is not deferred; a usage
+ * whose ancestor is in the set is left out. */
+static uint32_t field_set(const exec_ctx *ctx, const plan_field *pf,
+                          const plan_defer **set) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < pf->nocc; i++) {
+    if (!occ_included(ctx, &pf->occs[i]))
+      continue;
+    const plan_defer *u = effective(ctx, pf->occs[i].defer);
+    if (!u)
+      return 0;
+    if (!in_set(set, n, u))
+      set[n++] = u;
+  }
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    bool covered = false;
+    for (const plan_defer *a = effective(ctx, set[i]->parent); a && !covered;
+         a = effective(ctx, a->parent))
+      covered = in_set(set, n, a);
+    if (!covered)
+      set[k++] = set[i];
+  }
+  return k;
+}
+
+static bool same_set(const plan_defer *const *a, uint32_t na,
+                     const plan_defer *const *b, uint32_t nb) {
+  if (na != nb)
+    return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!in_set(b, nb, a[i]))
+      return false;
+  return true;
+}
+
+/* Whether JSON path `prefix` is `path` or a path above it. */
+static bool path_within(const char *prefix, const char *path) {
+  size_t n = strlen(prefix) - 1; /* without its ']' */
+  if (strncmp(prefix, path, n) != 0)
+    return false;
+  return path[n] == ']' || (n == 1 || path[n] == ',');
+}
+
+/* The fragment of usage `u` whose object is at `path` or above it. */
+static inc_record *find_record(const inc_state *st, const plan_defer *u,
+                               const char *path) {
+  for (inc_record *r = st->recs; r; r = r->next)
+    if (r->usage == u && path_within(r->path, path))
+      return r;
+  return NULL;
+}
+
+static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
+  if (!f)
+    return NULL;
+  path_frame *c = gql_arena_alloc(a, sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *f;
+  c->parent = copy_path(a, f->parent);
+  return c;
+}
+
+/* Records the fragments of the usages met collecting `ps` at `path`. */
+static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
+                        rnode *node) {
+  inc_state *st = ctx->inc;
+  for (uint32_t i = 0; i < ps->ndefers; i++) {
+    const plan_defer *u = ps->defers[i];
+    if (!usage_on(ctx, u))
+      continue;
+    inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
+    if (!r)
+      return false;
+    const plan_defer *pu = effective(ctx, u->parent);
+    *r = (inc_record){.usage = u,
+                      .path = path,
+                      .parent = pu ? find_record(st, pu, path) : NULL,
+                      .creator = ctx,
+                      .node = node,
+                      .id = -1};
+    *st->rtail = r;
+    st->rtail = &r->next;
+  }
+  return true;
+}
+
+static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
+                            const void *parent, const path_frame *path,
+                            const char *path_json, rnode *node,
+                            const plan_defer **set, uint32_t n) {
+  inc_state *st = ctx->inc;
+  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g);
+  const plan_defer **gs = gql_arena_alloc(ctx->arena, sizeof *gs * n);
+  inc_record **recs = gql_arena_alloc(ctx->arena, sizeof *recs * n);
+  if (!g || !gs || !recs)
+    return NULL;
+  memcpy(gs, set, sizeof *gs * n);
+  *g = (inc_group){.set = gs,
+                   .recs = recs,
+                   .nset = n,
+                   .ps = ps,
+                   .parent = parent,
+                   .path = copy_path(ctx->arena, path),
+                   .path_json = path_json,
+                   .creator = ctx,
+                   .node = node};
+  if (path && !g->path)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    recs[i] = find_record(st, set[i], path_json);
+    if (!recs[i])
+      g->dead = true; /* (unvalidated documents only) */
+    else
+      recs[i]->ngroups++;
+  }
+  *st->gtail = g;
+  st->gtail = &g->next;
+  return g;
+}
+
+bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
+                           const void *parent, const path_frame *path,
+                           rnode *node) {
+  assert(ps->any_cond && ctx->inc);
+  const inc_group *run = ctx->group;
+  /* the root of a group: its fields alone, its fragments already made */
+  bool group_root = run && node == run->root;
+  const plan_defer *const *cur = run ? run->set : NULL;
+  uint32_t ncur = run ? run->nset : 0;
+  bool *keep = gql_arena_alloc(ctx->arena, sizeof *keep * (ps->nentries + 1));
+  const char *path_json = gql_exec_path_json(ctx, path);
+  if (!keep || !path_json)
+    return NULL;
+  if (!group_root && !add_records(ctx, ps, path_json, node))
+    return NULL;
+  /* the groups made at this object, by set */
+  inc_group **made = NULL;
+  uint32_t nmade = 0;
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    keep[i] = false;
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    const plan_defer **set =
+        gql_arena_alloc(ctx->arena, sizeof *set * pf->nocc);
+    if (!set)
+      return NULL;
+    uint32_t n = field_set(ctx, pf, set);
+    if (same_set(set, n, cur, ncur) || (n == 0 && !group_root)) {
+      keep[i] = true;
+      continue;
+    }
+    if (group_root) /* another group's field, or the initial result's */
+      continue;
+    bool found = false;
+    for (uint32_t j = 0; j < nmade && !found; j++)
+      found = same_set(made[j]->set, made[j]->nset, set, n);
+    if (found)
+      continue;
+    if (!made &&
+        !(made = gql_arena_alloc(ctx->arena, sizeof *made * ps->nentries)))
+      return NULL;
+    made[nmade] = add_group(ctx, ps, parent, path, path_json, node, set, n);
+    if (!made[nmade++])
+      return NULL;
+  }
+  return keep;
+}
