@@ -156,6 +156,12 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
     return;
   }
   rnode *node = o->node;
+  /* an incremental execution's @stream: the initial items here, the rest
+   * streamed (defer.c) */
+  size_t total = count;
+  bool streamed = GQL_UNLIKELY(pf->stream != NULL) && ctx->inc &&
+                  o->type.nmods == pf->type.nmods &&
+                  gql_exec_stream_initial(ctx, pf->stream, total, &count);
   node->kind = R_LIST;
   node->kids = kids;
   node->nkids = (uint32_t)count;
@@ -173,6 +179,8 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
       gql_exec_complete_null(&io);
     }
   }
+  if (GQL_UNLIKELY(streamed))
+    gql_exec_stream_add(o, list, total, fn, count, item);
 }
 
 static void json_item(const void *list, size_t i, gql_out *out) {

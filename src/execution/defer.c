@@ -108,6 +108,7 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
       return false;
     const plan_defer *pu = effective(ctx, u->parent);
     *r = (inc_record){.usage = u,
+                      .label = u->label,
                       .path = path,
                       .parent = pu ? find_record(st, pu, path) : NULL,
                       .creator = ctx,
@@ -133,6 +134,7 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
   *g = (inc_group){.set = gs,
                    .recs = recs,
                    .nset = n,
+                   .nrecs = n,
                    .ps = ps,
                    .parent = parent,
                    .path = copy_path(ctx->arena, path),
@@ -159,7 +161,7 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   assert(ps->any_cond && ctx->inc);
   const inc_group *run = ctx->group;
   /* the root of a group: its fields alone, its fragments already made */
-  bool group_root = run && node == run->root;
+  bool group_root = run && !run->stream && node == run->root;
   const plan_defer *const *cur = run ? run->set : NULL;
   uint32_t ncur = run ? run->nset : 0;
   bool *keep = gql_arena_alloc(ctx->arena, sizeof *keep * (ps->nentries + 1));
@@ -200,4 +202,80 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
       return NULL;
   }
   return keep;
+}
+
+/* A variable's integer value, or `dflt`. */
+static int64_t var_int(const exec_ctx *ctx, uint32_t var, int64_t dflt) {
+  if (var == UINT32_MAX)
+    return dflt;
+  const gql_json_value *v = ctx->vars[var];
+  if (!v || v->kind != GQL_JSON_NUMBER)
+    return dflt;
+  return v->is_int ? v->number.i : (int64_t)v->number.d;
+}
+
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_stream *s,
+                             size_t count, size_t *initial) {
+  if (s->if_var != UINT32_MAX) {
+    const gql_json_value *v = ctx->vars[s->if_var];
+    if (v && v->kind == GQL_JSON_BOOL && !v->boolean)
+      return false;
+  }
+  int64_t n = var_int(ctx, s->count_var, s->count);
+  if (n < 0 || (uint64_t)n > count) /* graphql-js: the list ended first */
+    return false;
+  *initial = (size_t)n;
+  return true;
+}
+
+/* The stream of the list at o (its first `initial` items are in place) and
+ * a group per item after them. */
+void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
+                         gql_list_item_fn fn, size_t initial,
+                         gql_type_ref item) {
+  exec_ctx *ctx = o->own.ctx;
+  inc_state *st = ctx->inc;
+  const plan_stream *s = o->own.pf->stream;
+  inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
+  gql_resolve_info *info = gql_arena_alloc(ctx->arena, sizeof *info);
+  const path_frame *path = copy_path(ctx->arena, o->own.path);
+  const char *path_json = gql_exec_path_json(ctx, o->own.path);
+  inc_group *gs =
+      gql_arena_alloc(ctx->arena, sizeof *gs * (count - initial + 1));
+  if (!r || !info || !path || !path_json || !gs) {
+    gql_exec_field_error(o, "Out of memory.", UINT32_MAX);
+    return;
+  }
+  *info = *out_info(o);
+  info->ctx = ctx;
+  info->path = path;
+  *r = (inc_record){.label = s->label,
+                    .first = initial,
+                    .path = path_json,
+                    .creator = ctx,
+                    .node = o->node,
+                    .ngroups = (uint32_t)(count - initial),
+                    .id = -1};
+  *st->rtail = r;
+  st->rtail = &r->next;
+  const inc_group *run = ctx->group;
+  for (size_t i = initial; i < count; i++) {
+    inc_group *g = &gs[i - initial];
+    *g = (inc_group){.set = run ? run->set : NULL,
+                     .nset = run ? run->nset : 0,
+                     .recs = &g->stream,
+                     .nrecs = 1,
+                     .stream = r,
+                     .index = i,
+                     .list = list,
+                     .fn = fn,
+                     .item = item,
+                     .info = info,
+                     .path = path,
+                     .path_json = path_json,
+                     .creator = ctx,
+                     .node = o->node};
+    *st->gtail = g;
+    st->gtail = &g->next;
+  }
 }

@@ -9,9 +9,13 @@
  *               _enum_indices)
  *   out.c       the public writers (gql_out_*), what a resolver is told,
  *               a subscription root field's value (gql_exec_sub_resolver)
+ *   incremental.c gql_execute_incremental's payloads: execution groups
+ *               and streamed items run in contexts of their own
  *   complete.c  general completion: objects, abstract types, lists, JSON
  *   deliver.c   the response: errors, the tree written out, on_done
  *   tree.c      tree mode: the response tree, pending fields, mutations
+ *   defer.c     an incremental execution's split of a set's fields, its
+ *               deferred fragments and streams (records; runs nothing)
  *   walk.c      the direct-mode walk: objects, fields, members, lists of
  *               objects written straight into the buffer
  *   hooks.c     hooks and the tracer's protocol (hooks.h) at a call
@@ -132,7 +136,9 @@ typedef struct exec_ctx {
 /* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
  * usage at one object of the response. */
 typedef struct inc_record {
-  const plan_defer *usage;
+  const plan_defer *usage;   /* NULL: a stream */
+  gql_str label;             /* ptr NULL: none */
+  size_t first;              /* a stream: its first item's index */
   const char *path;          /* JSON array */
   struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
   exec_ctx *creator;         /* the context whose walk made it */
@@ -148,9 +154,18 @@ typedef struct inc_record {
 /* An execution group: the fields of one object whose @defer usages are the
  * same set (graphql-js's DeferredGroupedFieldSetRecord). */
 typedef struct inc_group {
-  const plan_defer **set;
-  inc_record **recs; /* the fragment of each usage of `set` */
+  const plan_defer **set; /* the usages its fields have */
   uint32_t nset;
+  inc_record **recs; /* a group: the fragment of each usage of `set` */
+  uint32_t nrecs;
+  /* a streamed item's: the stream (its one record), the item's index, the
+   * list and item function, the item type and the field's info */
+  inc_record *stream;
+  size_t index;
+  const void *list;
+  gql_list_item_fn fn;
+  gql_type_ref item;
+  const gql_resolve_info *info;
   const plan_set *ps;
   const void *parent;
   const path_frame *path; /* copied */
@@ -254,6 +269,11 @@ int gql_exec_tree(exec_ctx *ctx, const void *root_value);
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
                            const void *parent, const path_frame *path,
                            rnode *node);
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_stream *s,
+                             size_t count, size_t *initial);
+void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
+                         gql_list_item_fn fn, size_t initial,
+                         gql_type_ref item);
 
 /* walk.c */
 void gql_exec_resolve_field(exec_ctx *ctx, const plan_field *pf,

@@ -29,7 +29,7 @@ static void kill_group(inc_group *g) {
   if (g->dead)
     return;
   g->dead = true;
-  for (uint32_t i = 0; i < g->nset; i++)
+  for (uint32_t i = 0; i < g->nrecs; i++)
     if (g->recs[i])
       g->recs[i]->ngroups--;
 }
@@ -37,7 +37,7 @@ static void kill_group(inc_group *g) {
 static void kill_record(inc_state *st, inc_record *r) {
   r->dead = true;
   for (inc_group *g = st->groups; g; g = g->next)
-    for (uint32_t i = 0; i < g->nset && !g->delivered; i++)
+    for (uint32_t i = 0; i < g->nrecs && !g->delivered; i++)
       if (g->recs[i] == r)
         kill_group(g);
   for (inc_record *c = st->recs; c; c = c->next)
@@ -67,22 +67,28 @@ static void entry_start(gql_buf *b) {
   gql_buf_putc(b, '{');
 }
 
-static void announce(inc_state *st, inc_record *r);
-
-/* The nested fragments of `r`, now that it has completed. */
-static void announce_children(inc_state *st, inc_record *r) {
-  for (inc_record *c = st->recs; c; c = c->next)
-    if (c->parent == r && !c->dead && c->id < 0 && !c->completed)
-      announce(st, c);
+/* Whether the payload of what `c` ran has gone out. */
+static bool delivered(const inc_state *st, const exec_ctx *c) {
+  return c == st->ctx ? st->initial_sent
+                      : c->group->delivered && !c->group->failed;
 }
 
-/* Announces `r` in the payload's pending, or, without groups of its own,
- * completes it at once and announces its nested fragments. */
-static void announce(inc_state *st, inc_record *r) {
-  if (r->ngroups == 0) {
+/* Whether `r` is to be announced now: its parent fragment has completed,
+ * or without one (a stream, an outermost @defer), the payload of the
+ * context that made it has gone out. */
+static bool due(const inc_state *st, const inc_record *r) {
+  if (r->id >= 0 || r->dead || r->completed || !r->creator->done)
+    return false;
+  return r->parent ? r->parent->completed && !r->parent->failed
+                   : delivered(st, r->creator);
+}
+
+/* Announces `r` in the payload's pending, or, a fragment without groups
+ * of its own, completes it at once (its nested ones are then due). */
+static bool announce(inc_state *st, inc_record *r) {
+  if (r->ngroups == 0 && r->usage) {
     r->completed = true;
-    announce_children(st, r);
-    return;
+    return true;
   }
   r->id = st->next_id++;
   gql_buf *b = &st->pend;
@@ -90,17 +96,18 @@ static void announce(inc_state *st, inc_record *r) {
   id_json(b, r->id);
   gql_buf_puts(b, ",\"path\":");
   gql_buf_puts(b, r->path);
-  if (r->usage->label.ptr) {
+  if (r->label.ptr) {
     gql_buf_puts(b, ",\"label\":");
-    gql_json_write_string(b, r->usage->label);
+    gql_json_write_string(b, r->label);
   }
   gql_buf_putc(b, '}');
+  return true;
 }
 
 static bool runnable(const inc_group *g) {
   if (g->started || g->dead || !g->creator->done)
     return false;
-  for (uint32_t i = 0; i < g->nset; i++)
+  for (uint32_t i = 0; i < g->nrecs; i++)
     if (g->recs[i]->id < 0 || g->recs[i]->completed)
       return false;
   return true;
@@ -138,7 +145,25 @@ static void start(inc_state *st, inc_group *g) {
   c->out = &c->bytes;
   g->ctx = c;
   c->walking = true;
-  gql_exec_object_tree(c, g->ps, g->parent, g->path, root, false);
+  if (g->stream) {
+    path_frame *fr = gql_arena_alloc(c->arena, sizeof *fr);
+    if (!fr) {
+      gql_exec_tree_fail(c, root);
+    } else {
+      *fr = (path_frame){g->path, NULL, (int64_t)g->index, 0};
+      root->nullable = !gql_type_ref_is_non_null(g->item);
+      gql_out io;
+      out_init(&io, c, g->info->pf, g->item, LEAF_NONE, fr, root);
+      io.info = g->info;
+      g->fn(g->list, g->index, &io);
+      if (!io.written) {
+        set_written(&io);
+        gql_exec_complete_null(&io);
+      }
+    }
+  } else {
+    gql_exec_object_tree(c, g->ps, g->parent, g->path, root, false);
+  }
   c->walking = false;
   if (!c->done && c->pending == 0)
     gql_exec_finish(c);
@@ -148,29 +173,63 @@ static void start(inc_state *st, inc_group *g) {
  * fragments (the shortest subPath), the first among equals. */
 static const inc_record *best(const inc_group *g) {
   const inc_record *b = g->recs[0];
-  for (uint32_t i = 1; i < g->nset; i++)
+  for (uint32_t i = 1; i < g->nrecs; i++)
     if (strlen(g->recs[i]->path) > strlen(b->path))
       b = g->recs[i];
   return b;
 }
 
-static void deliver_group(inc_state *st, inc_group *g) {
+static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
+  r->failed = r->completed = true;
+  entry_start(&st->comp);
+  id_json(&st->comp, r->id);
+  gql_buf_puts(&st->comp, ",\"errors\":");
+  gql_buf_append(&st->comp, errors.ptr, errors.len);
+  gql_buf_putc(&st->comp, '}');
+  st->errs = true;
+  for (inc_group *g = st->groups; g; g = g->next)
+    if (g->stream == r && !g->delivered)
+      kill_group(g);
+  for (inc_record *c = st->recs; c; c = c->next)
+    if (c->parent == r && !c->dead)
+      kill_record(st, c);
+}
+
+/* A streamed item: its value in `items`, or the stream's end with its
+ * errors when a non-null item failed. */
+static void deliver_item(inc_state *st, inc_group *g) {
+  inc_record *r = g->stream;
   g->delivered = true;
   if (g->failed) {
-    for (uint32_t i = 0; i < g->nset; i++) {
+    fail_record(st, r, g->errors);
+    return;
+  }
+  gql_buf *b = &st->incr;
+  entry_start(b);
+  id_json(b, r->id);
+  gql_buf_puts(b, ",\"items\":[");
+  gql_buf_append(b, g->data.ptr, g->data.len);
+  gql_buf_putc(b, ']');
+  if (g->errors.len) {
+    gql_buf_puts(b, ",\"errors\":");
+    gql_buf_append(b, g->errors.ptr, g->errors.len);
+    st->errs = true;
+  }
+  gql_buf_putc(b, '}');
+  r->ndone++;
+}
+
+static void deliver_group(inc_state *st, inc_group *g) {
+  if (g->stream) {
+    deliver_item(st, g);
+    return;
+  }
+  g->delivered = true;
+  if (g->failed) {
+    for (uint32_t i = 0; i < g->nrecs; i++) {
       inc_record *r = g->recs[i];
-      if (r->completed || r->dead)
-        continue;
-      r->failed = r->completed = true;
-      entry_start(&st->comp);
-      id_json(&st->comp, r->id);
-      gql_buf_puts(&st->comp, ",\"errors\":");
-      gql_buf_append(&st->comp, g->errors.ptr, g->errors.len);
-      gql_buf_putc(&st->comp, '}');
-      st->errs = true;
-      for (inc_record *c = st->recs; c; c = c->next)
-        if (c->parent == r && !c->dead)
-          kill_record(st, c);
+      if (!r->completed && !r->dead)
+        fail_record(st, r, g->errors);
     }
     return;
   }
@@ -192,7 +251,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
     gql_buf_append(b, g->path_json + from, gl - from);
   }
   gql_buf_putc(b, '}');
-  for (uint32_t i = 0; i < g->nset; i++)
+  for (uint32_t i = 0; i < g->nrecs; i++)
     g->recs[i]->ndone++;
 }
 
@@ -203,14 +262,22 @@ static bool progress(inc_state *st) {
     if (!g->done || g->delivered || g->dead)
       continue;
     bool open = true;
-    for (uint32_t i = 0; i < g->nset; i++)
+    for (uint32_t i = 0; i < g->nrecs; i++)
       open &= g->recs[i]->id >= 0 && !g->recs[i]->completed;
     if (!open) {
       kill_group(g);
       continue;
     }
+    /* a stream's items in order */
+    if (g->stream && g->index != g->stream->first + g->stream->ndone)
+      continue;
     deliver_group(st, g);
     moved = true;
+    /* what it made is announced with it, in delivery order (the
+     * fragments of a stream's items in the items' order) */
+    for (inc_record *r = st->recs; r && g->ctx; r = r->next)
+      if (r->creator == g->ctx && due(st, r))
+        announce(st, r);
   }
   for (inc_record *r = st->recs; r; r = r->next) {
     if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
@@ -219,9 +286,11 @@ static bool progress(inc_state *st) {
     entry_start(&st->comp);
     id_json(&st->comp, r->id);
     gql_buf_putc(&st->comp, '}');
-    announce_children(st, r);
     moved = true;
   }
+  for (inc_record *r = st->recs; r; r = r->next)
+    if (due(st, r))
+      moved |= announce(st, r);
   for (inc_group *g = st->groups; g; g = g->next)
     if (runnable(g)) {
       start(st, g);
@@ -304,7 +373,8 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = c->inc;
   st->current = c;
   g->done = true;
-  g->failed = c->root->kind == R_NULL;
+  /* a group whose object was nulled; a non-null item that failed */
+  g->failed = c->root->kind == R_NULL && (!g->stream || !c->root->nullable);
   size_t off = 8; /* {"data": */
   if (c->nerrs) {
     gql_buf e;
@@ -332,10 +402,15 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = ud;
   st->current = st->ctx;
   settle(st, st->ctx);
-  for (inc_record *r = st->recs; r; r = r->next)
-    if (!r->parent && !r->dead && r->id < 0 && !r->completed)
-      announce(st, r);
   st->initial_sent = true;
+  /* what the initial result announces: its fragments, and those nested in
+   * ones without groups of their own (announce completes those) */
+  for (bool again = true; again;) {
+    again = false;
+    for (inc_record *r = st->recs; r; r = r->next)
+      if (due(st, r) && announce(st, r) && r->completed)
+        again = true;
+  }
   if (!st->pend.len) {
     st->on_payload(st->ud, json, len, errs);
     release(st);

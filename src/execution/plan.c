@@ -283,6 +283,42 @@ static int64_t find_key(set_builder *sb, gql_str key) {
   return -1;
 }
 
+/* The @stream of field `sel` (NULL: none, or `if` a literal false). */
+static const plan_stream *stream_of(pb *b, const gql_ast_selection *sel) {
+  const gql_ast_directive *d =
+      gql_ast_find_directive(&sel->directives, "stream");
+  if (!d)
+    return NULL;
+  const gql_ast_argument *a = gql_ast_find_argument(&d->args, "if");
+  const gql_ast_argument *l = gql_ast_find_argument(&d->args, "label");
+  const gql_ast_argument *c = gql_ast_find_argument(&d->args, "initialCount");
+  if (a && a->value->h.kind == GQL_AST_BOOLEAN_VALUE && !a->value->u.boolean)
+    return NULL;
+  plan_stream *st = gql_arena_alloc(b->a, sizeof *st);
+  if (!st) {
+    b->err = GQL_ENOMEM;
+    return NULL;
+  }
+  *st = (plan_stream){.if_var = UINT32_MAX, .count_var = UINT32_MAX};
+  if (a && a->value->h.kind == GQL_AST_VARIABLE) {
+    int64_t vi = var_index(b->p, a->value->u.name);
+    st->if_var = vi >= 0 ? (uint32_t)vi : UINT32_MAX;
+  }
+  if (c && c->value->h.kind == GQL_AST_VARIABLE) {
+    int64_t vi = var_index(b->p, c->value->u.name);
+    st->count_var = vi >= 0 ? (uint32_t)vi : UINT32_MAX;
+  } else if (c && c->value->h.kind == GQL_AST_INT_VALUE) {
+    gql_str raw = c->value->u.raw;
+    int64_t n = 0;
+    for (size_t i = raw.ptr[0] == '-'; i < raw.len && n < INT32_MAX; i++)
+      n = n * 10 + (raw.ptr[i] - '0');
+    st->count = raw.ptr[0] == '-' ? -n : n;
+  }
+  if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
+    st->label = l->value->u.string.value;
+  return st;
+}
+
 static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
                       const plan_cond *conds, uint32_t nconds,
                       const plan_defer *defer, uint32_t type) {
@@ -337,6 +373,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       return;
   }
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds, defer};
+  if (b->p->incremental && !pf->stream)
+    pf->stream = stream_of(b, sel);
   sb->any_defer |= defer != NULL;
   if (nconds == 0)
     pf->conditional = false;
