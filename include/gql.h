@@ -580,7 +580,8 @@ GQL_API int gql_execute(const gql_prepared *p,
  * deferred fragment runs after the payload that announces it, over the
  * parent objects of the initial result: those must stay valid until the
  * last payload (JSON data, the arena). Returns 0 when every payload was
- * delivered, 1 when more come (from pending fields' completions), or a
+ * delivered and nothing pends, 1 when fields still pend (more payloads, or
+ * only the completion of fields whose fragment already failed), or a
  * negative code. Without params->arena the memory is freed after the last
  * payload. gql_execute runs the same operation with the deferred fields in
  * place. Resolvers of deferred fields are not traced (the trace ends with

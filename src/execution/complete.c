@@ -159,9 +159,9 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
   /* an incremental execution's @stream: the initial items here, the rest
    * streamed (defer.c) */
   size_t total = count;
-  bool streamed = GQL_UNLIKELY(pf->stream != NULL) && ctx->inc &&
+  bool streamed = GQL_UNLIKELY(ctx->inc != NULL) &&
                   o->type.nmods == pf->type.nmods &&
-                  gql_exec_stream_initial(ctx, pf->stream, total, &count);
+                  gql_exec_stream_initial(ctx, pf, total, &count);
   node->kind = R_LIST;
   node->kids = kids;
   node->nkids = (uint32_t)count;

@@ -39,7 +39,8 @@ static uint32_t field_set(const exec_ctx *ctx, const plan_field *pf,
   for (uint32_t i = 0; i < pf->nocc; i++) {
     if (!occ_included(ctx, &pf->occs[i]))
       continue;
-    const plan_defer *u = effective(ctx, pf->occs[i].defer);
+    uint32_t d = pf->occs[i].defer;
+    const plan_defer *u = effective(ctx, d ? ctx->p->defers[d - 1] : NULL);
     if (!u)
       return 0;
     if (!in_set(set, n, u))
@@ -204,24 +205,59 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   return keep;
 }
 
-/* A variable's integer value, or `dflt`. */
-static int64_t var_int(const exec_ctx *ctx, uint32_t var, int64_t dflt) {
-  if (var == UINT32_MAX)
-    return dflt;
-  const gql_json_value *v = ctx->vars[var];
-  if (!v || v->kind != GQL_JSON_NUMBER)
-    return dflt;
-  return v->is_int ? v->number.i : (int64_t)v->number.d;
+/* The value of an argument of a @stream: its variable's (NULL: none), or
+ * the literal's kind and text (*lit). */
+static const gql_json_value *arg(const exec_ctx *ctx,
+                                 const gql_ast_directive *d, const char *name,
+                                 const gql_ast_value **lit) {
+  const gql_ast_argument *a = gql_ast_find_argument(&d->args, name);
+  *lit = a ? a->value : NULL;
+  if (!a || a->value->h.kind != GQL_AST_VARIABLE)
+    return NULL;
+  *lit = NULL;
+  gql_str vname = gql_ast_name_str(a->value->u.name);
+  for (uint32_t i = 0; i < ctx->p->nvars; i++)
+    if (gql_str_eq(ctx->p->vars[i].name, vname))
+      return ctx->vars[i];
+  return NULL;
 }
 
-bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_stream *s,
-                             size_t count, size_t *initial) {
-  if (s->if_var != UINT32_MAX) {
-    const gql_json_value *v = ctx->vars[s->if_var];
-    if (v && v->kind == GQL_JSON_BOOL && !v->boolean)
-      return false;
+/* The @stream of the field's first included occurrence with one (read from
+ * the document: only an incremental execution's lists come here). */
+static const gql_ast_directive *stream_of(const exec_ctx *ctx,
+                                          const plan_field *pf) {
+  for (uint32_t i = 0; i < pf->nocc; i++) {
+    if (!occ_included(ctx, &pf->occs[i]))
+      continue;
+    const gql_ast_directive *d =
+        gql_ast_find_directive(&pf->occs[i].node->directives, "stream");
+    if (d)
+      return d;
   }
-  int64_t n = var_int(ctx, s->count_var, s->count);
+  return NULL;
+}
+
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_field *pf,
+                             size_t count, size_t *initial) {
+  const gql_ast_directive *d = stream_of(ctx, pf);
+  if (!d)
+    return false;
+  const gql_ast_value *lit;
+  const gql_json_value *v = arg(ctx, d, "if", &lit);
+  if ((v && v->kind == GQL_JSON_BOOL && !v->boolean) ||
+      (lit && lit->h.kind == GQL_AST_BOOLEAN_VALUE && !lit->u.boolean))
+    return false;
+  int64_t n = 0; /* initialCount's default */
+  v = arg(ctx, d, "initialCount", &lit);
+  if (v && v->kind == GQL_JSON_NUMBER)
+    n = v->is_int ? v->number.i : (int64_t)v->number.d;
+  if (lit && lit->h.kind == GQL_AST_INT_VALUE) {
+    gql_str raw = lit->u.raw;
+    bool neg = raw.len && raw.ptr[0] == '-';
+    for (size_t i = neg; i < raw.len && n < INT32_MAX; i++)
+      n = n * 10 + (raw.ptr[i] - '0');
+    n = neg ? -n : n;
+  }
   if (n < 0 || (uint64_t)n > count) /* graphql-js: the list ended first */
     return false;
   *initial = (size_t)n;
@@ -235,7 +271,9 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                          gql_type_ref item) {
   exec_ctx *ctx = o->own.ctx;
   inc_state *st = ctx->inc;
-  const plan_stream *s = o->own.pf->stream;
+  const gql_ast_directive *d = stream_of(ctx, o->own.pf);
+  const gql_ast_value *lit;
+  arg(ctx, d, "label", &lit);
   inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
   gql_resolve_info *info = gql_arena_alloc(ctx->arena, sizeof *info);
   const path_frame *path = copy_path(ctx->arena, o->own.path);
@@ -249,7 +287,9 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
   *info = *out_info(o);
   info->ctx = ctx;
   info->path = path;
-  *r = (inc_record){.label = s->label,
+  *r = (inc_record){.label = lit && lit->h.kind == GQL_AST_STRING_VALUE
+                                 ? lit->u.string.value
+                                 : (gql_str){0},
                     .first = initial,
                     .path = path_json,
                     .creator = ctx,

@@ -64,21 +64,14 @@ typedef struct plan_defer {
   uint32_t var;
 } plan_defer;
 
-/* A @stream on a list field: its `if` and `initialCount` literal or
- * variable (UINT32_MAX: a literal), as plan_defer's. */
-typedef struct plan_stream {
-  gql_str label; /* ptr NULL: no label */
-  uint32_t if_var;
-  uint32_t count_var;
-  int64_t count; /* the literal, or the default (0) */
-} plan_stream;
-
 /* One place a merged field was written in the document. */
 typedef struct plan_occ {
   const gql_ast_selection *node;
   const plan_cond *conds;
   uint32_t nconds;
-  const plan_defer *defer; /* the innermost @defer around it, or NULL */
+  /* the innermost @defer around it: gql_prepared.defers[defer - 1], or 0
+   * (an index in the padding: occurrences stay 24 bytes) */
+  uint32_t defer;
 } plan_occ;
 
 enum { META_NONE, META_TYPENAME };
@@ -188,7 +181,6 @@ typedef struct plan_field {
   plan_set **sub_table;
   uint32_t sub_lo, sub_span;
   uint32_t ordinal; /* 0..gql_prepared.nplanned, for per-field tables */
-  const plan_stream *stream; /* a @stream of an occurrence, or NULL */
 } plan_field;
 
 /* In a conditional set, the entries give the collection order of the
@@ -249,6 +241,8 @@ struct gql_prepared {
   bool answer_early;
   /* the document has a @defer or @stream (plan sets are then not shared) */
   bool incremental;
+  const plan_defer **defers; /* the usages (plan_occ.defer) */
+  uint32_t ndefers, defers_cap;
 };
 
 /* ---- coercion (coerce.c) */

@@ -186,6 +186,7 @@ typedef struct inc_state {
   inc_group *groups, **gtail;
   int32_t next_id;
   bool initial_sent, finished, pumping;
+  uint32_t running;  /* groups started and not done */
   uint8_t owns;      /* the initial context's owns, released at the end */
   exec_ctx *current; /* the context delivering now */
   bool *sync_done;   /* gql_exec_incremental's: set when finished in it */
@@ -269,7 +270,7 @@ int gql_exec_tree(exec_ctx *ctx, const void *root_value);
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
                            const void *parent, const path_frame *path,
                            rnode *node);
-bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_stream *s,
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_field *pf,
                              size_t count, size_t *initial);
 void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                          gql_list_item_fn fn, size_t initial,

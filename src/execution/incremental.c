@@ -144,6 +144,7 @@ static void start(inc_state *st, inc_group *g) {
   gql_buf_init(&c->bytes, NULL);
   c->out = &c->bytes;
   g->ctx = c;
+  st->running++;
   c->walking = true;
   if (g->stream) {
     path_frame *fr = gql_arena_alloc(c->arena, sizeof *fr);
@@ -306,10 +307,14 @@ static bool has_next(const inc_state *st) {
   return false;
 }
 
-/* The end: the memory the execution owns goes with the delivering
- * context's (deliver frees it after this on_done returns). */
+/* The end, once the last payload is out and no group runs (one whose
+ * fragment failed may still have fields pending): the memory the execution
+ * owns goes with the delivering context's (deliver frees it after this
+ * on_done returns). */
 static void release(inc_state *st) {
   st->finished = true;
+  if (st->running)
+    return;
   if (st->sync_done)
     *st->sync_done = true;
   gql_buf_free(&st->pend);
@@ -373,6 +378,11 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = c->inc;
   st->current = c;
   g->done = true;
+  st->running--;
+  if (st->finished) { /* after the last payload: only the memory is left */
+    release(st);
+    return;
+  }
   /* a group whose object was nulled; a non-null item that failed */
   g->failed = c->root->kind == R_NULL && (!g->stream || !c->root->nullable);
   size_t off = 8; /* {"data": */

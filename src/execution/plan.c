@@ -283,45 +283,9 @@ static int64_t find_key(set_builder *sb, gql_str key) {
   return -1;
 }
 
-/* The @stream of field `sel` (NULL: none, or `if` a literal false). */
-static const plan_stream *stream_of(pb *b, const gql_ast_selection *sel) {
-  const gql_ast_directive *d =
-      gql_ast_find_directive(&sel->directives, "stream");
-  if (!d)
-    return NULL;
-  const gql_ast_argument *a = gql_ast_find_argument(&d->args, "if");
-  const gql_ast_argument *l = gql_ast_find_argument(&d->args, "label");
-  const gql_ast_argument *c = gql_ast_find_argument(&d->args, "initialCount");
-  if (a && a->value->h.kind == GQL_AST_BOOLEAN_VALUE && !a->value->u.boolean)
-    return NULL;
-  plan_stream *st = gql_arena_alloc(b->a, sizeof *st);
-  if (!st) {
-    b->err = GQL_ENOMEM;
-    return NULL;
-  }
-  *st = (plan_stream){.if_var = UINT32_MAX, .count_var = UINT32_MAX};
-  if (a && a->value->h.kind == GQL_AST_VARIABLE) {
-    int64_t vi = var_index(b->p, a->value->u.name);
-    st->if_var = vi >= 0 ? (uint32_t)vi : UINT32_MAX;
-  }
-  if (c && c->value->h.kind == GQL_AST_VARIABLE) {
-    int64_t vi = var_index(b->p, c->value->u.name);
-    st->count_var = vi >= 0 ? (uint32_t)vi : UINT32_MAX;
-  } else if (c && c->value->h.kind == GQL_AST_INT_VALUE) {
-    gql_str raw = c->value->u.raw;
-    int64_t n = 0;
-    for (size_t i = raw.ptr[0] == '-'; i < raw.len && n < INT32_MAX; i++)
-      n = n * 10 + (raw.ptr[i] - '0');
-    st->count = raw.ptr[0] == '-' ? -n : n;
-  }
-  if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
-    st->label = l->value->u.string.value;
-  return st;
-}
-
 static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
-                      const plan_cond *conds, uint32_t nconds,
-                      const plan_defer *defer, uint32_t type) {
+                      const plan_cond *conds, uint32_t nconds, uint32_t defer,
+                      uint32_t type) {
   gql_str name = gql_ast_name_str(sel->name);
   /* a name without "__" on an object type is one of its own fields */
   const gql_type *pt = &b->s->types[type];
@@ -373,9 +337,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       return;
   }
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds, defer};
-  if (b->p->incremental && !pf->stream)
-    pf->stream = stream_of(b, sel);
-  sb->any_defer |= defer != NULL;
+  sb->any_defer |= defer != 0;
   if (nconds == 0)
     pf->conditional = false;
   else
@@ -414,11 +376,10 @@ static uint32_t spread_index(pb *b, const gql_ast_selection *sel) {
 /* The usage of a @defer on fragment `sel` inside `defer` (see plan_defer):
  * `defer` itself when it has none or its `if` is a literal false. Only in
  * documents with a @defer or @stream (prepared.incremental). */
-static const plan_defer *defer_usage(pb *b, set_builder *sb,
-                                     const gql_ast_selection *sel,
-                                     const plan_defer *defer) {
-  if (!b->p->incremental)
-    return defer;
+static __attribute__((noinline)) uint32_t
+defer_usage(pb *b, set_builder *sb, const gql_ast_selection *sel,
+            uint32_t defer) {
+  gql_prepared *p = b->p;
   const gql_ast_directive *d =
       gql_ast_find_directive(&sel->directives, "defer");
   if (!d)
@@ -434,21 +395,24 @@ static const plan_defer *defer_usage(pb *b, set_builder *sb,
       var = (uint32_t)vi;
   }
   plan_defer *u = gql_arena_alloc(b->a, sizeof *u);
-  if (!u || !RESERVE(b, sb->defers, sb->dcap, sb->ndefers + 1)) {
+  if (!u || !RESERVE_IN(b, b->a, sb->defers, sb->dcap, sb->ndefers + 1, 2) ||
+      !RESERVE_IN(b, b->a, p->defers, p->defers_cap, p->ndefers + 1, 4)) {
     b->err = GQL_ENOMEM;
     return defer;
   }
-  *u = (plan_defer){.parent = defer, .node = sel, .var = var};
+  *u = (plan_defer){
+      .parent = defer ? p->defers[defer - 1] : NULL, .node = sel, .var = var};
   if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
     u->label = l->value->u.string.value;
   sb->defers[sb->ndefers++] = u;
   sb->any_defer = true;
-  return u;
+  p->defers[p->ndefers++] = u;
+  return p->ndefers;
 }
 
 static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
-                    const plan_cond *conds, uint32_t nconds,
-                    const plan_defer *defer, uint32_t type) {
+                    const plan_cond *conds, uint32_t nconds, uint32_t defer,
+                    uint32_t type) {
   for (uint32_t i = 0; ss && i < ss->selections.count && !b->err; i++) {
     const gql_ast_selection *sel = ss->selections.items[i];
     const plan_cond *c;
@@ -463,7 +427,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
     case GQL_AST_INLINE_FRAGMENT:
       if (type_applies(b, sel->type_condition, type))
         collect(b, sb, sel->selection_set, c, nc,
-                defer_usage(b, sb, sel, defer), type);
+                b->p->incremental ? defer_usage(b, sb, sel, defer) : 0, type);
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
       uint32_t fi = spread_index(b, sel);
@@ -486,8 +450,8 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       if (!type_applies(b, f->type_condition, type))
         break;
       b->stack[b->nstack++] = f;
-      collect(b, sb, f->selection_set, c, nc, defer_usage(b, sb, sel, defer),
-              type);
+      collect(b, sb, f->selection_set, c, nc,
+              b->p->incremental ? defer_usage(b, sb, sel, defer) : 0, type);
       b->nstack--;
       break;
     }
@@ -993,11 +957,20 @@ gql_operation_type gql_prepared_operation(const gql_prepared *p) {
   return p->kind;
 }
 
-static bool has_text(gql_str text, gql_str word) {
-  for (size_t i = 0; i + word.len <= text.len; i++)
-    if (text.ptr[i] == word.ptr[0] &&
-        memcmp(text.ptr + i, word.ptr, word.len) == 0)
+/* Whether an `@` of the text is followed by `defer` or `stream` (one in a
+ * string or comment only costs the plan its shared sets); memchr keeps a
+ * document without directives at a few instructions. */
+static bool has_defer_or_stream(gql_str text) {
+  const char *p = text.ptr, *end = text.ptr + text.len;
+  while ((p = memchr(p, '@', (size_t)(end - p)))) {
+    p++;
+    while (p < end &&
+           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ','))
+      p++;
+    if ((end - p >= 5 && memcmp(p, "defer", 5) == 0) ||
+        (end - p >= 6 && memcmp(p, "stream", 6) == 0))
       return true;
+  }
   return false;
 }
 
@@ -1139,10 +1112,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     *out = p;
     return 0;
   }
-  /* "defer" or "stream" anywhere in the text (a name or string with one
-   * only costs the plan its shared sets) */
-  p->incremental = has_text(p->text, GQL_STR("defer")) ||
-                   has_text(p->text, GQL_STR("stream"));
+  p->incremental = has_defer_or_stream(p->text);
   pb b;
   clear(&b, offsetof(pb, frags));
   b.p = p;
@@ -1179,7 +1149,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     /* the root set's parent: only its selection set is read */
     gql_ast_selection root;
     root.selection_set = op->selection_set;
-    plan_occ occ = {&root, NULL, 0, NULL};
+    plan_occ occ = {&root, NULL, 0, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
   if (b.nfrags > FEW_FRAGMENTS)
