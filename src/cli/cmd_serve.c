@@ -48,8 +48,13 @@ static const char usage[] =
     "Tracing (a trace per GraphQL request; GET /metrics shows the tracer's\n"
     "counters; at exit a line on stderr: 'trace: N spans queued, N exported,\n"
     "N dropped, N export errors, N unsent'):\n"
-    "  --trace-otlp URL       send spans as OTLP/HTTP JSON to URL, e.g.\n"
+    "  --trace-otlp URL       send spans over OTLP/HTTP to URL, e.g.\n"
     "                         http://127.0.0.1:4318/v1/traces (http only)\n"
+    "  --trace-otlp-protocol http/json|http/protobuf\n"
+    "                         the encoding sent to the collector (default\n"
+    "                         $OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else\n"
+    "                         $OTEL_EXPORTER_OTLP_PROTOCOL, else http/json);\n"
+    "                         --trace-file always writes JSON\n"
     "  --trace-file PATH      append spans to PATH, one OTLP JSON batch a "
     "line\n"
     "  --trace-collapse on|off  one span per field path, list indices as *\n"
@@ -88,7 +93,8 @@ static int run(int argc, char **argv) {
   gql_http_options o = {0};
   bool subgraph = false, trace_source = false;
   const char *trace_otlp = NULL, *trace_path = NULL, *trace_collapse = NULL,
-             *trace_depth = NULL, *trace_vars = NULL, *trace_service = NULL;
+             *trace_depth = NULL, *trace_vars = NULL, *trace_service = NULL,
+             *trace_protocol = NULL;
   unsigned long long trace_timeout = 0;
   for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
     const char *a = argv[i];
@@ -155,6 +161,12 @@ static int run(int argc, char **argv) {
       trace_otlp = v;
     } else if (strcmp(a, "--trace-file") == 0) {
       trace_path = v;
+    } else if (strcmp(a, "--trace-otlp-protocol") == 0) {
+      trace_protocol = v;
+      ok = gql_cli_otlp_protocol(v, NULL);
+      if (!ok)
+        fprintf(stderr, "gql serve: --trace-otlp-protocol takes http/json or "
+                        "http/protobuf\n");
     } else if (strcmp(a, "--trace-collapse") == 0) {
       ok = gql_cli_trace_collapse_ok(v);
       trace_collapse = v;
@@ -202,10 +214,15 @@ static int run(int argc, char **argv) {
     return 2;
   }
   bool tracing = trace_otlp || trace_path;
-  if (!tracing && (trace_collapse || trace_depth || trace_source ||
-                   trace_vars || trace_service || trace_timeout)) {
+  if (!tracing &&
+      (trace_collapse || trace_depth || trace_source || trace_vars ||
+       trace_service || trace_timeout || trace_protocol)) {
     fprintf(stderr, "gql serve: trace options need --trace-otlp or "
                     "--trace-file\n");
+    return 2;
+  }
+  if (trace_protocol && !trace_otlp) {
+    fprintf(stderr, "gql serve: --trace-otlp-protocol needs --trace-otlp\n");
     return 2;
   }
   trace_sinks sinks = {0};
@@ -227,6 +244,23 @@ static int run(int argc, char **argv) {
       trace_timeout = ms;
     sinks.http.timeout_ms = trace_timeout ? (uint32_t)trace_timeout : 10000;
     sinks.http.retries = 2;
+    const char *penv = getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+    if (!penv || !*penv)
+      penv = getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+    const char *proto = trace_protocol ? trace_protocol : penv;
+    if (proto && *proto &&
+        !gql_cli_otlp_protocol(proto, &sinks.http.protocol)) {
+      fprintf(stderr,
+              "gql serve: OTEL_EXPORTER_OTLP_PROTOCOL: '%s' is not "
+              "http/json or http/protobuf\n",
+              proto);
+      return 2;
+    }
+  }
+  if (sinks.http.protocol == GQL_OTLP_HTTP_PROTOBUF && trace_path) {
+    fprintf(stderr, "gql serve: --trace-file writes JSON: it cannot go with "
+                    "the http/protobuf protocol\n");
+    return 2;
   }
   gql_trace_options to;
   char *vars_copy;
@@ -288,6 +322,7 @@ static int run(int argc, char **argv) {
                                       : "gql",
         .transport = sinks_transport,
         .transport_ud = &sinks,
+        .protocol = sinks.http.protocol,
         /* three attempts of the batch being sent, one more for the rest */
         .flush_timeout_ms = attempt_ms ? 4 * attempt_ms : 0};
     if (gql_tracer_new(&tc, &tracer) < 0) {

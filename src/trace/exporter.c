@@ -7,7 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "trace.h"
+#include "otlp_batch.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -97,6 +97,7 @@ struct gql_tracer {
   bool stop, busy, thread_started;
   pthread_t thread;
   gql_tracer_stats stats;
+  gql_buf wire; /* the request body being encoded (exporter thread) */
   /* clock: Unix ns = base_ns + (tick - base_tick) * ns_per_tick */
   bool tsc;
   uint64_t base_tick, base_ns;
@@ -292,20 +293,27 @@ static chunk *take_batch(gql_tracer *t, uint32_t *nspans, uint32_t *nchunks) {
   return first;
 }
 
-/* Sends one batch (lock not held). Returns whether the transport took it. */
+static uint64_t batch_ns(const void *t, uint64_t tick) {
+  return gql_tracer_to_ns(t, tick);
+}
+
+/* Sends one batch (lock not held). Returns whether the transport took it.
+ * The body's buffer is kept for the next batch (under 4 MiB). */
 static bool send_batch(gql_tracer *t, chunk *list) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_otlp_batch_open(&b, t->service);
+  otlp_batch ob;
+  gql_otlp_batch_begin(&ob, &t->wire, t->service, t->c.protocol, batch_ns, t);
   bool bad = false;
   for (chunk *c = list; c; c = c->next)
-    bad |= gql_otlp_records_to_json(&b, t, c->json, c->len, c == list) < 0;
-  gql_otlp_batch_close(&b);
+    bad |= gql_otlp_batch_add(&ob, c->json, c->len) < 0;
+  gql_str body = gql_otlp_batch_end(&ob);
   /* A record that did not convert leaves the batch incomplete: not sent. */
-  bool ok = !bad && !b.failed &&
+  bool ok = !bad && body.ptr &&
             (!t->c.transport ||
-             t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
-  gql_buf_free(&b);
+             t->c.transport(t->c.transport_ud, body.ptr, body.len) == 0);
+  if (t->wire.cap > (4u << 20) || t->wire.failed) {
+    gql_buf_free(&t->wire);
+    gql_buf_init(&t->wire, NULL);
+  }
   return ok;
 }
 
@@ -389,6 +397,7 @@ int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   snprintf(t->service, sizeof t->service, "%s",
            t->c.service_name ? t->c.service_name : "gql");
   t->c.service_name = t->service;
+  gql_buf_init(&t->wire, NULL);
   clock_init(t);
   pthread_mutex_init(&t->mu, NULL);
   pthread_mutex_init(&t->sig_mu, NULL);
@@ -497,6 +506,7 @@ void gql_tracer_free(gql_tracer *t) {
   }
   for (uint32_t i = 0; i < t->npool; i++)
     gql_trace_destroy(t->pool[i]);
+  gql_buf_free(&t->wire);
   gql_trace *last = atomic_load(&t->slot);
   if (last)
     gql_trace_destroy(last);
@@ -697,11 +707,15 @@ static int http_post(const gql_trace_http *h, const char *json, size_t len) {
   if (fd < 0)
     return -1;
   char head[1024];
-  int hn = snprintf(head, sizeof head,
-                    "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
-                    "application/json\r\nContent-Length: %zu\r\nUser-Agent: "
-                    "gql/%s\r\nConnection: close\r\n\r\n",
-                    h->path, h->host, h->port, len, gql_version());
+  int hn =
+      snprintf(head, sizeof head,
+               "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
+               "%s\r\nContent-Length: %zu\r\nUser-Agent: "
+               "gql/%s\r\nConnection: close\r\n\r\n",
+               h->path, h->host, h->port,
+               h->protocol == GQL_OTLP_HTTP_PROTOBUF ? "application/x-protobuf"
+                                                     : "application/json",
+               len, gql_version());
   int status = -1;
   if (hn > 0 && (size_t)hn < sizeof head && send_all(fd, head, (size_t)hn) &&
       send_all(fd, json, len)) {

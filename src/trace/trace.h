@@ -62,6 +62,9 @@ gql_str gql_trace_fallback_resource(gql_arena *arena,
 /* ---- otlp.c */
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
+  uint64_t remote_parent; /* a trace continued from a traceparent: its
+                           * parent span id (else 0) and tracestate */
+  gql_str tracestate;
 } otlp_ids;
 
 /* Span ids: distinct within a trace (an odd multiplier is a bijection,
@@ -141,13 +144,7 @@ enum { OTLP_RECORD_HEAD = 24 };
 void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
                           uint64_t start, uint64_t end, const char *tail,
                           size_t n);
-/* Appends the OTLP span objects of records rec[0..len), comma-joined (a
- * leading comma unless `first`); times converted with t's clock. */
-int gql_otlp_records_to_json(gql_buf *b, const gql_tracer *t, const char *rec,
-                             size_t len, bool first);
-/* The envelope around comma-joined span objects. */
-void gql_otlp_batch_open(gql_buf *b, const char *service);
-void gql_otlp_batch_close(gql_buf *b);
+/* (The exporter turns the records into OTLP: otlp_batch.h.) */
 
 /* ---- exporter.c */
 /* Queues the span records in b: b's buffer is handed over (no copy) and
