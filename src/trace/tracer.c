@@ -7,6 +7,7 @@
  * are handed to the tracer's queue; the exporter thread makes the OTLP JSON.
  * The trace then holds nothing but its arena until gql_trace_end. */
 #include "trace.h"
+#include "context.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -125,6 +126,10 @@ struct gql_trace {
   uint64_t *starts; /* by plan field ordinal: hooks.starts */
   gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
   uint32_t *order;  /* nowners * 2: the order of first calls, positions */
+  /* a trace continued from a traceparent (gql_trace_set_parent): its ids,
+   * the remote parent (0: none) and tracestate (in the arena) */
+  uint64_t remote_hi, remote_lo, remote_parent;
+  gql_str remote_state;
   /* ---- kept across requests (gql_trace_begin clears what comes before) */
   gql_arena *arena;
   gql_buf scratch; /* the records, reused */
@@ -931,6 +936,9 @@ static gql_buf *queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   uint64_t z = gql_tracer_random(t, &rng), w = z * 0xd6e8feb86659fd93u;
   w ^= w >> 32;
   otlp_ids ids = {.trace_hi = (secs << 32) | (w & 0xffffffffu), .trace_lo = z};
+  if (tr->remote_parent)
+    ids = (otlp_ids){tr->remote_hi, tr->remote_lo, tr->remote_parent,
+                     tr->remote_state};
   gql_buf *b = &tr->scratch;
   b->len = 0;
   gql_otlp_trace_header(b, &ids, w * 0x9e3779b97f4a7c15u ^ (z >> 29), nspans);
@@ -1276,6 +1284,16 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
                           .execute_error = on_execute_error,
                           .prepare_phase = on_prepare_phase};
   return tr;
+}
+
+void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c) {
+  if (!tr || !c || !c->parent_id || !(c->trace_hi | c->trace_lo))
+    return;
+  tr->remote_hi = c->trace_hi;
+  tr->remote_lo = c->trace_lo;
+  tr->remote_parent = c->parent_id;
+  char *st = gql_arena_strndup(tr->arena, c->tracestate, c->tracestate_len);
+  tr->remote_state = st ? (gql_str){st, c->tracestate_len} : GQL_STR("");
 }
 
 const gql_hooks *gql_trace_hooks(gql_trace *tr) {
