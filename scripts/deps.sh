@@ -7,6 +7,10 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
+  # promtool checks the /metrics exposition in the tests (Debian's
+  # prometheus: about 20 MB to fetch, its web UI's JS libraries beside;
+  # its service is not started by the tests)
+  prometheus
 )
 # The graphql-http audit test and the benchmarks' peers run on Node.js,
 # which may come from elsewhere than Debian (its npm then conflicts with

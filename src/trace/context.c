@@ -85,8 +85,7 @@ static inline bool digit(char c) {
   return c >= '0' && c <= '9';
 }
 static inline bool key_char(char c) {
-  return lcalpha(c) || digit(c) || c == '_' || c == '-' || c == '*' ||
-         c == '/';
+  return lcalpha(c) || digit(c) || c == '_' || c == '-' || c == '*' || c == '/';
 }
 
 /* key = simple-key / tenant-id "@" system-id:
@@ -104,7 +103,8 @@ static bool key_ok(const char *k, size_t n) {
     return true;
   }
   size_t t = (size_t)(at - k), sys = n - t - 1;
-  if (t < 1 || t > 241 || sys < 1 || sys > 14 || !(lcalpha(k[0]) || digit(k[0])))
+  if (t < 1 || t > 241 || sys < 1 || sys > 14 ||
+      !(lcalpha(k[0]) || digit(k[0])))
     return false;
   for (size_t i = 1; i < t; i++)
     if (!key_char(k[i]))
@@ -151,8 +151,7 @@ int gql_tracestate_parse(const char *s, size_t n, gql_trace_context *c) {
       t--;
     if (t > b) { /* (empty members are allowed and skipped) */
       const char *eq = memchr(b, '=', (size_t)(t - b));
-      if (!eq || nm == GQL_TRACESTATE_MEMBERS ||
-          !key_ok(b, (size_t)(eq - b)) ||
+      if (!eq || nm == GQL_TRACESTATE_MEMBERS || !key_ok(b, (size_t)(eq - b)) ||
           !value_ok(eq + 1, (size_t)(t - eq - 1)))
         return GQL_EINVAL;
       for (size_t i = 0; i < nm; i++) /* keys are unique */

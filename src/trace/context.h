@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 enum {
-  GQL_TRACEPARENT_LEN = 55,  /* "00-" 32 hex "-" 16 hex "-" 2 hex */
-  GQL_TRACESTATE_MAX = 512,  /* what is propagated at most */
+  GQL_TRACEPARENT_LEN = 55, /* "00-" 32 hex "-" 16 hex "-" 2 hex */
+  GQL_TRACESTATE_MAX = 512, /* what is propagated at most */
   GQL_TRACESTATE_MEMBERS = 32
 };
 

@@ -45,11 +45,13 @@ static inline void putstr(gql_buf *b, gql_str s) {
 static inline void putknown(gql_buf *b, uint32_t k) {
   put32(b, KNOWN_BIT | k);
 }
-/* A string, as a code when it is one of gql_otlp_known. */
+/* A string, as a code when it is one of gql_otlp_known (the empty one
+ * included: its first byte is not read). */
 static void putname(gql_buf *b, gql_str s) {
   for (uint32_t k = 0; k < K_NKNOWN; k++)
     if (s.len == gql_otlp_known[k].len &&
         (s.ptr == gql_otlp_known[k].ptr || /* a literal the linker merged */
+         s.len == 0 ||
          (s.ptr[0] == gql_otlp_known[k].ptr[0] &&
           memcmp(s.ptr, gql_otlp_known[k].ptr, s.len) == 0))) {
       putknown(b, k);

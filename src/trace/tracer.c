@@ -6,8 +6,8 @@
  * calls_needed). Spans become flat records when the execution finishes and
  * are handed to the tracer's queue; the exporter thread makes the OTLP JSON.
  * The trace then holds nothing but its arena until gql_trace_end. */
-#include "trace.h"
 #include "context.h"
+#include "trace.h"
 
 #include <stddef.h>
 #include <stdlib.h>

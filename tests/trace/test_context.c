@@ -14,21 +14,21 @@ static int tp(const char *s, gql_trace_context *c) {
 
 Test(context, traceparent_version_00_reads_ids_and_flags) {
   gql_trace_context c;
-  cr_assert_eq(tp("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &c),
-               0);
+  cr_assert_eq(
+      tp("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &c), 0);
   cr_assert_eq(c.trace_hi, 0x4bf92f3577b34da6u);
   cr_assert_eq(c.trace_lo, 0xa3ce929d0e0e4736u);
   cr_assert_eq(c.parent_id, 0x00f067aa0ba902b7u);
   cr_assert_eq(c.flags, 1);
-  cr_assert_eq(tp("  00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00\t",
-                  &c),
-               0, "blanks around the value are the HTTP field's");
+  cr_assert_eq(
+      tp("  00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00\t", &c), 0,
+      "blanks around the value are the HTTP field's");
   cr_assert_eq(c.flags, 0);
 }
 
 Test(context, traceparent_rejects_what_the_spec_rejects) {
   static const char *const bad[] = {
-      "", /* empty */
+      "",                                                         /* empty */
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0",   /* short */
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-", /* 00: 55 */
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x",
@@ -54,8 +54,8 @@ Test(context, traceparent_rejects_what_the_spec_rejects) {
 
 Test(context, traceparent_of_a_later_version_is_read_by_its_00_fields) {
   gql_trace_context c;
-  cr_assert_eq(tp("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &c),
-               0);
+  cr_assert_eq(
+      tp("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &c), 0);
   cr_assert_eq(
       tp("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-09-what-ever",
          &c),
@@ -66,8 +66,8 @@ Test(context, traceparent_of_a_later_version_is_read_by_its_00_fields) {
 
 Test(context, traceparent_format_round_trips_with_our_span_as_parent) {
   gql_trace_context c;
-  cr_assert_eq(tp("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", &c),
-               0);
+  cr_assert_eq(
+      tp("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", &c), 0);
   char out[GQL_TRACEPARENT_LEN + 1];
   gql_traceparent_format(&c, 0x00000000000000abu, out);
   cr_assert_str_eq(out,
@@ -98,17 +98,17 @@ Test(context, tracestate_is_kept_in_normal_form) {
 
 Test(context, tracestate_with_a_bad_member_is_dropped_whole) {
   static const char *const bad[] = {
-      "a=1,B=2",             /* uppercase key */
-      "a=1,a=2",             /* duplicate */
-      "a",                   /* no value */
-      "a=",                  /* empty value */
-      "a=x ",                /* ... trailing space is the OWS: fine? no: */
-      "a=1,1a=2",            /* simple key starting with a digit */
-      "a=b=c",               /* '=' in the value */
-      "a=\x01",              /* control character */
-      "t@=1",                /* empty system id */
+      "a=1,B=2",               /* uppercase key */
+      "a=1,a=2",               /* duplicate */
+      "a",                     /* no value */
+      "a=",                    /* empty value */
+      "a=x ",                  /* ... trailing space is the OWS: fine? no: */
+      "a=1,1a=2",              /* simple key starting with a digit */
+      "a=b=c",                 /* '=' in the value */
+      "a=\x01",                /* control character */
+      "t@=1",                  /* empty system id */
       "t@sys-name-too-long=1", /* system id over 14 */
-      "@s=1",                /* empty tenant */
+      "@s=1",                  /* empty tenant */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     gql_trace_context c;
@@ -176,9 +176,8 @@ static int keep(void *ud, const char *json, size_t len) {
 Test(context, a_continued_trace_has_the_callers_id_parent_and_tracestate) {
   gql_schema *s;
   const char sdl[] = "type Query { a: A } type A { b: String }";
-  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL,
-                                   NULL),
-               0);
+  cr_assert_eq(
+      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
   gql_tracer *t;
   gql_tracer_config tc = {.transport = keep, .no_thread = true};
   cr_assert_eq(gql_tracer_new(&tc, &t), 0);
@@ -198,11 +197,10 @@ Test(context, a_continued_trace_has_the_callers_id_parent_and_tracestate) {
     const gql_value *root;
     cr_assert_eq(gql_value_parse(a, "{\"a\":{\"b\":\"x\"}}", 15, &root), 0);
     gql_trace_set_operation(tr, p, NULL, 0);
-    gql_execute_params params = {
-        .root_value = root,
-        .hooks = gql_trace_hooks(tr),
-        .arena = a,
-        .on_done = done};
+    gql_execute_params params = {.root_value = root,
+                                 .hooks = gql_trace_hooks(tr),
+                                 .arena = a,
+                                 .on_done = done};
     cr_assert_eq(gql_execute(p, &params), 0);
     gql_trace_end(tr);
     gql_tracer_flush(t);
