@@ -7,6 +7,10 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
+  libhiredis-dev libssl-dev
+  # test-only counterparts, started by the tests themselves: Redis for the
+  # shared persisted-operation store, Chromium for the GraphiQL page
+  redis-server chromium
   # promtool checks the /metrics exposition in the tests (Debian's
   # prometheus: about 20 MB to fetch, its web UI's JS libraries beside;
   # its service is not started by the tests)
