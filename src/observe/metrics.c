@@ -191,24 +191,9 @@ static gql_str utf8_copy(gql_arena *a, gql_str s) {
   char *d = gql_arena_alloc(a, s.len * 3 + 1);
   if (!d)
     return (gql_str){NULL, 0};
-  size_t o = 0;
-  for (size_t i = 0; i < s.len;) {
-    uint32_t cp;
-    size_t l = (unsigned char)s.ptr[i] < 0x80
-                   ? 1
-                   : gql_utf8_decode(s.ptr + i, s.len - i, &cp);
-    if (l) {
-      memcpy(d + o, s.ptr + i, l);
-      o += l;
-      i += l;
-    } else {
-      memcpy(d + o, "\xEF\xBF\xBD", 3);
-      o += 3;
-      i++;
-    }
-  }
-  d[o] = 0;
-  return (gql_str){d, o};
+  size_t n = gql_utf8_fix(d, s);
+  d[n] = 0;
+  return (gql_str){d, n};
 }
 
 static bool same_values(const series *s, const gql_str *v, uint32_t n) {

@@ -33,17 +33,6 @@ static inline char *hex16(char *w, uint64_t v) {
   return hex8(w, (uint32_t)v);
 }
 
-static const char pairs[] = "00010203040506070809"
-                            "10111213141516171819"
-                            "20212223242526272829"
-                            "30313233343536373839"
-                            "40414243444546474849"
-                            "50515253545556575859"
-                            "60616263646566676869"
-                            "70717273747576777879"
-                            "80818283848586878889"
-                            "90919293949596979899";
-
 /* Eight digits of v < 10^8, zero-padded, all at once: v split into two
  * 32-bit lanes of 4 digits, each into two 16-bit lanes of 2, each into two
  * bytes of 1 (a multiply and shift per step divides every lane by 100 or
@@ -62,17 +51,13 @@ static inline void dec8(char *w, uint32_t v) {
  * (constant divisors); shorter or longer values the general way. */
 static inline char *dec64(char *w, uint64_t v) {
   if (GQL_LIKELY(v >= 1000000000000000000u)) {
-    uint64_t top = v / 10000000000000000u; /* 2 or 3 digits, < 1845 */
+    uint32_t top = (uint32_t)(v / 10000000000000000u); /* 100 to 1844 */
     uint64_t rest = v % 10000000000000000u;
-    if (top >= 1000) {
-      memcpy(w, pairs + 2 * (top / 100), 2);
-      memcpy(w + 2, pairs + 2 * (top % 100), 2);
-      w += 4;
-    } else {
-      *w++ = (char)('0' + top / 100);
-      memcpy(w, pairs + 2 * (top % 100), 2);
-      w += 2;
-    }
+    if (top >= 1000)
+      *w++ = (char)('0' + top / 1000);
+    *w++ = (char)('0' + top / 100 % 10);
+    *w++ = (char)('0' + top / 10 % 10);
+    *w++ = (char)('0' + top % 10);
     dec8(w, (uint32_t)(rest / 100000000u));
     dec8(w + 8, (uint32_t)(rest % 100000000u));
     return w + 16;
@@ -281,45 +266,24 @@ static void tail(otlp_reader *r, gql_buf *b, const otlp_span *s) {
   }
 }
 
-/* The length of a resolve span's resource, "field:[Type!]!". */
-static inline size_t resource_len(const otlp_span *s) {
-  return s->fname.len + 1 + s->type.len + 2 * s->mods.len;
-}
-
-/* The resource from the field name, the type name and the wrappers
- * (outside in), unquoted, at d; the end. */
-static inline char *resource_raw(char *d, const otlp_span *s) {
-  gql_copy_short(d, s->fname.ptr, s->fname.len);
-  d += s->fname.len;
-  *d++ = ':';
-  for (size_t i = 0; i < s->mods.len; i++)
-    if (s->mods.ptr[i] == 'L')
-      *d++ = '[';
-  gql_copy_short(d, s->type.ptr, s->type.len);
-  d += s->type.len;
-  for (size_t i = s->mods.len; i-- > 0;)
-    *d++ = s->mods.ptr[i] == 'L' ? ']' : '!';
-  return d;
-}
-
 /* The resource as a JSON string at w: plain names as they are, else
  * through the JSON writer from a copy. */
 static char *resource_at(gql_buf *b, char *w, const otlp_span *s,
                          bool names_plain) {
   if (GQL_LIKELY(names_plain)) {
     *w = '"';
-    w = resource_raw(w + 1, s);
+    w = gql_otlp_resource(w + 1, s);
     *w++ = '"';
     return w;
   }
-  size_t n = resource_len(s);
+  size_t n = gql_otlp_resource_len(s);
   char local[256], *d = n <= sizeof local ? local : malloc(n);
   b->len = (size_t)(w - b->data);
   if (!d) {
     b->failed = true;
     return w;
   }
-  gql_json_write_string(b, (gql_str){d, (size_t)(resource_raw(d, s) - d)});
+  gql_json_write_string(b, (gql_str){d, (size_t)(gql_otlp_resource(d, s) - d)});
   if (d != local)
     free(d);
   return b->data + b->len;
@@ -330,7 +294,7 @@ void gql_otlp_json_span(gql_buf *b, otlp_reader *r, const otlp_span *s,
   bool resolve = s->kind == SPAN_RESOLVE;
   gql_str name = s->name, res = s->resource.len ? s->resource : s->name;
   /* the head, the resolve attributes and the fixed ones */
-  size_t res_worst = resolve ? resource_len(s) * 6 + 2 : worst(res);
+  size_t res_worst = resolve ? gql_otlp_resource_len(s) * 6 + 2 : worst(res);
   size_t need = 768 + worst(r->tracestate) + worst(name) + res_worst;
   if (resolve)
     need += worst(s->fname) + worst(s->path) + worst(s->type);

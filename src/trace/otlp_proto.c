@@ -110,39 +110,8 @@ static inline bool ascii(gql_str s) {
 
 /* The length of s as valid UTF-8 (each byte that starts no valid sequence
  * replaced by U+FFFD, 3 bytes). */
-static size_t u8len(gql_str s) {
-  if (GQL_LIKELY(ascii(s)))
-    return s.len;
-  size_t n = 0;
-  for (size_t i = 0; i < s.len;) {
-    uint32_t cp;
-    size_t l = (unsigned char)s.ptr[i] < 0x80
-                   ? 1
-                   : gql_utf8_decode(s.ptr + i, s.len - i, &cp);
-    n += l ? l : 3;
-    i += l ? l : 1;
-  }
-  return n;
-}
-
-/* s made valid UTF-8 at w. */
-static char *u8fix(char *w, gql_str s) {
-  for (size_t i = 0; i < s.len;) {
-    uint32_t cp;
-    size_t l = (unsigned char)s.ptr[i] < 0x80
-                   ? 1
-                   : gql_utf8_decode(s.ptr + i, s.len - i, &cp);
-    if (l) {
-      memcpy(w, s.ptr + i, l);
-      w += l;
-      i += l;
-    } else {
-      memcpy(w, "\xEF\xBF\xBD", 3);
-      w += 3;
-      i++;
-    }
-  }
-  return w;
+static inline size_t u8len(gql_str s) {
+  return GQL_LIKELY(ascii(s)) ? s.len : gql_utf8_fix(NULL, s);
 }
 
 /* s as valid UTF-8 at w (u8len(s) bytes). */
@@ -151,7 +120,7 @@ static inline char *u8put(char *w, gql_str s, size_t n) {
     gql_copy_short(w, s.ptr, n);
     return w + n;
   }
-  return u8fix(w, s);
+  return w + gql_utf8_fix(w, s);
 }
 
 /* Room at the end of b for n more bytes: the cursor, or NULL. */
@@ -285,21 +254,6 @@ static void event(gql_buf *b, const otlp_event *e) {
   msg_close(b, at, 2);
 }
 
-/* The resource of a resolve span, "field:[Type!]!" (room for it). */
-static inline char *resource_at(char *w, const otlp_span *s) {
-  memcpy(w, s->fname.ptr, s->fname.len);
-  w += s->fname.len;
-  *w++ = ':';
-  for (size_t i = 0; i < s->mods.len; i++)
-    if (s->mods.ptr[i] == 'L')
-      *w++ = '[';
-  memcpy(w, s->type.ptr, s->type.len);
-  w += s->type.len;
-  for (size_t i = s->mods.len; i-- > 0;)
-    *w++ = s->mods.ptr[i] == 'L' ? ']' : '!';
-  return w;
-}
-
 /* The extras and the end of a span past its fixed attributes. */
 static void tail(gql_buf *b, const otlp_span *s) {
   bool err = s->flags & REC_ERROR;
@@ -344,13 +298,7 @@ static void tail(gql_buf *b, const otlp_span *s) {
 void gql_otlp_proto_span(gql_buf *b, const otlp_reader *r, const otlp_span *s) {
   bool resolve = s->kind == SPAN_RESOLVE;
   gql_str res = s->resource.len ? s->resource : s->name;
-  size_t res_len = res.len;
-  if (resolve) { /* "field:[Type!]!": a list wrapper is two bytes, a
-                  * non-null one */
-    res_len = s->fname.len + 1 + s->type.len;
-    for (size_t i = 0; i < s->mods.len; i++)
-      res_len += s->mods.ptr[i] == 'L' ? 2 : 1;
-  }
+  size_t res_len = resolve ? gql_otlp_resource_len(s) : res.len;
   size_t need = 512 + worst(r->tracestate) + worst(s->name) + 3 * res_len;
   if (resolve)
     need += worst(s->fname) * 2 + worst(s->path) + worst(s->type) * 2;
@@ -423,14 +371,14 @@ void gql_otlp_proto_span(gql_buf *b, const otlp_reader *r, const otlp_span *s) {
       w = varint(w, any);
       *w++ = T_ANY_STRING;
       w = varint(w, res_len);
-      w = resource_at(w, s);
+      w = gql_otlp_resource(w, s);
     } else {
       char local[256], *d = res_len <= sizeof local ? local : malloc(res_len);
       if (!d) {
         b->failed = true;
         return;
       }
-      gql_str copy = {d, (size_t)(resource_at(d, s) - d)};
+      gql_str copy = {d, (size_t)(gql_otlp_resource(d, s) - d)};
       w = kv_at(w, T_SPAN_ATTRIBUTES, GQL_STR("resource.name"), copy);
       if (d != local)
         free(d);

@@ -151,6 +151,28 @@ static inline void otlp_event_next(const char **p, otlp_event *e) {
 
 /* ---- writing */
 
+/* A resolve span's resource, "field:[Type!]!": its length (a list
+ * wrapper is two bytes, a non-null one), and its bytes at d. */
+static inline size_t gql_otlp_resource_len(const otlp_span *s) {
+  size_t n = s->fname.len + 1 + s->type.len;
+  for (size_t i = 0; i < s->mods.len; i++)
+    n += s->mods.ptr[i] == 'L' ? 2 : 1;
+  return n;
+}
+static inline char *gql_otlp_resource(char *d, const otlp_span *s) {
+  gql_copy_short(d, s->fname.ptr, s->fname.len);
+  d += s->fname.len;
+  *d++ = ':';
+  for (size_t i = 0; i < s->mods.len; i++)
+    if (s->mods.ptr[i] == 'L')
+      *d++ = '[';
+  gql_copy_short(d, s->type.ptr, s->type.len);
+  d += s->type.len;
+  for (size_t i = s->mods.len; i-- > 0;)
+    *d++ = s->mods.ptr[i] == 'L' ? ']' : '!';
+  return d;
+}
+
 /* otlp_json.c */
 void gql_otlp_json_open(gql_buf *b, const char *service);
 void gql_otlp_json_span(gql_buf *b, otlp_reader *r, const otlp_span *s,
