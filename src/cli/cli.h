@@ -2,6 +2,7 @@
 #ifndef GQL_CLI_H
 #define GQL_CLI_H
 
+#include "config/config.h"
 #include "core/core.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@ typedef struct gql_cli_command {
 /* Reads a whole file ("-" or NULL: standard input) into a malloc'ed,
  * NUL-terminated buffer. Returns NULL and prints a message on failure. */
 char *gql_cli_read_file(const char *path, size_t *len);
+/* The same, with messages prefixed "CMD: " rather than "gql: ". */
+char *gql_cli_read_file_as(const char *cmd, const char *path, size_t *len);
 /* The name to show for a path in messages ("<stdin>" for "-"). */
 const char *gql_cli_display_name(const char *path);
 /* True when argv has -h or --help. */
@@ -53,6 +56,37 @@ int gql_cli_trace_options(gql_trace_options *to, bool source,
 /* Prints a command's usage to `f`. */
 void gql_cli_usage(const gql_cli_command *cmd, FILE *f);
 
+/* ---- serve and gateway (settings.c) */
+struct gql_http_options;
+/* When argv[*i] is one of names[0..n), takes its value: 1 with *v set and
+ * *i advanced past it, 0 when it is none of them, -1 when the value is
+ * missing (said on stderr as "CMD: OPT needs a value"). */
+int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
+                       const char *const *names, size_t n, const char **v);
+/* "CMD: unknown option 'ARG' (see 'CMD --help')"; returns 2. */
+int gql_cli_unknown_option(const char *cmd, const char *arg);
+/* The settings of argv's --config FILE (empty ones without it); NULL after
+ * printing the file's errors, each line prefixed with "CMD: ". */
+gql_settings *gql_cli_settings_load(const char *cmd, int argc, char **argv);
+/* Takes argv[*i] when it is a flag serve and gateway share (--config,
+ * --host, --port, --threads, the limits, the timeouts, --cache-bytes,
+ * --log-level), advancing *i past its value: 1 taken, 0 not such a flag,
+ * -1 a bad value (said on stderr). */
+int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
+                        char **argv, int *i);
+bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st);
+/* The settings as the HTTP server's options; false after saying why. */
+bool gql_cli_http_options(const char *cmd, const gql_settings *st,
+                          struct gql_http_options *o);
+/* The JWT verifier of the settings' authentication.router.jwt (key sets
+ * read from their file:// urls); NULL after printing why, each line
+ * "CMD: FILE:LINE:COLUMN: ...". (jwt_setup.c) */
+struct gql_jwt_verifier;
+struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
+                                              const gql_settings *st);
+/* One warning line per configured feature this version does not apply. */
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
+
 /* The commands, each in its own file. */
 extern const gql_cli_command gql_cmd_format;
 extern const gql_cli_command gql_cmd_print_schema;
@@ -60,5 +94,6 @@ extern const gql_cli_command gql_cmd_validate;
 extern const gql_cli_command gql_cmd_exec;
 extern const gql_cli_command gql_cmd_serve;
 extern const gql_cli_command gql_cmd_gateway;
+extern const gql_cli_command gql_cmd_config;
 
 #endif

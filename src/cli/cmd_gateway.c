@@ -35,7 +35,7 @@ static int usage_error(const char *msg) {
 static int print_plan(const gql_supergraph *sg, const char *path,
                       const char *op_name, gql_arena *arena) {
   size_t len;
-  char *query = gql_cli_read_file(path, &len);
+  char *query = gql_cli_read_file_as("gql gateway", path, &len);
   if (!query)
     return 1;
   int status = 1;
@@ -74,70 +74,82 @@ done:
   return status;
 }
 
+/* The flags of gql gateway alone (the shared ones are in settings.c). */
+static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
+                        const char **plan_path, const char **op_name,
+                        bool *print_api) {
+  static const char cmd[] = "gql gateway";
+  const char *a = argv[*i];
+  if (strcmp(a, "--print-api-schema") == 0) {
+    *print_api = true;
+    return 1;
+  }
+  static const char *const with_value[] = {
+      "--supergraph",      "--plan",
+      "--operation",       "--subgraph-timeout",
+      "--connect-timeout", "--max-subgraph-connections"};
+  const char *v;
+  int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
+                                 GQL_ARRAY_LEN(with_value), &v);
+  if (taken <= 0)
+    return taken;
+  unsigned long long n = 0;
+  if (strcmp(a, "--supergraph") == 0)
+    st->gateway.supergraph = v;
+  else if (strcmp(a, "--plan") == 0)
+    *plan_path = v;
+  else if (strcmp(a, "--operation") == 0)
+    *op_name = v;
+  else if (!gql_cli_parse_num(cmd, a, v, 3600000, &n) || n == 0)
+    return -1;
+  else if (strcmp(a, "--subgraph-timeout") == 0)
+    st->gateway.subgraph_timeout_ms = n;
+  else if (strcmp(a, "--connect-timeout") == 0)
+    st->gateway.connect_timeout_ms = n;
+  else
+    st->gateway.max_subgraph_connections = (uint32_t)n;
+  return 1;
+}
+
 static int run(int argc, char **argv) {
-  const char *sg_path = NULL, *plan_path = NULL, *op_name = NULL;
+  static const char cmd[] = "gql gateway";
+  const char *plan_path = NULL, *op_name = NULL;
   bool print_api = false;
   gql_http_options o = {0};
   gql_gw_serve_options so = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    unsigned long long n = 0;
-    if (i + 1 < argc &&
-        (strcmp(a, "--port") == 0 || strcmp(a, "--threads") == 0 ||
-         strcmp(a, "--subgraph-timeout") == 0 ||
-         strcmp(a, "--connect-timeout") == 0 ||
-         strcmp(a, "--max-subgraph-connections") == 0)) {
-      if (!gql_cli_parse_num("gql gateway", a, argv[++i],
-                             strcmp(a, "--port") == 0 ? 65535 : 3600000, &n))
-        return 2;
-      if (strcmp(a, "--port") == 0)
-        o.port = n == 0 ? -1 : (int)n;
-      else if (strcmp(a, "--threads") == 0)
-        o.threads = n > 256 ? 256 : (unsigned)n;
-      else if (strcmp(a, "--subgraph-timeout") == 0)
-        so.client.request_timeout_ms = (unsigned)n;
-      else if (strcmp(a, "--connect-timeout") == 0)
-        so.client.connect_timeout_ms = (unsigned)n;
-      else
-        so.client.max_connections = (unsigned)n;
-      continue;
-    }
-    if (strcmp(a, "--host") == 0 && i + 1 < argc) {
-      o.host = argv[++i];
-      continue;
-    }
-    if (strcmp(a, "--log-level") == 0 && i + 1 < argc) {
-      static const char *const levels[] = {"error", "warn", "info", "debug"};
-      const char *v = argv[++i];
-      o.log_level_set = false;
-      for (int l = 0; l < 4; l++)
-        if (strcmp(v, levels[l]) == 0) {
-          o.log_level = (gql_http_log_level)l;
-          o.log_level_set = true;
-        }
-      if (!o.log_level_set)
-        return usage_error("--log-level needs error, warn, info or debug");
-      continue;
-    }
-    if (strcmp(argv[i], "--supergraph") == 0 && i + 1 < argc) {
-      sg_path = argv[++i];
-    } else if (strcmp(argv[i], "--plan") == 0 && i + 1 < argc) {
-      plan_path = argv[++i];
-    } else if (strcmp(argv[i], "--operation") == 0 && i + 1 < argc) {
-      op_name = argv[++i];
-    } else if (strcmp(argv[i], "--print-api-schema") == 0) {
-      print_api = true;
-    } else {
-      fprintf(stderr, "gql gateway: unknown option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
-  if (!sg_path)
-    return usage_error("--supergraph FILE is required");
-  size_t len;
-  char *sdl = gql_cli_read_file(sg_path, &len);
-  if (!sdl)
+  gql_settings *st = gql_cli_settings_load(cmd, argc, argv);
+  if (!st)
     return 1;
+  int bad = 0;
+  for (int i = 1; i < argc && !bad; i++) {
+    int rc = gql_cli_server_flag(cmd, st, argc, argv, &i);
+    if (rc == 0)
+      rc = gateway_flag(st, argc, argv, &i, &plan_path, &op_name, &print_api);
+    if (rc < 0)
+      bad = 2;
+    else if (rc == 0)
+      bad = gql_cli_unknown_option(cmd, argv[i]);
+  }
+  if (!bad && !gql_cli_http_options(cmd, st, &o))
+    bad = 1;
+  so.client.request_timeout_ms = (unsigned)st->gateway.subgraph_timeout_ms;
+  so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
+  so.client.max_connections = st->gateway.max_subgraph_connections;
+  const char *sg_path = st->gateway.supergraph;
+  if (!bad && !sg_path)
+    bad = usage_error("--supergraph FILE is required");
+  if (bad) {
+    gql_settings_free(st);
+    return bad;
+  }
+  if (!print_api && !plan_path)
+    gql_cli_warn_unapplied(cmd, st);
+  size_t len;
+  char *sdl = gql_cli_read_file_as("gql gateway", sg_path, &len);
+  if (!sdl) {
+    gql_settings_free(st);
+    return 1;
+  }
   gql_arena *arena = gql_arena_new(NULL);
   gql_supergraph *sg = NULL;
   const char *err = NULL;
@@ -167,12 +179,14 @@ done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);
   free(sdl);
+  gql_settings_free(st);
   return status;
 }
 
 const gql_cli_command gql_cmd_gateway = {
     "gateway", "federation gateway: serve a supergraph, API schema, plans",
-    "Usage: gql gateway --supergraph FILE [--host HOST] [--port PORT]\n"
+    "Usage: gql gateway --supergraph FILE [--config FILE] [--host HOST]\n"
+    "                   [--port PORT]\n"
     "                   [--threads N] [--subgraph-timeout MS]\n"
     "                   [--connect-timeout MS] [--max-subgraph-connections N]\n"
     "                   [--log-level LEVEL]\n"
@@ -185,6 +199,11 @@ const gql_cli_command gql_cmd_gateway = {
     "their @join__graph(url:) over pooled keep-alive HTTP/1.1 connections.\n"
     "A subgraph that fails (down, timeout, reset, bad JSON, HTTP error)\n"
     "gives null fields with an error; the rest of the response stands.\n\n"
+    "  --config FILE       a configuration file (YAML; docs/config.md); the\n"
+    "                      options override it\n"
+    "  --max-body, --max-header-bytes, --max-headers, --max-depth,\n"
+    "  --max-tokens, --max-fields, --max-connections, --idle-timeout,\n"
+    "  --request-timeout, --cache-bytes: as for gql serve\n"
     "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
     "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
     "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"

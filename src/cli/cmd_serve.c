@@ -20,6 +20,8 @@ static const char usage[] =
     "it serves the built-in Star Wars demo. SIGINT or SIGTERM stop it after\n"
     "the requests in flight.\n\n"
     "Options:\n"
+    "  --config FILE          a configuration file (YAML; docs/config.md);\n"
+    "                         the options below override it\n"
     "  --schema FILE          the schema SDL\n"
     "  --data FILE            the root value as JSON (fields resolve to the\n"
     "                         properties named after them)\n"
@@ -88,123 +90,142 @@ static int sinks_transport(void *ud, const char *json, size_t len) {
   return rc;
 }
 
+static int serve(gql_settings *st);
+
+/* The flags of gql serve alone (the shared ones are in settings.c). */
+static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
+  static const char cmd[] = "gql serve";
+  const char *a = argv[*i];
+  gql_cfg_trace *t = &st->trace;
+  if (strcmp(a, "--subgraph") == 0) { /* the flags without a value */
+    st->serve.subgraph = GQL_CFG_TRUE;
+    return 1;
+  }
+  if (strcmp(a, "--trace-source") == 0) {
+    t->source = GQL_CFG_TRUE;
+    return 1;
+  }
+  static const char *const with_value[] = {
+      "--schema",          "--data",           "--trace-otlp",
+      "--trace-file",      "--trace-collapse", "--trace-depth",
+      "--trace-variables", "--trace-service",  "--trace-timeout",
+      "--trace-otlp-protocol"};
+  const char *v;
+  int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
+                                 GQL_ARRAY_LEN(with_value), &v);
+  if (taken <= 0)
+    return taken;
+  unsigned long long n = 0;
+  if (strcmp(a, "--schema") == 0) {
+    st->serve.schema = v;
+  } else if (strcmp(a, "--data") == 0) {
+    st->serve.data = v;
+  } else if (strcmp(a, "--trace-otlp") == 0) {
+    t->otlp = v;
+  } else if (strcmp(a, "--trace-file") == 0) {
+    t->file = v;
+  } else if (strcmp(a, "--trace-otlp-protocol") == 0) {
+    if (!gql_cli_otlp_protocol(v, NULL)) {
+      fprintf(stderr,
+              "%s: --trace-otlp-protocol takes http/json or http/protobuf\n",
+              cmd);
+      return -1;
+    }
+    t->protocol = v;
+  } else if (strcmp(a, "--trace-collapse") == 0) {
+    if (!gql_cli_trace_collapse_ok(v)) {
+      fprintf(stderr, "%s: --trace-collapse takes on or off\n", cmd);
+      return -1;
+    }
+    t->collapse = strcmp(v, "on") == 0 ? GQL_CFG_TRUE : GQL_CFG_FALSE;
+  } else if (strcmp(a, "--trace-depth") == 0) {
+    if (!gql_cli_trace_depth_ok(v)) {
+      fprintf(stderr, "%s: --trace-depth takes a number (-1: unlimited)\n",
+              cmd);
+      return -1;
+    }
+    t->depth = (int32_t)strtol(v, NULL, 10);
+    t->depth_set = true;
+  } else if (strcmp(a, "--trace-variables") == 0) {
+    const char **one = gql_arena_alloc(st->arena, sizeof(char *));
+    if (!one)
+      return -1;
+    one[0] = v; /* "a,b": split on commas when the options are made */
+    t->variables = (gql_cfg_strs){one, 1, true};
+  } else if (strcmp(a, "--trace-service") == 0) {
+    if (!*v) {
+      fprintf(stderr, "%s: --trace-service needs a name\n", cmd);
+      return -1;
+    }
+    t->service_name = v;
+  } else {
+    if (!gql_cli_parse_num(cmd, a, v, 600000, &n) || n == 0)
+      return -1;
+    t->timeout_ms = n;
+  }
+  return 1;
+}
+
+/* The trace variables as one "a,b" list (the file's list joined). */
+static const char *trace_vars_text(gql_settings *st) {
+  const gql_cfg_strs *v = &st->trace.variables;
+  if (!v->set)
+    return NULL;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (uint32_t i = 0; i < v->count; i++) {
+    if (i)
+      gql_buf_putc(&b, ',');
+    gql_buf_puts(&b, v->items[i]);
+  }
+  const char *s = gql_settings_strdup(st, b.data ? gql_buf_cstr(&b) : "");
+  gql_buf_free(&b);
+  return s;
+}
+
 static int run(int argc, char **argv) {
-  const char *schema_path = NULL, *data_path = NULL;
-  gql_http_options o = {0};
-  bool subgraph = false, trace_source = false;
-  const char *trace_otlp = NULL, *trace_path = NULL, *trace_collapse = NULL,
-             *trace_depth = NULL, *trace_vars = NULL, *trace_service = NULL,
-             *trace_protocol = NULL;
-  unsigned long long trace_timeout = 0;
-  for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
-    const char *a = argv[i];
-    if (strcmp(a, "--subgraph") == 0) { /* the flags without a value */
-      subgraph = true;
-      i--;
-      continue;
-    }
-    if (strcmp(a, "--trace-source") == 0) {
-      trace_source = true;
-      i--;
-      continue;
-    }
-    if (i + 1 >= argc && a[0] == '-') {
-      fprintf(stderr, "gql serve: %s needs a value\n\n%s", a, usage);
+  static const char cmd[] = "gql serve";
+  gql_settings *st = gql_cli_settings_load(cmd, argc, argv);
+  if (!st)
+    return 1;
+  for (int i = 1; i < argc; i++) {
+    int rc = gql_cli_server_flag(cmd, st, argc, argv, &i);
+    if (rc == 0)
+      rc = serve_flag(st, argc, argv, &i);
+    if (rc < 0) {
+      gql_settings_free(st);
       return 2;
     }
-    const char *v = argv[i + 1 < argc ? i + 1 : i];
-    unsigned long long n = 0;
-    bool ok = true;
-    if (strcmp(a, "--schema") == 0) {
-      schema_path = v;
-    } else if (strcmp(a, "--data") == 0) {
-      data_path = v;
-    } else if (strcmp(a, "--host") == 0) {
-      o.host = v;
-    } else if (strcmp(a, "--port") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 65535, &n);
-      o.port = n == 0 ? -1 : (int)n;
-    } else if (strcmp(a, "--threads") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 256, &n);
-      o.threads = (unsigned)n;
-    } else if (strcmp(a, "--max-body") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, (size_t)1 << 32, &n) && n > 0;
-      o.max_body = n;
-    } else if (strcmp(a, "--max-header-bytes") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 1 << 24, &n) && n > 0;
-      o.max_header_bytes = n;
-    } else if (strcmp(a, "--max-headers") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 100000, &n) && n > 0;
-      o.max_headers = (unsigned)n;
-    } else if (strcmp(a, "--max-depth") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 100000, &n) && n > 0;
-      o.parse.max_depth = (uint32_t)n;
-    } else if (strcmp(a, "--max-tokens") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, UINT32_MAX, &n) && n > 0;
-      o.parse.max_tokens = (uint32_t)n;
-    } else if (strcmp(a, "--max-fields") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, UINT32_MAX, &n) && n > 0;
-      o.max_plan_size = (uint32_t)n;
-    } else if (strcmp(a, "--max-connections") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 1000000, &n) && n > 0;
-      o.max_connections = (unsigned)n;
-    } else if (strcmp(a, "--idle-timeout") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 86400000, &n) && n > 0;
-      o.idle_timeout_ms = (unsigned)n;
-    } else if (strcmp(a, "--request-timeout") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 86400000, &n) && n > 0;
-      o.request_timeout_ms = (unsigned)n;
-    } else if (strcmp(a, "--cache-bytes") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, (size_t)1 << 40, &n) && n > 0;
-      o.cache_bytes = n;
-    } else if (strcmp(a, "--trace-otlp") == 0) {
-      trace_otlp = v;
-    } else if (strcmp(a, "--trace-file") == 0) {
-      trace_path = v;
-    } else if (strcmp(a, "--trace-otlp-protocol") == 0) {
-      trace_protocol = v;
-      ok = gql_cli_otlp_protocol(v, NULL);
-      if (!ok)
-        fprintf(stderr, "gql serve: --trace-otlp-protocol takes http/json or "
-                        "http/protobuf\n");
-    } else if (strcmp(a, "--trace-collapse") == 0) {
-      ok = gql_cli_trace_collapse_ok(v);
-      trace_collapse = v;
-      if (!ok)
-        fprintf(stderr, "gql serve: --trace-collapse takes on or off\n");
-    } else if (strcmp(a, "--trace-depth") == 0) {
-      ok = gql_cli_trace_depth_ok(v);
-      trace_depth = v;
-      if (!ok)
-        fprintf(stderr,
-                "gql serve: --trace-depth takes a number (-1: unlimited)\n");
-    } else if (strcmp(a, "--trace-variables") == 0) {
-      trace_vars = v;
-    } else if (strcmp(a, "--trace-service") == 0) {
-      ok = *v != 0;
-      trace_service = v;
-    } else if (strcmp(a, "--trace-timeout") == 0) {
-      ok = gql_cli_parse_num("gql serve", a, v, 600000, &trace_timeout) &&
-           trace_timeout > 0;
-    } else if (strcmp(a, "--log-level") == 0) {
-      static const char *const levels[] = {"error", "warn", "info", "debug"};
-      ok = false;
-      for (int l = 0; l < 4; l++)
-        if (strcmp(v, levels[l]) == 0) {
-          o.log_level = (gql_http_log_level)l;
-          o.log_level_set = ok = true;
-        }
-      if (!ok)
-        fprintf(stderr, "gql serve: unknown log level '%s'\n", v);
-    } else {
-      fprintf(stderr, "gql serve: unknown argument %s\n\n%s", a, usage);
-      return 2;
-    }
-    if (!ok) {
-      fprintf(stderr, "gql serve: bad value for %s\n", a);
-      return 2;
+    if (rc == 0) {
+      gql_settings_free(st);
+      return gql_cli_unknown_option(cmd, argv[i]);
     }
   }
+  int status = serve(st);
+  gql_settings_free(st);
+  return status;
+}
+
+/* Serves what the settings say. */
+static int serve(gql_settings *st) {
+  gql_http_options o = {0};
+  const char *schema_path = st->serve.schema, *data_path = st->serve.data;
+  bool subgraph = st->serve.subgraph == GQL_CFG_TRUE;
+  bool trace_source = st->trace.source == GQL_CFG_TRUE;
+  const char *trace_otlp = st->trace.otlp, *trace_path = st->trace.file;
+  const char *trace_collapse = st->trace.collapse == GQL_CFG_UNSET  ? NULL
+                               : st->trace.collapse == GQL_CFG_TRUE ? "on"
+                                                                    : "off";
+  char depth_text[16];
+  snprintf(depth_text, sizeof depth_text, "%d", (int)st->trace.depth);
+  const char *trace_depth = st->trace.depth_set ? depth_text : NULL;
+  const char *trace_vars = trace_vars_text(st);
+  const char *trace_service = st->trace.service_name;
+  unsigned long long trace_timeout = st->trace.timeout_ms;
+  const char *trace_protocol = st->trace.protocol;
+  if (!gql_cli_http_options("gql serve", st, &o))
+    return 1;
+  gql_cli_warn_unapplied("gql serve", st);
   if (subgraph && !schema_path) {
     fprintf(stderr, "gql serve: --subgraph needs --schema\n");
     return 2;
@@ -213,10 +234,15 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql serve: --data needs --schema\n");
     return 2;
   }
+  if (schema_path && !data_path && !subgraph)
+    fprintf(stderr,
+            "gql serve: warning: no --data, so every field of %s resolves to "
+            "null (--data DATA.json gives the fields the properties named "
+            "after them)\n",
+            schema_path);
   bool tracing = trace_otlp || trace_path;
-  if (!tracing &&
-      (trace_collapse || trace_depth || trace_source || trace_vars ||
-       trace_service || trace_timeout || trace_protocol)) {
+  if (!tracing && (trace_collapse || trace_depth || trace_source ||
+                   trace_vars || trace_service || trace_timeout)) {
     fprintf(stderr, "gql serve: trace options need --trace-otlp or "
                     "--trace-file\n");
     return 2;
@@ -284,7 +310,7 @@ static int run(int argc, char **argv) {
       goto done;
     }
   } else {
-    if (!(sdl = gql_cli_read_file(schema_path, &sdl_len)))
+    if (!(sdl = gql_cli_read_file_as("gql serve", schema_path, &sdl_len)))
       goto done;
     gql_error_list errs;
     gql_error_list_init(&errs, arena, 100);

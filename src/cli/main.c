@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 static const gql_cli_command *const commands[] = {
-    &gql_cmd_format,   &gql_cmd_print_schema, &gql_cmd_exec,
-    &gql_cmd_validate, &gql_cmd_serve,        &gql_cmd_gateway,
+    &gql_cmd_format, &gql_cmd_print_schema, &gql_cmd_exec,   &gql_cmd_validate,
+    &gql_cmd_serve,  &gql_cmd_gateway,      &gql_cmd_config,
 };
 
 static void print_help(FILE *f) {
@@ -21,10 +21,14 @@ static void print_help(FILE *f) {
 }
 
 char *gql_cli_read_file(const char *path, size_t *len) {
+  return gql_cli_read_file_as("gql", path, len);
+}
+
+char *gql_cli_read_file_as(const char *cmd, const char *path, size_t *len) {
   bool std_in = !path || strcmp(path, "-") == 0;
   FILE *f = std_in ? stdin : fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "gql: cannot open %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "%s: cannot open %s: %s\n", cmd, path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -34,8 +38,8 @@ char *gql_cli_read_file(const char *path, size_t *len) {
     n += got;
     if (n < cap) {
       if (ferror(f)) {
-        fprintf(stderr, "gql: cannot read %s: %s\n", gql_cli_display_name(path),
-                strerror(errno));
+        fprintf(stderr, "%s: cannot read %s: %s\n", cmd,
+                gql_cli_display_name(path), strerror(errno));
         free(buf);
         buf = NULL;
       }

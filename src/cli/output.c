@@ -21,7 +21,7 @@ void gql_cli_print_errors_json(FILE *f, const gql_error *items, uint32_t n) {
 const gql_value *gql_cli_read_json(gql_arena *arena, const char *cmd,
                                    const char *path, char **text) {
   size_t len;
-  *text = gql_cli_read_file(path, &len);
+  *text = gql_cli_read_file_as(cmd, path, &len);
   if (!*text)
     return NULL;
   gql_json_value *v = NULL;
