@@ -106,10 +106,11 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
     return 1;
   }
   static const char *const with_value[] = {
-      "--schema",          "--data",           "--trace-otlp",
-      "--trace-file",      "--trace-collapse", "--trace-depth",
-      "--trace-variables", "--trace-service",  "--trace-timeout",
-      "--trace-otlp-protocol"};
+      "--schema",          "--data",
+      "--trace-otlp",      "--trace-file",
+      "--trace-collapse",  "--trace-depth",
+      "--trace-variables", "--trace-service",
+      "--trace-timeout",   "--trace-otlp-protocol"};
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
                                  GQL_ARRAY_LEN(with_value), &v);
