@@ -576,9 +576,16 @@ GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
  * sends the spans in OTLP/HTTP JSON batches through a transport. A trace
  * (gql_trace) follows one request: parse, validate and execute spans plus
  * one graphql.resolve span per (collapsed) field path. */
-/* Sends one OTLP JSON batch (an ExportTraceServiceRequest); 0 on success.
- * Runs on the exporter thread. */
+/* Sends one batch (an ExportTraceServiceRequest, in the tracer's
+ * protocol); 0 on success. Runs on the exporter thread. */
 typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
+
+/* The OTLP/HTTP encoding: JSON (Content-Type application/json) or binary
+ * protobuf (application/x-protobuf, the collectors' default). */
+typedef enum gql_otlp_protocol {
+  GQL_OTLP_HTTP_JSON,
+  GQL_OTLP_HTTP_PROTOBUF
+} gql_otlp_protocol;
 
 typedef struct gql_tracer_config {
   const char *service_name;         /* resource service.name (NULL: "gql") */
@@ -591,6 +598,7 @@ typedef struct gql_tracer_config {
   /* gql_tracer_flush (and so gql_tracer_free) waits at most this long
    * (0: 30,000); what gql_tracer_free finds still queued is dropped. */
   uint32_t flush_timeout_ms;
+  gql_otlp_protocol protocol; /* how batches are encoded (0: JSON) */
 } gql_tracer_config;
 
 typedef struct gql_tracer_stats {
@@ -618,8 +626,9 @@ typedef struct gql_trace_http {
   char host[256];
   char port[8];
   char path[512];
-  uint32_t timeout_ms; /* 0: 10,000 */
-  uint32_t retries;    /* on 429/502/503/504 or no response (0: none) */
+  uint32_t timeout_ms;        /* 0: 10,000 */
+  uint32_t retries;           /* on 429/502/503/504 or no response (0: none) */
+  gql_otlp_protocol protocol; /* the Content-Type sent (the tracer's) */
 } gql_trace_http;
 /* Reads "http://host[:port][/path]" (default port 4318, path /v1/traces).
  * GQL_EINVAL for anything else (https included). */

@@ -11,6 +11,10 @@ packages=(
   # test-only counterparts, started by the tests themselves: Redis for the
   # shared persisted-operation store, Chromium for the GraphiQL page
   redis-server chromium
+  # promtool checks the /metrics exposition in the tests (Debian's
+  # prometheus: about 20 MB to fetch, its web UI's JS libraries beside;
+  # its service is not started by the tests)
+  prometheus
 )
 # The graphql-http audit test and the benchmarks' peers run on Node.js,
 # which may come from elsewhere than Debian (its npm then conflicts with

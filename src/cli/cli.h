@@ -43,6 +43,9 @@ bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
  * "on" or "off"; --trace-depth a number from -1 (unlimited) to 100,000. */
 bool gql_cli_trace_collapse_ok(const char *v);
 bool gql_cli_trace_depth_ok(const char *v);
+/* --trace-otlp-protocol (and OTEL_EXPORTER_OTLP_PROTOCOL): "http/json" or
+ * "http/protobuf" into *out (out may be NULL); false for anything else. */
+bool gql_cli_otlp_protocol(const char *v, gql_otlp_protocol *out);
 /* Fills `to` from checked values (NULL / false: not given). The names of
  * --trace-variables a,b (at most 64) point into *vars_copy (malloc'ed: free
  * it) through `allow`. Returns 0 or GQL_ENOMEM. */

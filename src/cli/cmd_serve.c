@@ -50,8 +50,13 @@ static const char usage[] =
     "Tracing (a trace per GraphQL request; GET /metrics shows the tracer's\n"
     "counters; at exit a line on stderr: 'trace: N spans queued, N exported,\n"
     "N dropped, N export errors, N unsent'):\n"
-    "  --trace-otlp URL       send spans as OTLP/HTTP JSON to URL, e.g.\n"
+    "  --trace-otlp URL       send spans over OTLP/HTTP to URL, e.g.\n"
     "                         http://127.0.0.1:4318/v1/traces (http only)\n"
+    "  --trace-otlp-protocol http/json|http/protobuf\n"
+    "                         the encoding sent to the collector (default\n"
+    "                         $OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else\n"
+    "                         $OTEL_EXPORTER_OTLP_PROTOCOL, else http/json);\n"
+    "                         --trace-file always writes JSON\n"
     "  --trace-file PATH      append spans to PATH, one OTLP JSON batch a "
     "line\n"
     "  --trace-collapse on|off  one span per field path, list indices as *\n"
@@ -101,9 +106,11 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
     return 1;
   }
   static const char *const with_value[] = {
-      "--schema",          "--data",           "--trace-otlp",
-      "--trace-file",      "--trace-collapse", "--trace-depth",
-      "--trace-variables", "--trace-service",  "--trace-timeout"};
+      "--schema",          "--data",
+      "--trace-otlp",      "--trace-file",
+      "--trace-collapse",  "--trace-depth",
+      "--trace-variables", "--trace-service",
+      "--trace-timeout",   "--trace-otlp-protocol"};
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
                                  GQL_ARRAY_LEN(with_value), &v);
@@ -118,6 +125,14 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
     t->otlp = v;
   } else if (strcmp(a, "--trace-file") == 0) {
     t->file = v;
+  } else if (strcmp(a, "--trace-otlp-protocol") == 0) {
+    if (!gql_cli_otlp_protocol(v, NULL)) {
+      fprintf(stderr,
+              "%s: --trace-otlp-protocol takes http/json or http/protobuf\n",
+              cmd);
+      return -1;
+    }
+    t->protocol = v;
   } else if (strcmp(a, "--trace-collapse") == 0) {
     if (!gql_cli_trace_collapse_ok(v)) {
       fprintf(stderr, "%s: --trace-collapse takes on or off\n", cmd);
@@ -208,6 +223,7 @@ static int serve(gql_settings *st) {
   const char *trace_vars = trace_vars_text(st);
   const char *trace_service = st->trace.service_name;
   unsigned long long trace_timeout = st->trace.timeout_ms;
+  const char *trace_protocol = st->trace.protocol;
   if (!gql_cli_http_options("gql serve", st, &o))
     return 1;
   gql_cli_warn_unapplied("gql serve", st);
@@ -232,6 +248,10 @@ static int serve(gql_settings *st) {
                     "--trace-file\n");
     return 2;
   }
+  if (trace_protocol && !trace_otlp) {
+    fprintf(stderr, "gql serve: --trace-otlp-protocol needs --trace-otlp\n");
+    return 2;
+  }
   trace_sinks sinks = {0};
   if (trace_otlp) {
     if (gql_trace_http_init(&sinks.http, trace_otlp) < 0) {
@@ -251,6 +271,23 @@ static int serve(gql_settings *st) {
       trace_timeout = ms;
     sinks.http.timeout_ms = trace_timeout ? (uint32_t)trace_timeout : 10000;
     sinks.http.retries = 2;
+    const char *penv = getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+    if (!penv || !*penv)
+      penv = getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+    const char *proto = trace_protocol ? trace_protocol : penv;
+    if (proto && *proto &&
+        !gql_cli_otlp_protocol(proto, &sinks.http.protocol)) {
+      fprintf(stderr,
+              "gql serve: OTEL_EXPORTER_OTLP_PROTOCOL: '%s' is not "
+              "http/json or http/protobuf\n",
+              proto);
+      return 2;
+    }
+  }
+  if (sinks.http.protocol == GQL_OTLP_HTTP_PROTOBUF && trace_path) {
+    fprintf(stderr, "gql serve: --trace-file writes JSON: it cannot go with "
+                    "the http/protobuf protocol\n");
+    return 2;
   }
   gql_trace_options to;
   char *vars_copy;
@@ -312,6 +349,7 @@ static int serve(gql_settings *st) {
                                       : "gql",
         .transport = sinks_transport,
         .transport_ud = &sinks,
+        .protocol = sinks.http.protocol,
         /* three attempts of the batch being sent, one more for the rest */
         .flush_timeout_ms = attempt_ms ? 4 * attempt_ms : 0};
     if (gql_tracer_new(&tc, &tracer) < 0) {

@@ -207,6 +207,7 @@ typedef struct gql_cfg_trace {
   gql_cfg_strs variables;
   const char *service_name;
   uint64_t timeout_ms;
+  const char *protocol; /* http/json | http/protobuf (a flag; key to come) */
 } gql_cfg_trace;
 
 /* ------------------------------------------------------------- settings */

@@ -8,6 +8,7 @@
  * records when the execution finishes (finish.c) and are handed to the
  * tracer's queue; the exporter thread makes the OTLP JSON. The trace then
  * holds nothing but its arena until gql_trace_end. */
+#include "context.h"
 #include "trace.h"
 
 #include <stddef.h>
@@ -121,6 +122,16 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
                               .execute_error = gql_trace_on_execute_error,
                               .prepare_phase = gql_trace_on_prepare_phase};
   return tr;
+}
+
+void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c) {
+  if (!tr || !c || !c->parent_id || !(c->trace_hi | c->trace_lo))
+    return;
+  tr->remote_hi = c->trace_hi;
+  tr->remote_lo = c->trace_lo;
+  tr->remote_parent = c->parent_id;
+  char *st = gql_arena_strndup(tr->arena, c->tracestate, c->tracestate_len);
+  tr->remote_state = st ? (gql_str){st, c->tracestate_len} : GQL_STR("");
 }
 
 static bool memo_matches(const op_memo *m, const gql_prepared *p) {
