@@ -3,7 +3,7 @@
  * back (with its parent id) to a version-00 header that parses to the same
  * ids; an accepted tracestate is at most 512 characters in its normal form,
  * and the normal form parses to itself. A rejected one leaves no state. */
-#include "trace/context.h"
+#include "gql.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -63,6 +63,53 @@ typedef struct gql_http_executor {
 GQL_API void gql_http_exec_done(gql_http_exec *req, const char *json,
                                 size_t len);
 
+/* What the server tells an observer of a request once its response is
+ * written (strings valid during the call only). */
+typedef struct gql_http_request_info {
+  const char *method;
+  gql_str path;           /* without the query string */
+  gql_str client;         /* the peer, "127.0.0.1:53211" or "[::1]:53211" ("":
+                           * unknown) */
+  int status;             /* the HTTP status sent */
+  size_t bytes;           /* body bytes sent */
+  uint64_t duration_ns;   /* first byte of the request to response written */
+  gql_str operation_name; /* the operationName given ("" none) */
+  int operation_type;     /* a gql_operation_type, or -1: no operation ran */
+  int document_cache; /* 1 the document was cached, 0 prepared now, -1 none */
+  /* The response body; `errors`: it may hold GraphQL errors (the executor
+   * said so, or an error answered before execution, or the executor
+   * replaced by options.executor) */
+  const char *body;
+  bool errors;
+  /* the request's trace, when traced (gql_trace_id gives its id) */
+  gql_trace *trace;
+} gql_http_request_info;
+
+/* Observing a server (metrics, structured logs, readiness): callbacks the
+ * server calls; each may be NULL. The worker functions run on the worker
+ * threads, each with the state worker_start gave for that thread; the
+ * others on any thread. */
+typedef struct gql_http_observer {
+  void *ud;
+  /* Per worker, before its loop runs (NULL fails the start). */
+  void *(*worker_start)(void *ud);
+  void (*worker_free)(void *worker);
+  /* A request's response was written (also refused requests). */
+  void (*request)(void *worker, const gql_http_request_info *info);
+  /* A connection opened (+1) or closed (-1). */
+  void (*connection)(void *worker, int delta);
+  /* GET metrics_path (NULL: no such page; "/metrics" for instance):
+   * appends the page to out and returns its Content-Type, or NULL (503). */
+  const char *metrics_path;
+  const char *(*metrics)(void *ud, gql_output *out);
+  /* GET /ready: true when ready (200), else 503. NULL: always ready. */
+  bool (*ready)(void *ud);
+  /* Replaces the server's log lines: a message (access NULL), or the
+   * access line of a request (at level info). One call per line. */
+  void (*log)(void *ud, gql_http_log_level level, const char *message,
+              const gql_http_request_info *access);
+} gql_http_observer;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host;         /* default "127.0.0.1" */
@@ -105,6 +152,10 @@ typedef struct gql_http_options {
   /* The trace options of every request (NULL: gql_trace_options_init's);
    * pointed to, with its variables list, for the server's life. */
   const gql_trace_options *trace_options;
+  /* Metrics, logs and readiness (NULL: the server's own text log lines,
+   * GET /metrics only with a tracer, /ready always 200). Pointed to for
+   * the server's life. */
+  const gql_http_observer *observer;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

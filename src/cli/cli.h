@@ -4,6 +4,9 @@
 
 #include "config/config.h"
 #include "core/core.h"
+#include "gql_http.h"
+#include "observe/log.h"
+#include "observe/server_metrics.h"
 
 #include <stdio.h>
 
@@ -84,6 +87,22 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
 struct gql_jwt_verifier;
 struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
                                               const gql_settings *st);
+/* The observer of gql serve's and gql gateway's servers (observer.c):
+ * the Prometheus metrics (unless server.metrics is false), JSON log lines
+ * (server.log_format json) and readiness (ready(ready_ud), NULL: ready). */
+typedef struct gql_cli_observer {
+  gql_http_observer ob; /* options.observer = &ob */
+  gql_metrics *metrics; /* NULL: metrics off */
+  gql_server_metrics sm;
+  gql_log_format log_format;
+  const char *name;
+  FILE *log;
+  bool (*ready)(void *ud);
+  void *ready_ud;
+} gql_cli_observer;
+int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
+                          const char *name, bool gateway, gql_tracer *tracer);
+void gql_cli_observer_free(gql_cli_observer *o);
 /* One warning line per configured feature this version does not apply. */
 void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
 

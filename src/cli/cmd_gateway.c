@@ -5,11 +5,24 @@
 #include <stdlib.h>
 
 /* Serves the API schema, executing requests through the subgraphs. */
-static int serve(const gql_supergraph *sg, gql_http_options *o,
-                 const gql_gw_serve_options *so, const char *sg_path) {
+static int serve(const gql_settings *st, const gql_supergraph *sg,
+                 gql_http_options *o, gql_gw_serve_options *so,
+                 const char *sg_path) {
+  gql_cli_observer obs;
+  if (gql_cli_observer_init(&obs, st, "gql gateway", true, NULL) < 0) {
+    fprintf(stderr, "gql gateway: cannot set up metrics\n");
+    return 1;
+  }
+  so->metrics = obs.metrics ? &obs.sm : NULL;
   gql_gw_executor ge;
-  gql_gw_executor_init(&ge, sg, so);
+  if (gql_gw_executor_init(&ge, sg, so) < 0) {
+    gql_cli_observer_free(&obs);
+    return 1;
+  }
+  obs.ready = gql_gw_executor_ready;
+  obs.ready_ud = &ge;
   o->executor = &ge.ex;
+  o->observer = &obs.ob;
   char banner[512];
   snprintf(banner, sizeof banner, "gql gateway: serving %s",
            gql_cli_display_name(sg_path));
@@ -20,10 +33,14 @@ static int serve(const gql_supergraph *sg, gql_http_options *o,
   int rc = gql_http_server_new(sg->api, o, &srv);
   if (rc < 0) {
     fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
+    gql_gw_executor_free(&ge);
+    gql_cli_observer_free(&obs);
     return 1;
   }
   rc = gql_http_server_run(srv);
   gql_http_server_free(srv);
+  gql_gw_executor_free(&ge);
+  gql_cli_observer_free(&obs);
   return rc < 0 ? 1 : 0;
 }
 
@@ -187,7 +204,7 @@ static int run(int argc, char **argv) {
   if (plan_path)
     status = print_plan(sg, plan_path, op_name, arena);
   if (!print_api && !plan_path)
-    status = serve(sg, &o, &so, sg_path);
+    status = serve(st, sg, &o, &so, sg_path);
 done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);

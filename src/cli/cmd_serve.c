@@ -300,6 +300,7 @@ static int serve(gql_settings *st) {
   gql_schema *schema = NULL;
   gql_subgraph *sg = NULL;
   gql_http_server *srv = NULL;
+  gql_cli_observer obs = {0};
   gql_arena *arena = gql_arena_new(NULL);
   char *sdl = NULL, *data = NULL;
   size_t sdl_len = 0;
@@ -359,6 +360,11 @@ static int serve(gql_settings *st) {
     o.tracer = tracer;
     o.trace_options = &to;
   }
+  if (gql_cli_observer_init(&obs, st, "gql serve", false, tracer) < 0) {
+    fprintf(stderr, "gql serve: cannot set up metrics\n");
+    goto done;
+  }
+  o.observer = &obs.ob;
   char banner[512];
   snprintf(banner, sizeof banner, "gql serve: serving %s%s",
            sg ? "the subgraph " : "",
@@ -373,6 +379,7 @@ static int serve(gql_settings *st) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  gql_cli_observer_free(&obs);
   if (tracer) {
     gql_tracer_stats st;
     gql_tracer_stats_get(tracer, &st);

@@ -1112,6 +1112,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     p->root_error = gql_arena_sprintf(
         arena, "Schema is not configured to execute %s operation.",
         names[op->operation]);
+    p->answer_early = true; /* the error alone: there is no root to walk */
     *out = p;
     return 0;
   }

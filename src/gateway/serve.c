@@ -3,13 +3,33 @@
 
 #include <stdlib.h>
 
+/* A subgraph's series of gql_subgraph_requests_total by HTTP status, found
+ * the first time each is seen (a few statuses per subgraph). */
+enum { STATUS_KEPT = 6 };
+typedef struct gw_sub_metrics {
+  gql_metric_series duration;
+  uint32_t nstatus;
+  int status[STATUS_KEPT]; /* 0: "error" (no response) */
+  gql_metric_series requests[STATUS_KEPT];
+} gw_sub_metrics;
+
 typedef struct gw_worker {
-  const gql_gw_executor *ge;
+  gql_gw_executor *ge;
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
   size_t response_hint; /* the last response's size: the next buffer's */
   uint64_t rng;         /* progressive override draws */
+  /* metrics (ge->opt.metrics): this worker's shard, per subgraph series */
+  gql_metrics_shard *sh;
+  gw_sub_metrics *subs;
+  /* readiness probes (the one worker that probes), on a client of their
+   * own: closed once all answered, its connections never in the pool of
+   * the plans' requests */
+  gql_gw_client *probe_client;
+  bool prober, stopping, timer_open;
+  unsigned probes_pending;
+  uv_timer_t probe_timer;
 } gw_worker;
 
 /* One client request in flight. */
@@ -28,6 +48,7 @@ typedef struct gw_exec {
 typedef struct gw_fetch {
   gw_exec *e;
   uint32_t batch;
+  uint64_t start_ns; /* uv_hrtime at the post (with metrics) */
 } gw_fetch;
 
 static void json_escape(gql_buf *b, const char *s) {
@@ -87,10 +108,41 @@ static void finish(gw_exec *e) {
 
 static void run(gw_exec *e);
 
+/* gql_subgraph_requests_total / _duration_seconds of one fetch. */
+static void count_fetch(gw_worker *w, uint32_t graph, int http_status,
+                        uint64_t ns) {
+  gql_server_metrics *sm = w->ge->opt.metrics;
+  gw_sub_metrics *g = &w->subs[graph];
+  gql_metrics_observe_ns(w->sh, &g->duration, ns);
+  for (uint32_t i = 0; i < g->nstatus; i++)
+    if (g->status[i] == http_status) {
+      gql_metrics_add(w->sh, &g->requests[i], 1);
+      return;
+    }
+  char code[16];
+  snprintf(code, sizeof code, "%d", http_status);
+  gql_str v[2] = {w->ge->sg->graphs[graph].name,
+                  http_status ? gql_cstr(code) : GQL_STR("error")};
+  gql_metric_series s;
+  if (!gql_metrics_series(sm->m, sm->subgraph_requests, v, &s))
+    return;
+  gql_metrics_add(w->sh, &s, 1);
+  if (g->nstatus < STATUS_KEPT) {
+    g->status[g->nstatus] = http_status;
+    g->requests[g->nstatus++] = s;
+  }
+}
+
 static void on_fetch(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   gw_fetch *f = ud;
   gw_exec *e = f->e;
+  if (e->w->sh) {
+    int hs = gql_gw_client_answer_status(e->w->client);
+    count_fetch(e->w, e->plan->batches[f->batch].graph,
+                status && hs >= 200 && hs < 300 ? 0 : hs,
+                uv_hrtime() - f->start_ns);
+  }
   if (status == 0) {
     /* The merged tree may point into the text: it is taken from the
      * client (freed by finish) or else copied into the request's arena. */
@@ -136,6 +188,7 @@ static void run(gw_exec *e) {
       }
       f->e = e;
       f->batch = i;
+      f->start_ns = e->w->sh ? uv_hrtime() : 0;
       e->pending++;
       rc = gql_gw_client_post(e->w->client, plan->batches[i].graph, body.data,
                               body.len, on_fetch, f);
@@ -197,8 +250,20 @@ static int execute(void *worker, gql_http_exec *req) {
   const char *err = NULL;
   const gql_gw_plan *plan = NULL;
   gql_gw_plan_ref *ref = NULL;
+  gql_gw_plan_cache_info before;
+  if (w->sh)
+    gql_gw_plan_cache_stats(w->plans, &before);
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
                                  req->operation_name, &plan, &ref, &err);
+  if (w->sh) {
+    gql_gw_plan_cache_info after;
+    gql_gw_plan_cache_stats(w->plans, &after);
+    gql_server_metrics *sm = w->ge->opt.metrics;
+    if (after.hits != before.hits)
+      gql_metrics_add(w->sh, &sm->plan_hits, 1);
+    else if (after.misses != before.misses)
+      gql_metrics_add(w->sh, &sm->plan_misses, 1);
+  }
   if (!rc && plan->set) /* conditions or override labels: this request's */
     rc =
         gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
@@ -240,8 +305,70 @@ static int execute(void *worker, gql_http_exec *req) {
   return 0;
 }
 
-static void *worker_start(void *ud, uv_loop_t *loop) {
+/* ---- readiness: every subgraph answered a probe */
+
+typedef struct gw_probe {
+  gw_worker *w;
+  uint32_t graph;
+} gw_probe;
+
+static void probe_all(gw_worker *w);
+static void on_probe_timer(uv_timer_t *t);
+
+static void on_probe(void *ud, int status, const char *why, const char *json,
+                     size_t len) {
+  (void)why, (void)json, (void)len;
+  gw_probe *p = ud;
+  gw_worker *w = p->w;
+  gql_gw_executor *ge = w->ge;
+  if (status == 0 && !atomic_exchange(&ge->answered[p->graph], true))
+    atomic_fetch_add(&ge->nanswered, 1);
+  free(p);
+  if (--w->probes_pending || w->stopping)
+    return;
+  if (atomic_load(&ge->nanswered) < ge->sg->ngraphs)
+    uv_timer_start(&w->probe_timer, on_probe_timer, 500, 0);
+  else
+    gql_gw_client_close(w->probe_client);
+}
+
+static void probe_all(gw_worker *w) {
+  static const char body[] = "{\"query\":\"{__typename}\"}";
+  if (w->stopping)
+    return;
+  w->probe_timer.data = w;
+  for (uint32_t i = 0; i < w->ge->sg->ngraphs; i++) {
+    if (atomic_load(&w->ge->answered[i]))
+      continue;
+    gw_probe *p = malloc(sizeof *p);
+    if (!p)
+      break;
+    *p = (gw_probe){w, i};
+    w->probes_pending++;
+    if (gql_gw_client_post(w->probe_client, i, body, sizeof body - 1, on_probe,
+                           p) < 0) {
+      w->probes_pending--;
+      free(p);
+    }
+  }
+  if (!w->probes_pending)
+    uv_timer_start(&w->probe_timer, on_probe_timer, 500, 0);
+}
+
+static void on_probe_timer(uv_timer_t *t) {
+  probe_all(t->data);
+}
+
+bool gql_gw_executor_ready(void *ud) {
   const gql_gw_executor *ge = ud;
+  return atomic_load(&ge->nanswered) >= ge->sg->ngraphs;
+}
+
+static void worker_stop(void *worker);
+static void worker_free(void *worker);
+
+static void *worker_start(void *ud, uv_loop_t *loop) {
+  gql_gw_executor *ge = ud;
   gw_worker *w = calloc(1, sizeof *w);
   if (!w)
     return NULL;
@@ -257,18 +384,42 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   if (!rc)
     rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client, &w->client,
                            &bad);
-  free(urls);
   if (rc) {
     if (rc == GQL_EINVAL)
       fprintf(stderr, "gql gateway: subgraph %.*s: unusable url '%.*s'\n",
               (int)sg->graphs[bad].name.len, sg->graphs[bad].name.ptr,
               (int)sg->graphs[bad].url.len, sg->graphs[bad].url.ptr);
+    free(urls);
     free(w);
     return NULL;
   }
-  if (!(w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes))) {
-    gql_gw_client_free(w->client);
-    free(w);
+  bool ok = (w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes));
+  gql_server_metrics *sm = ge->opt.metrics;
+  if (ok && sm) {
+    ok = (w->sh = gql_metrics_shard_new(sm->m)) &&
+         (w->subs = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->subs));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
+      ok = gql_metrics_series(sm->m, sm->subgraph_duration, &sg->graphs[i].name,
+                              &w->subs[i].duration);
+  }
+  /* the first worker probes the subgraphs for readiness */
+  if (ok && !atomic_exchange(&ge->probing, true)) {
+    ok = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
+                           &w->probe_client, &bad) == 0;
+    if (ok) {
+      w->prober = w->timer_open = true;
+      uv_timer_init(loop, &w->probe_timer);
+      w->probe_timer.data = w;
+      uv_timer_start(&w->probe_timer, on_probe_timer, 0, 0);
+    } else {
+      atomic_store(&ge->probing, false);
+    }
+  }
+  free(urls);
+  if (!ok) {
+    worker_stop(w);
+    uv_run(loop, UV_RUN_NOWAIT); /* the handles closed */
+    worker_free(w);
     return NULL;
   }
   return w;
@@ -276,19 +427,31 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
 
 static void worker_stop(void *worker) {
   gw_worker *w = worker;
+  w->stopping = true;
+  if (w->timer_open) {
+    w->timer_open = false;
+    uv_close((uv_handle_t *)&w->probe_timer, NULL);
+  }
   gql_gw_client_close(w->client);
+  if (w->probe_client)
+    gql_gw_client_close(w->probe_client);
 }
 
 static void worker_free(void *worker) {
   gw_worker *w = worker;
   gql_gw_client_free(w->client);
+  gql_gw_client_free(w->probe_client);
   gql_gw_plan_cache_free(w->plans);
+  free(w->subs);
   free(w);
 }
 
-void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
-                          const gql_gw_serve_options *o) {
+int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
+                         const gql_gw_serve_options *o) {
   *e = (gql_gw_executor){.sg = sg};
+  atomic_init(&e->probing, false);
+  atomic_init(&e->nanswered, 0);
+  e->answered = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *e->answered);
   if (o)
     e->opt = *o;
   e->ex = (gql_http_executor){.ud = e,
@@ -296,4 +459,10 @@ void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                               .worker_stop = worker_stop,
                               .worker_free = worker_free,
                               .execute = execute};
+  return e->answered ? 0 : GQL_ENOMEM;
+}
+
+void gql_gw_executor_free(gql_gw_executor *e) {
+  free(e->answered);
+  e->answered = NULL;
 }

@@ -67,6 +67,7 @@ typedef struct tconn {
   http_buf wbuf; /* bytes being written */
   bool writing, reading, tcp_closed, closing;
   bool eof;      /* the client has finished sending */
+  bool counted;  /* told to the observer (connection +1) */
   bool draining; /* closing: write side shut, input read and dropped */
   size_t drained;
   uv_shutdown_t sreq;
@@ -96,6 +97,9 @@ static void conn_free(tconn *t) {
     w->conns = t->next;
   if (t->next)
     t->next->prev = t->prev;
+  const gql_http_observer *ob = w->srv->opt.observer;
+  if (t->counted && ob->connection)
+    ob->connection(w->x.obs_worker, -1);
   gql_http_conn_free(&t->c);
   http_buf_free(&t->wbuf);
   atomic_fetch_sub(&w->srv->nconns, 1);
@@ -368,6 +372,25 @@ static void conn_resumed(gql_http_conn *c) {
   uv_timer_start(&t->timer, on_timer, 0, 0);
 }
 
+/* The client's address for the observer: "1.2.3.4:5" or "[::1]:5". */
+static void peer_name(tconn *t) {
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  char host[INET6_ADDRSTRLEN] = "";
+  t->c.peer[0] = 0;
+  if (uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) < 0)
+    return;
+  if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+    uv_ip4_name(a, host, sizeof host);
+    snprintf(t->c.peer, sizeof t->c.peer, "%s:%u", host, ntohs(a->sin_port));
+  } else if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+    uv_ip6_name(a, host, sizeof host);
+    snprintf(t->c.peer, sizeof t->c.peer, "[%s]:%u", host, ntohs(a->sin6_port));
+  }
+}
+
 static void on_connection(uv_stream_t *server, int status) {
   worker *w = server->data;
   if (status < 0)
@@ -400,6 +423,13 @@ static void on_connection(uv_stream_t *server, int status) {
     return;
   }
   uv_tcp_nodelay(&t->tcp, 1);
+  const gql_http_observer *ob = w->srv->opt.observer;
+  if (ob) {
+    peer_name(t);
+    t->counted = true;
+    if (ob->connection)
+      ob->connection(w->x.obs_worker, +1);
+  }
   gql_http_log(w->x.opt, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)",
                n);
   conn_update(t);
@@ -569,9 +599,21 @@ int gql_http_server_start(gql_http_server *s) {
     }
     w->x.loop = &w->loop;
     const gql_http_executor *ex = s->opt.executor;
+    const gql_http_observer *ob = s->opt.observer;
+    if (ob && ob->worker_start &&
+        !(w->x.obs_worker = ob->worker_start(ob->ud))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      uv_loop_close(&w->loop);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (ex && ex->worker_start &&
         !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop))) {
       gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
       close(fd);
       uv_loop_close(&w->loop);
       gql_http_ctx_free(&w->x);
@@ -702,6 +744,9 @@ void gql_http_server_free(gql_http_server *s) {
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
+      const gql_http_observer *ob = s->opt.observer;
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
       uv_loop_close(&w->loop);
       gql_http_ctx_free(&w->x);
     }

@@ -1,7 +1,7 @@
 /* W3C Trace Context headers: traceparent and tracestate, read strictly
  * (what the spec says a vendor must reject is rejected) and written in
  * their normal form. */
-#include "context.h"
+#include "gql.h"
 
 #include <string.h>
 

@@ -93,6 +93,8 @@ gql_buf *gql_trace_queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   uint64_t z = gql_trace_random(&rng), w = z * 0xd6e8feb86659fd93u;
   w ^= w >> 32;
   otlp_ids ids = {.trace_hi = (secs << 32) | (w & 0xffffffffu), .trace_lo = z};
+  if (tr->id_hi | tr->id_lo) /* a log line said it already */
+    ids = (otlp_ids){.trace_hi = tr->id_hi, .trace_lo = tr->id_lo};
   if (tr->remote_parent)
     ids = (otlp_ids){tr->remote_hi, tr->remote_lo, tr->remote_parent,
                      tr->remote_state};

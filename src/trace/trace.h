@@ -365,6 +365,8 @@ struct gql_trace {
    * the remote parent (0: none) and tracestate (in the arena) */
   uint64_t remote_hi, remote_lo, remote_parent;
   gql_str remote_state;
+  /* the trace id once gql_trace_id drew it (0, 0: not yet) */
+  uint64_t id_hi, id_lo;
   /* ---- kept across requests (gql_trace_begin clears what comes before) */
   gql_arena *arena;
   gql_buf scratch; /* the records, reused */

@@ -8,7 +8,6 @@
  * records when the execution finishes (finish.c) and are handed to the
  * tracer's queue; the exporter thread makes the OTLP JSON. The trace then
  * holds nothing but its arena until gql_trace_end. */
-#include "context.h"
 #include "trace.h"
 
 #include <stddef.h>
@@ -132,6 +131,36 @@ void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c) {
   tr->remote_parent = c->parent_id;
   char *st = gql_arena_strndup(tr->arena, c->tracestate, c->tracestate_len);
   tr->remote_state = st ? (gql_str){st, c->tracestate_len} : GQL_STR("");
+}
+
+void gql_trace_id(gql_trace *tr, char out[33]) {
+  out[0] = 0;
+  if (!tr)
+    return;
+  uint64_t hi = tr->remote_hi, lo = tr->remote_lo;
+  if (!tr->remote_parent) {
+    if (!(tr->id_hi | tr->id_lo)) {
+      /* as gql_trace_queue_open draws them: the Unix second, then random */
+      uint64_t now =
+          tr->tracer
+              ? gql_trace_clock_to_ns(&tr->tracer->clock,
+                                      gql_trace_clock_now(&tr->tracer->clock))
+              : 0;
+      uint64_t rng = (uint64_t)(uintptr_t)tr ^ now ^ 0x9e3779b97f4a7c15u;
+      uint64_t z = gql_trace_random(&rng), w = z * 0xd6e8feb86659fd93u;
+      w ^= w >> 32;
+      tr->id_hi = ((now / 1000000000u) << 32) | (w & 0xffffffffu);
+      tr->id_lo = z;
+    }
+    hi = tr->id_hi;
+    lo = tr->id_lo;
+  }
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++) {
+    out[i] = hex[(hi >> (60 - 4 * i)) & 15];
+    out[16 + i] = hex[(lo >> (60 - 4 * i)) & 15];
+  }
+  out[32] = 0;
 }
 
 static bool memo_matches(const op_memo *m, const gql_prepared *p) {

@@ -1,7 +1,6 @@
 /* W3C Trace Context: traceparent and tracestate as the spec reads them,
  * and a trace continued from them (the spans' trace id, parents, flags and
  * tracestate in OTLP). */
-#include "trace/context.h"
 #include "trace/trace.h"
 
 #include <criterion/criterion.h>
