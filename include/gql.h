@@ -529,6 +529,10 @@ GQL_API int gql_output_reserve(gql_output *o, size_t extra);
 /* Appends n bytes. 0 or GQL_ENOMEM (nothing appended). */
 GQL_API int gql_output_append(gql_output *o, const void *p, size_t n);
 GQL_API void gql_output_free(gql_output *o);
+/* Appends s as a JSON string in quotes, escaped as JSON.stringify does
+ * (\" \\ \b \f \n \r \t, other control characters as \u00xx; invalid
+ * UTF-8 becomes U+FFFD). 0 or GQL_ENOMEM (nothing appended). */
+GQL_API int gql_output_json_string(gql_output *o, const char *s, size_t len);
 
 typedef struct gql_execute_params {
   const gql_value *variables; /* coerced from this, or else from: */

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcriterion-dev libxxhash-dev libdouble-conversion-dev
   libuv1-dev node-llhttp python3 python3-yaml curl
-  libhiredis-dev libssl-dev openssl libyaml-dev libpcre2-dev
+  libhiredis-dev libssl-dev openssl libyaml-dev libpcre2-dev libwslay-dev
   # test-only counterparts, started by the tests themselves: Redis for the
   # shared persisted-operation store, Chromium for the GraphiQL page
   redis-server chromium

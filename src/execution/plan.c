@@ -1101,8 +1101,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   for (uint32_t i = 0; i < p->nvars; i++) {
     const gql_ast_variable_definition *vd = op->variables.items[i];
     plan_var *pv = &p->vars[i];
-    pv->name = gql_ast_name_str(vd->variable->u.name);
-    pv->def = vd;
+    *pv = (plan_var){.name = gql_ast_name_str(vd->variable->u.name), .def = vd};
     if (!gql_schema_type_ref_from_ast(s, vd->type, arena, &pv->type) ||
         !gql_schema_is_input(s, pv->type.type))
       pv->type.type = GQL_NO_TYPE;

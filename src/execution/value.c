@@ -75,6 +75,17 @@ int gql_value_print(gql_arena *arena, const gql_value *v, gql_str *out) {
   return copy ? 0 : GQL_ENOMEM;
 }
 
+int gql_output_json_string(gql_output *o, const char *s, size_t len) {
+  /* The writer's buffer over the output's memory, handed back after. */
+  size_t was = o->len;
+  gql_buf b = {.data = o->data, .len = o->len, .cap = o->cap, .alc = o->alc};
+  gql_json_write_string(&b, (gql_str){s, len});
+  o->data = b.data;
+  o->cap = b.cap;
+  o->len = b.failed ? was : b.len;
+  return b.failed ? GQL_ENOMEM : 0;
+}
+
 static void inspect_at(gql_buf *out, const gql_json_value *v, int depth) {
   switch (v->kind) {
   case GQL_JSON_NULL:

@@ -25,48 +25,7 @@
 #define http_container_of(ptr, type, member)                                   \
   ((type *)((char *)(ptr)-offsetof(type, member)))
 
-static inline gql_str http_str(const char *p, size_t n) {
-  return (gql_str){p, n};
-}
-static inline bool http_str_is(gql_str a, const char *b) {
-  size_t n = strlen(b);
-  return a.len == n && memcmp(a.ptr, b, n) == 0;
-}
-
-/* ---- byte buffers: libgql's gql_output, and whether an append failed
- * (then later appends are dropped, and the request or connection answers
- * 503 or closes) */
-typedef struct http_buf {
-  gql_output o;
-  bool failed;
-} http_buf;
-
-static inline bool http_buf_reserve(http_buf *b, size_t extra) {
-  if (!b->failed && gql_output_reserve(&b->o, extra) < 0)
-    b->failed = true;
-  return !b->failed;
-}
-static inline void http_buf_append(http_buf *b, const void *p, size_t n) {
-  if (!b->failed && gql_output_append(&b->o, p, n) < 0)
-    b->failed = true;
-}
-static inline void http_buf_puts(http_buf *b, const char *s) {
-  http_buf_append(b, s, strlen(s));
-}
-static inline void http_buf_putc(http_buf *b, char c) {
-  http_buf_append(b, &c, 1);
-}
-/* Empty, keeping the memory unless one use made it over `keep` bytes. */
-static inline void http_buf_clear(http_buf *b, size_t keep) {
-  b->o.len = 0;
-  b->failed = false;
-  if (b->o.cap > keep)
-    gql_output_free(&b->o);
-}
-static inline void http_buf_free(http_buf *b) {
-  gql_output_free(&b->o);
-  b->failed = false;
-}
+#include "http_buf.h"
 
 /* ---- document cache (cache.c) */
 

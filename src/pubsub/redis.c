@@ -203,20 +203,36 @@ typedef struct cmd {
 typedef struct conn {
   gql_redis *r;
   redisAsyncContext *ac;
-  uv_timer_t timer; /* connect deadline, or the backoff wait */
+  /* The connect deadline, the backoff wait, or (subscriber, ready) the
+   * heartbeat. */
+  uv_timer_t timer;
   uv_getaddrinfo_t gai;
   bool resolving;
+  bool sub;     /* the subscriber connection */
+  bool beating; /* a heartbeat awaits its answer */
   gql_redis_state state;
   unsigned hs_pending; /* handshake replies still to come */
   bool hs_failed;
+  uint32_t attempt; /* consecutive failed attempts */
   char detail[160];
 } conn;
+
+typedef struct channel {
+  size_t len;
+  char name[];
+} channel;
 
 struct gql_redis {
   uv_loop_t *loop;
   gql_redis_options o;
   gql_redis_url url;
   conn c;
+  conn s; /* the subscriber: started by the first gql_redis_subscribe */
+  bool sub_started;
+  channel **channels;
+  uint32_t nchannels, channels_cap;
+  gql_redis_message_cb on_message;
+  void *message_ud;
   uv_timer_t deadlines;
   uint64_t due; /* when `deadlines` fires (0: stopped) */
   cmd list;     /* sentinel: in submission order */
@@ -230,13 +246,14 @@ struct gql_redis {
 
 static void start_connect(conn *c);
 static void arm_deadlines(gql_redis *r);
+static void subscribe_all(conn *c);
 
 static void set_state(conn *c, gql_redis_state s, const char *detail) {
   c->state = s;
   if (detail && detail != c->detail)
     snprintf(c->detail, sizeof c->detail, "%s", detail);
   gql_redis *r = c->r;
-  if (r->o.on_state)
+  if (r->o.on_state && !c->sub)
     r->o.on_state(r->o.ud, s, detail ? c->detail : "");
 }
 
@@ -252,8 +269,8 @@ static uint64_t next_rand(gql_redis *r) {
 /* Exponential backoff with "equal jitter": half the doubled delay, plus a
  * random part of the other half, so replicas that lost Redis together do
  * not come back in step. */
-static uint32_t backoff_delay(gql_redis *r) {
-  uint32_t a = r->st.attempt < 20 ? r->st.attempt : 20;
+static uint32_t backoff_delay(gql_redis *r, uint32_t attempt) {
+  uint32_t a = attempt < 20 ? attempt : 20;
   uint64_t d = (uint64_t)r->o.backoff_min_ms << a;
   if (d > r->o.backoff_max_ms)
     d = r->o.backoff_max_ms;
@@ -271,9 +288,10 @@ static void schedule_reconnect(conn *c, const char *detail) {
   gql_redis *r = c->r;
   if (r->closing)
     return;
-  uint32_t delay = backoff_delay(r);
-  r->st.next_delay_ms = delay;
-  r->st.attempt++;
+  uint32_t delay = backoff_delay(r, c->attempt);
+  if (!c->sub)
+    r->st.next_delay_ms = delay;
+  c->attempt++;
   set_state(c, GQL_REDIS_STATE_DOWN, detail);
   uv_timer_start(&c->timer, on_backoff, delay, 0);
 }
@@ -288,7 +306,8 @@ static void drop_context(conn *c) {
 }
 
 static void connect_failed(conn *c, const char *detail) {
-  c->r->st.failures++;
+  if (!c->sub)
+    c->r->st.failures++;
   schedule_reconnect(c, detail);
 }
 
@@ -311,8 +330,14 @@ static void on_handshake_reply(redisAsyncContext *ac, void *reply, void *pd) {
   }
   gql_redis *r = c->r;
   uv_timer_stop(&c->timer);
+  c->attempt = 0;
+  if (c->sub) {
+    r->st.sub_connects++;
+    set_state(c, GQL_REDIS_STATE_READY, "connected");
+    subscribe_all(c);
+    return;
+  }
   r->st.connects++;
-  r->st.attempt = 0;
   set_state(c, GQL_REDIS_STATE_READY, "connected");
 }
 
@@ -370,7 +395,10 @@ static void on_disconnect(const redisAsyncContext *cac, int status) {
   if (r->closing)
     return;
   if (c->state == GQL_REDIS_STATE_READY) {
-    r->st.disconnects++;
+    if (c->sub)
+      r->st.sub_disconnects++;
+    else
+      r->st.disconnects++;
     schedule_reconnect(c, ac->errstr[0] ? ac->errstr : "connection lost");
   } else {
     connect_failed(c, c->hs_failed ? c->detail
@@ -653,6 +681,149 @@ gql_redis_status gql_redis_command(gql_redis *r, int argc, const char **argv,
   return GQL_REDIS_OK;
 }
 
+/* --------------------------------------------------------------- pub/sub */
+
+#define HEARTBEAT_CHANNEL "__gql_heartbeat__"
+#define MAX_CHANNEL 1024
+/* Channels per SUBSCRIBE command when resubscribing. */
+#define SUBSCRIBE_BATCH 256
+
+static bool is_channel(const redisReply *e, const char *name, size_t n) {
+  return e->type == REDIS_REPLY_STRING && (size_t)e->len == n &&
+         memcmp(e->str, name, n) == 0;
+}
+
+/* Every reply on a subscribed channel comes here (hiredis keeps one
+ * callback per channel): messages, and the confirmations of SUBSCRIBE,
+ * the heartbeat's among them. NULL when the context goes. */
+static void on_sub_reply(redisAsyncContext *ac, void *reply, void *pd) {
+  conn *c = pd;
+  redisReply *rep = reply;
+  if (!rep || c->ac != ac || rep->type != REDIS_REPLY_ARRAY ||
+      rep->elements < 3)
+    return;
+  redisReply *kind = rep->element[0], *ch = rep->element[1];
+  if (kind->type != REDIS_REPLY_STRING || ch->type != REDIS_REPLY_STRING)
+    return;
+  gql_redis *r = c->r;
+  if (kind->len == 7 && memcmp(kind->str, "message", 7) == 0) {
+    redisReply *msg = rep->element[2];
+    if (msg->type != REDIS_REPLY_STRING ||
+        is_channel(ch, HEARTBEAT_CHANNEL, sizeof HEARTBEAT_CHANNEL - 1))
+      return;
+    r->st.messages++;
+    if (r->on_message)
+      r->on_message(r->message_ud, (gql_str){ch->str, (size_t)ch->len},
+                    (gql_str){msg->str, (size_t)msg->len});
+  } else if (kind->len == 9 && memcmp(kind->str, "subscribe", 9) == 0 &&
+             is_channel(ch, HEARTBEAT_CHANNEL, sizeof HEARTBEAT_CHANNEL - 1)) {
+    c->beating = false;
+  }
+}
+
+/* SUBSCRIBE with up to SUBSCRIBE_BATCH channels; false when hiredis
+ * refused it (the connection is going). */
+static bool send_subscribe(conn *c, channel **chs, uint32_t n, bool heartbeat) {
+  const char *argv[SUBSCRIBE_BATCH + 2];
+  size_t lens[SUBSCRIBE_BATCH + 2];
+  int argc = 0;
+  argv[argc] = "SUBSCRIBE";
+  lens[argc++] = 9;
+  if (heartbeat) {
+    argv[argc] = HEARTBEAT_CHANNEL;
+    lens[argc++] = sizeof HEARTBEAT_CHANNEL - 1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    argv[argc] = chs[i]->name;
+    lens[argc++] = chs[i]->len;
+  }
+  return redisAsyncCommandArgv(c->ac, on_sub_reply, c, argc, argv, lens) ==
+         REDIS_OK;
+}
+
+static void drop_subscriber(conn *c, const char *why) {
+  gql_redis *r = c->r;
+  r->st.sub_disconnects++;
+  drop_context(c);
+  schedule_reconnect(c, why);
+}
+
+/* Each period: the previous heartbeat must have been answered, then the
+ * next goes out. */
+static void on_heartbeat(uv_timer_t *t) {
+  conn *c = t->data;
+  if (c->r->closing || c->state != GQL_REDIS_STATE_READY)
+    return;
+  if (c->beating) {
+    drop_subscriber(c, "no answer to the heartbeat: dropped");
+    return;
+  }
+  c->beating = true;
+  if (!send_subscribe(c, NULL, 0, true))
+    drop_subscriber(c, "cannot send the heartbeat");
+}
+
+/* Ready: every channel again (after a reconnect Redis knows none of
+ * them), and the heartbeat starts. */
+static void subscribe_all(conn *c) {
+  gql_redis *r = c->r;
+  bool ok = send_subscribe(c, NULL, 0, true);
+  for (uint32_t i = 0; ok && i < r->nchannels; i += SUBSCRIBE_BATCH) {
+    uint32_t n = r->nchannels - i;
+    ok = send_subscribe(c, r->channels + i,
+                        n < SUBSCRIBE_BATCH ? n : SUBSCRIBE_BATCH, false);
+  }
+  if (!ok) {
+    drop_subscriber(c, "cannot subscribe");
+    return;
+  }
+  c->beating = true; /* the first SUBSCRIBE carries the heartbeat */
+  uv_timer_start(&c->timer, on_heartbeat, r->o.heartbeat_ms, r->o.heartbeat_ms);
+}
+
+void gql_redis_on_message(gql_redis *r, gql_redis_message_cb cb, void *ud) {
+  r->on_message = cb;
+  r->message_ud = ud;
+}
+
+int gql_redis_subscribe(gql_redis *r, gql_str ch) {
+  if (r->closing || !ch.len || ch.len > MAX_CHANNEL)
+    return GQL_EINVAL;
+  for (uint32_t i = 0; i < r->nchannels; i++)
+    if (r->channels[i]->len == ch.len &&
+        memcmp(r->channels[i]->name, ch.ptr, ch.len) == 0)
+      return GQL_EINVAL;
+  if (r->nchannels >= r->o.max_channels)
+    return GQL_ELIMIT;
+  if (r->nchannels == r->channels_cap) {
+    uint32_t cap = r->channels_cap ? r->channels_cap * 2 : 16;
+    channel **chs = realloc(r->channels, cap * sizeof *chs);
+    if (!chs)
+      return GQL_ENOMEM;
+    r->channels = chs;
+    r->channels_cap = cap;
+  }
+  channel *c = malloc(sizeof *c + ch.len + 1);
+  if (!c)
+    return GQL_ENOMEM;
+  c->len = ch.len;
+  memcpy(c->name, ch.ptr, ch.len);
+  c->name[ch.len] = 0;
+  r->channels[r->nchannels++] = c;
+  if (!r->sub_started) {
+    r->sub_started = true;
+    start_connect(&r->s);
+  } else if (r->s.state == GQL_REDIS_STATE_READY && r->s.ac &&
+             !send_subscribe(&r->s, &c, 1, false)) {
+    drop_subscriber(&r->s, "cannot subscribe");
+  }
+  return 0;
+}
+
+gql_redis_state gql_redis_subscriber_state(const gql_redis *r) {
+  return r->s.state;
+}
+
 /* --------------------------------------------------------------- replies */
 
 gql_redis_reply_kind gql_redis_reply_type(const gql_redis_reply *x) {
@@ -728,6 +899,10 @@ int gql_redis_new(uv_loop_t *loop, const gql_redis_options *o, gql_redis **out,
     r->o.max_inflight = 1024;
   if (!r->o.stall_ms)
     r->o.stall_ms = 2000;
+  if (!r->o.heartbeat_ms)
+    r->o.heartbeat_ms = 5000;
+  if (!r->o.max_channels)
+    r->o.max_channels = 4096;
   r->rng = r->o.seed ? r->o.seed : gql_hash_seed();
   if (!r->rng)
     r->rng = 0x9e3779b97f4a7c15ull;
@@ -737,7 +912,11 @@ int gql_redis_new(uv_loop_t *loop, const gql_redis_options *o, gql_redis **out,
   r->deadlines.data = r;
   uv_timer_init(loop, &r->c.timer);
   r->c.timer.data = &r->c;
-  r->open_handles = 2;
+  r->s.r = r;
+  r->s.sub = true;
+  uv_timer_init(loop, &r->s.timer);
+  r->s.timer.data = &r->s;
+  r->open_handles = 3;
   *out = r;
   start_connect(&r->c);
   return 0;
@@ -749,6 +928,9 @@ gql_redis_state gql_redis_get_state(const gql_redis *r) {
 
 void gql_redis_stats_get(const gql_redis *r, gql_redis_stats *out) {
   *out = r->st;
+  out->attempt = r->c.attempt;
+  out->sub_attempt = r->s.attempt;
+  out->channels = r->nchannels;
 }
 
 static void on_handle_closed(uv_handle_t *h) {
@@ -769,6 +951,7 @@ void gql_redis_close(gql_redis *r, void (*on_closed)(void *ud), void *ud) {
   r->on_closed = on_closed;
   r->closed_ud = ud;
   set_state(&r->c, GQL_REDIS_STATE_CLOSING, "closing");
+  r->s.state = GQL_REDIS_STATE_CLOSING;
   /* Answer first (callbacks may not submit: closing refuses), then free
    * the context, which releases the records. */
   for (cmd *k = r->list.next; k != &r->list; k = k->next) {
@@ -777,10 +960,18 @@ void gql_redis_close(gql_redis *r, void (*on_closed)(void *ud), void *ud) {
       k->cb(k->ud, GQL_REDIS_CLOSED, NULL);
     }
   }
-  drop_context(&r->c);
-  if (r->c.resolving)
-    uv_cancel((uv_req_t *)&r->c.gai);
-  r->c.timer.data = r; /* no more timer callbacks: the close's data */
+  conn *cs[2] = {&r->c, &r->s};
+  for (int i = 0; i < 2; i++) {
+    drop_context(cs[i]);
+    if (cs[i]->resolving)
+      uv_cancel((uv_req_t *)&cs[i]->gai);
+    cs[i]->timer.data = r; /* no more timer callbacks: the close's data */
+    uv_close((uv_handle_t *)&cs[i]->timer, on_handle_closed);
+  }
+  for (uint32_t i = 0; i < r->nchannels; i++)
+    free(r->channels[i]);
+  free(r->channels);
+  r->channels = NULL;
+  r->nchannels = 0;
   uv_close((uv_handle_t *)&r->deadlines, on_handle_closed);
-  uv_close((uv_handle_t *)&r->c.timer, on_handle_closed);
 }

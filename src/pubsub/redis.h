@@ -15,9 +15,17 @@
  *    frees everything once libuv has closed the handles.
  *
  * One client belongs to one loop (one thread). A connection is a `conn`
- * inside the client; the command connection is the only one today, and a
- * subscriber connection (SUBSCRIBE / PSUBSCRIBE) is the same state machine
- * with another reply handler (see redis.c). */
+ * inside the client: the command connection, and the subscriber connection
+ * (pub/sub), made on the first gql_redis_subscribe, with the same state
+ * machine and another reply handler (see redis.c).
+ *
+ * Pub/sub delivery is at most once: a message published while the
+ * subscriber connection is down (Redis restarting, a network cut) is lost;
+ * once it is back, the connection subscribes to its channels again and
+ * messages published from then on arrive. A subscriber connection that
+ * gets no answer to its heartbeat (a SUBSCRIBE of a private channel,
+ * the one command hiredis 0.14 answers safely in subscribed mode) within
+ * heartbeat_ms is dropped and made again. */
 #ifndef GQL_PUBSUB_REDIS_H
 #define GQL_PUBSUB_REDIS_H
 
@@ -86,6 +94,10 @@ typedef struct gql_redis_options {
    * (0: 2,000): a server that accepts but never answers. */
   uint32_t stall_ms;
   uint64_t seed; /* jitter (0: from gql_hash_seed) */
+  /* The subscriber connection's heartbeat period; an unanswered one drops
+   * it (0: 5,000). */
+  uint32_t heartbeat_ms;
+  uint32_t max_channels; /* channels subscribed to (0: 4,096) */
   /* Told of every state change, with a detail ("connection refused",
    * "handshake timed out", ...). Optional; called on the loop. */
   void (*on_state)(void *ud, gql_redis_state state, const char *detail);
@@ -104,6 +116,12 @@ typedef struct gql_redis_stats {
   uint32_t inflight;      /* awaiting Redis (timed out ones included) */
   uint32_t attempt;       /* consecutive failed attempts */
   uint32_t next_delay_ms; /* the last backoff delay chosen */
+  /* The subscriber connection. */
+  uint64_t sub_connects;    /* handshakes completed (each resubscribes) */
+  uint64_t sub_disconnects; /* lost, or dropped for a missed heartbeat */
+  uint64_t messages;        /* published messages received */
+  uint32_t channels;        /* subscribed to */
+  uint32_t sub_attempt;     /* its consecutive failed attempts */
 } gql_redis_stats;
 
 /* Creates the client and starts connecting. 0, GQL_EINVAL (bad URL or
@@ -142,6 +160,26 @@ typedef void (*gql_redis_cb)(void *ud, gql_redis_status st,
 gql_redis_status gql_redis_command(gql_redis *r, int argc, const char **argv,
                                    const size_t *lens, uint32_t timeout_ms,
                                    gql_redis_cb cb, void *ud);
+
+/* ---- pub/sub */
+
+/* A message published on a channel this client subscribed to; both are
+ * valid during the call. */
+typedef void (*gql_redis_message_cb)(void *ud, gql_str channel,
+                                     gql_str message);
+
+/* Sets the receiver of published messages (before subscribing). */
+void gql_redis_on_message(gql_redis *r, gql_redis_message_cb cb, void *ud);
+/* Adds `channel` to the subscriber connection's channels: subscribed now
+ * when the connection is ready, on every (re)connect otherwise. The first
+ * call makes the connection. A channel stays subscribed until the client
+ * closes (hiredis 0.14 cannot take a SUBSCRIBE back safely: an UNSUBSCRIBE
+ * answered after a new SUBSCRIBE of the channel would drop its
+ * messages). 0, or GQL_EINVAL (empty, over 1 KiB, already subscribed,
+ * closing), GQL_ELIMIT (max_channels), GQL_ENOMEM. */
+int gql_redis_subscribe(gql_redis *r, gql_str channel);
+/* The subscriber connection's state (DOWN before the first subscribe). */
+gql_redis_state gql_redis_subscriber_state(const gql_redis *r);
 
 gql_redis_state gql_redis_get_state(const gql_redis *r);
 void gql_redis_stats_get(const gql_redis *r, gql_redis_stats *out);

@@ -104,6 +104,21 @@ Test(output, grows_and_keeps_what_was_appended) {
   cr_assert_null(o.data);
 }
 
+/* gql_output_json_string escapes as JSON.stringify and appends to what
+ * the buffer holds. */
+Test(prepared, output_json_string_escapes_as_json_stringify) {
+  gql_output o = {0};
+  cr_assert_eq(gql_output_append(&o, "[", 1), 0);
+  static const char s[] = "a\"b\\c\n\x01\xe2\x80\xa8";
+  cr_assert_eq(gql_output_json_string(&o, s, sizeof s - 1), 0);
+  cr_assert_eq(gql_output_json_string(&o, "\xff", 1), 0);
+  static const char want[] =
+      "[\"a\\\"b\\\\c\\n\\u0001\xe2\x80\xa8\"\"\xef\xbf\xbd\"";
+  cr_assert_eq(o.len, sizeof want - 1);
+  cr_assert(memcmp(o.data, want, o.len) == 0);
+  gql_output_free(&o);
+}
+
 /* graphql-js 16.15 words an enum input's suggestions "Did you mean the
  * enum value ...?", for a string naming no value and for a value that is
  * not a string (suggested from how inspect() prints it). */

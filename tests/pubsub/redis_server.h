@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -78,6 +79,8 @@ static void test_redis_start(test_redis *t) {
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
+    /* Dies with the test (a failed assertion ends it before its stop). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int dn = open("/dev/null", 1);
     if (dn >= 0)
       dup2(dn, 1);

@@ -2011,4 +2011,5 @@ Test(trace, a_trace_and_hooks_together_are_refused) {
   gql_trace_end(tr);
   gql_prepared_free(p);
   gql_arena_free(a);
+  gql_schema_free(s);
 }
