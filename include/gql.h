@@ -743,6 +743,34 @@ GQL_API void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c);
  * when continued; else drawn now and kept for its spans). NULL tr: "". */
 GQL_API void gql_trace_id(gql_trace *tr, char out[33]);
 
+/* Spans of an embedder's own in a trace (the gateway's request, its plan
+ * and each subgraph fetch), exported with the trace's other spans. A span
+ * starts now, under `parent` (a handle from here; 0: none, so under the
+ * caller's traceparent when the trace continues one). Handles are 0 when
+ * tr is NULL, already queued or out of memory; every call takes 0 and does
+ * nothing. End every span before gql_trace_end (an open one ends then). */
+typedef enum gql_trace_span_kind {
+  GQL_SPAN_INTERNAL,
+  GQL_SPAN_SERVER,
+  GQL_SPAN_CLIENT
+} gql_trace_span_kind;
+GQL_API uint32_t gql_trace_span_start(gql_trace *tr, const char *name,
+                                      gql_trace_span_kind kind,
+                                      uint32_t parent);
+/* A string attribute (key and value copied). */
+GQL_API void gql_trace_span_tag(gql_trace *tr, uint32_t span, const char *key,
+                                const char *value, size_t len);
+/* Marks the span failed with this message (the first one kept). */
+GQL_API void gql_trace_span_error(gql_trace *tr, uint32_t span,
+                                  const char *message);
+GQL_API void gql_trace_span_end(gql_trace *tr, uint32_t span);
+/* The traceparent header value naming `span` as the parent, for a request
+ * made within it (55 characters and a NUL; "" for handle 0). */
+GQL_API void gql_trace_span_traceparent(gql_trace *tr, uint32_t span,
+                                        char out[GQL_TRACEPARENT_LEN + 1]);
+/* The tracestate of the caller's traceparent, to pass on ("" none). */
+GQL_API gql_str gql_trace_tracestate(const gql_trace *tr);
+
 /* The operation signature (dd-trace's resource): literals hidden, aliases
  * dropped, sorted, whitespace squeezed. In `arena`, NUL-terminated. */
 GQL_API int gql_trace_signature(gql_arena *arena, const gql_document *doc,

@@ -39,6 +39,9 @@ typedef struct gql_http_exec {
   const char *operation_name;   /* NULL: the only operation */
   const gql_value *variables;   /* the variables object, or NULL */
   const gql_prepared *prepared; /* the validated operation (cached) */
+  /* the request's trace (options.tracer; NULL: none): add spans with
+   * gql_trace_span_start; it ends once the response is written */
+  gql_trace *trace;
   void *internal_;
 } gql_http_exec;
 

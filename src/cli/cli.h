@@ -103,6 +103,26 @@ typedef struct gql_cli_observer {
 int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
                           const char *name, bool gateway, gql_tracer *tracer);
 void gql_cli_observer_free(gql_cli_observer *o);
+/* The --trace-* options gql serve and gql gateway share (tracing.c):
+ * argv[*i] taken into st->trace (1), not one (0), a bad value (-1). */
+int gql_cli_trace_flag(const char *cmd, gql_settings *st, int argc, char **argv,
+                       int *i);
+/* The tracer of st->trace (tracer NULL when not tracing) and the trace
+ * options of every request: 0, else the exit status (2 usage, 1 failure)
+ * after saying why; gql_cli_tracing_stop in every case (it prints the
+ * tracer's counters and frees it). */
+typedef struct gql_cli_tracing {
+  gql_tracer *tracer;
+  gql_trace_options options;
+  gql_trace_http http;
+  bool has_http;
+  FILE *file;
+  char *vars_copy;
+  const char *allow[64];
+} gql_cli_tracing;
+int gql_cli_tracing_start(const char *cmd, gql_settings *st,
+                          gql_cli_tracing *k);
+void gql_cli_tracing_stop(const char *cmd, gql_cli_tracing *k);
 /* One warning line per configured feature this version does not apply. */
 void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
 

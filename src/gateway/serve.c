@@ -43,12 +43,14 @@ typedef struct gw_exec {
   unsigned pending; /* fetches in flight (+1 while a wave starts) */
   char **answers;   /* subgraph answers taken from the client, per batch:
                        the merged tree points into them until finish */
+  uint32_t span;    /* the request's span in req->trace (0: untraced) */
 } gw_exec;
 
 typedef struct gw_fetch {
   gw_exec *e;
   uint32_t batch;
   uint64_t start_ns; /* uv_hrtime at the post (with metrics) */
+  uint32_t span;     /* the fetch's span (0: untraced) */
 } gw_fetch;
 
 static void json_escape(gql_buf *b, const char *s) {
@@ -90,6 +92,7 @@ static void respond_error(gql_http_exec *req, const char *message) {
 }
 
 static void finish(gw_exec *e) {
+  gql_trace_span_end(e->req->trace, e->span);
   gql_buf out;
   gql_buf_init(&out, NULL);
   gql_buf_reserve(&out, e->w->response_hint + 256);
@@ -137,6 +140,21 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   gw_fetch *f = ud;
   gw_exec *e = f->e;
+  if (f->span) {
+    gql_trace *tr = e->req->trace;
+    int hs = gql_gw_client_answer_status(e->w->client);
+    char n[24];
+    if (hs) {
+      snprintf(n, sizeof n, "%d", hs);
+      gql_trace_span_tag(tr, f->span, "http.response.status_code", n,
+                         strlen(n));
+    }
+    snprintf(n, sizeof n, "%zu", status ? (size_t)0 : len);
+    gql_trace_span_tag(tr, f->span, "http.response.body.size", n, strlen(n));
+    if (status)
+      gql_trace_span_error(tr, f->span, why ? why : gql_strerror(status));
+    gql_trace_span_end(tr, f->span);
+  }
   if (e->w->sh) {
     int hs = gql_gw_client_answer_status(e->w->client);
     count_fetch(e->w, e->plan->batches[f->batch].graph,
@@ -160,10 +178,35 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
     run(e);
 }
 
+/* A subgraph fetch's span under the request's, and the trace context
+ * headers naming it as the subgraph's parent (traceparent; tracestate as
+ * the client sent it). 0 when untraced. */
+static uint32_t fetch_span(gw_exec *e, uint32_t graph, char *headers) {
+  gql_trace *tr = e->req->trace;
+  uint32_t s =
+      gql_trace_span_start(tr, "gateway.fetch", GQL_SPAN_CLIENT, e->span);
+  if (!s)
+    return 0;
+  const gql_gw_graph *g = &e->w->ge->sg->graphs[graph];
+  gql_trace_span_tag(tr, s, "subgraph.name", g->name.ptr, g->name.len);
+  gql_trace_span_tag(tr, s, "url.full", g->url.ptr, g->url.len);
+  gql_trace_span_tag(tr, s, "gateway.retries", "0", 1);
+  char tp[GQL_TRACEPARENT_LEN + 1];
+  gql_trace_span_traceparent(tr, s, tp);
+  gql_str ts = gql_trace_tracestate(tr);
+  if (ts.len > GQL_TRACESTATE_MAX)
+    ts.len = 0;
+  int n = sprintf(headers, "traceparent: %s\r\n", tp);
+  if (ts.len)
+    sprintf(headers + n, "tracestate: %.*s\r\n", (int)ts.len, ts.ptr);
+  return s;
+}
+
 /* Starts the next wave once the previous one has been merged; writes the
  * response after the last. */
 static void run(gw_exec *e) {
   const gql_gw_plan *plan = e->plan;
+  char headers[GQL_TRACEPARENT_LEN + 32 + 16 + GQL_TRACESTATE_MAX];
   gql_buf body;
   gql_buf_init(&body, NULL);
   while (!e->pending) {
@@ -189,9 +232,11 @@ static void run(gw_exec *e) {
       f->e = e;
       f->batch = i;
       f->start_ns = e->w->sh ? uv_hrtime() : 0;
+      f->span = fetch_span(e, plan->batches[i].graph, headers);
       e->pending++;
-      rc = gql_gw_client_post(e->w->client, plan->batches[i].graph, body.data,
-                              body.len, on_fetch, f);
+      rc = gql_gw_client_post_headers(e->w->client, plan->batches[i].graph,
+                                      f->span ? headers : NULL, body.data,
+                                      body.len, on_fetch, f);
       if (rc < 0) {
         e->pending--;
         gql_gw_request_fail(e->gr, i, gql_strerror(rc));
@@ -244,6 +289,11 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
 
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
+  uint32_t span =
+      gql_trace_span_start(req->trace, "gateway.request", GQL_SPAN_SERVER, 0);
+  if (span && req->operation_name)
+    gql_trace_span_tag(req->trace, span, "graphql.operation.name",
+                       req->operation_name, strlen(req->operation_name));
   const gql_value *variables;
   if (!coerce_variables(req, &variables))
     return 0;
@@ -251,23 +301,31 @@ static int execute(void *worker, gql_http_exec *req) {
   const gql_gw_plan *plan = NULL;
   gql_gw_plan_ref *ref = NULL;
   gql_gw_plan_cache_info before;
-  if (w->sh)
+  uint32_t pspan =
+      gql_trace_span_start(req->trace, "gateway.plan", GQL_SPAN_INTERNAL, span);
+  if (w->sh || pspan)
     gql_gw_plan_cache_stats(w->plans, &before);
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
                                  req->operation_name, &plan, &ref, &err);
-  if (w->sh) {
+  if (w->sh || pspan) {
     gql_gw_plan_cache_info after;
     gql_gw_plan_cache_stats(w->plans, &after);
     gql_server_metrics *sm = w->ge->opt.metrics;
-    if (after.hits != before.hits)
+    bool hit = after.hits != before.hits;
+    if (w->sh && hit)
       gql_metrics_add(w->sh, &sm->plan_hits, 1);
-    else if (after.misses != before.misses)
+    else if (w->sh && after.misses != before.misses)
       gql_metrics_add(w->sh, &sm->plan_misses, 1);
+    gql_trace_span_tag(req->trace, pspan, "gateway.plan_cache",
+                       hit ? "hit" : "miss", hit ? 3 : 4);
   }
   if (!rc && plan->set) /* conditions or override labels: this request's */
     rc =
         gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
                         req->arena, &plan, &err);
+  if (rc)
+    gql_trace_span_error(req->trace, pspan, err ? err : gql_strerror(rc));
+  gql_trace_span_end(req->trace, pspan);
   if (rc) {
     respond_code(req, err ? err : gql_strerror(rc),
                  rc == GQL_EUNSUPPORTED ? "QUERY_PLANNING_FAILED" : NULL);
@@ -283,8 +341,12 @@ static int execute(void *worker, gql_http_exec *req) {
     return GQL_ENOMEM;
   }
   char **answers = e->answers;
-  *e = (gw_exec){
-      .w = w, .req = req, .plan = plan, .plan_ref = ref, .answers = answers};
+  *e = (gw_exec){.w = w,
+                 .req = req,
+                 .plan = plan,
+                 .plan_ref = ref,
+                 .answers = answers,
+                 .span = span};
   memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc) {

@@ -523,6 +523,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .operation_name = op,
                               .variables = p.vars_value,
                               .prepared = e->prepared,
+                              .trace = r->trace,
                               .internal_ = r};
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {

@@ -325,7 +325,8 @@ void gql_otlp_json_span(gql_buf *b, otlp_reader *r, const otlp_span *s,
   }
   w = LIT(w, ",\"name\":");
   w = wstr_p(b, w, name, resolve || plain(name)); /* graphql.resolve */
-  w = s->kind == SPAN_EXECUTE ? LIT(w, ",\"kind\":2") : LIT(w, ",\"kind\":1");
+  w = LIT(w, ",\"kind\":");
+  *w++ = (char)('0' + gql_otlp_kind(s->kind));
   w = time_at(r, w, ",\"startTimeUnixNano\":\"", 22, s->start_ns);
   w = time_at(r, w, ",\"endTimeUnixNano\":\"", 20, s->end_ns);
   w = LIT(w, ",\"attributes\":[");

@@ -328,7 +328,7 @@ void gql_otlp_proto_span(gql_buf *b, const otlp_reader *r, const otlp_span *s) {
     w = str_field(w, T_SPAN_NAME, s->name);
   }
   *w++ = T_SPAN_KIND;
-  *w++ = s->kind == SPAN_EXECUTE ? 2 : 1;
+  *w++ = (char)gql_otlp_kind(s->kind);
   *w++ = T_SPAN_START;
   w = fixed64(w, s->start_ns);
   *w++ = T_SPAN_END;

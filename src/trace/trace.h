@@ -13,7 +13,23 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-enum { SPAN_PARSE, SPAN_VALIDATE, SPAN_EXECUTE, SPAN_RESOLVE };
+enum {
+  SPAN_PARSE,
+  SPAN_VALIDATE,
+  SPAN_EXECUTE,
+  SPAN_RESOLVE,
+  /* an embedder's (gql_trace_span_start), by OTLP kind */
+  SPAN_INTERNAL,
+  SPAN_SERVER,
+  SPAN_CLIENT
+};
+/* The OTLP SpanKind of a span: SERVER for the execute span and an
+ * embedder's server span, CLIENT for its client spans, else INTERNAL. */
+static inline int gql_otlp_kind(uint8_t kind) {
+  return kind == SPAN_EXECUTE || kind == SPAN_SERVER ? 2
+         : kind == SPAN_CLIENT                       ? 3
+                                                     : 1;
+}
 
 /* A string attribute (key and value in the trace arena). */
 typedef struct trace_attr {
@@ -365,8 +381,10 @@ struct gql_trace {
    * the remote parent (0: none) and tracestate (in the arena) */
   uint64_t remote_hi, remote_lo, remote_parent;
   gql_str remote_state;
-  /* the trace id once gql_trace_id drew it (0, 0: not yet) */
-  uint64_t id_hi, id_lo;
+  /* the trace id and span id base once gql_trace_id or a traceparent drew
+   * them (ids_fixed) */
+  uint64_t id_hi, id_lo, id_base;
+  bool ids_fixed;
   /* ---- kept across requests (gql_trace_begin clears what comes before) */
   gql_arena *arena;
   gql_buf scratch; /* the records, reused */
