@@ -47,8 +47,7 @@ static gql_cost_schema *cs;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!schema) {
-    CHECK(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL, NULL,
-                              NULL) == 0);
+    CHECK(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL) == 0);
     char err[128];
     gql_cost_options o = {.list_size = 10, .max_work = 200000};
     CHECK(gql_cost_schema_new(schema, &o, &cs, err, sizeof err) == 0);
@@ -66,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vars = NULL;
   gql_document *doc = NULL;
   gql_syntax_error serr;
-  if (gql_parse(a, text, qlen, NULL, &doc, &serr) == 0) {
+  if (gql_parse_syntax(a, text, qlen, NULL, &doc, &serr) == 0) {
     for (uint32_t i = 0; i < doc->definitions.count; i++) {
       const gql_ast_node *d = doc->definitions.items[i];
       if (d->kind != GQL_AST_OPERATION_DEFINITION)

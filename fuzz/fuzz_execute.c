@@ -54,8 +54,7 @@ static const gql_value *root;
 static void setup(void) {
   if (schema)
     return;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL, NULL,
-                          NULL) < 0)
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL) < 0)
     __builtin_trap();
   gql_schema_set_resolver(schema, "Query", "later", later, NULL, 0);
   data_arena = gql_arena_new(NULL);
@@ -90,8 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   gql_arena_set_limit(arena, 64u << 20);
   gql_prepared *p;
-  gql_str errors = {0};
-  if (gql_prepare(schema, src, qlen, NULL, &po, &p, arena, &errors) < 0) {
+  gql_errors errors = {.arena = arena};
+  if (gql_prepare(schema, src, qlen, NULL, &po, &p, &errors) < 0) {
     gql_arena_free(arena);
     return 0;
   }
@@ -105,7 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                .on_done = on_done,
                                .ud = &r};
   int rc = gql_execute(p, &params);
-  for (int i = 0; rc == 1 && i < c.n; i++) {
+  bool pending = rc == 0 && !r.done;
+  for (int i = 0; pending && i < c.n; i++) {
     if (i % 2)
       gql_out_error(gql_pending_out(c.p[i]), "later failed");
     else

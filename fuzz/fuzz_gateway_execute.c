@@ -76,8 +76,8 @@ static void init(void) {
   for (size_t i = 0; i < NQ; i++) {
     gql_document *doc;
     gql_syntax_error se;
-    if (gql_parse(plans_arena, queries[i], strlen(queries[i]), NULL, &doc,
-                  &se) ||
+    if (gql_parse_syntax(plans_arena, queries[i], strlen(queries[i]), NULL,
+                         &doc, &se) ||
         gql_gw_plan_build(sg, doc, NULL, plans_arena, &plans[i], &err))
       abort();
   }

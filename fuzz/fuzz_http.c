@@ -8,7 +8,9 @@
  * exactly the body its Content-Length announces, or by none when it has no
  * Content-Length (a HEAD request's answer). Every request is traced (the
  * client's traceparent / tracestate read) and told to an observer that
- * reads every byte it is given. */
+ * reads every byte it is given. Request hooks read every header (also from
+ * a pending field, later), echo one into the response, refuse a request
+ * that has X-Reject and answer one that has X-Answer. */
 #include "http/http.h"
 
 #include "../examples/starwars/starwars.h"
@@ -51,7 +53,7 @@ static gql_schema *waiting_schema(void) {
       "type Item { wait: String now: String }\n"
       "type Mutation { wait: String }";
   gql_schema *s = NULL;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL) < 0)
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL) < 0)
     abort();
   gql_schema_set_resolver(s, "Query", "wait", wait_resolver, NULL, 0);
   gql_schema_set_resolver(s, "Item", "wait", wait_resolver, NULL, 0);
@@ -93,6 +95,59 @@ static void observe_log(void *ud, gql_http_log_level level, const char *msg,
 static const gql_http_observer observer = {.request = observe_request,
                                            .log = observe_log};
 
+/* Reads every header as a hook or a resolver would. */
+static void read_headers(gql_http_request *r) {
+  uint32_t n = gql_http_request_header_count(r);
+  if (n > 16)
+    abort(); /* over max_headers: refused before */
+  for (uint32_t i = 0; i < n; i++) {
+    gql_str k, v;
+    /* llhttp lets an empty name through (": v"): allowed, but never a
+     * line break in a name or a value */
+    if (!gql_http_request_header_at(r, i, &k, &v) || !k.ptr || !v.ptr ||
+        memchr(k.ptr, '\n', k.len) || memchr(v.ptr, '\n', v.len))
+      abort();
+  }
+  if (gql_http_request_header_at(r, n, &(gql_str){0}, &(gql_str){0}))
+    abort();
+  (void)gql_http_request_method(r);
+  (void)gql_http_request_path(r);
+  if (*gql_http_request_peer(r)) /* no socket here */
+    abort();
+}
+
+static void on_request(void *w, gql_http_request *r) {
+  (void)w;
+  read_headers(r);
+  gql_str v = gql_http_request_header(r, "x-echo");
+  if (v.ptr && v.len < 200) {
+    char buf[256];
+    memcpy(buf, v.ptr, v.len);
+    buf[v.len] = 0;
+    gql_http_request_add_header(r, "X-Echo", buf); /* may refuse: EINVAL */
+  }
+  if (gql_http_request_header(r, "x-answer").ptr)
+    gql_http_request_answer(r, 204, NULL, NULL, 0);
+}
+
+static void on_execute(void *w, gql_http_request *r) {
+  (void)w;
+  if (gql_http_request_header(r, "x-reject").ptr) {
+    gql_http_request_add_header(r, "WWW-Authenticate", "Bearer");
+    gql_http_request_reject(r, 401, "No \"entry\".\n", "UNAUTHENTICATED");
+  }
+}
+
+static void on_response(void *w, gql_http_request *r, int status) {
+  (void)w;
+  (void)status;
+  read_headers(r);
+  gql_http_request_add_header(r, "X-Seen", "1");
+}
+
+static const gql_http_hooks hooks = {
+    .request = on_request, .execute = on_execute, .response = on_response};
+
 static void harness_init(harness *h, gql_schema *schema) {
   h->schema = schema;
   static gql_tracer *tracer;
@@ -108,7 +163,8 @@ static void harness_init(harness *h, gql_schema *schema) {
                         .max_headers = 16,
                         .cache_bytes = 64 * 1024,
                         .root_value = NULL,
-                        .context = h};
+                        .context = h,
+                        .hooks = &hooks};
   gql_http_options_resolve(&o, &h->opt);
   gql_http_ctx_init(&h->x, schema, &h->opt, 1);
 }
@@ -120,7 +176,8 @@ static void complete_pending(harness *h, gql_http_conn *c) {
     int n = h->npending;
     h->npending = 0;
     if (n == 0)
-      abort(); /* in flight with nothing to complete */
+      abort();                 /* in flight with nothing to complete */
+    read_headers(c->inflight); /* still readable while pending */
     for (int i = 0; i < n; i++)
       gql_out_string(gql_pending_out(h->pending[i]), "late", 4);
     if (c->inflight && h->npending == 0) {
@@ -162,8 +219,10 @@ static void check_responses(const http_buf *out) {
       p = head_end + 4;
       continue;
     }
-    const char *cl = memmem(p, (size_t)(head_end - p), "Content-Length: ", 16);
-    size_t n = cl ? strtoul(cl + 16, NULL, 10) : 0; /* none: HEAD's answer */
+    /* at a line's start: an echoed header value may hold the words */
+    const char *cl =
+        memmem(p, (size_t)(head_end - p), "\r\nContent-Length: ", 18);
+    size_t n = cl ? strtoul(cl + 18, NULL, 10) : 0; /* none: HEAD's, 204 */
     if ((size_t)(end - (head_end + 4)) < n)
       abort();
     p = head_end + 4 + n;

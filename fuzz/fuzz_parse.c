@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_arena_set_limit(arena, 64u << 20);
   gql_syntax_error err;
   gql_document *doc = NULL;
-  if (gql_parse(arena, src, size, &o, &doc, &err) == 0) {
+  if (gql_parse_syntax(arena, src, size, &o, &doc, &err) == 0) {
     /* Spans must lie inside the source. */
     for (uint32_t i = 0; i < doc->definitions.count; i++) {
       const gql_ast_node *d = doc->definitions.items[i];

@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_document *doc = NULL;
   gql_syntax_error se;
   const char *text = w.out.data ? w.out.data : "";
-  if (gql_parse(arena, text, w.out.len, &o, &doc, &se) == 0) {
+  if (gql_parse_syntax(arena, text, w.out.len, &o, &doc, &se) == 0) {
     gql_error_list errors;
     gql_error_list_init(&errors, arena, 0);
     int rc = gql_validate_document(sg->api, doc, NULL, 0, NULL, &errors);

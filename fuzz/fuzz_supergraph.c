@@ -33,7 +33,8 @@ static void plan_simple(const gql_supergraph *sg) {
         gql_schema_is_composite(s, f->type.type) ? " { __typename }" : "");
     gql_document *doc = NULL;
     gql_syntax_error se;
-    if (text && gql_parse(arena, text, strlen(text), NULL, &doc, &se) == 0) {
+    if (text &&
+        gql_parse_syntax(arena, text, strlen(text), NULL, &doc, &se) == 0) {
       gql_error_list errors;
       gql_error_list_init(&errors, arena, 0);
       int rc = gql_validate_document(s, doc, NULL, 0, NULL, &errors);

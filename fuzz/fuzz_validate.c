@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_arena_set_limit(arena, 256u << 20);
   gql_syntax_error err;
   gql_document *doc = NULL;
-  if (gql_parse(arena, src, size, &o, &doc, &err) == 0) {
+  if (gql_parse_syntax(arena, src, size, &o, &doc, &err) == 0) {
     gql_error_list errors;
     gql_error_list_init(&errors, arena, 0);
     int rc = gql_validate_document(schema, doc, NULL, 0, NULL, &errors);

@@ -114,8 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(gql_ws_queued(&p.ws) <= MAX_QUEUED);
     if (st >= GQL_WS_CLOSED)
       break;
-    if (p.out.len > MAX_QUEUED / 2)
-      p.out.len = 0; /* the transport wrote it */
+    if (p.out.o.len > MAX_QUEUED / 2)
+      p.out.o.len = 0; /* the transport wrote it */
   }
   if (p.ws.state == GQL_WS_OPEN)
     gql_ws_close(&p.ws, GQL_WS_CLOSE_NORMAL, "bye");

@@ -102,7 +102,7 @@ GQL_API size_t gql_arena_reserved(const gql_arena *arena);
 /* Caps the bytes the arena may reserve (0: no cap). */
 GQL_API void gql_arena_set_limit(gql_arena *arena, size_t max_bytes);
 
-/* -------------------------------------------------------------- language */
+/* ---------------------------------------------------------- GraphQL errors */
 
 /* A line and column, both 1-based; the column counts UTF-16 code units as
  * graphql-js does. */
@@ -111,57 +111,10 @@ typedef struct gql_location {
   uint32_t column;
 } gql_location;
 
-/* The line and column of byte `offset` in `source`. */
-GQL_API gql_location gql_location_of(const char *source, size_t source_len,
-                                     size_t offset);
-
-/* Limits for the parser. Zero in a field means the default. */
-typedef struct gql_parse_options {
-  uint32_t max_tokens; /* default 100,000 (graphql-js maxTokens) */
-  uint32_t max_depth;  /* nesting of selections, values, types; default 256 */
-  size_t max_size;     /* bytes of source; default 8 MiB */
-} gql_parse_options;
-
-#define GQL_DEFAULT_MAX_TOKENS 100000u
-#define GQL_DEFAULT_MAX_DEPTH 256u
-#define GQL_DEFAULT_MAX_SIZE ((size_t)8 << 20)
-
-/* A syntax error, as graphql-js reports it: "Syntax Error: ..." with the
- * position of the offending character. The message lives in the arena. */
-typedef struct gql_syntax_error {
-  const char *message;
-  size_t offset;
-  gql_location location;
-} gql_syntax_error;
-
-/* What an operation does. */
-typedef enum gql_operation_type {
-  GQL_OP_QUERY,
-  GQL_OP_MUTATION,
-  GQL_OP_SUBSCRIPTION
-} gql_operation_type;
-
-/* A parsed document; its AST lives in the arena it was parsed into and
- * points into the source text, which must outlive it. */
-typedef struct gql_document gql_document;
-
-/* Parses a whole document (executable and type-system definitions). On a
- * syntax error returns GQL_ESYNTAX and fills *err; on a limit, GQL_ELIMIT
- * with *err filled as well. */
-GQL_API int gql_parse(gql_arena *arena, const char *source, size_t len,
-                      const gql_parse_options *options, gql_document **out,
-                      gql_syntax_error *err);
-
-/* Prints the document as graphql-js 16's print() does. The string lives in
- * the arena and is NUL-terminated; its length goes to *len when not NULL. */
-GQL_API int gql_print(gql_arena *arena, const gql_document *doc,
-                      const char **out, size_t *len);
-
-/* ---------------------------------------------------------------- schema */
-
 /* A GraphQL error as graphql-js reports it: a message and the places in the
- * source it is about (possibly none). Strings live in the arena given by the
- * caller of the function that produced it. */
+ * source it is about (possibly none). The one error carrier of the API:
+ * syntax errors, schema errors, validation errors and invalid variables all
+ * come as these, through a gql_errors. */
 typedef struct gql_error {
   const char *message;
   gql_location *locations;
@@ -179,10 +132,54 @@ typedef struct gql_errors {
 } gql_errors;
 
 /* The GraphQL response of request errors, {"errors":[...]} as graphql-js
- * prints them, NUL-terminated in `arena` (length in json->len). 0 or
- * GQL_ENOMEM. */
-GQL_API int gql_errors_response(const gql_errors *errors, gql_arena *arena,
-                                gql_str *json);
+ * prints them, each with "extensions":{"code":code} when `code` is not NULL
+ * (Apollo Router's codes), NUL-terminated in `arena` (length in
+ * json->len). 0 or GQL_ENOMEM. */
+GQL_API int gql_errors_response(const gql_errors *errors, const char *code,
+                                gql_arena *arena, gql_str *json);
+
+/* -------------------------------------------------------------- language */
+
+/* The line and column of byte `offset` in `source`. */
+GQL_API gql_location gql_location_of(const char *source, size_t source_len,
+                                     size_t offset);
+
+/* Limits for the parser. Zero in a field means the default. */
+typedef struct gql_parse_options {
+  uint32_t max_tokens; /* default 100,000 (graphql-js maxTokens) */
+  uint32_t max_depth;  /* nesting of selections, values, types; default 256 */
+  size_t max_size;     /* bytes of source; default 8 MiB */
+} gql_parse_options;
+
+#define GQL_DEFAULT_MAX_TOKENS 100000u
+#define GQL_DEFAULT_MAX_DEPTH 256u
+#define GQL_DEFAULT_MAX_SIZE ((size_t)8 << 20)
+
+/* What an operation does. */
+typedef enum gql_operation_type {
+  GQL_OP_QUERY,
+  GQL_OP_MUTATION,
+  GQL_OP_SUBSCRIPTION
+} gql_operation_type;
+
+/* A parsed document; its AST lives in the arena it was parsed into and
+ * points into the source text, which must outlive it. */
+typedef struct gql_document gql_document;
+
+/* Parses a whole document (executable and type-system definitions). On a
+ * syntax error returns GQL_ESYNTAX, on a limit GQL_ELIMIT, each with the one
+ * error in *errors (NULL: not kept): graphql-js's "Syntax Error: ..." at
+ * the offending character (a limit: at line 1, column 1). */
+GQL_API int gql_parse(gql_arena *arena, const char *source, size_t len,
+                      const gql_parse_options *options, gql_document **out,
+                      gql_errors *errors);
+
+/* Prints the document as graphql-js 16's print() does. The string lives in
+ * the arena and is NUL-terminated; its length goes to *len when not NULL. */
+GQL_API int gql_print(gql_arena *arena, const gql_document *doc,
+                      const char **out, size_t *len);
+
+/* ---------------------------------------------------------------- schema */
 
 /* A schema built from SDL: long-lived, owns its memory (including a copy of
  * the SDL text), immutable once built and safe to share between threads. */
@@ -192,19 +189,15 @@ typedef struct gql_schema gql_schema;
  * SDL validation rules (validateSDL) and followed by the type-system checks
  * (validateSchema). `alc` (NULL: libc) provides the schema's memory.
  * On failure returns GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM, sets *out to
- * NULL and, when `err_arena` is not NULL, points *errors at the errors
- * (allocated in err_arena; *nerrors of them, at most 100) in graphql-js's
- * order with its messages and locations. */
+ * NULL and puts the errors (at most 100) in *errors (NULL: not kept). */
 GQL_API int gql_schema_from_sdl(const char *sdl, size_t len,
                                 const gql_allocator *alc, gql_schema **out,
-                                gql_arena *err_arena, const gql_error **errors,
-                                uint32_t *nerrors);
+                                gql_errors *errors);
 /* Extends `base` with more SDL as graphql-js's extendSchema does, making a
  * new schema (base is left as it was). Same contract as gql_schema_from_sdl. */
 GQL_API int gql_schema_extend(const gql_schema *base, const char *sdl,
                               size_t len, const gql_allocator *alc,
-                              gql_schema **out, gql_arena *err_arena,
-                              const gql_error **errors, uint32_t *nerrors);
+                              gql_schema **out, gql_errors *errors);
 /* Frees the schema and everything in it. NULL is allowed. */
 GQL_API void gql_schema_free(gql_schema *schema);
 /* Number of types (built-ins and introspection types included). */
@@ -491,18 +484,29 @@ typedef struct gql_prepare_options {
 /* Parses `query` (copied), validates it and plans the operation named
  * `operation_name` (NULL: the only one). On a syntax, validation or
  * operation-selection error returns GQL_ESYNTAX / GQL_EVALIDATION /
- * GQL_EINVAL and, when `err_arena` is given, the response to send
- * ({"errors":[...]}) in *errors_json. */
+ * GQL_EINVAL with the errors in *errors (NULL: not kept; the response to
+ * send is gql_errors_response's). */
 GQL_API int gql_prepare(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name,
                         const gql_prepare_options *options, gql_prepared **out,
-                        gql_arena *err_arena, gql_str *errors_json);
+                        gql_errors *errors);
 GQL_API void gql_prepared_free(gql_prepared *p);
 /* The bytes the prepared operation holds (its text, AST and plan): what a
  * cache of prepared operations counts. */
 GQL_API size_t gql_prepared_bytes(const gql_prepared *p);
 /* The type of the prepared operation (a GET request may only run a query). */
 GQL_API gql_operation_type gql_prepared_operation(const gql_prepared *p);
+/* The measures Apollo Router's operation limits bound, fragments expanded
+ * (each measured once): depth (fields nested; a root leaf is 1), height
+ * (fields selected; a name selected twice in one selection set, aliases
+ * too, counts once; a fragment's fields once however often spread),
+ * aliases (aliased fields), root fields; and whether
+ * the operation selects __schema or __type. 0, GQL_EINVAL or GQL_ENOMEM. */
+typedef struct gql_operation_shape {
+  uint32_t depth, height, aliases, root_fields;
+  bool introspection;
+} gql_operation_shape;
+GQL_API int gql_prepared_shape(const gql_prepared *p, gql_operation_shape *out);
 /* Coerces `variables` (an object; NULL: none given) as gql_execute does
  * (graphql-js coerceVariableValues: defaults applied, invalid values
  * refused): 0 and *out, an object in `arena` of the variables that have a
@@ -573,6 +577,93 @@ GQL_API int gql_graphql(gql_schema *schema, const char *query, size_t len,
                         const char *operation_name, const char *variables_json,
                         size_t variables_len, const void *root_value,
                         void *context, gql_arena *arena, gql_str *json);
+
+/* ---------------------------------------------------------- subscriptions */
+
+/* A subscription operation runs as the spec's Subscribe: the root field's
+ * resolver runs once (CreateSourceEventStream) and answers with an event
+ * stream (gql_out_stream); then every event pushed into the stream becomes
+ * the root field's value, completed through the operation's selection set
+ * as the default resolver completes JSON data (MapSourceToResponseEvent):
+ * one response per event. An error in one event's fields is that
+ * response's error; the stream goes on. Everything happens on the thread
+ * that subscribed. */
+typedef struct gql_subscription gql_subscription;
+/* The event source side of a subscription: what the root field's resolver
+ * gets from gql_out_stream and the embedder pushes into. */
+typedef struct gql_stream gql_stream;
+
+typedef struct gql_stream_source {
+  /* The subscriber went away (gql_subscription_free, or the queue
+   * overflowed with GQL_OVERFLOW_CLOSE): push nothing more into the
+   * stream, whose handle is invalid after this call. Optional. */
+  void (*cancel)(void *ud);
+  void *ud;
+} gql_stream_source;
+
+/* From a subscription root field's resolver (subscribe phase): the field's
+ * source event stream. NULL (and the field null) outside a subscription
+ * being made, e.g. under gql_graphql, which runs a subscription once. A
+ * resolver that neither calls this nor writes an error makes the
+ * subscription fail as graphql-js does ("Subscription field must return
+ * AsyncIterable."). `source` is copied. */
+GQL_API gql_stream *gql_out_stream(gql_out *out,
+                                   const gql_stream_source *source);
+/* One event: a JSON value (copied when it has to wait in the queue). 0;
+ * GQL_EINVAL once the stream ended; GQL_ELIMIT when the queue was full
+ * (the oldest event was dropped, or the subscription closed, per its
+ * overflow policy); GQL_ENOMEM. */
+GQL_API int gql_stream_push(gql_stream *s, const gql_value *event);
+/* The same from JSON text (GQL_EJSON when it is not JSON). */
+GQL_API int gql_stream_push_json(gql_stream *s, const char *json, size_t len);
+/* The stream is over: queued events are delivered, then on_end (no
+ * error). The handle stays valid until cancel is called. */
+GQL_API void gql_stream_end(gql_stream *s);
+/* The stream failed: queued events are dropped and on_end reports
+ * `message` as a GraphQL error. */
+GQL_API void gql_stream_fail(gql_stream *s, const char *message);
+
+/* What a subscriber does when events come faster than it takes them (it
+ * is paused, or an event's execution is pending). */
+typedef enum gql_overflow {
+  GQL_OVERFLOW_DROP_OLDEST, /* the default: counted in dropped */
+  GQL_OVERFLOW_CLOSE        /* end the subscription with an error */
+} gql_overflow;
+
+typedef struct gql_subscribe_params {
+  const gql_value *variables; /* as gql_execute_params */
+  const char *variables_json;
+  size_t variables_len;
+  const void *root_value; /* the parent of the root field at subscribe */
+  void *context;          /* gql_info_context, at subscribe and per event */
+  /* One response per event ({"data":...} with any errors). Required. */
+  void (*on_event)(void *ud, const char *json, size_t len, bool has_errors);
+  /* The stream ended (errors_json NULL) or failed (a JSON array of
+   * GraphQL errors). Then nothing more comes; free the subscription. */
+  void (*on_end)(void *ud, const char *errors_json, size_t len);
+  void *ud;
+  uint32_t max_queue; /* events waiting per subscriber (0: 64) */
+  gql_overflow overflow;
+} gql_subscribe_params;
+
+/* Subscribes: runs the root field's resolver. 0 and *out when the stream
+ * is open; 1 when the subscription could not start (variables invalid,
+ * the resolver failed, no stream): the response with the errors went to
+ * on_event once, *out is NULL and on_end does not come; GQL_EINVAL when
+ * `p` is not a subscription; GQL_ENOMEM. A resolver that pends at
+ * subscribe is refused (GQL_EUNSUPPORTED). */
+GQL_API int gql_subscribe(const gql_prepared *p,
+                          const gql_subscribe_params *params,
+                          gql_subscription **out);
+/* The subscriber goes away: the source's cancel is called (unless the
+ * stream already ended), queued events are dropped. NULL is allowed. */
+GQL_API void gql_subscription_free(gql_subscription *sub);
+/* Flow control: while paused, events wait in the queue (bounded: see
+ * max_queue); resume delivers them in order. */
+GQL_API void gql_subscription_pause(gql_subscription *sub);
+GQL_API void gql_subscription_resume(gql_subscription *sub);
+/* Events dropped by GQL_OVERFLOW_DROP_OLDEST so far. */
+GQL_API uint64_t gql_subscription_dropped(const gql_subscription *sub);
 
 /* --------------------------------------------------------------- tracing */
 

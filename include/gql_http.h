@@ -32,6 +32,9 @@ typedef enum gql_http_log_level {
  * the server's schema; then, instead of executing it, it calls `execute`
  * on the worker thread, which answers later (or at once) with
  * gql_http_exec_done. */
+/* One HTTP request being answered (see "the request" below). */
+typedef struct gql_http_request gql_http_request;
+
 typedef struct gql_http_exec {
   gql_arena *arena;             /* the request's; lives until done */
   uv_loop_t *loop;              /* the worker's */
@@ -43,6 +46,7 @@ typedef struct gql_http_exec {
    * gql_trace_span_start; it ends once the response is written */
   gql_trace *trace;
   void *internal_;
+  gql_http_request *request; /* its headers, peer, context (see below) */
 } gql_http_exec;
 
 typedef struct gql_http_executor {
@@ -113,9 +117,41 @@ typedef struct gql_http_observer {
               const gql_http_request_info *access);
 } gql_http_observer;
 
+/* Request hooks (gql_http_options.hooks), all optional. They run on the
+ * worker threads, several at once: `worker_start` gives each worker its
+ * own state (say, a token cache), handed to the others as `worker` (without
+ * worker_start, `worker` is `ud`).
+ *
+ * request: every request, before it is routed (/graphql, /health, ...):
+ *   it may answer the request itself with gql_http_request_answer (a CORS
+ *   preflight) and add response headers (gql_http_request_add_header).
+ * execute: a GraphQL request, once its parameters are read and before its
+ *   operation is parsed or run: it may refuse it with
+ *   gql_http_request_reject (401 with WWW-Authenticate), add response
+ *   headers, and set the request's context for the resolvers
+ *   (gql_http_request_set_context).
+ * response: every response, just before its head is written (status
+ *   known): it may add response headers.
+ * A hook that does not answer lets the request go on. With no hooks the
+ * server does no work for them. */
+typedef struct gql_http_hooks {
+  void *ud;
+  void *(*worker_start)(void *ud); /* NULL fails the worker's start */
+  void (*worker_free)(void *ud, void *worker);
+  void (*request)(void *worker, gql_http_request *r);
+  void (*execute)(void *worker, gql_http_request *r);
+  void (*response)(void *worker, gql_http_request *r, int status);
+} gql_http_hooks;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
-  const char *host;         /* default "127.0.0.1" */
+  const char *host; /* default "127.0.0.1" */
+  /* Listen on this Unix socket instead of host:port (a sidecar, a proxy
+   * on the same machine). A stale socket file is replaced, a live one or
+   * another file is not; the file is removed when the server is freed.
+   * The banner says "on unix:PATH/graphql"; gql_http_request_peer is
+   * "". */
+  const char *unix_path;
   int port;                 /* default 4000; -1: any free port */
   unsigned threads;         /* worker threads; default one per core */
   const char *path;         /* the GraphQL endpoint; default "/graphql" */
@@ -159,6 +195,17 @@ typedef struct gql_http_options {
    * GET /metrics only with a tracer, /ready always 200). Pointed to for
    * the server's life. */
   const gql_http_observer *observer;
+  /* Apollo Router's operation limits (0: none) and introspection switch:
+   * an operation over a limit, or selecting __schema or __type with
+   * no_introspection, is refused as a request error (400 with
+   * graphql-response+json, 200 with application/json) with Router's
+   * message and extensions.code (MAX_DEPTH_LIMIT, MAX_HEIGHT_LIMIT,
+   * MAX_ALIASES_LIMIT, MAX_ROOT_FIELDS_LIMIT, INTROSPECTION_DISABLED).
+   * Measured once per cached operation (gql_prepared_shape). */
+  uint32_t max_depth, max_height, max_aliases, max_root_fields;
+  bool no_introspection;
+  /* Request hooks (NULL: none); pointed to for the server's life. */
+  const gql_http_hooks *hooks;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;
@@ -193,6 +240,58 @@ GQL_API void gql_http_server_free(gql_http_server *server);
  * pending fields from its timers or I/O) and options.context. */
 GQL_API uv_loop_t *gql_http_loop(const gql_resolve_info *info);
 GQL_API void *gql_http_context(const gql_resolve_info *info);
+
+/* ------------------------------------------------------------ the request
+ *
+ * What a hook, a resolver (synchronous or pending) or an executor knows of
+ * the HTTP request it serves. A gql_http_request is valid from the request
+ * hook until its response is written: a pending resolver may keep it until
+ * it completes its field. Strings are not NUL-terminated unless stated, and
+ * point into the request's memory. Reading costs nothing unless called. */
+
+/* The request a resolver runs for (NULL outside the server). */
+GQL_API gql_http_request *gql_http_request_of(const gql_resolve_info *info);
+/* "GET", "POST", "OPTIONS"... (NUL-terminated). */
+GQL_API gql_str gql_http_request_method(const gql_http_request *r);
+/* The URL's path, without the query string. */
+GQL_API gql_str gql_http_request_path(const gql_http_request *r);
+/* The value of header `name` (any case), the first when repeated; ptr NULL
+ * when absent. */
+GQL_API gql_str gql_http_request_header(const gql_http_request *r,
+                                        const char *name);
+/* The headers as received, in order (repeated names included): count, and
+ * header i's name and value (false when out of range). */
+GQL_API uint32_t gql_http_request_header_count(const gql_http_request *r);
+GQL_API bool gql_http_request_header_at(const gql_http_request *r, uint32_t i,
+                                        gql_str *name, gql_str *value);
+/* The client's address as "IP:PORT" ("[V6]:PORT"), NUL-terminated in the
+ * request's arena; "" when unknown (no socket). */
+GQL_API const char *gql_http_request_peer(gql_http_request *r);
+/* A POST request's JSON body (an object), once the server has read it
+ * (from the execute hook on); NULL for GET and before. */
+GQL_API const gql_value *gql_http_request_body(const gql_http_request *r);
+/* The request's arena: memory that lives until the response is written. */
+GQL_API gql_arena *gql_http_request_arena(gql_http_request *r);
+/* The embedder's pointer for this request (NULL until set). */
+GQL_API void *gql_http_request_context(const gql_http_request *r);
+GQL_API void gql_http_request_set_context(gql_http_request *r, void *ctx);
+/* Adds a header to the response (name and value copied; no CR or LF
+ * allowed). 0, GQL_EINVAL or GQL_ENOMEM. */
+GQL_API int gql_http_request_add_header(gql_http_request *r, const char *name,
+                                        const char *value);
+/* From the request or execute hook: answers the request without running
+ * it, with this status and body (204 or 304: no body) and the headers
+ * added so far. `content_type` NULL: none. */
+GQL_API void gql_http_request_answer(gql_http_request *r, int status,
+                                     const char *content_type, const char *body,
+                                     size_t len);
+/* From the request or execute hook: refuses the request with this status
+ * and a GraphQL error body {"errors":[{"message":M,"extensions":{"code":C}}]}
+ * (code NULL: no extensions), in the negotiated media type. */
+GQL_API void gql_http_request_reject(gql_http_request *r, int status,
+                                     const char *message, const char *code);
+/* True once the request has been answered (by a hook or otherwise). */
+GQL_API bool gql_http_request_answered(const gql_http_request *r);
 
 #ifdef __cplusplus
 }

@@ -55,14 +55,13 @@ typedef struct gql_entity_call {
 typedef void (*gql_entity_fn)(const gql_entity_call *call, gql_out *out);
 
 /* Builds the subgraph schema from `sdl` (copied). Same error contract as
- * gql_schema_from_sdl: returns 0, GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM;
- * with `err_arena`, *errors points at the errors (at most 100; positions
- * refer to `sdl`). The schema is not finalized: set resolvers on
+ * gql_schema_from_sdl: returns 0, GQL_ESYNTAX, GQL_ESCHEMA or GQL_ENOMEM
+ * with the errors in *errors (NULL: not kept; at most 100; positions refer
+ * to `sdl`). The schema is not finalized: set resolvers on
  * gql_subgraph_schema() before the first execution. */
 GQL_API int gql_subgraph_new(const char *sdl, size_t len,
                              const gql_allocator *alc, gql_subgraph **out,
-                             gql_arena *err_arena, const gql_error **errors,
-                             uint32_t *nerrors);
+                             gql_errors *errors);
 /* Frees the subgraph and its schema. NULL is allowed. */
 GQL_API void gql_subgraph_free(gql_subgraph *sg);
 

@@ -9,8 +9,9 @@ packages=(
   libuv1-dev node-llhttp python3 python3-yaml curl
   libhiredis-dev libssl-dev openssl libyaml-dev libpcre2-dev libwslay-dev
   # test-only counterparts, started by the tests themselves: Redis for the
-  # shared persisted-operation store, Chromium for the GraphiQL page
-  redis-server chromium
+  # shared persisted-operation store, Chromium for the GraphiQL page,
+  # HAProxy for docs/deploy.md's TLS proxy; xxd for the JWT tests' keys
+  redis-server chromium haproxy xxd
   # promtool checks the /metrics exposition in the tests (Debian's
   # prometheus: about 20 MB to fetch, its web UI's JS libraries beside;
   # its service is not started by the tests)

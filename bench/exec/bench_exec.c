@@ -75,7 +75,7 @@ static void run_once(void *arg) {
     gql_prepare_options o = {.alc = &r->alc, .scratch = r->arena};
     gql_prepared *p;
     r->rc = gql_prepare(r->op->schema, r->op->query, r->op->query_len, NULL, &o,
-                        &p, NULL, NULL);
+                        &p, NULL);
     if (r->rc < 0)
       return;
     r->rc = gql_execute(p, &params);
@@ -107,8 +107,7 @@ static void runner_init(runner *r, const bench_op *op, int mode,
     gql_schema *s = mode == M_JSON      ? op->json_schema
                     : mode == M_MEMBERS ? op->member_schema
                                         : op->schema;
-    if (gql_prepare(s, op->query, op->query_len, NULL, &o, &r->p, NULL, NULL) <
-        0)
+    if (gql_prepare(s, op->query, op->query_len, NULL, &o, &r->p, NULL) < 0)
       fail(r, "gql_prepare failed");
   }
 }

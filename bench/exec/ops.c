@@ -276,7 +276,7 @@ static const char nested_sdl[] =
 
 static gql_schema *schema_of(const char *sdl, size_t len) {
   gql_schema *s;
-  if (gql_schema_from_sdl(sdl, len, NULL, &s, NULL, NULL, NULL) < 0)
+  if (gql_schema_from_sdl(sdl, len, NULL, &s, NULL) < 0)
     die("cannot build a schema");
   return s;
 }

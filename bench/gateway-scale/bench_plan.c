@@ -16,7 +16,8 @@
  *   stream N rss_kb KB cached N cache_bytes B evictions N
  *
  * Usage: bench_plan SUPERGRAPH [--reps N] [--stream N] [--cache-bytes B]
- *                   QUERY_FILE...
+ *                   [--print-plans FILE] QUERY_FILE...
+ * (--print-plans: each query's plan as text appended to FILE)
  */
 #include "bench_util.h"
 #include "gateway/gateway.h"
@@ -62,7 +63,7 @@ static const gql_gw_plan *plan_once(const gql_supergraph *sg, gql_arena *arena,
                                     const char **err) {
   gql_document *doc;
   gql_syntax_error se;
-  if (gql_parse(arena, text, len, NULL, &doc, &se)) {
+  if (gql_parse_syntax(arena, text, len, NULL, &doc, &se)) {
     *err = se.message;
     return NULL;
   }
@@ -89,15 +90,31 @@ static size_t numbered(const char *q, size_t len, unsigned long n, char *out,
   return (size_t)w + len - head;
 }
 
+/* Appends the query's plan as text to `path` (comparing plans before and
+ * after a planner change). */
+static void print_plan(const char *path, const char *file,
+                       const gql_gw_plan *plan) {
+  FILE *f = fopen(path, "a");
+  if (!f)
+    return;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_gw_plan_print(plan, &b);
+  fprintf(f, "== %s\n%.*s\n", file, (int)b.len, b.data ? b.data : "");
+  gql_buf_free(&b);
+  fclose(f);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: bench_plan SUPERGRAPH [--reps N] [--stream N] "
-                    "[--cache-bytes B] QUERY_FILE...\n");
+                    "[--cache-bytes B] [--print-plans FILE] QUERY_FILE...\n");
     return 2;
   }
   int reps = 30;
   unsigned long stream = 0;
   size_t cache_bytes = 0;
+  const char *plans_path = NULL;
   const char **files = calloc((size_t)argc, sizeof *files);
   int nfiles = 0;
   for (int i = 2; i < argc; i++) {
@@ -107,6 +124,8 @@ int main(int argc, char **argv) {
       stream = strtoul(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--cache-bytes") == 0 && i + 1 < argc)
       cache_bytes = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--print-plans") == 0 && i + 1 < argc)
+      plans_path = argv[++i];
     else
       files[nfiles++] = argv[i];
   }
@@ -153,6 +172,8 @@ int main(int argc, char **argv) {
       if (!plan)
         break;
       fetches = plan->nbatches;
+      if (r == 0 && plans_path)
+        print_plan(plans_path, files[q], plan);
       arena_bytes = gql_arena_reserved(arena);
       mine[r] = e - s;
       wmine[r] = we - ws;

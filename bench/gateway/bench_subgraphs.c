@@ -466,9 +466,13 @@ static const gql_prepared *prepared_for(subgraph *s, gql_str query,
         memcmp(s->cache[i].query, query.ptr, query.len) == 0)
       return s->cache[i].p;
   gql_prepared *p = NULL;
+  gql_errors errs = {.arena = a};
   if (gql_prepare(gql_subgraph_schema(s->sg), query.ptr, query.len, NULL, NULL,
-                  &p, a, errors) < 0)
+                  &p, &errs) < 0) {
+    if (errs.count)
+      gql_errors_response(&errs, NULL, a, errors);
     return NULL;
+  }
   if (s->ncached < CACHE_SLOTS) {
     char *copy = malloc(query.len + 1);
     if (copy) {

@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 2000;
   int trials = argc > 2 ? atoi(argv[2]) : 11;
   gql_schema *s;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL))
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL))
     return 1;
   gql_schema_set_resolver(s, "Query", "authors", q_authors, NULL,
                           GQL_RESOLVER_SYNC);
@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
     }
   }
   gql_prepared *p;
-  if (gql_prepare(s, query, sizeof query - 1, NULL, NULL, &p, NULL, NULL))
+  if (gql_prepare(s, query, sizeof query - 1, NULL, NULL, &p, NULL))
     return 1;
   size_t sent = 0;
   gql_trace_options def, off, depth2, depth0;

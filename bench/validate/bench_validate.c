@@ -110,7 +110,7 @@ int main(int argc, char **argv) {
     gql_document *doc;
     gql_syntax_error err;
     gql_parse_options po = {.max_tokens = UINT32_MAX, .max_size = SIZE_MAX};
-    if (gql_parse(keep, src, qlen, &po, &doc, &err)) {
+    if (gql_parse_syntax(keep, src, qlen, &po, &doc, &err)) {
       fprintf(stderr, "bench_validate: %s does not parse: %s\n", colon + 1,
               err.message);
       return 1;

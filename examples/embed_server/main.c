@@ -90,8 +90,7 @@ static void later(const gql_resolve_info *info, const void *parent,
 int main(int argc, char **argv) {
   int port = argc > 1 ? atoi(argv[1]) : 4001;
   gql_schema *schema = NULL;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL, NULL,
-                          NULL) < 0) {
+  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL) < 0) {
     fprintf(stderr, "embed_server: bad schema\n");
     return 1;
   }

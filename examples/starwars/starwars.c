@@ -189,7 +189,7 @@ static const gql_list_member episodes_member = {
 
 static int build(gql_schema **out, bool members) {
   gql_schema *s;
-  int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL);
+  int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL);
   if (rc < 0)
     return rc;
   types *t = (types *)&starwars_types; /* passed as data, never written */

@@ -123,8 +123,26 @@ typedef struct gql_cli_tracing {
 int gql_cli_tracing_start(const char *cmd, gql_settings *st,
                           gql_cli_tracing *k);
 void gql_cli_tracing_stop(const char *cmd, gql_cli_tracing *k);
+/* The request hooks of serve and gateway: CORS and JWT authentication as
+ * the settings say (request_hooks.c). */
+typedef struct gql_cli_hooks {
+  gql_http_hooks hooks;
+  const gql_settings *st;
+  struct gql_jwt_verifier *verifier; /* NULL: no authentication */
+  bool require;                      /* authorization.require_authentication */
+} gql_cli_hooks;
+/* Sets o->hooks when the settings need them (CORS, authentication); false
+ * after printing why (a key set that does not load). `h` and `st` must
+ * outlive the server. */
+bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
+                        gql_cli_hooks *h, struct gql_http_options *o);
+void gql_cli_hooks_free(gql_cli_hooks *h);
+/* The verified JWT claims of a request served with these hooks (NULL: not
+ * authenticated). */
+const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);
 /* One warning line per configured feature this version does not apply. */
-void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st);
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st,
+                            bool gateway);
 
 /* The commands, each in its own file. */
 extern const gql_cli_command gql_cmd_format;

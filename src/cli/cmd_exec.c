@@ -43,13 +43,14 @@ static const char usage[] =
     "                     tag these variables' values\n";
 
 typedef struct result {
-  bool errors;
+  bool done, errors;
 } result;
 
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
   result *r = ud;
   fwrite(json, 1, len, stdout);
   fputc('\n', stdout);
+  r->done = true;
   r->errors = has_errors;
 }
 
@@ -187,12 +188,12 @@ static int run(int argc, char **argv) {
     }
   }
   gql_prepare_options po = {.no_validate = no_validate, .trace = trace};
-  gql_str errors = {0};
-  int rc =
-      gql_prepare(schema, query, query_len, op, &po, &prepared, arena, &errors);
+  gql_errors errors = {.arena = arena};
+  int rc = gql_prepare(schema, query, query_len, op, &po, &prepared, &errors);
+  gql_str json;
   if (rc < 0) {
-    if (errors.ptr) {
-      printf("%.*s\n", (int)errors.len, errors.ptr);
+    if (errors.count && gql_errors_response(&errors, NULL, arena, &json) == 0) {
+      printf("%.*s\n", (int)json.len, json.ptr);
       status = 1;
     } else {
       fprintf(stderr, "gql exec: %s\n", gql_strerror(rc));
@@ -214,7 +215,7 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "gql exec: %s\n", gql_strerror(rc));
     goto done;
   }
-  if (rc == 1) {
+  if (!r.done) {
     fprintf(stderr, "gql exec: fields are still pending\n");
     goto done;
   }

@@ -23,12 +23,13 @@ static int run(int argc, char **argv) {
     return 1;
   gql_arena *arena = gql_arena_new(NULL);
   gql_document *doc = NULL;
-  gql_syntax_error err = {0};
-  int rc = arena ? gql_parse(arena, src, len, NULL, &doc, &err) : GQL_ENOMEM;
+  gql_errors errors = {.arena = arena};
+  int rc = arena ? gql_parse(arena, src, len, NULL, &doc, &errors) : GQL_ENOMEM;
   int status = 0;
-  if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
+  if (errors.count) { /* a syntax error or a limit: one, with its place */
+    const gql_error *e = &errors.items[0];
     fprintf(stderr, "%s:%u:%u: %s\n", gql_cli_display_name(path),
-            err.location.line, err.location.column, err.message);
+            e->locations[0].line, e->locations[0].column, e->message);
     status = 1;
   } else if (rc) {
     fprintf(stderr, "gql format: %s\n", gql_strerror(rc));

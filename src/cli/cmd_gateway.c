@@ -69,12 +69,13 @@ static int print_plan(const gql_supergraph *sg, const char *path,
     return 1;
   int status = 1;
   gql_prepared *prep = NULL;
-  gql_str errors_json = {NULL, 0};
-  int rc = gql_prepare(sg->api, query, len, op_name, NULL, &prep, arena,
-                       &errors_json);
+  gql_errors errors = {.arena = arena};
+  int rc = gql_prepare(sg->api, query, len, op_name, NULL, &prep, &errors);
   gql_prepared_free(prep);
+  gql_str errors_json = {NULL, 0};
   if (rc) {
-    if (errors_json.ptr)
+    if (errors.count &&
+        gql_errors_response(&errors, NULL, arena, &errors_json) == 0)
       fprintf(stderr, "%.*s\n", (int)errors_json.len, errors_json.ptr);
     else
       fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
@@ -82,7 +83,7 @@ static int print_plan(const gql_supergraph *sg, const char *path,
   }
   gql_document *doc;
   gql_syntax_error se;
-  if (gql_parse(arena, query, len, NULL, &doc, &se))
+  if (gql_parse_syntax(arena, query, len, NULL, &doc, &se))
     goto done;
   gql_gw_plan *plan;
   const char *err = NULL;
@@ -176,6 +177,8 @@ static int run(int argc, char **argv) {
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
+  so.headers = &st->headers;
+  so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
     bad = usage_error("--supergraph FILE is required");
@@ -184,7 +187,7 @@ static int run(int argc, char **argv) {
     return bad;
   }
   if (!print_api && !plan_path)
-    gql_cli_warn_unapplied(cmd, st);
+    gql_cli_warn_unapplied(cmd, st, true);
   size_t len;
   char *sdl = gql_cli_read_file_as("gql gateway", sg_path, &len);
   if (!sdl) {
@@ -216,8 +219,15 @@ static int run(int argc, char **argv) {
   }
   if (plan_path)
     status = print_plan(sg, plan_path, op_name, arena);
-  if (!print_api && !plan_path)
-    status = serve(st, sg, &o, &so, sg_path);
+  gql_cli_hooks hooks;
+  if (!print_api && !plan_path) {
+    if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
+      status = serve(st, sg, &o, &so, sg_path);
+      gql_cli_hooks_free(&hooks);
+    } else {
+      status = 1;
+    }
+  }
 done:
   gql_supergraph_free(sg);
   gql_arena_free(arena);
@@ -247,11 +257,14 @@ const gql_cli_command gql_cmd_gateway = {
     "gives null fields with an error; the rest of the response stands.\n\n"
     "  --config FILE       a configuration file (YAML; docs/config.md); the\n"
     "                      options override it\n"
+    "  --listen ADDR       HOST:PORT or unix:PATH, as for gql serve\n"
     "  --max-body, --max-header-bytes, --max-headers, --max-depth,\n"
     "  --max-tokens, --max-fields, --max-connections, --idle-timeout,\n"
     "  --request-timeout, --cache-bytes, --log-level, --log-format,\n"
     "  --metrics-path, --no-metrics: as for gql serve (GET /ready answers\n"
     "                      503 until every subgraph answered a probe)\n"
+    "  --max-query-depth, --max-height, --max-aliases, --max-root-fields,\n"
+    "  --introspection: as for gql serve\n"
     "  --trace-otlp, --trace-file, --trace-otlp-protocol, --trace-service,\n"
     "  --trace-timeout, ...: as for gql serve; spans for the request, its\n"
     "                      plan and each subgraph fetch (subgraph name, URL,\n"

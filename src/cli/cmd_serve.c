@@ -31,6 +31,9 @@ static const char usage[] =
     "                         T is the object of the array \"T\" in DATA\n"
     "                         equal to the representation on one of T's\n"
     "                         @key field sets (no array: the representation)\n"
+    "  --listen ADDR          HOST:PORT, [V6]:PORT, :PORT or unix:PATH (a "
+    "Unix\n"
+    "                         socket, e.g. behind a proxy; docs/deploy.md)\n"
     "  --host HOST            address to listen on (default 127.0.0.1)\n"
     "  --port PORT            port (default 4000; 0: any free port)\n"
     "  --threads N            worker threads (default: one per core)\n"
@@ -40,6 +43,13 @@ static const char usage[] =
     "  --max-depth N          query nesting limit (default 256)\n"
     "  --max-tokens N         query token limit (default 100000)\n"
     "  --max-fields N         planned fields limit (default 100000)\n"
+    "  --max-query-depth N, --max-height N, --max-aliases N,\n"
+    "  --max-root-fields N    Apollo Router's operation limits (default: "
+    "none;\n"
+    "                         config limits.max_depth, ...): an operation "
+    "over\n"
+    "                         one is refused with MAX_..._LIMIT\n"
+    "  --introspection on|off off: __schema and __type refused (default on)\n"
     "  --max-connections N    open connections limit (default 10000)\n"
     "  --idle-timeout MS      keep-alive idle timeout (default 30000)\n"
     "  --request-timeout MS   time for a request's bytes to arrive (default "
@@ -131,7 +141,7 @@ static int serve(gql_settings *st) {
   bool subgraph = st->serve.subgraph == GQL_CFG_TRUE;
   if (!gql_cli_http_options("gql serve", st, &o))
     return 1;
-  gql_cli_warn_unapplied("gql serve", st);
+  gql_cli_warn_unapplied("gql serve", st, false);
   if (subgraph && !schema_path) {
     fprintf(stderr, "gql serve: --subgraph needs --schema\n");
     return 2;
@@ -151,6 +161,11 @@ static int serve(gql_settings *st) {
   if (trc) {
     gql_cli_tracing_stop("gql serve", &tracing);
     return trc;
+  }
+  gql_cli_hooks hooks;
+  if (!gql_cli_hooks_init("gql serve", st, &hooks, &o)) {
+    gql_cli_tracing_stop("gql serve", &tracing);
+    return 1;
   }
   gql_tracer *tracer = tracing.tracer;
   int status = 1;
@@ -217,6 +232,7 @@ static int serve(gql_settings *st) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
   gql_cli_tracing_stop("gql serve", &tracing);
   if (sg)

@@ -134,7 +134,7 @@ static int run(int argc, char **argv) {
   }
   gql_document *doc = NULL;
   gql_syntax_error serr = {0};
-  int rc = gql_parse(arena, src, len, NULL, &doc, &serr);
+  int rc = gql_parse_syntax(arena, src, len, NULL, &doc, &serr);
   if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
     gql_error_list_push(&errors, serr.message, &serr.location, 1);
     print_json(&errors);

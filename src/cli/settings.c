@@ -95,23 +95,19 @@ bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st) {
 int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
                         char **argv, int *i) {
   const char *a = argv[*i];
-  static const char *const with_value[] = {"--config",
-                                           "--host",
-                                           "--port",
-                                           "--threads",
-                                           "--max-body",
-                                           "--max-header-bytes",
-                                           "--max-headers",
-                                           "--max-depth",
-                                           "--max-tokens",
-                                           "--max-fields",
-                                           "--max-connections",
-                                           "--idle-timeout",
-                                           "--request-timeout",
-                                           "--cache-bytes",
-                                           "--log-level",
-                                           "--log-format",
-                                           "--metrics-path"};
+  static const char *const with_value[] = {
+      "--config",           "--host",
+      "--listen",           "--port",
+      "--threads",          "--max-body",
+      "--max-header-bytes", "--max-headers",
+      "--max-depth",        "--max-tokens",
+      "--max-fields",       "--max-connections",
+      "--idle-timeout",     "--request-timeout",
+      "--cache-bytes",      "--log-level",
+      "--log-format",       "--metrics-path",
+      "--max-query-depth",  "--max-height",
+      "--max-aliases",      "--max-root-fields",
+      "--introspection"};
   if (strcmp(a, "--no-metrics") == 0) {
     st->server.metrics = GQL_CFG_FALSE;
     return 1;
@@ -127,6 +123,14 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
   bool ok = true;
   if (strcmp(a, "--config") == 0) {
     /* loaded before the flags */
+  } else if (strcmp(a, "--listen") == 0) {
+    const char *why = NULL;
+    gql_cfg_listen l = {0};
+    ok = gql_settings_parse_listen(st, v, &l, &why);
+    if (ok)
+      st->supergraph.listen = l;
+    else
+      fprintf(stderr, "%s: --listen '%s': %s\n", cmd, v, why ? why : "bad");
   } else if (strcmp(a, "--host") == 0) {
     st->supergraph.listen.host = v;
     st->supergraph.listen.unix_path = NULL;
@@ -184,6 +188,25 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       fprintf(stderr, "%s: --metrics-path takes a path such as /metrics\n",
               cmd);
     s->metrics_path = v;
+  } else if (strcmp(a, "--max-query-depth") == 0) {
+    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    l->max_depth = (uint32_t)n;
+  } else if (strcmp(a, "--max-height") == 0) {
+    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    l->max_height = (uint32_t)n;
+  } else if (strcmp(a, "--max-aliases") == 0) {
+    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    l->max_aliases = (uint32_t)n;
+  } else if (strcmp(a, "--max-root-fields") == 0) {
+    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    l->max_root_fields = (uint32_t)n;
+  } else if (strcmp(a, "--introspection") == 0) {
+    ok = strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
+    if (!ok)
+      fprintf(stderr, "%s: --introspection takes on or off, not '%s'\n", cmd,
+              v);
+    st->supergraph.introspection =
+        strcmp(v, "on") == 0 ? GQL_CFG_TRUE : GQL_CFG_FALSE;
   } else {
     ok = gql_cli_log_level(cmd, v, st);
   }
@@ -194,14 +217,8 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
                           gql_http_options *o) {
   const gql_cfg_listen *ls = &st->supergraph.listen;
   if (ls->unix_path) {
-    fprintf(stderr,
-            "%s: %s:%u:%u: listening on unix:%s is not supported yet "
-            "(HOST:PORT only)\n",
-            cmd, st->file ? st->file : "<config>", ls->loc.line, ls->loc.column,
-            ls->unix_path);
-    return false;
-  }
-  if (ls->set) {
+    o->unix_path = ls->unix_path;
+  } else if (ls->set) {
     o->host = ls->host;
     o->port = ls->port == 0 ? -1 : ls->port;
   }
@@ -217,6 +234,11 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
   o->parse.max_depth = st->limits.parser_max_recursion;
   o->parse.max_tokens = st->limits.parser_max_tokens;
   o->max_plan_size = st->limits.max_fields;
+  o->max_depth = st->limits.max_depth;
+  o->max_height = st->limits.max_height;
+  o->max_aliases = st->limits.max_aliases;
+  o->max_root_fields = st->limits.max_root_fields;
+  o->no_introspection = st->supergraph.introspection == GQL_CFG_FALSE;
   if (st->server.log_level) {
     o->log_level = (gql_http_log_level)(st->server.log_level - 1);
     o->log_level_set = true;
@@ -224,23 +246,16 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
   return true;
 }
 
-void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st) {
+void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st,
+                            bool gateway) {
   const char *f = st->file;
   if (!f)
     return;
   struct {
     bool set;
     const char *what;
-  } parts[] = {{st->supergraph.introspection != GQL_CFG_UNSET,
-                "supergraph.introspection"},
-               {st->limits.max_depth != 0, "limits.max_depth"},
-               {st->limits.max_height != 0, "limits.max_height"},
-               {st->limits.max_aliases != 0, "limits.max_aliases"},
-               {st->limits.max_root_fields != 0, "limits.max_root_fields"},
-               {st->headers.all.count || st->headers.nsubgraphs, "headers"},
-               {st->cors.set, "cors"},
-               {st->jwt.set, "authentication"},
-               {st->require_authentication != GQL_CFG_UNSET, "authorization"}};
+  } parts[] = {{!gateway && (st->headers.all.count || st->headers.nsubgraphs),
+                "headers (propagation to subgraphs: gql gateway only)"}};
   for (size_t i = 0; i < GQL_ARRAY_LEN(parts); i++)
     if (parts[i].set)
       fprintf(stderr,

@@ -152,15 +152,8 @@ static bool name_eq(gql_str a, gql_str b) {
 
 int gql_header_list_add(gql_header_list *l, gql_arena *arena, gql_str name,
                         gql_str value) {
-  if (l->count == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 16;
-    gql_header *items =
-        gql_arena_grow(arena, l->items, l->count, cap, sizeof(gql_header));
-    if (!items)
-      return GQL_ENOMEM;
-    l->items = items;
-    l->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(arena, l->items, l->cap, l->count + 1, 16))
+    return GQL_ENOMEM;
   l->items[l->count++] = (gql_header){name, value};
   return 0;
 }
@@ -204,15 +197,8 @@ static bool done_has(const done_set *d, gql_str name) {
 }
 
 static int done_add(done_set *d, gql_arena *arena, gql_str name) {
-  if (d->count == d->cap) {
-    uint32_t cap = d->cap ? d->cap * 2 : 8;
-    gql_str *names =
-        gql_arena_grow(arena, d->names, d->count, cap, sizeof(gql_str));
-    if (!names)
-      return GQL_ENOMEM;
-    d->names = names;
-    d->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(arena, d->names, d->cap, d->count + 1))
+    return GQL_ENOMEM;
   d->names[d->count++] = name;
   return 0;
 }

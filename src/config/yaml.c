@@ -47,16 +47,9 @@ static bool add_node(reader *r, const ynode *n) {
     return true;
   }
   frame *f = &r->stack[r->depth - 1];
-  if (f->count == f->cap) {
-    uint32_t cap = f->cap ? f->cap * 2 : 8;
-    ynode *items =
-        gql_arena_grow(r->c->arena, f->items, f->count, cap, sizeof(ynode));
-    if (!items) {
-      gql_cfg_error(r->c, n->loc, "out of memory");
-      return false;
-    }
-    f->items = items;
-    f->cap = cap;
+  if (!GQL_ARRAY_RESERVE(r->c->arena, f->items, f->cap, f->count + 1)) {
+    gql_cfg_error(r->c, n->loc, "out of memory");
+    return false;
   }
   f->items[f->count++] = *n;
   return true;

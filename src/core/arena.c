@@ -212,6 +212,24 @@ void *gql_arena_grow(gql_arena *a, void *old, size_t old_cap, size_t new_cap,
   return p;
 }
 
+bool gql_array_grow(gql_arena *a, void *items_p, uint32_t *cap, uint32_t need,
+                    size_t elem, uint32_t first) {
+  assert(first > 0);
+  uint64_t c = *cap ? (uint64_t)*cap * 2 : first;
+  while (c < need)
+    c *= 2;
+  if (c > UINT32_MAX)
+    c = UINT32_MAX; /* still >= need */
+  void *old;        /* the array pointer, whatever its element type */
+  memcpy(&old, items_p, sizeof old);
+  void *p = gql_arena_grow(a, old, *cap, c, elem);
+  if (!p)
+    return false;
+  memcpy(items_p, &p, sizeof p);
+  *cap = (uint32_t)c;
+  return true;
+}
+
 /* An allocator over an arena, for growable buffers whose bytes should die
  * with the request: free does nothing, and realloc of the arena's last
  * allocation grows it in place when its block has room. */

@@ -10,6 +10,19 @@
 
 #define GQL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GQL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* SQLite's ALWAYS / NEVER: a condition that always (never) holds, tested
+ * anyway so that release builds recover; debug builds assert it, so that
+ * the tests would see the recovery taken. GQL_UNREACHABLE: a case that
+ * cannot be reached (asserted in debug builds). */
+#ifdef NDEBUG
+#define GQL_ALWAYS(x) (x)
+#define GQL_NEVER(x) (x)
+#define GQL_UNREACHABLE() __builtin_unreachable()
+#else
+#define GQL_ALWAYS(x) ((x) ? 1 : (assert(0), 0))
+#define GQL_NEVER(x) ((x) ? (assert(0), 1) : 0)
+#define GQL_UNREACHABLE() assert(!"unreachable")
+#endif
 #define GQL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define gql_container_of(ptr, type, member)                                    \
   ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -28,6 +41,10 @@ static inline bool gql_str_eq(gql_str a, gql_str b) {
 static inline bool gql_str_eq_cstr(gql_str a, const char *b) {
   size_t n = strlen(b);
   return a.len == n && memcmp(a.ptr, b, n) == 0;
+}
+/* An ASCII digit (any int: a char, signed or not, or a byte). */
+static inline bool gql_is_digit(int c) {
+  return (unsigned)c - '0' < 10;
 }
 
 /* ---- allocator helpers: NULL allocator means libc */
@@ -52,6 +69,40 @@ char *gql_arena_vsprintf(gql_arena *arena, const char *fmt, va_list ap);
  * bytes, copying the old contents (the old block is not reclaimed). */
 void *gql_arena_grow(gql_arena *arena, void *old, size_t old_cap,
                      size_t new_cap, size_t elem);
+
+/* ---- growable arrays in an arena, after h2o's H2O_VECTOR
+ *
+ * GQL_VECTOR(T) declares {items, count, cap} (zero is empty), grown with
+ * gql_vector_reserve / gql_vector_push; GQL_ARRAY_RESERVE / GQL_ARRAY_PUSH
+ * do the same for an array kept in three fields of a struct of its own
+ * (the schema's types, the plan's sets). Growth doubles the capacity (the
+ * first: 8, or `first` with the _FIRST forms; at least what is needed) into
+ * a new arena block and copies; the old block is not reclaimed. Each is
+ * true when there is room, false when out of memory (the array as it
+ * was). The arguments are evaluated more than once: pass plain lvalues. */
+#define GQL_VECTOR(type)                                                       \
+  struct {                                                                     \
+    type *items;                                                               \
+    uint32_t count, cap;                                                       \
+  }
+/* The slow path: the array whose pointer is at `items_p` (any element
+ * type) grown to hold `need` elements of `elem` bytes. */
+bool gql_array_grow(gql_arena *arena, void *items_p, uint32_t *cap,
+                    uint32_t need, size_t elem, uint32_t first);
+#define GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, first)                \
+  (GQL_LIKELY((need) <= (cap)) ||                                              \
+   gql_array_grow((arena), &(items), &(cap), (need), sizeof *(items),          \
+                  (first)))
+#define GQL_ARRAY_RESERVE(arena, items, cap, need)                             \
+  GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, 8)
+#define GQL_ARRAY_PUSH(arena, items, count, cap, value)                        \
+  (GQL_ARRAY_RESERVE((arena), (items), (cap), (count) + 1)                     \
+       ? ((items)[(count)++] = (value), true)                                  \
+       : false)
+#define gql_vector_reserve(arena, v, need)                                     \
+  GQL_ARRAY_RESERVE((arena), (v)->items, (v)->cap, (need))
+#define gql_vector_push(arena, v, value)                                       \
+  GQL_ARRAY_PUSH((arena), (v)->items, (v)->count, (v)->cap, (value))
 
 /* An allocator drawing from `arena`: free is a no-op and realloc of the
  * last allocation grows in place, so a gql_buf on it costs no allocator

@@ -18,15 +18,8 @@ int gql_error_list_push(gql_error_list *l, const char *message,
     l->truncated = true;
     return GQL_ELIMIT;
   }
-  if (l->count == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 8;
-    gql_error *items =
-        gql_arena_grow(l->arena, l->items, l->cap, cap, sizeof *items);
-    if (!items)
-      goto nomem;
-    l->items = items;
-    l->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(l->arena, l->items, l->cap, l->count + 1))
+    goto nomem;
   gql_location *copy = NULL;
   if (n) {
     copy = gql_arena_alloc(l->arena, (size_t)n * sizeof *copy);
@@ -70,26 +63,32 @@ int gql_error_list_addf(gql_error_list *l, gql_str source, const uint32_t *offs,
   return gql_error_list_push(l, msg, locs, n);
 }
 
-gql_error_list *gql_error_list_public_begin(gql_error_list *l,
-                                            gql_arena *err_arena,
-                                            const gql_error **errors,
-                                            uint32_t *nerrors) {
-  if (errors)
-    *errors = NULL;
-  if (nerrors)
-    *nerrors = 0;
-  if (!err_arena)
+gql_error_list *gql_errors_begin(gql_error_list *l, gql_errors *errors,
+                                 uint32_t max) {
+  if (!errors)
     return NULL;
-  gql_error_list_init(l, err_arena, 100);
+  errors->items = NULL;
+  errors->count = 0;
+  if (!errors->arena)
+    return NULL;
+  gql_error_list_init(l, errors->arena, max);
   return l;
 }
 
-void gql_error_list_public_end(const gql_error_list *l,
-                               const gql_error **errors, uint32_t *nerrors) {
-  if (!l)
+void gql_errors_end(const gql_error_list *l, gql_errors *errors) {
+  if (!l || !errors)
     return;
-  if (errors)
-    *errors = l->items;
-  if (nerrors)
-    *nerrors = l->count;
+  errors->items = l->items;
+  errors->count = l->count;
+}
+
+int gql_errors_set_one(gql_errors *errors, const char *message,
+                       const gql_location *loc) {
+  gql_error_list l;
+  if (!gql_errors_begin(&l, errors, 0))
+    return 0;
+  char *copy = gql_arena_strndup(errors->arena, message, strlen(message));
+  int rc = copy ? gql_error_list_push(&l, copy, loc, loc ? 1 : 0) : GQL_ENOMEM;
+  gql_errors_end(&l, errors);
+  return rc;
 }

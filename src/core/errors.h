@@ -34,15 +34,16 @@ int gql_error_list_addf(gql_error_list *l, gql_str source, const uint32_t *offs,
                         uint32_t n, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* The public functions' error contract (gql_schema_from_sdl and the like):
- * begin clears *errors / *nerrors (either may be NULL) and returns `l`
- * started in err_arena with a cutoff of 100, or NULL without an arena; end
- * hands the list's errors out. */
-gql_error_list *gql_error_list_public_begin(gql_error_list *l,
-                                            gql_arena *err_arena,
-                                            const gql_error **errors,
-                                            uint32_t *nerrors);
-void gql_error_list_public_end(const gql_error_list *l,
-                               const gql_error **errors, uint32_t *nerrors);
+/* The public functions' error carrier (gql_errors, include/gql.h): begin
+ * clears `errors` (NULL allowed) and returns `l` started in its arena with
+ * a cutoff of `max` (0: none), or NULL when the errors are not kept; end
+ * hands the list's errors out (l NULL: nothing). */
+gql_error_list *gql_errors_begin(gql_error_list *l, gql_errors *errors,
+                                 uint32_t max);
+void gql_errors_end(const gql_error_list *l, gql_errors *errors);
+/* `errors` set to the one error `message` (copied into errors->arena) at
+ * `loc` (NULL: no location), when kept. 0 or GQL_ENOMEM. */
+int gql_errors_set_one(gql_errors *errors, const char *message,
+                       const gql_location *loc);
 
 #endif

@@ -429,16 +429,6 @@ static void reportf(var_err *e, const cpath *path, const gql_json_value *value,
   report(e, path, value, m ? m : "");
 }
 
-static char *inspect_str(gql_arena *a, const gql_json_value *v) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_exec_inspect(&b, v);
-  const char *s = gql_buf_cstr(&b);
-  char *r = gql_arena_strndup(a, s ? s : "", s ? b.len : 0);
-  gql_buf_free(&b);
-  return r;
-}
-
 static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
                                           const gql_json_value *v, uint32_t t) {
   const coerce_ctx *c = e->c;
@@ -488,13 +478,13 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
   if (t == s->t_int) {
     if (!num || !v->is_int) {
       reportf(e, path, v, "Int cannot represent non-integer value: %s",
-              inspect_str(a, v));
+              gql_exec_inspect_str(a, v));
       return NULL;
     }
     if (v->number.i > 2147483647 || v->number.i < -2147483648LL) {
       reportf(e, path, v,
               "Int cannot represent non 32-bit signed integer value: %s",
-              inspect_str(a, v));
+              gql_exec_inspect_str(a, v));
       return NULL;
     }
     return v;
@@ -502,7 +492,7 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
   if (t == s->t_float) {
     if (!num || !isfinite(v->number.d)) {
       reportf(e, path, v, "Float cannot represent non numeric value: %s",
-              inspect_str(a, v));
+              gql_exec_inspect_str(a, v));
       return NULL;
     }
     return v;
@@ -510,7 +500,7 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
   if (t == s->t_string) {
     if (v->kind != GQL_JSON_STRING) {
       reportf(e, path, v, "String cannot represent a non string value: %s",
-              inspect_str(a, v));
+              gql_exec_inspect_str(a, v));
       return NULL;
     }
     return v;
@@ -518,7 +508,7 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
   if (t == s->t_boolean) {
     if (v->kind != GQL_JSON_BOOL) {
       reportf(e, path, v, "Boolean cannot represent a non boolean value: %s",
-              inspect_str(a, v));
+              gql_exec_inspect_str(a, v));
       return NULL;
     }
     return v;
@@ -530,7 +520,8 @@ static const gql_json_value *parse_scalar(var_err *e, const cpath *path,
       char *txt = gql_arena_sprintf(a, "%lld", (long long)v->number.i);
       return txt ? new_string(a, gql_cstr(txt)) : NULL;
     }
-    reportf(e, path, v, "ID cannot represent value: %s", inspect_str(a, v));
+    reportf(e, path, v, "ID cannot represent value: %s",
+            gql_exec_inspect_str(a, v));
     return NULL;
   }
   return v; /* custom scalars: parseValue is the identity */

@@ -143,15 +143,8 @@ static bool collect(walk *w, const gql_ast_selection_set *ss, uint32_t depth) {
     }
     if (!f || depth >= 256) /* unvalidated: unknown, or spreads in a cycle */
       continue;
-    if (w->nseen == w->cap) {
-      uint32_t cap = w->cap ? w->cap * 2 : 8;
-      const gql_ast_fragment **n =
-          gql_arena_grow(w->ctx->arena, w->seen, w->cap, cap, sizeof *n);
-      if (!n)
-        return false;
-      w->seen = n;
-      w->cap = cap;
-    }
+    if (!GQL_ARRAY_RESERVE(w->ctx->arena, w->seen, w->cap, w->nseen + 1))
+      return false;
     w->seen[w->nseen++] = f;
     if (type_matches(s, f->type_condition, w->type) &&
         collect(w, f->selection_set, depth + 1))

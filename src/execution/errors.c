@@ -34,15 +34,8 @@ void gql_exec_add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
                         uint32_t off, const path_frame *path) {
   if (GQL_UNLIKELY(ctx->owed)) /* the error may end a list early */
     gql_exec_stamps_settle(ctx);
-  if (ctx->nerrs == ctx->cap) {
-    uint32_t nc = ctx->cap ? ctx->cap * 2 : 8;
-    exec_error *n =
-        gql_arena_grow(ctx->arena, ctx->errs, ctx->cap, nc, sizeof *n);
-    if (!n)
-      return;
-    ctx->errs = n;
-    ctx->cap = nc;
-  }
+  if (!GQL_ARRAY_RESERVE(ctx->arena, ctx->errs, ctx->cap, ctx->nerrs + 1))
+    return;
   exec_error *e = &ctx->errs[ctx->nerrs++];
   gql_str src = ctx->p->text;
   *e = (exec_error){.message = gql_arena_strndup(ctx->arena, msg, strlen(msg))};

@@ -120,6 +120,8 @@ typedef struct plan_field {
   bool items_one;     /* [T!] or [T!]! of an object type T: non-null items
                        * with one plan (see items_last) */
   gql_resolver_fn fn; /* the resolver, or the default resolver */
+  bool sub_root;      /* a subscription's root field: fn is
+                       * gql_exec_sub_resolver */
   /* A member field (gql_schema_set_member) that the executor writes
    * itself: MEMBER_* when the field is plain and the member's kind is the
    * fast path of dleaf, else MEMBER_NONE; the member's offset. */
@@ -251,6 +253,8 @@ const gql_json_value *gql_exec_default_value(const coerce_ctx *c,
                                              const gql_input_value *iv);
 /* graphql-js inspect() into `out`. */
 void gql_exec_inspect(gql_buf *out, const gql_json_value *v);
+/* The same as a string in `arena` ("" when out of memory), for messages. */
+char *gql_exec_inspect_str(gql_arena *arena, const gql_json_value *v);
 
 /* ---- resolvers (resolvers.c) */
 
@@ -288,6 +292,28 @@ void gql_exec_default_resolver(const gql_resolve_info *info, const void *parent,
 const gql_schema *gql_exec_info_schema(const gql_resolve_info *info);
 const gql_schema *gql_exec_out_schema(const gql_out *o);
 gql_arena *gql_exec_out_arena(const gql_out *o);
+
+/* ---- subscriptions (subscribe.c) */
+
+/* The phase of a subscription's execution: the subscribe phase runs the
+ * root field's resolver, which hands its stream to gql_out_stream; an
+ * event phase completes `event` as the root field's value. */
+typedef struct exec_sub {
+  bool event_phase;
+  const gql_json_value *event;
+  struct gql_stream *stream; /* subscribe phase: what the resolver gave */
+  gql_stream_source source;  /* and its source (cancel NULL: none) */
+  void *sub;                 /* the gql_subscription */
+  struct exec_ctx *ctx;      /* the execution's (answer_early sets it) */
+} exec_sub;
+/* A subscription root field's resolver (out.c; plan.c puts it in place of
+ * the field's and sets plan_field.sub_root): the field's own at subscribe
+ * and when the operation runs once, the event in an event phase. */
+void gql_exec_sub_resolver(const gql_resolve_info *info, const void *parent,
+                           gql_out *out);
+/* gql_execute for a subscription's phase. */
+int gql_exec_execute_sub(const gql_prepared *p,
+                         const gql_execute_params *params, exec_sub *sub);
 
 /* ---- execution state shared with the tracer (src/trace) */
 

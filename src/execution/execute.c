@@ -100,6 +100,11 @@ static bool vars_init(exec_ctx *ctx) {
  * coerce, an operation type without a root type. Also coerces the
  * variables. 1 when it answered (on_done has been called), 0 when the
  * fields are to run, GQL_ENOMEM. */
+/* The phase gql_exec_execute_sub runs, for answer_early to take: handed
+ * over beside gql_execute's parameters so that gql_execute's own code
+ * (every query's) stays as it is. */
+static _Thread_local exec_sub *next_sub;
+
 static __attribute__((noinline)) int
 answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   const gql_prepared *p = ctx->p;
@@ -135,7 +140,15 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   const gql_exec_hooks *h = ctx->hooks;
   ctx->last_stamps = h && h->last_stamps && h->stamps && h->now &&
                      !p->root_error && p->s->types[p->root_type].sync;
-  if (p->kind == GQL_OP_SUBSCRIPTION && !params->subscription_once) {
+  exec_sub *sub = NULL;
+  if (p->kind == GQL_OP_SUBSCRIPTION) {
+    sub = next_sub;
+    next_sub = NULL;
+    if (sub)
+      sub->ctx = ctx;
+  }
+  ctx->sub = sub;
+  if (p->kind == GQL_OP_SUBSCRIPTION && !sub && !params->subscription_once) {
     gql_exec_add_error(
         ctx,
         "Subscriptions are not supported: gql executes queries and "
@@ -221,12 +234,24 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     if (rc)
       return rc < 0 ? rc : 0;
   }
-  if (GQL_UNLIKELY(tree))
-    return gql_exec_tree(ctx, params->root_value);
+  if (GQL_UNLIKELY(tree)) {
+    gql_exec_tree(ctx, params->root_value);
+    return 0;
+  }
   gql_buf_put(&ctx->resp, "{\"data\":", 8);
   bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
   finish_direct(ctx, failed);
   return 0;
+}
+
+int gql_exec_execute_sub(const gql_prepared *p,
+                         const gql_execute_params *params, exec_sub *sub) {
+  if (p->kind != GQL_OP_SUBSCRIPTION)
+    return GQL_EINVAL;
+  next_sub = sub; /* answer_early takes it: a subscription always goes there */
+  int rc = gql_execute(p, params);
+  next_sub = NULL; /* (an early failure did not) */
+  return rc;
 }
 
 /* The protocol given as the trace it would begin (see

@@ -1,11 +1,14 @@
 /*
  * The executor's state and the helpers of its hot paths. The executor's
  * files, each calling only those below it:
+ *   subscribe.c gql_subscribe: the subscribe phase, then one execution
+ *               per event of the stream
  *   execute.c   gql_execute: the context, early answers, the root
  *   members.c   members as resolvers (gql_schema_set_member's fields)
  *   bulk.c      the bulk list writers (gql_out_object_array, _object_ptrs,
  *               _enum_indices)
- *   out.c       the public writers (gql_out_*), what a resolver is told
+ *   out.c       the public writers (gql_out_*), what a resolver is told,
+ *               a subscription root field's value (gql_exec_sub_resolver)
  *   complete.c  general completion: objects, abstract types, lists, JSON
  *   deliver.c   the response: errors, the tree written out, on_done
  *   tree.c      tree mode: the response tree, pending fields, mutations
@@ -113,6 +116,10 @@ typedef struct exec_ctx {
   gql_output own_output; /* params->output is NULL */
   /* vars and slots when the operation has few (no arena call) */
   const gql_json_value *few_vars[4], *few_slots[4];
+  /* A subscription operation's phase (subscribe.c): set by answer_early,
+   * read only by the root field's gql_exec_sub_resolver; NULL when it
+   * runs once (subscription_once). */
+  struct exec_sub *sub;
 } exec_ctx;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
@@ -498,7 +505,7 @@ member_write(gql_buf *b, uint8_t kind, const plan_field *pf, const char *p) {
     return true;
   }
   default: /* MEMBER_NONE: callers test it first */
-    __builtin_unreachable();
+    GQL_UNREACHABLE();
   }
 }
 

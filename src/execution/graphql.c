@@ -5,16 +5,16 @@
 typedef struct oneshot {
   gql_arena *arena;
   gql_str *json;
-  bool done, errors;
+  bool done;
 } oneshot;
 
 static void oneshot_done(void *ud, const char *json, size_t len,
                          bool has_errors) {
+  (void)has_errors;
   oneshot *os = ud;
   char *copy = gql_arena_strndup(os->arena, json, len);
   *os->json = (gql_str){copy, copy ? len : 0};
   os->done = true;
-  os->errors = has_errors;
 }
 
 int gql_graphql(gql_schema *schema, const char *query, size_t len,
@@ -22,10 +22,11 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
                 size_t variables_len, const void *root_value, void *context,
                 gql_arena *arena, gql_str *json) {
   gql_prepared *p;
-  int rc =
-      gql_prepare(schema, query, len, operation_name, NULL, &p, arena, json);
-  if (rc < 0)
-    return json->ptr ? 1 : rc;
+  gql_errors errors = {.arena = arena};
+  *json = (gql_str){0};
+  int rc = gql_prepare(schema, query, len, operation_name, NULL, &p, &errors);
+  if (rc < 0) /* request errors are a response as well */
+    return errors.count ? gql_errors_response(&errors, NULL, arena, json) : rc;
   oneshot os = {.arena = arena, .json = json};
   gql_execute_params params = {.variables_json = variables_json,
                                .variables_len = variables_len,
@@ -39,7 +40,5 @@ int gql_graphql(gql_schema *schema, const char *query, size_t len,
   gql_prepared_free(p);
   if (rc < 0)
     return rc;
-  if (!os.done)
-    return GQL_EUNSUPPORTED;
-  return os.errors ? 1 : 0;
+  return !os.done ? GQL_EUNSUPPORTED : json->ptr ? 0 : GQL_ENOMEM;
 }

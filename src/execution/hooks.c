@@ -101,7 +101,7 @@ gql_exec_resolve_field_hooked(exec_ctx *ctx, const plan_field *pf,
    * written straight only untraced); without one, pf->fn is the default
    * resolver */
   const exec_resolver *r = pf->field->resolver;
-  (r ? r->fn : pf->fn)(info, parent, o);
+  (r && !pf->sub_root ? r->fn : pf->fn)(info, parent, o);
   if (!o->written) {
     set_written(o);
     gql_exec_complete_null(o);

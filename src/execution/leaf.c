@@ -16,16 +16,6 @@ static void bytes_end(gql_out *o) {
   }
 }
 
-static char *inspect_str(exec_ctx *ctx, const gql_json_value *v) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_exec_inspect(&b, v);
-  const char *s = gql_buf_cstr(&b);
-  char *r = gql_arena_strndup(ctx->arena, s ? s : "", s ? b.len : 0);
-  gql_buf_free(&b);
-  return r ? r : "";
-}
-
 /* JavaScript's Number(string) for the strings a resolver may return; false
  * when it is NaN. */
 static bool js_number(gql_str s, double *out) {
@@ -65,7 +55,7 @@ void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v) {
     if (!ev) {
       gql_exec_field_errorf(o, "Enum \"%.*s\" cannot represent value: %s",
                             (int)ty->name.len, ty->name.ptr,
-                            inspect_str(ctx, v));
+                            gql_exec_inspect_str(ctx->arena, v));
       return;
     }
     bytes_begin(o);
@@ -86,13 +76,13 @@ void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v) {
     if (t == s->t_int) {
       if (!ok || d != floor(d) || !isfinite(d)) {
         gql_exec_field_errorf(o, "Int cannot represent non-integer value: %s",
-                              inspect_str(ctx, v));
+                              gql_exec_inspect_str(ctx->arena, v));
         return;
       }
       if (d > 2147483647.0 || d < -2147483648.0) {
         gql_exec_field_errorf(
             o, "Int cannot represent non 32-bit signed integer value: %s",
-            inspect_str(ctx, v));
+            gql_exec_inspect_str(ctx->arena, v));
         return;
       }
       bytes_begin(o);
@@ -102,7 +92,7 @@ void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v) {
     }
     if (!ok || !isfinite(d)) {
       gql_exec_field_errorf(o, "Float cannot represent non numeric value: %s",
-                            inspect_str(ctx, v));
+                            gql_exec_inspect_str(ctx->arena, v));
       return;
     }
     bytes_begin(o);
@@ -138,7 +128,8 @@ void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v) {
       return;
     }
     gql_exec_field_errorf(o, "%s cannot represent value: %s",
-                          id ? "ID" : "String", inspect_str(ctx, v));
+                          id ? "ID" : "String",
+                          gql_exec_inspect_str(ctx->arena, v));
     return;
   }
   if (t == s->t_boolean) {
@@ -150,7 +141,7 @@ void gql_exec_serialize_leaf(gql_out *o, const gql_json_value *v) {
     else {
       gql_exec_field_errorf(o,
                             "Boolean cannot represent a non boolean value: %s",
-                            inspect_str(ctx, v));
+                            gql_exec_inspect_str(ctx->arena, v));
       return;
     }
     bytes_begin(o);

@@ -348,3 +348,32 @@ const gql_schema *gql_exec_out_schema(const gql_out *o) {
 gql_arena *gql_exec_out_arena(const gql_out *o) {
   return o->own.ctx->arena;
 }
+
+/* ---- subscriptions: the root field's value (subscribe.c runs the phases) */
+
+void gql_exec_sub_resolver(const gql_resolve_info *info, const void *parent,
+                           gql_out *out) {
+  exec_sub *sub = info->ctx->sub;
+  if (sub && sub->event_phase) {
+    gql_out_json(out, sub->event);
+    return;
+  }
+  const exec_resolver *r = info->pf->field->resolver;
+  (r ? r->fn : gql_exec_default_resolver)(info, parent, out);
+}
+
+gql_stream *gql_out_stream(gql_out *out, const gql_stream_source *source) {
+  exec_ctx *ctx = out->own.ctx;
+  exec_sub *sub = ctx->sub;
+  bool root = out->own.pf && out->own.pf->sub_root && out->info == NULL;
+  if (!sub || sub->event_phase || !root || sub->stream) {
+    gql_out_null(out);
+    return NULL;
+  }
+  if (source)
+    sub->source = *source;
+  sub->stream = (gql_stream *)sub->sub; /* the subscription, seen from its
+                                         * source */
+  gql_out_null(out);
+  return sub->stream;
+}

@@ -162,28 +162,13 @@ static const gql_allocator *tmp_allocator(pb *b) {
   return &b->tmp_alc;
 }
 
-static void *grow_in(pb *b, gql_arena *a, void *items, uint32_t *cap,
-                     uint32_t need, size_t elem, uint32_t first) {
-  if (need <= *cap)
-    return items;
-  uint32_t nc = *cap ? *cap * 2 : first;
-  while (nc < need)
-    nc *= 2;
-  /* the first array: nothing to copy (need and first are small) */
-  void *n = *cap ? gql_arena_grow(a, items, *cap, nc, elem)
-                 : gql_arena_alloc(a, (size_t)nc * elem);
-  if (!n) {
-    b->err = GQL_ENOMEM;
-    return NULL;
-  }
-  *cap = nc;
-  return n;
-}
-
-static void *grow(pb *b, void *items, uint32_t *cap, uint32_t need,
-                  size_t elem) {
-  return grow_in(b, b->tmp, items, cap, need, elem, 8);
-}
+/* Room for `need` items in an array of the plan (`arena`: b->a) or of the
+ * planning (b->tmp); false, with b->err set, when out of memory. */
+#define RESERVE_IN(b, arena, items, cap, need, first)                          \
+  (GQL_ARRAY_RESERVE_FIRST(arena, items, cap, need, first) ||                  \
+   ((b)->err = GQL_ENOMEM, false))
+#define RESERVE(b, items, cap, need)                                           \
+  RESERVE_IN(b, (b)->tmp, items, cap, need, 8)
 
 static int64_t var_index(const gql_prepared *p, gql_ast_name name) {
   for (uint32_t i = 0; i < p->nvars; i++)
@@ -314,12 +299,9 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
       b->msg = "The operation is too large to plan.";
       return;
     }
-    if (sb->nfields == sb->cap) { /* fragments gave more than the room */
-      sb->fields = grow_in(b, b->a, sb->fields, &sb->cap, sb->nfields + 1,
-                           sizeof *sb->fields, 4);
-      if (!sb->fields)
-        return;
-    }
+    /* fragments may give more than the room */
+    if (!RESERVE_IN(b, b->a, sb->fields, sb->cap, sb->nfields + 1, 4))
+      return;
     fi = sb->nfields++;
     plan_field *pf = &sb->fields[fi];
     clear(pf, sizeof *pf);
@@ -347,9 +329,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     pf->occs = &sb->first_occs[fi];
     pf->occ_cap = 1;
   } else {
-    pf->occs = grow_in(b, b->a, pf->occs, &pf->occ_cap, pf->nocc + 1,
-                       sizeof *pf->occs, 1);
-    if (!pf->occs)
+    if (!RESERVE_IN(b, b->a, pf->occs, pf->occ_cap, pf->nocc + 1, 1))
       return;
   }
   pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
@@ -357,9 +337,7 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     pf->conditional = false;
   else
     sb->any_cond = true;
-  sb->entries =
-      grow(b, sb->entries, &sb->ecap, sb->nentries + 1, sizeof *sb->entries);
-  if (!sb->entries)
+  if (!RESERVE(b, sb->entries, sb->ecap, sb->nentries + 1))
     return;
   sb->entries[sb->nentries++] = (plan_entry){(uint32_t)fi, pf->nocc};
   pf->nocc++;
@@ -421,9 +399,7 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       if (seen || b->nstack >= MAX_FRAGMENT_DEPTH)
         break;
       if (nc == 0) {
-        sb->visited = grow(b, sb->visited, &sb->vcap, sb->nvisited + 1,
-                           sizeof *sb->visited);
-        if (!sb->visited)
+        if (!RESERVE(b, sb->visited, sb->vcap, sb->nvisited + 1))
           break;
         sb->visited[sb->nvisited++] = f;
       }
@@ -510,36 +486,8 @@ static bool make_key_json(pb *b, plan_field *pf, uint32_t depth) {
 }
 
 static bool make_key_json_new(pb *b, plan_field *pf) {
-  gql_str k = pf->key;
-  /* Keys are names of the document: copied as they are checked, in one
-   * pass; a key that is no name (none is) goes through the JSON writer. */
-  bool plain = k.len && name_char[(unsigned char)k.ptr[0]] &&
-               name_char[(unsigned char)k.ptr[k.len - 1]] && k.len <= 256;
-  if (plain) {
-    char *kj = gql_arena_alloc(b->a, k.len + 3);
-    if (!kj)
-      return false;
-    kj[0] = '"';
-    for (size_t i = 0; i < k.len; i++) {
-      char c = k.ptr[i];
-      if (!name_char[(unsigned char)c])
-        goto general; /* not a name after all */
-      kj[i + 1] = c;
-    }
-    kj[k.len + 1] = '"';
-    kj[k.len + 2] = ':';
-    pf->key_json = (gql_str){kj, k.len + 3};
-    return true;
-  }
-general:;
-  gql_buf kb;
-  gql_buf_init(&kb, NULL);
-  gql_json_write_string(&kb, k);
-  gql_buf_putc(&kb, ':');
-  char *kj = kb.failed ? NULL : gql_arena_strndup(b->a, kb.data, kb.len);
-  pf->key_json = (gql_str){kj, kj ? kb.len : 0};
-  gql_buf_free(&kb);
-  return kj != NULL;
+  pf->key_json = gql_json_key(b->a, pf->key);
+  return pf->key_json.ptr != NULL;
 }
 
 /* key_json shorter than this goes into key_pad, after ',' and the
@@ -919,47 +867,27 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
 
 /* ------------------------------------------------------------ prepare */
 
-/* {"errors":[...]} in `arena`, for gql_prepare's *errors_json. */
-static void errors_response(gql_arena *arena, gql_str *out,
-                            const gql_error *items, uint32_t n) {
-  if (!arena || !out)
-    return;
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":");
-  gql_json_write_errors(&b, items, n);
-  gql_buf_putc(&b, '}');
-  const char *s = gql_buf_cstr(&b);
-  char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;
-  *out = (gql_str){copy, copy ? b.len : 0};
-  gql_buf_free(&b);
-}
-
-static void error_response(gql_arena *arena, gql_str *out, const char *msg,
-                           const gql_location *loc) {
-  gql_error e = {msg, (gql_location *)loc, loc ? 1 : 0};
-  errors_response(arena, out, &e, 1);
-}
-
 /* Validation by the walk of the specified rules (the fast path said
- * nothing): 0, or GQL_EVALIDATION with the errors response, or another
+ * nothing): 0, or GQL_EVALIDATION with the errors in *errors, or another
  * error. Calls the end of the validation phase of `h` unless it answers
  * 0 (then gql_prepare does). */
 static __attribute__((noinline)) int
 validate_walk(const gql_schema *s, const gql_document *doc, gql_arena *tmp,
-              const gql_hooks *h, gql_arena *err_arena, gql_str *errors_json) {
-  gql_error_list errors;
-  gql_error_list_init(&errors, tmp, 0);
+              const gql_hooks *h, gql_errors *errors) {
+  gql_error_list list;
+  gql_error_list *l = gql_errors_begin(&list, errors, 0);
+  if (!l) /* the hooks still see the errors */
+    gql_error_list_init(l = &list, tmp, 0);
   uint32_t nrules;
   const gql_vrule *const *rules = gql_specified_rules(&nrules);
-  int rc = gql_validate_document(s, doc, rules, nrules, NULL, &errors);
-  if (rc == 0 && !errors.count)
+  int rc = gql_validate_document(s, doc, rules, nrules, NULL, l);
+  if (rc == 0 && !l->count)
     return 0;
   if (h)
-    h->prepare_phase(h->ctx, 1, true, rc ? rc : GQL_EVALIDATION, errors.items,
-                     errors.count);
+    h->prepare_phase(h->ctx, 1, true, rc ? rc : GQL_EVALIDATION, l->items,
+                     l->count);
   if (rc == 0) {
-    errors_response(err_arena, errors_json, errors.items, errors.count);
+    gql_errors_end(l, errors);
     rc = GQL_EVALIDATION;
   }
   return rc;
@@ -1010,11 +938,12 @@ static int select_operation(gql_prepared *p, const char *name,
 
 int gql_prepare(gql_schema *s, const char *query, size_t len,
                 const char *operation_name, const gql_prepare_options *options,
-                gql_prepared **out, gql_arena *err_arena,
-                gql_str *errors_json) {
+                gql_prepared **out, gql_errors *errors) {
   static const gql_prepare_options defaults; /* all zero */
   const gql_prepare_options *o = options ? options : &defaults;
   *out = NULL;
+  if (errors)
+    errors->items = NULL, errors->count = 0;
   if (!s || (!query && len) || (o->hooks && o->trace))
     return GQL_EINVAL;
   int rc = gql_exec_finalized(s) ? 0 : gql_schema_finalize(s);
@@ -1060,7 +989,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   }
   if (rc) {
     if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT)
-      error_response(err_arena, errors_json, se.message, &se.location);
+      gql_errors_set_one(errors, se.message, &se.location);
     gql_arena_free(arena);
     return rc;
   }
@@ -1071,7 +1000,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     /* most documents pass the fast path, with no error list to set up */
     rc = gql_validate_fast(s, p->doc)
              ? 0
-             : validate_walk(s, p->doc, tmp, h, err_arena, errors_json);
+             : validate_walk(s, p->doc, tmp, h, errors);
     if (h && rc == 0)
       h->prepare_phase(h->ctx, 1, true, 0, NULL, 0);
     if (rc) {
@@ -1082,7 +1011,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   const char *msg = NULL;
   rc = select_operation(p, operation_name, &msg);
   if (rc) {
-    error_response(err_arena, errors_json, msg, NULL);
+    gql_errors_set_one(errors, msg, NULL);
     gql_arena_free(arena);
     return rc;
   }
@@ -1159,9 +1088,22 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
   if (b.err) {
     rc = b.err;
     if (b.msg)
-      error_response(err_arena, errors_json, b.msg, NULL);
+      gql_errors_set_one(errors, b.msg, NULL);
     gql_arena_free(arena);
     return rc;
+  }
+  if (p->kind == GQL_OP_SUBSCRIPTION && p->root) {
+    /* the root field's value is its stream's event, per event (see
+     * gql_exec_sub_resolver): never a member written in place */
+    p->root->all_members = false;
+    for (uint32_t i = 0; i < p->root->nfields; i++) {
+      plan_field *pf = &p->root->fields[i];
+      if (pf->meta)
+        continue;
+      pf->member = MEMBER_NONE;
+      pf->fn = gql_exec_sub_resolver;
+      pf->sub_root = true;
+    }
   }
   p->answer_early = p->kind == GQL_OP_SUBSCRIPTION || p->nvars || p->nslots ||
                     p->root_error || p->bad_condition;

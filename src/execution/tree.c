@@ -153,7 +153,8 @@ void gql_exec_pending_done(gql_out *o) {
     gql_exec_finish(ctx);
 }
 
-/* Tree mode: returns 1 when fields are pending, else 0 (answered). */
+/* Tree mode: 1 when fields are pending (on_done comes when the last
+ * completes), else 0 (answered). */
 __attribute__((noinline)) int gql_exec_tree(exec_ctx *ctx,
                                             const void *root_value) {
   const gql_prepared *p = ctx->p;

@@ -155,3 +155,13 @@ static void inspect_at(gql_buf *out, const gql_json_value *v, int depth) {
 void gql_exec_inspect(gql_buf *out, const gql_json_value *v) {
   inspect_at(out, v ? v : &gql_exec_null_value, 0);
 }
+
+char *gql_exec_inspect_str(gql_arena *a, const gql_json_value *v) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_exec_inspect(&b, v);
+  const char *s = gql_buf_cstr(&b);
+  char *r = gql_arena_strndup(a, s ? s : "", s ? b.len : 0);
+  gql_buf_free(&b);
+  return r ? r : "";
+}

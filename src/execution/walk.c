@@ -238,7 +238,7 @@ member_field(exec_ctx *ctx, gql_buf *b, const plan_field *pf, const char *p,
   case MEMBER_LIST_OBJECTS:
     return gql_exec_members_list(ctx, b, pf, p, path);
   default: /* MEMBER_NONE: not in an all-members set */
-    __builtin_unreachable();
+    GQL_UNREACHABLE();
   }
   return !done && field_general(ctx, b, pf, p, path);
 }
@@ -335,6 +335,7 @@ array_items(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
 static __attribute__((noinline)) bool
 members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
               size_t stride, const path_frame *path, bool item_non_null) {
+  assert(p); /* the caller tested the base */
   return array_items(ctx, ps, p, count, stride, path, item_non_null, true);
 }
 
@@ -360,7 +361,7 @@ void gql_exec_object_array(gql_out *o, const void *base, size_t count,
                                                     : sub_plan(pf, it);
     if (ps) {
       set_written(o);
-      bool failed = ps->all_members && !ctx->hooks /* base is not NULL */
+      bool failed = ps->all_members && !ctx->hooks
                         ? members_array(ctx, ps, base, count, stride,
                                         o->own.path, item.nmods == 1)
                         : array_items(ctx, ps, base, count, stride, o->own.path,

@@ -102,7 +102,7 @@ static gql_ast_selection_set *parse_field_set(gql_arena *a, gql_str fields) {
   text[fields.len + 2] = 0;
   gql_document *doc = NULL;
   gql_syntax_error err;
-  if (gql_parse(a, text, fields.len + 2, NULL, &doc, &err) < 0 ||
+  if (gql_parse_syntax(a, text, fields.len + 2, NULL, &doc, &err) < 0 ||
       doc->definitions.count != 1 ||
       doc->definitions.items[0]->kind != GQL_AST_OPERATION_DEFINITION)
     return NULL;
@@ -133,15 +133,9 @@ static int add_keys(gql_subgraph *sg, const gql_ast_type_def *t) {
     gql_ast_selection_set *set = parse_field_set(sg->arena, f->u.string.value);
     if (!set)
       continue; /* not a selection: no lookup by it */
-    if (e->nkeys == e->capkeys) {
-      uint32_t ncap = e->capkeys ? e->capkeys * 2 : 2;
-      gql_ast_selection_set **nk =
-          gql_arena_grow(sg->arena, e->keys, e->capkeys, ncap, sizeof *nk);
-      if (!nk)
-        return GQL_ENOMEM;
-      e->keys = nk;
-      e->capkeys = ncap;
-    }
+    if (!GQL_ARRAY_RESERVE_FIRST(sg->arena, e->keys, e->capkeys, e->nkeys + 1,
+                                 2))
+      return GQL_ENOMEM;
     e->keys[e->nkeys++] = set;
   }
   return 0;
@@ -475,7 +469,7 @@ int gql_subgraph_build(const char *sdl, size_t len, const gql_allocator *alc,
   /* The limits of gql_schema_build: SDL comes from the service. */
   gql_parse_options po = {.max_tokens = UINT32_MAX,
                           .max_size = (size_t)1 << 30};
-  int rc = gql_parse(arena, copy, len, &po, &doc, &serr);
+  int rc = gql_parse_syntax(arena, copy, len, &po, &doc, &serr);
   if (rc < 0) {
     /* The schema build reports the syntax error with its position. */
     int brc = gql_schema_build(copy, len, alc, NULL, &sg->schema, errors);
@@ -547,14 +541,12 @@ void gql_subgraph_set_json(gql_subgraph *sg, const gql_value *data) {
 }
 
 int gql_subgraph_new(const char *sdl, size_t len, const gql_allocator *alc,
-                     gql_subgraph **out, gql_arena *err_arena,
-                     const gql_error **errors, uint32_t *nerrors) {
+                     gql_subgraph **out, gql_errors *errors) {
   gql_error_list list;
-  gql_error_list *l =
-      gql_error_list_public_begin(&list, err_arena, errors, nerrors);
+  gql_error_list *l = gql_errors_begin(&list, errors, 100);
   if (!out || (!sdl && len))
     return GQL_EINVAL;
   int rc = gql_subgraph_build(sdl ? sdl : "", len, alc, out, l);
-  gql_error_list_public_end(l, errors, nerrors);
+  gql_errors_end(l, errors);
   return rc;
 }

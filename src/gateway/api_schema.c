@@ -26,6 +26,8 @@ static int add_feature(gql_supergraph *sg, gql_str name) {
 /* The namespace of a @link(url:): the path segment before the version
  * (".../join/v0.3" -> join), or the last one. */
 static gql_str link_name(gql_str url) {
+  if (!url.ptr)
+    return url; /* no url: argument (fuzz_supergraph: no offset on NULL) */
   size_t end = url.len;
   while (end && url.ptr[end - 1] == '/')
     end--;
@@ -65,7 +67,9 @@ static int read_features(gql_supergraph *sg) {
         continue;
       gql_str as = value_str(gw_arg(d, "as"));
       gql_str url = value_str(gw_arg(d, "url"));
-      rc = add_feature(sg, as.ptr ? as : link_name(url));
+      gql_str ns = as.ptr ? as : link_name(url);
+      if (ns.len) /* no namespace (no url:): no feature, nothing hidden */
+        rc = add_feature(sg, ns);
       const gql_ast_value *imp = gw_arg(d, "import");
       for (uint32_t k = 0; !rc && imp && imp->h.kind == GQL_AST_LIST_VALUE &&
                            k < imp->u.list.count;

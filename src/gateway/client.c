@@ -550,14 +550,9 @@ int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
   return 0;
 }
 
-int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *body,
-                       size_t len, gql_gw_client_cb cb, void *ud) {
-  return gql_gw_client_post_headers(c, graph, NULL, body, len, cb, ud);
-}
-
-int gql_gw_client_post_headers(gql_gw_client *c, uint32_t graph,
-                               const char *headers, const char *body,
-                               size_t len, gql_gw_client_cb cb, void *ud) {
+int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *headers,
+                       const char *body, size_t len, gql_gw_client_cb cb,
+                       void *ud) {
   if (graph >= c->ntargets)
     return GQL_EINVAL;
   target *t = &c->targets[graph];
@@ -572,7 +567,8 @@ int gql_gw_client_post_headers(gql_gw_client *c, uint32_t graph,
                  "POST %s HTTP/1.1\r\nHost: %s\r\n"
                  "Content-Type: application/json\r\n"
                  "Accept: application/json\r\n"
-                 "%sContent-Length: %zu\r\n\r\n",
+                 "%s"
+                 "Content-Length: %zu\r\n\r\n",
                  t->path, t->host, headers ? headers : "", len);
   gql_buf_append(&b, body, len);
   if (b.failed) {

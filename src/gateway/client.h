@@ -41,14 +41,12 @@ typedef void (*gql_gw_client_cb)(void *ud, int status, const char *why,
 int gql_gw_client_new(uv_loop_t *loop, const gql_str *urls, uint32_t nurls,
                       const gql_gw_client_options *options, gql_gw_client **out,
                       uint32_t *bad);
-/* Sends `body` (copied) to subgraph `graph`. 0, or GQL_ENOMEM / GQL_EINVAL
- * (then no callback comes). */
-int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *body,
-                       size_t len, gql_gw_client_cb cb, void *ud);
-/* The same with extra header lines, each ending in CRLF (traceparent). */
-int gql_gw_client_post_headers(gql_gw_client *c, uint32_t graph,
-                               const char *headers, const char *body,
-                               size_t len, gql_gw_client_cb cb, void *ud);
+/* Sends `body` (copied) to subgraph `graph`, with `headers` (header lines
+ * each ending in CRLF, checked by the caller; NULL: none) after the
+ * client's own. 0, or GQL_ENOMEM / GQL_EINVAL (then no callback comes). */
+int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *headers,
+                       const char *body, size_t len, gql_gw_client_cb cb,
+                       void *ud);
 /* Called from a callback with status 0: takes over the answer's bytes
  * (what the callback was given as `json`, `len` of them, trimmed to size
  * and maybe moved: read them at the pointer returned, no longer at

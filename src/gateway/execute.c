@@ -94,15 +94,8 @@ static void deep_merge(gql_arena *a, gql_json_value *dst,
 }
 
 static gql_json_value *errors_push(gql_gw_request *r) {
-  if (r->nerrors == r->errors_cap) {
-    uint32_t cap = r->errors_cap ? r->errors_cap * 2 : 8;
-    gql_json_value *e =
-        gql_arena_grow(r->arena, r->errors, r->errors_cap, cap, sizeof *e);
-    if (!e)
-      return NULL;
-    r->errors = e;
-    r->errors_cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(r->arena, r->errors, r->errors_cap, r->nerrors + 1))
+    return NULL;
   return &r->errors[r->nerrors++];
 }
 
@@ -169,6 +162,31 @@ static gql_json_value *router_ext(gql_gw_request *r, gql_str service,
 
 /* ------------------------------------------------------------ requests */
 
+void gql_gw_request_set_access(gql_gw_request *r, bool authenticated,
+                               gql_str scopes) {
+  r->authenticated = authenticated;
+  r->scopes = scopes;
+}
+
+/* An unauthorized field's error, as Apollo Router words it. */
+void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path) {
+  gql_json_value *ext = gql_arena_alloc(r->arena, sizeof *ext);
+  gql_json_member *m = gql_arena_alloc(r->arena, sizeof *m);
+  if (!ext || !m) {
+    gql_gw_add_error(r, GQL_STR("Unauthorized field or type"), path);
+    return;
+  }
+  memset(m, 0, sizeof *m);
+  m->key = GQL_STR("code");
+  m->value.kind = GQL_JSON_STRING;
+  m->value.string = GQL_STR("UNAUTHORIZED_FIELD_OR_TYPE");
+  memset(ext, 0, sizeof *ext);
+  ext->kind = GQL_JSON_OBJECT;
+  ext->object.members = m;
+  ext->object.count = 1;
+  add_error_ext(r, GQL_STR("Unauthorized field or type"), path, ext);
+}
+
 int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
                        gql_arena *arena, gql_gw_request **out) {
   gql_gw_request *r = gql_arena_alloc(arena, sizeof *r);
@@ -191,14 +209,9 @@ int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
 
 static int add_target(gql_gw_request *r, fetch_state *fs, gql_json_value *obj,
                       const seg *path) {
-  if (fs->ntargets == fs->cap) {
-    uint32_t cap = fs->cap ? fs->cap * 2 : 16;
-    target *t = gql_arena_grow(r->arena, fs->targets, fs->cap, cap, sizeof *t);
-    if (!t)
-      return GQL_ENOMEM;
-    fs->targets = t;
-    fs->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(r->arena, fs->targets, fs->cap, fs->ntargets + 1,
+                               16))
+    return GQL_ENOMEM;
   target *t = &fs->targets[fs->ntargets++];
   t->obj = obj;
   t->rep = 0;
@@ -398,16 +411,10 @@ static int build_reps(gql_gw_request *r, const gql_gw_batch *b, uint32_t k) {
         rc = GQL_ENOMEM;
         break;
       }
-      if (lead->nreps == lead->reps_cap) {
-        uint32_t cap = lead->reps_cap ? lead->reps_cap * 2 : 8;
-        gql_str *reps = gql_arena_grow(r->arena, lead->reps, lead->reps_cap,
-                                       cap, sizeof *reps);
-        if (!reps) {
-          rc = GQL_ENOMEM;
-          break;
-        }
-        lead->reps = reps;
-        lead->reps_cap = cap;
+      if (!GQL_ARRAY_RESERVE(r->arena, lead->reps, lead->reps_cap,
+                             lead->nreps + 1)) {
+        rc = GQL_ENOMEM;
+        break;
       }
       lead->reps[lead->nreps] = (gql_str){text, tmp.len};
       if (gql_strmap_put(&seen, lead->reps[lead->nreps], lead->nreps) < 0) {
@@ -730,48 +737,6 @@ void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
   *requests = r->requests;
   *reps_sent = r->reps_sent;
   *reps_seen = r->reps_seen;
-}
-
-int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
-                   gql_arena *arena, gql_gw_send_fn send, void *ud,
-                   gql_buf *out, gql_gw_request **req_out) {
-  gql_gw_request *r;
-  int rc = gql_gw_request_new(plan, variables, arena, &r);
-  if (rc)
-    return rc;
-  if (plan->introspection.len) {
-    gql_str json;
-    rc = gql_gw_introspect(plan, variables, arena, &json);
-    if (!rc)
-      rc = gql_gw_request_merge_local(r, json.ptr, json.len);
-    if (rc)
-      return rc;
-  }
-  gql_buf body;
-  gql_buf_init(&body, NULL);
-  /* batches are ordered by wave; within a wave the order is free */
-  for (uint32_t i = 0; i < plan->nbatches && !rc; i++) {
-    body.len = 0;
-    rc = gql_gw_request_body(r, i, &body);
-    if (rc == 1) {
-      rc = 0;
-      continue;
-    }
-    if (rc)
-      break;
-    gql_str resp = {NULL, 0};
-    if (send(ud, &plan->batches[i], body.data, body.len, &resp)) {
-      gql_gw_request_fail(r, i, "the request failed");
-      continue;
-    }
-    rc = gql_gw_request_merge(r, i, resp.ptr, resp.len);
-  }
-  gql_buf_free(&body);
-  if (!rc)
-    rc = gql_gw_request_response(r, out);
-  if (req_out)
-    *req_out = r;
-  return rc;
 }
 
 void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,

@@ -33,6 +33,8 @@ struct gql_gw_request {
   gql_json_value *errors;
   uint32_t nerrors, errors_cap;
   uint32_t requests, reps_sent, reps_seen;
+  bool authenticated; /* gql_gw_request_set_access */
+  gql_str scopes;
 };
 
 /* -------------------------------------------------------- JSON helpers */
@@ -91,6 +93,8 @@ static inline bool gw_sel_applies(const gql_gw_type *t, const gql_gw_sel *c) {
 /* Adds an error {"message":..,"path":..} to the response. */
 void gql_gw_add_error(gql_gw_request *r, gql_str message,
                       const gql_json_value *path);
+/* "Unauthorized field or type", code UNAUTHORIZED_FIELD_OR_TYPE. */
+void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path);
 void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,
                    bool *oom);
 

@@ -169,7 +169,7 @@ int gql_gw_parse_field_set(const gql_supergraph *sg, gql_arena *arena,
   gql_document *doc;
   gql_syntax_error se;
   gql_parse_options po = {.max_depth = 64};
-  int rc = gql_parse(arena, src, text.len + 2, &po, &doc, &se);
+  int rc = gql_parse_syntax(arena, src, text.len + 2, &po, &doc, &se);
   if (rc == GQL_ENOMEM)
     return rc;
   if (rc) {

@@ -112,6 +112,16 @@ typedef struct gql_gw_type_ref {
 
 typedef struct gql_gw_type gql_gw_type;
 
+/* What @authenticated and @requiresScopes ask of a field or type (the
+ * Federation authorization directives, enforced by the gateway):
+ * authentication, and scopes as sets of which one must be held whole. */
+typedef struct gql_gw_access {
+  bool authenticated;
+  const gql_str *const *scope_sets; /* each set: its scopes */
+  const uint32_t *scope_set_sizes;
+  uint32_t nscope_sets; /* 0: no scopes asked */
+} gql_gw_access;
+
 typedef struct gql_gw_field {
   gql_str name;
   const gql_gw_type *named; /* the named type; NULL for built-in scalars */
@@ -124,6 +134,8 @@ typedef struct gql_gw_field {
   uint32_t ngraphs;
   bool all_graphs;
   bool inaccessible;
+  bool guarded; /* access (or its type's) asks for something */
+  gql_gw_access access;
   const gql_gw_type *parent;
 } gql_gw_field;
 
@@ -150,7 +162,8 @@ struct gql_gw_type {
   gql_str *api_values; /* enum: the values of the API schema */
   uint32_t napi_values;
   bool inaccessible;
-  bool is_abstract; /* interface or union */
+  bool is_abstract;     /* interface or union */
+  gql_gw_access access; /* @authenticated / @requiresScopes on the type */
 };
 
 /* A progressive override label (join v0.4+ overrideLabel). */
@@ -368,6 +381,12 @@ typedef struct gql_gw_request gql_gw_request;
 /* `variables` (may be NULL) are the client's coerced variables. */
 int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
                        gql_arena *arena, gql_gw_request **out);
+/* Who asks: authenticated or not, and the scopes the token grants (its
+ * "scope" claim, space-separated). A field whose @authenticated or
+ * @requiresScopes (its own or its type's) the request does not satisfy
+ * is null with an UNAUTHORIZED_FIELD_OR_TYPE error; the rest stands. */
+void gql_gw_request_set_access(gql_gw_request *r, bool authenticated,
+                               gql_str scopes);
 /* The JSON body {"query":...,"variables":{...}} of batch `i` (its wave's
  * predecessors merged). Returns 0, 1 when the batch has nothing to ask
  * (no object needs it: send nothing), or GQL_ENOMEM. */

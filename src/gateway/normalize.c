@@ -27,19 +27,6 @@ typedef struct level {
   uint32_t n, cap;
 } level;
 
-/* `"key":`, the key's JSON member prefix (response keys are GraphQL names:
- * nothing to escape); empty when out of memory (writers then escape). */
-gql_str gw_key_json(gql_arena *a, gql_str key) {
-  char *t = gql_arena_alloc(a, key.len + 3);
-  if (!t)
-    return (gql_str){NULL, 0};
-  t[0] = '"';
-  memcpy(t + 1, key.ptr, key.len);
-  t[key.len + 1] = '"';
-  t[key.len + 2] = ':';
-  return (gql_str){t, key.len + 3};
-}
-
 static const gql_ast_fragment *find_fragment(const gql_document *doc,
                                              gql_ast_name name) {
   for (uint32_t i = 0; i < doc->definitions.count; i++) {
@@ -111,26 +98,14 @@ static int pending_push(gw_planner *p, level *lv, gql_gw_sel *sel,
     if (lv->items[i].sel == sel)
       pe = &lv->items[i];
   if (!pe) {
-    if (lv->n == lv->cap) {
-      uint32_t cap = lv->cap ? lv->cap * 2 : 8;
-      lv->items =
-          gql_arena_grow(p->arena, lv->items, lv->cap, cap, sizeof *lv->items);
-      if (!lv->items)
-        return GQL_ENOMEM;
-      lv->cap = cap;
-    }
+    if (!GQL_ARRAY_RESERVE(p->arena, lv->items, lv->cap, lv->n + 1))
+      return GQL_ENOMEM;
     pe = &lv->items[lv->n++];
     memset(pe, 0, sizeof *pe);
     pe->sel = sel;
   }
-  if (pe->n == pe->cap) {
-    uint32_t cap = pe->cap ? pe->cap * 2 : 4;
-    pe->sets =
-        gql_arena_grow(p->arena, pe->sets, pe->cap, cap, sizeof *pe->sets);
-    if (!pe->sets)
-      return GQL_ENOMEM;
-    pe->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, pe->sets, pe->cap, pe->n + 1, 4))
+    return GQL_ENOMEM;
   pe->sets[pe->n++] = set;
   return 0;
 }
@@ -150,7 +125,7 @@ static gql_gw_sel *client_add(gw_planner *p, gql_gw_sel *dst, gql_str key,
     return NULL;
   memset(s, 0, sizeof *s);
   s->key = key;
-  s->key_json = gw_key_json(p->arena, key);
+  s->key_json = gql_json_key(p->arena, key);
   s->name = name;
   s->field = field;
   s->cond = cond;

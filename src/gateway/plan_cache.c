@@ -142,7 +142,7 @@ static int plan_new(gql_gw_plan_cache *c, const char *query, size_t len,
       .hash = hash, .key = key, .key_len = len + 1 + op_len, .arena = arena};
   gql_document *doc;
   gql_syntax_error se;
-  int rc = gql_parse(arena, key, len, NULL, &doc, &se);
+  int rc = gql_parse_syntax(arena, key, len, NULL, &doc, &se);
   if (rc)
     *err = se.message;
   else

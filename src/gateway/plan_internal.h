@@ -49,6 +49,8 @@ typedef struct gw_planner {
   gw_guard guards[GW_MAX_GUARDS];
   uint32_t guard_depth; /* nested estimates of keys and requires */
   uint64_t budget;      /* estimate steps left (bounds planning time) */
+  bool exhaustive;      /* estimates not cut at a known cheaper way (the
+                           search that explains a failure) */
   uint32_t mark;        /* dependency walks */
   /* the first field found that no subgraph gives (error messages) */
   const gql_gw_type *fail_type;
@@ -63,7 +65,6 @@ typedef struct gw_planner {
 
 /* normalize.c */
 int gw_normalise(gw_planner *p, const gql_gw_type *root);
-gql_str gw_key_json(gql_arena *a, gql_str key);
 /* Whether an object of type t gets selection s (its conditions hold). */
 static inline bool gw_applies(const gql_gw_type *t, const gql_gw_sel *s) {
   return (!s->cond || gql_supergraph_satisfies(t, s->cond)) &&

@@ -6,6 +6,7 @@
  * by key or through an @interfaceObject).
  */
 #include "plan_search.h"
+#include "json/json.h"
 
 /* Records that the plan depends on label i; whether it is on. */
 bool pl_label_on(gw_planner *p, int32_t i) {
@@ -152,14 +153,8 @@ int pl_add_dep(gw_planner *p, pos *ps, gql_gw_fetch *f) {
   for (uint32_t i = 0; i < d->n; i++)
     if (d->items[i] == f)
       return 0;
-  if (d->n == d->cap) {
-    uint32_t cap = d->cap ? d->cap * 2 : 8;
-    d->items =
-        gql_arena_grow(p->arena, d->items, d->cap, cap, sizeof *d->items);
-    if (!d->items)
-      return GQL_ENOMEM;
-    d->cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(p->arena, d->items, d->cap, d->n + 1))
+    return GQL_ENOMEM;
   d->items[d->n++] = f;
   return 0;
 }
@@ -170,14 +165,8 @@ int pl_fetch_depend(gw_planner *p, gql_gw_fetch *f, gql_gw_fetch *dep) {
   for (uint32_t i = 0; i < f->ndeps; i++)
     if (f->deps[i] == dep)
       return 0;
-  if (f->ndeps == f->deps_cap) {
-    uint32_t cap = f->deps_cap ? f->deps_cap * 2 : 4;
-    f->deps =
-        gql_arena_grow(p->arena, f->deps, f->deps_cap, cap, sizeof *f->deps);
-    if (!f->deps)
-      return GQL_ENOMEM;
-    f->deps_cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, f->deps, f->deps_cap, f->ndeps + 1, 4))
+    return GQL_ENOMEM;
   f->deps[f->ndeps++] = dep;
   dep->has_dependents = true;
   return 0;
@@ -224,14 +213,9 @@ int pl_new_fetch(gw_planner *p, uint32_t graph, uint32_t path_len,
   if (plan->nfetches >= GW_MAX_FETCHES)
     GW_FAIL(p, GQL_ELIMIT, "the plan needs more than %d fetches",
             GW_MAX_FETCHES);
-  if (plan->nfetches == p->fetch_cap) {
-    uint32_t cap = p->fetch_cap ? p->fetch_cap * 2 : 16;
-    plan->fetches = gql_arena_grow(p->arena, plan->fetches, p->fetch_cap, cap,
-                                   sizeof *plan->fetches);
-    if (!plan->fetches)
-      return GQL_ENOMEM;
-    p->fetch_cap = cap;
-  }
+  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, plan->fetches, p->fetch_cap,
+                               plan->nfetches + 1, 16))
+    return GQL_ENOMEM;
   gql_gw_fetch *f = gql_arena_alloc(p->arena, sizeof *f);
   if (!f)
     return GQL_ENOMEM;
@@ -328,7 +312,7 @@ gql_gw_sel *pl_rep_child(gw_planner *p, gql_gw_sel *rep, const gql_gw_sel *c,
     return NULL;
   s->name = s->key = c->name;
   s->tree_key = tk;
-  s->key_json = gw_key_json(p->arena, c->name);
+  s->key_json = gql_json_key(p->arena, c->name);
   s->cond = c->cond;
   s->cond2 = c->cond2;
   s->key_field = key;
@@ -437,7 +421,29 @@ uint32_t pl_jump_cands(gw_planner *p, const pos *ps, const gql_gw_sel *c,
       if (!f)
         continue;
     }
-    for (uint32_t i = 0; i < e->ngraphs && n < MAX_CANDIDATES; i++) {
+    /* A field in a few of its type's subgraphs (a root field: Query is in
+     * all 200 of bench/gateway-scale) is looked for only there: the
+     * entries of e->graphs of its own subgraphs, in e->graphs' order (the
+     * order of the candidates), as the full walk would find them. */
+    uint32_t only[16], nonly = UINT32_MAX;
+    if (f && !f->all_graphs && e->graph_slot && f->ngraphs < 16 &&
+        f->ngraphs < e->ngraphs) {
+      nonly = 0;
+      for (uint32_t j = 0; j < f->ngraphs; j++) {
+        uint32_t slot = e->graph_slot[f->graphs[j].graph];
+        if (!slot)
+          continue;
+        uint32_t at = nonly++;
+        while (at > 0 && only[at - 1] > slot - 1) {
+          only[at] = only[at - 1];
+          at--;
+        }
+        only[at] = slot - 1;
+      }
+    }
+    uint32_t end = nonly == UINT32_MAX ? e->ngraphs : nonly;
+    for (uint32_t x = 0; x < end && n < MAX_CANDIDATES; x++) {
+      uint32_t i = nonly == UINT32_MAX ? x : only[x];
       const gql_gw_type_graph *tg = &e->graphs[i];
       if (ps->root) {
         /* a root fetch */

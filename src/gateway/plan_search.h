@@ -132,6 +132,11 @@ static inline int add_cost(int a, int b) {
   return a >= INF || b >= INF || a + b >= INF ? INF : a + b;
 }
 
+/* What is left of bound `limit` once `spent` is spent (INF: no bound). */
+static inline int sub_limit(int limit, int spent) {
+  return limit >= INF ? INF : limit > spent ? limit - spent : 0;
+}
+
 bool pl_label_on(gw_planner *p, int32_t i);
 bool pl_usable(gw_planner *p, const gql_gw_field_graph *fg, bool internal);
 const gql_gw_sel *pl_provided_child(const gql_gw_sel *prov,

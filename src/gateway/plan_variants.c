@@ -49,10 +49,10 @@ int gw_plan_run(gw_planner *p) {
   return rc;
 }
 
-static int build(const gql_supergraph *sg, const gql_document *doc,
-                 const gql_ast_operation *op, gql_arena *arena,
-                 const gql_value *variables, uint64_t labels, gql_gw_plan **out,
-                 const char **err) {
+static int build_once(const gql_supergraph *sg, const gql_document *doc,
+                      const gql_ast_operation *op, gql_arena *arena,
+                      const gql_value *variables, uint64_t labels,
+                      bool exhaustive, gql_gw_plan **out, const char **err) {
   gw_planner p;
   memset(&p, 0, sizeof p);
   p.sg = sg;
@@ -62,6 +62,7 @@ static int build(const gql_supergraph *sg, const gql_document *doc,
   p.err = err;
   p.variables = variables;
   p.labels = labels;
+  p.exhaustive = exhaustive;
   *err = NULL;
   if (op->operation == GQL_OP_SUBSCRIPTION)
     GW_FAIL(&p, GQL_EUNSUPPORTED, "subscriptions are not planned yet");
@@ -87,6 +88,19 @@ static int build(const gql_supergraph *sg, const gql_document *doc,
   }
   *out = p.plan;
   return 0;
+}
+
+/* The search cuts estimates that cannot beat a way already found, which
+ * finds the same plan; a refusal is explained by the full search (the
+ * first field it found no way for), as before the cuts. */
+static int build(const gql_supergraph *sg, const gql_document *doc,
+                 const gql_ast_operation *op, gql_arena *arena,
+                 const gql_value *variables, uint64_t labels, gql_gw_plan **out,
+                 const char **err) {
+  int rc = build_once(sg, doc, op, arena, variables, labels, false, out, err);
+  if (rc && rc != GQL_ENOMEM)
+    rc = build_once(sg, doc, op, arena, variables, labels, false, out, err);
+  return rc;
 }
 
 int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
@@ -166,15 +180,9 @@ int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
     return rc;
   v->set = set;
   if (keep) {
-    if (set->n == set->cap) {
-      uint32_t cap = set->cap ? set->cap * 2 : 4;
-      const gql_gw_plan **vs =
-          gql_arena_grow(set->arena, set->variants, set->cap, cap, sizeof *vs);
-      if (!vs)
-        return GQL_ENOMEM;
-      set->variants = vs;
-      set->cap = cap;
-    }
+    if (!GQL_ARRAY_RESERVE_FIRST(set->arena, set->variants, set->cap,
+                                 set->n + 1, 4))
+      return GQL_ENOMEM;
     set->variants[set->n++] = v;
   }
   *out = v;

@@ -38,12 +38,13 @@
 #include "plan_search.h"
 
 static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
-                     bool emit, gql_gw_sel *rep, int *cost);
+                     bool emit, gql_gw_sel *rep, int *cost, int limit);
 static int place_children(gw_planner *p, pos *ps, const gql_gw_sel *parent,
-                          bool internal, bool emit, gql_gw_sel *rep, int *cost);
+                          bool internal, bool emit, gql_gw_sel *rep, int *cost,
+                          int limit);
 static int materialise(gw_planner *p, pos *ps, uint32_t gi);
 static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
-                    const gql_gw_type *e, const gql_gw_key **key);
+                    const gql_gw_type *e, const gql_gw_key **key, int limit);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -68,12 +69,12 @@ static int emit_jump(gw_planner *p, pos *ps, uint32_t gi) {
     gql_gw_sel *tn = pl_rep_child(p, rep, &PL_TYPENAME_SEL, PL_TYPENAME, false);
     rc = tn ? 0 : GQL_ENOMEM;
   } else if (!rc) {
-    rc = place_sel(p, ps, &PL_TYPENAME_SEL, true, true, rep, &cost);
+    rc = place_sel(p, ps, &PL_TYPENAME_SEL, true, true, rep, &cost, INF);
   }
   if (!rc && !pl_guard_push(p, e, g->graph))
     GW_FAIL(p, GQL_ELIMIT, "keys nest too deeply");
   if (!rc) {
-    rc = place_children(p, ps, g->key->fields, true, true, rep, &cost);
+    rc = place_children(p, ps, g->key->fields, true, true, rep, &cost, INF);
     if (!rc)
       pl_mark_key(rep);
     p->guard_depth--;
@@ -213,7 +214,7 @@ static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
   rc = pl_add_group(p, ch, &g, &gi);
   int cost = 0;
   if (!rc)
-    rc = place_children(p, ch, c, internal, false, NULL, &cost);
+    rc = place_children(p, ch, c, internal, false, NULL, &cost, INF);
   free(ch);
   p->path_len = saved;
   if (rc)
@@ -230,16 +231,19 @@ static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
 }
 
 /* The cheapest resolvable key of e in `graph` whose fields can be placed
- * here: its cost in fetches. */
+ * here: its cost in fetches, when below `limit` (else some cost >= limit:
+ * the caller has a cheaper option already; the estimates stop there). */
 static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
-                    const gql_gw_type *e, const gql_gw_key **key) {
+                    const gql_gw_type *e, const gql_gw_key **key, int limit) {
   *key = NULL;
   if (ps->root)
     return 0;
+  if (p->exhaustive)
+    limit = INF;
   const gql_gw_type_graph *tg = gql_supergraph_type_graph(e, graph);
   if (!tg || pl_guarded(p, e, graph) || !pl_guard_push(p, e, graph))
     return INF;
-  int best = INF;
+  int best = limit;
   for (uint32_t k = 0; k < tg->nkeys && best > 0; k++) {
     if (!tg->keys[k].resolvable || !tg->keys[k].fields)
       continue;
@@ -250,8 +254,9 @@ static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
     w->deps = NULL;
     int cost = 0;
     if (!(ps->pseudo || e != ps->type || is_iobj(e, graph)))
-      place_sel(p, w, &PL_TYPENAME_SEL, true, false, NULL, &cost);
-    int rc = place_children(p, w, tg->keys[k].fields, true, false, NULL, &cost);
+      place_sel(p, w, &PL_TYPENAME_SEL, true, false, NULL, &cost, best);
+    int rc = place_children(p, w, tg->keys[k].fields, true, false, NULL, &cost,
+                            best);
     free(w);
     if (rc)
       break;
@@ -264,9 +269,11 @@ static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
   return best;
 }
 
-/* The cost of a new or existing entity fetch (graph, e) here. */
+/* The cost of a new or existing entity fetch (graph, e) here (exact below
+ * `limit`). */
 static int entity_cost(gw_planner *p, const pos *ps, uint32_t graph,
-                       const gql_gw_type *e, const gql_gw_key **key) {
+                       const gql_gw_type *e, const gql_gw_key **key,
+                       int limit) {
   *key = NULL;
   uint32_t gi = pl_entity_group(ps, graph, e);
   if (gi != UINT32_MAX)
@@ -277,12 +284,16 @@ static int entity_cost(gw_planner *p, const pos *ps, uint32_t graph,
         return ps->g[i].real ? 0 : ps->g[i].activation;
     return FETCH;
   }
-  return add_cost(FETCH, key_cost(p, ps, graph, e, key));
+  if (limit <= FETCH && !p->exhaustive)
+    return FETCH;
+  return add_cost(FETCH,
+                  key_cost(p, ps, graph, e, key, sub_limit(limit, FETCH)));
 }
 
-/* The cost of placing a @requires field set here (on a copy). */
-static int req_cost(gw_planner *p, const pos *ps,
-                    const gql_gw_field_graph *fg) {
+/* The cost of placing a @requires field set here (on a copy; exact below
+ * `limit`). */
+static int req_cost(gw_planner *p, const pos *ps, const gql_gw_field_graph *fg,
+                    int limit) {
   if (pl_guarded(p, fg, UINT32_MAX) || !pl_guard_push(p, fg, UINT32_MAX))
     return INF;
   pos *w = malloc(sizeof *w);
@@ -291,7 +302,7 @@ static int req_cost(gw_planner *p, const pos *ps,
     *w = *ps;
     w->deps = NULL;
     cost = 0;
-    if (place_children(p, w, fg->requires, true, false, NULL, &cost))
+    if (place_children(p, w, fg->requires, true, false, NULL, &cost, limit))
       cost = INF;
     free(w);
   }
@@ -307,10 +318,10 @@ static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
   if (ps->root || pl_guarded(p, fg, UINT32_MAX))
     return 0;
   const gql_gw_key *key;
-  int ec = entity_cost(p, ps, graph, e, &key);
+  int ec = entity_cost(p, ps, graph, e, &key, o->cost);
   if (ec >= o->cost)
     return 0;
-  int rq = req_cost(p, ps, fg);
+  int rq = req_cost(p, ps, fg, sub_limit(o->cost, ec));
   if (add_cost(ec, rq) >= o->cost)
     return 0;
   int cc;
@@ -324,10 +335,11 @@ static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
   return 0;
 }
 
-/* The cheapest single way to place c here (cost INF when none). */
+/* The cheapest single way to place c here costing less than `limit`
+ * (OPT_NONE when none). */
 static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
-                   bool internal, opt *o) {
-  *o = (opt){.cost = INF, .kind = OPT_NONE};
+                   bool internal, opt *o, int limit) {
+  *o = (opt){.cost = limit, .kind = OPT_NONE};
   for (uint32_t gi = 0; gi < ps->n; gi++) {
     const group *g = &ps->g[gi];
     const gql_gw_field_graph *fg;
@@ -358,7 +370,7 @@ static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
     if (o->cost == 0)
       return 0;
   }
-  if (o->cost < FETCH)
+  if (o->kind != OPT_NONE && o->cost < FETCH)
     return 0; /* a new fetch costs more */
   cand cs[MAX_CANDIDATES];
   uint32_t n = pl_jump_cands(p, ps, c, internal, cs);
@@ -373,7 +385,7 @@ static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
       continue;
     }
     const gql_gw_key *key;
-    int ec = entity_cost(p, ps, k->graph, k->etype, &key);
+    int ec = entity_cost(p, ps, k->graph, k->etype, &key, o->cost);
     if (ec >= o->cost)
       continue;
     int cc;
@@ -442,7 +454,7 @@ static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
     rc = GQL_ENOMEM; /* the objects' concrete types, for the projection */
   int cost = 0;
   if (!rc)
-    rc = place_children(p, ch, c, internal, true, rn, &cost);
+    rc = place_children(p, ch, c, internal, true, rn, &cost, INF);
   free(ch);
   p->path_len = saved;
   if (!rc && !sel->first && !pl_add_typename(p, sel))
@@ -463,7 +475,7 @@ static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
   if (!rc && !pl_guard_push(p, o->fg, UINT32_MAX))
     rc = GQL_ELIMIT;
   if (!rc) {
-    rc = place_children(p, ps, o->fg->requires, true, true, r, &cost);
+    rc = place_children(p, ps, o->fg->requires, true, true, r, &cost, INF);
     p->guard_depth--;
   }
   ps->deps = saved;
@@ -487,7 +499,7 @@ static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
   }
   if (gi == UINT32_MAX) {
     const gql_gw_key *key;
-    if (key_cost(p, ps, o->graph, o->etype, &key) >= INF || !key)
+    if (key_cost(p, ps, o->graph, o->etype, &key, INF) >= INF || !key)
       GW_FAIL(p, GQL_EUNSUPPORTED, "no key to fetch %.*s from %.*s",
               (int)o->etype->name.len, o->etype->name.ptr,
               (int)p->sg->graphs[o->graph].name.len,
@@ -529,7 +541,7 @@ static group field_group(pos *w, uint32_t gi, const gql_gw_sel *c, gql_str tk,
  * sub-selection. Estimates on a copy; emission materialises a group only
  * when a field below is placed in it. */
 static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
-                 bool emit, gql_gw_sel *rep, int *out) {
+                 bool emit, gql_gw_sel *rep, int *out, int limit) {
   *out = INF;
   pos *w = ps;
   if (!emit) {
@@ -580,7 +592,7 @@ static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     if (have || (k->fg && k->fg->requires))
       continue;
     const gql_gw_key *key;
-    int ec = entity_cost(p, w, k->graph, k->etype, &key);
+    int ec = entity_cost(p, w, k->graph, k->etype, &key, INF);
     if (ec >= INF)
       continue;
     group jg = pl_jump_group(w, k->graph, k->etype, key, ec);
@@ -600,7 +612,7 @@ static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     goto done;
   }
   int cost = 0;
-  rc = place_children(p, ch, c, internal, emit, rn, &cost);
+  rc = place_children(p, ch, c, internal, emit, rn, &cost, emit ? INF : limit);
   if (!rc && emit) {
     bool any = false;
     for (uint32_t i = 0; i < ch->n; i++)
@@ -646,29 +658,37 @@ static int est_take(gw_planner *p, pos *ps, const opt *o) {
   return pl_add_group(p, ps, &g, &gi);
 }
 
+/* Places c here: emitted, or estimated into *cost (an estimate stops once
+ * *cost reaches `limit`, where the caller has a cheaper way already: a
+ * branch and bound that finds what the full search finds, in the same
+ * order, since costs only add up). */
 static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
-                     bool emit, gql_gw_sel *rep, int *cost) {
+                     bool emit, gql_gw_sel *rep, int *cost, int limit) {
   if (p->budget == 0)
     GW_FAIL(p, GQL_ELIMIT, "the operation is too complex to plan");
   p->budget--;
   if (c->verbatim || (is_typename(c) && !internal && !ps->pseudo))
     return 0;
-  if (*cost >= INF && !emit)
+  if (p->exhaustive || emit)
+    limit = INF;
+  if (*cost >= limit && !emit)
     return 0;
+  int bound = sub_limit(limit, *cost);
   opt o;
-  int rc = options(p, ps, c, internal, &o);
+  int rc = options(p, ps, c, internal, &o, bound);
   if (!rc && o.cost > 0 && c->has_children && !ps->serial) {
     /* several subgraphs each giving part of c's selection may cost less
      * (or be the only way) */
     int sc;
-    rc = split(p, ps, c, internal, false, NULL, &sc);
+    rc = split(p, ps, c, internal, false, NULL, &sc, o.cost);
     if (!rc && sc < o.cost)
       o = (opt){.cost = sc, .kind = OPT_SPLIT};
   }
   if (rc)
     return rc;
   if (o.kind == OPT_NONE) {
-    pl_note_fail(p, ps, c);
+    if (bound >= INF)
+      pl_note_fail(p, ps, c);
     if (emit)
       GW_FAIL(p, GQL_EUNSUPPORTED, "no subgraph can give %.*s.%.*s here",
               (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
@@ -698,7 +718,7 @@ static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     return emit_req(p, ps, c, internal, rep, &o);
   default: {
     int sc;
-    rc = split(p, ps, c, internal, true, rep, &sc);
+    rc = split(p, ps, c, internal, true, rep, &sc, INF);
     if (!rc && sc >= INF)
       GW_FAIL(p, GQL_EUNSUPPORTED, "no subgraphs can give %.*s.%.*s here",
               (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
@@ -785,7 +805,7 @@ static int type_pos(gw_planner *p, const pos *aps, const gql_gw_type *r,
 static int place_typed(gw_planner *p, pos *aps, const gql_gw_sel *parent,
                        const gql_gw_type *r, const uint32_t *choice,
                        uint32_t only, bool internal, bool emit, gql_gw_sel *rep,
-                       int *cost) {
+                       int *cost, int limit) {
   bool any = false;
   uint32_t i = 0;
   for (const gql_gw_sel *c = parent->first; c; c = c->next, i++)
@@ -803,7 +823,7 @@ static int place_typed(gw_planner *p, pos *aps, const gql_gw_sel *parent,
   i = 0;
   for (const gql_gw_sel *c = parent->first; c && !rc; c = c->next, i++)
     if (choice[i] == only && gw_applies(r, c) && !is_typename(c))
-      rc = place_sel(p, rp, c, internal, emit, rep, cost);
+      rc = place_sel(p, rp, c, internal, emit, rep, cost, limit);
   if (!rc && !emit) /* what the type's fetches took, for its siblings */
     for (uint32_t g = 0; g < rp->n; g++)
       if (rp->g[g].real &&
@@ -824,8 +844,8 @@ static int place_typed(gw_planner *p, pos *aps, const gql_gw_sel *parent,
  * type from any group. Objects only an @interfaceObject knows get their
  * concrete type first when some field needs it. */
 static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
-                          bool internal, bool emit, gql_gw_sel *rep,
-                          int *cost) {
+                          bool internal, bool emit, gql_gw_sel *rep, int *cost,
+                          int limit) {
   const gql_gw_type *x = aps->type;
   bool typed = false, need = false;
   for (uint32_t i = 0; i < aps->n; i++)
@@ -840,11 +860,11 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
   if (need && !typed) {
     aps->pseudo = true;
     aps->abstract = false;
-    rc = place_sel(p, aps, &PL_TYPENAME_SEL, true, emit, NULL, cost);
+    rc = place_sel(p, aps, &PL_TYPENAME_SEL, true, emit, NULL, cost, limit);
     aps->pseudo = false;
     aps->abstract = true;
     typed = true;
-    if (rc || *cost >= INF)
+    if (rc || *cost >= limit)
       return rc;
   }
   uint32_t *choice = malloc((nc + 1) * sizeof *choice);
@@ -920,7 +940,7 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
       choice[i] = CHOICE_DONE;
       aps->pseudo = true;
       aps->abstract = false;
-      rc = place_sel(p, aps, c, internal, emit, rep, cost);
+      rc = place_sel(p, aps, c, internal, emit, rep, cost, limit);
       aps->pseudo = false;
       aps->abstract = true;
       continue;
@@ -945,7 +965,7 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
             total = 0;
           if (total < best)
             rc = place_typed(p, w, parent, x->possible[t], choice, gi, internal,
-                             false, NULL, &total);
+                             false, NULL, &total, best);
         }
       free(w);
       if (!rc && total < best) {
@@ -974,17 +994,17 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
         no = pl_add_type(order, no, x->possible[t]);
   for (uint32_t t = 0; t < x->npossible && order; t++)
     no = pl_add_type(order, no, x->possible[t]);
-  for (uint32_t t = 0; t < no && !rc && *cost < INF; t++) {
+  for (uint32_t t = 0; t < no && !rc && *cost < limit; t++) {
     const gql_gw_type *r = order[t];
     rc = place_typed(p, aps, parent, r, choice, CHOICE_ALL, internal, emit, rep,
-                     cost);
-    for (uint32_t gi = 0; gi < aps->n && !rc && *cost < INF; gi++) {
+                     cost, limit);
+    for (uint32_t gi = 0; gi < aps->n && !rc && *cost < limit; gi++) {
       bool chosen = false;
       for (uint32_t k = 0; k < nc && !chosen; k++)
         chosen = choice[k] == gi;
       if (chosen && pl_knows(&aps->g[gi], r))
         rc = place_typed(p, aps, parent, r, choice, gi, internal, emit, rep,
-                         cost);
+                         cost, limit);
     }
   }
   free(choice);
@@ -993,19 +1013,21 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
 }
 
 static int place_children(gw_planner *p, pos *ps, const gql_gw_sel *parent,
-                          bool internal, bool emit, gql_gw_sel *rep,
-                          int *cost) {
+                          bool internal, bool emit, gql_gw_sel *rep, int *cost,
+                          int limit) {
   if (p->path_len > GW_MAX_PATH - 2 || p->guard_depth >= GW_MAX_GUARDS)
     GW_FAIL(p, GQL_ELIMIT, "the operation nests too deeply to plan");
+  if (p->exhaustive || emit)
+    limit = INF;
   if (ps->abstract)
-    return place_abstract(p, ps, parent, internal, emit, rep, cost);
+    return place_abstract(p, ps, parent, internal, emit, rep, cost, limit);
   for (const gql_gw_sel *c = parent->first; c; c = c->next) {
     if (!ps->root && !gw_applies(ps->type, c))
       continue;
-    int rc = place_sel(p, ps, c, internal, emit, rep, cost);
+    int rc = place_sel(p, ps, c, internal, emit, rep, cost, limit);
     if (rc)
       return rc;
-    if (*cost >= INF && !emit)
+    if (*cost >= limit && !emit)
       return 0;
   }
   return 0;
@@ -1101,7 +1123,8 @@ int gw_plan_fetches(gw_planner *p) {
   ps->root = true;
   ps->client = &p->plan->client;
   int cost = 0;
-  int rc = place_children(p, ps, &p->plan->client, false, true, NULL, &cost);
+  int rc =
+      place_children(p, ps, &p->plan->client, false, true, NULL, &cost, INF);
   free(ps);
   if (rc == GQL_EUNSUPPORTED && p->fail_type)
     *p->err = gql_arena_sprintf(

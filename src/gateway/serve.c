@@ -18,8 +18,10 @@ typedef struct gw_worker {
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
-  size_t response_hint; /* the last response's size: the next buffer's */
-  uint64_t rng;         /* progressive override draws */
+  size_t response_hint;       /* the last response's size: the next buffer's */
+  uint64_t rng;               /* progressive override draws */
+  gql_header_policy *headers; /* NULL: no rules */
+  gql_header_rules **rules;   /* per subgraph */
   /* metrics (ge->opt.metrics): this worker's shard, per subgraph series */
   gql_metrics_shard *sh;
   gw_sub_metrics *subs;
@@ -39,11 +41,15 @@ typedef struct gw_exec {
   const gql_gw_plan *plan;
   gql_gw_plan_ref *plan_ref; /* held until the response is written */
   gql_gw_request *gr;
-  uint32_t next;    /* the first batch of the next wave */
-  unsigned pending; /* fetches in flight (+1 while a wave starts) */
-  char **answers;   /* subgraph answers taken from the client, per batch:
-                       the merged tree points into them until finish */
-  uint32_t span;    /* the request's span in req->trace (0: untraced) */
+  uint32_t next;        /* the first batch of the next wave */
+  unsigned pending;     /* fetches in flight (+1 while a wave starts) */
+  char **answers;       /* subgraph answers taken from the client, per batch:
+                           the merged tree points into them until finish */
+  const char **headers; /* per subgraph: the header lines of its requests,
+                           made at its first fetch (NULL: not yet) */
+  gql_header_input hin; /* the client's side, for the rules */
+  bool hin_ready;
+  uint32_t span; /* the request's span in req->trace (0: untraced) */
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -136,6 +142,55 @@ static void count_fetch(gw_worker *w, uint32_t graph, int http_status,
   }
 }
 
+/* The client's headers and claims, as the rules read them (once). */
+static void header_input(gw_exec *e) {
+  e->hin_ready = true;
+  gql_http_request *r = e->req->request;
+  if (!r)
+    return;
+  uint32_t n = gql_http_request_header_count(r);
+  gql_header *h = n ? gql_arena_alloc(e->req->arena, n * sizeof *h) : NULL;
+  for (uint32_t i = 0; h && i < n; i++)
+    gql_http_request_header_at(r, i, &h[i].name, &h[i].value);
+  e->hin.headers = h;
+  e->hin.nheaders = h ? n : 0;
+  e->hin.body = gql_http_request_body(r);
+  if (e->w->ge->opt.claims)
+    e->hin.claims = e->w->ge->opt.claims(r);
+}
+
+/* The header lines of subgraph `graph`'s requests ("" when none), NULL on
+ * no memory. Made once per request and subgraph. */
+static const char *graph_headers(gw_exec *e, uint32_t graph) {
+  if (!e->w->headers)
+    return "";
+  if (e->headers[graph])
+    return e->headers[graph];
+  if (!e->hin_ready)
+    header_input(e);
+  gql_header_list list = {0};
+  if (gql_header_rules_apply(e->w->rules[graph], &e->hin, &list,
+                             e->req->arena) < 0)
+    return NULL;
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  for (uint32_t i = 0; i < list.count; i++) {
+    gql_str k = list.items[i].name, v = list.items[i].value;
+    if (memchr(k.ptr, '\n', k.len) || memchr(k.ptr, '\r', k.len) ||
+        memchr(v.ptr, '\n', v.len) || memchr(v.ptr, '\r', v.len))
+      continue; /* never a header that would split the request */
+    gql_buf_append(&b, k.ptr, k.len);
+    gql_buf_puts(&b, ": ");
+    gql_buf_append(&b, v.ptr, v.len);
+    gql_buf_puts(&b, "\r\n");
+  }
+  char *text =
+      b.failed ? NULL
+               : gql_arena_strndup(e->req->arena, b.data ? b.data : "", b.len);
+  gql_buf_free(&b);
+  return e->headers[graph] = text;
+}
+
 static void on_fetch(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   gw_fetch *f = ud;
@@ -206,7 +261,7 @@ static uint32_t fetch_span(gw_exec *e, uint32_t graph, char *headers) {
  * response after the last. */
 static void run(gw_exec *e) {
   const gql_gw_plan *plan = e->plan;
-  char headers[GQL_TRACEPARENT_LEN + 32 + 16 + GQL_TRACESTATE_MAX];
+  char trace_headers[GQL_TRACEPARENT_LEN + 32 + 16 + GQL_TRACESTATE_MAX];
   gql_buf body;
   gql_buf_init(&body, NULL);
   while (!e->pending) {
@@ -229,14 +284,28 @@ static void run(gw_exec *e) {
         gql_gw_request_fail(e->gr, i, "out of memory");
         continue;
       }
+      uint32_t graph = plan->batches[i].graph;
+      const char *headers = graph_headers(e, graph);
+      if (!headers) {
+        gql_gw_request_fail(e->gr, i, "out of memory");
+        continue;
+      }
       f->e = e;
       f->batch = i;
       f->start_ns = e->w->sh ? uv_hrtime() : 0;
-      f->span = fetch_span(e, plan->batches[i].graph, headers);
+      f->span = fetch_span(e, graph, trace_headers);
+      if (f->span) { /* the rules' lines, then the trace context's */
+        size_t hl = strlen(headers), tl = strlen(trace_headers);
+        char *both = gql_arena_alloc(e->req->arena, hl + tl + 1);
+        if (both) {
+          memcpy(both, headers, hl);
+          memcpy(both + hl, trace_headers, tl + 1);
+          headers = both;
+        }
+      }
       e->pending++;
-      rc = gql_gw_client_post_headers(e->w->client, plan->batches[i].graph,
-                                      f->span ? headers : NULL, body.data,
-                                      body.len, on_fetch, f);
+      rc = gql_gw_client_post(e->w->client, graph, headers, body.data, body.len,
+                              on_fetch, f);
       if (rc < 0) {
         e->pending--;
         gql_gw_request_fail(e->gr, i, gql_strerror(rc));
@@ -262,28 +331,12 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   if (rc == 0)
     return true;
   /* graphql-js's errors, each with Apollo Router's code */
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_puts(&b, "{\"errors\":[");
-  for (uint32_t i = 0; i < errors.count; i++) {
-    gql_errors one = {.items = &errors.items[i], .count = 1};
-    gql_str e; /* {"errors":[{...}]}: the {... without its } */
-    if (gql_errors_response(&one, req->arena, &e) < 0 || e.len < 14) {
-      b.failed = true;
-      break;
-    }
-    if (i)
-      gql_buf_putc(&b, ',');
-    gql_buf_append(&b, e.ptr + 11, e.len - 14);
-    gql_buf_puts(&b, ",\"extensions\":{\"code\":"
-                     "\"VALIDATION_INVALID_TYPE_VARIABLE\"}}");
-  }
-  gql_buf_puts(&b, "]}");
-  if (b.failed)
+  gql_str json;
+  if (gql_errors_response(&errors, "VALIDATION_INVALID_TYPE_VARIABLE",
+                          req->arena, &json) < 0)
     respond_error(req, "Out of memory.");
   else
-    gql_http_exec_done(req, b.data, b.len);
-  gql_buf_free(&b);
+    gql_http_exec_done(req, json.ptr, json.len);
   return false;
 }
 
@@ -340,18 +393,38 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return GQL_ENOMEM;
   }
+  const char **headers = NULL;
+  if (w->headers &&
+      !(headers = gql_arena_alloc(req->arena, (w->ge->sg->ngraphs + 1) *
+                                                  sizeof *headers))) {
+    gql_gw_plan_cache_release(ref);
+    return GQL_ENOMEM;
+  }
+  if (headers)
+    memset(headers, 0, (w->ge->sg->ngraphs + 1) * sizeof *headers);
   char **answers = e->answers;
   *e = (gw_exec){.w = w,
                  .req = req,
                  .plan = plan,
                  .plan_ref = ref,
                  .answers = answers,
+                 .headers = headers,
                  .span = span};
   memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc) {
     gql_gw_plan_cache_release(ref);
     return rc;
+  }
+  const gql_json_value *claims = w->ge->opt.claims && req->request
+                                     ? w->ge->opt.claims(req->request)
+                                     : NULL;
+  if (claims) {
+    const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
+    gql_gw_request_set_access(e->gr, true,
+                              scope && scope->kind == GQL_JSON_STRING
+                                  ? scope->string
+                                  : (gql_str){"", 0});
   }
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
@@ -407,8 +480,8 @@ static void probe_all(gw_worker *w) {
       break;
     *p = (gw_probe){w, i};
     w->probes_pending++;
-    if (gql_gw_client_post(w->probe_client, i, body, sizeof body - 1, on_probe,
-                           p) < 0) {
+    if (gql_gw_client_post(w->probe_client, i, NULL, body, sizeof body - 1,
+                           on_probe, p) < 0) {
       w->probes_pending--;
       free(p);
     }
@@ -478,6 +551,14 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
     }
   }
   free(urls);
+  const gql_cfg_headers *hc = ge->opt.headers;
+  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
+    char why[256];
+    ok = gql_header_policy_build(hc, &w->headers, why, sizeof why) == 0 &&
+         (w->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->rules));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
+      w->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
+  }
   if (!ok) {
     worker_stop(w);
     uv_run(loop, UV_RUN_NOWAIT); /* the handles closed */
@@ -505,6 +586,8 @@ static void worker_free(void *worker) {
   gql_gw_client_free(w->probe_client);
   gql_gw_plan_cache_free(w->plans);
   free(w->subs);
+  gql_header_policy_free(w->headers);
+  free(w->rules);
   free(w);
 }
 

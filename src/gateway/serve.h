@@ -7,6 +7,7 @@
 #ifndef GQL_GATEWAY_SERVE_H
 #define GQL_GATEWAY_SERVE_H
 
+#include "config/headers.h"
 #include "gateway/client.h"
 #include "gateway/gateway.h"
 #include "gql_http.h"
@@ -20,6 +21,12 @@ typedef struct gql_gw_serve_options {
   /* The gateway's families (subgraph requests and durations, plan cache)
    * counted here; NULL: none. Must outlive the server. */
   gql_server_metrics *metrics;
+  /* The headers section: what each subgraph request carries of the
+   * client's request (NULL or no rules: nothing). */
+  const gql_cfg_headers *headers;
+  /* The verified JWT claims of a request, for the rules' from_claim (NULL:
+   * none); given the request's context. */
+  const gql_json_value *(*claims)(const gql_http_request *r);
 } gql_gw_serve_options;
 
 /* Fills `ex` so that a gql_http_server built on sg->api with

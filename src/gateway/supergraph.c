@@ -66,110 +66,6 @@ static bool arg_bool(const gql_ast_directive *d, const char *name, bool dflt) {
   return v && v->h.kind == GQL_AST_BOOLEAN_VALUE ? v->u.boolean : dflt;
 }
 
-/* ------------------------------------------------------------- lookups */
-
-const gql_gw_type *gql_supergraph_type(const gql_supergraph *sg, gql_str name) {
-  uint32_t i;
-  return gql_strmap_get(&sg->type_index, name, &i) ? &sg->types[i] : NULL;
-}
-
-const gql_gw_field *gql_supergraph_field(const gql_gw_type *t, gql_str name) {
-  for (uint32_t i = 0; i < t->nfields; i++)
-    if (gql_str_eq(t->fields[i].name, name))
-      return &t->fields[i];
-  return NULL;
-}
-
-const gql_gw_field *gql_supergraph_field_of(const gql_supergraph *sg,
-                                            const gql_gw_type *t,
-                                            gql_str name) {
-  if (t->nfields <= 16)
-    return gql_supergraph_field(t, name);
-  char buf[256];
-  if (t->name.len + 1 + name.len > sizeof buf)
-    return gql_supergraph_field(t, name);
-  memcpy(buf, t->name.ptr, t->name.len);
-  buf[t->name.len] = '.';
-  memcpy(buf + t->name.len + 1, name.ptr, name.len);
-  uint32_t i;
-  if (!gql_strmap_get(&sg->field_index,
-                      (gql_str){buf, t->name.len + 1 + name.len}, &i))
-    return NULL;
-  return sg->field_list[i];
-}
-
-int64_t gql_supergraph_graph_by_name(const gql_supergraph *sg, gql_str name) {
-  for (uint32_t i = 0; i < sg->ngraphs; i++)
-    if (gql_str_eq(sg->graphs[i].name, name))
-      return i;
-  return -1;
-}
-
-const gql_gw_type_graph *gql_supergraph_type_graph(const gql_gw_type *t,
-                                                   uint32_t graph) {
-  if (t->graph_slot) {
-    uint16_t s = t->graph_slot[graph];
-    return s ? &t->graphs[s - 1] : NULL;
-  }
-  for (uint32_t i = 0; i < t->ngraphs; i++)
-    if (t->graphs[i].graph == graph)
-      return &t->graphs[i];
-  return NULL;
-}
-
-/* The entry of a field without @join__field, in any subgraph of its type:
- * resolvable, no field sets, the supergraph's type. */
-static const gql_gw_field_graph PLAIN_FIELD = {.label = -1};
-
-const gql_gw_field_graph *gql_supergraph_field_graph(const gql_gw_type *t,
-                                                     const gql_gw_field *f,
-                                                     uint32_t graph) {
-  if (!gql_supergraph_type_graph(t, graph))
-    return NULL;
-  if (f->all_graphs)
-    return &PLAIN_FIELD;
-  for (uint32_t i = 0; i < f->ngraphs; i++)
-    if (f->graphs[i].graph == graph)
-      return &f->graphs[i];
-  return NULL;
-}
-
-bool gql_supergraph_satisfies(const gql_gw_type *t, const gql_gw_type *cond) {
-  if (t == cond)
-    return true;
-  if (cond->kind == GQL_AST_UNION_TYPE_DEFINITION) {
-    for (uint32_t i = 0; i < cond->npossible; i++)
-      if (cond->possible[i] == t)
-        return true;
-    return false;
-  }
-  for (uint32_t i = 0; i < t->ninterfaces; i++)
-    if (t->interfaces[i] == cond)
-      return true;
-  return false;
-}
-
-bool gql_supergraph_overlap(const gql_gw_type *a, const gql_gw_type *b) {
-  for (uint32_t i = 0; i < a->npossible; i++)
-    if (gql_supergraph_satisfies(a->possible[i], b))
-      return true;
-  return false;
-}
-
-bool gql_supergraph_resolves(const gql_gw_type *t, const gql_gw_field *f,
-                             uint32_t graph) {
-  const gql_gw_field_graph *fg = gql_supergraph_field_graph(t, f, graph);
-  return fg && !fg->external && !fg->used_overridden &&
-         (fg->label < 0 || !fg->label_on);
-}
-
-bool gql_supergraph_enum_has(const gql_gw_type *t, gql_str value) {
-  for (uint32_t i = 0; i < t->napi_values; i++)
-    if (gql_str_eq(t->api_values[i], value))
-      return true;
-  return false;
-}
-
 /* ------------------------------------------------------------- reading */
 
 static int graph_of(loader *l, const gql_ast_directive *d, uint32_t *out) {
@@ -269,6 +165,45 @@ static int label_index(loader *l, gql_str name, int32_t *out) {
   return 0;
 }
 
+/* @authenticated and @requiresScopes(scopes: [[String!]!]!) of `ds`. */
+static int read_access(loader *l, const gql_ast_directives *ds,
+                       gql_gw_access *a) {
+  a->authenticated = gw_has_dir(ds, "authenticated");
+  for (uint32_t i = 0; i < ds->count; i++) {
+    const gql_ast_value *v = gw_dir_is(ds->items[i], "requiresScopes")
+                                 ? gw_arg(ds->items[i], "scopes")
+                                 : NULL;
+    if (!v || v->h.kind != GQL_AST_LIST_VALUE)
+      continue;
+    uint32_t n = v->u.list.count;
+    gql_str **sets = gql_arena_alloc(l->sg->arena, (n + 1) * sizeof *sets);
+    uint32_t *sizes = gql_arena_alloc(l->sg->arena, (n + 1) * sizeof *sizes);
+    if (!sets || !sizes)
+      return OOM(l);
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < n; j++) {
+      const gql_ast_value *set = v->u.list.items[j];
+      uint32_t m = set->h.kind == GQL_AST_LIST_VALUE ? set->u.list.count : 1;
+      gql_str *items = gql_arena_alloc(l->sg->arena, (m + 1) * sizeof *items);
+      if (!items)
+        return OOM(l);
+      uint32_t c = 0;
+      for (uint32_t q = 0; q < m; q++) {
+        const gql_ast_value *s =
+            set->h.kind == GQL_AST_LIST_VALUE ? set->u.list.items[q] : set;
+        if (s->h.kind == GQL_AST_STRING_VALUE)
+          items[c++] = s->u.string.value;
+      }
+      sets[k] = items;
+      sizes[k++] = c;
+    }
+    a->scope_sets = (const gql_str *const *)sets;
+    a->scope_set_sizes = sizes;
+    a->nscope_sets = k;
+  }
+  return 0;
+}
+
 static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
                       gql_gw_field *f) {
   gql_supergraph *sg = l->sg;
@@ -278,8 +213,14 @@ static int read_field(loader *l, const gql_ast_field_def *def, gql_gw_type *t,
   gw_named_type(def->type, &f->type_name, &f->list_depth);
   f->type = def->type;
   f->inaccessible = gw_has_dir(&def->directives, "inaccessible");
-  f->graphs = gql_arena_alloc(sg->arena,
-                              (def->directives.count + 1) * sizeof *f->graphs);
+  int arc = read_access(l, &def->directives, &f->access);
+  if (arc < 0)
+    return arc;
+  uint32_t nfg = 0; /* entries: the @join__field applications with a graph */
+  for (uint32_t i = 0; i < def->directives.count; i++)
+    nfg += gw_dir_is(def->directives.items[i], "join__field") &&
+           gw_arg(def->directives.items[i], "graph");
+  f->graphs = gql_arena_alloc(sg->arena, (nfg + 1) * sizeof *f->graphs);
   if (!f->graphs)
     return OOM(l);
   bool any = false;
@@ -374,7 +315,17 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
   t->is_abstract = t->kind == GQL_AST_INTERFACE_TYPE_DEFINITION ||
                    t->kind == GQL_AST_UNION_TYPE_DEFINITION;
   t->inaccessible = gw_has_dir(&def->directives, "inaccessible");
-  t->graphs = gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *t->graphs);
+  int arc = read_access(l, &def->directives, &t->access);
+  if (arc < 0)
+    return arc;
+  /* one entry per subgraph that has the type: at most its @join__type
+   * applications (every subgraph when it has none) */
+  uint32_t ntg = 0;
+  for (uint32_t i = 0; i < def->directives.count; i++)
+    ntg += gw_dir_is(def->directives.items[i], "join__type");
+  if (ntg == 0 || ntg > sg->ngraphs)
+    ntg = sg->ngraphs;
+  t->graphs = gql_arena_alloc(sg->arena, (ntg + 1) * sizeof *t->graphs);
   t->fields =
       gql_arena_alloc(sg->arena, (def->fields.count + 1) * sizeof *t->fields);
   if (!t->graphs || !t->fields)
@@ -432,28 +383,34 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
                          &t->nmembers);
   if (rc)
     return rc;
-  bool any_value = false;
+  /* counted first: grown one by one, an enum of many values in many
+   * subgraphs took memory quadratic in them (155 MB of 458 MB on
+   * bench/gateway-scale) */
+  uint32_t nrefs = 0;
+  for (uint32_t i = 0; i < def->values.count; i++) {
+    const gql_ast_directives *ds = &def->values.items[i]->directives;
+    for (uint32_t j = 0; j < ds->count; j++)
+      nrefs += gw_dir_is(ds->items[j], "join__enumValue");
+  }
+  if (nrefs) {
+    t->enum_values =
+        gql_arena_alloc(sg->arena, (size_t)nrefs * sizeof *t->enum_values);
+    if (!t->enum_values)
+      return OOM(l);
+  }
   for (uint32_t i = 0; i < def->values.count; i++) {
     const gql_ast_enum_value_def *v = def->values.items[i];
     for (uint32_t j = 0; j < v->directives.count; j++) {
       const gql_ast_directive *d = v->directives.items[j];
       if (!gw_dir_is(d, "join__enumValue"))
         continue;
-      any_value = true;
-      gql_gw_type_ref *refs =
-          gql_arena_grow(sg->arena, t->enum_values, t->nenum_values,
-                         t->nenum_values + 1, sizeof *refs);
-      if (!refs)
-        return OOM(l);
-      t->enum_values = refs;
-      gql_gw_type_ref *ref = &refs[t->nenum_values++];
+      gql_gw_type_ref *ref = &t->enum_values[t->nenum_values++];
       ref->name = gql_ast_name_str(v->name);
       rc = graph_of(l, d, &ref->graph);
       if (rc)
         return rc;
     }
   }
-  (void)any_value;
   if (def->values.count) {
     t->api_values =
         gql_arena_alloc(sg->arena, def->values.count * sizeof *t->api_values);
@@ -515,6 +472,9 @@ static int link_types(loader *l) {
     for (uint32_t j = 0; j < t->nfields; j++) {
       gql_gw_field *f = &t->fields[j];
       f->named = gql_supergraph_type(sg, f->type_name);
+      f->guarded = f->access.authenticated || f->access.nscope_sets ||
+                   (f->named && (f->named->access.authenticated ||
+                                 f->named->access.nscope_sets));
       for (uint32_t k = 0; k < f->ngraphs; k++) {
         gql_gw_field_graph *fg = &f->graphs[k];
         if (!fg->type) {
@@ -687,6 +647,12 @@ static int field_set(loader *l, const gql_ast_directive *d, const char *arg,
 static int link_field_sets(loader *l) {
   gql_supergraph *sg = l->sg;
   const gql_document *doc = sg->doc;
+  /* keys, in the order of the @join__type applications per graph: one
+   * count per subgraph, zeroed for each type's own subgraphs */
+  uint32_t *seen = gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *seen);
+  if (!seen)
+    return OOM(l);
+  memset(seen, 0, (sg->ngraphs + 1) * sizeof *seen);
   for (uint32_t i = 0; i < doc->definitions.count; i++) {
     const gql_ast_node *n = doc->definitions.items[i];
     if (!gql_ast_is_type_definition(n->kind))
@@ -694,12 +660,8 @@ static int link_field_sets(loader *l) {
     const gql_ast_type_def *def = (const gql_ast_type_def *)n;
     gql_gw_type *t =
         (gql_gw_type *)gql_supergraph_type(sg, gql_ast_name_str(def->name));
-    /* keys, in the order of the @join__type applications per graph */
-    uint32_t *seen =
-        gql_arena_alloc(sg->arena, (sg->ngraphs + 1) * sizeof *seen);
-    if (!seen)
-      return OOM(l);
-    memset(seen, 0, (sg->ngraphs + 1) * sizeof *seen);
+    for (uint32_t g = 0; g < t->ngraphs; g++)
+      seen[t->graphs[g].graph] = 0;
     for (uint32_t j = 0; j < def->directives.count; j++) {
       const gql_ast_directive *d = def->directives.items[j];
       if (!gw_dir_is(d, "join__type") || !gw_arg(d, "key"))
@@ -765,12 +727,17 @@ static int index_fields(loader *l) {
       continue;
     for (uint32_t j = 0; j < t->nfields; j++) {
       const gql_gw_field *f = &t->fields[j];
-      char *k = gql_arena_sprintf(sg->arena, "%.*s.%.*s", (int)t->name.len,
-                                  t->name.ptr, (int)f->name.len, f->name.ptr);
+      /* "Type.field", copied (not formatted: sprintf was 11% of the
+       * load of bench/gateway-scale) */
+      size_t len = t->name.len + 1 + f->name.len;
+      char *k = gql_arena_alloc(sg->arena, len);
       if (!k)
         return OOM(l);
+      memcpy(k, t->name.ptr, t->name.len);
+      k[t->name.len] = '.';
+      memcpy(k + t->name.len + 1, f->name.ptr, f->name.len);
       sg->field_list[n] = f;
-      if (gql_strmap_put(&sg->field_index, gql_cstr(k), n++) < 0)
+      if (gql_strmap_put(&sg->field_index, (gql_str){k, len}, n++) < 0)
         return OOM(l);
     }
   }
@@ -784,7 +751,8 @@ static int load(loader *l) {
   gql_syntax_error se;
   gql_parse_options po = {.max_tokens = UINT32_MAX,
                           .max_size = (size_t)1 << 30};
-  int rc = gql_parse(sg->arena, sg->source, sg->source_len, &po, &sg->doc, &se);
+  int rc = gql_parse_syntax(sg->arena, sg->source, sg->source_len, &po,
+                            &sg->doc, &se);
   if (rc == GQL_ENOMEM)
     return OOM(l);
   if (rc)
@@ -858,15 +826,14 @@ static int load(loader *l) {
   gql_buf_free(&out);
   if (!copy)
     return OOM(l);
-  const gql_error *errors = NULL;
-  uint32_t nerrors = 0;
-  gql_arena *ea = l->err_arena ? l->err_arena : sg->arena;
-  rc = gql_schema_from_sdl(sg->api_sdl.ptr, sg->api_sdl.len, NULL, &sg->api, ea,
-                           &errors, &nerrors);
+  gql_errors errors = {.arena = l->err_arena ? l->err_arena : sg->arena};
+  rc = gql_schema_from_sdl(sg->api_sdl.ptr, sg->api_sdl.len, NULL, &sg->api,
+                           &errors);
   if (rc)
     return fail_at(l, GQL_ESCHEMA, 0, "the API schema does not build: %s",
-                   nerrors && errors[0].message ? errors[0].message
-                                                : gql_strerror(rc));
+                   errors.count && errors.items[0].message
+                       ? errors.items[0].message
+                       : gql_strerror(rc));
   return 0;
 }
 

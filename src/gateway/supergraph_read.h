@@ -12,15 +12,19 @@ static inline bool gw_has_prefix(gql_str s, const char *p) {
   return s.len >= n && memcmp(s.ptr, p, n) == 0;
 }
 
-static inline const gql_ast_value *gw_arg(const gql_ast_directive *d,
-                                          const char *name) {
+/* always inlined: `name` is a literal, so its length is known and the
+ * compare is a few instructions (out of line, a strlen per argument was
+ * 5% of loading a large supergraph) */
+__attribute__((always_inline)) static inline const gql_ast_value *
+gw_arg(const gql_ast_directive *d, const char *name) {
   for (uint32_t i = 0; i < d->args.count; i++)
     if (gql_str_eq_cstr(gql_ast_name_str(d->args.items[i]->name), name))
       return d->args.items[i]->value;
   return NULL;
 }
 
-static inline bool gw_dir_is(const gql_ast_directive *d, const char *name) {
+__attribute__((always_inline)) static inline bool
+gw_dir_is(const gql_ast_directive *d, const char *name) {
   return gql_str_eq_cstr(gql_ast_name_str(d->name), name);
 }
 

@@ -22,6 +22,12 @@ static int refuse(gql_http_conn *c, int status, const char *message) {
 
 static int on_message_begin(llhttp_t *p) {
   gql_http_conn *c = conn_of(p);
+  /* The previous request's URL and headers were kept until now: a request
+   * answered later (pending) reads them until it ends, and nothing is
+   * parsed before it has. */
+  http_buf *bufs[] = {&c->url, &c->hdrs, &c->hidx};
+  for (size_t i = 0; i < HTTP_ARRAY_LEN(bufs); i++)
+    http_buf_clear(bufs[i], 64 * 1024);
   c->in_request = true;
   c->start_ns = gql_http_now_ns();
   return 0;
@@ -44,11 +50,22 @@ static int on_url(llhttp_t *p, const char *at, size_t n) {
   return 0;
 }
 
+/* Every header's name and value go one after the other into c->hdrs (the
+ * bytes of one may come in several calls), and its place into c->hidx once
+ * the value is complete: the request's headers, kept for the request hooks
+ * and resolvers (gql_http_request_header) at the cost of the copy the
+ * parser needed anyway. */
 static int on_header_field(llhttp_t *p, const char *at, size_t n) {
   gql_http_conn *c = conn_of(p);
   if (head_bytes(c, n))
     return HPE_USER;
-  http_buf_append(&c->hname, at, n);
+  http_buf_append(&c->hdrs, at, n);
+  return 0;
+}
+
+static int on_header_field_complete(llhttp_t *p) {
+  gql_http_conn *c = conn_of(p);
+  c->hname_end = (uint32_t)c->hdrs.o.len;
   return 0;
 }
 
@@ -56,46 +73,50 @@ static int on_header_value(llhttp_t *p, const char *at, size_t n) {
   gql_http_conn *c = conn_of(p);
   if (head_bytes(c, n))
     return HPE_USER;
-  http_buf_append(&c->hval, at, n);
+  http_buf_append(&c->hdrs, at, n);
   return 0;
 }
 
-static bool name_is(const http_buf *b, const char *name) {
-  size_t n = strlen(name);
-  return b->o.len == n && strncasecmp(b->o.data, name, n) == 0;
+static bool slice_is(gql_str s, const char *name, size_t n) {
+  return s.len == n && strncasecmp(s.ptr, name, n) == 0;
 }
-
-static void set_buf(http_buf *dst, const http_buf *src) {
-  dst->o.len = 0;
-  http_buf_append(dst, src->o.data, src->o.len);
-}
+#define SLICE_IS(s, lit) slice_is((s), (lit), sizeof(lit) - 1)
 
 static int on_header_value_complete(llhttp_t *p) {
   gql_http_conn *c = conn_of(p);
   if (++c->nheaders > c->x->opt->max_headers)
     return refuse(c, 431, "Too many request header fields.");
-  if (c->hname.failed || c->hval.failed)
+  gql_http_header_at at = {c->hname_start, c->hname_end - c->hname_start,
+                           c->hname_end,
+                           (uint32_t)c->hdrs.o.len - c->hname_end};
+  http_buf_append(&c->hidx, &at, sizeof at);
+  c->hname_start = (uint32_t)c->hdrs.o.len;
+  if (c->hdrs.failed || c->hidx.failed)
     return refuse(c, 503, "Out of memory.");
-  if (name_is(&c->hname, "content-type")) {
-    set_buf(&c->ctype, &c->hval);
-  } else if (name_is(&c->hname, "accept")) {
+  const char *base = c->hdrs.o.data ? c->hdrs.o.data : ""; /* ": " */
+  gql_str name = http_str(base + at.name, at.name_len);
+  gql_str value = http_str(base + at.value, at.value_len);
+  if (SLICE_IS(name, "content-type")) {
+    c->ctype_off = at.value;
+    c->ctype_len = at.value_len;
+  } else if (SLICE_IS(name, "accept")) {
     if (c->accept.o.len)
       http_buf_putc(&c->accept, ',');
-    http_buf_append(&c->accept, c->hval.o.data, c->hval.o.len);
-  } else if (c->x->opt->tracer && name_is(&c->hname, "traceparent")) {
-    set_buf(&c->traceparent, &c->hval);
-  } else if (c->x->opt->tracer && name_is(&c->hname, "tracestate")) {
+    http_buf_append(&c->accept, value.ptr, value.len);
+  } else if (c->x->opt->tracer && SLICE_IS(name, "traceparent")) {
+    c->traceparent.o.len = 0; /* the last one */
+    http_buf_append(&c->traceparent, value.ptr, value.len);
+  } else if (c->x->opt->tracer && SLICE_IS(name, "tracestate")) {
     /* the field's lines joined by ',' (W3C Trace Context 3.3.1.1) */
     if (c->tracestate.o.len)
       http_buf_putc(&c->tracestate, ',');
-    http_buf_append(&c->tracestate, c->hval.o.data, c->hval.o.len);
-  } else if (name_is(&c->hname, "expect")) {
-    if (name_is(&c->hval, "100-continue"))
+    http_buf_append(&c->tracestate, value.ptr, value.len);
+  } else if (SLICE_IS(name, "expect")) {
+    if (SLICE_IS(value, "100-continue"))
       c->expect_continue = true;
     else
       c->expect_other = true;
   }
-  c->hname.o.len = c->hval.o.len = 0;
   return 0;
 }
 
@@ -131,6 +152,7 @@ static const llhttp_settings_t settings = {
     .on_message_begin = on_message_begin,
     .on_url = on_url,
     .on_header_field = on_header_field,
+    .on_header_field_complete = on_header_field_complete,
     .on_header_value = on_header_value,
     .on_header_value_complete = on_header_value_complete,
     .on_headers_complete = on_headers_complete,
@@ -145,19 +167,21 @@ void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x) {
 }
 
 void gql_http_conn_free(gql_http_conn *c) {
-  http_buf *bufs[] = {&c->url,    &c->hname, &c->hval,        &c->ctype,
-                      &c->accept, &c->body,  &c->traceparent, &c->tracestate,
-                      &c->out,    &c->in};
+  http_buf *bufs[] = {&c->url,        &c->hdrs, &c->hidx,
+                      &c->accept,     &c->body, &c->traceparent,
+                      &c->tracestate, &c->out,  &c->in};
   for (size_t i = 0; i < HTTP_ARRAY_LEN(bufs); i++)
     http_buf_free(bufs[i]);
 }
 
 static void request_reset(gql_http_conn *c) {
-  http_buf *bufs[] = {&c->url,    &c->hname, &c->hval,        &c->ctype,
-                      &c->accept, &c->body,  &c->traceparent, &c->tracestate};
-  /* a buffer's memory is kept across requests unless one made it big */
+  http_buf *bufs[] = {&c->accept, &c->body, &c->traceparent, &c->tracestate};
+  /* a buffer's memory is kept across requests unless one made it big (the
+   * URL and headers are emptied when the next request begins) */
   for (size_t i = 0; i < HTTP_ARRAY_LEN(bufs); i++)
     http_buf_clear(bufs[i], 64 * 1024);
+  c->ctype_off = c->ctype_len = 0;
+  c->hname_start = c->hname_end = 0;
   c->header_bytes = 0;
   c->nheaders = 0;
   c->expect_continue = c->expect_other = c->in_request = c->upgrade = false;

@@ -21,45 +21,6 @@ static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
   return d;
 }
 
-/* {"errors":[...]} with "extensions":{"code":code} added to each error
- * (gql_http_options.error_codes); the text itself when it cannot be. */
-static gql_str with_codes(gql_arena *a, gql_str errors, const char *code) {
-  const gql_value *v;
-  if (gql_value_parse(a, errors.ptr, errors.len, &v) < 0)
-    return errors;
-  const gql_value *list = gql_value_get(v, "errors", 6);
-  if (gql_value_kind_of(list) != GQL_VALUE_LIST)
-    return errors;
-  http_buf b = {0};
-  http_buf_puts(&b, "{\"errors\":[");
-  for (size_t i = 0; i < gql_value_count(list); i++) {
-    const gql_value *e = gql_value_item(list, i);
-    gql_str text;
-    if (gql_value_print(a, e, &text) < 0) {
-      b.failed = true;
-      break;
-    }
-    if (i)
-      http_buf_putc(&b, ',');
-    if (gql_value_kind_of(e) != GQL_VALUE_OBJECT) {
-      http_buf_append(&b, text.ptr, text.len);
-      continue;
-    }
-    /* the object without its closing brace, then the code */
-    http_buf_append(&b, text.ptr, text.len - 1);
-    if (gql_value_count(e))
-      http_buf_putc(&b, ',');
-    http_buf_puts(&b, "\"extensions\":{\"code\":\"");
-    http_buf_puts(&b, code);
-    http_buf_puts(&b, "\"}}");
-  }
-  http_buf_puts(&b, "]}");
-  char *out = b.failed ? NULL : arena_strndup(a, b.o.data, b.o.len);
-  gql_str res = out ? (gql_str){out, b.o.len} : errors;
-  http_buf_free(&b);
-  return res;
-}
-
 #define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
 
@@ -72,6 +33,21 @@ static const char *content_type(const gql_http_request *r) {
 static void finish(gql_http_request *r, int status, const char *ctype,
                    const char *headers, const char *body, size_t len) {
   gql_http_conn *c = r->conn;
+  const gql_http_hooks *h = c->x->opt->hooks;
+  if (h && h->response && r->slot && !r->answered)
+    h->response(c->x->hook_worker, r, status);
+  r->answered = true;
+  if (r->headers.len) { /* the hooks' and resolvers' headers after ours */
+    size_t hl = headers ? strlen(headers) : 0;
+    char *all = gql_arena_alloc(r->slot->arena, hl + r->headers.len + 1);
+    if (all) {
+      if (hl)
+        memcpy(all, headers, hl);
+      memcpy(all + hl, r->headers.data, r->headers.len);
+      all[hl + r->headers.len] = 0;
+      headers = all;
+    }
+  }
   gql_http_respond(c, status, ctype, headers, body, len, r->head);
   gql_http_request_info info = {.method = r->method,
                                 .path = r->path,
@@ -84,6 +60,24 @@ static void finish(gql_http_request *r, int status, const char *ctype,
                                 .errors = r->errors,
                                 .trace = r->trace};
   gql_http_log_request(c, &info, r->start_ns);
+}
+
+/* A JSON string of s (quotes, escapes). */
+static void json_string(http_buf *b, const char *s) {
+  http_buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      http_buf_putc(b, '\\');
+      http_buf_putc(b, (char)*p);
+    } else if (*p < 0x20) {
+      char esc[8];
+      snprintf(esc, sizeof esc, "\\u%04x", *p);
+      http_buf_puts(b, esc);
+    } else {
+      http_buf_putc(b, (char)*p);
+    }
+  }
+  http_buf_putc(b, '"');
 }
 
 /* A request error (not a GraphQL response): {"errors":[{message}]}. */
@@ -344,6 +338,7 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     *msg = "Request body must be a JSON object.";
     return 400;
   }
+  r->body = v;
   const gql_value *q = member(v, "query"), *op = member(v, "operationName"),
                   *vars = member(v, "variables"),
                   *ext = member(v, "extensions");
@@ -436,6 +431,54 @@ static void continue_trace(gql_http_request *r) {
   gql_trace_set_parent(r->trace, &tc);
 }
 
+/* The operation limits' verdict on a newly cached operation (nothing to
+ * do per request after this). */
+static void judge_limits(const gql_http_options *o, gql_http_cache_entry *e) {
+  if (!o->max_depth && !o->max_height && !o->max_aliases &&
+      !o->max_root_fields && !o->no_introspection)
+    return;
+  gql_operation_shape sh;
+  if (gql_prepared_shape(e->prepared, &sh) < 0)
+    return;
+  /* Apollo Router's words and codes */
+  if (o->max_depth && sh.depth > o->max_depth) {
+    e->refusal = "Maximum depth limit exceeded in this operation";
+    e->refusal_code = "MAX_DEPTH_LIMIT";
+  } else if (o->max_height && sh.height > o->max_height) {
+    e->refusal =
+        "Maximum height (field count) limit exceeded in this operation";
+    e->refusal_code = "MAX_HEIGHT_LIMIT";
+  } else if (o->max_root_fields && sh.root_fields > o->max_root_fields) {
+    e->refusal = "Maximum root fields limit exceeded in this operation";
+    e->refusal_code = "MAX_ROOT_FIELDS_LIMIT";
+  } else if (o->max_aliases && sh.aliases > o->max_aliases) {
+    e->refusal = "Maximum aliases limit exceeded in this operation";
+    e->refusal_code = "MAX_ALIASES_LIMIT";
+  } else if (o->no_introspection && sh.introspection) {
+    e->refusal = "GraphQL introspection is not allowed, but the query "
+                 "contained __schema or __type";
+    e->refusal_code = "INTROSPECTION_DISABLED";
+  }
+}
+
+/* A request error with a code, in the status its media type calls for. */
+static void refuse_operation(gql_http_request *r, const char *message,
+                             const char *code) {
+  http_buf b = {0};
+  r->errors = true;
+  http_buf_puts(&b, "{\"errors\":[{\"message\":");
+  json_string(&b, message);
+  http_buf_puts(&b, ",\"extensions\":{\"code\":");
+  json_string(&b, code);
+  http_buf_puts(&b, "}}]}");
+  if (b.failed)
+    fail(r, 503, NULL, "Out of memory.");
+  else
+    finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, b.o.data,
+           b.o.len);
+  http_buf_free(&b);
+}
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -456,8 +499,11 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     if (!status)
       status = get_json_params(r, &p, &msg);
   } else {
-    status = post_params(r, http_str(c->ctype.o.data, c->ctype.o.len),
-                         http_str(c->body.o.data, c->body.o.len), &p, &msg);
+    status = post_params(
+        r,
+        c->ctype_len ? http_str(c->hdrs.o.data + c->ctype_off, c->ctype_len)
+                     : (gql_str){"", 0},
+        http_str(c->body.o.data, c->body.o.len), &p, &msg);
   }
   if (status) {
     fail(r, status, NULL, msg);
@@ -469,6 +515,12 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   }
   if (p.has_op)
     r->op_name = p.op;
+  const gql_http_hooks *hooks = x->opt->hooks;
+  if (hooks && hooks->execute) {
+    hooks->execute(x->hook_worker, r);
+    if (r->answered)
+      return;
+  }
   const char *op = NULL;
   if (p.has_op && !(op = arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
     fail(r, 503, NULL, "Out of memory.");
@@ -485,20 +537,21 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .max_plan_size = x->opt->max_plan_size,
                               .trace = r->trace};
     gql_prepared *prep = NULL;
-    gql_str errors = {0};
+    gql_errors errors = {.arena = r->slot->arena};
     int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
-                         r->slot->arena, &errors);
-    if (rc < 0 && errors.ptr && x->opt->error_codes)
-      errors = with_codes(r->slot->arena, errors,
-                          rc == GQL_ESYNTAX ? "GRAPHQL_PARSE_FAILED"
-                          : rc == GQL_EVALIDATION
-                              ? "GRAPHQL_VALIDATION_FAILED"
-                              : "GRAPHQL_UNKNOWN_OPERATION_NAME");
+                         &errors);
+    const char *code = !x->opt->error_codes ? NULL
+                       : rc == GQL_ESYNTAX  ? "GRAPHQL_PARSE_FAILED"
+                       : rc == GQL_EVALIDATION
+                           ? "GRAPHQL_VALIDATION_FAILED"
+                           : "GRAPHQL_UNKNOWN_OPERATION_NAME";
+    gql_str json;
     if (rc < 0) {
       r->errors = true;
-      if (errors.ptr) {
+      if (errors.count &&
+          gql_errors_response(&errors, code, r->slot->arena, &json) == 0) {
         int st = r->graphql_response ? 400 : 200;
-        finish(r, st, content_type(r), NULL, errors.ptr, errors.len);
+        finish(r, st, content_type(r), NULL, json.ptr, json.len);
       } else {
         fail(r, rc == GQL_ENOMEM ? 503 : 400, NULL, gql_strerror(rc));
       }
@@ -508,8 +561,13 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       fail(r, 503, NULL, "Out of memory.");
       return;
     }
+    judge_limits(x->opt, e);
   }
   r->entry = e;
+  if (e->refusal) { /* over an operation limit: a request error */
+    refuse_operation(r, e->refusal, e->refusal_code);
+    return;
+  }
   if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");
@@ -524,7 +582,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .variables = p.vars_value,
                               .prepared = e->prepared,
                               .trace = r->trace,
-                              .internal_ = r};
+                              .internal_ = r,
+                              .request = r};
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {
       fail(r, 500, NULL, gql_strerror(rc));
@@ -550,8 +609,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       fail(r, 500, NULL, gql_strerror(rc));
     return;
   }
-  if (rc == 1 && !r->done)
-    c->inflight = r; /* on_done comes later, from the loop */
+  if (!r->done)
+    c->inflight = r; /* pending fields: on_done comes later, from the loop */
 }
 
 /* GET /metrics with a tracer: its counters in Prometheus' text format. */
@@ -618,7 +677,8 @@ void gql_http_handle(gql_http_conn *c) {
   uint8_t m = c->parser.method;
   /* HEAD: the head of what GET would get (RFC 9110 9.3.2) */
   r->head = m == HTTP_HEAD;
-  if (c->url.failed || c->body.failed || c->accept.failed || c->ctype.failed) {
+  if (c->url.failed || c->body.failed || c->accept.failed || c->hdrs.failed ||
+      c->hidx.failed) {
     c->close_after = true;
     fail(r, 503, NULL, "Out of memory.");
     gql_http_request_end(r);
@@ -632,8 +692,13 @@ void gql_http_handle(gql_http_conn *c) {
   gql_str qs = qpos < url.len ? http_str(url.ptr + qpos + 1, url.len - qpos - 1)
                               : (gql_str){"", 0};
   bool is_get = m == HTTP_GET || m == HTTP_HEAD;
+  const gql_http_hooks *hooks = x->opt->hooks;
+  if (hooks && hooks->request)
+    hooks->request(x->hook_worker, r);
   const gql_http_observer *ob = x->opt->observer;
-  if (ob && ob->metrics_path && http_str_is(r->path, ob->metrics_path)) {
+  if (r->answered) {
+    /* the request hook answered it (a CORS preflight) */
+  } else if (ob && ob->metrics_path && http_str_is(r->path, ob->metrics_path)) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
     else
@@ -679,4 +744,141 @@ uv_loop_t *gql_http_loop(const gql_resolve_info *info) {
 void *gql_http_context(const gql_resolve_info *info) {
   gql_http_request *r = gql_info_context(info);
   return r ? (void *)r->conn->x->opt->context : NULL;
+}
+
+/* ------------------------------------------------------- the request */
+
+gql_http_request *gql_http_request_of(const gql_resolve_info *info) {
+  return gql_info_context(info);
+}
+
+gql_str gql_http_request_method(const gql_http_request *r) {
+  return http_str(r->method, strlen(r->method));
+}
+
+gql_str gql_http_request_path(const gql_http_request *r) {
+  return r->path;
+}
+
+uint32_t gql_http_request_header_count(const gql_http_request *r) {
+  return (uint32_t)(r->conn->hidx.o.len / sizeof(gql_http_header_at));
+}
+
+bool gql_http_request_header_at(const gql_http_request *r, uint32_t i,
+                                gql_str *name, gql_str *value) {
+  const gql_http_conn *c = r->conn;
+  if (i >= gql_http_request_header_count(r))
+    return false;
+  gql_http_header_at at;
+  memcpy(&at, c->hidx.o.data + i * sizeof at, sizeof at);
+  *name = http_str(at.name_len ? c->hdrs.o.data + at.name : "", at.name_len);
+  *value =
+      http_str(at.value_len ? c->hdrs.o.data + at.value : "", at.value_len);
+  return true;
+}
+
+gql_str gql_http_request_header(const gql_http_request *r, const char *name) {
+  size_t n = strlen(name);
+  uint32_t count = gql_http_request_header_count(r);
+  for (uint32_t i = 0; i < count; i++) {
+    gql_str k, v;
+    gql_http_request_header_at(r, i, &k, &v);
+    if (k.len == n && strncasecmp(k.ptr, name, n) == 0)
+      return v;
+  }
+  return (gql_str){NULL, 0};
+}
+
+const char *gql_http_request_peer(gql_http_request *r) {
+  if (r->peer)
+    return r->peer;
+  gql_http_ctx *x = r->conn->x;
+  char buf[80];
+  if (!r->slot || !x->peer || !x->peer(r->conn, buf, sizeof buf))
+    return "";
+  r->peer = arena_strndup(r->slot->arena, buf, strlen(buf));
+  return r->peer ? r->peer : "";
+}
+
+const gql_value *gql_http_request_body(const gql_http_request *r) {
+  return r->body;
+}
+
+gql_arena *gql_http_request_arena(gql_http_request *r) {
+  return r->slot ? r->slot->arena : NULL;
+}
+
+void *gql_http_request_context(const gql_http_request *r) {
+  return r->user;
+}
+
+void gql_http_request_set_context(gql_http_request *r, void *ctx) {
+  r->user = ctx;
+}
+
+int gql_http_request_add_header(gql_http_request *r, const char *name,
+                                const char *value) {
+  size_t nl = strlen(name), vl = strlen(value);
+  if (!nl || strpbrk(name, "\r\n:") || strpbrk(value, "\r\n"))
+    return GQL_EINVAL;
+  if (!r->slot || r->answered)
+    return GQL_EINVAL;
+  http_buf_arena *h = &r->headers;
+  size_t need = h->len + nl + vl + 4;
+  if (need > h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 256;
+    while (cap < need)
+      cap *= 2;
+    char *d = gql_arena_alloc(r->slot->arena, cap);
+    if (!d)
+      return GQL_ENOMEM;
+    if (h->len)
+      memcpy(d, h->data, h->len);
+    h->data = d;
+    h->cap = cap;
+  }
+  memcpy(h->data + h->len, name, nl);
+  memcpy(h->data + h->len + nl, ": ", 2);
+  memcpy(h->data + h->len + nl + 2, value, vl);
+  memcpy(h->data + h->len + nl + 2 + vl, "\r\n", 2);
+  h->len = need;
+  return 0;
+}
+
+void gql_http_request_answer(gql_http_request *r, int status,
+                             const char *content_type, const char *body,
+                             size_t len) {
+  if (r->answered)
+    return;
+  if (status < 100 || status > 599)
+    status = 500;
+  finish(r, status, content_type, NULL, body ? body : "", body ? len : 0);
+}
+
+void gql_http_request_reject(gql_http_request *r, int status,
+                             const char *message, const char *code) {
+  if (r->answered)
+    return;
+  if (status < 100 || status > 599)
+    status = 500;
+  r->graphql_response =
+      negotiate(http_str(r->conn->accept.o.data, r->conn->accept.o.len)) == 1;
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[{\"message\":");
+  json_string(&b, message ? message : "");
+  if (code) {
+    http_buf_puts(&b, ",\"extensions\":{\"code\":");
+    json_string(&b, code);
+    http_buf_putc(&b, '}');
+  }
+  http_buf_puts(&b, "}]}");
+  if (b.failed)
+    finish(r, 503, content_type(r), NULL, "", 0);
+  else
+    finish(r, status, content_type(r), NULL, b.o.data, b.o.len);
+  http_buf_free(&b);
+}
+
+bool gql_http_request_answered(const gql_http_request *r) {
+  return r->answered;
 }

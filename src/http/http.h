@@ -27,6 +27,12 @@
 
 #include "http_buf.h"
 
+/* Lines growing in an arena (a request's extra response headers). */
+typedef struct http_buf_arena {
+  char *data;
+  size_t len, cap;
+} http_buf_arena;
+
 /* ---- document cache (cache.c) */
 
 typedef struct gql_http_cache_entry {
@@ -38,6 +44,8 @@ typedef struct gql_http_cache_entry {
   size_t bytes;
   unsigned refs; /* the cache's own (while cached) + requests in flight */
   bool cached;
+  const char *refusal; /* the operation limits' verdict (NULL: within) */
+  const char *refusal_code;
   struct gql_http_cache_entry *hnext, *prev, *next;
 } gql_http_cache_entry;
 
@@ -88,6 +96,9 @@ typedef struct gql_http_ctx {
   void (*resumed)(gql_http_conn *c);
   void *exec_worker; /* opt->executor's per-worker state */
   void *obs_worker;  /* opt->observer's per-worker state */
+  void *hook_worker; /* opt->hooks' per-worker state */
+  /* The client's address of a connection, as text (NULL: unknown). */
+  bool (*peer)(gql_http_conn *c, char *buf, size_t n);
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -107,12 +118,21 @@ void gql_http_slot_give(gql_http_ctx *x, gql_http_slot *s);
 
 typedef struct gql_http_request gql_http_request;
 
+/* Where one request header is in gql_http_conn.hdrs. */
+typedef struct gql_http_header_at {
+  uint32_t name, name_len, value, value_len;
+} gql_http_header_at;
+
 struct gql_http_conn {
   gql_http_ctx *x;
   llhttp_t parser;
-  /* The request being parsed. */
-  http_buf url, hname, hval, ctype, accept, body;
+  /* The request being parsed: its URL, its headers (names and values one
+   * after the other in hdrs, their places in hidx), the Accept values
+   * joined, the body; Content-Type's value is at ctype_off in hdrs. */
+  http_buf url, hdrs, hidx, accept, body;
   http_buf traceparent, tracestate; /* W3C trace context (with a tracer) */
+  uint32_t ctype_off, ctype_len;
+  uint32_t hname_start, hname_end; /* the header being parsed, in hdrs */
   size_t header_bytes;
   unsigned nheaders;
   bool expect_continue, expect_other, in_request, upgrade;
@@ -165,8 +185,13 @@ struct gql_http_request {
   bool graphql_response; /* application/graphql-response+json */
   bool head;             /* a HEAD request: answered as GET, head only */
   bool done;
-  gql_http_exec exec; /* with opt->executor */
-  gql_trace *trace;   /* with opt->tracer: ended with the request */
+  bool answered;          /* its response is written */
+  gql_http_exec exec;     /* with opt->executor */
+  gql_trace *trace;       /* with opt->tracer: ended with the request */
+  void *user;             /* gql_http_request_set_context */
+  http_buf_arena headers; /* gql_http_request_add_header's lines */
+  const char *peer;       /* made on demand */
+  const gql_value *body;  /* a POST's JSON body, once read */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
    * hold errors */

@@ -31,6 +31,11 @@ static inline bool http_buf_reserve(http_buf *b, size_t extra) {
   return !b->failed;
 }
 static inline void http_buf_append(http_buf *b, const void *p, size_t n) {
+  if (n && n <= b->o.cap - b->o.len && !b->failed) { /* usual: no call */
+    memcpy(b->o.data + b->o.len, p, n);
+    b->o.len += n;
+    return;
+  }
   if (!b->failed && gql_output_append(&b->o, p, n) < 0)
     b->failed = true;
 }

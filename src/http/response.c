@@ -11,8 +11,14 @@ static const char *status_text(int status) {
     return "OK";
   case 204:
     return "No Content";
+  case 304:
+    return "Not Modified";
   case 400:
     return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
   case 404:
     return "Not Found";
   case 405:
@@ -29,6 +35,8 @@ static const char *status_text(int status) {
     return "Unsupported Media Type";
   case 417:
     return "Expectation Failed";
+  case 429:
+    return "Too Many Requests";
   case 431:
     return "Request Header Fields Too Large";
   case 500:
@@ -72,7 +80,11 @@ void gql_http_respond(gql_http_conn *c, int status, const char *ctype,
     p = put(p, ctype, ctl);
     p = PUT_LIT(p, "\r\n");
   }
-  if (!head_only) {
+  /* 204 and 304 have neither a body nor a Content-Length (RFC 9110 8.6) */
+  bool bodiless = status == 204 || status == 304;
+  if (bodiless)
+    len = 0;
+  if (!head_only && !bodiless) {
     p = PUT_LIT(p, "Content-Length: ");
     char digits[24];
     int nd = 0;

@@ -7,6 +7,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -15,10 +16,20 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 typedef struct worker worker;
+
+/* A connection's or a listener's handle: TCP, or a Unix socket
+ * (gql_http_options.unix_path). Cast to uv_stream_t / uv_handle_t. */
+typedef union sock {
+  uv_tcp_t tcp;
+  uv_pipe_t pipe;
+  uv_handle_t handle;
+} sock;
 
 /* The document caches' hash seed, drawn per server, so that colliding
  * documents cannot be prepared in advance against a running server. */
@@ -38,6 +49,8 @@ struct gql_http_server {
   unsigned nworkers;
   worker *workers;
   int port;
+  int unix_fd;     /* the first worker's Unix socket (the others dup it) */
+  bool unix_bound; /* we made the socket file: removed at the end */
   bool started;
   atomic_bool stop_requested;
   atomic_uint nconns;
@@ -47,7 +60,7 @@ struct worker {
   gql_http_server *srv;
   gql_http_ctx x;
   uv_loop_t loop;
-  uv_tcp_t listener;
+  sock listener;
   uv_async_t stop_async;
   uv_thread_t thread;
   bool thread_started;
@@ -61,7 +74,7 @@ enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME, T_DRAIN };
 typedef struct tconn {
   gql_http_conn c;
   worker *w;
-  uv_tcp_t tcp;
+  sock tcp;
   uv_timer_t timer;
   uv_write_t wreq;
   http_buf wbuf; /* bytes being written */
@@ -130,7 +143,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   (void)suggested;
   tconn *t = h->data;
   worker *w = t->w;
-  if (w->read_buf_busy) { /* cannot happen on one thread; be safe */
+  /* One thread: a read gives the buffer back before the next allocation.
+   * Release builds refuse the read rather than share the buffer. */
+  assert(!w->read_buf_busy);
+  if (w->read_buf_busy) {
     buf->base = NULL;
     buf->len = 0;
     return;
@@ -364,6 +380,29 @@ static void conn_update(tconn *t) {
   }
 }
 
+/* x->peer: the connection's client as "IP:PORT" (a call per use). */
+static bool conn_peer(gql_http_conn *c, char *buf, size_t n) {
+  tconn *t = http_container_of(c, tconn, c);
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  if (t->tcp_closed || t->w->srv->opt.unix_path ||
+      uv_tcp_getpeername(&t->tcp.tcp, (struct sockaddr *)&ss, &len) < 0)
+    return false;
+  char ip[INET6_ADDRSTRLEN];
+  if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+    uv_ip6_name(a, ip, sizeof ip);
+    snprintf(buf, n, "[%s]:%u", ip, ntohs(a->sin6_port));
+  } else if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    snprintf(buf, n, "%s:%u", ip, ntohs(a->sin_port));
+  } else {
+    return false;
+  }
+  return true;
+}
+
 /* x->resumed: a pending request wrote its response; end it on the next
  * loop turn, once the executor has returned. */
 static void conn_resumed(gql_http_conn *c) {
@@ -372,23 +411,11 @@ static void conn_resumed(gql_http_conn *c) {
   uv_timer_start(&t->timer, on_timer, 0, 0);
 }
 
-/* The client's address for the observer: "1.2.3.4:5" or "[::1]:5". */
+/* The client's address for the observer: "1.2.3.4:5" or "[::1]:5" (""
+ * on a unix socket). */
 static void peer_name(tconn *t) {
-  struct sockaddr_storage ss;
-  int len = sizeof ss;
-  char host[INET6_ADDRSTRLEN] = "";
-  t->c.peer[0] = 0;
-  if (uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) < 0)
-    return;
-  if (ss.ss_family == AF_INET) {
-    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-    uv_ip4_name(a, host, sizeof host);
-    snprintf(t->c.peer, sizeof t->c.peer, "%s:%u", host, ntohs(a->sin_port));
-  } else if (ss.ss_family == AF_INET6) {
-    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-    uv_ip6_name(a, host, sizeof host);
-    snprintf(t->c.peer, sizeof t->c.peer, "[%s]:%u", host, ntohs(a->sin6_port));
-  }
+  if (!conn_peer(&t->c, t->c.peer, sizeof t->c.peer))
+    t->c.peer[0] = 0;
 }
 
 static void on_connection(uv_stream_t *server, int status) {
@@ -403,9 +430,12 @@ static void on_connection(uv_stream_t *server, int status) {
   }
   t->w = w;
   gql_http_conn_init(&t->c, &w->x);
-  uv_tcp_init(&w->loop, &t->tcp);
+  if (w->srv->opt.unix_path)
+    uv_pipe_init(&w->loop, &t->tcp.pipe, 0);
+  else
+    uv_tcp_init(&w->loop, &t->tcp.tcp);
   uv_timer_init(&w->loop, &t->timer);
-  t->tcp.data = t->timer.data = t;
+  t->tcp.handle.data = t->timer.data = t;
   t->open_handles = 2;
   t->next = w->conns;
   if (w->conns)
@@ -422,7 +452,8 @@ static void on_connection(uv_stream_t *server, int status) {
     conn_close(t);
     return;
   }
-  uv_tcp_nodelay(&t->tcp, 1);
+  if (!w->srv->opt.unix_path)
+    uv_tcp_nodelay(&t->tcp.tcp, 1);
   const gql_http_observer *ob = w->srv->opt.observer;
   if (ob) {
     peer_name(t);
@@ -527,6 +558,45 @@ static int listen_socket(const char *host, int port, int *bound_port,
   return fd;
 }
 
+static void free_hook_worker(gql_http_server *s, worker *w) {
+  const gql_http_hooks *hk = s->opt.hooks;
+  if (hk && hk->worker_start && hk->worker_free && w->x.hook_worker)
+    hk->worker_free(hk->ud, w->x.hook_worker);
+  w->x.hook_worker = NULL;
+}
+
+/* A Unix stream socket bound at `path`, not yet listening. A socket file
+ * left there by a process that is gone is replaced; one a live process
+ * answers on, or a file that is no socket, is not. */
+static int unix_socket(const char *path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  if (strlen(path) >= sizeof sa.sun_path)
+    return -ENAMETOOLONG;
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    if (!S_ISSOCK(st.st_mode))
+      return -EEXIST;
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool live =
+        probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0;
+    if (probe >= 0)
+      close(probe);
+    if (live)
+      return -EADDRINUSE;
+    unlink(path);
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  return fd;
+}
+
 int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
                         gql_http_server **out) {
   *out = NULL;
@@ -567,7 +637,7 @@ int gql_http_server_start(gql_http_server *s) {
   int port = s->opt.port < 0 ? 0 : s->opt.port;
   unsigned ready = 0;
   int rc = 0;
-  if (port) {
+  if (port && !s->opt.unix_path) {
     int e = listen_socket(s->opt.host, port, NULL, true);
     if (e < 0) {
       gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
@@ -581,18 +651,46 @@ int gql_http_server_start(gql_http_server *s) {
     worker *w = &s->workers[i];
     w->srv = s;
     int bound = 0;
-    int fd = listen_socket(s->opt.host, port, &bound, false);
+    int fd;
+    if (s->opt.unix_path) {
+      fd = i == 0 ? unix_socket(s->opt.unix_path) : dup(s->unix_fd);
+      if (fd < 0 && i > 0)
+        fd = -errno;
+      if (i == 0 && fd >= 0) {
+        s->unix_fd = fd;
+        s->unix_bound = true;
+      }
+    } else {
+      fd = listen_socket(s->opt.host, port, &bound, false);
+    }
     if (fd < 0) {
-      gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
-                   s->opt.host, port, strerror(-fd));
+      if (s->opt.unix_path)
+        gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR,
+                     "cannot listen on unix:%s: %s", s->opt.unix_path,
+                     strerror(-fd));
+      else
+        gql_http_log(&s->opt, GQL_HTTP_LOG_ERROR, "cannot listen on %s:%d: %s",
+                     s->opt.host, port, strerror(-fd));
       rc = GQL_EIO;
       break;
     }
     port = bound;
     gql_http_ctx_init(&w->x, s->schema, &s->opt, seed);
     w->x.resumed = conn_resumed;
+    w->x.peer = conn_peer;
+    const gql_http_hooks *hk = s->opt.hooks;
+    w->x.hook_worker = hk ? hk->ud : NULL;
+    if (hk && hk->worker_start &&
+        !(w->x.hook_worker = hk->worker_start(hk->ud))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (uv_loop_init(&w->loop) < 0) {
       close(fd);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
       rc = GQL_EIO;
       break;
@@ -605,6 +703,7 @@ int gql_http_server_start(gql_http_server *s) {
       gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
       close(fd);
       uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
       rc = GQL_ENOMEM;
       break;
@@ -616,15 +715,20 @@ int gql_http_server_start(gql_http_server *s) {
         ob->worker_free(w->x.obs_worker);
       close(fd);
       uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
       rc = GQL_ENOMEM;
       break;
     }
-    uv_tcp_init(&w->loop, &w->listener);
-    w->listener.data = w;
+    if (s->opt.unix_path)
+      uv_pipe_init(&w->loop, &w->listener.pipe, 0);
+    else
+      uv_tcp_init(&w->loop, &w->listener.tcp);
+    w->listener.handle.data = w;
     uv_async_init(&w->loop, &w->stop_async, on_stop);
     w->stop_async.data = w;
-    int e = uv_tcp_open(&w->listener, fd);
+    int e = s->opt.unix_path ? uv_pipe_open(&w->listener.pipe, fd)
+                             : uv_tcp_open(&w->listener.tcp, fd);
     if (e == 0)
       e = uv_listen((uv_stream_t *)&w->listener, 1024, on_connection);
     ready++;
@@ -714,6 +818,9 @@ int gql_http_server_run(gql_http_server *s) {
   int rc = gql_http_server_start(s);
   if (rc < 0) {
     atomic_store(&s->stop_requested, true);
+  } else if (s->opt.banner && s->opt.unix_path) {
+    printf("%s on unix:%s%s\n", s->opt.banner, s->opt.unix_path, s->opt.path);
+    fflush(stdout);
   } else if (s->opt.banner) {
     bool v6 = strchr(s->opt.host, ':') != NULL;
     printf("%s on http://%s%s%s:%d%s\n", s->opt.banner, v6 ? "[" : "",
@@ -748,9 +855,12 @@ void gql_http_server_free(gql_http_server *s) {
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);
       uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
     }
     free(s->workers);
   }
+  if (s->unix_bound)
+    unlink(s->opt.unix_path);
   free(s);
 }

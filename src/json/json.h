@@ -118,6 +118,10 @@ bool gql_json_equal(const gql_json_value *a, const gql_json_value *b);
  * \r \t, other control characters as \u00xx, everything else (U+2028 and
  * U+2029 included) as is. Invalid UTF-8 becomes U+FFFD. */
 void gql_json_write_string(gql_buf *buf, gql_str s);
+/* `"key":`, a response key as a JSON member prefix, in `arena`: a GraphQL
+ * name is copied as it is checked, anything else goes through
+ * gql_json_write_string. {NULL, 0} when out of memory. */
+gql_str gql_json_key(gql_arena *arena, gql_str key);
 /* "S" for a string known to need no escape (a GraphQL name, a checked
  * string): the quotes and one copy, inline. */
 static inline void gql_json_write_plain(gql_buf *b, gql_str s) {

@@ -355,8 +355,8 @@ static const double pow10_exact[] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static inline bool is_digit(const char *p, const char *end) {
-  return p < end && (unsigned)(*p - '0') < 10;
+static inline bool digit_at(const char *p, const char *end) {
+  return p < end && gql_is_digit(*p);
 }
 
 /* Sets the integer view of a number from its double (Number.isInteger). */
@@ -378,18 +378,18 @@ static int parse_number(parser *ps, gql_json_value *v) {
   }
   uint64_t m = 0;
   int digits = 0;
-  if (!is_digit(p, end))
+  if (!digit_at(p, end))
     return p < end ? fail(ps, GQL_EJSON, p,
                           "Invalid number: expected a digit after '-'")
                    : unexpected(ps, p, "");
   if (*p == '0') {
     p++;
     digits = 1;
-    if (is_digit(p, end))
+    if (digit_at(p, end))
       return fail(ps, GQL_EJSON, start,
                   "Invalid number: leading zeros are not allowed");
   } else {
-    while (is_digit(p, end)) {
+    while (digit_at(p, end)) {
       if (digits < 19)
         m = m * 10 + (uint64_t)(*p - '0');
       digits++;
@@ -401,10 +401,10 @@ static int parse_number(parser *ps, gql_json_value *v) {
   if (p < end && *p == '.') {
     plain = false;
     p++;
-    if (!is_digit(p, end))
+    if (!digit_at(p, end))
       return fail(ps, GQL_EJSON, p,
                   "Invalid number: expected a digit after '.'");
-    while (is_digit(p, end)) {
+    while (digit_at(p, end)) {
       if (digits < 19) {
         m = m * 10 + (uint64_t)(*p - '0');
         frac++;
@@ -420,10 +420,10 @@ static int parse_number(parser *ps, gql_json_value *v) {
     bool eneg = false;
     if (p < end && (*p == '+' || *p == '-'))
       eneg = *p++ == '-';
-    if (!is_digit(p, end))
+    if (!digit_at(p, end))
       return fail(ps, GQL_EJSON, p,
                   "Invalid number: expected a digit in the exponent");
-    while (is_digit(p, end)) {
+    while (digit_at(p, end)) {
       if (exp < 100000)
         exp = exp * 10 + (*p - '0');
       p++;
@@ -479,10 +479,6 @@ static int parse_literal(parser *ps, const char *lit, size_t n) {
 
 /* ---------------------------------------------------------------- objects */
 
-static uint64_t key_hash(gql_str key, uint64_t seed) {
-  return gql_hash(key.ptr, key.len, seed);
-}
-
 int gql_json_object_index(gql_arena *arena, gql_json_value *obj) {
   size_t count = obj->object.count;
   if (obj->kind != GQL_JSON_OBJECT || count >= UINT32_MAX / 4)
@@ -499,7 +495,8 @@ int gql_json_object_index(gql_arena *arena, gql_json_value *obj) {
   uint64_t seed = gql_hash_seed();
   const gql_json_member *m = obj->object.members;
   for (uint32_t i = 0; i < (uint32_t)count; i++) {
-    uint32_t h = (uint32_t)key_hash(m[i].key, seed) & ix->mask;
+    uint32_t h =
+        (uint32_t)gql_hash(m[i].key.ptr, m[i].key.len, seed) & ix->mask;
     for (;;) {
       uint32_t s = ix->slots[h];
       if (!s || gql_str_eq(m[s - 1].key, m[i].key)) {
@@ -519,7 +516,8 @@ const gql_json_value *gql_json_get(const gql_json_value *obj, gql_str key) {
   const gql_json_member *m = obj->object.members;
   const gql_json_index *ix = obj->object.index;
   if (ix) {
-    uint32_t h = (uint32_t)key_hash(key, gql_hash_seed()) & ix->mask;
+    uint32_t h =
+        (uint32_t)gql_hash(key.ptr, key.len, gql_hash_seed()) & ix->mask;
     for (;;) {
       uint32_t s = ix->slots[h];
       if (!s)

@@ -176,6 +176,35 @@ static __attribute__((noinline)) void write_string_any(gql_buf *b, gql_str s) {
   gql_json_write_plain(b, s);
 }
 
+static bool name_byte(unsigned char c) {
+  return (unsigned)((c | 0x20) - 'a') < 26 || gql_is_digit(c) || c == '_';
+}
+
+gql_str gql_json_key(gql_arena *a, gql_str key) {
+  char *t = gql_arena_alloc(a, key.len + 3);
+  if (!t)
+    return (gql_str){NULL, 0};
+  t[0] = '"';
+  for (size_t i = 0; i < key.len; i++) {
+    unsigned char c = (unsigned char)key.ptr[i];
+    if (!name_byte(c))
+      goto escaped; /* not a name after all */
+    t[i + 1] = (char)c;
+  }
+  t[key.len + 1] = '"';
+  t[key.len + 2] = ':';
+  return (gql_str){t, key.len + 3};
+escaped:;
+  gql_allocator alc = gql_arena_allocator(a);
+  gql_buf b;
+  gql_buf_init(&b, &alc);
+  gql_json_write_string(&b, key);
+  gql_buf_putc(&b, ':');
+  if (b.failed)
+    return (gql_str){NULL, 0};
+  return (gql_str){b.data, b.len};
+}
+
 /* Names, ids, enum values: up to 16 plain bytes with room for them are
  * written with no call and no saved register; the rest goes out of line. */
 void gql_json_write_string(gql_buf *b, gql_str s) {
@@ -508,24 +537,36 @@ void gql_json_write_locations(gql_buf *b, const gql_location *locs,
   gql_buf_putc(b, ']');
 }
 
-void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
+/* The errors as a JSON list, each with extensions.code when `code` is not
+ * NULL. */
+static void write_errors(gql_buf *b, const gql_error *items, uint32_t n,
+                         const char *code) {
   gql_buf_putc(b, '[');
   for (uint32_t i = 0; i < n; i++) {
     gql_buf_puts(b, i ? ",{\"message\":" : "{\"message\":");
     gql_json_write_string(b, gql_cstr(items[i].message));
     gql_json_write_locations(b, items[i].locations, items[i].nlocations);
+    if (code) {
+      gql_buf_puts(b, ",\"extensions\":{\"code\":");
+      gql_json_write_string(b, gql_cstr(code));
+      gql_buf_putc(b, '}');
+    }
     gql_buf_putc(b, '}');
   }
   gql_buf_putc(b, ']');
 }
 
-int gql_errors_response(const gql_errors *errors, gql_arena *arena,
-                        gql_str *json) {
+void gql_json_write_errors(gql_buf *b, const gql_error *items, uint32_t n) {
+  write_errors(b, items, n, NULL);
+}
+
+int gql_errors_response(const gql_errors *errors, const char *code,
+                        gql_arena *arena, gql_str *json) {
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_buf_puts(&b, "{\"errors\":");
-  gql_json_write_errors(&b, errors ? errors->items : NULL,
-                        errors ? errors->count : 0);
+  write_errors(&b, errors ? errors->items : NULL, errors ? errors->count : 0,
+               code);
   gql_buf_putc(&b, '}');
   const char *s = gql_buf_cstr(&b);
   char *copy = s ? gql_arena_strndup(arena, s, b.len) : NULL;

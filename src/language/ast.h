@@ -308,6 +308,22 @@ static inline bool gql_ast_is_executable_definition(int kind) {
 
 /* ---- parsing pieces (src/language/parser.c) */
 
+/* A syntax error as the parser finds it: graphql-js's "Syntax Error: ..."
+ * (in the arena) and the offending character's offset and location. The
+ * public gql_parse hands it out as one gql_error; the library's own callers
+ * that want the offset take it from gql_parse_syntax. */
+typedef struct gql_syntax_error {
+  const char *message;
+  size_t offset;
+  gql_location location;
+} gql_syntax_error;
+
+/* gql_parse, with the syntax error (or the limit) in *err (NULL: not
+ * kept). */
+int gql_parse_syntax(gql_arena *arena, const char *source, size_t len,
+                     const gql_parse_options *options, gql_document **out,
+                     gql_syntax_error *err);
+
 /* gql_parse of a source followed by GQL_PARSE_PAD readable bytes, the first
  * of them NUL (gql_prepare's copy of the query): the NUL stops the lexer's
  * inline scans at the end, so every name and punctuator takes the inline

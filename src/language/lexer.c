@@ -140,10 +140,6 @@ static inline uint32_t scan_string(const unsigned char *s, uint32_t pos,
   return pos;
 }
 
-static inline bool is_digit(unsigned c) {
-  return c - '0' < 10;
-}
-
 void gql_lexer_init(gql_lexer *lx, gql_arena *arena, const char *src,
                     uint32_t len) {
   const unsigned char *s = (const unsigned char *)src;
@@ -290,10 +286,10 @@ static int lex_name(gql_lexer *lx, gql_token *tok, uint32_t start) {
 static int read_digits(gql_lexer *lx, uint32_t *pos) {
   const unsigned char *s = (const unsigned char *)lx->src;
   uint32_t p = *pos;
-  if (p >= lx->len || !is_digit(s[p]))
+  if (p >= lx->len || !gql_is_digit(s[p]))
     return fail_char(lx, p, "Invalid number, expected digit but got: ");
   p++;
-  while (p < lx->len && is_digit(s[p]))
+  while (p < lx->len && gql_is_digit(s[p]))
     p++;
   *pos = p;
   return 0;
@@ -308,7 +304,7 @@ static NOINLINE int lex_number(gql_lexer *lx, gql_token *tok, uint32_t start) {
     pos++;
   if (pos < len && s[pos] == '0') {
     pos++;
-    if (pos < len && is_digit(s[pos]))
+    if (pos < len && gql_is_digit(s[pos]))
       return fail_char(lx, pos, "Invalid number, unexpected digit after 0: ");
   } else if ((rc = read_digits(lx, &pos))) {
     return rc;

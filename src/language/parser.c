@@ -10,6 +10,7 @@
  * free of error plumbing. Recursion happens only through selection sets,
  * list/object values and list types, each guarded by the depth limit.
  */
+#include "../core/errors.h"
 #include "ast.h"
 #include "lexer.h"
 
@@ -1099,10 +1100,22 @@ static int parse(gql_arena *arena, const char *source, size_t len, bool padded,
   return 0;
 }
 
+int gql_parse_syntax(gql_arena *arena, const char *source, size_t len,
+                     const gql_parse_options *options, gql_document **out,
+                     gql_syntax_error *err) {
+  return parse(arena, source, len, false, NULL, options, out, err);
+}
+
 int gql_parse(gql_arena *arena, const char *source, size_t len,
               const gql_parse_options *options, gql_document **out,
-              gql_syntax_error *err) {
-  return parse(arena, source, len, false, NULL, options, out, err);
+              gql_errors *errors) {
+  gql_syntax_error err = {0};
+  if (errors)
+    errors->items = NULL, errors->count = 0;
+  int rc = parse(arena, source, len, false, NULL, options, out, &err);
+  if ((rc == GQL_ESYNTAX || rc == GQL_ELIMIT) && errors && errors->arena)
+    gql_errors_set_one(errors, err.message, &err.location);
+  return rc;
 }
 
 int gql_parse_padded(gql_arena *arena, const char *source, size_t len,

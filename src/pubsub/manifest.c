@@ -59,7 +59,7 @@ static int cmp_defs(const void *a, const void *b) {
 gql_str gql_pq_normalize(gql_str body, gql_arena *arena) {
   gql_document *doc = NULL;
   gql_syntax_error serr;
-  if (gql_parse(arena, body.ptr, body.len, NULL, &doc, &serr) != 0)
+  if (gql_parse_syntax(arena, body.ptr, body.len, NULL, &doc, &serr) != 0)
     return body;
   uint32_t n = 0;
   const gql_ast_node **defs =

@@ -36,29 +36,6 @@ typedef struct builder {
   int rc;
 } builder;
 
-static void *grow(builder *b, void *p, uint32_t *cap, uint32_t count,
-                  size_t elem) {
-  if (count < *cap)
-    return p;
-  uint32_t ncap = *cap ? *cap * 2 : 8;
-  void *q = gql_arena_grow(b->s->arena, p, *cap, ncap, elem);
-  if (!q) {
-    b->rc = GQL_ENOMEM;
-    return NULL;
-  }
-  *cap = ncap;
-  return q;
-}
-
-#define PUSH(b, arr, count, cap, val)                                          \
-  do {                                                                         \
-    void *grown_ = grow((b), (arr), &(cap), (count), sizeof *(arr));           \
-    if (!grown_)                                                               \
-      return;                                                                  \
-    (arr) = grown_;                                                            \
-    (arr)[(count)++] = (val);                                                  \
-  } while (0)
-
 gql_str gql_schema_intern(gql_schema *s, gql_str name) {
   uint32_t idx;
   if (gql_strmap_get(&s->names, name, &idx)) {
@@ -184,7 +161,10 @@ static void push_config(builder *b, uint32_t id) {
   if (b->in_config[id])
     return;
   b->in_config[id] = 1;
-  PUSH(b, b->config, b->nconfig, b->config_cap, id);
+  if (!GQL_ARRAY_PUSH(b->s->arena, b->config, b->nconfig, b->config_cap, id)) {
+    b->rc = GQL_ENOMEM;
+    return;
+  }
 }
 
 static void register_builtins(builder *b, const gql_document *doc) {
@@ -220,18 +200,28 @@ static void register_doc(builder *b, const gql_document *doc, bool first) {
       if (!b->rc)
         push_config(b, id);
     } else if (gql_ast_is_type_extension(n->kind)) {
-      PUSH(b, b->exts, b->nexts, b->exts_cap, (const gql_ast_type_def *)n);
+      if (!GQL_ARRAY_PUSH(b->s->arena, b->exts, b->nexts, b->exts_cap,
+                          (const gql_ast_type_def *)n)) {
+        b->rc = GQL_ENOMEM;
+        return;
+      }
     } else if (n->kind == GQL_AST_DIRECTIVE_DEFINITION) {
-      PUSH(b, b->dirdefs, b->ndirdefs, b->dirdefs_cap,
-           (const gql_ast_directive_def *)n);
+      if (!GQL_ARRAY_PUSH(b->s->arena, b->dirdefs, b->ndirdefs, b->dirdefs_cap,
+                          (const gql_ast_directive_def *)n)) {
+        b->rc = GQL_ENOMEM;
+        return;
+      }
     } else if (n->kind == GQL_AST_SCHEMA_DEFINITION) {
       s->ast = (const gql_ast_schema_def *)n;
       if (first)
         b->first_doc_has_schema_def = true;
     } else if (n->kind == GQL_AST_SCHEMA_EXTENSION) {
       const gql_ast_schema_def **e = (const gql_ast_schema_def **)s->extensions;
-      PUSH(b, e, s->nextensions, b->schema_ext_cap,
-           (const gql_ast_schema_def *)n);
+      if (!GQL_ARRAY_PUSH(b->s->arena, e, s->nextensions, b->schema_ext_cap,
+                          (const gql_ast_schema_def *)n)) {
+        b->rc = GQL_ENOMEM;
+        return;
+      }
       s->extensions = e;
     }
   }
@@ -249,7 +239,10 @@ static void attach_extensions(builder *b) {
       continue; /* unknown (an SDL error) or built-in (ignored) */
     gql_type *t = &b->types[id];
     const gql_ast_type_def **arr = (const gql_ast_type_def **)t->extensions;
-    PUSH(b, arr, t->nextensions, b->ext_cap[id], e);
+    if (!GQL_ARRAY_PUSH(b->s->arena, arr, t->nextensions, b->ext_cap[id], e)) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
     t->extensions = arr;
   }
 }
@@ -317,12 +310,37 @@ static void build_input_values(builder *b, const gql_ast_input_value_defs *defs,
   *nout = n;
 }
 
+/* Whether t has a field of interned name `name` already. Every field name
+ * is interned (one copy per name), so the pointers tell: a root type of
+ * thousands of fields (a federated supergraph's Query) was checked with a
+ * string compare against every earlier field, quadratic in memcmp. */
+static bool has_interned_field(const gql_type *t, gql_str name) {
+  for (uint32_t i = 0; i < t->nfields; i++)
+    if (t->fields[i].name.ptr == name.ptr)
+      return true;
+  return false;
+}
+
 static void add_fields(builder *b, gql_type *t, const gql_ast_type_def *def,
                        uint32_t *cap) {
+  /* room for the definition's fields at once: grown by doubling, the
+   * arrays left behind in the arena were 31 MB of a large supergraph's
+   * API schema (bench/gateway-scale) */
+  if (t->nfields + def->fields.count > *cap) {
+    uint32_t ncap = t->nfields + def->fields.count;
+    gql_field *f =
+        gql_arena_grow(b->s->arena, t->fields, t->nfields, ncap, sizeof *f);
+    if (!f) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
+    t->fields = f;
+    *cap = ncap;
+  }
   for (uint32_t i = 0; i < def->fields.count && !b->rc; i++) {
     const gql_ast_field_def *fd = def->fields.items[i];
     gql_str name = intern(b, gql_ast_name_str(fd->name));
-    if (b->rc || gql_type_field(t, name))
+    if (b->rc || has_interned_field(t, name))
       continue;
     gql_field f = {0};
     f.name = name;
@@ -331,7 +349,10 @@ static void add_fields(builder *b, gql_type *t, const gql_ast_type_def *def,
     f.ast = fd;
     resolve_ref(b, fd->type, &f.type);
     build_input_values(b, &fd->args, &f.args, &f.nargs);
-    PUSH(b, t->fields, t->nfields, *cap, f);
+    if (!GQL_ARRAY_PUSH(b->s->arena, t->fields, t->nfields, *cap, f)) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
   }
 }
 
@@ -343,7 +364,10 @@ static void add_named(builder *b, uint32_t **arr, uint32_t *count,
     resolve_ref(b, items[i], &r);
     if (b->rc)
       return;
-    PUSH(b, *arr, *count, *cap, r.type);
+    if (!GQL_ARRAY_PUSH(b->s->arena, *arr, *count, *cap, r.type)) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
   }
 }
 
@@ -356,7 +380,10 @@ static void add_values(builder *b, gql_type *t, const gql_ast_type_def *def,
       continue;
     gql_enum_value v = {name, desc_of(vd->description),
                         deprecation_of(&vd->directives), vd};
-    PUSH(b, t->values, t->nvalues, *cap, v);
+    if (!GQL_ARRAY_PUSH(b->s->arena, t->values, t->nvalues, *cap, v)) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
   }
 }
 
@@ -368,7 +395,11 @@ static void add_input_fields(builder *b, gql_type *t,
   for (uint32_t i = 0; i < n && !b->rc; i++) {
     if (gql_type_input_field(t, v[i].name))
       continue;
-    PUSH(b, t->input_fields, t->ninput_fields, *cap, v[i]);
+    if (!GQL_ARRAY_PUSH(b->s->arena, t->input_fields, t->ninput_fields, *cap,
+                        v[i])) {
+      b->rc = GQL_ENOMEM;
+      return;
+    }
   }
 }
 

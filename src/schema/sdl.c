@@ -52,7 +52,7 @@ static int add_source(gql_schema *s, gql_str text, gql_error_list *errors) {
   /* SDL comes from the service, not from clients: big schemas are fine */
   gql_parse_options po = {.max_tokens = UINT32_MAX,
                           .max_size = (size_t)1 << 30};
-  int rc = gql_parse(s->arena, copy, text.len, &po, &ns->doc, &err);
+  int rc = gql_parse_syntax(s->arena, copy, text.len, &po, &ns->doc, &err);
   if (rc == GQL_ESYNTAX || rc == GQL_ELIMIT) {
     if (errors && err.message)
       gql_error_list_push(
@@ -165,12 +165,13 @@ int gql_schema_build(const char *sdl, size_t len, const gql_allocator *alc,
     goto fail;
   gql_syntax_error err = {0};
   gql_str builtin = gql_schema_builtin_sdl();
-  rc = gql_parse(s->arena, builtin.ptr, builtin.len, NULL, &s->builtin_doc,
-                 &err);
+  rc = gql_parse_syntax(s->arena, builtin.ptr, builtin.len, NULL,
+                        &s->builtin_doc, &err);
   s->defer_stream = o.defer_stream || (o.base && o.base->defer_stream);
   if (!rc && s->defer_stream) {
     gql_str ds = gql_schema_defer_stream_sdl();
-    rc = gql_parse(s->arena, ds.ptr, ds.len, NULL, &s->defer_stream_doc, &err);
+    rc = gql_parse_syntax(s->arena, ds.ptr, ds.len, NULL, &s->defer_stream_doc,
+                          &err);
   }
   for (uint32_t i = 0; o.base && i < o.base->nsources && !rc; i++)
     rc = add_source(s, o.base->sources[i].text, NULL);
@@ -211,35 +212,33 @@ fail:
 
 static int public_build(const gql_schema *base, const char *sdl, size_t len,
                         const gql_allocator *alc, gql_schema **out,
-                        gql_arena *err_arena, const gql_error **errors,
-                        uint32_t *nerrors) {
+                        gql_errors *errors) {
   gql_error_list list;
-  gql_error_list *l =
-      gql_error_list_public_begin(&list, err_arena, errors, nerrors);
+  gql_error_list *l = gql_errors_begin(&list, errors, 100);
   if (!out || (!sdl && len))
     return GQL_EINVAL;
   gql_schema_build_options o = {.base = base};
   int rc = gql_schema_build(sdl ? sdl : "", len, alc, &o, out, l);
-  gql_error_list_public_end(l, errors, nerrors);
+  gql_errors_end(l, errors);
   return rc;
 }
 
 int gql_schema_from_sdl(const char *sdl, size_t len, const gql_allocator *alc,
-                        gql_schema **out, gql_arena *err_arena,
-                        const gql_error **errors, uint32_t *nerrors) {
-  return public_build(NULL, sdl, len, alc, out, err_arena, errors, nerrors);
+                        gql_schema **out, gql_errors *errors) {
+  return public_build(NULL, sdl, len, alc, out, errors);
 }
 
 int gql_schema_extend(const gql_schema *base, const char *sdl, size_t len,
                       const gql_allocator *alc, gql_schema **out,
-                      gql_arena *err_arena, const gql_error **errors,
-                      uint32_t *nerrors) {
+                      gql_errors *errors) {
   if (!base) {
     if (out)
       *out = NULL;
+    if (errors)
+      errors->items = NULL, errors->count = 0;
     return GQL_EINVAL;
   }
-  return public_build(base, sdl, len, alc, out, err_arena, errors, nerrors);
+  return public_build(base, sdl, len, alc, out, errors);
 }
 
 uint32_t gql_schema_type_count(const gql_schema *s) {

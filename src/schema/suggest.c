@@ -62,27 +62,23 @@ static uint32_t lexical_distance(gql_str input, gql_str option,
   return d <= threshold ? d : UINT32_MAX;
 }
 
-static bool is_digit(int c) {
-  return c >= '0' && c <= '9';
-}
-
 /* graphql-js naturalCompare. */
 int gql_natural_compare(gql_str a, gql_str b) {
   size_t ai = 0, bi = 0;
   while (ai < a.len && bi < b.len) {
     int ac = (unsigned char)a.ptr[ai], bc = (unsigned char)b.ptr[bi];
-    if (is_digit(ac) && is_digit(bc)) {
+    if (gql_is_digit(ac) && gql_is_digit(bc)) {
       double an = 0, bn = 0;
       do {
         ++ai;
         an = an * 10 + (ac - '0');
         ac = ai < a.len ? (unsigned char)a.ptr[ai] : -1;
-      } while (is_digit(ac) && an > 0);
+      } while (gql_is_digit(ac) && an > 0);
       do {
         ++bi;
         bn = bn * 10 + (bc - '0');
         bc = bi < b.len ? (unsigned char)b.ptr[bi] : -1;
-      } while (is_digit(bc) && bn > 0);
+      } while (gql_is_digit(bc) && bn > 0);
       if (an < bn)
         return -1;
       if (an > bn)

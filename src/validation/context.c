@@ -372,24 +372,13 @@ const gql_ast_fragment *gql_vctx_fragment(gql_vctx *ctx, gql_str name) {
 }
 
 /* A growable array of pointers in the arena. */
-typedef struct ptrvec {
-  const void **items;
-  uint32_t count, cap;
-} ptrvec;
+typedef GQL_VECTOR(const void *) ptrvec;
 
 static bool vec_push(gql_vctx *ctx, ptrvec *v, const void *p) {
-  if (v->count == v->cap) {
-    uint32_t cap = v->cap ? v->cap * 2 : 8;
-    const void **items =
-        gql_arena_grow(ctx->arena, v->items, v->cap, cap, sizeof *items);
-    if (!items) {
-      nomem(ctx);
-      return false;
-    }
-    v->items = items;
-    v->cap = cap;
+  if (!gql_vector_push(ctx->arena, v, p)) {
+    nomem(ctx);
+    return false;
   }
-  v->items[v->count++] = p;
   return true;
 }
 
@@ -523,16 +512,10 @@ static bool walk_fragments(gql_vctx *ctx, const gql_ast_selection_set *root,
       impl->stamps[k] = gen;
       if (fn)
         fn(ctx, arg, k);
-      if (n == impl->walk_cap) {
-        uint32_t ncap = n ? n * 2 : 64;
-        uint32_t *p =
-            gql_arena_grow(ctx->arena, impl->walk_stack, n, ncap, sizeof *p);
-        if (!p) {
-          nomem(ctx);
-          return false;
-        }
-        impl->walk_stack = p;
-        impl->walk_cap = ncap;
+      if (!GQL_ARRAY_RESERVE_FIRST(ctx->arena, impl->walk_stack, impl->walk_cap,
+                                   n + 1, 64)) {
+        nomem(ctx);
+        return false;
       }
       impl->walk_stack[n++] = k;
     }
@@ -627,16 +610,9 @@ static bool has_dollar(gql_walker *w, const gql_ast_node *node) {
 
 bool gql_usage_push(gql_vctx *ctx, const gql_type_info *ti, gql_usage_vec *v,
                     const gql_ast_node *node) {
-  if (v->count == v->cap) {
-    uint32_t cap = v->cap ? v->cap * 2 : 8;
-    gql_variable_usage *items =
-        gql_arena_grow(ctx->arena, v->items, v->cap, cap, sizeof *items);
-    if (!items) {
-      nomem(ctx);
-      return false;
-    }
-    v->items = items;
-    v->cap = cap;
+  if (!gql_vector_reserve(ctx->arena, v, v->count + 1)) {
+    nomem(ctx);
+    return false;
   }
   gql_variable_usage *use = &v->items[v->count++];
   *use = (gql_variable_usage){.node = (const gql_ast_value *)node};

@@ -34,15 +34,9 @@ static void report(walk *w, const gql_ast_directive *d, const char *what) {
 /* False when the fragment was visited already (or on failure). */
 static bool visit(walk *w, gql_str name) {
   int r = gql_namemap_put(&w->visited, w->ctx->arena, name, 0);
-  if (r == 1 && w->nnames == w->cap) {
-    uint32_t cap = w->cap ? w->cap * 2 : 8;
-    gql_str *p =
-        gql_arena_grow(w->ctx->arena, w->names, w->cap, cap, sizeof *p);
-    if (!p)
-      r = -1;
-    else
-      w->names = p, w->cap = cap;
-  }
+  if (r == 1 &&
+      !GQL_ARRAY_RESERVE(w->ctx->arena, w->names, w->cap, w->nnames + 1))
+    r = -1;
   if (r < 0)
     w->nomem = true;
   else if (r == 1)

@@ -103,14 +103,8 @@ static bool forbid(gql_vctx *ctx, state *st, const gql_ast_selection_set *set,
     if (gql_namemap_get(&st->checked, name, &dummy))
       continue;
     int r = gql_namemap_put(visited, ctx->arena, name, 0);
-    if (r == 1 && *nwalked == cap) {
-      uint32_t ncap = cap ? cap * 2 : 8;
-      gql_str *p = gql_arena_grow(ctx->arena, *walked, cap, ncap, sizeof *p);
-      if (!p)
-        r = -1;
-      else
-        *walked = p, cap = ncap;
-    }
+    if (r == 1 && !GQL_ARRAY_RESERVE(ctx->arena, *walked, cap, *nwalked + 1))
+      r = -1;
     if (r < 0)
       *nomem = true;
     if (r != 1)

@@ -128,16 +128,9 @@ static bool enter(gql_vctx *ctx, void *st, const gql_ast_node *node) {
     /* arguments need no ancestors: the subtree is of no interest */
     return false;
   }
-  if (s->n == s->cap) {
-    uint32_t cap = s->cap ? s->cap * 2 : 32;
-    const gql_ast_node **p =
-        gql_arena_grow(ctx->arena, s->stack, s->cap, cap, sizeof *p);
-    if (!p) {
-      ctx->errors->nomem = true;
-      return false;
-    }
-    s->stack = p;
-    s->cap = cap;
+  if (!GQL_ARRAY_RESERVE_FIRST(ctx->arena, s->stack, s->cap, s->n + 1, 32)) {
+    ctx->errors->nomem = true;
+    return false;
   }
   s->stack[s->n++] = node;
   return true;

@@ -23,20 +23,11 @@ typedef struct state {
   uint32_t nframes, cframes;
 } state;
 
-static bool grow(gql_vctx *ctx, void **items, uint32_t n, uint32_t *cap,
-                 size_t elem) {
-  if (n < *cap)
-    return true;
-  uint32_t ncap = *cap ? *cap * 2 : 16;
-  void *p = gql_arena_grow(ctx->arena, *items, *cap, ncap, elem);
-  if (!p) {
-    ctx->errors->nomem = true;
-    return false;
-  }
-  *items = p;
-  *cap = ncap;
-  return true;
-}
+/* Room for one more item in a stack (first room 16); false, with the
+ * out-of-memory noted, when there is none. */
+#define RESERVE(ctx, items, n, cap)                                            \
+  (GQL_ARRAY_RESERVE_FIRST((ctx)->arena, items, cap, (n) + 1, 16) ||           \
+   ((ctx)->errors->nomem = true, false))
 
 /* Starts exploring `f` unless it was visited; false when out of memory. */
 static bool push_fragment(gql_vctx *ctx, state *s, const gql_ast_fragment *f) {
@@ -49,10 +40,8 @@ static bool push_fragment(gql_vctx *ctx, state *s, const gql_ast_fragment *f) {
     return true;
   if (!gql_namemap_set(&s->path_index, ctx->arena, name, s->npath))
     return false;
-  void *frames = s->frames;
-  if (!grow(ctx, &frames, s->nframes, &s->cframes, sizeof *s->frames))
+  if (!RESERVE(ctx, s->frames, s->nframes, s->cframes))
     return false;
-  s->frames = frames;
   s->frames[s->nframes++] = (frame){name, spreads, 0};
   return true;
 }
@@ -98,10 +87,8 @@ static void detect_cycles(gql_vctx *ctx, state *s, const gql_ast_fragment *f) {
     gql_str name = gql_ast_name_str(spread->name);
     uint32_t cycle = NOT_ON_PATH;
     gql_namemap_get(&s->path_index, name, &cycle);
-    void *path = (void *)s->path;
-    if (!grow(ctx, &path, s->npath, &s->cpath, sizeof *s->path))
+    if (!RESERVE(ctx, s->path, s->npath, s->cpath))
       return;
-    s->path = path;
     s->path[s->npath++] = spread;
     if (cycle == NOT_ON_PATH) {
       const gql_ast_fragment *next = gql_vctx_fragment(ctx, name);

@@ -158,21 +158,11 @@ static const char HAS_CONFLICT[] = "";
 
 /* ---- small helpers */
 
-static void *grow(state *st, void *items, uint32_t *cap, uint32_t need,
-                  size_t elem) {
-  if (need <= *cap)
-    return items;
-  uint32_t c = *cap ? *cap * 2 : 4;
-  while (c < need)
-    c *= 2;
-  void *p = gql_arena_grow(st->ctx->arena, items, *cap, c, elem);
-  if (!p) {
-    st->failed = true;
-    return NULL;
-  }
-  *cap = c;
-  return p;
-}
+/* Room for `need` items in one of the rule's arrays (first room 4); false,
+ * with the rule marked failed, when out of memory. */
+#define RESERVE(st, items, cap, need)                                          \
+  (GQL_ARRAY_RESERVE_FIRST((st)->ctx->arena, items, cap, need, 4) ||           \
+   ((st)->failed = true, false))
 
 static uint32_t name_id(state *st, gql_str s) {
   uint32_t id = gql_vintern_id(&st->names, s);
@@ -180,12 +170,8 @@ static uint32_t name_id(state *st, gql_str s) {
     st->failed = true;
     return id;
   }
-  if (id >= st->name_cap) {
-    gql_str *p = grow(st, st->name_strs, &st->name_cap, id + 1, sizeof *p);
-    if (!p)
-      return UINT32_MAX;
-    st->name_strs = p;
-  }
+  if (!RESERVE(st, st->name_strs, st->name_cap, id + 1))
+    return UINT32_MAX;
   st->name_strs[id] = s;
   return id;
 }
@@ -397,11 +383,9 @@ static fmap *fragment_fields(state *st, const gql_ast_fragment *frag) {
 static finfo *frag_info(state *st, uint32_t id) {
   if (id >= st->finfo_cap) {
     uint32_t old = st->finfo_cap;
-    finfo *f = grow(st, st->finfo, &st->finfo_cap, id + 1, sizeof *f);
-    if (!f)
+    if (!RESERVE(st, st->finfo, st->finfo_cap, id + 1))
       return NULL;
-    memset(f + old, 0, (st->finfo_cap - old) * sizeof *f);
-    st->finfo = f;
+    memset(st->finfo + old, 0, (st->finfo_cap - old) * sizeof *st->finfo);
   }
   finfo *f = &st->finfo[id];
   if (!f->looked_up) {
@@ -751,10 +735,8 @@ static void push_conflict(state *st, clist *out, conflict c) {
     st->failed = st->limited = true;
     return;
   }
-  conflict *items = grow(st, out->items, &out->cap, out->n + 1, sizeof *items);
-  if (!items)
+  if (!RESERVE(st, out->items, out->cap, out->n + 1))
     return;
-  out->items = items;
   out->items[out->n++] = c;
   if (out == st->top && out->n >= st->budget)
     st->stop = true;
@@ -1103,12 +1085,8 @@ static uint32_t map_sig(state *st, fmap *m) {
     st->failed = true;
     return NO_SIG;
   }
-  if (sig >= st->sig_cap) {
-    fmap **r = grow(st, st->sig_rep, &st->sig_cap, sig + 1, sizeof *r);
-    if (!r)
-      return NO_SIG;
-    st->sig_rep = r;
-  }
+  if (!RESERVE(st, st->sig_rep, st->sig_cap, sig + 1))
+    return NO_SIG;
   if (sig + 1 == st->sigs.count)
     st->sig_rep[sig] = m; /* the first map with this signature */
   m->sig = sig;
@@ -1197,10 +1175,8 @@ static void join_clique(state *st, uint32_t clique, uint32_t frag) {
   finfo *f = frag_info(st, frag);
   if (!f)
     return;
-  uint32_t *c = grow(st, f->cliques, &f->ccliques, f->ncliques + 1, sizeof *c);
-  if (!c)
+  if (!RESERVE(st, f->cliques, f->ccliques, f->ncliques + 1))
     return;
-  f->cliques = c;
   f->cliques[f->ncliques++] = clique;
   if (!gql_vmap_put(&st->members, (uint64_t)clique << 32 | frag, NULL))
     st->failed = true;

@@ -65,15 +65,9 @@ static void add_field(collector *c, const gql_ast_selection *f) {
   gql_str key = gql_ast_name_str(f->alias.ptr ? f->alias : f->name);
   uint32_t g;
   if (!gql_namemap_get(&c->keys, key, &g)) {
-    if (c->ngroups == c->cgroups) {
-      uint32_t cap = c->cgroups ? c->cgroups * 2 : 8;
-      group *p = gql_arena_grow(arena, c->groups, c->cgroups, cap, sizeof *p);
-      if (!p) {
-        c->nomem = true;
-        return;
-      }
-      c->groups = p;
-      c->cgroups = cap;
+    if (!GQL_ARRAY_RESERVE(arena, c->groups, c->cgroups, c->ngroups + 1)) {
+      c->nomem = true;
+      return;
     }
     g = c->ngroups++;
     c->groups[g] = (group){.key = key};
@@ -83,16 +77,9 @@ static void add_field(collector *c, const gql_ast_selection *f) {
     }
   }
   group *gr = &c->groups[g];
-  if (gr->count == gr->cap) {
-    uint32_t cap = gr->cap ? gr->cap * 2 : 4;
-    const gql_ast_selection **p =
-        gql_arena_grow(arena, gr->fields, gr->cap, cap, sizeof *p);
-    if (!p) {
-      c->nomem = true;
-      return;
-    }
-    gr->fields = p;
-    gr->cap = cap;
+  if (!GQL_ARRAY_RESERVE_FIRST(arena, gr->fields, gr->cap, gr->count + 1, 4)) {
+    c->nomem = true;
+    return;
   }
   gr->fields[gr->count++] = f;
 }
@@ -111,15 +98,9 @@ static void collect(collector *c, const gql_ast_selection_set *root) {
   const gql_ast_selection_set *push = root;
   while (!c->nomem) {
     if (push) {
-      if (n == cap) {
-        uint32_t ncap = cap ? cap * 2 : 16;
-        cursor *p = gql_arena_grow(c->ctx->arena, stack, cap, ncap, sizeof *p);
-        if (!p) {
-          c->nomem = true;
-          return;
-        }
-        stack = p;
-        cap = ncap;
+      if (!GQL_ARRAY_RESERVE_FIRST(c->ctx->arena, stack, cap, n + 1, 16)) {
+        c->nomem = true;
+        return;
       }
       stack[n++] = (cursor){push, 0};
       push = NULL;

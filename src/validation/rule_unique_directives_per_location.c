@@ -62,15 +62,8 @@ static gql_namemap *seen_for(gql_vctx *ctx, state *s, const gql_ast_node *node,
   uint32_t i;
   if (gql_namemap_get(&s->types, name, &i))
     return &s->per_type[i];
-  if (s->ntypes == s->ctypes) {
-    uint32_t cap = s->ctypes ? s->ctypes * 2 : 8;
-    gql_namemap *p =
-        gql_arena_grow(ctx->arena, s->per_type, s->ctypes, cap, sizeof *p);
-    if (!p)
-      return NULL;
-    s->per_type = p;
-    s->ctypes = cap;
-  }
+  if (!GQL_ARRAY_RESERVE(ctx->arena, s->per_type, s->ctypes, s->ntypes + 1))
+    return NULL;
   if (gql_namemap_put(&s->types, ctx->arena, name, s->ntypes) < 0)
     return NULL;
   s->per_type[s->ntypes] = (gql_namemap){0};

@@ -18,16 +18,11 @@ typedef struct state {
 } state;
 
 static bool push(gql_vctx *ctx, state *st, const gql_ast_value *obj) {
-  if (st->depth == st->cap) {
-    uint32_t cap = st->cap ? st->cap * 2 : 16;
-    frame *s = gql_arena_grow(ctx->arena, st->stack, st->cap, cap, sizeof *s);
-    if (!s) {
-      gql_vnomem(ctx);
-      st->lost++;
-      return false;
-    }
-    st->stack = s;
-    st->cap = cap;
+  if (!GQL_ARRAY_RESERVE_FIRST(ctx->arena, st->stack, st->cap, st->depth + 1,
+                               16)) {
+    gql_vnomem(ctx);
+    st->lost++;
+    return false;
   }
   frame *f = &st->stack[st->depth++];
   *f = (frame){obj, NULL, 0};

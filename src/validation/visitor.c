@@ -11,29 +11,17 @@
 
 /* ---- stacks */
 
-static bool grow(gql_type_info *ti, void **items, uint32_t n, uint32_t *cap,
-                 size_t elem) {
-  if (n < *cap)
-    return true;
-  uint32_t ncap = *cap ? *cap * 2 : 16;
-  void *p = gql_arena_grow(ti->arena, *items, *cap, ncap, elem);
-  if (!p) {
-    ti->nomem = true;
-    return false;
-  }
-  *items = p;
-  *cap = ncap;
-  return true;
-}
-
+/* Pushes on a TypeInfo stack (GQL_ARRAY_RESERVE, first room 16); counted
+ * even when out of memory, so pops stay balanced (TOP then answers
+ * unknown). */
 #define PUSH(ti, arr, n, cap, v)                                               \
   do {                                                                         \
-    void *items_ = (ti)->arr;                                                  \
-    if (grow((ti), &items_, (ti)->n, &(ti)->cap, sizeof *(ti)->arr)) {         \
-      (ti)->arr = items_;                                                      \
+    if (GQL_ARRAY_RESERVE_FIRST((ti)->arena, (ti)->arr, (ti)->cap,             \
+                                (ti)->n + 1, 16))                              \
       (ti)->arr[(ti)->n] = (v);                                                \
-    }                                                                          \
-    (ti)->n++; /* counted even when out of memory, so pops stay balanced */    \
+    else                                                                       \
+      (ti)->nomem = true;                                                      \
+    (ti)->n++;                                                                 \
   } while (0)
 
 #define POP(ti, n)                                                             \

@@ -97,5 +97,11 @@ out=$(echo 'subscription { tick }' | "$gql" exec --schema "$tmp/sub.graphql" --d
 out=$(echo 'subscription { tick }' | "$gql" exec --subscription-once --schema "$tmp/sub.graphql" --data "$tmp/sub.json")
 [[ $? -eq 0 && $out == '{"data":{"tick":3}}' ]] && passed=$((passed + 1)) || fail "subscription once: $out"
 
+# An operation type the schema has no root for: graphql-js's execution
+# error with data null (it crashed: no root to walk).
+out=$(echo 'mutation { x }' | "$gql" exec --schema "$tmp/sub.graphql" --data "$tmp/sub.json")
+[[ $? -eq 1 && $out == '{"errors":[{"message":"Schema is not configured to execute mutation operation.","locations":[{"line":1,"column":1}]}],"data":null}' ]] &&
+  passed=$((passed + 1)) || fail "no mutation root: $out"
+
 echo "exec: $passed passed, $failures failed"
 [[ $failures -eq 0 ]]

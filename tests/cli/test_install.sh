@@ -26,9 +26,12 @@ cat >"$tmp/app/main.c" <<'C'
 int main(void) {
   gql_arena *a = gql_arena_new(NULL);
   gql_document *doc;
-  gql_syntax_error err;
+  gql_errors errs = {.arena = a};
+  if (gql_parse(a, "{", 1, NULL, &doc, &errs) != GQL_ESYNTAX || errs.count != 1 ||
+      errs.items[0].locations[0].column != 2)
+    return 2;
   const char *q = "query{hero{name}}";
-  if (gql_parse(a, q, strlen(q), NULL, &doc, &err)) return 1;
+  if (gql_parse(a, q, strlen(q), NULL, &doc, &errs)) return 1;
   const char *out;
   size_t n;
   if (gql_print(a, doc, &out, &n)) return 1;
@@ -67,13 +70,12 @@ int main(void) {
   const char sdl[] = "type Query { me: User }\n"
                      "type User @key(fields: \"id\") { id: ID! name: String }\n";
   gql_arena *a = gql_arena_new(NULL);
-  const gql_error *errs;
-  uint32_t nerrs;
+  gql_errors errs = {.arena = a};
   gql_subgraph *sg;
-  if (gql_subgraph_new("type Query { x: Nope }", 22, NULL, &sg, a, &errs, &nerrs) >= 0 || nerrs != 1)
+  if (gql_subgraph_new("type Query { x: Nope }", 22, NULL, &sg, &errs) >= 0 || errs.count != 1)
     return 2;
-  printf("%s\n", errs[0].message);
-  if (gql_subgraph_new(sdl, sizeof sdl - 1, NULL, &sg, a, &errs, &nerrs) < 0) return 3;
+  printf("%s\n", errs.items[0].message);
+  if (gql_subgraph_new(sdl, sizeof sdl - 1, NULL, &sg, &errs) < 0) return 3;
   const char data[] = "{\"User\":[{\"id\":\"7\",\"name\":\"Ada\"}]}";
   const gql_value *v;
   if (gql_value_parse(a, data, sizeof data - 1, &v) < 0) return 4;

@@ -208,3 +208,48 @@ Test(arena, arena_realloc_of_an_older_allocation_copies) {
   cr_assert_str_eq(q, "abc");
   gql_arena_free(a);
 }
+
+Test(arena, vector_push_keeps_every_item_and_doubles_its_room) {
+  gql_arena *a = gql_arena_new(NULL);
+  GQL_VECTOR(uint64_t) v = {0};
+  for (uint64_t i = 0; i < 1000; i++)
+    cr_assert(gql_vector_push(a, &v, i * 3));
+  cr_assert_eq(v.count, 1000);
+  cr_assert_eq(v.cap, 1024, "8, doubled up to the first power over 1000");
+  for (uint32_t i = 0; i < v.count; i++)
+    cr_assert_eq(v.items[i], (uint64_t)i * 3);
+  gql_arena_free(a);
+}
+
+Test(arena, array_reserve_jumps_to_what_is_needed) {
+  gql_arena *a = gql_arena_new(NULL);
+  int *items = NULL;
+  uint32_t cap = 0;
+  cr_assert(GQL_ARRAY_RESERVE_FIRST(a, items, cap, 3, 16));
+  cr_assert_eq(cap, 16);
+  cr_assert(GQL_ARRAY_RESERVE(a, items, cap, 100));
+  cr_assert_eq(cap, 128, "32 does not hold 100: doubled until it does");
+  items[99] = 7;
+  cr_assert(GQL_ARRAY_RESERVE(a, items, cap, 50), "room already there");
+  cr_assert_eq(cap, 128);
+  cr_assert_eq(items[99], 7);
+  gql_arena_free(a);
+}
+
+Test(arena, vector_push_out_of_memory_leaves_the_vector_as_it_was) {
+  counting c = {.fail_after = -1};
+  gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
+  gql_arena *a = gql_arena_new(&alc);
+  gql_arena_set_limit(a, 16 << 10);
+  GQL_VECTOR(uint32_t) v = {0};
+  uint32_t pushed = 0;
+  while (gql_vector_push(a, &v, pushed))
+    pushed++;
+  cr_assert_gt(pushed, 0);
+  cr_assert_eq(v.count, pushed, "the failed push counted nothing");
+  cr_assert_geq(v.cap, v.count);
+  for (uint32_t i = 0; i < v.count; i++)
+    cr_assert_eq(v.items[i], i);
+  gql_arena_free(a);
+  cr_assert_eq(c.live_bytes, 0);
+}

@@ -302,7 +302,7 @@ int main(int argc, char **argv) {
   }
   gql_schema *s;
   gql_arena *arena = gql_arena_new(NULL);
-  if (gql_schema_from_sdl(sdl, slen, NULL, &s, NULL, NULL, NULL) < 0) {
+  if (gql_schema_from_sdl(sdl, slen, NULL, &s, NULL) < 0) {
     /* The cats schemas use directives they do not declare: build without
      * the SDL rules. */
     gql_error_list el;
@@ -345,10 +345,13 @@ int main(int argc, char **argv) {
     }
   }
   gql_prepared *p;
-  gql_str errors = {0};
+  gql_errors errs = {.arena = arena};
   gql_prepare_options po = {.no_validate = !validate};
   int status = 0;
-  if (gql_prepare(s, query, qlen, op, &po, &p, arena, &errors) < 0) {
+  if (gql_prepare(s, query, qlen, op, &po, &p, &errs) < 0) {
+    gql_str errors = {0};
+    if (errs.count)
+      gql_errors_response(&errs, NULL, arena, &errors);
     printf("%.*s\n", (int)errors.len, errors.ptr ? errors.ptr : "");
     status = 1;
     goto done;
@@ -365,7 +368,7 @@ int main(int argc, char **argv) {
                                   execute(): a subscription runs once */
                                .subscription_once = true};
   int rc = gql_execute(p, &params);
-  while (rc == 1 && c.head < c.tail)
+  while (rc == 0 && c.head < c.tail)
     run_job(&c.jobs[c.head++ % 256]);
   gql_prepared_free(p);
 done:

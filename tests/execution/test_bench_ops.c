@@ -35,8 +35,8 @@ static bench_ops *ops_new(void) {
 static response run(gql_schema *schema, const bench_op *op, const void *root) {
   gql_prepared *p;
   cr_assert_eq(
-      gql_prepare(schema, op->query, op->query_len, NULL, NULL, &p, NULL, NULL),
-      0, "%s: prepare", op->name);
+      gql_prepare(schema, op->query, op->query_len, NULL, NULL, &p, NULL), 0,
+      "%s: prepare", op->name);
   gql_arena *a = gql_arena_new(NULL);
   gql_output out = {0};
   response r = {0};

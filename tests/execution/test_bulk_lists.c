@@ -159,8 +159,7 @@ static const bool yes = true, no = false;
  * makes Query not synchronous (tree mode). */
 static gql_schema *schema(bool use_bulk, bool slow, env *e) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   const unsigned sync = GQL_RESOLVER_SYNC;
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
     cr_assert_eq(gql_schema_set_resolver(s, "Query", fields[i].name,

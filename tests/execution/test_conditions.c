@@ -10,12 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char sdl[] = "type Query { a: String b: String o: O oo: O! "
-                          "l: [O!] ll: [O] }\n"
-                          "type O { x: String y: String o: O }\n";
+static const char sdl[] =
+    "type Query { a: String b: String o: O oo: O! "
+    "l: [O!] ll: [O] f(x: Boolean!): String }\n"
+    "type O { x: String y: String o: O f(x: Boolean!): String "
+    "n(x: Boolean!): String! }\n";
 static const char data[] =
-    "{\"a\":\"A\",\"b\":\"B\",\"o\":{\"x\":\"X\",\"y\":\"Y\",\"o\":{\"x\":"
-    "\"X2\"}},\"oo\":{\"x\":\"X\",\"y\":\"Y\"},\"l\":[{\"x\":\"1\"},{\"x\":"
+    "{\"a\":\"A\",\"b\":\"B\",\"f\":\"F\",\"o\":{\"x\":\"X\",\"y\":\"Y\","
+    "\"f\":\"OF\",\"n\":\"N\",\"o\":{\"x\":\"X2\"}},\"oo\":{\"x\":\"X\",\"y\":"
+    "\"Y\"},\"l\":[{\"x\":\"1\"},{\"x\":"
     "\"2\"}],\"ll\":[{\"x\":\"1\"},{\"x\":\"2\"}]}";
 
 static void prop(const gql_resolve_info *info, const void *parent,
@@ -38,8 +41,7 @@ static void on_done(void *ud, const char *json, size_t len, bool errors) {
 static void run(const char *q, const char *vars, bool validate, bool tree,
                 done *d) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   if (tree)
     cr_assert_eq(gql_schema_set_resolver(s, "Query", "o", prop, NULL, 0), 0);
   gql_arena *a = gql_arena_new(NULL);
@@ -47,8 +49,7 @@ static void run(const char *q, const char *vars, bool validate, bool tree,
   cr_assert_eq(gql_value_parse(a, data, sizeof data - 1, &root), 0);
   gql_prepare_options po = {.no_validate = !validate};
   gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, NULL, NULL), 0, "%s",
-               q);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, &po, &p, NULL), 0, "%s", q);
   gql_execute_params params = {.root_value = root,
                                .variables_json = vars,
                                .variables_len = strlen(vars),
@@ -156,4 +157,27 @@ Test(conditions, unvalidated_ifs_fail_as_get_argument_values_does) {
   expect("query($v: String = \"x\") { o { x @skip(if: $v) y @include(if: $v) } "
          "}",
          "{}", false, "{\"data\":{\"o\":{\"x\":\"X\",\"y\":\"Y\"}}}");
+}
+
+/* The same rule for a field's argument (graphql-js getArgumentValues): the
+ * field is null with the error at its path, a non-null field nulls its
+ * parent. */
+#define NULL_X                                                                 \
+  "Argument \\\"x\\\" of non-null type \\\"Boolean!\\\" must not be null."
+
+Test(conditions, a_null_variable_with_a_default_fails_a_field_argument) {
+  expect("query($v: Boolean = false) { a f(x: $v) b }", "{\"v\": null}", true,
+         "{\"errors\":[{\"message\":\"" NULL_X "\",\"locations\":[{\"line\":"
+         "1,\"column\":37}],\"path\":[\"f\"]}],\"data\":{\"a\":\"A\",\"f\":"
+         "null,\"b\":\"B\"}}");
+  expect("query($v: Boolean = false) { o { x f(x: $v) } b }", "{\"v\": null}",
+         true,
+         "{\"errors\":[{\"message\":\"" NULL_X "\",\"locations\":[{\"line\":"
+         "1,\"column\":41}],\"path\":[\"o\",\"f\"]}],\"data\":{\"o\":{\"x\":"
+         "\"X\",\"f\":null},\"b\":\"B\"}}");
+  expect("query($v: Boolean = false) { a o { x n(x: $v) } b }", "{\"v\": null}",
+         true,
+         "{\"errors\":[{\"message\":\"" NULL_X "\",\"locations\":[{\"line\":"
+         "1,\"column\":43}],\"path\":[\"o\",\"n\"]}],\"data\":{\"a\":\"A\","
+         "\"o\":null,\"b\":\"B\"}}");
 }

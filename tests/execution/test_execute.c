@@ -14,8 +14,7 @@ static const char sdl[] =
 
 static gql_schema *schema(void) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   return s;
 }
 
@@ -40,9 +39,12 @@ static int run_opt(gql_schema *s, const char *q, const char *data,
                    const char *vars, got *g, bool validate) {
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p;
-  gql_str err = {0};
+  gql_errors errs = {.arena = a};
   gql_prepare_options po = {.no_validate = !validate};
-  int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, a, &err);
+  int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, &errs);
+  gql_str err = {0};
+  if (errs.count)
+    cr_assert_eq(gql_errors_response(&errs, NULL, a, &err), 0);
   if (rc < 0) {
     snprintf(g->json, sizeof g->json, "%.*s", (int)err.len, err.ptr);
     gql_arena_free(a);
@@ -173,7 +175,7 @@ static gql_prepared *prepare_async(gql_schema *s, const char *q) {
   gql_schema_set_resolver(s, "Item", "name", item_name, NULL,
                           GQL_RESOLVER_SYNC);
   gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   return p;
 }
 
@@ -191,7 +193,8 @@ Test(execute, pending_fields_complete_in_any_order_and_keep_selection_order) {
                                .arena = a,
                                .on_done = on_done,
                                .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   cr_assert_eq(c.n, 3);
   cr_assert_eq(g.calls, 0);
   gql_out_string(gql_pending_out(c.p[1]), "B", 1);
@@ -214,7 +217,8 @@ Test(execute, error_in_pending_non_null_field_nulls_data) {
   gql_arena *a = gql_arena_new(NULL);
   gql_execute_params params = {
       .context = &c, .arena = a, .on_done = on_done, .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   gql_out_error(gql_pending_out(c.p[0]), "boom");
   gql_out_string(gql_pending_out(c.p[1]), "s", 1);
   cr_assert_str_eq(g.json, "{\"errors\":[{\"message\":\"boom\",\"locations\":"
@@ -282,7 +286,7 @@ static size_t count_calls(gql_schema *s, const char *q, const char *data) {
   const gql_value *root;
   cr_assert_eq(gql_value_parse(values, data, strlen(data), &root), 0);
   gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   gql_arena *arena = gql_arena_new(&alc);
   gql_output out = {.alc = &alc};
   gql_execute_params params = {
@@ -343,20 +347,19 @@ static void log_pending(const gql_resolve_info *info, const void *parent,
 
 Test(execute, mutation_root_fields_run_one_after_the_other) {
   gql_schema *s;
-  cr_assert_eq(
-      gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL), 0);
   gql_schema_set_resolver(s, "Mutation", "first", log_pending, NULL, 0);
   gql_schema_set_resolver(s, "Mutation", "second", log_pending, NULL, 0);
   const char *q = "mutation { first second }";
   gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   order_ctx c = {0};
   got g = {0};
   gql_arena *a = gql_arena_new(NULL);
   gql_execute_params params = {
       .context = &c, .arena = a, .on_done = on_done, .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   cr_assert_str_eq(c.log, "first ", "second must wait for first");
   gql_out_int(gql_pending_out(c.p[0]), 1);
   cr_assert_str_eq(c.log, "first second ");
@@ -370,14 +373,12 @@ Test(execute, mutation_root_fields_run_one_after_the_other) {
 
 Test(execute, pending_null_in_non_null_field_nulls_the_nullable_parent) {
   gql_schema *s;
-  cr_assert_eq(
-      gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(msdl, sizeof msdl - 1, NULL, &s, NULL), 0);
   gql_schema_set_resolver(s, "Obj", "nn", log_pending, NULL, 0);
   gql_schema_set_resolver(s, "Obj", "v", log_pending, NULL, 0);
   const char *q = "mutation { third { v nn } first }";
   gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   order_ctx c = {0};
   got g = {0};
   gql_arena *a = gql_arena_new(NULL);
@@ -389,7 +390,8 @@ Test(execute, pending_null_in_non_null_field_nulls_the_nullable_parent) {
                                .arena = a,
                                .on_done = on_done,
                                .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   gql_out_null(gql_pending_out(c.p[1])); /* nn: null in Int! */
   gql_out_int(gql_pending_out(c.p[0]), 3);
   cr_assert_str_eq(
@@ -466,7 +468,7 @@ Test(execute, pending_list_items_keep_their_order) {
   gql_schema_set_resolver(s, "Query", "items", slow_list, NULL, 0);
   const char *q = "{ items { id } }";
   gql_prepared *p;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   slow_ctx c = {0};
   got g = {0};
   gql_arena *a = gql_arena_new(NULL);
@@ -475,7 +477,8 @@ Test(execute, pending_list_items_keep_their_order) {
   cr_assert_eq(gql_value_parse(a, d, strlen(d), &items), 0);
   gql_execute_params params = {
       .context = &c, .arena = a, .on_done = on_done, .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   cr_assert_eq(c.n, 3);
   gql_out_json(gql_pending_out(c.p[2]), gql_value_item(items, 2));
   gql_out_json(gql_pending_out(c.p[0]), gql_value_item(items, 0));
@@ -492,8 +495,7 @@ Test(execute, abstract_type_errors_use_graphql_js_messages) {
   const char *u = "type Query { pet: Pet }\nunion Pet = Cat | Dog\n"
                   "type Cat { n: String }\ntype Dog { n: String }\n";
   gql_schema *s;
-  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL, NULL, NULL),
-               0);
+  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL), 0);
   got g = {0};
   run(s, "{ pet { ... on Cat { n } } }", "{\"pet\":{\"n\":\"x\"}}", NULL, &g);
   cr_assert(strstr(g.json,
@@ -543,7 +545,8 @@ Test(execute, resolve_finish_of_a_pending_field_follows_its_completion) {
   gql_arena *a = gql_arena_new(NULL);
   gql_execute_params params = {
       .context = &c, .arena = a, .hooks = &hooks, .on_done = on_done, .ud = &g};
-  cr_assert_eq(gql_execute(p, &params), 1);
+  cr_assert_eq(gql_execute(p, &params), 0);
+  cr_assert_eq(g.calls, 0, "fields pend: no response yet");
   cr_assert_str_eq(t.log, "+hello-hello+slow");
   gql_out_string(gql_pending_out(c.p[0]), "s", 1);
   cr_assert_str_eq(t.log, "+hello-hello+slow-slow");
@@ -568,8 +571,7 @@ Test(execute, synchronous_types_are_proven_by_fixpoint) {
                   "union U = C | D\n"
                   "type Sync { s: Sync x: Int }\n";
   gql_schema *s;
-  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL, NULL, NULL),
-               0);
+  cr_assert_eq(gql_schema_from_sdl(u, strlen(u), NULL, &s, NULL), 0);
   gql_schema_set_resolver(s, "B", "slow", noop, NULL, 0);
   gql_schema_set_resolver(s, "D", "d", noop, NULL, GQL_RESOLVER_SYNC);
   cr_assert_eq(gql_schema_finalize(s), 0);
@@ -682,8 +684,7 @@ static void r_side(const gql_resolve_info *info, const void *parent,
  * tree mode. */
 static gql_schema *arr_schema(bool side_sync) {
   gql_schema *s = NULL;
-  cr_assert_eq(gql_schema_from_sdl(arr_sdl, sizeof arr_sdl - 1, NULL, &s, NULL,
-                                   NULL, NULL),
+  cr_assert_eq(gql_schema_from_sdl(arr_sdl, sizeof arr_sdl - 1, NULL, &s, NULL),
                0);
   static const struct {
     const char *type, *field;
@@ -805,14 +806,12 @@ Test(execute, subscription_answers_an_error_unless_run_once_is_asked) {
   static const char sub_sdl[] = "type Query { a: String }\n"
                                 "type Subscription { tick: Int }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(gql_schema_from_sdl(sub_sdl, sizeof sub_sdl - 1, NULL, &s, NULL,
-                                   NULL, NULL),
+  cr_assert_eq(gql_schema_from_sdl(sub_sdl, sizeof sub_sdl - 1, NULL, &s, NULL),
                0);
   const char *q = "query Q { a }\n  subscription S { tick }";
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p;
-  gql_str err = {0};
-  cr_assert_eq(gql_prepare(s, q, strlen(q), "S", NULL, &p, a, &err), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), "S", NULL, &p, NULL), 0);
   const gql_value *root;
   cr_assert_eq(gql_value_parse(a, "{\"tick\":7}", 10, &root), 0);
   got g = {0};

@@ -228,8 +228,7 @@ static void r_int(const gql_resolve_info *info, const void *parent,
  * hand; `slow` makes Query and Holder not synchronous (tree mode). */
 static gql_schema *schema(bool members, bool slow, env *e) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   memset(e, 0, sizeof *e);
   e->a = (uint32_t)gql_schema_type_by_name(s, "A", 1);
   e->b = (uint32_t)gql_schema_type_by_name(s, "B", 1);
@@ -599,9 +598,7 @@ Test(list_members, long_enum_lists_and_long_names) {
       "enum Long { SHORT A_VALUE_NAME_OF_MORE_THAN_THIRTY_TWO_BYTES }\n"
       "type Query { many: [E!]! manyByHand: [E!]! longs: [Long] }";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl2, sizeof sdl2 - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(sdl2, sizeof sdl2 - 1, NULL, &s, NULL), 0);
   gql_list_member many = {.kind = GQL_LIST_ENUM_U8,
                           .items_inline = true,
                           .items_offset = offsetof(enum_lists, many),
@@ -660,9 +657,7 @@ Test(list_members, abstract_items_without_resolve_type) {
       "interface I { id: Int } type T implements I { id: Int }\n"
       "type H { is: [I] isS: [I] other: Int } type Query { h: H }";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl3, sizeof sdl3 - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(sdl3, sizeof sdl3 - 1, NULL, &s, NULL), 0);
   gql_list_member is = {.kind = GQL_LIST_OBJECT_PTRS,
                         .items_offset = offsetof(holder, nodes_nn),
                         .count_offset = offsetof(holder, nnodes_nn),
@@ -717,8 +712,7 @@ Test(list_members, abstract_items_without_resolve_type) {
 
 Test(list_members, set_time_errors) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   uint32_t a = (uint32_t)gql_schema_type_by_name(s, "A", 1);
   uint32_t b = (uint32_t)gql_schema_type_by_name(s, "B", 1);
   uint32_t c = (uint32_t)gql_schema_type_by_name(s, "C", 1);
@@ -801,8 +795,7 @@ Test(list_members, lists_of_lists_are_refused) {
   static const char nested[] =
       "enum E { X } type T { id: Int } type Query { es: [[E]] ts: [[T!]]! }";
   gql_schema *s = NULL;
-  cr_assert_eq(gql_schema_from_sdl(nested, sizeof nested - 1, NULL, &s, NULL,
-                                   NULL, NULL),
+  cr_assert_eq(gql_schema_from_sdl(nested, sizeof nested - 1, NULL, &s, NULL),
                0);
   gql_list_member enums = {.kind = GQL_LIST_ENUM_U8, .count_size = 1};
   gql_list_member ptrs = {

@@ -124,8 +124,7 @@ static void q_slow(const gql_resolve_info *info, const void *parent,
  * else by hand. `slow` makes Query not synchronous (tree mode). */
 static gql_schema *schema(bool members, bool slow) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
     const member_def *d = &defs[i];
     int rc = members ? gql_schema_set_member(s, d->type, d->field, d->kind,
@@ -281,8 +280,7 @@ Test(members, null_parent) {
 
 Test(members, registration_errors) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   cr_assert_eq(gql_schema_set_member(s, "Rec", "i32", (gql_member_kind)0, 0),
                GQL_EINVAL);
   cr_assert_eq(gql_schema_set_member(s, "Rec", "i32", (gql_member_kind)99, 0),

@@ -37,13 +37,15 @@ static void on_done(void *ud, const char *json, size_t len, bool errors) {
  * or the prepare error goes to g->json. */
 static int run(const char *q, uint32_t max, got *g) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p;
-  gql_str err = {0};
+  gql_errors errs = {.arena = a};
   gql_prepare_options po = {.max_plan_size = max};
-  int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, a, &err);
+  int rc = gql_prepare(s, q, strlen(q), NULL, &po, &p, &errs);
+  gql_str err = {0};
+  if (errs.count)
+    cr_assert_eq(gql_errors_response(&errs, NULL, a, &err), 0);
   if (rc < 0) {
     snprintf(g->json, sizeof g->json, "%.*s", (int)err.len, err.ptr);
   } else {

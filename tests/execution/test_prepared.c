@@ -11,15 +11,13 @@ static gql_schema *schema(void) {
                             "type Mutation { m: Int }\n"
                             "type Subscription { s: Int }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   return s;
 }
 
 static gql_prepared *prepare(gql_schema *s, const char *q) {
   gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL, NULL), 0,
-               "%s", q);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0, "%s", q);
   return p;
 }
 
@@ -68,7 +66,7 @@ Test(prepared, refuses_invalid_variables_with_graphql_js_errors) {
   cr_assert_null(out);
   cr_assert_eq(errors.count, 1);
   gql_str json;
-  cr_assert_eq(gql_errors_response(&errors, a, &json), 0);
+  cr_assert_eq(gql_errors_response(&errors, NULL, a, &json), 0);
   cr_assert_str_eq(json.ptr,
                    "{\"errors\":[{\"message\":\"Variable \\\"$x\\\" got "
                    "invalid value \\\"no\\\"; Int cannot represent non-integer "
@@ -126,9 +124,7 @@ Test(prepared, enum_variables_suggest_the_enum_value_as_graphql_js_does) {
   static const char esdl[] = "enum Color { RED GREEN BLUE RE1 }\n"
                              "type Query { c(x: Color): String }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(esdl, sizeof esdl - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(esdl, sizeof esdl - 1, NULL, &s, NULL), 0);
   gql_prepared *p = prepare(s, "query($x: Color) { c(x: $x) }");
   gql_arena *a = gql_arena_new(NULL);
   static const char *const in[] = {"{\"x\":\"REDD\"}", "{\"x\":\"GRE\"}",
@@ -166,9 +162,7 @@ Test(prepared, gql_graphql_runs_a_subscription_once_over_the_root_value) {
   static const char ssdl[] = "type Query { a: String }\n"
                              "type Subscription { tick: Int }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(ssdl, sizeof ssdl - 1, NULL, &s, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(ssdl, sizeof ssdl - 1, NULL, &s, NULL), 0);
   gql_arena *a = gql_arena_new(NULL);
   const gql_value *root;
   cr_assert_eq(gql_value_parse(a, "{\"tick\":3}", 10, &root), 0);

@@ -652,7 +652,7 @@ static void run_case(const exec_case *k, gql_tracer *tracer, tally *t) {
   bool prepared_once = false;
   for (int path = 0; path < P_COUNT; path++) {
     gql_schema *s = NULL;
-    if (gql_schema_from_sdl(k->sdl, k->sdl_len, NULL, &s, NULL, NULL, NULL) < 0)
+    if (gql_schema_from_sdl(k->sdl, k->sdl_len, NULL, &s, NULL) < 0)
       return; /* a schema gql refuses: the conformance runner's business */
     gql_arena *a = gql_arena_new(NULL);
     pending_queue q = {0};
@@ -663,12 +663,11 @@ static void run_case(const exec_case *k, gql_tracer *tracer, tally *t) {
       /* the root type from a first preparation on a plain copy */
       gql_schema *plain = NULL;
       gql_prepared *pp = NULL;
-      cr_assert_eq(gql_schema_from_sdl(k->sdl, k->sdl_len, NULL, &plain, NULL,
-                                       NULL, NULL),
+      cr_assert_eq(gql_schema_from_sdl(k->sdl, k->sdl_len, NULL, &plain, NULL),
                    0);
       gql_prepare_options po = {.no_validate = k->no_validate};
-      if (gql_prepare(plain, k->query, k->query_len, k->op, &po, &pp, NULL,
-                      NULL) == 0) {
+      if (gql_prepare(plain, k->query, k->query_len, k->op, &po, &pp, NULL) ==
+          0) {
         uint32_t rt = root_type_of(plain, pp);
         gql_prepared_free(pp);
         ok = rt == GQL_NO_TYPE || members_setup(s, &pc, a, k->root, rt, &root);
@@ -699,8 +698,7 @@ static void run_case(const exec_case *k, gql_tracer *tracer, tally *t) {
     }
     gql_prepared *p = NULL;
     gql_prepare_options po = {.no_validate = k->no_validate};
-    if (gql_prepare(s, k->query, k->query_len, k->op, &po, &p, NULL, NULL) <
-        0) {
+    if (gql_prepare(s, k->query, k->query_len, k->op, &po, &p, NULL) < 0) {
       gql_arena_free(a);
       gql_schema_free(s);
       return; /* request errors: nothing is executed */
@@ -888,7 +886,7 @@ Test(write_paths, benchmark_resolvers_and_members_answer_alike_traced) {
         continue;
       gql_prepared *p = NULL;
       cr_assert_eq(gql_prepare(schemas[j], op->query, op->query_len, NULL, NULL,
-                               &p, NULL, NULL),
+                               &p, NULL),
                    0);
       for (int traced = 0; traced < 2; traced++) {
         response got =

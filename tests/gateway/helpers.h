@@ -46,8 +46,8 @@ static inline gql_gw_plan *gw_plan(const gql_supergraph *sg, gql_arena *arena,
                                    const char *query, const char *op) {
   gql_document *doc;
   gql_syntax_error se;
-  cr_assert_eq(gql_parse(arena, query, strlen(query), NULL, &doc, &se), 0,
-               "syntax: %s", se.message);
+  cr_assert_eq(gql_parse_syntax(arena, query, strlen(query), NULL, &doc, &se),
+               0, "syntax: %s", se.message);
   gql_gw_plan *plan = NULL;
   const char *err = NULL;
   int rc = gql_gw_plan_build(sg, doc, op, arena, &plan, &err);

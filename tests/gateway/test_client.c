@@ -200,14 +200,14 @@ Test(gateway_client, answers_at_root_end_before_the_terminator_then_reuses) {
   fake_start(&loop, &f);
   gql_gw_client *c = client_for(&loop, f.port, NULL);
   answer a = {.f = &f};
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   cr_assert_eq(a.calls, 0, "the callback never runs inside post");
   run_until(&loop, &a.calls, 1);
   cr_expect_eq(a.status, 0, "%s", a.why);
   cr_expect_str_eq(a.json, "{\"data\":{}}");
   cr_expect_not(a.tail_sent, "answered before the chunk terminator");
   sleep_loop(&loop, 900); /* the terminator arrives: drained, pooled */
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   run_until(&loop, &a.calls, 2);
   cr_expect_eq(a.status, 0, "%s", a.why);
   cr_expect_eq(f.requests, 2);
@@ -235,11 +235,11 @@ Test(gateway_client, a_drain_past_its_byte_bound_closes_the_connection) {
   gql_gw_client_options o = {.drain_max_bytes = 1024};
   gql_gw_client *c = client_for(&loop, f.port, &o);
   answer a = {.f = &f};
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   run_until(&loop, &a.calls, 1);
   cr_expect_eq(a.status, 0, "%s", a.why);
   sleep_loop(&loop, 200);
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   run_until(&loop, &a.calls, 2);
   cr_expect_eq(a.status, 0, "%s", a.why);
   cr_expect_eq(f.accepted, 2, "the over-long drain closed the first one");
@@ -260,7 +260,7 @@ Test(gateway_client, connect_refused_is_an_error_after_post_returns) {
   uv_run(&loop, UV_RUN_NOWAIT);
   gql_gw_client *c = client_for(&loop, port, NULL);
   answer a = {0};
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   cr_assert_eq(a.calls, 0);
   run_until(&loop, &a.calls, 1);
   cr_expect_lt(a.status, 0);
@@ -280,7 +280,7 @@ Test(gateway_client, a_body_over_max_response_is_an_error) {
   gql_gw_client_options o = {.max_response = 16};
   gql_gw_client *c = client_for(&loop, f.port, &o);
   answer a = {0};
-  cr_assert_eq(gql_gw_client_post(c, 0, "{}", 2, on_answer, &a), 0);
+  cr_assert_eq(gql_gw_client_post(c, 0, NULL, "{}", 2, on_answer, &a), 0);
   run_until(&loop, &a.calls, 1);
   cr_expect_lt(a.status, 0);
   cr_expect(strstr(a.why, "too large") != NULL, "%s", a.why);

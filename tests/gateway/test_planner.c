@@ -179,7 +179,7 @@ Test(planner, operation_is_chosen_by_name) {
   gw_expect_op(plan, "products", 1, "query{topProducts{upc}}");
   gql_document *doc;
   gql_syntax_error se;
-  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  cr_assert_eq(gql_parse_syntax(arena, q, strlen(q), NULL, &doc, &se), 0);
   const char *err;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
                GQL_EINVAL);
@@ -214,7 +214,7 @@ Test(planner, subscriptions_are_refused_with_a_clear_error) {
   const char *q = "subscription { me { id } }";
   gql_document *doc;
   gql_syntax_error se;
-  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  cr_assert_eq(gql_parse_syntax(arena, q, strlen(q), NULL, &doc, &se), 0);
   gql_gw_plan *plan;
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
@@ -297,7 +297,7 @@ Test(planner, fragments_that_multiply_the_selection_hit_a_limit) {
   gql_document *doc;
   gql_syntax_error se;
   const char *text = gql_buf_cstr(&q);
-  cr_assert_eq(gql_parse(arena, text, q.len, NULL, &doc, &se), 0);
+  cr_assert_eq(gql_parse_syntax(arena, text, q.len, NULL, &doc, &se), 0);
   gql_gw_plan *plan;
   const char *err = NULL;
   int rc = gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err);

@@ -289,7 +289,7 @@ Test(plans, no_plan_is_an_error_not_a_wrong_answer) {
   const char *q = "{ node(id: \"a1\") { id } }";
   gql_document *doc;
   gql_syntax_error se;
-  cr_assert_eq(gql_parse(arena, q, strlen(q), NULL, &doc, &se), 0);
+  cr_assert_eq(gql_parse_syntax(arena, q, strlen(q), NULL, &doc, &se), 0);
   gql_gw_plan *plan;
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
@@ -302,4 +302,47 @@ Test(plans, no_plan_is_an_error_not_a_wrong_answer) {
   gw_expect_op(plan, "b", 1,
                "query{node(id:\"c1\"){__typename ...on Chat{id}}}");
   gql_supergraph_free(sg);
+}
+
+/* Eleven subgraphs extend T by the key `code` alone, which the root's
+ * subgraph lacks: each of their fields needs `code` first, from the owner
+ * (through `id`) or from one another. Trying every order of those hops
+ * is 11! estimates, past the planner's budget; the search stops each one
+ * at the cost of the cheapest way found so far, and plans at once. */
+Test(plans, many_subgraphs_keyed_alike_plan_without_trying_every_order) {
+  enum { N = 11 };
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  gql_buf_puts(&b, "enum join__Graph { A @join__graph(name: \"a\", url: "
+                   "\"http://a\") OWNER @join__graph(name: \"owner\", url: "
+                   "\"http://o\")");
+  for (int i = 1; i <= N; i++)
+    gql_buf_printf(&b, " S%d @join__graph(name: \"s%d\", url: \"http://s\")", i,
+                   i);
+  gql_buf_puts(&b, " }\ntype T @join__type(graph: A, key: \"id\")");
+  for (int i = 1; i <= N; i++)
+    gql_buf_printf(&b, " @join__type(graph: S%d, key: \"code\")", i);
+  gql_buf_puts(&b, " @join__type(graph: OWNER, key: \"id\") @join__type("
+                   "graph: OWNER, key: \"code\") { id: ID! @join__field(graph: "
+                   "A) @join__field(graph: OWNER) code: ID!");
+  for (int i = 1; i <= N; i++)
+    gql_buf_printf(&b, " @join__field(graph: S%d)", i);
+  gql_buf_puts(&b, " @join__field(graph: OWNER)");
+  for (int i = 1; i <= N; i++)
+    gql_buf_printf(&b, " f%d: String @join__field(graph: S%d)", i, i);
+  gql_buf_puts(&b, " }\ntype Query @join__type(graph: A) { t: T }\n");
+  cr_assert(!b.failed);
+  gql_supergraph *sg = gw_load_text(gql_buf_cstr(&b));
+  gql_gw_plan *p =
+      gw_plan(sg, arena, "{ t { f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 } }", NULL);
+  /* the root, `code` from the owner, one entity fetch per subgraph */
+  cr_expect_eq(p->nbatches, 2 + N, "requests: %u", p->nbatches);
+  gw_expect_op(p, "a", 1, "query{t{__typename id}}");
+  gw_expect_op(p, "owner", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on T{code}}}");
+  for (uint32_t i = 0; i < p->nbatches; i++)
+    cr_expect(p->batches[i].graph == 0 || p->batches[i].level > 1);
+  gql_supergraph_free(sg);
+  gql_buf_free(&b);
 }

@@ -128,6 +128,33 @@ Test(supergraph, inaccessible_types_fields_arguments_and_values_are_hidden) {
   gql_supergraph_free(sg);
 }
 
+Test(supergraph, a_link_without_url_names_no_feature_and_hides_nothing) {
+  /* fuzz_supergraph: the namespace of a @link with no url: argument was
+   * cut from a NULL pointer (undefined behaviour under UBSan) */
+  const char *at = strstr(INACCESSIBLE_SG, " { query: Query }");
+  cr_assert_not_null(at);
+  size_t head = (size_t)(at - INACCESSIBLE_SG);
+  char *sdl = malloc(strlen(INACCESSIBLE_SG) + 64);
+  cr_assert_not_null(sdl);
+  sprintf(sdl, "%.*s @link(for: SECURITY)%s", (int)head, INACCESSIBLE_SG, at);
+  gql_supergraph *sg = gw_load_text(sdl);
+  gql_arena *arena = gql_arena_new(NULL);
+  cr_expect_str_eq(api_text(sg, arena), "type Query {\n"
+                                        "  thing(id: ID): Thing\n"
+                                        "  color: Color\n"
+                                        "}\n\n"
+                                        "type Thing {\n"
+                                        "  id: ID!\n"
+                                        "  visible: String\n"
+                                        "}\n\n"
+                                        "enum Color {\n"
+                                        "  RED\n"
+                                        "}");
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  free(sdl);
+}
+
 Test(supergraph, a_syntax_error_is_reported_with_its_position) {
   gql_supergraph *sg = NULL;
   const char *err = NULL;

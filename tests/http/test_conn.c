@@ -213,8 +213,7 @@ static gql_schema *waiting_schema(void) {
   static const char sdl[] = "type Query { wait: String now: String boom: "
                             "String }";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   cr_assert_eq(
       gql_schema_set_resolver(s, "Query", "wait", wait_resolver, NULL, 0), 0);
   cr_assert_eq(gql_schema_set_resolver(s, "Query", "now", now_resolver, NULL,

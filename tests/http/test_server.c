@@ -23,8 +23,7 @@ static gql_http_server *start(gql_schema **schema_out) {
   static const char sdl[] =
       "type Query { later(ms: Int = 10): String ctx: String }";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   cr_assert_eq(gql_schema_set_resolver(s, "Query", "later", later, NULL, 0), 0);
   cr_assert_eq(gql_schema_set_resolver(s, "Query", "ctx", ctx_field, NULL,
                                        GQL_RESOLVER_SYNC),

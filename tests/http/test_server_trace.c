@@ -116,8 +116,7 @@ static void start(fixture *f) {
   cr_assert_eq(gql_tracer_new(&tc, &f->tracer), 0);
   static const char sdl[] =
       "type Query { later(ms: Int = 10): String now: String }";
-  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &f->schema, NULL,
-                                   NULL, NULL),
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &f->schema, NULL),
                0);
   cr_assert_eq(
       gql_schema_set_resolver(f->schema, "Query", "later", later, NULL, 0), 0);
@@ -326,9 +325,7 @@ static void *trace_worker(void *p) {
     cr_assert(tr);
     gql_prepare_options po = {.trace = tr};
     gql_prepared *prep = NULL;
-    gql_str errs;
-    cr_assert_eq(gql_prepare(w->s, q, sizeof q - 1, NULL, &po, &prep, a, &errs),
-                 0);
+    cr_assert_eq(gql_prepare(w->s, q, sizeof q - 1, NULL, &po, &prep, NULL), 0);
     gql_trace_set_operation(tr, prep, NULL, 0);
     bool done = false;
     gql_execute_params ep = {.trace = tr,
@@ -374,8 +371,7 @@ Test(http_server_trace, tracer_shared_by_threads_accounts_for_every_span) {
       "{\"items\":[{\"id\":1,\"name\":\"a\"},{\"id\":2,\"name\":\"b\"},"
       "{\"id\":3,\"name\":\"c\"}]}";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   cr_assert_eq(gql_schema_finalize(s), 0);
   gql_arena *a = gql_arena_new(NULL);
   const gql_value *root;

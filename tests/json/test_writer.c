@@ -608,3 +608,15 @@ Test(json_writer, pretty_indent_is_clamped_like_json_stringify) {
   cr_assert_str_eq(take(), "[\n          1,\n          [\n                    2"
                            "\n          ]\n]");
 }
+
+Test(json_writer, key_prefix_copies_a_name_and_escapes_anything_else) {
+  gql_str k = gql_json_key(arena, gql_cstr("hero_2"));
+  cr_assert_eq(k.len, 9);
+  cr_assert(memcmp(k.ptr, "\"hero_2\":", 9) == 0);
+  k = gql_json_key(arena, gql_cstr("a\"b\\\n"));
+  cr_assert_eq(k.len, 11);
+  cr_assert(memcmp(k.ptr, "\"a\\\"b\\\\\\n\":", 11) == 0);
+  k = gql_json_key(arena, gql_cstr("caf\xc3\xa9"));
+  cr_assert_eq(k.len, 8, "UTF-8 through the writer, as is");
+  cr_assert(memcmp(k.ptr, "\"caf\xc3\xa9\":", 8) == 0);
+}

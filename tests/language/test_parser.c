@@ -18,7 +18,7 @@ TestSuite(parser, .init = setup, .fini = teardown);
 static gql_document *parse_ok(const char *src) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(arena, src, strlen(src), NULL, &doc, &err);
+  int rc = gql_parse_syntax(arena, src, strlen(src), NULL, &doc, &err);
   cr_assert_eq(rc, 0, "parse failed: %s", err.message);
   cr_assert_not_null(doc);
   return doc;
@@ -28,7 +28,7 @@ static gql_syntax_error parse_err_opts(const char *src, size_t len,
                                        const gql_parse_options *o, int want) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(arena, src, len, o, &doc, &err);
+  int rc = gql_parse_syntax(arena, src, len, o, &doc, &err);
   cr_assert_eq(rc, want, "rc %d for %.60s", rc, src);
   cr_assert_not_null(err.message);
   return err;
@@ -269,7 +269,7 @@ Test(parser, kitchen_sink_fixtures_parse) {
     fclose(f);
     gql_document *doc = NULL;
     gql_syntax_error err = {0};
-    int rc = gql_parse(arena, buf, n, NULL, &doc, &err);
+    int rc = gql_parse_syntax(arena, buf, n, NULL, &doc, &err);
     cr_assert_eq(rc, 0, "%s: %u:%u %s", files[i], err.location.line,
                  err.location.column, err.message);
     cr_assert_gt(doc->definitions.count, 5);
@@ -522,7 +522,7 @@ Test(parser, token_limit_counts_tokens_like_graphql_js) {
   gql_document *doc;
   gql_syntax_error err;
   gql_parse_options o = {.max_tokens = 3};
-  cr_assert_eq(gql_parse(arena, "{ foo }", 7, &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, "{ foo }", 7, &o, &doc, &err), 0);
   o.max_tokens = 2;
   err = parse_err_opts("{ foo }", 7, &o, GQL_ELIMIT);
   cr_assert_str_eq(err.message, "Syntax Error: Document contains more than 2 "
@@ -530,7 +530,7 @@ Test(parser, token_limit_counts_tokens_like_graphql_js) {
   cr_assert_eq(err.offset, 6);
   const char *src = "{ foo(bar: \"baz\") }";
   o.max_tokens = 8;
-  cr_assert_eq(gql_parse(arena, src, strlen(src), &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, src, strlen(src), &o, &doc, &err), 0);
   cr_assert_eq(doc->token_count, 8);
   o.max_tokens = 7;
   err = parse_err_opts(src, strlen(src), &o, GQL_ELIMIT);
@@ -538,7 +538,8 @@ Test(parser, token_limit_counts_tokens_like_graphql_js) {
                                 "tokens. Parsing aborted.");
   /* comments are not tokens */
   o.max_tokens = 3;
-  cr_assert_eq(gql_parse(arena, "# x\n{ foo # y\n}", 15, &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, "# x\n{ foo # y\n}", 15, &o, &doc, &err),
+               0);
 }
 
 static char *repeat(const char *prefix, const char *unit, size_t n,
@@ -585,7 +586,7 @@ Test(parser, depth_limit_is_configurable_and_exact) {
   gql_parse_options o = {.max_depth = 3};
   gql_document *doc;
   gql_syntax_error err;
-  cr_assert_eq(gql_parse(arena, "{a{b{c}}}", 9, &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, "{a{b{c}}}", 9, &o, &doc, &err), 0);
   err = parse_err_opts("{a{b{c{d}}}}", 12, &o, GQL_ELIMIT);
   cr_assert_str_eq(err.message, "Syntax Error: Document nesting exceeds the "
                                 "maximum depth of 3.");
@@ -593,14 +594,14 @@ Test(parser, depth_limit_is_configurable_and_exact) {
   /* selection sets and values nest together */
   err = parse_err_opts("{a{b(x: [[1]])}}", 16, &o, GQL_ELIMIT);
   cr_assert_eq(err.offset, 9);
-  cr_assert_eq(gql_parse(arena, "{a(x: [[1]])}", 13, &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, "{a(x: [[1]])}", 13, &o, &doc, &err), 0);
 }
 
 Test(parser, size_limit_rejects_large_documents) {
   gql_parse_options o = {.max_size = 4};
   gql_document *doc;
   gql_syntax_error err;
-  cr_assert_eq(gql_parse(arena, "{ a}", 4, &o, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, "{ a}", 4, &o, &doc, &err), 0);
   err = parse_err_opts("{ a }", 5, &o, GQL_ELIMIT);
   cr_assert_str_eq(err.message, "Syntax Error: Document exceeds the maximum "
                                 "size of 4 bytes.");
@@ -629,7 +630,7 @@ Test(parser, out_of_memory_is_reported_not_crashed) {
     gql_arena_set_limit(a, limit);
     gql_document *doc = NULL;
     gql_syntax_error err = {0};
-    int rc = gql_parse(a, src, strlen(src), NULL, &doc, &err);
+    int rc = gql_parse_syntax(a, src, strlen(src), NULL, &doc, &err);
     cr_assert(rc == 0 || rc == GQL_ENOMEM, "rc %d at limit %zu", rc, limit);
     gql_arena_free(a);
   }
@@ -737,13 +738,15 @@ Test(parser, schema_coordinate_errors) {
 Test(parser, invalid_arguments_are_rejected) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  cr_assert_eq(gql_parse(arena, "{ a }", 5, NULL, NULL, &err), GQL_EINVAL);
-  cr_assert_eq(gql_parse(NULL, "{ a }", 5, NULL, &doc, &err), GQL_EINVAL);
-  cr_assert_eq(gql_parse(arena, NULL, 3, NULL, &doc, &err), GQL_EINVAL);
-  cr_assert_eq(gql_parse(arena, NULL, 0, NULL, &doc, &err), GQL_ESYNTAX);
+  cr_assert_eq(gql_parse_syntax(arena, "{ a }", 5, NULL, NULL, &err),
+               GQL_EINVAL);
+  cr_assert_eq(gql_parse_syntax(NULL, "{ a }", 5, NULL, &doc, &err),
+               GQL_EINVAL);
+  cr_assert_eq(gql_parse_syntax(arena, NULL, 3, NULL, &doc, &err), GQL_EINVAL);
+  cr_assert_eq(gql_parse_syntax(arena, NULL, 0, NULL, &doc, &err), GQL_ESYNTAX);
   cr_assert_str_eq(err.message, "Syntax Error: Unexpected <EOF>.");
   /* no error structure wanted: the code alone */
-  cr_assert_eq(gql_parse(arena, "{", 1, NULL, &doc, NULL), GQL_ESYNTAX);
+  cr_assert_eq(gql_parse_syntax(arena, "{", 1, NULL, &doc, NULL), GQL_ESYNTAX);
 }
 
 Test(parser, empty_extensions_and_reserved_names) {
@@ -788,7 +791,7 @@ static void assert_padded_parse_matches(const char *src, size_t len,
   memset(copy + len, 0, GQL_PARSE_PAD);
   gql_document *a = NULL, *b = NULL;
   gql_syntax_error ea = {0}, eb = {0};
-  int ra = gql_parse(arena, src, len, NULL, &a, &ea);
+  int ra = gql_parse_syntax(arena, src, len, NULL, &a, &ea);
   /* the first node chunk from the caller, or from the arena */
   void *chunk = chunked ? malloc(gql_parse_first_chunk(len)) : NULL;
   int rb = gql_parse_padded(arena, copy, len, NULL, chunk, &b, &eb);

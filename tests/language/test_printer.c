@@ -23,7 +23,7 @@ TestSuite(printer, .init = setup, .fini = teardown);
 static const char *pp(const char *src) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(arena, src, strlen(src), NULL, &doc, &err);
+  int rc = gql_parse_syntax(arena, src, strlen(src), NULL, &doc, &err);
   cr_assert_eq(rc, 0, "parse failed (%d): %s\nin: %s", rc,
                err.message ? err.message : "", src);
   const char *out = NULL;
@@ -641,7 +641,7 @@ Test(printer, print_fails_cleanly_when_the_arena_is_full) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
   const char *src = "{ a b c d e f g h i j k l m n o p q r s t u v w x y z }";
-  cr_assert_eq(gql_parse(arena, src, strlen(src), NULL, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, src, strlen(src), NULL, &doc, &err), 0);
   gql_arena_set_limit(arena, gql_arena_reserved(arena));
   /* fill what is left so that the copy cannot fit */
   while (gql_arena_alloc(arena, 8))
@@ -727,7 +727,7 @@ Test(printer, nodes_print_alone_without_enclosing_indentation) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
   const char *src = "{ outer { f(x: \"\"\"a\nb\"\"\") { g } } }";
-  cr_assert_eq(gql_parse(arena, src, strlen(src), NULL, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, src, strlen(src), NULL, &doc, &err), 0);
   const gql_ast_operation *op =
       (const gql_ast_operation *)doc->definitions.items[0];
   const gql_ast_selection *outer = op->selection_set->selections.items[0];

@@ -45,8 +45,7 @@ Test(alloc, every_allocation_failure_is_reported_cleanly) {
     counting c = {0, 0, n};
     gql_allocator alc = {c_malloc, c_realloc, c_free, &c};
     gql_schema *s = NULL;
-    int rc =
-        gql_schema_from_sdl(sdl, sizeof sdl - 1, &alc, &s, NULL, NULL, NULL);
+    int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, &alc, &s, NULL);
     if (rc == 0) {
       cr_assert_not_null(s);
       built = true;

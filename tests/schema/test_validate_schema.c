@@ -147,23 +147,21 @@ Test(validate_schema, input_cycles_through_non_null_fields) {
 Test(validate_schema, errors_in_an_extension_point_into_its_own_text) {
   gql_schema *base = build_ok("type Query { a: Int }\ninterface I { x: Int }");
   gql_arena *a = gql_arena_new(NULL);
-  const gql_error *errors;
-  uint32_t n;
+  gql_errors errors = {.arena = a};
   gql_schema *s;
   const char *ext = "\n\nextend type Query implements I";
-  cr_assert_eq(
-      gql_schema_extend(base, ext, strlen(ext), NULL, &s, a, &errors, &n),
-      GQL_ESCHEMA);
-  cr_assert_eq(n, 1);
-  cr_assert_str_eq(errors[0].message,
+  cr_assert_eq(gql_schema_extend(base, ext, strlen(ext), NULL, &s, &errors),
+               GQL_ESCHEMA);
+  cr_assert_eq(errors.count, 1);
+  cr_assert_str_eq(errors.items[0].message,
                    "Interface field I.x expected but Query does not provide "
                    "it.");
-  cr_assert_eq(errors[0].nlocations, 3);
-  cr_assert_eq(errors[0].locations[0].line, 2); /* I.x in the base */
-  cr_assert_eq(errors[0].locations[0].column, 15);
-  cr_assert_eq(errors[0].locations[1].line, 1); /* Query in the base */
-  cr_assert_eq(errors[0].locations[2].line, 3); /* the extension */
-  cr_assert_eq(errors[0].locations[2].column, 1);
+  cr_assert_eq(errors.items[0].nlocations, 3);
+  cr_assert_eq(errors.items[0].locations[0].line, 2); /* I.x in the base */
+  cr_assert_eq(errors.items[0].locations[0].column, 15);
+  cr_assert_eq(errors.items[0].locations[1].line, 1); /* Query in the base */
+  cr_assert_eq(errors.items[0].locations[2].line, 3); /* the extension */
+  cr_assert_eq(errors.items[0].locations[2].column, 1);
   gql_arena_free(a);
   gql_schema_free(base);
 }

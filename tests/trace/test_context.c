@@ -175,8 +175,7 @@ static int keep(void *ud, const char *json, size_t len) {
 Test(context, a_continued_trace_has_the_callers_id_parent_and_tracestate) {
   gql_schema *s;
   const char sdl[] = "type Query { a: A } type A { b: String }";
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   gql_tracer *t;
   gql_tracer_config tc = {.transport = keep, .no_thread = true};
   cr_assert_eq(gql_tracer_new(&tc, &t), 0);
@@ -192,7 +191,7 @@ Test(context, a_continued_trace_has_the_callers_id_parent_and_tracestate) {
     gql_prepared *p = NULL;
     gql_prepare_options po = {.trace = tr};
     const char q[] = "{ a { b } }";
-    cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, &po, &p, a, NULL), 0);
+    cr_assert_eq(gql_prepare(s, q, sizeof q - 1, NULL, &po, &p, NULL), 0);
     const gql_value *root;
     cr_assert_eq(gql_value_parse(a, "{\"a\":{\"b\":\"x\"}}", 15, &root), 0);
     gql_trace_set_operation(tr, p, NULL, 0);

@@ -86,8 +86,7 @@ static int64_t r_type(const gql_resolve_info *info, const void *value) {
  * not declared so and the execution runs in tree mode. */
 static gql_schema *schema(bool sync) {
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
   unsigned f = GQL_RESOLVER_SYNC;
   cr_assert_eq(
       gql_schema_set_resolver(s, "Query", "items", r_items, NULL, sync ? f : 0),
@@ -171,7 +170,7 @@ static void exec_with(gql_schema *s, const char *q, const char *kinds,
   r->o.aborted = abort; /* every resolve_start aborts */
   gql_arena *a = gql_arena_new(NULL);
   gql_prepared *p = NULL;
-  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, a, NULL), 0);
+  cr_assert_eq(gql_prepare(s, q, strlen(q), NULL, NULL, &p, NULL), 0);
   uint32_t n = (uint32_t)strlen(kinds);
   cr_assert_eq(p->nplanned, n, "%s: %u planned fields", q, p->nplanned);
   for (uint32_t k = 0; k < n; k++)

@@ -25,7 +25,7 @@ static inline gql_schema *build_schema(const char *sdl) {
 static inline gql_document *parse_doc(gql_arena *a, const char *src) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(a, src, strlen(src), NULL, &doc, &err);
+  int rc = gql_parse_syntax(a, src, strlen(src), NULL, &doc, &err);
   cr_assert_eq(rc, 0, "parse: %s", err.message);
   return doc;
 }

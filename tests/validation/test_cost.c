@@ -59,9 +59,8 @@ static gql_cost_schema *cs;
 static gql_arena *arena;
 
 static void setup(void) {
-  cr_assert_eq(
-      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL, NULL, NULL),
-      0);
+  cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL),
+               0);
   char err[256] = "";
   gql_cost_options o = {.list_size = 10};
   cr_assert_eq(gql_cost_schema_new(schema, &o, &cs, err, sizeof err), 0, "%s",
@@ -81,8 +80,8 @@ static int estimate_with(const gql_cost_schema *c, const char *query,
                          const char *vars, double *cost, const char **error) {
   gql_document *doc = NULL;
   gql_syntax_error serr;
-  cr_assert_eq(gql_parse(arena, query, strlen(query), NULL, &doc, &serr), 0,
-               "%s", serr.message);
+  cr_assert_eq(gql_parse_syntax(arena, query, strlen(query), NULL, &doc, &serr),
+               0, "%s", serr.message);
   const gql_ast_operation *op = NULL;
   for (uint32_t i = 0; i < doc->definitions.count && !op; i++)
     if (doc->definitions.items[i]->kind == GQL_AST_OPERATION_DEFINITION)
@@ -261,8 +260,7 @@ Test(cost, directives_imported_under_other_names_through_link) {
       "type Q { a: Int @weight(weight: \"7\") b: Int @cost(weight: \"100\") "
       "c: [Q] @listSize(assumedSize: 4) }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(gql_schema_from_sdl(linked, sizeof linked - 1, NULL, &s, NULL,
-                                   NULL, NULL),
+  cr_assert_eq(gql_schema_from_sdl(linked, sizeof linked - 1, NULL, &s, NULL),
                0);
   gql_cost_schema *c = NULL;
   char err[128] = "";
@@ -282,8 +280,7 @@ Test(cost, a_bad_weight_is_a_schema_error) {
       "directive @cost(weight: String!) on FIELD_DEFINITION\n"
       "type Query { a: Int @cost(weight: \"lots\") }\n";
   gql_schema *s = NULL;
-  cr_assert_eq(
-      gql_schema_from_sdl(bad, sizeof bad - 1, NULL, &s, NULL, NULL, NULL), 0);
+  cr_assert_eq(gql_schema_from_sdl(bad, sizeof bad - 1, NULL, &s, NULL), 0);
   gql_cost_schema *c = NULL;
   char err[160] = "";
   cr_assert_eq(gql_cost_schema_new(s, NULL, &c, err, sizeof err), GQL_EINVAL);

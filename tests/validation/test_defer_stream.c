@@ -218,7 +218,7 @@ Test(defer_stream, long_fragment_chains_do_not_recurse) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
   gql_parse_options po = {.max_tokens = UINT32_MAX, .max_size = 1 << 26};
-  cr_assert_eq(gql_parse(arena, q, strlen(q), &po, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(arena, q, strlen(q), &po, &doc, &err), 0);
   const gql_vrule *rules[] = {
       &gql_rule_DeferStreamDirectiveOnRootFieldRule,
       &gql_rule_DeferStreamDirectiveOnValidOperationsRule};
@@ -355,7 +355,7 @@ Test(defer_stream, errors_below_a_long_chain_stop_at_the_limit) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
   gql_parse_options po = {.max_tokens = UINT32_MAX, .max_size = 1 << 26};
-  cr_assert_eq(gql_parse(a, q, strlen(q), &po, &doc, &err), 0);
+  cr_assert_eq(gql_parse_syntax(a, q, strlen(q), &po, &doc, &err), 0);
   size_t parsed = gql_arena_used(a);
   const gql_vrule *rules[] = {
       &gql_rule_DeferStreamDirectiveOnValidOperationsRule};

@@ -67,7 +67,7 @@ TestSuite(rules_b, .init = setup, .fini = teardown);
 static const char *run_rule(const gql_vrule *rule, const char *query) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(arena, query, strlen(query), NULL, &doc, &err);
+  int rc = gql_parse_syntax(arena, query, strlen(query), NULL, &doc, &err);
   cr_assert_eq(rc, 0, "parse: %s", err.message ? err.message : "");
   gql_error_list errors;
   gql_error_list_init(&errors, arena, 0);
@@ -92,7 +92,7 @@ static const char *run_rule(const gql_vrule *rule, const char *query) {
 static gql_document *parse_doc_b(const char *query) {
   gql_document *doc = NULL;
   gql_syntax_error err = {0};
-  int rc = gql_parse(arena, query, strlen(query), NULL, &doc, &err);
+  int rc = gql_parse_syntax(arena, query, strlen(query), NULL, &doc, &err);
   cr_assert_eq(rc, 0, "parse: %s", err.message ? err.message : "");
   return doc;
 }

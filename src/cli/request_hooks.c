@@ -1,0 +1,185 @@
+/* The request hooks of gql serve and gql gateway (gql_http_hooks): CORS as
+ * the `cors` section says, answered before routing (a preflight gets 204
+ * and runs nothing); and JWT authentication as
+ * authentication.router.jwt says, before a GraphQL operation runs:
+ * optional by default, as in Apollo Router (no token passes
+ * unauthenticated; a token that fails verification is refused), required
+ * with authorization.require_authentication. A refusal is 401 with a
+ * GraphQL error body and WWW-Authenticate (RFC 6750), and no log line: a
+ * client's bad token is not the server's error. The verified claims are
+ * the request's context (a gql_jwt_result), for the gateway's header
+ * rules and authorization directives.
+ *
+ * Each worker has its own CORS matcher and token cache (no locks); the
+ * verifier is shared read-only. */
+#include "cli.h"
+
+#include "auth/auth.h"
+#include "config/cors.h"
+#include "gql_http.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+typedef struct hooks_worker {
+  const gql_cli_hooks *h;
+  gql_cors *cors;
+  gql_jwt_cache *cache;
+} hooks_worker;
+
+static void *worker_start(void *ud) {
+  const gql_cli_hooks *h = ud;
+  hooks_worker *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  w->h = h;
+  char why[256];
+  if ((h->st->cors.set &&
+       gql_cors_build(&h->st->cors, &w->cors, why, sizeof why) < 0) ||
+      (h->verifier && !(w->cache = gql_jwt_cache_new(0)))) {
+    gql_cors_free(w->cors);
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+static void worker_free(void *ud, void *wp) {
+  (void)ud;
+  hooks_worker *w = wp;
+  gql_cors_free(w->cors);
+  gql_jwt_cache_free(w->cache);
+  free(w);
+}
+
+/* Adds a header whose name and value are slices. */
+static void add_header(gql_http_request *r, gql_str name, gql_str value) {
+  char n[128], v[1024];
+  if (name.len >= sizeof n || value.len >= sizeof v)
+    return;
+  memcpy(n, name.ptr, name.len);
+  n[name.len] = 0;
+  memcpy(v, value.ptr, value.len);
+  v[value.len] = 0;
+  gql_http_request_add_header(r, n, v);
+}
+
+static void on_request(void *wp, gql_http_request *r) {
+  hooks_worker *w = wp;
+  if (!w->cors)
+    return;
+  gql_cors_request rq = {.method = gql_http_request_method(r),
+                         .origin = gql_http_request_header(r, "origin"),
+                         .request_method = gql_http_request_header(
+                             r, "access-control-request-method"),
+                         .request_headers = gql_http_request_header(
+                             r, "access-control-request-headers")};
+  gql_cors_answer a;
+  gql_cors_decide(w->cors, &rq, &a);
+  for (uint32_t i = 0; i < a.nheaders; i++)
+    add_header(r, a.headers[i].name, a.headers[i].value);
+  /* a preflight runs nothing; one from an origin not allowed gets no
+   * Access-Control-* header, which the browser takes as a refusal */
+  if (a.kind == GQL_CORS_PREFLIGHT)
+    gql_http_request_answer(r, 204, NULL, NULL, 0);
+}
+
+/* 401 with WWW-Authenticate: Bearer, and the reason for a bad token. */
+static void refuse(gql_http_request *r, const char *message,
+                   const char *reason) {
+  char v[256];
+  if (reason)
+    snprintf(v, sizeof v,
+             "Bearer error=\"invalid_token\", error_description=\"%s\"",
+             reason);
+  gql_http_request_add_header(r, "WWW-Authenticate", reason ? v : "Bearer");
+  gql_http_request_reject(r, 401, message, "AUTH_ERROR");
+}
+
+static void on_execute(void *wp, gql_http_request *r) {
+  hooks_worker *w = wp;
+  const gql_cli_hooks *h = w->h;
+  if (!h->verifier) {
+    if (h->require)
+      refuse(r, "The request is not authenticated.", NULL);
+    return;
+  }
+  const gql_cfg_jwt *jwt = &h->st->jwt;
+  gql_str value = gql_http_request_header(
+      r, jwt->header_name ? jwt->header_name : "authorization");
+  gql_str token = {0};
+  int found = value.ptr ? gql_jwt_from_header(value,
+                                              jwt->header_value_prefix
+                                                  ? jwt->header_value_prefix
+                                                  : "Bearer",
+                                              &token)
+                        : 0;
+  if (found == 0 && value.ptr && !jwt->ignore_other_prefixes &&
+      !jwt->on_error_continue) {
+    refuse(r, "Invalid JWT: the header does not start with the prefix.",
+           "malformed");
+    return;
+  }
+  if (found < 0 && !jwt->on_error_continue) {
+    refuse(r, "Invalid JWT: the header has no token.", "malformed");
+    return;
+  }
+  if (found <= 0) {
+    if (h->require)
+      refuse(r, "The request is not authenticated.", NULL);
+    return;
+  }
+  gql_arena *arena = gql_http_request_arena(r);
+  gql_jwt_result *res = gql_arena_alloc(arena, sizeof *res);
+  if (!res) {
+    gql_http_request_reject(r, 503, "Out of memory.", NULL);
+    return;
+  }
+  gql_jwt_verify(h->verifier, w->cache, token.ptr, token.len,
+                 (int64_t)time(NULL), arena, res);
+  if (res->status == GQL_JWT_OK) {
+    gql_http_request_set_context(r, res);
+    return;
+  }
+  if (res->status == GQL_JWT_NOMEM) {
+    gql_http_request_reject(r, 503, "Out of memory.", NULL);
+    return;
+  }
+  if (jwt->on_error_continue) { /* Router's on_error: Continue */
+    if (h->require)
+      refuse(r, "The request is not authenticated.", NULL);
+    return;
+  }
+  char msg[128];
+  const char *why = gql_jwt_status_text(res->status);
+  snprintf(msg, sizeof msg, "Invalid JWT: %s.", why);
+  refuse(r, msg, why);
+}
+
+bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
+                        gql_cli_hooks *h, gql_http_options *o) {
+  *h = (gql_cli_hooks){.st = st,
+                       .require = st->require_authentication == GQL_CFG_TRUE};
+  if (st->jwt.set && !(h->verifier = gql_cli_jwt_verifier(cmd, st)))
+    return false;
+  if (!st->cors.set && !h->verifier && !h->require)
+    return true; /* no hooks: the server does nothing for them */
+  h->hooks = (gql_http_hooks){.ud = h,
+                              .worker_start = worker_start,
+                              .worker_free = worker_free,
+                              .request = st->cors.set ? on_request : NULL,
+                              .execute = h->verifier || h->require ? on_execute
+                                                                   : NULL};
+  o->hooks = &h->hooks;
+  return true;
+}
+
+void gql_cli_hooks_free(gql_cli_hooks *h) {
+  gql_jwt_verifier_free(h->verifier);
+  h->verifier = NULL;
+}
+
+const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {
+  const gql_jwt_result *res = gql_http_request_context(r);
+  return res && res->status == GQL_JWT_OK ? res->claims : NULL;
+}
