@@ -863,6 +863,7 @@ void gql_http_request_reject(gql_http_request *r, int status,
     status = 500;
   r->graphql_response =
       negotiate(http_str(r->conn->accept.o.data, r->conn->accept.o.len)) == 1;
+  r->errors = true; /* for the observer: an error before execution */
   http_buf b = {0};
   http_buf_puts(&b, "{\"errors\":[{\"message\":");
   json_string(&b, message ? message : "");
