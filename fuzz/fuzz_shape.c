@@ -18,14 +18,13 @@ static const char sdl[] =
 static gql_schema *schema;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!schema && gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL,
-                                     NULL, NULL) < 0)
+  if (!schema &&
+      gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &schema, NULL) < 0)
     abort();
   if (size > 4096)
     return 0;
   gql_prepared *p = NULL;
-  if (gql_prepare(schema, (const char *)data, size, NULL, NULL, &p, NULL,
-                  NULL) < 0)
+  if (gql_prepare(schema, (const char *)data, size, NULL, NULL, &p, NULL) < 0)
     return 0;
   gql_operation_shape sh;
   if (gql_prepared_shape(p, &sh) < 0)
