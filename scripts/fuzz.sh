@@ -8,7 +8,11 @@ shift || true
 build=$root/build-fuzz
 CC=clang CXX=clang++ "$root/scripts/build.sh" "$build" -DGQL_FUZZ=ON \
   -DGQL_BUILD_TESTS=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.log" 2>&1 || {
+  tail -n 40 "$build.log"
+  echo "fuzz: the fuzz targets did not build (whole log: $build.log)"
+  exit 1
+}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   for f in "$root"/fuzz/fuzz_*.c; do targets+=("$(basename "$f" .c)"); done

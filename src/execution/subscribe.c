@@ -54,6 +54,7 @@ struct gql_subscription {
   bool finished;      /* on_end was called (or the start failed) */
   bool dying;         /* freed from inside a callback */
   bool pending_start; /* the subscribe phase pended */
+  bool subscribed;    /* the subscribe phase's response came */
   char *end_errors;   /* gql_stream_fail's errors, until on_end */
   size_t end_len;
   unsigned depth; /* entry points running */
@@ -181,8 +182,9 @@ static int run_event(gql_subscription *s, const gql_json_value *event) {
   s->running = false;
   if (rc < 0)
     s->busy = false;
-  if (rc == 1) {
-    /* pended: the execution takes the slot (its executor frees it after
+  if (rc == 0 && s->busy) {
+    /* pended (gql_execute returns 0 either way; event_done has not run):
+     * the execution takes the slot (its executor frees it after
      * delivering) and forgets `sub`, which this frame holds */
     sub.ctx->owns |= OWN_ARENA | OWN_OUTPUT;
     sub.ctx->sub = NULL;
@@ -349,6 +351,7 @@ static void subscribed(void *ud, const char *json, size_t len,
   exec_sub *sub = ud;
   gql_subscription *s = sub->sub;
   bool async = !s->running;
+  s->subscribed = true;
   if (sub->stream && sub->source.cancel) {
     s->src = sub->source;
     s->has_src = true;
@@ -468,9 +471,10 @@ int gql_subscribe(const gql_prepared *p, const gql_subscribe_params *params,
     destroy(s);
     return rc;
   }
-  if (rc == 1) {
-    /* the root field pended: the subscription starts (or fails) when it
-     * completes; freed before, it goes then (see subscribed) */
+  if (rc == 0 && !s->subscribed) {
+    /* the root field pended (gql_execute returns 0 either way): the
+     * subscription starts (or fails) when it completes; freed before, it
+     * goes then (see subscribed) */
     s->pending_start = true;
     sub->ctx->sub = sub; /* in vars_arena: lives with s */
   }

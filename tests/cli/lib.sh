@@ -1,6 +1,6 @@
 # Shared by the shell tests that run `gql serve` (sourced, not a test):
 # a scratch folder and background processes cleaned up on exit (KEEP_TMP=1
-# keeps the folder), pass/fail counters, a free port, and `serve`.
+# keeps the folder), pass/fail counters, a free port, `serve` and `echo_subgraph`.
 # Needs $gql set before it is sourced.
 tmp=$(mktemp -d)
 [[ -n ${KEEP_TMP:-} ]] && echo "tmp: $tmp"
@@ -30,4 +30,13 @@ serve() {
   done
   fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
   return 1
+}
+
+# echo_subgraph ROOT: starts tests/gateway/echo_subgraph.py (it answers with
+# the headers it received) on a free port; sets $sport once it listens.
+echo_subgraph() {
+  sport=$(free_port)
+  python3 "$1/tests/gateway/echo_subgraph.py" "$sport" >"$tmp/echo.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q listening "$tmp/echo.out" && break; sleep 0.05; done
 }

@@ -12,10 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-sport=$(free_port)
-python3 "$root/tests/gateway/echo_subgraph.py" "$sport" >"$tmp/echo.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q listening "$tmp/echo.out" && break; sleep 0.05; done
+echo_subgraph "$root"
 
 cat >"$tmp/supergraph.graphql" <<GRAPHQL
 schema

@@ -12,7 +12,8 @@
 static const char sdl[] =
     "type Query { a: Int }\n"
     "type Msg { text: String, n: Int!, slow: String }\n"
-    "type Subscription { msgs(room: String): Msg, refused: Msg, none: Msg }\n";
+    "type Subscription { msgs(room: String): Msg, refused: Msg, none: Msg,"
+    " later: Msg }\n";
 
 /* The source side, as an embedder keeps it. */
 static gql_stream *stream;
@@ -56,6 +57,15 @@ static void slow(const gql_resolve_info *info, const void *parent,
   slow_pending = gql_out_pending(out);
 }
 
+/* Subscription.later pends at subscribe; the test makes its stream. */
+static gql_pending *later_pending;
+static void later(const gql_resolve_info *info, const void *parent,
+                  gql_out *out) {
+  (void)info;
+  (void)parent;
+  later_pending = gql_out_pending(out);
+}
+
 static gql_schema *schema(void) {
   gql_schema *s = NULL;
   cr_assert_eq(gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL), 0);
@@ -67,6 +77,8 @@ static gql_schema *schema(void) {
   cr_assert_eq(
       gql_schema_set_resolver(s, "Subscription", "none", none, NULL, 0), 0);
   cr_assert_eq(gql_schema_set_resolver(s, "Msg", "slow", slow, NULL, 0), 0);
+  cr_assert_eq(
+      gql_schema_set_resolver(s, "Subscription", "later", later, NULL, 0), 0);
   cr_assert_eq(gql_schema_finalize(s), 0);
   stream = NULL;
   cancels = 0;
@@ -317,6 +329,27 @@ Test(subscribe, a_pending_field_holds_later_events_in_order) {
   cr_assert_str_eq(w.events,
                    "{\"data\":{\"msgs\":{\"text\":\"a\",\"slow\":\"A\"}}}\n"
                    "{\"data\":{\"msgs\":{\"text\":\"b\",\"slow\":\"B\"}}}");
+  gql_subscription_free(sub);
+  gql_prepared_free(p);
+  gql_schema_free(s);
+}
+
+/* A root field that pends at subscribe and completes without a stream:
+ * the subscription fails then, as graphql-js's subscribe() does, and its
+ * memory is freed once (LeakSanitizer). */
+Test(subscribe, a_root_field_pending_at_subscribe_answers_when_it_completes) {
+  gql_schema *s = schema();
+  gql_prepared *p = prepare(s, "subscription { later { text } }");
+  seen w = {0};
+  later_pending = NULL;
+  gql_subscription *sub = subscribe(p, &w, NULL);
+  cr_assert_not_null(sub);
+  cr_assert_not_null(later_pending);
+  cr_assert_eq(w.nevents, 0); /* nothing before it completes */
+  gql_out_null(gql_pending_out(later_pending));
+  cr_assert_eq(w.nevents, 1);
+  cr_assert(strstr(w.events, "must return") != NULL, "%s", w.events);
+  cr_assert_eq(w.nends, 1);
   gql_subscription_free(sub);
   gql_prepared_free(p);
   gql_schema_free(s);
