@@ -376,11 +376,15 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   inc_group *g = ud;
   exec_ctx *c = g->ctx;
   inc_state *st = c->inc;
+  /* the context delivering now: a group run from pump returns into the
+   * delivery of the one that started it */
+  exec_ctx *prev = st->current;
   st->current = c;
   g->done = true;
   st->running--;
   if (st->finished) { /* after the last payload: only the memory is left */
     release(st);
+    st->current = prev;
     return;
   }
   /* a group whose object was nulled; a non-null item that failed */
@@ -404,6 +408,8 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   }
   settle(st, c);
   pump(st);
+  if (!st->finished || st->running)
+    st->current = prev;
 }
 
 /* The initial result has finished: it goes out with the fragments it
