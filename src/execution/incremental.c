@@ -340,6 +340,16 @@ static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
   b->len = 0;
 }
 
+/* Hands payload `pay` to on_done and frees it. */
+static void send_payload(inc_state *st, gql_buf *pay, bool errs) {
+  static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
+  if (pay->failed)
+    st->on_payload(st->ud, oom, sizeof oom - 1, true);
+  else
+    st->on_payload(st->ud, pay->data, pay->len, errs);
+  gql_buf_free(pay);
+}
+
 static void pump(inc_state *st) {
   if (st->pumping || st->finished)
     return;
@@ -359,12 +369,7 @@ static void pump(inc_state *st) {
   gql_buf_putc(&pay, '}');
   bool errs = st->errs;
   st->errs = false;
-  if (pay.failed)
-    st->on_payload(st->ud, "{\"errors\":[{\"message\":\"Out of memory.\"}]}",
-                   41, true);
-  else
-    st->on_payload(st->ud, pay.data, pay.len, errs);
-  gql_buf_free(&pay);
+  send_payload(st, &pay, errs);
   if (!more)
     release(st);
 }
@@ -437,12 +442,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   gql_buf_append(&pay, json, len - 1);
   close_list(&st->pend, &pay, "\"pending\":");
   gql_buf_puts(&pay, ",\"hasNext\":true}");
-  if (pay.failed)
-    st->on_payload(st->ud, "{\"errors\":[{\"message\":\"Out of memory.\"}]}",
-                   41, true);
-  else
-    st->on_payload(st->ud, pay.data, pay.len, errs);
-  gql_buf_free(&pay);
+  send_payload(st, &pay, errs);
   pump(st);
 }
 
