@@ -569,6 +569,26 @@ typedef struct gql_execute_params {
 GQL_API int gql_execute(const gql_prepared *p,
                         const gql_execute_params *params);
 
+/* Runs a prepared operation with incremental delivery (@defer): on_done
+ * is called once per payload, in graphql-js 17's format. An operation that
+ * defers nothing (or whose deferred fragments were all nulled or already
+ * sent) gets one call with the plain result, as gql_execute gives it;
+ * otherwise the first call is the initial result with "pending" and
+ * "hasNext":true, and each later one a payload {"hasNext", "pending",
+ * "incremental", "completed"}; the call whose payload has "hasNext":false
+ * is the last. has_errors tells whether the payload carries errors. A
+ * deferred fragment runs after the payload that announces it, over the
+ * parent objects of the initial result: those must stay valid until the
+ * last payload (JSON data, the arena). Returns 0 when every payload was
+ * delivered and nothing pends, 1 when fields still pend (more payloads, or
+ * only the completion of fields whose fragment already failed), or a
+ * negative code. Without params->arena the memory is freed after the last
+ * payload. gql_execute runs the same operation with the deferred fields in
+ * place. Resolvers of deferred fields are not traced (the trace ends with
+ * the initial result). */
+GQL_API int gql_execute_incremental(const gql_prepared *p,
+                                    const gql_execute_params *params);
+
 /* Prepare + execute in one go, as graphql-js's graphql(): a subscription
  * operation runs once over the root value. The response JSON goes to *json
  * (in `arena`, NUL-terminated). Returns 0, 1 when it has errors, or a

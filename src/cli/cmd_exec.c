@@ -11,7 +11,8 @@ static const char usage[] =
     "Usage: gql exec --schema SCHEMA.graphql --data DATA.json [OPTIONS] "
     "[QUERY_FILE|-]\n"
     "       gql exec --example starwars [OPTIONS] [QUERY_FILE|-]\n\n"
-    "Executes the operation and prints the response as one line of JSON.\n"
+    "Executes the operation and prints the response as one line of JSON\n"
+    "(with @defer or @stream, each payload as a line).\n"
     "Exits 0 when the response has no errors, 1 when it has.\n\n"
     "Options:\n"
     "  --schema FILE      the schema SDL\n"
@@ -26,6 +27,8 @@ static const char usage[] =
     "                     accepted and the default: a subscription operation\n"
     "                     runs once over the data, as graphql-js's graphql()\n"
     "                     runs it\n"
+    "  --defer-stream     add graphql-js 17's @defer and @stream to the "
+    "schema\n"
     "  --spec-introspection\n"
     "                     introspection as the September 2025 spec has it\n"
     "                     where graphql-js 16.15 differs (no\n"
@@ -43,15 +46,14 @@ static const char usage[] =
     "                     tag these variables' values\n";
 
 typedef struct result {
-  bool done, errors;
+  bool errors;
 } result;
 
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
   result *r = ud;
   fwrite(json, 1, len, stdout);
   fputc('\n', stdout);
-  r->done = true;
-  r->errors = has_errors;
+  r->errors |= has_errors;
 }
 
 static int usage_error(const char *msg) {
@@ -63,6 +65,7 @@ static int run(int argc, char **argv) {
   const char *schema_path = NULL, *data_path = NULL, *vars_path = NULL,
              *op = NULL, *query_path = NULL, *example = NULL;
   bool no_validate = false, spec_locations = false, trace_source = false,
+       defer_stream = false,
        subscription_once = true; /* graphql-js's graphql() */
   const char *trace_path = NULL, *trace_collapse = NULL, *trace_depth = NULL,
              *trace_vars = NULL;
@@ -95,6 +98,9 @@ static int run(int argc, char **argv) {
       continue;
     } else if (strcmp(a, "--subscription-once") == 0) {
       subscription_once = true;
+      continue;
+    } else if (strcmp(a, "--defer-stream") == 0) {
+      defer_stream = true;
       continue;
     } else if (strcmp(a, "--spec-introspection") == 0) {
       spec_locations = true;
@@ -154,7 +160,8 @@ static int run(int argc, char **argv) {
       goto done;
     gql_error_list errs;
     gql_error_list_init(&errs, arena, 100);
-    gql_schema_build_options bo = {.spec_introspection = spec_locations};
+    gql_schema_build_options bo = {.spec_introspection = spec_locations,
+                                   .defer_stream = defer_stream};
     int rc = gql_schema_build(sdl, sdl_len, NULL, &bo, &schema, &errs);
     if (rc < 0) {
       gql_cli_print_errors_text(stderr, errs.items, errs.count, schema_path);
@@ -210,12 +217,14 @@ static int run(int argc, char **argv) {
                                .on_done = on_done,
                                .ud = &r,
                                .subscription_once = subscription_once};
-  rc = gql_execute(prepared, &params);
+  /* one payload a line; an operation without @defer or @stream runs as
+   * gql_execute runs it */
+  rc = gql_execute_incremental(prepared, &params);
   if (rc < 0) {
     fprintf(stderr, "gql exec: %s\n", gql_strerror(rc));
     goto done;
   }
-  if (!r.done) {
+  if (rc != 0) {
     fprintf(stderr, "gql exec: fields are still pending\n");
     goto done;
   }

@@ -16,7 +16,9 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
       gql_exec_value_failed(o);
     return;
   }
-  if (ctx->s->types[concrete].sync) {
+  /* (an incremental execution's objects are all in the tree: defer.c
+   * splits their fields) */
+  if (ctx->s->types[concrete].sync && !ctx->inc) {
     size_t start = ctx->out->len;
     if (exec_object_direct(ctx, ps, obj, o->own.path)) {
       ctx->out->len = start;
@@ -154,6 +156,12 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
     return;
   }
   rnode *node = o->node;
+  /* an incremental execution's @stream: the initial items here, the rest
+   * streamed (defer.c) */
+  size_t total = count;
+  bool streamed = GQL_UNLIKELY(ctx->inc != NULL) &&
+                  o->type.nmods == pf->type.nmods &&
+                  gql_exec_stream_initial(ctx, pf, total, &count);
   node->kind = R_LIST;
   node->kids = kids;
   node->nkids = (uint32_t)count;
@@ -171,6 +179,8 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
       gql_exec_complete_null(&io);
     }
   }
+  if (GQL_UNLIKELY(streamed))
+    gql_exec_stream_add(o, list, total, fn, count, item);
 }
 
 static void json_item(const void *list, size_t i, gql_out *out) {

@@ -52,11 +52,26 @@ typedef struct plan_cond {
   bool want;
 } plan_cond;
 
+/* A @defer of an inline fragment or spread (graphql-js 17's DeferUsage),
+ * one per place the plan collected it: `parent` the @defer around it (NULL:
+ * none). `var`: the variable of its `if` (UINT32_MAX: a literal true or no
+ * `if`; a literal false makes no usage); a variable that is not false
+ * leaves it on, as the argument's default (true) does. */
+typedef struct plan_defer {
+  const struct plan_defer *parent;
+  const gql_ast_selection *node;
+  gql_str label; /* ptr NULL: no label */
+  uint32_t var;
+} plan_defer;
+
 /* One place a merged field was written in the document. */
 typedef struct plan_occ {
   const gql_ast_selection *node;
   const plan_cond *conds;
   uint32_t nconds;
+  /* the innermost @defer around it: gql_prepared.defers[defer - 1], or 0
+   * (an index in the padding: occurrences stay 24 bytes) */
+  uint32_t defer;
 } plan_occ;
 
 enum { META_NONE, META_TYPENAME };
@@ -189,6 +204,13 @@ struct plan_set {
    * variables may lack a value checks the set as graphql-js's collectFields
    * would (gql_exec_conditions_fail). Implies any_cond. */
   bool check_conds;
+  /* An occurrence of a field is under a @defer, or the set's selections
+   * have one (`defers`: the usages met collecting this set): an
+   * incremental execution splits the set (incremental.c). Implies
+   * any_cond. */
+  bool any_defer;
+  const plan_defer **defers;
+  uint32_t ndefers;
 };
 
 typedef struct plan_var {
@@ -217,6 +239,10 @@ struct gql_prepared {
   /* gql_execute has to look before running the fields: a subscription,
    * variables, argument slots, a root error or a bad condition */
   bool answer_early;
+  /* the document has a @defer or @stream (plan sets are then not shared) */
+  bool incremental;
+  const plan_defer **defers; /* the usages (plan_occ.defer) */
+  uint32_t ndefers, defers_cap;
 };
 
 /* ---- coercion (coerce.c) */

@@ -244,6 +244,33 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   return 0;
 }
 
+int gql_execute_incremental(const gql_prepared *p,
+                            const gql_execute_params *params) {
+  if (!p || !params || !params->on_done)
+    return GQL_EINVAL;
+  if (!p->incremental || p->root_error)
+    return gql_execute(p, params);
+  gql_arena *arena = params->arena;
+  bool own_arena = !arena;
+  if (own_arena && !(arena = gql_arena_new(NULL)))
+    return GQL_ENOMEM;
+  exec_ctx *ctx = gql_arena_alloc(arena, sizeof *ctx);
+  if (!ctx) {
+    gql_arena_free(own_arena ? arena : NULL);
+    return GQL_ENOMEM;
+  }
+  ctx_init(ctx, p, params, arena, own_arena);
+  if (params->hooks || params->trace || p->answer_early ||
+      (!params->variables && params->variables_json)) {
+    int rc = answer_early(ctx, params);
+    if (rc < 0)
+      gql_arena_free(own_arena ? arena : NULL);
+    if (rc)
+      return rc < 0 ? rc : 0;
+  }
+  return gql_exec_incremental(ctx, params->root_value);
+}
+
 int gql_exec_execute_sub(const gql_prepared *p,
                          const gql_execute_params *params, exec_sub *sub) {
   if (p->kind != GQL_OP_SUBSCRIPTION)

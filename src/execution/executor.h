@@ -9,9 +9,13 @@
  *               _enum_indices)
  *   out.c       the public writers (gql_out_*), what a resolver is told,
  *               a subscription root field's value (gql_exec_sub_resolver)
+ *   incremental.c gql_execute_incremental's payloads: execution groups
+ *               and streamed items run in contexts of their own
  *   complete.c  general completion: objects, abstract types, lists, JSON
  *   deliver.c   the response: errors, the tree written out, on_done
  *   tree.c      tree mode: the response tree, pending fields, mutations
+ *   defer.c     an incremental execution's split of a set's fields, its
+ *               deferred fragments and streams (records; runs nothing)
  *   walk.c      the direct-mode walk: objects, fields, members, lists of
  *               objects written straight into the buffer
  *   hooks.c     hooks and the tracer's protocol (hooks.h) at a call
@@ -120,7 +124,79 @@ typedef struct exec_ctx {
    * read only by the root field's gql_exec_sub_resolver; NULL when it
    * runs once (subscription_once). */
   struct exec_sub *sub;
+  /* Incremental delivery (defer.c, incremental.c), tree mode only: the
+   * execution's state (NULL: a plain execution, gql_exec_tree sets it) and
+   * the execution group this context runs (NULL: the initial result). */
+  struct inc_state *inc;
+  struct inc_group *group;
 } exec_ctx;
+
+/* ---- incremental delivery (defer.c records, incremental.c delivers) */
+
+/* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
+ * usage at one object of the response. */
+typedef struct inc_record {
+  const plan_defer *usage;   /* NULL: a stream */
+  gql_str label;             /* ptr NULL: none */
+  size_t first;              /* a stream: its first item's index */
+  const char *path;          /* JSON array */
+  struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
+  exec_ctx *creator;         /* the context whose walk made it */
+  const rnode *node;         /* its object in the creator's tree */
+  uint32_t ngroups, ndone;
+  int32_t id; /* -1 until announced in `pending` */
+  bool dead;  /* its object was nulled, or its parent failed */
+  bool failed, completed;
+  const char *errors; /* failed: the JSON array */
+  struct inc_record *next;
+} inc_record;
+
+/* An execution group: the fields of one object whose @defer usages are the
+ * same set (graphql-js's DeferredGroupedFieldSetRecord). */
+typedef struct inc_group {
+  const plan_defer **set; /* the usages its fields have */
+  uint32_t nset;
+  inc_record **recs; /* a group: the fragment of each usage of `set` */
+  uint32_t nrecs;
+  /* a streamed item's: the stream (its one record), the item's index, the
+   * list and item function, the item type and the field's info */
+  inc_record *stream;
+  size_t index;
+  const void *list;
+  gql_list_item_fn fn;
+  gql_type_ref item;
+  const gql_resolve_info *info;
+  const plan_set *ps;
+  const void *parent;
+  const path_frame *path; /* copied */
+  const char *path_json;
+  exec_ctx *creator;
+  const rnode *node; /* its object in the creator's tree */
+  exec_ctx *ctx;     /* its own, once started */
+  rnode *root;
+  bool dead, started, done, failed, delivered;
+  gql_str data;   /* done: the data object's JSON */
+  gql_str errors; /* done: the errors array (len 0: none) */
+  struct inc_group *next;
+} inc_group;
+
+typedef struct inc_state {
+  exec_ctx *ctx; /* the initial result's */
+  inc_record *recs, **rtail;
+  inc_group *groups, **gtail;
+  int32_t next_id;
+  bool initial_sent, finished, pumping;
+  uint32_t running;  /* groups started and not done */
+  uint8_t owns;      /* the initial context's owns, released at the end */
+  exec_ctx *current; /* the context delivering now */
+  bool *sync_done;   /* gql_exec_incremental's: set when finished in it */
+  void (*on_payload)(void *, const char *, size_t, bool);
+  void *ud;
+  /* the payload being made: its pending, incremental and completed
+   * entries, and whether one has errors */
+  gql_buf pend, incr, comp;
+  bool errs;
+} inc_state;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
 
@@ -181,11 +257,24 @@ void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
+/* incremental.c */
+int gql_exec_incremental(exec_ctx *ctx, const void *root_value);
+
 /* tree.c */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial);
 void gql_exec_pending_done(gql_out *o);
 int gql_exec_tree(exec_ctx *ctx, const void *root_value);
+
+/* defer.c */
+bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
+                           const void *parent, const path_frame *path,
+                           rnode *node);
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_field *pf,
+                             size_t count, size_t *initial);
+void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
+                         gql_list_item_fn fn, size_t initial,
+                         gql_type_ref item);
 
 /* walk.c */
 void gql_exec_resolve_field(exec_ctx *ctx, const plan_field *pf,

@@ -49,7 +49,10 @@ typedef struct set_builder {
   uint32_t nentries, ecap;
   bool any_cond;
   bool check_conds; /* see plan_set.check_conds */
-  gql_strmap keys;  /* key → field index, made and used above 16 fields */
+  bool any_defer;   /* see plan_set.any_defer */
+  const plan_defer **defers;
+  uint32_t ndefers, dcap;
+  gql_strmap keys; /* key → field index, made and used above 16 fields */
   const gql_ast_fragment **visited;
   uint32_t nvisited, vcap;
 } set_builder;
@@ -281,7 +284,8 @@ static int64_t find_key(set_builder *sb, gql_str key) {
 }
 
 static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
-                      const plan_cond *conds, uint32_t nconds, uint32_t type) {
+                      const plan_cond *conds, uint32_t nconds, uint32_t defer,
+                      uint32_t type) {
   gql_str name = gql_ast_name_str(sel->name);
   /* a name without "__" on an object type is one of its own fields */
   const gql_type *pt = &b->s->types[type];
@@ -332,7 +336,8 @@ static void add_field(pb *b, set_builder *sb, const gql_ast_selection *sel,
     if (!RESERVE_IN(b, b->a, pf->occs, pf->occ_cap, pf->nocc + 1, 1))
       return;
   }
-  pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds};
+  pf->occs[pf->nocc] = (plan_occ){sel, conds, nconds, defer};
+  sb->any_defer |= defer != 0;
   if (nconds == 0)
     pf->conditional = false;
   else
@@ -368,8 +373,46 @@ static uint32_t spread_index(pb *b, const gql_ast_selection *sel) {
   return fi;
 }
 
+/* The usage of a @defer on fragment `sel` inside `defer` (see plan_defer):
+ * `defer` itself when it has none or its `if` is a literal false. Only in
+ * documents with a @defer or @stream (prepared.incremental). */
+static __attribute__((noinline)) uint32_t
+defer_usage(pb *b, set_builder *sb, const gql_ast_selection *sel,
+            uint32_t defer) {
+  gql_prepared *p = b->p;
+  const gql_ast_directive *d =
+      gql_ast_find_directive(&sel->directives, "defer");
+  if (!d)
+    return defer;
+  const gql_ast_argument *a = gql_ast_find_argument(&d->args, "if");
+  const gql_ast_argument *l = gql_ast_find_argument(&d->args, "label");
+  uint32_t var = UINT32_MAX;
+  if (a && a->value->h.kind == GQL_AST_BOOLEAN_VALUE && !a->value->u.boolean)
+    return defer;
+  if (a && a->value->h.kind == GQL_AST_VARIABLE) {
+    int64_t vi = var_index(b->p, a->value->u.name);
+    if (vi >= 0)
+      var = (uint32_t)vi;
+  }
+  plan_defer *u = gql_arena_alloc(b->a, sizeof *u);
+  if (!u || !RESERVE_IN(b, b->a, sb->defers, sb->dcap, sb->ndefers + 1, 2) ||
+      !RESERVE_IN(b, b->a, p->defers, p->defers_cap, p->ndefers + 1, 4)) {
+    b->err = GQL_ENOMEM;
+    return defer;
+  }
+  *u = (plan_defer){
+      .parent = defer ? p->defers[defer - 1] : NULL, .node = sel, .var = var};
+  if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
+    u->label = l->value->u.string.value;
+  sb->defers[sb->ndefers++] = u;
+  sb->any_defer = true;
+  p->defers[p->ndefers++] = u;
+  return p->ndefers;
+}
+
 static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
-                    const plan_cond *conds, uint32_t nconds, uint32_t type) {
+                    const plan_cond *conds, uint32_t nconds, uint32_t defer,
+                    uint32_t type) {
   for (uint32_t i = 0; ss && i < ss->selections.count && !b->err; i++) {
     const gql_ast_selection *sel = ss->selections.items[i];
     const plan_cond *c;
@@ -379,11 +422,12 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       continue;
     switch (sel->h.kind) {
     case GQL_AST_FIELD:
-      add_field(b, sb, sel, c, nc, type);
+      add_field(b, sb, sel, c, nc, defer, type);
       break;
     case GQL_AST_INLINE_FRAGMENT:
       if (type_applies(b, sel->type_condition, type))
-        collect(b, sb, sel->selection_set, c, nc, type);
+        collect(b, sb, sel->selection_set, c, nc,
+                b->p->incremental ? defer_usage(b, sb, sel, defer) : 0, type);
       break;
     case GQL_AST_FRAGMENT_SPREAD: {
       uint32_t fi = spread_index(b, sel);
@@ -406,7 +450,8 @@ static void collect(pb *b, set_builder *sb, const gql_ast_selection_set *ss,
       if (!type_applies(b, f->type_condition, type))
         break;
       b->stack[b->nstack++] = f;
-      collect(b, sb, f->selection_set, c, nc, type);
+      collect(b, sb, f->selection_set, c, nc,
+              b->p->incremental ? defer_usage(b, sb, sel, defer) : 0, type);
       b->nstack--;
       break;
     }
@@ -724,7 +769,10 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
 
 static plan_set *build_set(pb *b, const plan_occ *parents, uint32_t nparents,
                            uint32_t type, uint32_t depth) {
-  if (depth == 0) /* the root set is met once */
+  if (depth == 0 ||
+      b->p->incremental) /* the root set is met once; a
+                          * @defer's usages are per place (graphql-js's
+                          * DeferUsage per collection) */
     return build_set_new(b, parents, nparents, type, depth);
   uint32_t nsig = 0;
   const uintptr_t *sig = set_signature(b, parents, nparents, &nsig);
@@ -835,12 +883,12 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
   }
   for (uint32_t i = 0; i < nparents && !b->err; i++)
     collect(b, &sb, parents[i].node->selection_set, parents[i].conds,
-            parents[i].nconds, type);
+            parents[i].nconds, parents[i].defer, type);
   if (sb.nfields >= 17)
     gql_strmap_free(&sb.keys);
   /* the entries were collected in the working memory: the plan keeps them
    * at their size (a set to check takes the entries' path, which checks) */
-  bool any_cond = sb.any_cond || sb.check_conds;
+  bool any_cond = sb.any_cond || sb.check_conds || sb.any_defer;
   plan_entry *entries =
       any_cond ? gql_arena_alloc(b->a, sizeof *entries * sb.nentries) : NULL;
   if (any_cond && !entries) {
@@ -856,7 +904,10 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
                    .entries = entries,
                    .nentries = any_cond ? sb.nentries : 0,
                    .any_cond = any_cond,
-                   .check_conds = sb.check_conds};
+                   .check_conds = sb.check_conds,
+                   .any_defer = sb.any_defer,
+                   .defers = sb.defers,
+                   .ndefers = sb.ndefers};
   for (uint32_t i = 0; i < ps->nfields && !b->err; i++)
     finish_field(b, &ps->fields[i], depth);
   ps->all_members = !ps->any_cond && ps->nfields > 0;
@@ -904,6 +955,23 @@ size_t gql_prepared_bytes(const gql_prepared *p) {
 
 gql_operation_type gql_prepared_operation(const gql_prepared *p) {
   return p->kind;
+}
+
+/* Whether an `@` of the text is followed by `defer` or `stream` (one in a
+ * string or comment only costs the plan its shared sets); memchr keeps a
+ * document without directives at a few instructions. */
+static bool has_defer_or_stream(gql_str text) {
+  const char *p = text.ptr, *end = text.ptr + text.len;
+  while ((p = memchr(p, '@', (size_t)(end - p)))) {
+    p++;
+    while (p < end &&
+           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ','))
+      p++;
+    if ((end - p >= 5 && memcmp(p, "defer", 5) == 0) ||
+        (end - p >= 6 && memcmp(p, "stream", 6) == 0))
+      return true;
+  }
+  return false;
 }
 
 static int select_operation(gql_prepared *p, const char *name,
@@ -1044,6 +1112,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     *out = p;
     return 0;
   }
+  p->incremental = has_defer_or_stream(p->text);
   pb b;
   clear(&b, offsetof(pb, frags));
   b.p = p;
@@ -1080,7 +1149,7 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     /* the root set's parent: only its selection set is read */
     gql_ast_selection root;
     root.selection_set = op->selection_set;
-    plan_occ occ = {&root, NULL, 0};
+    plan_occ occ = {&root, NULL, 0, 0};
     p->root = build_set(&b, &occ, 1, p->root_type, 0);
   }
   if (b.nfrags > FEW_FRAGMENTS)

@@ -46,8 +46,16 @@ void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
   }
   uint32_t n = ps->any_cond ? ps->nentries : ps->nfields;
   uint32_t count = 0;
+  /* an incremental execution's @defer: the fields this context runs */
+  const bool *keep = NULL;
+  if (GQL_UNLIKELY(ps->any_defer) && ctx->inc &&
+      !(keep = gql_exec_defer_split(ctx, ps, parent, path, node))) {
+    gql_exec_tree_fail(ctx, node);
+    return;
+  }
   for (uint32_t i = 0; i < n; i++)
-    count += !ps->any_cond || field_included(ctx, ps, ps->entries[i]);
+    count += keep ? keep[i]
+                  : !ps->any_cond || field_included(ctx, ps, ps->entries[i]);
   rnode *kids = gql_arena_alloc(ctx->arena, sizeof *kids * (count + 1));
   gql_str *keys = gql_arena_alloc(ctx->arena, sizeof *keys * (count + 1));
   const plan_field **fields =
@@ -64,7 +72,7 @@ void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
   for (uint32_t i = 0; i < n; i++) {
     const plan_field *pf;
     if (ps->any_cond) {
-      if (!field_included(ctx, ps, ps->entries[i]))
+      if (keep ? !keep[i] : !field_included(ctx, ps, ps->entries[i]))
         continue;
       pf = &ps->fields[ps->entries[i].field];
     } else {
@@ -160,6 +168,8 @@ __attribute__((noinline)) int gql_exec_tree(exec_ctx *ctx,
   const gql_prepared *p = ctx->p;
   ctx->walking = ctx->done = false;
   ctx->pending = 0;
+  ctx->inc = NULL;
+  ctx->group = NULL;
   ctx->serial = (serial_walk){0};
   gql_buf_init(&ctx->bytes, ctx->output->alc);
   ctx->out = &ctx->bytes;

@@ -103,5 +103,23 @@ out=$(echo 'mutation { x }' | "$gql" exec --schema "$tmp/sub.graphql" --data "$t
 [[ $? -eq 1 && $out == '{"errors":[{"message":"Schema is not configured to execute mutation operation.","locations":[{"line":1,"column":1}]}],"data":null}' ]] &&
   passed=$((passed + 1)) || fail "no mutation root: $out"
 
+# @defer and @stream (--defer-stream adds the directives): one payload a
+# line, graphql-js 17's format; the exit status says whether any payload
+# had errors; without --defer-stream the directive is unknown.
+nl=$'\n'
+expect "deferred fragment: one payload a line" 0 \
+  '{"data":{"item":{"id":7}},"pending":[{"id":"0","path":["item"],"label":"L"}],"hasNext":true}'"$nl"'{"hasNext":false,"incremental":[{"id":"0","data":{"name":null}}],"completed":[{"id":"0"}]}' \
+  '{ item(id: 1) { id ... @defer(label: "L") { name } } }' --defer-stream "${data[@]}"
+expect "streamed list: the items after initialCount" 0 \
+  '{"data":{"list":[{"id":1}]},"pending":[{"id":"0","path":["list"]}],"hasNext":true}'"$nl"'{"hasNext":false,"incremental":[{"id":"0","items":[{"id":2}]}],"completed":[{"id":"0"}]}' \
+  '{ list @stream(initialCount: 1) { id } }' --defer-stream "${data[@]}"
+echo '{"list":[{"id":1,"name":"a"},{"name":"b"}]}' >"$tmp/d2.json"
+expect "a deferred fragment nulled: completed with its errors, exit 1" 1 \
+  '{"data":{"list":[{"name":"a"},{"name":"b"}]},"pending":[{"id":"0","path":["list",0]},{"id":"1","path":["list",1]}],"hasNext":true}'"$nl"'{"hasNext":false,"incremental":[{"id":"0","data":{"id":1}}],"completed":[{"id":"1","errors":[{"message":"Cannot return null for non-nullable field Item.id.","locations":[{"line":1,"column":28}],"path":["list",1,"id"]}]},{"id":"0"}]}' \
+  '{ list { name ... @defer { id } } }' --defer-stream --schema "$tmp/schema.graphql" --data "$tmp/d2.json"
+printf '{ list { ... @defer { n: id } } }' | "$gql" exec "${data[@]}" - >"$tmp/got" 2>&1
+[[ $? -eq 1 ]] && grep -q 'Unknown directive \\"@defer\\"' "$tmp/got" &&
+  passed=$((passed + 1)) || fail "@defer without --defer-stream: $(cat "$tmp/got")"
+
 echo "exec: $passed passed, $failures failed"
 [[ $failures -eq 0 ]]

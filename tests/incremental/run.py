@@ -11,6 +11,12 @@ Parts:
               cases use as graphql-js 17's printSchema does
   validation  `gql validate [--defer-stream]` with each recorded rule alone
               and with all rules: the same errors, locations and order
+  exec        every execution case through gql_execute_incremental (the
+              incremental_exec program, env GQL_INCREMENTAL_EXEC, else next
+              to GQL_BINARY): the initial payload identical, the same
+              pending ids with their paths and labels, the same completed
+              ids with their errors, the last payload hasNext false, and
+              the same merged result
 
 Usage: run.py GQL_BINARY [--verbose] [--only PART]
 """
@@ -126,6 +132,68 @@ def part_validation(gql, part):
                                              json.dumps(got)[:600]))
 
 
+def exec_binary(gql):
+    return os.environ.get("GQL_INCREMENTAL_EXEC") or os.path.join(
+        os.path.dirname(os.path.abspath(gql.binary)), "incremental_exec")
+
+
+def pending_set(payloads):
+    return sorted((p["id"], json.dumps(p["path"]), p.get("label"))
+                  for x in payloads for p in x.get("pending", []))
+
+
+def completed_set(payloads):
+    return sorted((c["id"], json.dumps(c.get("errors"), sort_keys=True))
+                  for x in payloads for c in x.get("completed", []))
+
+
+def check_exec(case, got):
+    """None when gql's payloads `got` answer `case` as graphql-js did."""
+    want = case["payloads"]
+    if not got:
+        return "no payload"
+    if got[0] != want[0]:
+        return "initial payload\n want %s\n got  %s" % (
+            json.dumps(want[0]), json.dumps(got[0]))
+    if pending_set(got) != pending_set(want):
+        return "pending\n want %s\n got  %s" % (pending_set(want),
+                                                pending_set(got))
+    if completed_set(got) != completed_set(want):
+        return "completed\n want %s\n got  %s" % (completed_set(want),
+                                                  completed_set(got))
+    if len(got) > 1 and (got[-1].get("hasNext") is not False or any(
+            p.get("hasNext") is not True for p in got[:-1])):
+        return "hasNext: %s" % [p.get("hasNext") for p in got]
+    try:
+        merged = merge.merge(got)
+    except merge.MergeError as e:
+        return "merge: %s" % e
+    if merged != case["merged"]:
+        return "merged\n want %s\n got  %s" % (json.dumps(case["merged"]),
+                                               json.dumps(merged))
+    return None
+
+
+def part_exec(gql, part):
+    binary = exec_binary(gql)
+    folder = os.path.join(CASES, "exec")
+    for case in exec_cases():
+        path = os.path.join(folder, case["name"] + ".json")
+        p = subprocess.run([binary, path], capture_output=True, timeout=60)
+        if p.returncode != 0:
+            part.check(False, case["name"], "exit %d: %s" % (
+                p.returncode, p.stderr.decode("utf-8", "replace")[:400]))
+            continue
+        try:
+            got = [json.loads(line) for line in
+                   p.stdout.decode("utf-8").splitlines() if line.strip()]
+        except ValueError as e:
+            part.check(False, case["name"], "not JSON lines: %s" % e)
+            continue
+        why = check_exec(case, got)
+        part.check(why is None, case["name"], why or "")
+
+
 def diff(a, b):
     import difflib
     return "".join(list(difflib.unified_diff(
@@ -133,7 +201,7 @@ def diff(a, b):
 
 
 PARTS = [("merge", part_merge), ("schemas", part_schemas),
-         ("validation", part_validation)]
+         ("validation", part_validation), ("exec", part_exec)]
 
 
 def main():

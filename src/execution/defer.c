@@ -1,0 +1,321 @@
+/* @defer in an incremental execution (graphql-js 17's buildExecutionPlan):
+ * the fields of an object whose @defer usages are the set the running
+ * context executes stay in it; the others go to execution groups, one per
+ * set, that incremental.c runs after the payload of their fragments'
+ * parent. Here the object's fragments (the usages its selections met) and
+ * groups are recorded; nothing runs. Only plan sets with any_defer in a
+ * context with an inc_state come here. */
+#include "executor.h"
+
+/* Whether usage `u` is on: its `if` is a variable that is not false. */
+static bool usage_on(const exec_ctx *ctx, const plan_defer *u) {
+  if (u->var == UINT32_MAX)
+    return true;
+  const gql_json_value *v = ctx->vars[u->var];
+  return !v || v->kind != GQL_JSON_BOOL || v->boolean;
+}
+
+/* The innermost usage that is on, from `u` up (NULL: none). */
+static const plan_defer *effective(const exec_ctx *ctx, const plan_defer *u) {
+  while (u && !usage_on(ctx, u))
+    u = u->parent;
+  return u;
+}
+
+static bool in_set(const plan_defer *const *set, uint32_t n,
+                   const plan_defer *u) {
+  for (uint32_t i = 0; i < n; i++)
+    if (set[i] == u)
+      return true;
+  return false;
+}
+
+/* graphql-js getFilteredDeferUsageSet of a field's included occurrences
+ * into set (room for pf->nocc): empty when one is not deferred; a usage
+ * whose ancestor is in the set is left out. */
+static uint32_t field_set(const exec_ctx *ctx, const plan_field *pf,
+                          const plan_defer **set) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < pf->nocc; i++) {
+    if (!occ_included(ctx, &pf->occs[i]))
+      continue;
+    uint32_t d = pf->occs[i].defer;
+    const plan_defer *u = effective(ctx, d ? ctx->p->defers[d - 1] : NULL);
+    if (!u)
+      return 0;
+    if (!in_set(set, n, u))
+      set[n++] = u;
+  }
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    bool covered = false;
+    for (const plan_defer *a = effective(ctx, set[i]->parent); a && !covered;
+         a = effective(ctx, a->parent))
+      covered = in_set(set, n, a);
+    if (!covered)
+      set[k++] = set[i];
+  }
+  return k;
+}
+
+static bool same_set(const plan_defer *const *a, uint32_t na,
+                     const plan_defer *const *b, uint32_t nb) {
+  if (na != nb)
+    return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!in_set(b, nb, a[i]))
+      return false;
+  return true;
+}
+
+/* Whether JSON path `prefix` is `path` or a path above it. */
+static bool path_within(const char *prefix, const char *path) {
+  size_t n = strlen(prefix) - 1; /* without its ']' */
+  if (strncmp(prefix, path, n) != 0)
+    return false;
+  return path[n] == ']' || (n == 1 || path[n] == ',');
+}
+
+/* The fragment of usage `u` whose object is at `path` or above it. */
+static inc_record *find_record(const inc_state *st, const plan_defer *u,
+                               const char *path) {
+  for (inc_record *r = st->recs; r; r = r->next)
+    if (r->usage == u && path_within(r->path, path))
+      return r;
+  return NULL;
+}
+
+static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
+  if (!f)
+    return NULL;
+  path_frame *c = gql_arena_alloc(a, sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *f;
+  c->parent = copy_path(a, f->parent);
+  return c;
+}
+
+/* Records the fragments of the usages met collecting `ps` at `path`. */
+static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
+                        rnode *node) {
+  inc_state *st = ctx->inc;
+  for (uint32_t i = 0; i < ps->ndefers; i++) {
+    const plan_defer *u = ps->defers[i];
+    if (!usage_on(ctx, u))
+      continue;
+    inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
+    if (!r)
+      return false;
+    const plan_defer *pu = effective(ctx, u->parent);
+    *r = (inc_record){.usage = u,
+                      .label = u->label,
+                      .path = path,
+                      .parent = pu ? find_record(st, pu, path) : NULL,
+                      .creator = ctx,
+                      .node = node,
+                      .id = -1};
+    *st->rtail = r;
+    st->rtail = &r->next;
+  }
+  return true;
+}
+
+static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
+                            const void *parent, const path_frame *path,
+                            const char *path_json, rnode *node,
+                            const plan_defer **set, uint32_t n) {
+  inc_state *st = ctx->inc;
+  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g);
+  const plan_defer **gs = gql_arena_alloc(ctx->arena, sizeof *gs * n);
+  inc_record **recs = gql_arena_alloc(ctx->arena, sizeof *recs * n);
+  if (!g || !gs || !recs)
+    return NULL;
+  memcpy(gs, set, sizeof *gs * n);
+  *g = (inc_group){.set = gs,
+                   .recs = recs,
+                   .nset = n,
+                   .nrecs = n,
+                   .ps = ps,
+                   .parent = parent,
+                   .path = copy_path(ctx->arena, path),
+                   .path_json = path_json,
+                   .creator = ctx,
+                   .node = node};
+  if (path && !g->path)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    recs[i] = find_record(st, set[i], path_json);
+    if (!recs[i])
+      g->dead = true; /* (unvalidated documents only) */
+    else
+      recs[i]->ngroups++;
+  }
+  *st->gtail = g;
+  st->gtail = &g->next;
+  return g;
+}
+
+bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
+                           const void *parent, const path_frame *path,
+                           rnode *node) {
+  assert(ps->any_cond && ctx->inc);
+  const inc_group *run = ctx->group;
+  /* the root of a group: its fields alone, its fragments already made */
+  bool group_root = run && !run->stream && node == run->root;
+  const plan_defer *const *cur = run ? run->set : NULL;
+  uint32_t ncur = run ? run->nset : 0;
+  bool *keep = gql_arena_alloc(ctx->arena, sizeof *keep * (ps->nentries + 1));
+  const char *path_json = gql_exec_path_json(ctx, path);
+  if (!keep || !path_json)
+    return NULL;
+  if (!group_root && !add_records(ctx, ps, path_json, node))
+    return NULL;
+  /* the groups made at this object, by set */
+  inc_group **made = NULL;
+  uint32_t nmade = 0;
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    keep[i] = false;
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    const plan_defer **set =
+        gql_arena_alloc(ctx->arena, sizeof *set * pf->nocc);
+    if (!set)
+      return NULL;
+    uint32_t n = field_set(ctx, pf, set);
+    if (same_set(set, n, cur, ncur) || (n == 0 && !group_root)) {
+      keep[i] = true;
+      continue;
+    }
+    if (group_root) /* another group's field, or the initial result's */
+      continue;
+    bool found = false;
+    for (uint32_t j = 0; j < nmade && !found; j++)
+      found = same_set(made[j]->set, made[j]->nset, set, n);
+    if (found)
+      continue;
+    if (!made &&
+        !(made = gql_arena_alloc(ctx->arena, sizeof *made * ps->nentries)))
+      return NULL;
+    made[nmade] = add_group(ctx, ps, parent, path, path_json, node, set, n);
+    if (!made[nmade++])
+      return NULL;
+  }
+  return keep;
+}
+
+/* The value of an argument of a @stream: its variable's (NULL: none), or
+ * the literal's kind and text (*lit). */
+static const gql_json_value *arg(const exec_ctx *ctx,
+                                 const gql_ast_directive *d, const char *name,
+                                 const gql_ast_value **lit) {
+  const gql_ast_argument *a = gql_ast_find_argument(&d->args, name);
+  *lit = a ? a->value : NULL;
+  if (!a || a->value->h.kind != GQL_AST_VARIABLE)
+    return NULL;
+  *lit = NULL;
+  gql_str vname = gql_ast_name_str(a->value->u.name);
+  for (uint32_t i = 0; i < ctx->p->nvars; i++)
+    if (gql_str_eq(ctx->p->vars[i].name, vname))
+      return ctx->vars[i];
+  return NULL;
+}
+
+/* The @stream of the field's first included occurrence with one (read from
+ * the document: only an incremental execution's lists come here). */
+static const gql_ast_directive *stream_of(const exec_ctx *ctx,
+                                          const plan_field *pf) {
+  for (uint32_t i = 0; i < pf->nocc; i++) {
+    if (!occ_included(ctx, &pf->occs[i]))
+      continue;
+    const gql_ast_directive *d =
+        gql_ast_find_directive(&pf->occs[i].node->directives, "stream");
+    if (d)
+      return d;
+  }
+  return NULL;
+}
+
+bool gql_exec_stream_initial(const exec_ctx *ctx, const plan_field *pf,
+                             size_t count, size_t *initial) {
+  const gql_ast_directive *d = stream_of(ctx, pf);
+  if (!d)
+    return false;
+  const gql_ast_value *lit;
+  const gql_json_value *v = arg(ctx, d, "if", &lit);
+  if ((v && v->kind == GQL_JSON_BOOL && !v->boolean) ||
+      (lit && lit->h.kind == GQL_AST_BOOLEAN_VALUE && !lit->u.boolean))
+    return false;
+  int64_t n = 0; /* initialCount's default */
+  v = arg(ctx, d, "initialCount", &lit);
+  if (v && v->kind == GQL_JSON_NUMBER)
+    n = v->is_int ? v->number.i : (int64_t)v->number.d;
+  if (lit && lit->h.kind == GQL_AST_INT_VALUE) {
+    gql_str raw = lit->u.raw;
+    bool neg = raw.len && raw.ptr[0] == '-';
+    for (size_t i = neg; i < raw.len && n < INT32_MAX; i++)
+      n = n * 10 + (raw.ptr[i] - '0');
+    n = neg ? -n : n;
+  }
+  if (n < 0 || (uint64_t)n > count) /* graphql-js: the list ended first */
+    return false;
+  *initial = (size_t)n;
+  return true;
+}
+
+/* The stream of the list at o (its first `initial` items are in place) and
+ * a group per item after them. */
+void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
+                         gql_list_item_fn fn, size_t initial,
+                         gql_type_ref item) {
+  exec_ctx *ctx = o->own.ctx;
+  inc_state *st = ctx->inc;
+  const gql_ast_directive *d = stream_of(ctx, o->own.pf);
+  const gql_ast_value *lit;
+  arg(ctx, d, "label", &lit);
+  inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
+  gql_resolve_info *info = gql_arena_alloc(ctx->arena, sizeof *info);
+  const path_frame *path = copy_path(ctx->arena, o->own.path);
+  const char *path_json = gql_exec_path_json(ctx, o->own.path);
+  inc_group *gs =
+      gql_arena_alloc(ctx->arena, sizeof *gs * (count - initial + 1));
+  if (!r || !info || !path || !path_json || !gs) {
+    gql_exec_field_error(o, "Out of memory.", UINT32_MAX);
+    return;
+  }
+  *info = *out_info(o);
+  info->ctx = ctx;
+  info->path = path;
+  *r = (inc_record){.label = lit && lit->h.kind == GQL_AST_STRING_VALUE
+                                 ? lit->u.string.value
+                                 : (gql_str){0},
+                    .first = initial,
+                    .path = path_json,
+                    .creator = ctx,
+                    .node = o->node,
+                    .ngroups = (uint32_t)(count - initial),
+                    .id = -1};
+  *st->rtail = r;
+  st->rtail = &r->next;
+  const inc_group *run = ctx->group;
+  for (size_t i = initial; i < count; i++) {
+    inc_group *g = &gs[i - initial];
+    *g = (inc_group){.set = run ? run->set : NULL,
+                     .nset = run ? run->nset : 0,
+                     .recs = &g->stream,
+                     .nrecs = 1,
+                     .stream = r,
+                     .index = i,
+                     .list = list,
+                     .fn = fn,
+                     .item = item,
+                     .info = info,
+                     .path = path,
+                     .path_json = path_json,
+                     .creator = ctx,
+                     .node = o->node};
+    *st->gtail = g;
+    st->gtail = &g->next;
+  }
+}

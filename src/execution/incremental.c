@@ -1,0 +1,490 @@
+/* Incremental delivery of @defer (graphql-js 17.1's
+ * experimentalExecuteIncrementally): the initial result runs in tree mode
+ * without the deferred fields (defer.c splits them into execution groups
+ * of deferred fragments), then each group runs in a context of its own once
+ * its fragments are announced, and the payloads follow: `pending` for the
+ * fragments a payload announces, `incremental` for a group's data (at its
+ * fragment's id, with the `subPath` below the fragment's object),
+ * `completed` when a fragment's groups are all in (with `errors` when one
+ * failed: its object was nulled), and `hasNext`. A fragment whose object
+ * was nulled, or whose parent failed, is never announced; one without
+ * fields of its own left is not either (its nested ones are, at once).
+ * Payloads go to the execution's on_done, each when nothing more completes
+ * at once. */
+#include "deliver.h"
+
+static void pump(inc_state *st);
+
+/* Whether node `n` of `creator`'s tree is still in the response. */
+static bool alive(const exec_ctx *creator, const rnode *n) {
+  if (creator->group && creator->group->failed)
+    return false;
+  for (; n; n = n->parent)
+    if (n->kind == R_NULL)
+      return false;
+  return true;
+}
+
+static void kill_group(inc_group *g) {
+  if (g->dead)
+    return;
+  g->dead = true;
+  for (uint32_t i = 0; i < g->nrecs; i++)
+    if (g->recs[i])
+      g->recs[i]->ngroups--;
+}
+
+static void kill_record(inc_state *st, inc_record *r) {
+  r->dead = true;
+  for (inc_group *g = st->groups; g; g = g->next)
+    for (uint32_t i = 0; i < g->nrecs && !g->delivered; i++)
+      if (g->recs[i] == r)
+        kill_group(g);
+  for (inc_record *c = st->recs; c; c = c->next)
+    if (c->parent == r && !c->dead)
+      kill_record(st, c);
+}
+
+/* What context `ctx` made, once it has finished: the fragments and groups
+ * whose object did not stay in its response. */
+static void settle(inc_state *st, exec_ctx *ctx) {
+  for (inc_record *r = st->recs; r; r = r->next)
+    if (r->creator == ctx && !r->dead && !alive(ctx, r->node))
+      kill_record(st, r);
+  for (inc_group *g = st->groups; g; g = g->next)
+    if (g->creator == ctx && !alive(ctx, g->node))
+      kill_group(g);
+}
+
+static void id_json(gql_buf *b, int32_t id) {
+  gql_buf_puts(b, "\"id\":\"");
+  gql_json_write_int(b, id);
+  gql_buf_putc(b, '"');
+}
+
+static void entry_start(gql_buf *b) {
+  gql_buf_putc(b, b->len ? ',' : '[');
+  gql_buf_putc(b, '{');
+}
+
+/* Whether the payload of what `c` ran has gone out. */
+static bool delivered(const inc_state *st, const exec_ctx *c) {
+  return c == st->ctx ? st->initial_sent
+                      : c->group->delivered && !c->group->failed;
+}
+
+/* Whether `r` is to be announced now: its parent fragment has completed,
+ * or without one (a stream, an outermost @defer), the payload of the
+ * context that made it has gone out. */
+static bool due(const inc_state *st, const inc_record *r) {
+  if (r->id >= 0 || r->dead || r->completed || !r->creator->done)
+    return false;
+  return r->parent ? r->parent->completed && !r->parent->failed
+                   : delivered(st, r->creator);
+}
+
+/* Announces `r` in the payload's pending, or, a fragment without groups
+ * of its own, completes it at once (its nested ones are then due). */
+static bool announce(inc_state *st, inc_record *r) {
+  if (r->ngroups == 0 && r->usage) {
+    r->completed = true;
+    return true;
+  }
+  r->id = st->next_id++;
+  gql_buf *b = &st->pend;
+  entry_start(b);
+  id_json(b, r->id);
+  gql_buf_puts(b, ",\"path\":");
+  gql_buf_puts(b, r->path);
+  if (r->label.ptr) {
+    gql_buf_puts(b, ",\"label\":");
+    gql_json_write_string(b, r->label);
+  }
+  gql_buf_putc(b, '}');
+  return true;
+}
+
+static bool runnable(const inc_group *g) {
+  if (g->started || g->dead || !g->creator->done)
+    return false;
+  for (uint32_t i = 0; i < g->nrecs; i++)
+    if (g->recs[i]->id < 0 || g->recs[i]->completed)
+      return false;
+  return true;
+}
+
+static void on_group(void *ud, const char *json, size_t len, bool errs);
+
+static void start(inc_state *st, inc_group *g) {
+  exec_ctx *c = gql_arena_alloc(st->ctx->arena, sizeof *c);
+  rnode *root = gql_arena_alloc(st->ctx->arena, sizeof *root);
+  g->started = true;
+  if (!c || !root) {
+    g->done = g->failed = true;
+    g->errors = GQL_STR("[{\"message\":\"Out of memory.\"}]");
+    return;
+  }
+  *c = *st->ctx; /* the operation, variables and arena */
+  c->owns = OWN_OUTPUT;
+  c->own_output = (gql_output){0};
+  c->output = &c->own_output;
+  c->resp = (gql_buf){0};
+  c->errs = NULL;
+  c->nerrs = c->cap = 0;
+  c->hooks = NULL;
+  c->last_stamps = c->owed = false;
+  c->on_done = on_group;
+  c->ud = g;
+  c->group = g;
+  c->walking = c->done = false;
+  c->pending = 0;
+  c->serial = (serial_walk){0};
+  *root = (rnode){.kind = R_EMPTY, .nullable = true};
+  c->root = g->root = root;
+  gql_buf_init(&c->bytes, NULL);
+  c->out = &c->bytes;
+  g->ctx = c;
+  st->running++;
+  c->walking = true;
+  if (g->stream) {
+    path_frame *fr = gql_arena_alloc(c->arena, sizeof *fr);
+    if (!fr) {
+      gql_exec_tree_fail(c, root);
+    } else {
+      *fr = (path_frame){g->path, NULL, (int64_t)g->index, 0};
+      root->nullable = !gql_type_ref_is_non_null(g->item);
+      gql_out io;
+      out_init(&io, c, g->info->pf, g->item, LEAF_NONE, fr, root);
+      io.info = g->info;
+      g->fn(g->list, g->index, &io);
+      if (!io.written) {
+        set_written(&io);
+        gql_exec_complete_null(&io);
+      }
+    }
+  } else {
+    gql_exec_object_tree(c, g->ps, g->parent, g->path, root, false);
+  }
+  c->walking = false;
+  if (!c->done && c->pending == 0)
+    gql_exec_finish(c);
+}
+
+/* The fragment a group's data is delivered at: the deepest of its
+ * fragments (the shortest subPath), the first among equals. */
+static const inc_record *best(const inc_group *g) {
+  const inc_record *b = g->recs[0];
+  for (uint32_t i = 1; i < g->nrecs; i++)
+    if (strlen(g->recs[i]->path) > strlen(b->path))
+      b = g->recs[i];
+  return b;
+}
+
+static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
+  r->failed = r->completed = true;
+  entry_start(&st->comp);
+  id_json(&st->comp, r->id);
+  gql_buf_puts(&st->comp, ",\"errors\":");
+  gql_buf_append(&st->comp, errors.ptr, errors.len);
+  gql_buf_putc(&st->comp, '}');
+  st->errs = true;
+  for (inc_group *g = st->groups; g; g = g->next)
+    if (g->stream == r && !g->delivered)
+      kill_group(g);
+  for (inc_record *c = st->recs; c; c = c->next)
+    if (c->parent == r && !c->dead)
+      kill_record(st, c);
+}
+
+/* A streamed item: its value in `items`, or the stream's end with its
+ * errors when a non-null item failed. */
+static void deliver_item(inc_state *st, inc_group *g) {
+  inc_record *r = g->stream;
+  g->delivered = true;
+  if (g->failed) {
+    fail_record(st, r, g->errors);
+    return;
+  }
+  gql_buf *b = &st->incr;
+  entry_start(b);
+  id_json(b, r->id);
+  gql_buf_puts(b, ",\"items\":[");
+  gql_buf_append(b, g->data.ptr, g->data.len);
+  gql_buf_putc(b, ']');
+  if (g->errors.len) {
+    gql_buf_puts(b, ",\"errors\":");
+    gql_buf_append(b, g->errors.ptr, g->errors.len);
+    st->errs = true;
+  }
+  gql_buf_putc(b, '}');
+  r->ndone++;
+}
+
+static void deliver_group(inc_state *st, inc_group *g) {
+  if (g->stream) {
+    deliver_item(st, g);
+    return;
+  }
+  g->delivered = true;
+  if (g->failed) {
+    for (uint32_t i = 0; i < g->nrecs; i++) {
+      inc_record *r = g->recs[i];
+      if (!r->completed && !r->dead)
+        fail_record(st, r, g->errors);
+    }
+    return;
+  }
+  const inc_record *r = best(g);
+  gql_buf *b = &st->incr;
+  entry_start(b);
+  id_json(b, r->id);
+  gql_buf_puts(b, ",\"data\":");
+  gql_buf_append(b, g->data.ptr, g->data.len);
+  if (g->errors.len) {
+    gql_buf_puts(b, ",\"errors\":");
+    gql_buf_append(b, g->errors.ptr, g->errors.len);
+    st->errs = true;
+  }
+  size_t rl = strlen(r->path), gl = strlen(g->path_json);
+  if (gl > rl) { /* [..., "a", 0] below [...]: ["a", 0] */
+    gql_buf_puts(b, ",\"subPath\":[");
+    size_t from = rl == 2 ? 1 : rl; /* past the fragment's path and ',' */
+    gql_buf_append(b, g->path_json + from, gl - from);
+  }
+  gql_buf_putc(b, '}');
+  for (uint32_t i = 0; i < g->nrecs; i++)
+    g->recs[i]->ndone++;
+}
+
+/* Delivers what has completed; true when something changed. */
+static bool progress(inc_state *st) {
+  bool moved = false;
+  for (inc_group *g = st->groups; g; g = g->next) {
+    if (!g->done || g->delivered || g->dead)
+      continue;
+    bool open = true;
+    for (uint32_t i = 0; i < g->nrecs; i++)
+      open &= g->recs[i]->id >= 0 && !g->recs[i]->completed;
+    if (!open) {
+      kill_group(g);
+      continue;
+    }
+    /* a stream's items in order */
+    if (g->stream && g->index != g->stream->first + g->stream->ndone)
+      continue;
+    deliver_group(st, g);
+    moved = true;
+    /* what it made is announced with it, in delivery order (the
+     * fragments of a stream's items in the items' order) */
+    for (inc_record *r = st->recs; r && g->ctx; r = r->next)
+      if (r->creator == g->ctx && due(st, r))
+        announce(st, r);
+  }
+  for (inc_record *r = st->recs; r; r = r->next) {
+    if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
+      continue;
+    r->completed = true;
+    entry_start(&st->comp);
+    id_json(&st->comp, r->id);
+    gql_buf_putc(&st->comp, '}');
+    moved = true;
+  }
+  for (inc_record *r = st->recs; r; r = r->next)
+    if (due(st, r))
+      moved |= announce(st, r);
+  for (inc_group *g = st->groups; g; g = g->next)
+    if (runnable(g)) {
+      start(st, g);
+      moved = true;
+    }
+  return moved;
+}
+
+static bool has_next(const inc_state *st) {
+  for (const inc_record *r = st->recs; r; r = r->next)
+    if (r->id >= 0 && !r->completed && !r->dead)
+      return true;
+  return false;
+}
+
+/* The end, once the last payload is out and no group runs (one whose
+ * fragment failed may still have fields pending): the memory the execution
+ * owns goes with the delivering context's (deliver frees it after this
+ * on_done returns). */
+static void release(inc_state *st) {
+  st->finished = true;
+  if (st->running)
+    return;
+  if (st->sync_done)
+    *st->sync_done = true;
+  gql_buf_free(&st->pend);
+  gql_buf_free(&st->incr);
+  gql_buf_free(&st->comp);
+  exec_ctx *c = st->current;
+  if (st->owns & OWN_OUTPUT) {
+    if (c == st->ctx)
+      c->owns |= OWN_OUTPUT;
+    else
+      gql_output_free(st->ctx->output);
+  }
+  c->owns |= st->owns & OWN_ARENA;
+}
+
+static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
+  if (!b->len)
+    return;
+  gql_buf_putc(pay, ',');
+  gql_buf_puts(pay, key);
+  gql_buf_append(pay, b->data, b->len);
+  gql_buf_putc(pay, ']');
+  b->len = 0;
+}
+
+/* Hands payload `pay` to on_done and frees it. */
+static void send_payload(inc_state *st, gql_buf *pay, bool errs) {
+  static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
+  if (pay->failed)
+    st->on_payload(st->ud, oom, sizeof oom - 1, true);
+  else
+    st->on_payload(st->ud, pay->data, pay->len, errs);
+  gql_buf_free(pay);
+}
+
+static void pump(inc_state *st) {
+  if (st->pumping || st->finished)
+    return;
+  st->pumping = true;
+  while (progress(st))
+    ;
+  st->pumping = false;
+  if (!st->pend.len && !st->incr.len && !st->comp.len)
+    return;
+  bool more = has_next(st);
+  gql_buf pay;
+  gql_buf_init(&pay, NULL);
+  gql_buf_puts(&pay, more ? "{\"hasNext\":true" : "{\"hasNext\":false");
+  close_list(&st->pend, &pay, "\"pending\":");
+  close_list(&st->incr, &pay, "\"incremental\":");
+  close_list(&st->comp, &pay, "\"completed\":");
+  gql_buf_putc(&pay, '}');
+  bool errs = st->errs;
+  st->errs = false;
+  send_payload(st, &pay, errs);
+  if (!more)
+    release(st);
+}
+
+/* A group's context has finished: its data and errors, out of
+ * `{"errors":[...],"data":...}`. */
+static void on_group(void *ud, const char *json, size_t len, bool errs) {
+  (void)errs;
+  inc_group *g = ud;
+  exec_ctx *c = g->ctx;
+  inc_state *st = c->inc;
+  /* the context delivering now: a group run from pump returns into the
+   * delivery of the one that started it */
+  exec_ctx *prev = st->current;
+  st->current = c;
+  g->done = true;
+  st->running--;
+  if (st->finished) { /* after the last payload: only the memory is left */
+    release(st);
+    st->current = prev;
+    return;
+  }
+  /* a group whose object was nulled; a non-null item that failed */
+  g->failed = c->root->kind == R_NULL && (!g->stream || !c->root->nullable);
+  size_t off = 8; /* {"data": */
+  if (c->nerrs) {
+    gql_buf e;
+    gql_buf_init(&e, NULL);
+    gql_exec_write_errors(c, &e);
+    size_t elen = e.len;
+    char *copy =
+        e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, elen - 9);
+    gql_buf_free(&e);
+    g->errors = copy ? (gql_str){copy, elen - 9}
+                     : GQL_STR("[{\"message\":\"Out of memory.\"}]");
+    off = 1 + elen + 1 + 7;
+  }
+  if (!g->failed && len > off) {
+    char *d = gql_arena_strndup(c->arena, json + off, len - off - 1);
+    g->data = d ? (gql_str){d, len - off - 1} : GQL_STR("{}");
+  }
+  settle(st, c);
+  pump(st);
+  if (!st->finished || st->running)
+    st->current = prev;
+}
+
+/* The initial result has finished: it goes out with the fragments it
+ * announces, or alone when there are none. */
+static void on_initial(void *ud, const char *json, size_t len, bool errs) {
+  inc_state *st = ud;
+  st->current = st->ctx;
+  settle(st, st->ctx);
+  st->initial_sent = true;
+  /* what the initial result announces: its fragments, and those nested in
+   * ones without groups of their own (announce completes those) */
+  for (bool again = true; again;) {
+    again = false;
+    for (inc_record *r = st->recs; r; r = r->next)
+      if (due(st, r) && announce(st, r) && r->completed)
+        again = true;
+  }
+  if (!st->pend.len) {
+    st->on_payload(st->ud, json, len, errs);
+    release(st);
+    return;
+  }
+  gql_buf pay;
+  gql_buf_init(&pay, NULL);
+  gql_buf_append(&pay, json, len - 1);
+  close_list(&st->pend, &pay, "\"pending\":");
+  gql_buf_puts(&pay, ",\"hasNext\":true}");
+  send_payload(st, &pay, errs);
+  pump(st);
+}
+
+int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
+  const gql_prepared *p = ctx->p;
+  inc_state *st = gql_arena_alloc(ctx->arena, sizeof *st);
+  ctx->root = gql_arena_alloc(ctx->arena, sizeof *ctx->root);
+  if (!st || !ctx->root) {
+    gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
+    gql_exec_errors_only(ctx, true);
+    return 0;
+  }
+  bool sync_done = false;
+  *st = (inc_state){.ctx = ctx,
+                    .rtail = &st->recs,
+                    .gtail = &st->groups,
+                    .owns = ctx->owns,
+                    .sync_done = &sync_done,
+                    .on_payload = ctx->on_done,
+                    .ud = ctx->ud};
+  gql_buf_init(&st->pend, NULL);
+  gql_buf_init(&st->incr, NULL);
+  gql_buf_init(&st->comp, NULL);
+  ctx->owns = 0;
+  ctx->on_done = on_initial;
+  ctx->ud = st;
+  ctx->walking = ctx->done = false;
+  ctx->pending = 0;
+  ctx->serial = (serial_walk){0};
+  ctx->inc = st;
+  ctx->group = NULL;
+  gql_buf_init(&ctx->bytes, ctx->output->alc);
+  ctx->out = &ctx->bytes;
+  *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  ctx->walking = true;
+  gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
+                       p->kind == GQL_OP_MUTATION);
+  ctx->walking = false;
+  if (!ctx->done && ctx->pending == 0)
+    gql_exec_finish(ctx);
+  if (sync_done)
+    return 0;
+  st->sync_done = NULL;
+  return 1;
+}
