@@ -66,6 +66,11 @@ typedef struct gql_http_executor {
    * gql_http_exec_done exactly once; a negative gql_err otherwise (the
    * server answers 500). */
   int (*execute)(void *worker, gql_http_exec *req);
+  /* The worker moved to a new generation (gql_http_server_swap; `ud` is
+   * its ud), between two requests: make the worker's state for it now
+   * (plans of the hot operations) rather than in its first request. Its
+   * requests carry it as gql_http_exec.generation. May be NULL. */
+  void (*generation)(void *worker, void *ud);
 } gql_http_executor;
 
 /* The response of an executor's request: a GraphQL response (JSON), sent

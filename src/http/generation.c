@@ -128,4 +128,7 @@ void gql_http_gen_poll(gql_http_ctx *x) {
     warm(x, x->pin, p, x->opt->warm_operations ? x->opt->warm_operations : 64);
   gql_http_pin_release(x->pin);
   x->pin = p;
+  const gql_http_executor *ex = x->opt->executor;
+  if (ex && ex->generation)
+    ex->generation(x->exec_worker, gen->g.ud);
 }
