@@ -332,6 +332,16 @@ GQL_API gql_arena *gql_http_request_arena(gql_http_request *r);
 /* The embedder's pointer for this request (NULL until set). */
 GQL_API void *gql_http_request_context(const gql_http_request *r);
 GQL_API void gql_http_request_set_context(gql_http_request *r, void *ctx);
+/* The verified JWT claims of the request (an object), or NULL: no token,
+ * or none verified. gql serve and gql gateway set them from the request's
+ * `Authorization: Bearer` token once it is verified
+ * (authentication.router.jwt, docs/config.md); an embedder's execute hook
+ * that verifies tokens sets them (kept by pointer: in the request's arena
+ * or longer-lived). Readable from the hooks after execute, the resolvers
+ * (gql_http_request_of(info)) and an executor's request. */
+GQL_API const gql_value *gql_http_request_claims(const gql_http_request *r);
+GQL_API void gql_http_request_set_claims(gql_http_request *r,
+                                         const gql_value *claims);
 /* Adds a header to the response (name and value copied; no CR or LF
  * allowed). 0, GQL_EINVAL or GQL_ENOMEM. */
 GQL_API int gql_http_request_add_header(gql_http_request *r, const char *name,

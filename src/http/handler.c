@@ -793,6 +793,14 @@ void gql_http_request_set_context(gql_http_request *r, void *ctx) {
   r->user = ctx;
 }
 
+const gql_value *gql_http_request_claims(const gql_http_request *r) {
+  return r ? r->claims : NULL;
+}
+
+void gql_http_request_set_claims(gql_http_request *r, const gql_value *claims) {
+  r->claims = claims;
+}
+
 int gql_http_request_add_header(gql_http_request *r, const char *name,
                                 const char *value) {
   size_t nl = strlen(name), vl = strlen(value);

@@ -228,13 +228,14 @@ struct gql_http_request {
   bool graphql_response; /* application/graphql-response+json */
   bool head;             /* a HEAD request: answered as GET, head only */
   bool done;
-  bool answered;          /* its response is written */
-  gql_http_exec exec;     /* with opt->executor */
-  gql_trace *trace;       /* with opt->tracer: ended with the request */
-  void *user;             /* gql_http_request_set_context */
-  http_buf_arena headers; /* gql_http_request_add_header's lines */
-  const char *peer;       /* made on demand */
-  const gql_value *body;  /* a POST's JSON body, once read */
+  bool answered;           /* its response is written */
+  gql_http_exec exec;      /* with opt->executor */
+  gql_trace *trace;        /* with opt->tracer: ended with the request */
+  void *user;              /* gql_http_request_set_context */
+  const gql_value *claims; /* gql_http_request_set_claims */
+  http_buf_arena headers;  /* gql_http_request_add_header's lines */
+  const char *peer;        /* made on demand */
+  const gql_value *body;   /* a POST's JSON body, once read */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
    * hold errors */
