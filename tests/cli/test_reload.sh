@@ -83,6 +83,33 @@ if serve s --log-level info --schema "$tmp/s/schema.graphql" --data "$tmp/s/data
   wait "$pid" 2>/dev/null
 fi
 
+# ---- warming: the operations a worker served are prepared on the new
+# schema before it serves from it, so that the first request after a
+# reload hits the document cache (one worker: its cache is the only one)
+metric() { # metric NAME: its value on /metrics
+  curl -s "http://127.0.0.1:$port/metrics" | sed -n "s/^$1 \([0-9]*\)$/\1/p"
+}
+mkdir -p "$tmp/w"
+printf 'type Query { a: String b: Int }\n' >"$tmp/w/schema.graphql"
+echo '{"a":"w","b":1}' >"$tmp/w/data.json"
+if threads=1 serve w --log-level info --schema "$tmp/w/schema.graphql" --data "$tmp/w/data.json"; then
+  q '{a}' >/dev/null
+  q '{a b}' >/dev/null
+  q '{a}' >/dev/null
+  misses=$(metric gql_document_cache_misses_total)
+  [[ $misses == 2 ]] && ok || fail "warm: misses before the reload: $misses"
+  printf 'type Query { a: String b: Int c: Int }\n' >"$tmp/w/schema.graphql"
+  kill -HUP "$pid"
+  wait_log "$tmp/w.err" 'reloaded: generation 1' || fail "warm: no reload: $(cat "$tmp/w.err")"
+  got=$(wait_for '{c}' '{"data":{"c":null}}') || fail "warm: new schema: $got"
+  misses=$(metric gql_document_cache_misses_total)
+  [[ $(q '{a b}') == '{"data":{"a":"w","b":1}}' && $(q '{a}') == '{"data":{"a":"w"}}' ]] && ok || fail "warm: answers"
+  [[ $(metric gql_document_cache_misses_total) == "$misses" ]] && ok ||
+    fail "warm: the hot operations missed the cache after the reload ($misses -> $(metric gql_document_cache_misses_total))"
+  kill "$pid"
+  wait "$pid" 2>/dev/null
+fi
+
 # ---- gql serve --config: the operation limits reload; the endpoint path
 # (like the listen address and the thread count) does not (logged)
 mkdir -p "$tmp/c"
@@ -205,7 +232,7 @@ GRAPHQL
 }
 mkdir -p "$tmp/g"
 supergraph '  secret: String @join__field(graph: A)' >"$tmp/g/supergraph.graphql"
-"$gql" gateway --port 0 --threads 2 --log-level info --supergraph "$tmp/g/supergraph.graphql" \
+"$gql" gateway --port 0 --threads 1 --log-level info --supergraph "$tmp/g/supergraph.graphql" \
   >"$tmp/gw.out" 2>"$tmp/gw.err" &
 gpid=$!
 pids+=("$gpid")
@@ -223,6 +250,12 @@ if [[ -n $port ]]; then
   kill -HUP "$gpid"
   got=$(wait_for '{secret admin}' '{"data":{"secret":"secret","admin":"admin"}}') && ok ||
     fail "gateway: the new field: $got"
+  # the plans of the hot operations were made before the switch: {secret}
+  # (served before) is no plan-cache miss after it
+  pm=$(metric gql_plan_cache_misses_total)
+  [[ $(q '{secret}') == '{"data":{"secret":"secret"}}' ]] && ok || fail "gateway: secret after: $(q '{secret}')"
+  [[ $(metric gql_plan_cache_misses_total) == "$pm" ]] && ok ||
+    fail "gateway: {secret} was planned again after the reload ($pm -> $(metric gql_plan_cache_misses_total))"
   # a supergraph that does not load
   echo 'schema { query: Query' >"$tmp/g/supergraph.graphql"
   kill -HUP "$gpid"
