@@ -105,8 +105,15 @@ void gql_http_judge_limits(const gql_http_generation *g,
  * and the watched files, when opt->reload asks (NULL: none). Stop closes
  * its handles (the loop frees it). */
 typedef struct gql_http_reloader gql_http_reloader;
+/* What the reloader swaps into (the server, through server.c's wrappers:
+ * reload.c does not call server.c). */
+typedef struct gql_http_swap_target {
+  void *ud;
+  int (*swap)(void *ud, const gql_http_generation *g);
+  uint64_t (*generation)(void *ud);
+} gql_http_swap_target;
 gql_http_reloader *gql_http_reloader_start(uv_loop_t *loop,
-                                           gql_http_server *srv,
+                                           const gql_http_swap_target *target,
                                            const gql_http_options *opt);
 void gql_http_reloader_stop(gql_http_reloader *r);
 

@@ -19,7 +19,7 @@ typedef struct watch {
 } watch;
 
 struct gql_http_reloader {
-  gql_http_server *srv;
+  gql_http_swap_target target;
   const gql_http_options *opt;
   const gql_http_reload *rl;
   uv_signal_t sighup;
@@ -42,7 +42,7 @@ static void on_closed(uv_handle_t *h) {
 
 static void reload(gql_http_reloader *r, const char *why) {
   gql_http_generation g = {0};
-  uint64_t was = gql_http_server_generation(r->srv);
+  uint64_t was = r->target.generation(r->target.ud);
   gql_http_log(r->opt, GQL_HTTP_LOG_INFO, "reload (%s)", why);
   int rc = r->rl->load(r->rl->ud, &g);
   if (rc < 0) {
@@ -51,7 +51,7 @@ static void reload(gql_http_reloader *r, const char *why) {
                  (unsigned long long)was);
     return;
   }
-  rc = gql_http_server_swap(r->srv, &g);
+  rc = r->target.swap(r->target.ud, &g);
   if (rc < 0) {
     gql_http_log(r->opt, GQL_HTTP_LOG_ERROR,
                  "reload (%s) failed: %s; still serving generation %llu", why,
@@ -61,7 +61,7 @@ static void reload(gql_http_reloader *r, const char *why) {
     return;
   }
   gql_http_log(r->opt, GQL_HTTP_LOG_INFO, "reloaded: generation %llu",
-               (unsigned long long)gql_http_server_generation(r->srv));
+               (unsigned long long)r->target.generation(r->target.ud));
 }
 
 static void on_sighup(uv_signal_t *h, int signum) {
@@ -113,7 +113,7 @@ static void on_fs_event(uv_fs_event_t *h, const char *filename, int events,
 }
 
 gql_http_reloader *gql_http_reloader_start(uv_loop_t *loop,
-                                           gql_http_server *srv,
+                                           const gql_http_swap_target *target,
                                            const gql_http_options *opt) {
   const gql_http_reload *rl = opt->reload;
   if (!rl || !rl->load)
@@ -124,7 +124,7 @@ gql_http_reloader *gql_http_reloader_start(uv_loop_t *loop,
     gql_http_log(opt, GQL_HTTP_LOG_ERROR, "out of memory: no reload");
     return NULL;
   }
-  r->srv = srv;
+  r->target = *target;
   r->opt = opt;
   r->rl = rl;
   uv_signal_init(loop, &r->sighup);

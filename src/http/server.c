@@ -824,6 +824,15 @@ static void on_poll(uv_timer_t *h) {
   gql_http_reloader_stop(st->reloader);
 }
 
+/* The reloader's way to the server (it does not call server.c). */
+static int swap_into(void *ud, const gql_http_generation *g) {
+  return gql_http_server_swap(ud, g);
+}
+
+static uint64_t generation_of(void *ud) {
+  return gql_http_server_generation(ud);
+}
+
 int gql_http_server_run(gql_http_server *s) {
   uv_loop_t loop;
   if (uv_loop_init(&loop) < 0)
@@ -847,8 +856,9 @@ int gql_http_server_run(gql_http_server *s) {
            s->opt.host, v6 ? "]" : "", s->port, s->opt.path);
     fflush(stdout);
   }
+  gql_http_swap_target target = {s, swap_into, generation_of};
   if (rc >= 0)
-    st.reloader = gql_http_reloader_start(&loop, s, &s->opt);
+    st.reloader = gql_http_reloader_start(&loop, &target, &s->opt);
   uv_timer_start(&st.poll, on_poll, 0, 50);
   uv_run(&loop, UV_RUN_DEFAULT);
   uv_loop_close(&loop);
