@@ -126,9 +126,12 @@ void gql_http_gen_poll(gql_http_ctx *x) {
   gql_http_cache_init(&p->cache, x->opt->cache_bytes, x->seed);
   if (x->pin)
     warm(x, x->pin, p, x->opt->warm_operations ? x->opt->warm_operations : 64);
-  gql_http_pin_release(x->pin);
+  gql_http_pin *old = x->pin;
   x->pin = p;
+  /* the executor moves while the old generation is still held, so that
+   * nothing of it is freed (and its memory reused) before it has */
   const gql_http_executor *ex = x->opt->executor;
   if (ex && ex->generation)
     ex->generation(x->exec_worker, gen->g.ud);
+  gql_http_pin_release(old);
 }
