@@ -47,6 +47,9 @@ typedef struct gql_http_exec {
   gql_trace *trace;
   void *internal_;
   gql_http_request *request; /* its headers, peer, context (see below) */
+  /* The ud of the generation the request runs on (gql_http_generation;
+   * NULL for the server's first one). */
+  void *generation;
 } gql_http_exec;
 
 typedef struct gql_http_executor {
@@ -63,6 +66,11 @@ typedef struct gql_http_executor {
    * gql_http_exec_done exactly once; a negative gql_err otherwise (the
    * server answers 500). */
   int (*execute)(void *worker, gql_http_exec *req);
+  /* The worker moved to a new generation (gql_http_server_swap; `ud` is
+   * its ud), between two requests: make the worker's state for it now
+   * (plans of the hot operations) rather than in its first request. Its
+   * requests carry it as gql_http_exec.generation. May be NULL. */
+  void (*generation)(void *worker, void *ud);
 } gql_http_executor;
 
 /* The response of an executor's request: a GraphQL response (JSON), sent
@@ -143,6 +151,22 @@ typedef struct gql_http_hooks {
   void (*response)(void *worker, gql_http_request *r, int status);
 } gql_http_hooks;
 
+/* Hot reload (gql_http_options.reload): what gql_http_server_run watches
+ * and how it loads the next generation. SIGHUP, or a change to one of the
+ * `watch` files (settled for debounce_ms: editors write in steps), calls
+ * `load` on the thread of gql_http_server_run; a generation it returns goes
+ * to gql_http_server_swap, a failure (it logs why) leaves the old one
+ * serving. */
+typedef struct gql_http_generation gql_http_generation;
+typedef struct gql_http_reload {
+  void *ud;
+  /* 0 with *out filled, or a negative gql_err once it has logged why. */
+  int (*load)(void *ud, gql_http_generation *out);
+  const char *const *watch; /* files (NULL: SIGHUP only) */
+  unsigned nwatch;
+  unsigned debounce_ms; /* default 100 */
+} gql_http_reload;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host; /* default "127.0.0.1" */
@@ -206,6 +230,11 @@ typedef struct gql_http_options {
   bool no_introspection;
   /* Request hooks (NULL: none); pointed to for the server's life. */
   const gql_http_hooks *hooks;
+  /* Hot reload by gql_http_server_run (NULL: none); pointed to. */
+  const gql_http_reload *reload;
+  /* Operations each worker prepares on a new generation before it serves
+   * from it: the most recently used of its document cache (0: 64). */
+  unsigned warm_operations;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;
@@ -233,6 +262,34 @@ GQL_API void gql_http_server_wait(gql_http_server *server);
  * finished span is exported, or counted as failed by the transport).
  * 0 on a clean stop. */
 GQL_API int gql_http_server_run(gql_http_server *server);
+/* ------------------------------------------------------------ generations
+ *
+ * What a request runs on: the schema, the root value and the operation
+ * limits. The server starts on gql_http_server_new's schema and options;
+ * gql_http_server_swap publishes a new generation. Each worker picks it up
+ * between two requests (first preparing, on the new schema, the
+ * operations it used most recently: options.warm_operations); a request
+ * in flight finishes on the generation it started on. Once no worker and
+ * no request uses a generation any more, its `release` runs (on some
+ * worker thread, or in gql_http_server_free). The request path takes no
+ * lock: a worker looks at its own atomic slot. */
+struct gql_http_generation {
+  gql_schema *schema; /* finalized by the swap */
+  const void *root_value;
+  uint32_t max_depth, max_height, max_aliases, max_root_fields;
+  bool no_introspection;
+  void *ud;                  /* gql_http_exec.generation */
+  void (*release)(void *ud); /* NULL: nothing to free */
+};
+
+/* Publishes `g` (copied) to every worker of a started server. Safe from
+ * any one thread at a time (gql_http_server_run's loads it from its own).
+ * GQL_EINVAL when not started (then `release` has not run: yours). */
+GQL_API int gql_http_server_swap(gql_http_server *server,
+                                 const gql_http_generation *g);
+/* How many generations the server has published (0: still the first). */
+GQL_API uint64_t gql_http_server_generation(const gql_http_server *server);
+
 /* Frees a stopped (or never started) server. NULL is allowed. */
 GQL_API void gql_http_server_free(gql_http_server *server);
 
@@ -275,6 +332,16 @@ GQL_API gql_arena *gql_http_request_arena(gql_http_request *r);
 /* The embedder's pointer for this request (NULL until set). */
 GQL_API void *gql_http_request_context(const gql_http_request *r);
 GQL_API void gql_http_request_set_context(gql_http_request *r, void *ctx);
+/* The verified JWT claims of the request (an object), or NULL: no token,
+ * or none verified. gql serve and gql gateway set them from the request's
+ * `Authorization: Bearer` token once it is verified
+ * (authentication.router.jwt, docs/config.md); an embedder's execute hook
+ * that verifies tokens sets them (kept by pointer: in the request's arena
+ * or longer-lived). Readable from the hooks after execute, the resolvers
+ * (gql_http_request_of(info)) and an executor's request. */
+GQL_API const gql_value *gql_http_request_claims(const gql_http_request *r);
+GQL_API void gql_http_request_set_claims(gql_http_request *r,
+                                         const gql_value *claims);
 /* Adds a header to the response (name and value copied; no CR or LF
  * allowed). 0, GQL_EINVAL or GQL_ENOMEM. */
 GQL_API int gql_http_request_add_header(gql_http_request *r, const char *name,

@@ -2,8 +2,8 @@
  * reads the Authorization header, refuses a missing or unknown token with
  * 401 and WWW-Authenticate, and gives the resolvers the user it names;
  * resolvers, synchronous and pending, read the request (headers, method,
- * path, peer); a response hook adds headers. Per-worker state counts each
- * worker's requests without locks.
+ * path, peer) and the token's claims; a response hook adds headers. Per-worker
+ * state counts each worker's requests without locks.
  *
  *   auth_server [PORT]        (default 4002; 0: any free port)
  *   curl -s localhost:4002/graphql -H 'authorization: Bearer alice-token' \
@@ -27,6 +27,8 @@ static const char sdl[] =
     "  peer: String!\n"
     "  \"The user again, after `ms` milliseconds (a pending field).\"\n"
     "  meLater(ms: Int = 10): String!\n"
+    "  \"A claim of the request's token (a string, else its JSON).\"\n"
+    "  claim(name: String!): String\n"
     "}\n";
 
 /* The users and their tokens: a real server would verify a JWT or ask a
@@ -34,9 +36,12 @@ static const char sdl[] =
 typedef struct user {
   const char *name;
   const char *token;
+  const char *claims; /* what a verified JWT's payload would hold */
 } user;
 
-static const user users[] = {{"alice", "alice-token"}, {"bob", "bob-token"}};
+static const user users[] = {
+    {"alice", "alice-token", "{\"sub\":\"alice\",\"scope\":\"read write\"}"},
+    {"bob", "bob-token", "{\"sub\":\"bob\",\"admin\":true}"}};
 
 /* Each worker's own state (gql_http_hooks.worker_start). */
 typedef struct worker {
@@ -70,6 +75,11 @@ static void authenticate(void *wp, gql_http_request *r) {
     if (auth.len == 7 + n && strncmp(auth.ptr, "Bearer ", 7) == 0 &&
         memcmp(auth.ptr + 7, users[i].token, n) == 0) {
       gql_http_request_set_context(r, (void *)&users[i]);
+      /* the claims, for resolvers (gql_http_request_claims) */
+      const gql_value *claims = NULL;
+      if (gql_value_parse(gql_http_request_arena(r), users[i].claims,
+                          strlen(users[i].claims), &claims) == 0)
+        gql_http_request_set_claims(r, claims);
       return;
     }
   }
@@ -128,6 +138,21 @@ static void peer(const gql_resolve_info *info, const void *parent,
   (void)parent;
   const char *p = gql_http_request_peer(gql_http_request_of(info));
   gql_out_string(out, p, strlen(p));
+}
+
+static void claim(const gql_resolve_info *info, const void *parent,
+                  gql_out *out) {
+  (void)parent;
+  gql_http_request *r = gql_http_request_of(info);
+  gql_str name = gql_value_string(gql_arg(info, "name"));
+  const gql_value *v =
+      gql_value_get(gql_http_request_claims(r), name.ptr, name.len);
+  gql_str text = {0};
+  if (gql_value_kind_of(v) == GQL_VALUE_STRING)
+    text = gql_value_string(v);
+  else if (v && gql_value_print(gql_http_request_arena(r), v, &text) < 0)
+    text = (gql_str){0};
+  out_str(out, text); /* nothing written: null */
 }
 
 /* A pending field: the request stays readable until it completes. */
@@ -191,6 +216,8 @@ int main(int argc, char **argv) {
   rc |= gql_schema_set_resolver(schema, "Query", "peer", peer, NULL,
                                 GQL_RESOLVER_SYNC);
   rc |= gql_schema_set_resolver(schema, "Query", "meLater", me_later, NULL, 0);
+  rc |= gql_schema_set_resolver(schema, "Query", "claim", claim, NULL,
+                                GQL_RESOLVER_SYNC);
   if (rc < 0) {
     fprintf(stderr, "auth_server: cannot set resolvers\n");
     gql_schema_free(schema);

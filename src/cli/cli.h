@@ -87,6 +87,35 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
 struct gql_jwt_verifier;
 struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
                                               const gql_settings *st);
+/* Hot reload (reload.c): the files of gql serve (schema, or the Star Wars
+ * demo, and data) or of gql gateway (supergraph), loaded as a generation
+ * at start and again on SIGHUP or when they or the --config file change.
+ * Fill the command's part, then gql_cli_reload_init after the options
+ * are made; options.reload = &r->rl. */
+typedef struct gql_cli_reload {
+  gql_http_reload rl;
+  const char *cmd;
+  int argc;
+  char **argv;
+  /* The command's own flags, to read argv again over a changed file. */
+  int (*flag)(gql_settings *st, int argc, char **argv, int *i);
+  const char *schema, *data; /* gql serve */
+  bool subgraph;
+  const char *supergraph; /* gql gateway */
+  unsigned debounce_ms;   /* 0: the server's default */
+  /* set by init */
+  const char *config;
+  gql_http_options first; /* as served: what a reload cannot change */
+  const char *watch[4];
+} gql_cli_reload;
+void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
+                         const gql_http_options *o);
+/* The first generation (the same load as a reload's, the limits aside):
+ * 0, or a negative gql_err after saying why. Release it with
+ * out->release(out->ud) once the server is freed. */
+int gql_cli_reload_first(gql_cli_reload *r, gql_http_generation *out);
+/* The supergraph of a gql gateway generation (gql_http_exec.generation). */
+const struct gql_supergraph *gql_cli_generation_supergraph(void *ud);
 /* The observer of gql serve's and gql gateway's servers (observer.c):
  * the Prometheus metrics (unless server.metrics is false), JSON log lines
  * (server.log_format json) and readiness (ready(ready_ud), NULL: ready). */

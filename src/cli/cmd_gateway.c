@@ -4,10 +4,21 @@
 
 #include <stdlib.h>
 
+static int reload_flag(gql_settings *st, int argc, char **argv, int *i);
+
 /* Serves the API schema, executing requests through the subgraphs. */
 static int serve(gql_settings *st, const gql_supergraph *sg,
                  gql_http_options *o, gql_gw_serve_options *so,
-                 const char *sg_path) {
+                 const char *sg_path, int argc, char **argv) {
+  /* the supergraph, loaded again on SIGHUP or when it changes (reload.c) */
+  gql_cli_reload rl = {.cmd = "gql gateway",
+                       .argc = argc,
+                       .argv = argv,
+                       .flag = reload_flag,
+                       .supergraph = sg_path};
+  gql_cli_reload_init(&rl, st, o);
+  o->reload = &rl.rl;
+  so->supergraph_of = gql_cli_generation_supergraph;
   gql_cli_tracing tracing;
   int rc = gql_cli_tracing_start("gql gateway", st, &tracing);
   if (rc) {
@@ -150,6 +161,14 @@ static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
   return 1;
 }
 
+/* Every flag of gql gateway, to read argv again on a reload. */
+static int reload_flag(gql_settings *st, int argc, char **argv, int *i) {
+  const char *plan_path = NULL, *op_name = NULL;
+  bool print_api = false;
+  int rc = gateway_flag(st, argc, argv, i, &plan_path, &op_name, &print_api);
+  return rc ? rc : gql_cli_trace_flag("gql gateway", st, argc, argv, i);
+}
+
 static int run(int argc, char **argv) {
   static const char cmd[] = "gql gateway";
   const char *plan_path = NULL, *op_name = NULL;
@@ -222,7 +241,7 @@ static int run(int argc, char **argv) {
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      status = serve(st, sg, &o, &so, sg_path);
+      status = serve(st, sg, &o, &so, sg_path, argc, argv);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;
@@ -254,7 +273,9 @@ const gql_cli_command gql_cmd_gateway = {
     "running each request along its cached plan against the subgraphs at\n"
     "their @join__graph(url:) over pooled keep-alive HTTP/1.1 connections.\n"
     "A subgraph that fails (down, timeout, reset, bad JSON, HTTP error)\n"
-    "gives null fields with an error; the rest of the response stands.\n\n"
+    "gives null fields with an error; the rest of the response stands.\n"
+    "SIGHUP, or a change to the supergraph or --config file, reloads them\n"
+    "without dropping a request (see gql serve --help).\n\n"
     "  --config FILE       a configuration file (YAML; docs/config.md); the\n"
     "                      options override it\n"
     "  --listen ADDR       HOST:PORT or unix:PATH, as for gql serve\n"

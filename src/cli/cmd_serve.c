@@ -1,11 +1,8 @@
 /* gql serve: GraphQL over HTTP for the built-in Star Wars demo or for a
  * schema over a JSON document (default resolvers). */
 #include "cli.h"
-#include "federation/subgraph.h"
 #include "gql_http.h"
 #include "schema/schema.h"
-
-#include "../../examples/starwars/starwars.h"
 
 #include <stdlib.h>
 
@@ -18,7 +15,9 @@ static const char usage[] =
     "application/json\n"
     "or GET with query parameters) and answers GET /health. Without --schema\n"
     "it serves the built-in Star Wars demo. SIGINT or SIGTERM stop it after\n"
-    "the requests in flight.\n\n"
+    "the requests in flight. SIGHUP, or a change to the schema, data or\n"
+    "--config file, reloads them without dropping a request (a file that\n"
+    "does not load is reported and the old ones keep serving).\n\n"
     "Options:\n"
     "  --config FILE          a configuration file (YAML; docs/config.md);\n"
     "                         the options below override it\n"
@@ -88,7 +87,7 @@ static const char usage[] =
     "                         attempts; a stop waits at most 4 times this for\n"
     "                         the queue to drain\n";
 
-static int serve(gql_settings *st);
+static int serve(gql_settings *st, int argc, char **argv);
 
 /* The flags of gql serve alone (the shared ones are in settings.c). */
 static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
@@ -129,13 +128,13 @@ static int run(int argc, char **argv) {
       return gql_cli_unknown_option(cmd, argv[i]);
     }
   }
-  int status = serve(st);
+  int status = serve(st, argc, argv);
   gql_settings_free(st);
   return status;
 }
 
 /* Serves what the settings say. */
-static int serve(gql_settings *st) {
+static int serve(gql_settings *st, int argc, char **argv) {
   gql_http_options o = {0};
   const char *schema_path = st->serve.schema, *data_path = st->serve.data;
   bool subgraph = st->serve.subgraph == GQL_CFG_TRUE;
@@ -169,46 +168,24 @@ static int serve(gql_settings *st) {
   }
   gql_tracer *tracer = tracing.tracer;
   int status = 1;
-  gql_schema *schema = NULL;
-  gql_subgraph *sg = NULL;
   gql_http_server *srv = NULL;
   gql_cli_observer obs = {0};
-  gql_arena *arena = gql_arena_new(NULL);
-  char *sdl = NULL, *data = NULL;
-  size_t sdl_len = 0;
-  if (!arena)
+  /* the files, loaded again on SIGHUP or when they change (reload.c) */
+  gql_cli_reload rl = {.cmd = "gql serve",
+                       .argc = argc,
+                       .argv = argv,
+                       .flag = serve_flag,
+                       .schema = schema_path,
+                       .data = data_path,
+                       .subgraph = subgraph};
+  gql_cli_reload_init(&rl, st, &o);
+  gql_http_generation first = {0};
+  if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
-  if (!schema_path) {
-    if (gql_starwars_schema(&schema) < 0) {
-      fprintf(stderr, "gql serve: cannot build the Star Wars example\n");
-      goto done;
-    }
-  } else {
-    if (!(sdl = gql_cli_read_file_as("gql serve", schema_path, &sdl_len)))
-      goto done;
-    gql_error_list errs;
-    gql_error_list_init(&errs, arena, 100);
-    int rc = subgraph
-                 ? gql_subgraph_build(sdl, sdl_len, NULL, &sg, &errs)
-                 : gql_schema_build(sdl, sdl_len, NULL, NULL, &schema, &errs);
-    if (sg)
-      schema = gql_subgraph_schema(sg);
-    if (rc < 0) {
-      gql_cli_print_errors_text(stderr, errs.items, errs.count, schema_path);
-      if (!errs.count)
-        fprintf(stderr, "gql serve: %s: %s\n", schema_path, gql_strerror(rc));
-      goto done;
-    }
-  }
-  if (data_path) {
-    const gql_value *root =
-        gql_cli_read_json(arena, "gql serve", data_path, &data);
-    if (!root)
-      goto done;
-    o.root_value = root;
-    if (sg)
-      gql_subgraph_set_json(sg, root);
-  }
+  gql_schema *schema = first.schema;
+  o.root_value = first.root_value;
+  if (schema_path || st->file)
+    o.reload = &rl.rl;
   if (tracer) {
     o.tracer = tracer;
     o.trace_options = &tracing.options;
@@ -220,7 +197,7 @@ static int serve(gql_settings *st) {
   o.observer = &obs.ob;
   char banner[512];
   snprintf(banner, sizeof banner, "gql serve: serving %s%s",
-           sg ? "the subgraph " : "",
+           subgraph ? "the subgraph " : "",
            schema_path ? schema_path : "the Star Wars demo");
   o.banner = banner;
   int rc = gql_http_server_new(schema, &o, &srv);
@@ -235,13 +212,8 @@ done:
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
   gql_cli_tracing_stop("gql serve", &tracing);
-  if (sg)
-    gql_subgraph_free(sg); /* it owns the schema */
-  else
-    gql_schema_free(schema);
-  gql_arena_free(arena);
-  free(sdl);
-  free(data);
+  if (first.release)
+    first.release(first.ud);
   return status;
 }
 

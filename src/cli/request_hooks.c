@@ -7,8 +7,9 @@
  * with authorization.require_authentication. A refusal is 401 with a
  * GraphQL error body and WWW-Authenticate (RFC 6750), and no log line: a
  * client's bad token is not the server's error. The verified claims are
- * the request's context (a gql_jwt_result), for the gateway's header
- * rules and authorization directives.
+ * the request's claims (gql_http_request_claims: for resolvers, the
+ * gateway's header rules and authorization directives) and its context
+ * (the gql_jwt_result).
  *
  * Each worker has its own CORS matcher and token cache (no locks); the
  * verifier is shared read-only. */
@@ -139,6 +140,7 @@ static void on_execute(void *wp, gql_http_request *r) {
                  (int64_t)time(NULL), arena, res);
   if (res->status == GQL_JWT_OK) {
     gql_http_request_set_context(r, res);
+    gql_http_request_set_claims(r, res->claims);
     return;
   }
   if (res->status == GQL_JWT_NOMEM) {
@@ -180,6 +182,5 @@ void gql_cli_hooks_free(gql_cli_hooks *h) {
 }
 
 const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {
-  const gql_jwt_result *res = gql_http_request_context(r);
-  return res && res->status == GQL_JWT_OK ? res->claims : NULL;
+  return gql_http_request_claims(r);
 }

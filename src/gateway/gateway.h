@@ -362,6 +362,15 @@ int gql_gw_plan_cache_get(gql_gw_plan_cache *c, const char *query, size_t len,
                           const char *operation_name, const gql_gw_plan **out,
                           gql_gw_plan_ref **ref, const char **err);
 void gql_gw_plan_cache_release(gql_gw_plan_ref *ref);
+/* Plans into `to` the `n` operations `from` used most recently (least
+ * recent first, so that the order stays), those `valid` accepts (NULL:
+ * all): a new supergraph's cache warmed with the old one's hot operations
+ * before it serves. Returns how many were planned. */
+unsigned gql_gw_plan_cache_warm(gql_gw_plan_cache *to,
+                                const gql_gw_plan_cache *from, unsigned n,
+                                bool (*valid)(void *ud, const char *query,
+                                              size_t len, const char *op),
+                                void *ud);
 typedef struct gql_gw_plan_cache_info {
   uint64_t hits, misses, evictions; /* lookups answered / planned; evicted */
   size_t plans, bytes, budget;      /* kept now, their bytes, the budget */

@@ -214,3 +214,28 @@ int gql_gw_plan_cache_get(gql_gw_plan_cache *c, const char *query, size_t len,
   c->bytes += r->bytes;
   return 0;
 }
+
+unsigned gql_gw_plan_cache_warm(gql_gw_plan_cache *to,
+                                const gql_gw_plan_cache *from, unsigned n,
+                                bool (*valid)(void *ud, const char *query,
+                                              size_t len, const char *op),
+                                void *ud) {
+  const gql_gw_plan_ref *r = &from->lru;
+  unsigned k = 0, planned = 0;
+  while (k < n && r->next != &from->lru)
+    r = r->next, k++;
+  for (; r != &from->lru; r = r->prev) {
+    /* the key: text, NUL, name with its NUL (none without a name); a
+     * cached text is valid GraphQL, so it has no NUL of its own */
+    size_t len = strlen(r->key);
+    const char *op = r->key_len > len + 1 ? r->key + len + 1 : NULL;
+    const gql_gw_plan *plan;
+    gql_gw_plan_ref *ref = NULL;
+    if (valid && !valid(ud, r->key, len, op))
+      continue;
+    if (gql_gw_plan_cache_get(to, r->key, len, op, &plan, &ref, NULL) == 0)
+      planned++;
+    gql_gw_plan_cache_release(ref);
+  }
+  return planned;
+}

@@ -13,18 +13,39 @@ typedef struct gw_sub_metrics {
   gql_metric_series requests[STATUS_KEPT];
 } gw_sub_metrics;
 
-typedef struct gw_worker {
-  gql_gw_executor *ge;
-  uv_loop_t *loop;
+typedef struct gw_worker gw_worker;
+
+/* A worker's state for one supergraph (hot reload: a new generation of
+ * the server brings a new one): its subgraphs' client, plans, header
+ * rules and metric series. Held by the worker while current and by each
+ * request on it (one thread: no atomics). */
+typedef struct gw_gen {
+  gw_worker *w;
+  const gql_supergraph *sg;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
+  gql_header_rules **rules; /* per subgraph (with w->headers) */
+  gw_sub_metrics *subs;     /* per subgraph (with w->sh) */
+  unsigned refs;
+} gw_gen;
+
+/* A closed client whose connections may still be closing: freed with the
+ * worker, after its loop has ended. */
+typedef struct gw_retired {
+  gql_gw_client *client;
+  struct gw_retired *next;
+} gw_retired;
+
+struct gw_worker {
+  gql_gw_executor *ge;
+  uv_loop_t *loop;
+  gw_gen *cur;
+  gw_retired *retired;
   size_t response_hint;       /* the last response's size: the next buffer's */
   uint64_t rng;               /* progressive override draws */
   gql_header_policy *headers; /* NULL: no rules */
-  gql_header_rules **rules;   /* per subgraph */
-  /* metrics (ge->opt.metrics): this worker's shard, per subgraph series */
+  /* metrics (ge->opt.metrics): this worker's shard */
   gql_metrics_shard *sh;
-  gw_sub_metrics *subs;
   /* readiness probes (the one worker that probes), on a client of their
    * own: closed once all answered, its connections never in the pool of
    * the plans' requests */
@@ -32,11 +53,12 @@ typedef struct gw_worker {
   bool prober, stopping, timer_open;
   unsigned probes_pending;
   uv_timer_t probe_timer;
-} gw_worker;
+};
 
 /* One client request in flight. */
 typedef struct gw_exec {
   gw_worker *w;
+  gw_gen *gen; /* held until the response is written */
   gql_http_exec *req;
   const gql_gw_plan *plan;
   gql_gw_plan_ref *plan_ref; /* held until the response is written */
@@ -97,6 +119,8 @@ static void respond_error(gql_http_exec *req, const char *message) {
   respond_code(req, message, NULL);
 }
 
+static void gen_release(gw_gen *g);
+
 static void finish(gw_exec *e) {
   gql_trace_span_end(e->req->trace, e->span);
   gql_buf out;
@@ -108,6 +132,7 @@ static void finish(gw_exec *e) {
   for (uint32_t i = 0; i < e->plan->nbatches; i++)
     free(e->answers[i]);
   gql_gw_plan_cache_release(e->plan_ref);
+  gen_release(e->gen);
   if (rc || out.failed)
     respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
   else
@@ -118,10 +143,11 @@ static void finish(gw_exec *e) {
 static void run(gw_exec *e);
 
 /* gql_subgraph_requests_total / _duration_seconds of one fetch. */
-static void count_fetch(gw_worker *w, uint32_t graph, int http_status,
+static void count_fetch(gw_gen *gen, uint32_t graph, int http_status,
                         uint64_t ns) {
+  gw_worker *w = gen->w;
   gql_server_metrics *sm = w->ge->opt.metrics;
-  gw_sub_metrics *g = &w->subs[graph];
+  gw_sub_metrics *g = &gen->subs[graph];
   gql_metrics_observe_ns(w->sh, &g->duration, ns);
   for (uint32_t i = 0; i < g->nstatus; i++)
     if (g->status[i] == http_status) {
@@ -130,7 +156,7 @@ static void count_fetch(gw_worker *w, uint32_t graph, int http_status,
     }
   char code[16];
   snprintf(code, sizeof code, "%d", http_status);
-  gql_str v[2] = {w->ge->sg->graphs[graph].name,
+  gql_str v[2] = {gen->sg->graphs[graph].name,
                   http_status ? gql_cstr(code) : GQL_STR("error")};
   gql_metric_series s;
   if (!gql_metrics_series(sm->m, sm->subgraph_requests, v, &s))
@@ -169,7 +195,7 @@ static const char *graph_headers(gw_exec *e, uint32_t graph) {
   if (!e->hin_ready)
     header_input(e);
   gql_header_list list = {0};
-  if (gql_header_rules_apply(e->w->rules[graph], &e->hin, &list,
+  if (gql_header_rules_apply(e->gen->rules[graph], &e->hin, &list,
                              e->req->arena) < 0)
     return NULL;
   gql_buf b;
@@ -197,7 +223,7 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
   gw_exec *e = f->e;
   if (f->span) {
     gql_trace *tr = e->req->trace;
-    int hs = gql_gw_client_answer_status(e->w->client);
+    int hs = gql_gw_client_answer_status(e->gen->client);
     char n[24];
     if (hs) {
       snprintf(n, sizeof n, "%d", hs);
@@ -211,15 +237,15 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
     gql_trace_span_end(tr, f->span);
   }
   if (e->w->sh) {
-    int hs = gql_gw_client_answer_status(e->w->client);
-    count_fetch(e->w, e->plan->batches[f->batch].graph,
+    int hs = gql_gw_client_answer_status(e->gen->client);
+    count_fetch(e->gen, e->plan->batches[f->batch].graph,
                 status && hs >= 200 && hs < 300 ? 0 : hs,
                 uv_hrtime() - f->start_ns);
   }
   if (status == 0) {
     /* The merged tree may point into the text: it is taken from the
      * client (freed by finish) or else copied into the request's arena. */
-    char *text = gql_gw_client_take_answer(e->w->client);
+    char *text = gql_gw_client_take_answer(e->gen->client);
     if (text)
       e->answers[f->batch] = text;
     else
@@ -242,7 +268,7 @@ static uint32_t fetch_span(gw_exec *e, uint32_t graph, char *headers) {
       gql_trace_span_start(tr, "gateway.fetch", GQL_SPAN_CLIENT, e->span);
   if (!s)
     return 0;
-  const gql_gw_graph *g = &e->w->ge->sg->graphs[graph];
+  const gql_gw_graph *g = &e->gen->sg->graphs[graph];
   gql_trace_span_tag(tr, s, "subgraph.name", g->name.ptr, g->name.len);
   gql_trace_span_tag(tr, s, "url.full", g->url.ptr, g->url.len);
   gql_trace_span_tag(tr, s, "gateway.retries", "0", 1);
@@ -304,8 +330,8 @@ static void run(gw_exec *e) {
         }
       }
       e->pending++;
-      rc = gql_gw_client_post(e->w->client, graph, headers, body.data, body.len,
-                              on_fetch, f);
+      rc = gql_gw_client_post(e->gen->client, graph, headers, body.data,
+                              body.len, on_fetch, f);
       if (rc < 0) {
         e->pending--;
         gql_gw_request_fail(e->gr, i, gql_strerror(rc));
@@ -340,8 +366,115 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
   return false;
 }
 
+/* ---- generations: the worker's state per supergraph */
+
+static void gen_release(gw_gen *g) {
+  if (!g || --g->refs)
+    return;
+  gw_retired *r = malloc(sizeof *r);
+  gql_gw_client_close(g->client);
+  if (r) {
+    *r = (gw_retired){g->client, g->w->retired};
+    g->w->retired = r;
+  } /* else the client leaks rather than being freed with handles open */
+  gql_gw_plan_cache_free(g->plans);
+  free(g->rules);
+  free(g->subs);
+  free(g);
+}
+
+/* An operation from the old plan cache is planned on the new supergraph
+ * only if it still validates against its API schema. */
+static bool still_valid(void *ud, const char *query, size_t len,
+                        const char *op) {
+  const gql_supergraph *sg = ud;
+  gql_arena *arena = gql_arena_new(NULL);
+  if (!arena)
+    return false;
+  gql_prepared *prep = NULL;
+  gql_errors errors = {.arena = arena};
+  bool ok = gql_prepare(sg->api, query, len, op, NULL, &prep, &errors) == 0;
+  gql_prepared_free(prep);
+  gql_arena_free(arena);
+  return ok;
+}
+
+/* The worker's state for `sg` (NULL after saying why), its plan cache
+ * warmed with the hottest operations of `from` (NULL: none). */
+static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
+                       const gw_gen *from) {
+  gql_gw_executor *ge = w->ge;
+  gw_gen *g = calloc(1, sizeof *g);
+  gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
+  uint32_t bad = 0;
+  int rc = g && urls ? 0 : GQL_ENOMEM;
+  for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
+    urls[i] = sg->graphs[i].url;
+  if (!rc)
+    rc = gql_gw_client_new(w->loop, urls, sg->ngraphs, &ge->opt.client,
+                           &g->client, &bad);
+  free(urls);
+  if (rc) {
+    if (rc == GQL_EINVAL)
+      fprintf(stderr, "gql gateway: subgraph %.*s: unusable url '%.*s'\n",
+              (int)sg->graphs[bad].name.len, sg->graphs[bad].name.ptr,
+              (int)sg->graphs[bad].url.len, sg->graphs[bad].url.ptr);
+    free(g);
+    return NULL;
+  }
+  *g = (gw_gen){.w = w, .sg = sg, .client = g->client, .refs = 1};
+  bool ok = (g->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes));
+  gql_server_metrics *sm = ge->opt.metrics;
+  if (ok && w->sh) {
+    ok = (g->subs = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *g->subs));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
+      ok = gql_metrics_series(sm->m, sm->subgraph_duration, &sg->graphs[i].name,
+                              &g->subs[i].duration);
+  }
+  if (ok && w->headers) {
+    ok = (g->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *g->rules));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
+      g->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
+  }
+  if (!ok) {
+    gen_release(g);
+    return NULL;
+  }
+  if (from) /* before it serves: no request pays for these plans */
+    gql_gw_plan_cache_warm(g->plans, from->plans,
+                           ge->opt.warm_plans ? ge->opt.warm_plans : 64,
+                           still_valid, (void *)sg);
+  return g;
+}
+
+/* The supergraph of a server generation (NULL: the first). */
+static const gql_supergraph *sg_of(const gql_gw_executor *ge, void *gen) {
+  const gql_supergraph *sg =
+      gen && ge->opt.supergraph_of ? ge->opt.supergraph_of(gen) : NULL;
+  return sg ? sg : ge->sg;
+}
+
+/* The server moved this worker to a new generation. */
+static void on_generation(void *worker, void *ud) {
+  gw_worker *w = worker;
+  const gql_supergraph *sg = sg_of(w->ge, ud);
+  if (w->cur && w->cur->sg == sg)
+    return;
+  gw_gen *g = gen_new(w, sg, w->cur);
+  if (!g)
+    return; /* the requests on it will try again */
+  gen_release(w->cur);
+  w->cur = g;
+}
+
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
+  if (w->cur->sg != sg_of(w->ge, req->generation)) {
+    on_generation(w, req->generation);
+    if (w->cur->sg != sg_of(w->ge, req->generation))
+      return GQL_ENOMEM;
+  }
+  gw_gen *gen = w->cur;
   uint32_t span =
       gql_trace_span_start(req->trace, "gateway.request", GQL_SPAN_SERVER, 0);
   if (span && req->operation_name)
@@ -357,12 +490,12 @@ static int execute(void *worker, gql_http_exec *req) {
   uint32_t pspan =
       gql_trace_span_start(req->trace, "gateway.plan", GQL_SPAN_INTERNAL, span);
   if (w->sh || pspan)
-    gql_gw_plan_cache_stats(w->plans, &before);
-  int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
+    gql_gw_plan_cache_stats(gen->plans, &before);
+  int rc = gql_gw_plan_cache_get(gen->plans, req->query.ptr, req->query.len,
                                  req->operation_name, &plan, &ref, &err);
   if (w->sh || pspan) {
     gql_gw_plan_cache_info after;
-    gql_gw_plan_cache_stats(w->plans, &after);
+    gql_gw_plan_cache_stats(gen->plans, &after);
     gql_server_metrics *sm = w->ge->opt.metrics;
     bool hit = after.hits != before.hits;
     if (w->sh && hit)
@@ -373,9 +506,8 @@ static int execute(void *worker, gql_http_exec *req) {
                        hit ? "hit" : "miss", hit ? 3 : 4);
   }
   if (!rc && plan->set) /* conditions or override labels: this request's */
-    rc =
-        gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
-                        req->arena, &plan, &err);
+    rc = gql_gw_plan_for(plan, variables, gql_gw_draw_labels(gen->sg, &w->rng),
+                         req->arena, &plan, &err);
   if (rc)
     gql_trace_span_error(req->trace, pspan, err ? err : gql_strerror(rc));
   gql_trace_span_end(req->trace, pspan);
@@ -395,15 +527,16 @@ static int execute(void *worker, gql_http_exec *req) {
   }
   const char **headers = NULL;
   if (w->headers &&
-      !(headers = gql_arena_alloc(req->arena, (w->ge->sg->ngraphs + 1) *
-                                                  sizeof *headers))) {
+      !(headers = gql_arena_alloc(req->arena,
+                                  (gen->sg->ngraphs + 1) * sizeof *headers))) {
     gql_gw_plan_cache_release(ref);
     return GQL_ENOMEM;
   }
   if (headers)
-    memset(headers, 0, (w->ge->sg->ngraphs + 1) * sizeof *headers);
+    memset(headers, 0, (gen->sg->ngraphs + 1) * sizeof *headers);
   char **answers = e->answers;
   *e = (gw_exec){.w = w,
+                 .gen = gen,
                  .req = req,
                  .plan = plan,
                  .plan_ref = ref,
@@ -436,6 +569,7 @@ static int execute(void *worker, gql_http_exec *req) {
       return rc;
     }
   }
+  gen->refs++; /* released by finish */
   run(e);
   return 0;
 }
@@ -511,36 +645,24 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   w->loop = loop;
   w->rng = (uint64_t)(uintptr_t)w ^ (uint64_t)uv_hrtime();
   const gql_supergraph *sg = ge->sg;
-  gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
-  uint32_t bad = 0;
-  int rc = urls ? 0 : GQL_ENOMEM;
-  for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
-    urls[i] = sg->graphs[i].url;
-  if (!rc)
-    rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client, &w->client,
-                           &bad);
-  if (rc) {
-    if (rc == GQL_EINVAL)
-      fprintf(stderr, "gql gateway: subgraph %.*s: unusable url '%.*s'\n",
-              (int)sg->graphs[bad].name.len, sg->graphs[bad].name.ptr,
-              (int)sg->graphs[bad].url.len, sg->graphs[bad].url.ptr);
-    free(urls);
-    free(w);
-    return NULL;
-  }
-  bool ok = (w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes));
   gql_server_metrics *sm = ge->opt.metrics;
-  if (ok && sm) {
-    ok = (w->sh = gql_metrics_shard_new(sm->m)) &&
-         (w->subs = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->subs));
-    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
-      ok = gql_metrics_series(sm->m, sm->subgraph_duration, &sg->graphs[i].name,
-                              &w->subs[i].duration);
+  bool ok = !sm || (w->sh = gql_metrics_shard_new(sm->m));
+  const gql_cfg_headers *hc = ge->opt.headers;
+  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
+    char why[256];
+    ok = gql_header_policy_build(hc, &w->headers, why, sizeof why) == 0;
   }
+  if (ok)
+    ok = (w->cur = gen_new(w, sg, NULL)) != NULL;
   /* the first worker probes the subgraphs for readiness */
   if (ok && !atomic_exchange(&ge->probing, true)) {
-    ok = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
-                           &w->probe_client, &bad) == 0;
+    gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
+      urls[i] = sg->graphs[i].url;
+    ok = urls && gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
+                                   &w->probe_client, &bad) == 0;
+    free(urls);
     if (ok) {
       w->prober = w->timer_open = true;
       uv_timer_init(loop, &w->probe_timer);
@@ -549,15 +671,6 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
     } else {
       atomic_store(&ge->probing, false);
     }
-  }
-  free(urls);
-  const gql_cfg_headers *hc = ge->opt.headers;
-  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
-    char why[256];
-    ok = gql_header_policy_build(hc, &w->headers, why, sizeof why) == 0 &&
-         (w->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->rules));
-    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
-      w->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
   }
   if (!ok) {
     worker_stop(w);
@@ -575,19 +688,23 @@ static void worker_stop(void *worker) {
     w->timer_open = false;
     uv_close((uv_handle_t *)&w->probe_timer, NULL);
   }
-  gql_gw_client_close(w->client);
+  if (w->cur)
+    gql_gw_client_close(w->cur->client);
   if (w->probe_client)
     gql_gw_client_close(w->probe_client);
 }
 
 static void worker_free(void *worker) {
   gw_worker *w = worker;
-  gql_gw_client_free(w->client);
+  gen_release(w->cur); /* its client closed by worker_stop: retired */
+  while (w->retired) {
+    gw_retired *r = w->retired;
+    w->retired = r->next;
+    gql_gw_client_free(r->client);
+    free(r);
+  }
   gql_gw_client_free(w->probe_client);
-  gql_gw_plan_cache_free(w->plans);
-  free(w->subs);
   gql_header_policy_free(w->headers);
-  free(w->rules);
   free(w);
 }
 
@@ -603,7 +720,8 @@ int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                               .worker_start = worker_start,
                               .worker_stop = worker_stop,
                               .worker_free = worker_free,
-                              .execute = execute};
+                              .execute = execute,
+                              .generation = on_generation};
   return e->answered ? 0 : GQL_ENOMEM;
 }
 

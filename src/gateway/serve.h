@@ -27,6 +27,12 @@ typedef struct gql_gw_serve_options {
   /* The verified JWT claims of a request, for the rules' from_claim (NULL:
    * none); given the request's context. */
   const gql_json_value *(*claims)(const gql_http_request *r);
+  /* Hot reload: the supergraph of a server generation (its ud, from
+   * gql_http_exec.generation); NULL, or NULL returned: the first one. */
+  const gql_supergraph *(*supergraph_of)(void *generation);
+  /* Operations a worker plans on a new supergraph before it serves from
+   * it: its plan cache's most recently used (0: 64). */
+  unsigned warm_plans;
 } gql_gw_serve_options;
 
 /* Fills `ex` so that a gql_http_server built on sg->api with

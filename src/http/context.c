@@ -1,5 +1,6 @@
 /* A worker's state shared by its connections: the options with their
- * defaults, the document cache and the pool of request memory. */
+ * defaults, the current generation with its document cache, and the pool
+ * of request memory. */
 #include "http.h"
 
 #include <stdio.h>
@@ -38,9 +39,26 @@ void gql_http_options_resolve(const gql_http_options *opt,
 int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
                       const gql_http_options *resolved, uint64_t seed) {
   memset(x, 0, sizeof *x);
-  x->schema = schema;
   x->opt = resolved;
-  gql_http_cache_init(&x->cache, resolved->cache_bytes, seed);
+  x->seed = seed;
+  atomic_init(&x->next, NULL);
+  /* The first generation: the schema and options the server was made
+   * with (a worker's own; nothing to release). */
+  gql_http_generation g = {.schema = schema,
+                           .root_value = resolved->root_value,
+                           .max_depth = resolved->max_depth,
+                           .max_height = resolved->max_height,
+                           .max_aliases = resolved->max_aliases,
+                           .max_root_fields = resolved->max_root_fields,
+                           .no_introspection = resolved->no_introspection};
+  gql_http_pin *p = calloc(1, sizeof *p);
+  if (!p || !(p->gen = gql_http_gen_new(&g, 1, 0))) {
+    free(p);
+    return GQL_ENOMEM;
+  }
+  p->refs = 1;
+  gql_http_cache_init(&p->cache, resolved->cache_bytes, seed);
+  x->pin = p;
   return 0;
 }
 
@@ -51,7 +69,9 @@ static void slot_free(gql_http_slot *s) {
 }
 
 void gql_http_ctx_free(gql_http_ctx *x) {
-  gql_http_cache_free(&x->cache);
+  gql_http_pin_release(x->pin);
+  x->pin = NULL;
+  gql_http_gen_release(atomic_exchange(&x->next, NULL));
   while (x->free_slots) {
     gql_http_slot *s = x->free_slots;
     x->free_slots = s->next;

@@ -130,6 +130,8 @@ void gql_http_request_end(gql_http_request *r) {
   r->trace = NULL;
   gql_http_cache_release(r->entry);
   r->entry = NULL;
+  gql_http_pin_release(r->pin); /* after the entry: the pin owns its cache */
+  r->pin = NULL;
   if (r->slot)
     gql_http_slot_give(x, r->slot);
 }
@@ -431,36 +433,6 @@ static void continue_trace(gql_http_request *r) {
   gql_trace_set_parent(r->trace, &tc);
 }
 
-/* The operation limits' verdict on a newly cached operation (nothing to
- * do per request after this). */
-static void judge_limits(const gql_http_options *o, gql_http_cache_entry *e) {
-  if (!o->max_depth && !o->max_height && !o->max_aliases &&
-      !o->max_root_fields && !o->no_introspection)
-    return;
-  gql_operation_shape sh;
-  if (gql_prepared_shape(e->prepared, &sh) < 0)
-    return;
-  /* Apollo Router's words and codes */
-  if (o->max_depth && sh.depth > o->max_depth) {
-    e->refusal = "Maximum depth limit exceeded in this operation";
-    e->refusal_code = "MAX_DEPTH_LIMIT";
-  } else if (o->max_height && sh.height > o->max_height) {
-    e->refusal =
-        "Maximum height (field count) limit exceeded in this operation";
-    e->refusal_code = "MAX_HEIGHT_LIMIT";
-  } else if (o->max_root_fields && sh.root_fields > o->max_root_fields) {
-    e->refusal = "Maximum root fields limit exceeded in this operation";
-    e->refusal_code = "MAX_ROOT_FIELDS_LIMIT";
-  } else if (o->max_aliases && sh.aliases > o->max_aliases) {
-    e->refusal = "Maximum aliases limit exceeded in this operation";
-    e->refusal_code = "MAX_ALIASES_LIMIT";
-  } else if (o->no_introspection && sh.introspection) {
-    e->refusal = "GraphQL introspection is not allowed, but the query "
-                 "contained __schema or __type";
-    e->refusal_code = "INTROSPECTION_DISABLED";
-  }
-}
-
 /* A request error with a code, in the status its media type calls for. */
 static void refuse_operation(gql_http_request *r, const char *message,
                              const char *code) {
@@ -529,8 +501,9 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (x->opt->tracer &&
       (r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options)))
     continue_trace(r);
+  gql_http_pin *pin = r->pin;
   gql_http_cache_entry *e =
-      gql_http_cache_get(&x->cache, p.query, op, p.op.len);
+      gql_http_cache_get(&pin->cache, p.query, op, p.op.len);
   r->cache = e != NULL;
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
@@ -538,8 +511,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .trace = r->trace};
     gql_prepared *prep = NULL;
     gql_errors errors = {.arena = r->slot->arena};
-    int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
-                         &errors);
+    int rc = gql_prepare(pin->gen->g.schema, p.query.ptr, p.query.len, op, &po,
+                         &prep, &errors);
     const char *code = !x->opt->error_codes ? NULL
                        : rc == GQL_ESYNTAX  ? "GRAPHQL_PARSE_FAILED"
                        : rc == GQL_EVALIDATION
@@ -557,11 +530,11 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       }
       return;
     }
-    if (!(e = gql_http_cache_put(&x->cache, p.query, op, p.op.len, prep))) {
+    if (!(e = gql_http_cache_put(&pin->cache, p.query, op, p.op.len, prep))) {
       fail(r, 503, NULL, "Out of memory.");
       return;
     }
-    judge_limits(x->opt, e);
+    gql_http_judge_limits(&pin->gen->g, e);
   }
   r->entry = e;
   if (e->refusal) { /* over an operation limit: a request error */
@@ -583,7 +556,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .prepared = e->prepared,
                               .trace = r->trace,
                               .internal_ = r,
-                              .request = r};
+                              .request = r,
+                              .generation = pin->gen->g.ud};
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {
       fail(r, 500, NULL, gql_strerror(rc));
@@ -596,7 +570,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (r->trace)
     trace_operation(r, e->prepared, &p);
   gql_execute_params ep = {.variables = p.vars_value,
-                           .root_value = x->opt->root_value,
+                           .root_value = pin->gen->g.root_value,
                            .context = r,
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
@@ -668,11 +642,14 @@ void gql_http_handle(gql_http_conn *c) {
     fail(&local, 503, NULL, "Out of memory.");
     return;
   }
+  gql_http_gen_poll(x); /* between requests: a new generation? */
   *r = (gql_http_request){.conn = c,
                           .slot = slot,
+                          .pin = x->pin,
                           .start_ns = c->start_ns,
                           .op_type = -1,
                           .cache = -1};
+  x->pin->refs++;
   r->method = llhttp_method_name(c->parser.method);
   uint8_t m = c->parser.method;
   /* HEAD: the head of what GET would get (RFC 9110 9.3.2) */
@@ -814,6 +791,14 @@ void *gql_http_request_context(const gql_http_request *r) {
 
 void gql_http_request_set_context(gql_http_request *r, void *ctx) {
   r->user = ctx;
+}
+
+const gql_value *gql_http_request_claims(const gql_http_request *r) {
+  return r ? r->claims : NULL;
+}
+
+void gql_http_request_set_claims(gql_http_request *r, const gql_value *claims) {
+  r->claims = claims;
 }
 
 int gql_http_request_add_header(gql_http_request *r, const char *name,

@@ -18,6 +18,7 @@
 #include "gql_http.h"
 
 #include <llhttp.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -72,6 +73,50 @@ gql_http_cache_entry *gql_http_cache_put(gql_http_cache *c, gql_str query,
                                          gql_prepared *p);
 void gql_http_cache_release(gql_http_cache_entry *e);
 
+/* ---- generations (generation.c): what requests run on, swapped at run
+ * time (hot reload). A generation is shared by the workers (an atomic
+ * count); each worker holds it through a pin of its own, which also holds
+ * the worker's document cache for it and counts (without atomics: one
+ * thread) the worker's requests on it. */
+
+typedef struct gql_http_gen {
+  atomic_uint refs; /* the pins and the workers' slots holding it */
+  gql_http_generation g;
+  uint64_t id;
+} gql_http_gen;
+
+typedef struct gql_http_pin {
+  gql_http_gen *gen;
+  gql_http_cache cache; /* operations prepared on gen->g.schema */
+  unsigned refs;        /* the worker's, while current, + its requests */
+} gql_http_pin;
+
+/* A generation with `refs` references (NULL: out of memory). */
+gql_http_gen *gql_http_gen_new(const gql_http_generation *g, unsigned refs,
+                               uint64_t id);
+void gql_http_gen_release(gql_http_gen *gen);
+void gql_http_pin_release(gql_http_pin *p);
+/* The operation limits' verdict on a newly cached operation (nothing to
+ * do per request after this). */
+void gql_http_judge_limits(const gql_http_generation *g,
+                           gql_http_cache_entry *e);
+
+/* Hot reload's triggers on gql_http_server_run's loop (reload.c): SIGHUP
+ * and the watched files, when opt->reload asks (NULL: none). Stop closes
+ * its handles (the loop frees it). */
+typedef struct gql_http_reloader gql_http_reloader;
+/* What the reloader swaps into (the server, through server.c's wrappers:
+ * reload.c does not call server.c). */
+typedef struct gql_http_swap_target {
+  void *ud;
+  int (*swap)(void *ud, const gql_http_generation *g);
+  uint64_t (*generation)(void *ud);
+} gql_http_swap_target;
+gql_http_reloader *gql_http_reloader_start(uv_loop_t *loop,
+                                           const gql_http_swap_target *target,
+                                           const gql_http_options *opt);
+void gql_http_reloader_stop(gql_http_reloader *r);
+
 /* ---- per-thread state shared by the connections of one worker */
 
 /* Memory for one request: an arena and a response buffer, pooled. */
@@ -84,9 +129,10 @@ typedef struct gql_http_slot {
 typedef struct gql_http_conn gql_http_conn;
 
 typedef struct gql_http_ctx {
-  gql_schema *schema;
-  const gql_http_options *opt; /* defaults filled in */
-  gql_http_cache cache;
+  const gql_http_options *opt;  /* defaults filled in */
+  gql_http_pin *pin;            /* the current generation and its cache */
+  _Atomic(gql_http_gen *) next; /* published, not yet picked up */
+  uint64_t seed;
   gql_http_slot *free_slots;
   unsigned nfree_slots;
   uv_loop_t *loop; /* NULL without a transport */
@@ -109,6 +155,9 @@ void gql_http_options_resolve(const gql_http_options *opt,
 int gql_http_ctx_init(gql_http_ctx *x, gql_schema *schema,
                       const gql_http_options *resolved, uint64_t seed);
 void gql_http_ctx_free(gql_http_ctx *x);
+/* Between requests: moves to the generation waiting in x->next, if any,
+ * after preparing the hottest operations of the current one on it. */
+void gql_http_gen_poll(gql_http_ctx *x);
 /* Memory for one request, from the worker's pool (NULL: out of memory),
  * and back to it. */
 gql_http_slot *gql_http_slot_take(gql_http_ctx *x);
@@ -178,6 +227,7 @@ struct gql_http_request {
   gql_http_conn *conn;
   gql_http_slot *slot;
   gql_http_cache_entry *entry;
+  gql_http_pin *pin; /* the generation it runs on (held) */
   uint64_t start_ns;
   const char *method;
   gql_str path;
@@ -185,13 +235,14 @@ struct gql_http_request {
   bool graphql_response; /* application/graphql-response+json */
   bool head;             /* a HEAD request: answered as GET, head only */
   bool done;
-  bool answered;          /* its response is written */
-  gql_http_exec exec;     /* with opt->executor */
-  gql_trace *trace;       /* with opt->tracer: ended with the request */
-  void *user;             /* gql_http_request_set_context */
-  http_buf_arena headers; /* gql_http_request_add_header's lines */
-  const char *peer;       /* made on demand */
-  const gql_value *body;  /* a POST's JSON body, once read */
+  bool answered;           /* its response is written */
+  gql_http_exec exec;      /* with opt->executor */
+  gql_trace *trace;        /* with opt->tracer: ended with the request */
+  void *user;              /* gql_http_request_set_context */
+  const gql_value *claims; /* gql_http_request_set_claims */
+  http_buf_arena headers;  /* gql_http_request_add_header's lines */
+  const char *peer;        /* made on demand */
+  const gql_value *body;   /* a POST's JSON body, once read */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
    * hold errors */

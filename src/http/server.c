@@ -54,6 +54,7 @@ struct gql_http_server {
   bool started;
   atomic_bool stop_requested;
   atomic_uint nconns;
+  _Atomic uint64_t generations; /* published by gql_http_server_swap */
 };
 
 struct worker {
@@ -62,6 +63,7 @@ struct worker {
   uv_loop_t loop;
   sock listener;
   uv_async_t stop_async;
+  uv_async_t gen_async; /* a generation was published (unreferenced) */
   uv_thread_t thread;
   bool thread_started;
   struct tconn *conns; /* every open connection, for the stop */
@@ -488,6 +490,13 @@ static void on_stop(uv_async_t *a) {
   }
 }
 
+/* A generation was published: an idle worker takes it up now (a busy one
+ * does at its next request). */
+static void on_generation(uv_async_t *a) {
+  worker *w = a->data;
+  gql_http_gen_poll(&w->x);
+}
+
 static void worker_main(void *arg) {
   worker *w = arg;
   uv_run(&w->loop, UV_RUN_DEFAULT);
@@ -617,6 +626,7 @@ int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
     s->nworkers = 256;
   atomic_init(&s->stop_requested, false);
   atomic_init(&s->nconns, 0);
+  atomic_init(&s->generations, 0);
   *out = s;
   return 0;
 }
@@ -675,7 +685,11 @@ int gql_http_server_start(gql_http_server *s) {
       break;
     }
     port = bound;
-    gql_http_ctx_init(&w->x, s->schema, &s->opt, seed);
+    if (gql_http_ctx_init(&w->x, s->schema, &s->opt, seed) < 0) {
+      close(fd);
+      rc = GQL_ENOMEM;
+      break;
+    }
     w->x.resumed = conn_resumed;
     w->x.peer = conn_peer;
     const gql_http_hooks *hk = s->opt.hooks;
@@ -727,6 +741,10 @@ int gql_http_server_start(gql_http_server *s) {
     w->listener.handle.data = w;
     uv_async_init(&w->loop, &w->stop_async, on_stop);
     w->stop_async.data = w;
+    /* Not referenced: the loop ends without it; closed by server_free. */
+    uv_async_init(&w->loop, &w->gen_async, on_generation);
+    w->gen_async.data = w;
+    uv_unref((uv_handle_t *)&w->gen_async);
     int e = s->opt.unix_path ? uv_pipe_open(&w->listener.pipe, fd)
                              : uv_tcp_open(&w->listener.tcp, fd);
     if (e == 0)
@@ -783,6 +801,7 @@ typedef struct run_state {
   gql_http_server *srv;
   uv_signal_t sigint, sigterm;
   uv_timer_t poll;
+  gql_http_reloader *reloader; /* SIGHUP and file watches (opt.reload) */
 } run_state;
 
 static void on_signal(uv_signal_t *h, int signum) {
@@ -802,6 +821,16 @@ static void on_poll(uv_timer_t *h) {
   uv_close((uv_handle_t *)&st->sigint, NULL);
   uv_close((uv_handle_t *)&st->sigterm, NULL);
   uv_close((uv_handle_t *)&st->poll, NULL);
+  gql_http_reloader_stop(st->reloader);
+}
+
+/* The reloader's way to the server (it does not call server.c). */
+static int swap_into(void *ud, const gql_http_generation *g) {
+  return gql_http_server_swap(ud, g);
+}
+
+static uint64_t generation_of(void *ud) {
+  return gql_http_server_generation(ud);
 }
 
 int gql_http_server_run(gql_http_server *s) {
@@ -827,6 +856,9 @@ int gql_http_server_run(gql_http_server *s) {
            s->opt.host, v6 ? "]" : "", s->port, s->opt.path);
     fflush(stdout);
   }
+  gql_http_swap_target target = {s, swap_into, generation_of};
+  if (rc >= 0)
+    st.reloader = gql_http_reloader_start(&loop, &target, &s->opt);
   uv_timer_start(&st.poll, on_poll, 0, 50);
   uv_run(&loop, UV_RUN_DEFAULT);
   uv_loop_close(&loop);
@@ -839,6 +871,30 @@ int gql_http_server_run(gql_http_server *s) {
   return 0;
 }
 
+int gql_http_server_swap(gql_http_server *s, const gql_http_generation *g) {
+  if (!s || !s->started || !s->nworkers || !g || !g->schema ||
+      atomic_load(&s->stop_requested))
+    return GQL_EINVAL;
+  int rc = gql_schema_finalize(g->schema);
+  if (rc < 0)
+    return rc;
+  uint64_t id = atomic_fetch_add(&s->generations, 1) + 1;
+  gql_http_gen *gen = gql_http_gen_new(g, s->nworkers, id);
+  if (!gen)
+    return GQL_ENOMEM;
+  for (unsigned i = 0; i < s->nworkers; i++) {
+    worker *w = &s->workers[i];
+    /* one that the worker has not picked up yet is passed over */
+    gql_http_gen_release(atomic_exchange(&w->x.next, gen));
+    uv_async_send(&w->gen_async);
+  }
+  return 0;
+}
+
+uint64_t gql_http_server_generation(const gql_http_server *s) {
+  return s ? atomic_load(&((gql_http_server *)s)->generations) : 0;
+}
+
 void gql_http_server_free(gql_http_server *s) {
   if (!s)
     return;
@@ -847,6 +903,7 @@ void gql_http_server_free(gql_http_server *s) {
     gql_http_server_wait(s);
     for (unsigned i = 0; i < s->nworkers; i++) {
       worker *w = &s->workers[i];
+      uv_close((uv_handle_t *)&w->gen_async, NULL);
       uv_run(&w->loop, UV_RUN_NOWAIT);
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)

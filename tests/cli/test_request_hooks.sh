@@ -56,6 +56,14 @@ grep -qi '^x-user: alice$' "$tmp/head" && grep -qi '^x-worker-requests: [0-9]' "
 q '{ me header(name: "x-trace") }' -H 'authorization: Bearer bob-token'
 [[ $(cat "$tmp/b") == '{"data":{"me":"bob","header":null}}' ]] && ok || fail "bob: $(cat "$tmp/b")"
 grep -qi '^x-user: bob$' "$tmp/head" && ok || fail "bob header: $(cat "$tmp/head")"
+# The token's claims reach the resolvers (gql_http_request_claims): a
+# string as it is, another value as JSON, an absent one null.
+q '{ scope: claim(name: "scope") sub: claim(name: "sub") admin: claim(name: "admin") }' \
+  -H 'authorization: Bearer alice-token'
+[[ $(cat "$tmp/b") == '{"data":{"scope":"read write","sub":"alice","admin":null}}' ]] && ok ||
+  fail "alice claims: $(cat "$tmp/b")"
+q '{ sub: claim(name: "sub") admin: claim(name: "admin") }' -H 'authorization: Bearer bob-token'
+[[ $(cat "$tmp/b") == '{"data":{"sub":"bob","admin":"true"}}' ]] && ok || fail "bob claims: $(cat "$tmp/b")"
 # GET goes through the same hook.
 got=$(curl -s -H 'authorization: Bearer bob-token' "$url?query=%7Bmethod%20me%7D")
 [[ $got == '{"data":{"method":"GET","me":"bob"}}' ]] && ok || fail "GET: $got"

@@ -112,15 +112,15 @@ Test(http_conn, repeated_query_hits_the_document_cache) {
                  "}\",\"operationName\":\"A\"}");
   feed(&f, a);
   feed(&f, a);
-  cr_assert_eq(f.x.cache.misses, 1);
-  cr_assert_eq(f.x.cache.hits, 1);
+  cr_assert_eq(f.x.pin->cache.misses, 1);
+  cr_assert_eq(f.x.pin->cache.hits, 1);
   feed(&f, b);
   feed(&f, c);
   feed(&f, b);
   /* the operation name is part of the key: A and B are two entries */
-  cr_assert_eq(f.x.cache.misses, 3);
-  cr_assert_eq(f.x.cache.hits, 2);
-  cr_assert_eq(f.x.cache.count, 3);
+  cr_assert_eq(f.x.pin->cache.misses, 3);
+  cr_assert_eq(f.x.pin->cache.hits, 2);
+  cr_assert_eq(f.x.pin->cache.count, 3);
   char *got = bodies(&f);
   cr_assert_str_eq(got, "200 {\"data\":{\"hero\":{\"name\":\"R2-D2\"}}}|"
                         "200 {\"data\":{\"hero\":{\"name\":\"R2-D2\"}}}|"
@@ -143,15 +143,15 @@ Test(http_conn, cache_evicts_least_recently_used_within_its_budget) {
     char *r = post(q);
     feed(&f, r);
     free(r);
-    cr_assert_leq(f.x.cache.bytes, f.x.cache.budget);
+    cr_assert_leq(f.x.pin->cache.bytes, f.x.pin->cache.budget);
   }
-  cr_assert_gt(f.x.cache.evictions, 0);
-  cr_assert_lt(f.x.cache.count, 200);
+  cr_assert_gt(f.x.pin->cache.evictions, 0);
+  cr_assert_lt(f.x.pin->cache.count, 200);
   /* the most recent one is still there */
   char *r = post(q);
-  uint64_t hits = f.x.cache.hits;
+  uint64_t hits = f.x.pin->cache.hits;
   feed(&f, r);
-  cr_assert_eq(f.x.cache.hits, hits + 1);
+  cr_assert_eq(f.x.pin->cache.hits, hits + 1);
   free(r);
   f.c.out.o.len = 0;
   teardown(&f);
@@ -163,7 +163,7 @@ Test(http_conn, errors_are_not_cached_and_keep_graphql_status) {
   char *r = post("{\"query\":\"{ nope }\"}");
   feed(&f, r);
   feed(&f, r);
-  cr_assert_eq(f.x.cache.count, 0);
+  cr_assert_eq(f.x.pin->cache.count, 0);
   char *got = bodies(&f);
   cr_assert(strncmp(got, "200 {\"errors\":[{\"message\":\"Cannot query field",
                     44) == 0,
