@@ -93,6 +93,52 @@ typedef struct gql_http_hooks {
   void (*response)(void *worker, gql_http_request *r, int status);
 } gql_http_hooks;
 
+/* Persisted operations (gql_http_options.documents): before a GraphQL
+ * request's operation is parsed, `decide` says what it runs: the query it
+ * sent, a document found by id or hash (Automatic Persisted Queries,
+ * persisted documents, safelisting), or an error. gql serve and gql
+ * gateway fill it from src/pubsub; a decision that asks a store (Redis)
+ * may come later, from the worker's loop (gql_http_document_done). Without
+ * it the server reads neither documentId nor extensions. */
+typedef struct gql_http_document {
+  /* What the request sent: query, documentId, the extensions object. */
+  bool has_query, has_document_id;
+  gql_str query, document_id;
+  const gql_value *extensions;
+  /* RUN: `query` (has_query false: the server's "Missing query."). ERROR:
+   * answer `status` with `body` (a GraphQL response), with Cache-Control:
+   * private, no-cache, must-revalidate when `no_cache`. */
+  int status;
+  const char *body;
+  size_t body_len;
+  bool no_cache;
+  void *state; /* the hook's own, for `validated` */
+  void *internal_;
+} gql_http_document;
+
+enum { GQL_HTTP_DOC_RUN, GQL_HTTP_DOC_ERROR, GQL_HTTP_DOC_PENDING };
+
+typedef struct gql_http_documents {
+  void *ud;
+  /* Per worker, before its loop runs (NULL fails the start); stop: the
+   * server is stopping (close handles; pending decisions still end);
+   * free: after the loop ended. */
+  void *(*worker_start)(void *ud, uv_loop_t *loop);
+  void (*worker_stop)(void *worker);
+  void (*worker_free)(void *worker);
+  /* GQL_HTTP_DOC_RUN, _ERROR, or _PENDING (then gql_http_document_done
+   * follows exactly once, never from inside this call). Strings it sets
+   * live in the request's arena or longer. */
+  int (*decide)(void *worker, gql_http_request *r, gql_http_document *d);
+  /* The operation it ran has validated (optional): where an APQ
+   * registration is kept (Apollo keeps only documents that validate). */
+  void (*validated)(void *worker, gql_http_request *r, gql_http_document *d);
+} gql_http_documents;
+
+/* The end of a PENDING decision: GQL_HTTP_DOC_RUN or GQL_HTTP_DOC_ERROR,
+ * from the worker's loop. */
+GQL_API void gql_http_document_done(gql_http_document *d, int action);
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host; /* default "127.0.0.1" */
@@ -152,6 +198,8 @@ typedef struct gql_http_options {
   bool no_introspection;
   /* Request hooks (NULL: none); pointed to for the server's life. */
   const gql_http_hooks *hooks;
+  /* Persisted operations (NULL: none); pointed to for the server's life. */
+  const gql_http_documents *documents;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

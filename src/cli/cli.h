@@ -84,8 +84,23 @@ struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
                                               const gql_settings *st);
 /* The request hooks of serve and gateway: CORS and JWT authentication as
  * the settings say (request_hooks.c). */
+/* Persisted operations (persisted_setup.c): APQ, manifests, safelist, the
+ * Redis-backed APQ store. */
+typedef struct gql_cli_persisted gql_cli_persisted;
+/* --apq, --persisted-queries FILE, --safelist, --safelist-require-id,
+ * --redis URL, --redis-timeout MS: 1 taken, 0 not one, -1 bad. */
+int gql_cli_persisted_flag(const char *cmd, gql_settings *st, int argc,
+                           char **argv, int *i);
+/* Sets o->documents when the settings ask for persisted operations; false
+ * after printing why. */
+bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
+                            gql_cli_persisted **out,
+                            struct gql_http_options *o);
+void gql_cli_persisted_free(gql_cli_persisted *p);
+
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
+  gql_cli_persisted *persisted;
   const gql_settings *st;
   struct gql_jwt_verifier *verifier; /* NULL: no authentication */
   bool require;                      /* authorization.require_authentication */

@@ -95,6 +95,9 @@ bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st) {
 int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
                         char **argv, int *i) {
   const char *a = argv[*i];
+  int pq = gql_cli_persisted_flag(cmd, st, argc, argv, i);
+  if (pq)
+    return pq;
   static const char *const with_value[] = {
       "--config",           "--host",
       "--listen",           "--port",

@@ -179,9 +179,11 @@ static char *url_decode(gql_arena *a, const char *s, size_t n, size_t *out) {
 }
 
 typedef struct params {
-  gql_str query, op, variables, extensions;
-  bool has_query, has_op, has_variables, has_extensions;
+  gql_str query, op, variables, extensions, document_id;
+  bool has_query, has_op, has_variables, has_extensions, has_document_id;
+  bool is_get;
   const gql_value *vars_value; /* POST: the object itself */
+  const gql_value *ext_value;  /* the extensions object, or NULL */
 } params;
 
 static bool get_params(gql_arena *a, gql_str qs, params *p) {
@@ -212,6 +214,9 @@ static bool get_params(gql_arena *a, gql_str qs, params *p) {
     } else if (strcmp(k, "extensions") == 0) {
       p->extensions = val;
       p->has_extensions = vlen > 0;
+    } else if (strcmp(k, "documentId") == 0) {
+      p->document_id = val;
+      p->has_document_id = true;
     }
     i = amp + 1;
   }
@@ -360,6 +365,18 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     *msg = "The extensions parameter must be an object.";
     return 400;
   }
+  if (r->conn->x->opt->documents) { /* read only for persisted operations */
+    p->ext_value = gql_value_kind_of(ext) == GQL_VALUE_OBJECT ? ext : NULL;
+    const gql_value *id = member(v, "documentId");
+    if (id && gql_value_kind_of(id) != GQL_VALUE_NULL) {
+      if (gql_value_kind_of(id) != GQL_VALUE_STRING) {
+        *msg = "The documentId parameter must be a string.";
+        return 400;
+      }
+      p->document_id = gql_value_string(id);
+      p->has_document_id = true;
+    }
+  }
   return 0;
 }
 
@@ -384,6 +401,7 @@ static int get_json_params(gql_http_request *r, params *p, const char **msg) {
       *msg = "The extensions parameter must be a JSON object.";
       return 400;
     }
+    p->ext_value = gql_value_kind_of(v) == GQL_VALUE_OBJECT ? v : NULL;
   }
   return 0;
 }
@@ -451,6 +469,9 @@ static void refuse_operation(gql_http_request *r, const char *message,
   http_buf_free(&b);
 }
 
+static void run_params(gql_http_request *r, params *p);
+static void run_document(gql_http_request *r, void *ud);
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -481,12 +502,45 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     fail(r, status, NULL, msg);
     return;
   }
-  if (!p.has_query) {
+  p.is_get = is_get;
+  if (x->opt->documents) { /* persisted operations: decided before parse */
+    params *pp = gql_arena_alloc(r->slot->arena, sizeof *pp);
+    gql_http_document *d = gql_arena_alloc(r->slot->arena, sizeof *d);
+    if (!pp || !d) {
+      fail(r, 503, NULL, "Out of memory.");
+      return;
+    }
+    *pp = p;
+    *d = (gql_http_document){.has_query = p.has_query,
+                             .query = p.query,
+                             .has_document_id = p.has_document_id,
+                             .document_id = p.document_id,
+                             .extensions = p.ext_value};
+    gql_http_document_decide(r, d, run_document, pp);
+    return;
+  }
+  run_params(r, &p);
+}
+
+/* A decided document: the request goes on with its query. */
+static void run_document(gql_http_request *r, void *ud) {
+  params *p = ud;
+  p->query = r->doc->query;
+  p->has_query = r->doc->has_query;
+  run_params(r, p);
+}
+
+/* The request's parameters read: parse (or find), validate and run. */
+static void run_params(gql_http_request *r, params *p) {
+  gql_http_conn *c = r->conn;
+  gql_http_ctx *x = c->x;
+  bool is_get = p->is_get;
+  if (!p->has_query) {
     fail(r, 400, NULL, "Missing query.");
     return;
   }
-  if (p.has_op)
-    r->op_name = p.op;
+  if (p->has_op)
+    r->op_name = p->op;
   const gql_http_hooks *hooks = x->opt->hooks;
   if (hooks && hooks->execute) {
     hooks->execute(x->hook_worker, r);
@@ -494,21 +548,22 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       return;
   }
   const char *op = NULL;
-  if (p.has_op && !(op = arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
+  if (p->has_op &&
+      !(op = arena_strndup(r->slot->arena, p->op.ptr, p->op.len))) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
   if (x->opt->tracer)
     r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options);
   gql_http_cache_entry *e =
-      gql_http_cache_get(&x->cache, p.query, op, p.op.len);
+      gql_http_cache_get(&x->cache, p->query, op, p->op.len);
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
                               .max_plan_size = x->opt->max_plan_size,
                               .trace = r->trace};
     gql_prepared *prep = NULL;
     gql_errors errors = {.arena = r->slot->arena};
-    int rc = gql_prepare(x->schema, p.query.ptr, p.query.len, op, &po, &prep,
+    int rc = gql_prepare(x->schema, p->query.ptr, p->query.len, op, &po, &prep,
                          &errors);
     const char *code = !x->opt->error_codes ? NULL
                        : rc == GQL_ESYNTAX  ? "GRAPHQL_PARSE_FAILED"
@@ -526,13 +581,15 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       }
       return;
     }
-    if (!(e = gql_http_cache_put(&x->cache, p.query, op, p.op.len, prep))) {
+    if (!(e = gql_http_cache_put(&x->cache, p->query, op, p->op.len, prep))) {
       fail(r, 503, NULL, "Out of memory.");
       return;
     }
     judge_limits(x->opt, e);
   }
   r->entry = e;
+  if (r->doc)
+    gql_http_document_validated(r);
   if (e->refusal) { /* over an operation limit: a request error */
     refuse_operation(r, e->refusal, e->refusal_code);
     return;
@@ -545,9 +602,9 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (x->opt->executor) {
     r->exec = (gql_http_exec){.arena = r->slot->arena,
                               .loop = x->loop,
-                              .query = p.query,
+                              .query = p->query,
                               .operation_name = op,
-                              .variables = p.vars_value,
+                              .variables = p->vars_value,
                               .prepared = e->prepared,
                               .internal_ = r,
                               .request = r};
@@ -561,8 +618,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     return;
   }
   if (r->trace)
-    trace_operation(r, e->prepared, &p);
-  gql_execute_params ep = {.variables = p.vars_value,
+    trace_operation(r, e->prepared, p);
+  gql_execute_params ep = {.variables = p->vars_value,
                            .root_value = x->opt->root_value,
                            .context = r,
                            .arena = r->slot->arena,

@@ -96,6 +96,7 @@ typedef struct gql_http_ctx {
   void (*resumed)(gql_http_conn *c);
   void *exec_worker; /* opt->executor's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
+  void *doc_worker;  /* opt->documents' per-worker state */
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
 } gql_http_ctx;
@@ -189,12 +190,28 @@ struct gql_http_request {
   http_buf_arena headers; /* gql_http_request_add_header's lines */
   const char *peer;       /* made on demand */
   const gql_value *body;  /* a POST's JSON body, once read */
+  gql_http_document *doc; /* with opt->documents */
 };
 
 /* Handles the request whose head and body c holds. */
 void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
+
+/* ---- persisted operations (persisted_request.c) */
+
+/* Goes on with a request once its document is decided (d->query). */
+typedef void (*gql_http_doc_run)(gql_http_request *r, void *ud);
+/* Asks opt->documents what `d` runs: `run` follows (now, or later from the
+ * loop), or the request is answered with the decision's error. */
+void gql_http_document_decide(gql_http_request *r, gql_http_document *d,
+                              gql_http_doc_run run, void *ud);
+/* The request's operation validated (r->doc set). */
+void gql_http_document_validated(gql_http_request *r);
+/* A worker's state for opt->documents (true without them). */
+bool gql_http_documents_start(gql_http_ctx *x);
+void gql_http_documents_stop(gql_http_ctx *x);
+void gql_http_documents_free(gql_http_ctx *x);
 
 /* ---- the clock and the log (log.c) */
 
