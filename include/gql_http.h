@@ -189,6 +189,18 @@ typedef struct gql_http_documents {
  * from the worker's loop. */
 GQL_API void gql_http_document_done(gql_http_document *d, int action);
 
+/* Admission (gql_http_options.admission): demand control. `admit` runs on
+ * the worker threads for every GraphQL request whose operation validated
+ * and is within the operation limits, before it runs: NULL lets it run; a
+ * GraphQL response (JSON, *len bytes, in the request's arena or static)
+ * refuses it as a request error (400 with graphql-response+json, 200 with
+ * application/json). */
+typedef struct gql_http_admission {
+  void *ud;
+  const char *(*admit)(void *ud, gql_http_request *r, const gql_prepared *p,
+                       const gql_value *variables, size_t *len);
+} gql_http_admission;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host; /* default "127.0.0.1" */
@@ -254,6 +266,8 @@ typedef struct gql_http_options {
   const gql_http_hooks *hooks;
   /* Persisted operations (NULL: none); pointed to for the server's life. */
   const gql_http_documents *documents;
+  /* Demand control (NULL: none); pointed to for the server's life. */
+  const gql_http_admission *admission;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

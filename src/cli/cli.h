@@ -139,6 +139,24 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
                             struct gql_http_options *o);
 void gql_cli_persisted_free(gql_cli_persisted *p);
 
+/* Demand control (demand_control.c): Router's static_estimated strategy as
+ * the server's admission hook. --demand-control-max N (enforces),
+ * --demand-control-mode measure|enforce, --demand-control-list-size N. */
+typedef struct gql_cli_demand_control gql_cli_demand_control;
+int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
+                                char **argv, int *i);
+/* Sets o->admission when demand_control.enabled, with the weights of
+ * `schema` (which must outlive it), or when `weights_sdl` is given of the
+ * schema built from it (the gateway's supergraph: its API schema drops the
+ * linked @cost / @listSize, the supergraph keeps them and every API type);
+ * false after printing why. */
+bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
+                                 const gql_schema *schema,
+                                 const char *weights_sdl, size_t weights_len,
+                                 gql_cli_demand_control **out,
+                                 struct gql_http_options *o);
+void gql_cli_demand_control_free(gql_cli_demand_control *dc);
+
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
   gql_cli_persisted *persisted;

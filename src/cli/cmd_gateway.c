@@ -221,8 +221,13 @@ static int run(int argc, char **argv) {
     status = print_plan(sg, plan_path, op_name, arena);
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
+    gql_cli_demand_control *dc = NULL; /* on the API schema's weights */
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      status = serve(st, sg, &o, &so, sg_path);
+      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len, &dc, &o))
+        status = serve(st, sg, &o, &so, sg_path);
+      else
+        status = 1;
+      gql_cli_demand_control_free(dc);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;

@@ -173,6 +173,7 @@ static int serve(gql_settings *st) {
   gql_subgraph *sg = NULL;
   gql_http_server *srv = NULL;
   gql_cli_observer obs = {0};
+  gql_cli_demand_control *dc = NULL;
   gql_arena *arena = gql_arena_new(NULL);
   char *sdl = NULL, *data = NULL;
   size_t sdl_len = 0;
@@ -223,6 +224,8 @@ static int serve(gql_settings *st) {
            sg ? "the subgraph " : "",
            schema_path ? schema_path : "the Star Wars demo");
   o.banner = banner;
+  if (!gql_cli_demand_control_init("gql serve", st, schema, NULL, 0, &dc, &o))
+    goto done;
   int rc = gql_http_server_new(schema, &o, &srv);
   if (rc < 0) {
     fprintf(stderr, "gql serve: %s\n", gql_strerror(rc));
@@ -232,6 +235,7 @@ static int serve(gql_settings *st) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  gql_cli_demand_control_free(dc);
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
   gql_cli_tracing_stop("gql serve", &tracing);

@@ -625,6 +625,9 @@ static void run_params(gql_http_request *r, params *p) {
     refuse_operation(r, e->refusal, e->refusal_code);
     return;
   }
+  if (x->opt->admission &&
+      gql_http_admission_refused(r, e->prepared, p->vars_value))
+    return;
   if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");

@@ -220,6 +220,9 @@ void gql_http_document_validated(gql_http_request *r);
 bool gql_http_documents_start(gql_http_ctx *x);
 void gql_http_documents_stop(gql_http_ctx *x);
 void gql_http_documents_free(gql_http_ctx *x);
+/* opt->admission refused the operation: answered (true). */
+bool gql_http_admission_refused(gql_http_request *r, const gql_prepared *p,
+                                const gql_value *variables);
 
 /* ---- the clock and the log (log.c) */
 

@@ -92,3 +92,16 @@ void gql_http_documents_free(gql_http_ctx *x) {
     ds->worker_free(x->doc_worker);
   x->doc_worker = NULL;
 }
+
+bool gql_http_admission_refused(gql_http_request *r, const gql_prepared *p,
+                                const gql_value *variables) {
+  const gql_http_admission *ad = r->conn->x->opt->admission;
+  size_t len = 0;
+  const char *body = ad->admit(ad->ud, r, p, variables, &len);
+  if (!body)
+    return false;
+  gql_http_request_answer(r, r->graphql_response ? 400 : 200,
+                          r->graphql_response ? CT_GQL_RESPONSE : CT_JSON, body,
+                          len);
+  return true;
+}
