@@ -201,6 +201,18 @@ typedef struct gql_http_admission {
                        const gql_value *variables, size_t *len);
 } gql_http_admission;
 
+/* Pages the server answers itself (gql_http_options.pages): GET or HEAD of
+ * `path` is answered 200 with `body` (another method: 405). A page whose
+ * path is NULL is the endpoint's page: a GET of the GraphQL path whose
+ * Accept lists text/html gets it instead of a GraphQL response (GraphiQL,
+ * as graphql-yoga decides). Bodies are pointed to for the server's life. */
+typedef struct gql_http_page {
+  const char *path;
+  const char *content_type;
+  const char *body;
+  size_t len;
+} gql_http_page;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host; /* default "127.0.0.1" */
@@ -268,6 +280,9 @@ typedef struct gql_http_options {
   const gql_http_documents *documents;
   /* Demand control (NULL: none); pointed to for the server's life. */
   const gql_http_admission *admission;
+  /* Pages (GraphiQL and its assets; none by default). */
+  const gql_http_page *pages;
+  uint32_t npages;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

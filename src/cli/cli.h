@@ -157,9 +157,19 @@ bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
                                  struct gql_http_options *o);
 void gql_cli_demand_control_free(gql_cli_demand_control *dc);
 
+/* GraphiQL (graphiql_setup.c): --no-graphiql, --graphiql-assets DIR|URL;
+ * sets o->pages unless turned off; false after printing why. */
+typedef struct gql_cli_graphiql gql_cli_graphiql;
+int gql_cli_graphiql_flag(const char *cmd, gql_settings *st, int argc,
+                          char **argv, int *i);
+bool gql_cli_graphiql_init(const char *cmd, const gql_settings *st,
+                           gql_cli_graphiql **out, struct gql_http_options *o);
+void gql_cli_graphiql_free(gql_cli_graphiql *g);
+
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
   gql_cli_persisted *persisted;
+  gql_cli_graphiql *graphiql;
   const gql_settings *st;
   struct gql_jwt_verifier *verifier; /* NULL: no authentication */
   bool require;                      /* authorization.require_authentication */

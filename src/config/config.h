@@ -249,6 +249,9 @@ typedef struct gql_settings {
   gql_cfg_persisted persisted;
   gql_cfg_demand_control demand_control;
   /* redis: {url, timeout}: the Redis shared by the replicas (APQ store). */
+  /* graphiql: {enabled, assets}: the page at the endpoint for browsers */
+  gql_cfg_bool graphiql;
+  const char *graphiql_assets; /* a folder, or an http(s) base URL */
   const char *redis_url;
   uint64_t redis_timeout_ms; /* a command's deadline (0: 100 ms) */
 } gql_settings;

@@ -64,5 +64,6 @@ extern const cfg_key gql_cfg_apq_keys[];
 extern const cfg_key gql_cfg_persisted_keys[];
 extern const cfg_key gql_cfg_demand_control_keys[];
 extern const cfg_key gql_cfg_redis_keys[];
+extern const cfg_key gql_cfg_graphiql_keys[]; /* from gql_settings.graphiql */
 
 #endif

@@ -1,5 +1,5 @@
 /* Apollo Router's apq, persisted_queries and demand_control sections (the
- * keys gql applies), and gql's redis section. */
+ * keys gql applies), and gql's redis and graphiql sections. */
 #include "keys.h"
 
 #include <math.h>
@@ -96,4 +96,27 @@ const cfg_key gql_cfg_redis_keys[] = {
      .offset = RD(redis_timeout_ms),
      .min = 1,
      .max = 60000},
+    {0}};
+
+/* graphiql.assets: an http(s) base URL as it is, else a folder (relative
+ * to the file's). */
+static void decode_assets(cfg_ctx *c, const ynode *v, void *field,
+                          const char *what) {
+  const char *s = cfg_string(c, v, what);
+  if (!s)
+    return;
+  if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8) && s[0] != '/' &&
+      c->base[0])
+    s = gql_arena_sprintf(c->arena, "%s%s", c->base, s);
+  *(const char **)field = s;
+}
+
+/* Offsets from gql_settings.graphiql (the section's base). */
+#define GI(f) (offsetof(gql_settings, f) - offsetof(gql_settings, graphiql))
+const cfg_key gql_cfg_graphiql_keys[] = {
+    {.name = "enabled", .type = K_BOOL, .offset = GI(graphiql)},
+    {.name = "assets",
+     .type = K_CUSTOM,
+     .offset = GI(graphiql_assets),
+     .fn = decode_assets},
     {0}};

@@ -778,6 +778,8 @@ void gql_http_handle(gql_http_conn *c) {
     else
       finish(r, 503, CT_JSON, "Retry-After: 1\r\n",
              "{\"status\":\"not ready\"}", 22);
+  } else if (x->opt->npages && gql_http_page_answer(r, is_get)) {
+    /* GraphiQL, its assets */
   } else if (http_str_is(r->path, "/health")) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");

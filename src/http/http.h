@@ -206,6 +206,11 @@ void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
 
+/* ---- pages (pages.c) */
+
+/* Answers r from opt->pages when one is for it (true). */
+bool gql_http_page_answer(gql_http_request *r, bool is_get);
+
 /* ---- persisted operations (persisted_request.c) */
 
 /* Goes on with a request once its document is decided (d->query). */
