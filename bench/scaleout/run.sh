@@ -56,7 +56,7 @@ for i in 0 1 2; do
   ports+=("$p")
 done
 
-# haproxy: round robin over the replicas given, health-checked on /health
+# haproxy: round robin over the replicas given, health-checked on /ready
 hport=$(free_port)
 hpid=
 start_haproxy() { # start_haproxy NREPLICAS
@@ -64,7 +64,7 @@ start_haproxy() { # start_haproxy NREPLICAS
     printf 'global\n  maxconn 4096\n\ndefaults\n  mode http\n  timeout connect 2s\n'
     printf '  timeout client 30s\n  timeout server 30s\n  option http-keep-alive\n\n'
     printf 'frontend fe\n  bind 127.0.0.1:%s\n  default_backend gql\n\n' "$hport"
-    printf 'backend gql\n  balance roundrobin\n  option httpchk GET /health\n'
+    printf 'backend gql\n  balance roundrobin\n  option httpchk GET /ready\n'
     for ((i = 0; i < $1; i++)); do
       printf '  server r%d 127.0.0.1:%s check inter 1s\n' "$i" "${ports[$i]}"
     done
