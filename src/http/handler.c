@@ -498,7 +498,7 @@ static void refuse_operation(gql_http_request *r, const char *message,
 }
 
 static void run_params(gql_http_request *r, params *p);
-static void run_document(gql_http_request *r, void *ud);
+static void run_document(gql_http_request *r, void *ud, int action);
 
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
@@ -550,9 +550,22 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   run_params(r, &p);
 }
 
-/* A decided document: the request goes on with its query. */
-static void run_document(gql_http_request *r, void *ud) {
+/* A decided document: the request goes on with its query, or is answered
+ * with the decision's error (Router's statuses whatever the media type). */
+static void run_document(gql_http_request *r, void *ud, int action) {
   params *p = ud;
+  gql_http_document *d = r->doc;
+  if (action != GQL_HTTP_DOC_RUN) {
+    if (!d->body)
+      fail(r, 503, NULL, "Out of memory.");
+    else
+      finish(r, d->status ? d->status : 400, content_type(r),
+             d->no_cache ? "Cache-Control: private, no-cache, "
+                           "must-revalidate\r\n"
+                         : NULL,
+             d->body, d->body_len);
+    return;
+  }
   p->query = r->doc->query;
   p->has_query = r->doc->has_query;
   run_params(r, p);
@@ -625,9 +638,16 @@ static void run_params(gql_http_request *r, params *p) {
     refuse_operation(r, e->refusal, e->refusal_code);
     return;
   }
-  if (x->opt->admission &&
-      gql_http_admission_refused(r, e->prepared, p->vars_value))
-    return;
+  if (x->opt->admission) { /* demand control */
+    size_t len = 0;
+    const char *no = x->opt->admission->admit(x->opt->admission->ud, r,
+                                              e->prepared, p->vars_value, &len);
+    if (no) {
+      finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, no,
+             len);
+      return;
+    }
+  }
   if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
          "Only query operations are allowed over GET: use POST.");
@@ -716,6 +736,7 @@ static void observer_metrics(gql_http_request *r) {
 
 void gql_http_handle(gql_http_conn *c) {
   gql_http_ctx *x = c->x;
+  const gql_http_page *page;
   gql_http_slot *slot = gql_http_slot_take(x);
   gql_http_request local = {
       .conn = c, .start_ns = c->start_ns, .op_type = -1, .cache = -1};
@@ -778,8 +799,12 @@ void gql_http_handle(gql_http_conn *c) {
     else
       finish(r, 503, CT_JSON, "Retry-After: 1\r\n",
              "{\"status\":\"not ready\"}", 22);
-  } else if (x->opt->npages && gql_http_page_answer(r, is_get)) {
-    /* GraphiQL, its assets */
+  } else if (x->opt->npages && (page = gql_http_page_for(r, is_get))) {
+    if (!is_get) /* GraphiQL's assets */
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
+    else /* the endpoint's page: the same URL answers JSON to others */
+      finish(r, 200, page->content_type, page->path ? NULL : "Vary: Accept\r\n",
+             page->body, page->len);
   } else if (http_str_is(r->path, "/health")) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");

@@ -208,15 +208,17 @@ void gql_http_request_end(gql_http_request *r);
 
 /* ---- pages (pages.c) */
 
-/* Answers r from opt->pages when one is for it (true). */
-bool gql_http_page_answer(gql_http_request *r, bool is_get);
+/* The page of opt->pages for r (NULL: none; the endpoint's page only for a
+ * GET whose Accept lists text/html). */
+const gql_http_page *gql_http_page_for(const gql_http_request *r, bool is_get);
 
 /* ---- persisted operations (persisted_request.c) */
 
-/* Goes on with a request once its document is decided (d->query). */
-typedef void (*gql_http_doc_run)(gql_http_request *r, void *ud);
-/* Asks opt->documents what `d` runs: `run` follows (now, or later from the
- * loop), or the request is answered with the decision's error. */
+/* Goes on with a request once its document is decided: GQL_HTTP_DOC_RUN
+ * (r->doc->query) or GQL_HTTP_DOC_ERROR (answer r->doc's error). */
+typedef void (*gql_http_doc_run)(gql_http_request *r, void *ud, int action);
+/* Asks opt->documents what `d` runs: `run` follows, now or later from the
+ * loop. */
 void gql_http_document_decide(gql_http_request *r, gql_http_document *d,
                               gql_http_doc_run run, void *ud);
 /* The request's operation validated (r->doc set). */
@@ -225,9 +227,6 @@ void gql_http_document_validated(gql_http_request *r);
 bool gql_http_documents_start(gql_http_ctx *x);
 void gql_http_documents_stop(gql_http_ctx *x);
 void gql_http_documents_free(gql_http_ctx *x);
-/* opt->admission refused the operation: answered (true). */
-bool gql_http_admission_refused(gql_http_request *r, const gql_prepared *p,
-                                const gql_value *variables);
 
 /* ---- the clock and the log (log.c) */
 

@@ -34,30 +34,19 @@ static bool wants_html(gql_str accept) {
   return false;
 }
 
-bool gql_http_page_answer(gql_http_request *r, bool is_get) {
+const gql_http_page *gql_http_page_for(const gql_http_request *r, bool is_get) {
   const gql_http_options *o = r->conn->x->opt;
   bool endpoint = http_str_is(r->path, o->path);
-  const gql_http_page *page = NULL;
-  for (uint32_t i = 0; i < o->npages && !page; i++) {
+  for (uint32_t i = 0; i < o->npages; i++) {
     const gql_http_page *p = &o->pages[i];
-    if (p->path ? http_str_is(r->path, p->path) : endpoint)
-      page = p;
+    if (p->path ? http_str_is(r->path, p->path) : endpoint) {
+      /* the endpoint's page: only for a browser's GET */
+      const gql_http_conn *c = r->conn;
+      if (!p->path &&
+          (!is_get || !wants_html(http_str(c->accept.o.data, c->accept.o.len))))
+        return NULL;
+      return p;
+    }
   }
-  if (!page)
-    return false;
-  if (!page->path) { /* the endpoint's page: only for a browser's GET */
-    gql_http_conn *c = r->conn;
-    if (!is_get || !wants_html(http_str(c->accept.o.data, c->accept.o.len)))
-      return false;
-  } else if (!is_get) {
-    gql_http_request_reject(r, 405, "Method not allowed.", NULL);
-  } else if (!is_get) {
-    gql_http_request_add_header(r, "Allow", "GET, HEAD");
-    gql_http_request_reject(r, 405, "Method not allowed.", NULL);
-    return true;
-  }
-  if (!page->path) /* the same URL answers JSON to other clients */
-    gql_http_request_add_header(r, "Vary", "Accept");
-  gql_http_request_answer(r, 200, page->content_type, page->body, page->len);
-  return true;
+  return NULL;
 }

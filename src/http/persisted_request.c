@@ -12,51 +12,30 @@ typedef struct doc_wait {
   void *ud;
 } doc_wait;
 
-#define CT_GQL_RESPONSE "application/graphql-response+json; charset=utf-8"
-#define CT_JSON "application/json; charset=utf-8"
-
-static void apply(gql_http_request *r, gql_http_document *d, int action,
-                  const doc_wait *w) {
-  if (action == GQL_HTTP_DOC_RUN) {
-    w->run(r, w->ud);
-    return;
-  }
-  if (d->no_cache)
-    gql_http_request_add_header(r, "Cache-Control",
-                                "private, no-cache, must-revalidate");
-  if (!d->body) {
-    gql_http_request_reject(r, 500, "Internal server error.", NULL);
-    return;
-  }
-  gql_http_request_answer(r, d->status ? d->status : 400,
-                          r->graphql_response ? CT_GQL_RESPONSE : CT_JSON,
-                          d->body, d->body_len);
-}
-
 void gql_http_document_decide(gql_http_request *r, gql_http_document *d,
                               gql_http_doc_run run, void *ud) {
   gql_http_ctx *x = r->conn->x;
   doc_wait *w = gql_arena_alloc(r->slot->arena, sizeof *w);
-  if (!w) {
-    gql_http_request_reject(r, 503, "Out of memory.", NULL);
+  r->doc = d;
+  if (!w) { /* no body: the server's out-of-memory answer */
+    run(r, ud, GQL_HTTP_DOC_ERROR);
     return;
   }
   *w = (doc_wait){.r = r, .run = run, .ud = ud};
   d->internal_ = w;
-  r->doc = d;
   int action = x->opt->documents->decide(x->doc_worker, r, d);
   if (action == GQL_HTTP_DOC_PENDING) {
     r->conn->inflight = r; /* gql_http_document_done comes from the loop */
     return;
   }
-  apply(r, d, action, w);
+  run(r, ud, action == GQL_HTTP_DOC_RUN ? action : GQL_HTTP_DOC_ERROR);
 }
 
 void gql_http_document_done(gql_http_document *d, int action) {
   doc_wait *w = d->internal_;
   gql_http_request *r = w->r;
   gql_http_conn *c = r->conn;
-  apply(r, d, action == GQL_HTTP_DOC_RUN ? action : GQL_HTTP_DOC_ERROR, w);
+  w->run(r, w->ud, action == GQL_HTTP_DOC_RUN ? action : GQL_HTTP_DOC_ERROR);
   /* Answered now (an error, a refusal, a synchronous execution that did
    * not end it itself): end it on the next turn, as a pending execution
    * ends. A pending execution ends through gql_http_exec_done. */
@@ -91,17 +70,4 @@ void gql_http_documents_free(gql_http_ctx *x) {
   if (ds && ds->worker_start && ds->worker_free && x->doc_worker)
     ds->worker_free(x->doc_worker);
   x->doc_worker = NULL;
-}
-
-bool gql_http_admission_refused(gql_http_request *r, const gql_prepared *p,
-                                const gql_value *variables) {
-  const gql_http_admission *ad = r->conn->x->opt->admission;
-  size_t len = 0;
-  const char *body = ad->admit(ad->ud, r, p, variables, &len);
-  if (!body)
-    return false;
-  gql_http_request_answer(r, r->graphql_response ? 400 : 200,
-                          r->graphql_response ? CT_GQL_RESPONSE : CT_JSON, body,
-                          len);
-  return true;
 }
