@@ -20,6 +20,7 @@ typedef struct pq_worker {
   gql_cli_persisted *p;
   gql_redis *redis; /* NULL: no Redis (or closing) */
   gql_pq_store *store;
+  bool was_ready; /* for the log: a line per connection made or lost */
 } pq_worker;
 
 /* A request's decision, kept until its store lookup answers. */
@@ -122,6 +123,22 @@ static gql_pq_manifest *load_manifests(const char *cmd,
 
 /* ------------------------------------------------------ the hook */
 
+/* One line when the connection is made and when it is lost (not one per
+ * reconnect attempt while Redis stays down). */
+static void on_redis_state(void *ud, gql_redis_state state,
+                           const char *detail) {
+  pq_worker *w = ud;
+  if (state == GQL_REDIS_STATE_READY && !w->was_ready)
+    fprintf(stderr, "gql: redis: connected to %s\n", w->p->redis_url);
+  else if (state == GQL_REDIS_STATE_DOWN && w->was_ready)
+    fprintf(stderr,
+            "gql: redis: connection lost (%s); APQ lookups answer not found "
+            "until it is back\n",
+            detail ? detail : "");
+  if (state == GQL_REDIS_STATE_READY || state == GQL_REDIS_STATE_DOWN)
+    w->was_ready = state == GQL_REDIS_STATE_READY;
+}
+
 static void *worker_start(void *ud, uv_loop_t *loop) {
   gql_cli_persisted *p = ud;
   pq_worker *w = calloc(1, sizeof *w);
@@ -130,7 +147,9 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   w->p = p;
   if (p->redis_url) {
     gql_redis_options ro = {.url = p->redis_url,
-                            .command_timeout_ms = p->redis_timeout_ms};
+                            .command_timeout_ms = p->redis_timeout_ms,
+                            .on_state = on_redis_state,
+                            .ud = w};
     char err[256];
     if (gql_redis_new(loop, &ro, &w->redis, err, sizeof err) < 0) {
       fprintf(stderr, "gql: redis: %s\n", err);

@@ -101,6 +101,8 @@ def under_load(name, action, seconds=2.0):
 # ---- Redis stopped under load
 worst = under_load("redis stopped", redis.stop)
 check("redis stopped: nothing waited long", worst < 1.0, worst)
+check("redis stopped: said once per worker",
+      a.stderr().count("gql: redis: connection lost") == 2, a.stderr())
 st, body, _ = a.get({"extensions": apq_ext(sha(Q))})
 st2, body2, _ = a.post({"query": "{ hero { id } }"})
 check("redis down: full documents work", body2 == {"data": {"hero": {"id": "2001"}}},
@@ -120,6 +122,8 @@ while time.monotonic() < deadline and not served:
         hits += "data" in body
     served = hits == 4
 check("redis restarted: registrations shared again", served, body)
+check("redis restarted: said (at start and once reconnected)",
+      a.stderr().count("gql: redis: connected to") >= 3, a.stderr())
 
 # ---- Redis frozen (accepts, never answers): lookups time out at ~100 ms
 os.kill(redis.proc.pid, signal.SIGSTOP)
