@@ -10,7 +10,13 @@
  * client's traceparent / tracestate read) and told to an observer that
  * reads every byte it is given. Request hooks read every header (also from
  * a pending field, later), echo one into the response, refuse a request
- * that has X-Reject and answer one that has X-Answer. */
+ * that has X-Reject and answer one that has X-Answer. With bit 7, the
+ * persisted-operation, admission and page hooks are on: a documentId
+ * picks what the decision does (its first byte: run a stored document,
+ * answer an error, or decide later, completed between pieces as a store's
+ * answer would come from the loop), an extensions object is read whole,
+ * an operation naming `expensive` is refused by admission, and a browser's
+ * GET of the endpoint or of /asset.js gets a page. */
 #include "http/http.h"
 
 #include "../examples/starwars/starwars.h"
@@ -25,6 +31,8 @@ typedef struct harness {
   gql_http_ctx x;
   gql_pending *pending[64];
   int npending;
+  gql_http_document *doc; /* a decision to complete later */
+  int doc_action;
 } harness;
 
 static void wait_resolver(const gql_resolve_info *info, const void *parent,
@@ -148,7 +156,97 @@ static void on_response(void *w, gql_http_request *r, int status) {
 static const gql_http_hooks hooks = {
     .request = on_request, .execute = on_execute, .response = on_response};
 
-static void harness_init(harness *h, gql_schema *schema) {
+/* ---- the persisted-operation, admission and page hooks (bit 7) */
+
+static void read_value(const gql_value *v, int depth) {
+  if (depth > 64)
+    return;
+  switch (gql_value_kind_of(v)) {
+  case GQL_VALUE_STRING:
+    read_str(gql_value_string(v));
+    break;
+  case GQL_VALUE_OBJECT:
+  case GQL_VALUE_LIST:
+    for (size_t i = 0; i < gql_value_count(v); i++) {
+      read_str(gql_value_key(v, i));
+      read_value(gql_value_item(v, i), depth + 1);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+static int decide(void *w, gql_http_request *r, gql_http_document *d) {
+  (void)w;
+  harness *h = r->conn->x->opt->context;
+  if (d->has_query)
+    read_str(d->query);
+  if (d->extensions)
+    read_value(d->extensions, 0);
+  if (!d->has_document_id)
+    return GQL_HTTP_DOC_RUN;
+  read_str(d->document_id);
+  unsigned char k =
+      d->document_id.len ? (unsigned char)d->document_id.ptr[0] : 0;
+  int action = k % 3 == 0   ? GQL_HTTP_DOC_RUN
+               : k % 3 == 1 ? GQL_HTTP_DOC_ERROR
+                            : GQL_HTTP_DOC_PENDING;
+  d->has_query = k & 8;
+  const char *q = k & 16 ? "{ now wait }" : "{ hero { name } }";
+  d->query = (gql_str){q, strlen(q)};
+  d->status = k & 32 ? 404 : 200;
+  d->no_cache = k & 64;
+  d->body = "{\"errors\":[{\"message\":\"no\"}]}";
+  d->body_len = strlen(d->body);
+  if (action == GQL_HTTP_DOC_PENDING) {
+    if (h->doc)
+      abort(); /* one request in flight per connection */
+    h->doc = d;
+    h->doc_action = k & 128 ? GQL_HTTP_DOC_ERROR : GQL_HTTP_DOC_RUN;
+  }
+  return action;
+}
+
+static int validated_count;
+static void validated(void *w, gql_http_request *r, gql_http_document *d) {
+  (void)w;
+  (void)r;
+  if (d->has_query)
+    read_str(d->query);
+  validated_count++;
+}
+
+static const gql_http_documents documents = {.decide = decide,
+                                             .validated = validated};
+
+static const char *admit(void *ud, gql_http_request *r, const gql_prepared *p,
+                         const gql_value *variables, size_t *len) {
+  (void)ud;
+  (void)p;
+  read_value(variables, 0);
+  const gql_value *body = gql_http_request_body(r);
+  const gql_value *q = body ? gql_value_get(body, "query", 5) : NULL;
+  gql_str t = gql_value_kind_of(q) == GQL_VALUE_STRING ? gql_value_string(q)
+                                                       : (gql_str){0};
+  if (t.ptr && memmem(t.ptr, t.len, "expensive", 9)) {
+    static const char no[] = "{\"errors\":[{\"message\":\"too much\"}]}";
+    *len = sizeof no - 1;
+    return no;
+  }
+  return NULL;
+}
+
+static const gql_http_admission admission = {.admit = admit};
+
+static const gql_http_page pages[] = {
+    {.path = "/asset.js",
+     .content_type = "text/javascript",
+     .body = "1;",
+     .len = 2},
+    {.content_type = "text/html", .body = "<p>hi</p>", .len = 9}};
+
+static void harness_init(harness *h, gql_schema *schema, bool docs) {
   h->schema = schema;
   static gql_tracer *tracer;
   gql_tracer_config tc = {.no_thread = true};
@@ -165,6 +263,12 @@ static void harness_init(harness *h, gql_schema *schema) {
                         .root_value = NULL,
                         .context = h,
                         .hooks = &hooks};
+  if (docs) {
+    o.documents = &documents;
+    o.admission = &admission;
+    o.pages = pages;
+    o.npages = 2;
+  }
   gql_http_options_resolve(&o, &h->opt);
   gql_http_ctx_init(&h->x, schema, &h->opt, 1);
 }
@@ -173,6 +277,20 @@ static void harness_init(harness *h, gql_schema *schema) {
  * the executor has returned: ends the request and goes on with the input. */
 static void complete_pending(harness *h, gql_http_conn *c) {
   while (c->inflight) {
+    if (h->doc) { /* the store's answer, from the loop */
+      gql_http_document *d = h->doc;
+      h->doc = NULL;
+      gql_http_document_done(d, h->doc_action);
+      gql_http_request *r = c->inflight;
+      if (r && h->npending == 0) { /* answered: the transport ends it */
+        if (!r->answered)
+          abort();
+        c->inflight = NULL;
+        gql_http_request_end(r);
+        gql_http_conn_resume(c);
+      }
+      continue;
+    }
     int n = h->npending;
     h->npending = 0;
     if (n == 0)
@@ -191,16 +309,16 @@ static void complete_pending(harness *h, gql_http_conn *c) {
   }
 }
 
-static harness *harness_get(bool waiting) {
-  static harness hs[2]; /* built once: the schemas are immutable */
-  harness *h = &hs[waiting];
+static harness *harness_get(bool waiting, bool docs) {
+  static harness hs[4]; /* built once: the schemas are immutable */
+  harness *h = &hs[waiting + 2 * docs];
   if (!h->schema) {
     gql_schema *s = NULL;
     if (waiting)
       s = waiting_schema();
     else if (gql_starwars_schema(&s) < 0)
       abort();
-    harness_init(h, s);
+    harness_init(h, s, docs);
   }
   return h;
 }
@@ -232,7 +350,7 @@ static void check_responses(const http_buf *out) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
     return 0;
-  harness *h = harness_get((data[0] & 0x40) != 0);
+  harness *h = harness_get((data[0] & 0x40) != 0, (data[0] & 0x80) != 0);
   size_t piece = (size_t)(data[0] % 64) + 1;
   data++;
   size--;

@@ -167,6 +167,76 @@ typedef struct gql_http_reload {
   unsigned debounce_ms; /* default 100 */
 } gql_http_reload;
 
+/* Persisted operations (gql_http_options.documents): before a GraphQL
+ * request's operation is parsed, `decide` says what it runs: the query it
+ * sent, a document found by id or hash (Automatic Persisted Queries,
+ * persisted documents, safelisting), or an error. gql serve and gql
+ * gateway fill it from src/pubsub; a decision that asks a store (Redis)
+ * may come later, from the worker's loop (gql_http_document_done). Without
+ * it the server reads neither documentId nor extensions. */
+typedef struct gql_http_document {
+  /* What the request sent: query, documentId, the extensions object. */
+  bool has_query, has_document_id;
+  gql_str query, document_id;
+  const gql_value *extensions;
+  /* RUN: `query` (has_query false: the server's "Missing query."). ERROR:
+   * answer `status` with `body` (a GraphQL response), with Cache-Control:
+   * private, no-cache, must-revalidate when `no_cache`. */
+  int status;
+  const char *body;
+  size_t body_len;
+  bool no_cache;
+  void *state; /* the hook's own, for `validated` */
+  void *internal_;
+} gql_http_document;
+
+enum { GQL_HTTP_DOC_RUN, GQL_HTTP_DOC_ERROR, GQL_HTTP_DOC_PENDING };
+
+typedef struct gql_http_documents {
+  void *ud;
+  /* Per worker, before its loop runs (NULL fails the start); stop: the
+   * server is stopping (close handles; pending decisions still end);
+   * free: after the loop ended. */
+  void *(*worker_start)(void *ud, uv_loop_t *loop);
+  void (*worker_stop)(void *worker);
+  void (*worker_free)(void *worker);
+  /* GQL_HTTP_DOC_RUN, _ERROR, or _PENDING (then gql_http_document_done
+   * follows exactly once, never from inside this call). Strings it sets
+   * live in the request's arena or longer. */
+  int (*decide)(void *worker, gql_http_request *r, gql_http_document *d);
+  /* The operation it ran has validated (optional): where an APQ
+   * registration is kept (Apollo keeps only documents that validate). */
+  void (*validated)(void *worker, gql_http_request *r, gql_http_document *d);
+} gql_http_documents;
+
+/* The end of a PENDING decision: GQL_HTTP_DOC_RUN or GQL_HTTP_DOC_ERROR,
+ * from the worker's loop. */
+GQL_API void gql_http_document_done(gql_http_document *d, int action);
+
+/* Admission (gql_http_options.admission): demand control. `admit` runs on
+ * the worker threads for every GraphQL request whose operation validated
+ * and is within the operation limits, before it runs: NULL lets it run; a
+ * GraphQL response (JSON, *len bytes, in the request's arena or static)
+ * refuses it as a request error (400 with graphql-response+json, 200 with
+ * application/json). */
+typedef struct gql_http_admission {
+  void *ud;
+  const char *(*admit)(void *ud, gql_http_request *r, const gql_prepared *p,
+                       const gql_value *variables, size_t *len);
+} gql_http_admission;
+
+/* Pages the server answers itself (gql_http_options.pages): GET or HEAD of
+ * `path` is answered 200 with `body` (another method: 405). A page whose
+ * path is NULL is the endpoint's page: a GET of the GraphQL path whose
+ * Accept lists text/html gets it instead of a GraphQL response (GraphiQL,
+ * as graphql-yoga decides). Bodies are pointed to for the server's life. */
+typedef struct gql_http_page {
+  const char *path;
+  const char *content_type;
+  const char *body;
+  size_t len;
+} gql_http_page;
+
 /* Server options. Zero in a field means its default. */
 typedef struct gql_http_options {
   const char *host; /* default "127.0.0.1" */
@@ -235,6 +305,13 @@ typedef struct gql_http_options {
   /* Operations each worker prepares on a new generation before it serves
    * from it: the most recently used of its document cache (0: 64). */
   unsigned warm_operations;
+  /* Persisted operations (NULL: none); pointed to for the server's life. */
+  const gql_http_documents *documents;
+  /* Demand control (NULL: none); pointed to for the server's life. */
+  const gql_http_admission *admission;
+  /* Pages (GraphiQL and its assets; none by default). */
+  const gql_http_page *pages;
+  uint32_t npages;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

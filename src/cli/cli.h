@@ -154,8 +154,51 @@ int gql_cli_tracing_start(const char *cmd, gql_settings *st,
 void gql_cli_tracing_stop(const char *cmd, gql_cli_tracing *k);
 /* The request hooks of serve and gateway: CORS and JWT authentication as
  * the settings say (request_hooks.c). */
+/* Persisted operations (persisted_setup.c): APQ, manifests, safelist, the
+ * Redis-backed APQ store. */
+typedef struct gql_cli_persisted gql_cli_persisted;
+/* --apq, --persisted-queries FILE, --safelist, --safelist-require-id,
+ * --redis URL, --redis-timeout MS: 1 taken, 0 not one, -1 bad. */
+int gql_cli_persisted_flag(const char *cmd, gql_settings *st, int argc,
+                           char **argv, int *i);
+/* Sets o->documents when the settings ask for persisted operations; false
+ * after printing why. */
+bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
+                            gql_cli_persisted **out,
+                            struct gql_http_options *o);
+void gql_cli_persisted_free(gql_cli_persisted *p);
+
+/* Demand control (demand_control.c): Router's static_estimated strategy as
+ * the server's admission hook. --demand-control-max N (enforces),
+ * --demand-control-mode measure|enforce, --demand-control-list-size N. */
+typedef struct gql_cli_demand_control gql_cli_demand_control;
+int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
+                                char **argv, int *i);
+/* Sets o->admission when demand_control.enabled, with the weights of
+ * `schema` (which must outlive it), or when `weights_sdl` is given of the
+ * schema built from it (the gateway's supergraph: its API schema drops the
+ * linked @cost / @listSize, the supergraph keeps them and every API type);
+ * false after printing why. */
+bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
+                                 const gql_schema *schema,
+                                 const char *weights_sdl, size_t weights_len,
+                                 gql_cli_demand_control **out,
+                                 struct gql_http_options *o);
+void gql_cli_demand_control_free(gql_cli_demand_control *dc);
+
+/* GraphiQL (graphiql_setup.c): --no-graphiql, --graphiql-assets DIR|URL;
+ * sets o->pages unless turned off; false after printing why. */
+typedef struct gql_cli_graphiql gql_cli_graphiql;
+int gql_cli_graphiql_flag(const char *cmd, gql_settings *st, int argc,
+                          char **argv, int *i);
+bool gql_cli_graphiql_init(const char *cmd, const gql_settings *st,
+                           gql_cli_graphiql **out, struct gql_http_options *o);
+void gql_cli_graphiql_free(gql_cli_graphiql *g);
+
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
+  gql_cli_persisted *persisted;
+  gql_cli_graphiql *graphiql;
   const gql_settings *st;
   struct gql_jwt_verifier *verifier; /* NULL: no authentication */
   bool require;                      /* authorization.require_authentication */

@@ -240,8 +240,13 @@ static int run(int argc, char **argv) {
     status = print_plan(sg, plan_path, op_name, arena);
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
+    gql_cli_demand_control *dc = NULL; /* on the API schema's weights */
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      status = serve(st, sg, &o, &so, sg_path, argc, argv);
+      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len, &dc, &o))
+        status = serve(st, sg, &o, &so, sg_path, argc, argv);
+      else
+        status = 1;
+      gql_cli_demand_control_free(dc);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;
@@ -286,6 +291,10 @@ const gql_cli_command gql_cmd_gateway = {
     "                      503 until every subgraph answered a probe)\n"
     "  --max-query-depth, --max-height, --max-aliases, --max-root-fields,\n"
     "  --introspection: as for gql serve\n"
+    "  --apq, --persisted-queries, --safelist, --safelist-require-id,\n"
+    "  --redis, --redis-timeout, --demand-control-*, --graphiql-assets,\n"
+    "  --no-graphiql: as for gql serve (costs from the supergraph's @cost\n"
+    "                      and @listSize)\n"
     "  --trace-otlp, --trace-file, --trace-otlp-protocol, --trace-service,\n"
     "  --trace-timeout, ...: as for gql serve; spans for the request, its\n"
     "                      plan and each subgraph fetch (subgraph name, URL,\n"

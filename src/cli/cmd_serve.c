@@ -60,6 +60,20 @@ static const char usage[] =
     "  --metrics-path PATH    Prometheus metrics there (default /metrics)\n"
     "  --no-metrics           no metrics page\n"
     "GET /ready answers 200 once serving, GET /health always.\n\n"
+    "Persisted operations, demand control, GraphiQL (docs/config.md):\n"
+    "  --apq                  Automatic Persisted Queries (default off)\n"
+    "  --persisted-queries FILE  a manifest (Apollo's or {id: document});\n"
+    "                         repeatable\n"
+    "  --safelist             only operations of the manifests run\n"
+    "  --safelist-require-id  only operations sent by id run\n"
+    "  --redis URL            APQ shared with other replicas through Redis\n"
+    "  --redis-timeout MS     a Redis lookup's deadline (default 100)\n"
+    "  --demand-control-max N refuse operations estimated over N (@cost,\n"
+    "                         @listSize): COST_ESTIMATED_TOO_EXPENSIVE\n"
+    "  --demand-control-mode measure|enforce, --demand-control-list-size N\n"
+    "  --graphiql-assets DIR|URL  GraphiQL's files from a folder or a base\n"
+    "                         URL (default: the CDN)\n"
+    "  --no-graphiql          no GraphiQL page for browsers\n\n"
     "Tracing (a trace per GraphQL request, continuing a client's W3C\n"
     "traceparent; /metrics adds the tracer's counters; at exit a line on\n"
     "stderr: 'trace: N spans queued, N exported, N dropped, N export errors,\n"
@@ -180,6 +194,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .subgraph = subgraph};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};
+  gql_cli_demand_control *dc = NULL;
   if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
   gql_schema *schema = first.schema;
@@ -200,6 +215,8 @@ static int serve(gql_settings *st, int argc, char **argv) {
            subgraph ? "the subgraph " : "",
            schema_path ? schema_path : "the Star Wars demo");
   o.banner = banner;
+  if (!gql_cli_demand_control_init("gql serve", st, schema, NULL, 0, &dc, &o))
+    goto done;
   int rc = gql_http_server_new(schema, &o, &srv);
   if (rc < 0) {
     fprintf(stderr, "gql serve: %s\n", gql_strerror(rc));
@@ -209,6 +226,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
+  gql_cli_demand_control_free(dc);
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
   gql_cli_tracing_stop("gql serve", &tracing);

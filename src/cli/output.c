@@ -109,3 +109,19 @@ bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
   *out = v;
   return true;
 }
+
+int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
+                       const char *const *names, size_t n, const char **v) {
+  const char *a = argv[*i];
+  bool known = false;
+  for (size_t k = 0; k < n && !known; k++)
+    known = strcmp(a, names[k]) == 0;
+  if (!known)
+    return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: %s needs a value\n", cmd, a);
+    return -1;
+  }
+  *v = argv[++*i];
+  return 1;
+}

@@ -164,6 +164,11 @@ bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                        .require = st->require_authentication == GQL_CFG_TRUE};
   if (st->jwt.set && !(h->verifier = gql_cli_jwt_verifier(cmd, st)))
     return false;
+  if (!gql_cli_persisted_init(cmd, st, &h->persisted, o) ||
+      !gql_cli_graphiql_init(cmd, st, &h->graphiql, o)) {
+    gql_cli_hooks_free(h);
+    return false;
+  }
   if (!st->cors.set && !h->verifier && !h->require)
     return true; /* no hooks: the server does nothing for them */
   h->hooks = (gql_http_hooks){.ud = h,
@@ -179,6 +184,10 @@ bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
 void gql_cli_hooks_free(gql_cli_hooks *h) {
   gql_jwt_verifier_free(h->verifier);
   h->verifier = NULL;
+  gql_cli_persisted_free(h->persisted);
+  h->persisted = NULL;
+  gql_cli_graphiql_free(h->graphiql);
+  h->graphiql = NULL;
 }
 
 const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {

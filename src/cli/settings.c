@@ -6,22 +6,6 @@
 
 #include <stdlib.h>
 
-int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
-                       const char *const *names, size_t n, const char **v) {
-  const char *a = argv[*i];
-  bool known = false;
-  for (size_t k = 0; k < n && !known; k++)
-    known = strcmp(a, names[k]) == 0;
-  if (!known)
-    return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "%s: %s needs a value\n", cmd, a);
-    return -1;
-  }
-  *v = argv[++*i];
-  return 1;
-}
-
 int gql_cli_unknown_option(const char *cmd, const char *arg) {
   fprintf(stderr, "%s: unknown option '%s' (see '%s --help')\n", cmd, arg, cmd);
   return 2;
@@ -95,6 +79,13 @@ bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st) {
 int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
                         char **argv, int *i) {
   const char *a = argv[*i];
+  int pq = gql_cli_persisted_flag(cmd, st, argc, argv, i);
+  if (!pq)
+    pq = gql_cli_demand_control_flag(cmd, st, argc, argv, i);
+  if (!pq)
+    pq = gql_cli_graphiql_flag(cmd, st, argc, argv, i);
+  if (pq)
+    return pq;
   static const char *const with_value[] = {
       "--config",           "--host",
       "--listen",           "--port",

@@ -213,6 +213,24 @@ typedef struct gql_cfg_trace {
   const char *protocol; /* http/json | http/protobuf (a flag; key to come) */
 } gql_cfg_trace;
 
+/* Apollo Router's apq and persisted_queries sections, and demand_control
+ * (keys_persisted.c). */
+typedef struct gql_cfg_persisted {
+  bool apq;                     /* apq.enabled (gql's default: off) */
+  bool enabled;                 /* persisted_queries.enabled */
+  bool log_unknown;             /* persisted_queries.log_unknown */
+  bool safelist;                /* persisted_queries.safelist.enabled */
+  bool require_id;              /* persisted_queries.safelist.require_id */
+  gql_cfg_strs local_manifests; /* paths, relative ones from the file */
+} gql_cfg_persisted;
+
+typedef struct gql_cfg_demand_control {
+  bool enabled;
+  bool enforce;       /* mode: enforce (else measure) */
+  double max;         /* strategy.static_estimated.max (0: none) */
+  uint32_t list_size; /* strategy.static_estimated.list_size (0: 10) */
+} gql_cfg_demand_control;
+
 /* ------------------------------------------------------------- settings */
 
 typedef struct gql_settings {
@@ -228,6 +246,14 @@ typedef struct gql_settings {
   gql_cfg_cors cors;
   gql_cfg_jwt jwt;
   gql_cfg_bool require_authentication; /* authorization.* */
+  gql_cfg_persisted persisted;
+  gql_cfg_demand_control demand_control;
+  /* redis: {url, timeout}: the Redis shared by the replicas (APQ store). */
+  /* graphiql: {enabled, assets}: the page at the endpoint for browsers */
+  gql_cfg_bool graphiql;
+  const char *graphiql_assets; /* a folder, or an http(s) base URL */
+  const char *redis_url;
+  uint64_t redis_timeout_ms; /* a command's deadline (0: 100 ms) */
 } gql_settings;
 
 /* Where ${env.NAME} values come from (NULL: getenv). */

@@ -58,4 +58,12 @@ void gql_cfg_decode_cors(cfg_ctx *c, const ynode *v, void *field,
 void gql_cfg_decode_jwt(cfg_ctx *c, const ynode *v, void *field,
                         const char *what);
 
+/* keys_persisted.c: apq, persisted_queries, demand_control, redis (its
+ * offsets from gql_settings.redis_url). */
+extern const cfg_key gql_cfg_apq_keys[];
+extern const cfg_key gql_cfg_persisted_keys[];
+extern const cfg_key gql_cfg_demand_control_keys[];
+extern const cfg_key gql_cfg_redis_keys[];
+extern const cfg_key gql_cfg_graphiql_keys[]; /* from gql_settings.graphiql */
+
 #endif

@@ -191,9 +191,11 @@ static char *url_decode(gql_arena *a, const char *s, size_t n, size_t *out) {
 }
 
 typedef struct params {
-  gql_str query, op, variables, extensions;
-  bool has_query, has_op, has_variables, has_extensions;
+  gql_str query, op, variables, extensions, document_id;
+  bool has_query, has_op, has_variables, has_extensions, has_document_id;
+  bool is_get;
   const gql_value *vars_value; /* POST: the object itself */
+  const gql_value *ext_value;  /* the extensions object, or NULL */
 } params;
 
 static bool get_params(gql_arena *a, gql_str qs, params *p) {
@@ -224,6 +226,9 @@ static bool get_params(gql_arena *a, gql_str qs, params *p) {
     } else if (strcmp(k, "extensions") == 0) {
       p->extensions = val;
       p->has_extensions = vlen > 0;
+    } else if (strcmp(k, "documentId") == 0) {
+      p->document_id = val;
+      p->has_document_id = true;
     }
     i = amp + 1;
   }
@@ -372,6 +377,18 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     *msg = "The extensions parameter must be an object.";
     return 400;
   }
+  if (r->conn->x->opt->documents) { /* read only for persisted operations */
+    p->ext_value = gql_value_kind_of(ext) == GQL_VALUE_OBJECT ? ext : NULL;
+    const gql_value *id = member(v, "documentId");
+    if (id && gql_value_kind_of(id) != GQL_VALUE_NULL) {
+      if (gql_value_kind_of(id) != GQL_VALUE_STRING) {
+        *msg = "The documentId parameter must be a string.";
+        return 400;
+      }
+      p->document_id = gql_value_string(id);
+      p->has_document_id = true;
+    }
+  }
   return 0;
 }
 
@@ -396,6 +413,7 @@ static int get_json_params(gql_http_request *r, params *p, const char **msg) {
       *msg = "The extensions parameter must be a JSON object.";
       return 400;
     }
+    p->ext_value = gql_value_kind_of(v) == GQL_VALUE_OBJECT ? v : NULL;
   }
   return 0;
 }
@@ -451,6 +469,9 @@ static void refuse_operation(gql_http_request *r, const char *message,
   http_buf_free(&b);
 }
 
+static void run_params(gql_http_request *r, params *p);
+static void run_document(gql_http_request *r, void *ud, int action);
+
 static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
@@ -481,12 +502,58 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     fail(r, status, NULL, msg);
     return;
   }
-  if (!p.has_query) {
+  p.is_get = is_get;
+  if (x->opt->documents) { /* persisted operations: decided before parse */
+    params *pp = gql_arena_alloc(r->slot->arena, sizeof *pp);
+    gql_http_document *d = gql_arena_alloc(r->slot->arena, sizeof *d);
+    if (!pp || !d) {
+      fail(r, 503, NULL, "Out of memory.");
+      return;
+    }
+    *pp = p;
+    *d = (gql_http_document){.has_query = p.has_query,
+                             .query = p.query,
+                             .has_document_id = p.has_document_id,
+                             .document_id = p.document_id,
+                             .extensions = p.ext_value};
+    gql_http_document_decide(r, d, run_document, pp);
+    return;
+  }
+  run_params(r, &p);
+}
+
+/* A decided document: the request goes on with its query, or is answered
+ * with the decision's error (Router's statuses whatever the media type). */
+static void run_document(gql_http_request *r, void *ud, int action) {
+  params *p = ud;
+  gql_http_document *d = r->doc;
+  if (action != GQL_HTTP_DOC_RUN) {
+    if (!d->body)
+      fail(r, 503, NULL, "Out of memory.");
+    else
+      finish(r, d->status ? d->status : 400, content_type(r),
+             d->no_cache ? "Cache-Control: private, no-cache, "
+                           "must-revalidate\r\n"
+                         : NULL,
+             d->body, d->body_len);
+    return;
+  }
+  p->query = r->doc->query;
+  p->has_query = r->doc->has_query;
+  run_params(r, p);
+}
+
+/* The request's parameters read: parse (or find), validate and run. */
+static void run_params(gql_http_request *r, params *p) {
+  gql_http_conn *c = r->conn;
+  gql_http_ctx *x = c->x;
+  bool is_get = p->is_get;
+  if (!p->has_query) {
     fail(r, 400, NULL, "Missing query.");
     return;
   }
-  if (p.has_op)
-    r->op_name = p.op;
+  if (p->has_op)
+    r->op_name = p->op;
   const gql_http_hooks *hooks = x->opt->hooks;
   if (hooks && hooks->execute) {
     hooks->execute(x->hook_worker, r);
@@ -494,7 +561,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       return;
   }
   const char *op = NULL;
-  if (p.has_op && !(op = arena_strndup(r->slot->arena, p.op.ptr, p.op.len))) {
+  if (p->has_op &&
+      !(op = arena_strndup(r->slot->arena, p->op.ptr, p->op.len))) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
@@ -503,7 +571,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     continue_trace(r);
   gql_http_pin *pin = r->pin;
   gql_http_cache_entry *e =
-      gql_http_cache_get(&pin->cache, p.query, op, p.op.len);
+      gql_http_cache_get(&pin->cache, p->query, op, p->op.len);
   r->cache = e != NULL;
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
@@ -511,8 +579,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .trace = r->trace};
     gql_prepared *prep = NULL;
     gql_errors errors = {.arena = r->slot->arena};
-    int rc = gql_prepare(pin->gen->g.schema, p.query.ptr, p.query.len, op, &po,
-                         &prep, &errors);
+    int rc = gql_prepare(pin->gen->g.schema, p->query.ptr, p->query.len, op,
+                         &po, &prep, &errors);
     const char *code = !x->opt->error_codes ? NULL
                        : rc == GQL_ESYNTAX  ? "GRAPHQL_PARSE_FAILED"
                        : rc == GQL_EVALIDATION
@@ -530,16 +598,28 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
       }
       return;
     }
-    if (!(e = gql_http_cache_put(&pin->cache, p.query, op, p.op.len, prep))) {
+    if (!(e = gql_http_cache_put(&pin->cache, p->query, op, p->op.len, prep))) {
       fail(r, 503, NULL, "Out of memory.");
       return;
     }
     gql_http_judge_limits(&pin->gen->g, e);
   }
   r->entry = e;
+  if (r->doc)
+    gql_http_document_validated(r);
   if (e->refusal) { /* over an operation limit: a request error */
     refuse_operation(r, e->refusal, e->refusal_code);
     return;
+  }
+  if (x->opt->admission) { /* demand control */
+    size_t len = 0;
+    const char *no = x->opt->admission->admit(x->opt->admission->ud, r,
+                                              e->prepared, p->vars_value, &len);
+    if (no) {
+      finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, no,
+             len);
+      return;
+    }
   }
   if (is_get && gql_prepared_operation(e->prepared) != GQL_OP_QUERY) {
     fail(r, 405, "Allow: POST\r\n",
@@ -550,9 +630,9 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   if (x->opt->executor) {
     r->exec = (gql_http_exec){.arena = r->slot->arena,
                               .loop = x->loop,
-                              .query = p.query,
+                              .query = p->query,
                               .operation_name = op,
-                              .variables = p.vars_value,
+                              .variables = p->vars_value,
                               .prepared = e->prepared,
                               .trace = r->trace,
                               .internal_ = r,
@@ -568,8 +648,8 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     return;
   }
   if (r->trace)
-    trace_operation(r, e->prepared, &p);
-  gql_execute_params ep = {.variables = p.vars_value,
+    trace_operation(r, e->prepared, p);
+  gql_execute_params ep = {.variables = p->vars_value,
                            .root_value = pin->gen->g.root_value,
                            .context = r,
                            .arena = r->slot->arena,
@@ -630,6 +710,7 @@ static void observer_metrics(gql_http_request *r) {
 
 void gql_http_handle(gql_http_conn *c) {
   gql_http_ctx *x = c->x;
+  const gql_http_page *page;
   gql_http_slot *slot = gql_http_slot_take(x);
   gql_http_request local = {
       .conn = c, .start_ns = c->start_ns, .op_type = -1, .cache = -1};
@@ -695,6 +776,12 @@ void gql_http_handle(gql_http_conn *c) {
     else
       finish(r, 503, CT_JSON, "Retry-After: 1\r\n",
              "{\"status\":\"not ready\"}", 22);
+  } else if (x->opt->npages && (page = gql_http_page_for(r, is_get))) {
+    if (!is_get) /* GraphiQL's assets */
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
+    else /* the endpoint's page: the same URL answers JSON to others */
+      finish(r, 200, page->content_type, page->path ? NULL : "Vary: Accept\r\n",
+             page->body, page->len);
   } else if (http_str_is(r->path, "/health")) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");

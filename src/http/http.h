@@ -143,6 +143,7 @@ typedef struct gql_http_ctx {
   void *exec_worker; /* opt->executor's per-worker state */
   void *obs_worker;  /* opt->observer's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
+  void *doc_worker;  /* opt->documents' per-worker state */
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
 } gql_http_ctx;
@@ -243,6 +244,7 @@ struct gql_http_request {
   http_buf_arena headers;  /* gql_http_request_add_header's lines */
   const char *peer;        /* made on demand */
   const gql_value *body;   /* a POST's JSON body, once read */
+  gql_http_document *doc;  /* with opt->documents */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
    * hold errors */
@@ -254,6 +256,28 @@ struct gql_http_request {
 void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
+
+/* ---- pages (pages.c) */
+
+/* The page of opt->pages for r (NULL: none; the endpoint's page only for a
+ * GET whose Accept lists text/html). */
+const gql_http_page *gql_http_page_for(const gql_http_request *r, bool is_get);
+
+/* ---- persisted operations (persisted_request.c) */
+
+/* Goes on with a request once its document is decided: GQL_HTTP_DOC_RUN
+ * (r->doc->query) or GQL_HTTP_DOC_ERROR (answer r->doc's error). */
+typedef void (*gql_http_doc_run)(gql_http_request *r, void *ud, int action);
+/* Asks opt->documents what `d` runs: `run` follows, now or later from the
+ * loop. */
+void gql_http_document_decide(gql_http_request *r, gql_http_document *d,
+                              gql_http_doc_run run, void *ud);
+/* The request's operation validated (r->doc set). */
+void gql_http_document_validated(gql_http_request *r);
+/* A worker's state for opt->documents (true without them). */
+bool gql_http_documents_start(gql_http_ctx *x);
+void gql_http_documents_stop(gql_http_ctx *x);
+void gql_http_documents_free(gql_http_ctx *x);
 
 /* ---- the clock and the log (log.c) */
 

@@ -474,6 +474,7 @@ static void on_stop(uv_async_t *a) {
   const gql_http_executor *ex = w->srv->opt.executor;
   if (ex && ex->worker_stop && w->x.exec_worker)
     ex->worker_stop(w->x.exec_worker);
+  gql_http_documents_stop(&w->x);
   if (!uv_is_closing((uv_handle_t *)&w->listener))
     uv_close((uv_handle_t *)&w->listener, NULL);
   uv_close((uv_handle_t *)&w->stop_async, NULL);
@@ -734,6 +735,20 @@ int gql_http_server_start(gql_http_server *s) {
       rc = GQL_ENOMEM;
       break;
     }
+    if (!gql_http_documents_start(&w->x)) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      if (ex && ex->worker_free && w->x.exec_worker)
+        ex->worker_free(w->x.exec_worker);
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
+      uv_run(&w->loop, UV_RUN_NOWAIT);
+      uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (s->opt.unix_path)
       uv_pipe_init(&w->loop, &w->listener.pipe, 0);
     else
@@ -908,6 +923,7 @@ void gql_http_server_free(gql_http_server *s) {
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
+      gql_http_documents_free(&w->x);
       const gql_http_observer *ob = s->opt.observer;
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The GraphiQL page in headless Chromium: fills the asset folder from npm
-# (scripts/graphiql-assets.sh), serves the page and the folder from a
-# loopback port, and runs browser.mjs with playwright-core (installed from
-# npm into PEERS_DIR, with its own package.json). The screenshot stays in
-# PEERS_DIR/output. Phase 2 points the same driver at `gql serve` (with
-# --query/--expect) instead of the static server.
-# Usage: run_browser.sh GRAPHIQL_PAGE_TOOL PEERS_DIR
+# GraphiQL from `gql serve` in headless Chromium: fills the asset folder
+# from npm (scripts/graphiql-assets.sh), starts gql serve on the demo with
+# --graphiql-assets on a free loopback port, and runs browser.mjs with
+# playwright-core (installed from npm into PEERS_DIR, with its own
+# package.json): the page and every asset come from gql, a query typed into
+# the editor runs and the result pane shows "R2-D2". The screenshot stays in
+# PEERS_DIR/output.
+# Usage: run_browser.sh GQL_BINARY PEERS_DIR
 set -euo pipefail
-tool=$1
+gql=$1
 peers=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,25 +22,25 @@ fi
 "$root/scripts/graphiql-assets.sh" "$peers/assets"
 cp "$here/browser.mjs" "$peers/browser.mjs"
 
-web=$(mktemp -d)
+log=$peers/output
 pid=
 cleanup() {
   if [[ -n $pid ]]; then
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   fi
-  rm -rf "$web"
 }
 trap cleanup EXIT
-mkdir -p "$web/graphiql"
-ln -s "$peers/assets" "$web/graphiql/assets"
-"$tool" /graphiql/assets/ /graphql "gql GraphiQL" >"$web/graphiql.html"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server "$port" --bind 127.0.0.1 --directory "$web" >"$peers/output/http.log" 2>&1 &
+# gql serve on the demo, the assets from the local folder (no internet)
+"$gql" serve --port 0 --threads 2 --graphiql-assets "$peers/assets" >"$log/serve.out" 2>"$log/serve.err" &
 pid=$!
-for _ in $(seq 100); do
-  python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break
-  sleep 0.1
+port=
+for _ in $(seq 200); do
+  port=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$log/serve.out")
+  [[ -n $port ]] && break
+  sleep 0.05
 done
-node "$peers/browser.mjs" --url "http://127.0.0.1:$port/graphiql.html" \
-  --assets /graphiql/assets/ --screenshot "$peers/output/graphiql-local-assets.png"
+[[ -n $port ]] || { echo "FAIL: gql serve did not start: $(cat "$log/serve.err")"; exit 1; }
+node "$peers/browser.mjs" --url "http://127.0.0.1:$port/graphql" \
+  --assets /graphiql/assets/ --screenshot "$peers/output/graphiql-gql-serve.png" \
+  --query '{ hero { name } }' --expect R2-D2
