@@ -82,6 +82,10 @@ typedef struct gql_http_slot {
 } gql_http_slot;
 
 typedef struct gql_http_conn gql_http_conn;
+/* GraphQL over WebSocket (subscriptions.c): a worker's shared part, and
+ * the state of one upgraded connection. */
+typedef struct gql_http_ws_worker gql_http_ws_worker;
+typedef struct gql_http_ws_session gql_http_ws_session;
 
 typedef struct gql_http_ctx {
   gql_schema *schema;
@@ -98,6 +102,10 @@ typedef struct gql_http_ctx {
   void *hook_worker; /* opt->hooks' per-worker state */
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
+  /* Made at the first upgrade; freed by the transport. */
+  gql_http_ws_worker *ws_worker;
+  /* A WebSocket connection has output or work for the next loop turn. */
+  void (*ws_wake)(gql_http_conn *c);
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -144,6 +152,9 @@ struct gql_http_conn {
   gql_http_request *inflight;
   bool close_after; /* close once `out` is written */
   bool gone;        /* the transport has closed (client went away) */
+  /* Upgraded to a WebSocket: its input goes to ws (gql_http_ws_feed). */
+  gql_http_ws_session *ws;
+  size_t out_inflight; /* bytes the transport is writing (after out) */
 };
 
 void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);
@@ -189,12 +200,39 @@ struct gql_http_request {
   http_buf_arena headers; /* gql_http_request_add_header's lines */
   const char *peer;       /* made on demand */
   const gql_value *body;  /* a POST's JSON body, once read */
+  /* A WebSocket's connection_init payload while the hooks see it: its
+   * string members read as headers. */
+  const gql_value *init_payload;
+  bool socket;       /* a WebSocket's: an answer is recorded, not written */
+  int socket_status; /* the answer's status */
 };
 
 /* Handles the request whose head and body c holds. */
 void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
+
+/* ---- GraphQL over WebSocket (subscriptions.c) */
+
+/* A request on the GraphQL path asking for `Upgrade: websocket`: answers
+ * the handshake; after a 101, c->ws holds the socket (input after the
+ * head goes to gql_http_ws_feed). False when the request is no WebSocket
+ * upgrade (or the server has its own executor): handle it as HTTP. */
+bool gql_http_ws_upgrade(gql_http_request *r);
+void gql_http_ws_feed(gql_http_ws_session *s, const char *data, size_t len);
+/* Work due by `now_ms` (the protocol's timeouts, keep-alive pings,
+ * finished executions); returns when the next is due (ms). */
+uint64_t gql_http_ws_tick(gql_http_ws_session *s, uint64_t now_ms);
+/* 0 open; 1 closed: close the TCP connection once the output is written;
+ * 2 terminated: close it now. */
+int gql_http_ws_state(const gql_http_ws_session *s);
+/* The server stops: close frame 1001. */
+void gql_http_ws_going_away(gql_http_ws_session *s);
+/* The socket closed: cancels every operation. True when nothing runs any
+ * more (else an execution pends and wakes the connection when done). */
+bool gql_http_ws_gone(gql_http_ws_session *s);
+void gql_http_ws_free(gql_http_ws_session *s);
+void gql_http_ws_worker_free(gql_http_ws_worker *w);
 
 /* ---- the clock and the log (log.c) */
 
