@@ -6,9 +6,11 @@
  * completes it between pieces, as a transport would from its loop. Every
  * response written must be a well-formed HTTP/1.1 status line followed by
  * exactly the body its Content-Length announces, or by none when it has no
- * Content-Length (a HEAD request's answer). Request hooks read every
- * header (also from a pending field, later), echo one into the response,
- * refuse a request that has X-Reject and answer one that has X-Answer. */
+ * Content-Length (a HEAD request's answer). Every request is traced (the
+ * client's traceparent / tracestate read) and told to an observer that
+ * reads every byte it is given. Request hooks read every header (also from
+ * a pending field, later), echo one into the response, refuse a request
+ * that has X-Reject and answer one that has X-Answer. */
 #include "http/http.h"
 
 #include "../examples/starwars/starwars.h"
@@ -59,6 +61,39 @@ static gql_schema *waiting_schema(void) {
   gql_schema_set_resolver(s, "Query", "now", now_resolver, NULL, 0);
   return s;
 }
+
+/* The observer: reads what it is told (ASan sees a bad pointer or
+ * length), checks the status, and asks for the trace id. */
+static volatile unsigned sink;
+static void read_str(gql_str s) {
+  for (size_t i = 0; i < s.len; i++)
+    sink += (unsigned char)s.ptr[i];
+}
+static void observe_request(void *worker, const gql_http_request_info *i) {
+  (void)worker;
+  if (i->status < 100 || i->status > 599 || i->operation_type < -1 ||
+      i->operation_type > 2 || i->document_cache < -1 ||
+      i->document_cache > 1 || !i->method)
+    abort();
+  read_str(i->path);
+  read_str(i->client);
+  read_str(i->operation_name);
+  read_str((gql_str){i->body, i->bytes});
+  char id[33];
+  gql_trace_id(i->trace, id);
+  if (i->trace && strlen(id) != 32)
+    abort();
+}
+static void observe_log(void *ud, gql_http_log_level level, const char *msg,
+                        const gql_http_request_info *access) {
+  (void)ud;
+  (void)level;
+  sink += (unsigned)strlen(msg);
+  if (access)
+    observe_request(NULL, access);
+}
+static const gql_http_observer observer = {.request = observe_request,
+                                           .log = observe_log};
 
 /* Reads every header as a hook or a resolver would. */
 static void read_headers(gql_http_request *r) {
@@ -115,7 +150,15 @@ static const gql_http_hooks hooks = {
 
 static void harness_init(harness *h, gql_schema *schema) {
   h->schema = schema;
+  static gql_tracer *tracer;
+  gql_tracer_config tc = {.no_thread = true};
+  if (!tracer && gql_tracer_new(&tc, &tracer) < 0)
+    abort();
   gql_http_options o = {.max_body = 8192,
+                        .tracer = tracer,
+                        .observer = &observer,
+                        .log_level = GQL_HTTP_LOG_INFO,
+                        .log_level_set = true,
                         .max_header_bytes = 2048,
                         .max_headers = 16,
                         .cache_bytes = 64 * 1024,

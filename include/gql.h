@@ -671,9 +671,16 @@ GQL_API uint64_t gql_subscription_dropped(const gql_subscription *sub);
  * sends the spans in OTLP/HTTP JSON batches through a transport. A trace
  * (gql_trace) follows one request: parse, validate and execute spans plus
  * one graphql.resolve span per (collapsed) field path. */
-/* Sends one OTLP JSON batch (an ExportTraceServiceRequest); 0 on success.
- * Runs on the exporter thread. */
+/* Sends one batch (an ExportTraceServiceRequest, in the tracer's
+ * protocol); 0 on success. Runs on the exporter thread. */
 typedef int (*gql_trace_transport_fn)(void *ud, const char *json, size_t len);
+
+/* The OTLP/HTTP encoding: JSON (Content-Type application/json) or binary
+ * protobuf (application/x-protobuf, the collectors' default). */
+typedef enum gql_otlp_protocol {
+  GQL_OTLP_HTTP_JSON,
+  GQL_OTLP_HTTP_PROTOBUF
+} gql_otlp_protocol;
 
 typedef struct gql_tracer_config {
   const char *service_name;         /* resource service.name (NULL: "gql") */
@@ -686,6 +693,7 @@ typedef struct gql_tracer_config {
   /* gql_tracer_flush (and so gql_tracer_free) waits at most this long
    * (0: 30,000); what gql_tracer_free finds still queued is dropped. */
   uint32_t flush_timeout_ms;
+  gql_otlp_protocol protocol; /* how batches are encoded (0: JSON) */
 } gql_tracer_config;
 
 typedef struct gql_tracer_stats {
@@ -713,8 +721,9 @@ typedef struct gql_trace_http {
   char host[256];
   char port[8];
   char path[512];
-  uint32_t timeout_ms; /* 0: 10,000 */
-  uint32_t retries;    /* on 429/502/503/504 or no response (0: none) */
+  uint32_t timeout_ms;        /* 0: 10,000 */
+  uint32_t retries;           /* on 429/502/503/504 or no response (0: none) */
+  gql_otlp_protocol protocol; /* the Content-Type sent (the tracer's) */
 } gql_trace_http;
 /* Reads "http://host[:port][/path]" (default port 4318, path /v1/traces).
  * GQL_EINVAL for anything else (https included). */
@@ -768,6 +777,90 @@ GQL_API void gql_trace_set_operation(gql_trace *tr, const gql_prepared *p,
 GQL_API void gql_trace_abort(gql_trace *tr);
 /* Queues the spans not yet queued and frees the trace. NULL is allowed. */
 GQL_API void gql_trace_end(gql_trace *tr);
+
+/* W3C Trace Context (https://www.w3.org/TR/trace-context/): the
+ * traceparent and tracestate headers read and written as pure functions,
+ * and a trace continued from them. The HTTP server reads them from a
+ * request; the gateway sends them to its subgraphs with its own span as
+ * the parent. */
+enum {
+  GQL_TRACEPARENT_LEN = 55, /* "00-" 32 hex "-" 16 hex "-" 2 hex */
+  GQL_TRACESTATE_MAX = 512, /* what is propagated at most */
+  GQL_TRACESTATE_MEMBERS = 32
+};
+
+typedef struct gql_trace_context {
+  uint64_t trace_hi, trace_lo; /* the trace id, never all zero */
+  uint64_t parent_id;          /* the caller's span id, never zero */
+  uint8_t flags;               /* trace-flags; bit 0: sampled */
+  /* tracestate, checked and in its normal form (no blanks around
+   * members, no empty member): pass it on as it is */
+  char tracestate[GQL_TRACESTATE_MAX + 1];
+  size_t tracestate_len;
+} gql_trace_context;
+
+/* Reads a traceparent header value (blanks around it ignored). Version 00
+ * must be exactly 55 characters, lowercase hex, with a non-zero trace id
+ * and parent id; a later version (not ff) is read by the same fields when
+ * it has at least 55 characters and a '-' after the flags if longer (the
+ * spec's forward compatibility). 0, or GQL_EINVAL: then the caller starts a
+ * new trace and ignores tracestate. Sets everything but tracestate. */
+GQL_API int gql_traceparent_parse(const char *s, size_t n,
+                                  gql_trace_context *out);
+
+/* The traceparent header for a request made within trace c with span_id
+ * as the parent (version 00): 55 characters and a NUL into out. */
+GQL_API void gql_traceparent_format(const gql_trace_context *c,
+                                    uint64_t span_id,
+                                    char out[GQL_TRACEPARENT_LEN + 1]);
+
+/* Reads a tracestate header value (the field's lines joined by ','):
+ * list-members "key=value" separated by ',' and optional blanks, empty
+ * members skipped; keys per the spec's grammar (simple or tenant@system),
+ * unique; values of 1-256 printable characters, no ',' or '=', no
+ * trailing space; at most 32 members. Writes the normal form into c
+ * (members longer than 128 characters dropped first, then the last ones,
+ * while it exceeds 512 characters). 0, or GQL_EINVAL (c->tracestate
+ * emptied): the whole header is then dropped, never a part of it. */
+GQL_API int gql_tracestate_parse(const char *s, size_t n, gql_trace_context *c);
+
+/* Continues the trace of a traceparent: the trace takes c's trace id and
+ * tracestate, and its spans without a parent of their own (parse,
+ * validate, execute) get c's parent id as theirs (flagged remote).
+ * Call after gql_trace_begin, before gql_trace_end. NULL c: no-op. */
+GQL_API void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c);
+
+/* The trace id of tr as 32 lowercase hex digits and a NUL (the caller's
+ * when continued; else drawn now and kept for its spans). NULL tr: "". */
+GQL_API void gql_trace_id(gql_trace *tr, char out[33]);
+
+/* Spans of an embedder's own in a trace (the gateway's request, its plan
+ * and each subgraph fetch), exported with the trace's other spans. A span
+ * starts now, under `parent` (a handle from here; 0: none, so under the
+ * caller's traceparent when the trace continues one). Handles are 0 when
+ * tr is NULL, already queued or out of memory; every call takes 0 and does
+ * nothing. End every span before gql_trace_end (an open one ends then). */
+typedef enum gql_trace_span_kind {
+  GQL_SPAN_INTERNAL,
+  GQL_SPAN_SERVER,
+  GQL_SPAN_CLIENT
+} gql_trace_span_kind;
+GQL_API uint32_t gql_trace_span_start(gql_trace *tr, const char *name,
+                                      gql_trace_span_kind kind,
+                                      uint32_t parent);
+/* A string attribute (key and value copied). */
+GQL_API void gql_trace_span_tag(gql_trace *tr, uint32_t span, const char *key,
+                                const char *value, size_t len);
+/* Marks the span failed with this message (the first one kept). */
+GQL_API void gql_trace_span_error(gql_trace *tr, uint32_t span,
+                                  const char *message);
+GQL_API void gql_trace_span_end(gql_trace *tr, uint32_t span);
+/* The traceparent header value naming `span` as the parent, for a request
+ * made within it (55 characters and a NUL; "" for handle 0). */
+GQL_API void gql_trace_span_traceparent(gql_trace *tr, uint32_t span,
+                                        char out[GQL_TRACEPARENT_LEN + 1]);
+/* The tracestate of the caller's traceparent, to pass on ("" none). */
+GQL_API gql_str gql_trace_tracestate(const gql_trace *tr);
 
 /* The operation signature (dd-trace's resource): literals hidden, aliases
  * dropped, sorted, whitespace squeezed. In `arena`, NUL-terminated. */

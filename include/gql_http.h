@@ -42,6 +42,9 @@ typedef struct gql_http_exec {
   const char *operation_name;   /* NULL: the only operation */
   const gql_value *variables;   /* the variables object, or NULL */
   const gql_prepared *prepared; /* the validated operation (cached) */
+  /* the request's trace (options.tracer; NULL: none): add spans with
+   * gql_trace_span_start; it ends once the response is written */
+  gql_trace *trace;
   void *internal_;
   gql_http_request *request; /* its headers, peer, context (see below) */
 } gql_http_exec;
@@ -66,6 +69,53 @@ typedef struct gql_http_executor {
  * with the status the negotiated media type calls for. */
 GQL_API void gql_http_exec_done(gql_http_exec *req, const char *json,
                                 size_t len);
+
+/* What the server tells an observer of a request once its response is
+ * written (strings valid during the call only). */
+typedef struct gql_http_request_info {
+  const char *method;
+  gql_str path;           /* without the query string */
+  gql_str client;         /* the peer, "127.0.0.1:53211" or "[::1]:53211" ("":
+                           * unknown) */
+  int status;             /* the HTTP status sent */
+  size_t bytes;           /* body bytes sent */
+  uint64_t duration_ns;   /* first byte of the request to response written */
+  gql_str operation_name; /* the operationName given ("" none) */
+  int operation_type;     /* a gql_operation_type, or -1: no operation ran */
+  int document_cache; /* 1 the document was cached, 0 prepared now, -1 none */
+  /* The response body; `errors`: it may hold GraphQL errors (the executor
+   * said so, or an error answered before execution, or the executor
+   * replaced by options.executor) */
+  const char *body;
+  bool errors;
+  /* the request's trace, when traced (gql_trace_id gives its id) */
+  gql_trace *trace;
+} gql_http_request_info;
+
+/* Observing a server (metrics, structured logs, readiness): callbacks the
+ * server calls; each may be NULL. The worker functions run on the worker
+ * threads, each with the state worker_start gave for that thread; the
+ * others on any thread. */
+typedef struct gql_http_observer {
+  void *ud;
+  /* Per worker, before its loop runs (NULL fails the start). */
+  void *(*worker_start)(void *ud);
+  void (*worker_free)(void *worker);
+  /* A request's response was written (also refused requests). */
+  void (*request)(void *worker, const gql_http_request_info *info);
+  /* A connection opened (+1) or closed (-1). */
+  void (*connection)(void *worker, int delta);
+  /* GET metrics_path (NULL: no such page; "/metrics" for instance):
+   * appends the page to out and returns its Content-Type, or NULL (503). */
+  const char *metrics_path;
+  const char *(*metrics)(void *ud, gql_output *out);
+  /* GET /ready: true when ready (200), else 503. NULL: always ready. */
+  bool (*ready)(void *ud);
+  /* Replaces the server's log lines: a message (access NULL), or the
+   * access line of a request (at level info). One call per line. */
+  void (*log)(void *ud, gql_http_log_level level, const char *message,
+              const gql_http_request_info *access);
+} gql_http_observer;
 
 /* Request hooks (gql_http_options.hooks), all optional. They run on the
  * worker threads, several at once: `worker_start` gives each worker its
@@ -141,6 +191,10 @@ typedef struct gql_http_options {
   /* The trace options of every request (NULL: gql_trace_options_init's);
    * pointed to, with its variables list, for the server's life. */
   const gql_trace_options *trace_options;
+  /* Metrics, logs and readiness (NULL: the server's own text log lines,
+   * GET /metrics only with a tracer, /ready always 200). Pointed to for
+   * the server's life. */
+  const gql_http_observer *observer;
   /* Apollo Router's operation limits (0: none) and introspection switch:
    * an operation over a limit, or selecting __schema or __type with
    * no_introspection, is refused as a request error (400 with

@@ -12,6 +12,10 @@ packages=(
   # shared persisted-operation store, Chromium for the GraphiQL page,
   # HAProxy for docs/deploy.md's TLS proxy; xxd for the JWT tests' keys
   redis-server chromium haproxy xxd
+  # promtool checks the /metrics exposition in the tests (Debian's
+  # prometheus: about 20 MB to fetch, its web UI's JS libraries beside;
+  # its service is not started by the tests)
+  prometheus
 )
 # The graphql-http audit test and the benchmarks' peers run on Node.js,
 # which may come from elsewhere than Debian (its npm then conflicts with

@@ -212,6 +212,66 @@ int main(int argc, char **argv) {
     free(d);
     return 0;
   }
+  if (argc > 3 && strcmp(argv[3], "enc") == 0) {
+    /* The exporter's side alone: per trial, `iters` operations queue
+     * their records (not timed), then one flush encodes them in batches
+     * of 512 spans on this thread (no exporter thread) for a transport
+     * that discards: ns per span and bytes per span, OTLP JSON and
+     * protobuf. An optional fifth argument names one configuration. */
+    printf("%-22s %-9s %9s %9s %11s\n", "config", "protocol", "spans/op",
+           "ns/span", "bytes/span");
+    for (size_t i = 1; i < 3; i++) {
+      if (argc > 4 && strcmp(argv[4], cfgs[i].name) != 0)
+        continue;
+      for (int proto = 0; proto < 2; proto++) {
+        int n = iters / cfgs[i].div;
+        gql_tracer *tracer;
+        gql_tracer_config tc = {.service_name = "bench",
+                                .transport = null_transport,
+                                .transport_ud = &sent,
+                                .queue_spans = (uint32_t)(n * 300 + 1000),
+                                .batch_spans = 512,
+                                .no_thread = true,
+                                .protocol = proto ? GQL_OTLP_HTTP_PROTOBUF
+                                                  : GQL_OTLP_HTTP_JSON};
+        if (gql_tracer_new(&tc, &tracer))
+          return 1;
+        run r = {.p = p, .d = d, .tracer = tracer, .o = cfgs[i].o};
+        r.arena = gql_arena_new(NULL);
+        double ns[64];
+        int nt = trials < 64 ? trials : 64;
+        uint64_t spans = 0, bytes = 0;
+        for (int t = -1; t < nt; t++) { /* trial -1: warm-up */
+          gql_tracer_stats a, b;
+          gql_tracer_stats_get(tracer, &a);
+          for (int k = 0; k < n; k++)
+            one(&r);
+          size_t sent0 = sent;
+          uint64_t t0 = bench_now_ns();
+          gql_tracer_flush(tracer);
+          uint64_t t1 = bench_now_ns();
+          gql_tracer_stats_get(tracer, &b);
+          if (b.exported - a.exported != b.queued - a.queued || b.dropped)
+            return 3;
+          if (t < 0)
+            continue;
+          spans = b.exported - a.exported;
+          bytes = sent - sent0;
+          ns[t] = (double)(t1 - t0) / (double)spans;
+        }
+        printf("%-22s %-9s %9.1f %9.1f %11.1f\n", cfgs[i].name,
+               proto ? "protobuf" : "json", (double)spans / n, median(ns, nt),
+               (double)bytes / spans);
+        gql_tracer_free(tracer);
+        gql_output_free(&r.out);
+        gql_arena_free(r.arena);
+      }
+    }
+    gql_prepared_free(p);
+    gql_schema_free(s);
+    free(d);
+    return 0;
+  }
   if (argc > 3 && strncmp(argv[3], "ab:", 3) == 0) {
     /* Untraced and traced alternate in short rounds, so that the load of a
      * shared machine hits both alike: the median of the trials' ratios. */

@@ -55,3 +55,6 @@ row depth_0 traced_depth_0 dd_depth_0
 echo
 echo "gql default tracing, untraced and traced rounds of 50 operations alternating (the steadier ratio)"
 "$root/build-rel/bench/bench_trace" "$iters" "$trials" ab:traced_default | tail -2
+echo
+echo "gql exporter alone: records queued untimed, one flush encodes them in batches of 512"
+"$root/build-rel/bench/bench_trace" "$iters" "$trials" enc

@@ -5,6 +5,8 @@
 #include "config/config.h"
 #include "core/core.h"
 #include "gql_http.h"
+#include "observe/log.h"
+#include "observe/server_metrics.h"
 
 #include <stdio.h>
 
@@ -44,6 +46,9 @@ bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
  * "on" or "off"; --trace-depth a number from -1 (unlimited) to 100,000. */
 bool gql_cli_trace_collapse_ok(const char *v);
 bool gql_cli_trace_depth_ok(const char *v);
+/* --trace-otlp-protocol (and OTEL_EXPORTER_OTLP_PROTOCOL): "http/json" or
+ * "http/protobuf" into *out (out may be NULL); false for anything else. */
+bool gql_cli_otlp_protocol(const char *v, gql_otlp_protocol *out);
 /* Fills `to` from checked values (NULL / false: not given). The names of
  * --trace-variables a,b (at most 64) point into *vars_copy (malloc'ed: free
  * it) through `allow`. Returns 0 or GQL_ENOMEM. */
@@ -82,6 +87,42 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
 struct gql_jwt_verifier;
 struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
                                               const gql_settings *st);
+/* The observer of gql serve's and gql gateway's servers (observer.c):
+ * the Prometheus metrics (unless server.metrics is false), JSON log lines
+ * (server.log_format json) and readiness (ready(ready_ud), NULL: ready). */
+typedef struct gql_cli_observer {
+  gql_http_observer ob; /* options.observer = &ob */
+  gql_metrics *metrics; /* NULL: metrics off */
+  gql_server_metrics sm;
+  gql_log_format log_format;
+  const char *name;
+  FILE *log;
+  bool (*ready)(void *ud);
+  void *ready_ud;
+} gql_cli_observer;
+int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
+                          const char *name, bool gateway, gql_tracer *tracer);
+void gql_cli_observer_free(gql_cli_observer *o);
+/* The --trace-* options gql serve and gql gateway share (tracing.c):
+ * argv[*i] taken into st->trace (1), not one (0), a bad value (-1). */
+int gql_cli_trace_flag(const char *cmd, gql_settings *st, int argc, char **argv,
+                       int *i);
+/* The tracer of st->trace (tracer NULL when not tracing) and the trace
+ * options of every request: 0, else the exit status (2 usage, 1 failure)
+ * after saying why; gql_cli_tracing_stop in every case (it prints the
+ * tracer's counters and frees it). */
+typedef struct gql_cli_tracing {
+  gql_tracer *tracer;
+  gql_trace_options options;
+  gql_trace_http http;
+  bool has_http;
+  FILE *file;
+  char *vars_copy;
+  const char *allow[64];
+} gql_cli_tracing;
+int gql_cli_tracing_start(const char *cmd, gql_settings *st,
+                          gql_cli_tracing *k);
+void gql_cli_tracing_stop(const char *cmd, gql_cli_tracing *k);
 /* The request hooks of serve and gateway: CORS and JWT authentication as
  * the settings say (request_hooks.c). */
 typedef struct gql_cli_hooks {

@@ -5,11 +5,37 @@
 #include <stdlib.h>
 
 /* Serves the API schema, executing requests through the subgraphs. */
-static int serve(const gql_supergraph *sg, gql_http_options *o,
-                 const gql_gw_serve_options *so, const char *sg_path) {
+static int serve(gql_settings *st, const gql_supergraph *sg,
+                 gql_http_options *o, gql_gw_serve_options *so,
+                 const char *sg_path) {
+  gql_cli_tracing tracing;
+  int rc = gql_cli_tracing_start("gql gateway", st, &tracing);
+  if (rc) {
+    gql_cli_tracing_stop("gql gateway", &tracing);
+    return rc;
+  }
+  if (tracing.tracer) { /* spans: request, plan, each subgraph fetch */
+    o->tracer = tracing.tracer;
+    o->trace_options = &tracing.options;
+  }
+  gql_cli_observer obs;
+  if (gql_cli_observer_init(&obs, st, "gql gateway", true, tracing.tracer) <
+      0) {
+    fprintf(stderr, "gql gateway: cannot set up metrics\n");
+    gql_cli_tracing_stop("gql gateway", &tracing);
+    return 1;
+  }
+  so->metrics = obs.metrics ? &obs.sm : NULL;
   gql_gw_executor ge;
-  gql_gw_executor_init(&ge, sg, so);
+  if (gql_gw_executor_init(&ge, sg, so) < 0) {
+    gql_cli_observer_free(&obs);
+    gql_cli_tracing_stop("gql gateway", &tracing);
+    return 1;
+  }
+  obs.ready = gql_gw_executor_ready;
+  obs.ready_ud = &ge;
   o->executor = &ge.ex;
+  o->observer = &obs.ob;
   char banner[512];
   snprintf(banner, sizeof banner, "gql gateway: serving %s",
            gql_cli_display_name(sg_path));
@@ -17,13 +43,15 @@ static int serve(const gql_supergraph *sg, gql_http_options *o,
   o->log_name = "gql gateway";
   o->error_codes = true; /* as Apollo Router words them */
   gql_http_server *srv = NULL;
-  int rc = gql_http_server_new(sg->api, o, &srv);
-  if (rc < 0) {
+  rc = gql_http_server_new(sg->api, o, &srv);
+  if (rc < 0)
     fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
-    return 1;
-  }
-  rc = gql_http_server_run(srv);
+  else
+    rc = gql_http_server_run(srv); /* flushes the tracer */
   gql_http_server_free(srv);
+  gql_gw_executor_free(&ge);
+  gql_cli_observer_free(&obs);
+  gql_cli_tracing_stop("gql gateway", &tracing);
   return rc < 0 ? 1 : 0;
 }
 
@@ -136,6 +164,8 @@ static int run(int argc, char **argv) {
     int rc = gql_cli_server_flag(cmd, st, argc, argv, &i);
     if (rc == 0)
       rc = gateway_flag(st, argc, argv, &i, &plan_path, &op_name, &print_api);
+    if (rc == 0)
+      rc = gql_cli_trace_flag(cmd, st, argc, argv, &i);
     if (rc < 0)
       bad = 2;
     else if (rc == 0)
@@ -192,7 +222,7 @@ static int run(int argc, char **argv) {
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      status = serve(sg, &o, &so, sg_path);
+      status = serve(st, sg, &o, &so, sg_path);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;
@@ -213,7 +243,9 @@ const gql_cli_command gql_cmd_gateway = {
     "                   [--threads N] [--subgraph-timeout MS]\n"
     "                   [--connect-timeout MS] [--max-subgraph-connections N]\n"
     "                   [--plan-cache-bytes BYTES]\n"
-    "                   [--log-level LEVEL]\n"
+    "                   [--log-level LEVEL] [--log-format text|json]\n"
+    "                   [--metrics-path PATH] [--no-metrics]\n"
+    "                   [--trace-otlp URL] [--trace-* ...]\n"
     "       gql gateway --supergraph FILE [--print-api-schema]\n"
     "                   [--plan QUERY_FILE [--operation NAME]]\n\n"
     "Reads an Apollo Federation v2 supergraph (join v0.3). Without\n"
@@ -228,8 +260,15 @@ const gql_cli_command gql_cmd_gateway = {
     "  --listen ADDR       HOST:PORT or unix:PATH, as for gql serve\n"
     "  --max-body, --max-header-bytes, --max-headers, --max-depth,\n"
     "  --max-tokens, --max-fields, --max-connections, --idle-timeout,\n"
-    "  --request-timeout, --cache-bytes, --max-query-depth, --max-height,\n"
-    "  --max-aliases, --max-root-fields, --introspection: as for gql serve\n"
+    "  --request-timeout, --cache-bytes, --log-level, --log-format,\n"
+    "  --metrics-path, --no-metrics: as for gql serve (GET /ready answers\n"
+    "                      503 until every subgraph answered a probe)\n"
+    "  --max-query-depth, --max-height, --max-aliases, --max-root-fields,\n"
+    "  --introspection: as for gql serve\n"
+    "  --trace-otlp, --trace-file, --trace-otlp-protocol, --trace-service,\n"
+    "  --trace-timeout, ...: as for gql serve; spans for the request, its\n"
+    "                      plan and each subgraph fetch (subgraph name, URL,\n"
+    "                      status, bytes), traceparent sent to subgraphs\n"
     "  --subgraph-timeout MS  time for a subgraph's answer (default 10000)\n"
     "  --connect-timeout MS   time to connect to a subgraph (default 2000)\n"
     "  --max-subgraph-connections N  per subgraph and thread (default 128)\n"

@@ -56,6 +56,19 @@ bool gql_cli_trace_collapse_ok(const char *v) {
   return strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
 }
 
+bool gql_cli_otlp_protocol(const char *v, gql_otlp_protocol *out) {
+  gql_otlp_protocol p;
+  if (strcmp(v, "http/json") == 0)
+    p = GQL_OTLP_HTTP_JSON;
+  else if (strcmp(v, "http/protobuf") == 0)
+    p = GQL_OTLP_HTTP_PROTOBUF;
+  else
+    return false;
+  if (out)
+    *out = p;
+  return true;
+}
+
 bool gql_cli_trace_depth_ok(const char *v) {
   char *end;
   long d = strtol(v, &end, 10);

@@ -104,9 +104,14 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       "--max-fields",       "--max-connections",
       "--idle-timeout",     "--request-timeout",
       "--cache-bytes",      "--log-level",
+      "--log-format",       "--metrics-path",
       "--max-query-depth",  "--max-height",
       "--max-aliases",      "--max-root-fields",
       "--introspection"};
+  if (strcmp(a, "--no-metrics") == 0) {
+    st->server.metrics = GQL_CFG_FALSE;
+    return 1;
+  }
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
                                  GQL_ARRAY_LEN(with_value), &v);
@@ -173,6 +178,16 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
   } else if (strcmp(a, "--cache-bytes") == 0) {
     ok = num(cmd, a, v, 1, (size_t)1 << 40, &n);
     s->document_cache_bytes = n;
+  } else if (strcmp(a, "--log-format") == 0) {
+    if (!(ok = !strcmp(v, "text") || !strcmp(v, "json")))
+      fprintf(stderr, "%s: --log-format takes text or json, not '%s'\n", cmd,
+              v);
+    s->log_format = v[0] == 't' ? 1 : 2;
+  } else if (strcmp(a, "--metrics-path") == 0) {
+    if (!(ok = v[0] == '/' && !strpbrk(v, " ?#\t")))
+      fprintf(stderr, "%s: --metrics-path takes a path such as /metrics\n",
+              cmd);
+    s->metrics_path = v;
   } else if (strcmp(a, "--max-query-depth") == 0) {
     ok = num(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_depth = (uint32_t)n;

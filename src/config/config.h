@@ -180,7 +180,10 @@ typedef struct gql_cfg_server {
   uint64_t idle_timeout_ms;
   uint64_t request_timeout_ms;
   uint64_t document_cache_bytes;
-  uint8_t log_level; /* gql_cfg_log_level */
+  uint8_t log_level;        /* gql_cfg_log_level */
+  uint8_t log_format;       /* 0 unset, 1 text, 2 json */
+  gql_cfg_bool metrics;     /* Prometheus metrics (unset: on) */
+  const char *metrics_path; /* NULL: /metrics */
 } gql_cfg_server;
 
 typedef struct gql_cfg_serve {
@@ -207,6 +210,7 @@ typedef struct gql_cfg_trace {
   gql_cfg_strs variables;
   const char *service_name;
   uint64_t timeout_ms;
+  const char *protocol; /* http/json | http/protobuf (a flag; key to come) */
 } gql_cfg_trace;
 
 /* ------------------------------------------------------------- settings */

@@ -347,6 +347,15 @@ static void decode_log_level(cfg_ctx *c, const ynode *v, void *field,
                   what, s);
 }
 
+static void decode_log_format(cfg_ctx *c, const ynode *v, void *field,
+                              const char *what) {
+  const char *s = cfg_string(c, v, what);
+  if (s && (!strcmp(s, "text") || !strcmp(s, "json")))
+    *(uint8_t *)field = s[0] == 't' ? 1 : 2;
+  else if (s)
+    gql_cfg_error(c, v->loc, "%s needs text or json, not '%s'", what, s);
+}
+
 static void decode_trace_depth(cfg_ctx *c, const ynode *v, void *field,
                                const char *what) {
   gql_cfg_trace *t = gql_container_of(field, gql_cfg_trace, depth);
@@ -381,36 +390,46 @@ static const cfg_key supergraph_keys[] = {
     {0}};
 
 #define SRV(f) offsetof(gql_cfg_server, f)
-static const cfg_key server_keys[] = {{.name = "threads",
-                                       .type = K_U32,
-                                       .offset = SRV(threads),
-                                       .min = 1,
-                                       .max = 256},
-                                      {.name = "max_connections",
-                                       .type = K_U32,
-                                       .offset = SRV(max_connections),
-                                       .min = 1,
-                                       .max = 1000000},
-                                      {.name = "idle_timeout",
-                                       .type = K_DURATION_MS,
-                                       .offset = SRV(idle_timeout_ms),
-                                       .min = 1,
-                                       .max = 86400000},
-                                      {.name = "request_timeout",
-                                       .type = K_DURATION_MS,
-                                       .offset = SRV(request_timeout_ms),
-                                       .min = 1,
-                                       .max = 86400000},
-                                      {.name = "document_cache",
-                                       .type = K_BYTES,
-                                       .offset = SRV(document_cache_bytes),
-                                       .min = 1,
-                                       .max = (uint64_t)1 << 40},
-                                      {.name = "log_level",
-                                       .type = K_CUSTOM,
-                                       .offset = SRV(log_level),
-                                       .fn = decode_log_level},
-                                      {0}};
+static const cfg_key server_keys[] = {
+    {.name = "threads",
+     .type = K_U32,
+     .offset = SRV(threads),
+     .min = 1,
+     .max = 256},
+    {.name = "max_connections",
+     .type = K_U32,
+     .offset = SRV(max_connections),
+     .min = 1,
+     .max = 1000000},
+    {.name = "idle_timeout",
+     .type = K_DURATION_MS,
+     .offset = SRV(idle_timeout_ms),
+     .min = 1,
+     .max = 86400000},
+    {.name = "request_timeout",
+     .type = K_DURATION_MS,
+     .offset = SRV(request_timeout_ms),
+     .min = 1,
+     .max = 86400000},
+    {.name = "document_cache",
+     .type = K_BYTES,
+     .offset = SRV(document_cache_bytes),
+     .min = 1,
+     .max = (uint64_t)1 << 40},
+    {.name = "log_level",
+     .type = K_CUSTOM,
+     .offset = SRV(log_level),
+     .fn = decode_log_level},
+    {.name = "log_format",
+     .type = K_CUSTOM,
+     .offset = SRV(log_format),
+     .fn = decode_log_format},
+    {.name = "metrics", .type = K_BOOL, .offset = SRV(metrics)},
+    {.name = "metrics_path",
+     .type = K_CUSTOM,
+     .offset = SRV(metrics_path),
+     .fn = decode_endpoint},
+    {0}};
 
 #define SRVE(f) offsetof(gql_cfg_serve, f)
 static const cfg_key serve_keys[] = {

@@ -204,5 +204,9 @@ double gql_strtod(const char *s, size_t len);
 size_t gql_utf8_encode(uint32_t cp, char *out);
 /* Decodes one code point at s[0..n); returns its length or 0 if invalid. */
 size_t gql_utf8_decode(const char *s, size_t n, uint32_t *cp);
+/* s made valid UTF-8: each byte that starts no valid sequence becomes
+ * U+FFFD (3 bytes). Written to d when d is not NULL (room for 3 * s.len);
+ * returns the length. */
+size_t gql_utf8_fix(char *d, gql_str s);
 
 #endif

@@ -58,3 +58,22 @@ size_t gql_utf8_decode(const char *s, size_t n, uint32_t *cp) {
   *cp = v;
   return len;
 }
+
+size_t gql_utf8_fix(char *d, gql_str s) {
+  size_t o = 0;
+  for (size_t i = 0; i < s.len;) {
+    uint32_t cp;
+    size_t l = (unsigned char)s.ptr[i] < 0x80
+                   ? 1
+                   : gql_utf8_decode(s.ptr + i, s.len - i, &cp);
+    if (d) {
+      if (l)
+        memcpy(d + o, s.ptr + i, l);
+      else
+        memcpy(d + o, "\xEF\xBF\xBD", 3);
+    }
+    o += l ? l : 3;
+    i += l ? l : 1;
+  }
+  return o;
+}

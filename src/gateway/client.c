@@ -70,7 +70,8 @@ struct gql_gw_client {
   unsigned live; /* connections not yet freed */
   uint64_t connects;
   bool closing;
-  conn *answering; /* whose answer a callback is reading (status 0) */
+  conn *answering;   /* whose answer a callback is reading (status 0) */
+  int answer_status; /* the HTTP status of the answer a callback reads */
   bool read_buf_busy;
   char read_buf[64 * 1024];
 };
@@ -95,9 +96,15 @@ static void answer(conn *k, int status, const char *why, const char *json,
   if (!r)
     return;
   k->c->answering = status == 0 ? k : NULL;
+  k->c->answer_status = k->status;
   r->cb(r->ud, status, why, json, len);
   k->c->answering = NULL;
+  k->c->answer_status = 0;
   req_free(r);
+}
+
+int gql_gw_client_answer_status(const gql_gw_client *c) {
+  return c->answer_status;
 }
 
 char *gql_gw_client_take_answer(gql_gw_client *c) {

@@ -54,6 +54,9 @@ int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *headers,
  * taken (then `json` stays valid during the callback only). Saves copying
  * a large answer. */
 char *gql_gw_client_take_answer(gql_gw_client *c);
+/* Called from a callback: the HTTP status of the subgraph's response (0:
+ * none came, as when it could not connect or timed out). */
+int gql_gw_client_answer_status(const gql_gw_client *c);
 /* Stops pooling: idle connections close now, busy ones after their
  * response. Requests in flight still end with their callback. */
 void gql_gw_client_close(gql_gw_client *c);

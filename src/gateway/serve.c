@@ -3,8 +3,18 @@
 
 #include <stdlib.h>
 
+/* A subgraph's series of gql_subgraph_requests_total by HTTP status, found
+ * the first time each is seen (a few statuses per subgraph). */
+enum { STATUS_KEPT = 6 };
+typedef struct gw_sub_metrics {
+  gql_metric_series duration;
+  uint32_t nstatus;
+  int status[STATUS_KEPT]; /* 0: "error" (no response) */
+  gql_metric_series requests[STATUS_KEPT];
+} gw_sub_metrics;
+
 typedef struct gw_worker {
-  const gql_gw_executor *ge;
+  gql_gw_executor *ge;
   uv_loop_t *loop;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
@@ -12,6 +22,16 @@ typedef struct gw_worker {
   uint64_t rng;               /* progressive override draws */
   gql_header_policy *headers; /* NULL: no rules */
   gql_header_rules **rules;   /* per subgraph */
+  /* metrics (ge->opt.metrics): this worker's shard, per subgraph series */
+  gql_metrics_shard *sh;
+  gw_sub_metrics *subs;
+  /* readiness probes (the one worker that probes), on a client of their
+   * own: closed once all answered, its connections never in the pool of
+   * the plans' requests */
+  gql_gw_client *probe_client;
+  bool prober, stopping, timer_open;
+  unsigned probes_pending;
+  uv_timer_t probe_timer;
 } gw_worker;
 
 /* One client request in flight. */
@@ -29,11 +49,14 @@ typedef struct gw_exec {
                            made at its first fetch (NULL: not yet) */
   gql_header_input hin; /* the client's side, for the rules */
   bool hin_ready;
+  uint32_t span; /* the request's span in req->trace (0: untraced) */
 } gw_exec;
 
 typedef struct gw_fetch {
   gw_exec *e;
   uint32_t batch;
+  uint64_t start_ns; /* uv_hrtime at the post (with metrics) */
+  uint32_t span;     /* the fetch's span (0: untraced) */
 } gw_fetch;
 
 static void json_escape(gql_buf *b, const char *s) {
@@ -75,6 +98,7 @@ static void respond_error(gql_http_exec *req, const char *message) {
 }
 
 static void finish(gw_exec *e) {
+  gql_trace_span_end(e->req->trace, e->span);
   gql_buf out;
   gql_buf_init(&out, NULL);
   gql_buf_reserve(&out, e->w->response_hint + 256);
@@ -92,6 +116,31 @@ static void finish(gw_exec *e) {
 }
 
 static void run(gw_exec *e);
+
+/* gql_subgraph_requests_total / _duration_seconds of one fetch. */
+static void count_fetch(gw_worker *w, uint32_t graph, int http_status,
+                        uint64_t ns) {
+  gql_server_metrics *sm = w->ge->opt.metrics;
+  gw_sub_metrics *g = &w->subs[graph];
+  gql_metrics_observe_ns(w->sh, &g->duration, ns);
+  for (uint32_t i = 0; i < g->nstatus; i++)
+    if (g->status[i] == http_status) {
+      gql_metrics_add(w->sh, &g->requests[i], 1);
+      return;
+    }
+  char code[16];
+  snprintf(code, sizeof code, "%d", http_status);
+  gql_str v[2] = {w->ge->sg->graphs[graph].name,
+                  http_status ? gql_cstr(code) : GQL_STR("error")};
+  gql_metric_series s;
+  if (!gql_metrics_series(sm->m, sm->subgraph_requests, v, &s))
+    return;
+  gql_metrics_add(w->sh, &s, 1);
+  if (g->nstatus < STATUS_KEPT) {
+    g->status[g->nstatus] = http_status;
+    g->requests[g->nstatus++] = s;
+  }
+}
 
 /* The client's headers and claims, as the rules read them (once). */
 static void header_input(gw_exec *e) {
@@ -146,6 +195,27 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   gw_fetch *f = ud;
   gw_exec *e = f->e;
+  if (f->span) {
+    gql_trace *tr = e->req->trace;
+    int hs = gql_gw_client_answer_status(e->w->client);
+    char n[24];
+    if (hs) {
+      snprintf(n, sizeof n, "%d", hs);
+      gql_trace_span_tag(tr, f->span, "http.response.status_code", n,
+                         strlen(n));
+    }
+    snprintf(n, sizeof n, "%zu", status ? (size_t)0 : len);
+    gql_trace_span_tag(tr, f->span, "http.response.body.size", n, strlen(n));
+    if (status)
+      gql_trace_span_error(tr, f->span, why ? why : gql_strerror(status));
+    gql_trace_span_end(tr, f->span);
+  }
+  if (e->w->sh) {
+    int hs = gql_gw_client_answer_status(e->w->client);
+    count_fetch(e->w, e->plan->batches[f->batch].graph,
+                status && hs >= 200 && hs < 300 ? 0 : hs,
+                uv_hrtime() - f->start_ns);
+  }
   if (status == 0) {
     /* The merged tree may point into the text: it is taken from the
      * client (freed by finish) or else copied into the request's arena. */
@@ -163,10 +233,35 @@ static void on_fetch(void *ud, int status, const char *why, const char *json,
     run(e);
 }
 
+/* A subgraph fetch's span under the request's, and the trace context
+ * headers naming it as the subgraph's parent (traceparent; tracestate as
+ * the client sent it). 0 when untraced. */
+static uint32_t fetch_span(gw_exec *e, uint32_t graph, char *headers) {
+  gql_trace *tr = e->req->trace;
+  uint32_t s =
+      gql_trace_span_start(tr, "gateway.fetch", GQL_SPAN_CLIENT, e->span);
+  if (!s)
+    return 0;
+  const gql_gw_graph *g = &e->w->ge->sg->graphs[graph];
+  gql_trace_span_tag(tr, s, "subgraph.name", g->name.ptr, g->name.len);
+  gql_trace_span_tag(tr, s, "url.full", g->url.ptr, g->url.len);
+  gql_trace_span_tag(tr, s, "gateway.retries", "0", 1);
+  char tp[GQL_TRACEPARENT_LEN + 1];
+  gql_trace_span_traceparent(tr, s, tp);
+  gql_str ts = gql_trace_tracestate(tr);
+  if (ts.len > GQL_TRACESTATE_MAX)
+    ts.len = 0;
+  int n = sprintf(headers, "traceparent: %s\r\n", tp);
+  if (ts.len)
+    sprintf(headers + n, "tracestate: %.*s\r\n", (int)ts.len, ts.ptr);
+  return s;
+}
+
 /* Starts the next wave once the previous one has been merged; writes the
  * response after the last. */
 static void run(gw_exec *e) {
   const gql_gw_plan *plan = e->plan;
+  char trace_headers[GQL_TRACEPARENT_LEN + 32 + 16 + GQL_TRACESTATE_MAX];
   gql_buf body;
   gql_buf_init(&body, NULL);
   while (!e->pending) {
@@ -197,6 +292,17 @@ static void run(gw_exec *e) {
       }
       f->e = e;
       f->batch = i;
+      f->start_ns = e->w->sh ? uv_hrtime() : 0;
+      f->span = fetch_span(e, graph, trace_headers);
+      if (f->span) { /* the rules' lines, then the trace context's */
+        size_t hl = strlen(headers), tl = strlen(trace_headers);
+        char *both = gql_arena_alloc(e->req->arena, hl + tl + 1);
+        if (both) {
+          memcpy(both, headers, hl);
+          memcpy(both + hl, trace_headers, tl + 1);
+          headers = both;
+        }
+      }
       e->pending++;
       rc = gql_gw_client_post(e->w->client, graph, headers, body.data, body.len,
                               on_fetch, f);
@@ -236,18 +342,43 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
 
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
+  uint32_t span =
+      gql_trace_span_start(req->trace, "gateway.request", GQL_SPAN_SERVER, 0);
+  if (span && req->operation_name)
+    gql_trace_span_tag(req->trace, span, "graphql.operation.name",
+                       req->operation_name, strlen(req->operation_name));
   const gql_value *variables;
   if (!coerce_variables(req, &variables))
     return 0;
   const char *err = NULL;
   const gql_gw_plan *plan = NULL;
   gql_gw_plan_ref *ref = NULL;
+  gql_gw_plan_cache_info before;
+  uint32_t pspan =
+      gql_trace_span_start(req->trace, "gateway.plan", GQL_SPAN_INTERNAL, span);
+  if (w->sh || pspan)
+    gql_gw_plan_cache_stats(w->plans, &before);
   int rc = gql_gw_plan_cache_get(w->plans, req->query.ptr, req->query.len,
                                  req->operation_name, &plan, &ref, &err);
+  if (w->sh || pspan) {
+    gql_gw_plan_cache_info after;
+    gql_gw_plan_cache_stats(w->plans, &after);
+    gql_server_metrics *sm = w->ge->opt.metrics;
+    bool hit = after.hits != before.hits;
+    if (w->sh && hit)
+      gql_metrics_add(w->sh, &sm->plan_hits, 1);
+    else if (w->sh && after.misses != before.misses)
+      gql_metrics_add(w->sh, &sm->plan_misses, 1);
+    gql_trace_span_tag(req->trace, pspan, "gateway.plan_cache",
+                       hit ? "hit" : "miss", hit ? 3 : 4);
+  }
   if (!rc && plan->set) /* conditions or override labels: this request's */
     rc =
         gql_gw_plan_for(plan, variables, gql_gw_draw_labels(w->ge->sg, &w->rng),
                         req->arena, &plan, &err);
+  if (rc)
+    gql_trace_span_error(req->trace, pspan, err ? err : gql_strerror(rc));
+  gql_trace_span_end(req->trace, pspan);
   if (rc) {
     respond_code(req, err ? err : gql_strerror(rc),
                  rc == GQL_EUNSUPPORTED ? "QUERY_PLANNING_FAILED" : NULL);
@@ -277,7 +408,8 @@ static int execute(void *worker, gql_http_exec *req) {
                  .plan = plan,
                  .plan_ref = ref,
                  .answers = answers,
-                 .headers = headers};
+                 .headers = headers,
+                 .span = span};
   memset(e->answers, 0, (plan->nbatches + 1) * sizeof *e->answers);
   rc = gql_gw_request_new(plan, variables, req->arena, &e->gr);
   if (rc) {
@@ -308,8 +440,70 @@ static int execute(void *worker, gql_http_exec *req) {
   return 0;
 }
 
-static void *worker_start(void *ud, uv_loop_t *loop) {
+/* ---- readiness: every subgraph answered a probe */
+
+typedef struct gw_probe {
+  gw_worker *w;
+  uint32_t graph;
+} gw_probe;
+
+static void probe_all(gw_worker *w);
+static void on_probe_timer(uv_timer_t *t);
+
+static void on_probe(void *ud, int status, const char *why, const char *json,
+                     size_t len) {
+  (void)why, (void)json, (void)len;
+  gw_probe *p = ud;
+  gw_worker *w = p->w;
+  gql_gw_executor *ge = w->ge;
+  if (status == 0 && !atomic_exchange(&ge->answered[p->graph], true))
+    atomic_fetch_add(&ge->nanswered, 1);
+  free(p);
+  if (--w->probes_pending || w->stopping)
+    return;
+  if (atomic_load(&ge->nanswered) < ge->sg->ngraphs)
+    uv_timer_start(&w->probe_timer, on_probe_timer, 500, 0);
+  else
+    gql_gw_client_close(w->probe_client);
+}
+
+static void probe_all(gw_worker *w) {
+  static const char body[] = "{\"query\":\"{__typename}\"}";
+  if (w->stopping)
+    return;
+  w->probe_timer.data = w;
+  for (uint32_t i = 0; i < w->ge->sg->ngraphs; i++) {
+    if (atomic_load(&w->ge->answered[i]))
+      continue;
+    gw_probe *p = malloc(sizeof *p);
+    if (!p)
+      break;
+    *p = (gw_probe){w, i};
+    w->probes_pending++;
+    if (gql_gw_client_post(w->probe_client, i, NULL, body, sizeof body - 1,
+                           on_probe, p) < 0) {
+      w->probes_pending--;
+      free(p);
+    }
+  }
+  if (!w->probes_pending)
+    uv_timer_start(&w->probe_timer, on_probe_timer, 500, 0);
+}
+
+static void on_probe_timer(uv_timer_t *t) {
+  probe_all(t->data);
+}
+
+bool gql_gw_executor_ready(void *ud) {
   const gql_gw_executor *ge = ud;
+  return atomic_load(&ge->nanswered) >= ge->sg->ngraphs;
+}
+
+static void worker_stop(void *worker);
+static void worker_free(void *worker);
+
+static void *worker_start(void *ud, uv_loop_t *loop) {
+  gql_gw_executor *ge = ud;
   gw_worker *w = calloc(1, sizeof *w);
   if (!w)
     return NULL;
@@ -325,54 +519,84 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   if (!rc)
     rc = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client, &w->client,
                            &bad);
-  free(urls);
   if (rc) {
     if (rc == GQL_EINVAL)
       fprintf(stderr, "gql gateway: subgraph %.*s: unusable url '%.*s'\n",
               (int)sg->graphs[bad].name.len, sg->graphs[bad].name.ptr,
               (int)sg->graphs[bad].url.len, sg->graphs[bad].url.ptr);
+    free(urls);
     free(w);
     return NULL;
   }
-  if (!(w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes))) {
-    gql_gw_client_free(w->client);
-    free(w);
-    return NULL;
+  bool ok = (w->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes));
+  gql_server_metrics *sm = ge->opt.metrics;
+  if (ok && sm) {
+    ok = (w->sh = gql_metrics_shard_new(sm->m)) &&
+         (w->subs = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->subs));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
+      ok = gql_metrics_series(sm->m, sm->subgraph_duration, &sg->graphs[i].name,
+                              &w->subs[i].duration);
   }
-  const gql_cfg_headers *hc = ge->opt.headers;
-  if (hc && (hc->all.count || hc->nsubgraphs)) {
-    char why[256];
-    if (gql_header_policy_build(hc, &w->headers, why, sizeof why) < 0 ||
-        !(w->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->rules))) {
-      gql_header_policy_free(w->headers);
-      gql_gw_plan_cache_free(w->plans);
-      gql_gw_client_free(w->client);
-      free(w);
-      return NULL;
+  /* the first worker probes the subgraphs for readiness */
+  if (ok && !atomic_exchange(&ge->probing, true)) {
+    ok = gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
+                           &w->probe_client, &bad) == 0;
+    if (ok) {
+      w->prober = w->timer_open = true;
+      uv_timer_init(loop, &w->probe_timer);
+      w->probe_timer.data = w;
+      uv_timer_start(&w->probe_timer, on_probe_timer, 0, 0);
+    } else {
+      atomic_store(&ge->probing, false);
     }
-    for (uint32_t i = 0; i < sg->ngraphs; i++)
+  }
+  free(urls);
+  const gql_cfg_headers *hc = ge->opt.headers;
+  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
+    char why[256];
+    ok = gql_header_policy_build(hc, &w->headers, why, sizeof why) == 0 &&
+         (w->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *w->rules));
+    for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
       w->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
+  }
+  if (!ok) {
+    worker_stop(w);
+    uv_run(loop, UV_RUN_NOWAIT); /* the handles closed */
+    worker_free(w);
+    return NULL;
   }
   return w;
 }
 
 static void worker_stop(void *worker) {
   gw_worker *w = worker;
+  w->stopping = true;
+  if (w->timer_open) {
+    w->timer_open = false;
+    uv_close((uv_handle_t *)&w->probe_timer, NULL);
+  }
   gql_gw_client_close(w->client);
+  if (w->probe_client)
+    gql_gw_client_close(w->probe_client);
 }
 
 static void worker_free(void *worker) {
   gw_worker *w = worker;
   gql_gw_client_free(w->client);
+  gql_gw_client_free(w->probe_client);
   gql_gw_plan_cache_free(w->plans);
+  free(w->subs);
   gql_header_policy_free(w->headers);
   free(w->rules);
   free(w);
 }
 
-void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
-                          const gql_gw_serve_options *o) {
+int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
+                         const gql_gw_serve_options *o) {
   *e = (gql_gw_executor){.sg = sg};
+  atomic_init(&e->probing, false);
+  atomic_init(&e->nanswered, 0);
+  e->answered = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *e->answered);
   if (o)
     e->opt = *o;
   e->ex = (gql_http_executor){.ud = e,
@@ -380,4 +604,10 @@ void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                               .worker_stop = worker_stop,
                               .worker_free = worker_free,
                               .execute = execute};
+  return e->answered ? 0 : GQL_ENOMEM;
+}
+
+void gql_gw_executor_free(gql_gw_executor *e) {
+  free(e->answered);
+  e->answered = NULL;
 }

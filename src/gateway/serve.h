@@ -11,10 +11,16 @@
 #include "gateway/client.h"
 #include "gateway/gateway.h"
 #include "gql_http.h"
+#include "observe/server_metrics.h"
+
+#include <stdatomic.h>
 
 typedef struct gql_gw_serve_options {
   gql_gw_client_options client;
   size_t plan_cache_bytes; /* per worker; 0: the plan cache's default */
+  /* The gateway's families (subgraph requests and durations, plan cache)
+   * counted here; NULL: none. Must outlive the server. */
+  gql_server_metrics *metrics;
   /* The headers section: what each subgraph request carries of the
    * client's request (NULL or no rules: nothing). */
   const gql_cfg_headers *headers;
@@ -30,9 +36,18 @@ typedef struct gql_gw_executor {
   gql_http_executor ex;
   const gql_supergraph *sg;
   gql_gw_serve_options opt;
+  /* readiness: the first worker probes every subgraph ({__typename},
+   * again every 500 ms until it answers) */
+  atomic_bool probing;
+  atomic_uint nanswered;
+  atomic_bool *answered; /* per subgraph */
 } gql_gw_executor;
 
-void gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
-                          const gql_gw_serve_options *o);
+/* 0 or GQL_ENOMEM; gql_gw_executor_free after the server. */
+int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
+                         const gql_gw_serve_options *o);
+void gql_gw_executor_free(gql_gw_executor *e);
+/* True once every subgraph has answered a probe (ud: the executor). */
+bool gql_gw_executor_ready(void *ud);
 
 #endif

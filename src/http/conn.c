@@ -103,6 +103,14 @@ static int on_header_value_complete(llhttp_t *p) {
     if (c->accept.o.len)
       http_buf_putc(&c->accept, ',');
     http_buf_append(&c->accept, value.ptr, value.len);
+  } else if (c->x->opt->tracer && SLICE_IS(name, "traceparent")) {
+    c->traceparent.o.len = 0; /* the last one */
+    http_buf_append(&c->traceparent, value.ptr, value.len);
+  } else if (c->x->opt->tracer && SLICE_IS(name, "tracestate")) {
+    /* the field's lines joined by ',' (W3C Trace Context 3.3.1.1) */
+    if (c->tracestate.o.len)
+      http_buf_putc(&c->tracestate, ',');
+    http_buf_append(&c->tracestate, value.ptr, value.len);
   } else if (SLICE_IS(name, "expect")) {
     if (SLICE_IS(value, "100-continue"))
       c->expect_continue = true;
@@ -161,14 +169,15 @@ void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x) {
 void gql_http_conn_free(gql_http_conn *c) {
   gql_http_ws_free(c->ws);
   c->ws = NULL;
-  http_buf *bufs[] = {&c->url,  &c->hdrs, &c->hidx, &c->accept,
-                      &c->body, &c->out,  &c->in};
+  http_buf *bufs[] = {&c->url,        &c->hdrs, &c->hidx,
+                      &c->accept,     &c->body, &c->traceparent,
+                      &c->tracestate, &c->out,  &c->in};
   for (size_t i = 0; i < HTTP_ARRAY_LEN(bufs); i++)
     http_buf_free(bufs[i]);
 }
 
 static void request_reset(gql_http_conn *c) {
-  http_buf *bufs[] = {&c->accept, &c->body};
+  http_buf *bufs[] = {&c->accept, &c->body, &c->traceparent, &c->tracestate};
   /* a buffer's memory is kept across requests unless one made it big (the
    * URL and headers are emptied when the next request begins) */
   for (size_t i = 0; i < HTTP_ARRAY_LEN(bufs); i++)
@@ -193,10 +202,19 @@ static void respond_refused(gql_http_conn *c, int status, const char *msg) {
    * a method llhttp took for HEAD before the rest of the line failed */
   gql_http_respond(c, status, "application/json; charset=utf-8", NULL, body,
                    (size_t)n, false);
-  gql_http_log_access(
-      c->x->opt, llhttp_method_name(c->parser.method),
-      http_str(c->url.o.data ? c->url.o.data : "", c->url.o.len), status,
-      (size_t)n, c->start_ns, (gql_str){0});
+  gql_str url = http_str(c->url.o.data ? c->url.o.data : "", c->url.o.len);
+  size_t q = 0;
+  while (q < url.len && url.ptr[q] != '?')
+    q++;
+  gql_http_request_info info = {.method = llhttp_method_name(c->parser.method),
+                                .path = http_str(url.ptr, q),
+                                .status = status,
+                                .bytes = (size_t)n,
+                                .operation_type = -1,
+                                .document_cache = -1,
+                                .body = body,
+                                .errors = true};
+  gql_http_log_request(c, &info, c->start_ns);
 }
 
 static void parse_error(gql_http_conn *c, llhttp_errno_t e) {

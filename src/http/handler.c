@@ -54,8 +54,17 @@ static void finish(gql_http_request *r, int status, const char *ctype,
     }
   }
   gql_http_respond(c, status, ctype, headers, body, len, r->head);
-  gql_http_log_access(c->x->opt, r->method, r->path, status, len, r->start_ns,
-                      r->op_name);
+  gql_http_request_info info = {.method = r->method,
+                                .path = r->path,
+                                .status = status,
+                                .bytes = len,
+                                .operation_name = r->op_name,
+                                .operation_type = r->op_type,
+                                .document_cache = r->cache,
+                                .body = body,
+                                .errors = r->errors,
+                                .trace = r->trace};
+  gql_http_log_request(c, &info, r->start_ns);
 }
 
 /* A JSON string of s (quotes, escapes). */
@@ -87,6 +96,7 @@ static void fail(gql_http_request *r, int status, const char *headers,
     http_buf_putc(&b, *p);
   }
   http_buf_puts(&b, "\"}]}");
+  r->errors = true;
   finish(r, status, content_type(r), headers, b.o.data ? b.o.data : "",
          b.failed ? 0 : b.o.len);
   http_buf_free(&b);
@@ -130,8 +140,8 @@ void gql_http_request_end(gql_http_request *r) {
 }
 
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
-  (void)has_errors;
   gql_http_request *r = ud;
+  r->errors = r->errors || has_errors;
   int status = r->graphql_response && !has_data(json, len) ? 400 : 200;
   finish(r, status, content_type(r), NULL, json, len);
   r->done = true;
@@ -145,7 +155,7 @@ void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
   gql_http_request *r = req->internal_;
   if (!r || r->done)
     return;
-  on_done(r, json, len, false);
+  on_done(r, json, len, true); /* the executor's errors are not known */
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -409,6 +419,23 @@ static void trace_operation(gql_http_request *r, const gql_prepared *prep,
   gql_trace_set_operation(r->trace, prep, vars.ptr, vars.len);
 }
 
+/* A traceparent (and tracestate) from the client: the request's trace
+ * continues the caller's (a bad traceparent starts a new trace and drops
+ * tracestate, as W3C Trace Context says). */
+static void continue_trace(gql_http_request *r) {
+  gql_http_conn *c = r->conn;
+  if (!c->traceparent.o.len || c->traceparent.failed)
+    return;
+  gql_trace_context tc;
+  if (gql_traceparent_parse(c->traceparent.o.data, c->traceparent.o.len, &tc) <
+      0)
+    return;
+  tc.tracestate_len = 0;
+  if (c->tracestate.o.len && !c->tracestate.failed)
+    (void)gql_tracestate_parse(c->tracestate.o.data, c->tracestate.o.len, &tc);
+  gql_trace_set_parent(r->trace, &tc);
+}
+
 /* The operation limits' verdict on a newly cached operation (nothing to
  * do per request after this). */
 static void judge_limits(const gql_http_options *o, gql_http_cache_entry *e) {
@@ -443,6 +470,7 @@ static void judge_limits(const gql_http_options *o, gql_http_cache_entry *e) {
 static void refuse_operation(gql_http_request *r, const char *message,
                              const char *code) {
   http_buf b = {0};
+  r->errors = true;
   http_buf_puts(&b, "{\"errors\":[{\"message\":");
   json_string(&b, message);
   http_buf_puts(&b, ",\"extensions\":{\"code\":");
@@ -503,10 +531,12 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
     fail(r, 503, NULL, "Out of memory.");
     return;
   }
-  if (x->opt->tracer)
-    r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options);
+  if (x->opt->tracer &&
+      (r->trace = gql_trace_begin(x->opt->tracer, x->opt->trace_options)))
+    continue_trace(r);
   gql_http_cache_entry *e =
       gql_http_cache_get(&x->cache, p.query, op, p.op.len);
+  r->cache = e != NULL;
   if (!e) {
     gql_prepare_options po = {.parse = x->opt->parse,
                               .max_plan_size = x->opt->max_plan_size,
@@ -522,6 +552,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                            : "GRAPHQL_UNKNOWN_OPERATION_NAME";
     gql_str json;
     if (rc < 0) {
+      r->errors = true;
       if (errors.count &&
           gql_errors_response(&errors, code, r->slot->arena, &json) == 0) {
         int st = r->graphql_response ? 400 : 200;
@@ -547,6 +578,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
          "Only query operations are allowed over GET: use POST.");
     return;
   }
+  r->op_type = (int8_t)gql_prepared_operation(e->prepared);
   if (x->opt->executor) {
     r->exec = (gql_http_exec){.arena = r->slot->arena,
                               .loop = x->loop,
@@ -554,6 +586,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
                               .operation_name = op,
                               .variables = p.vars_value,
                               .prepared = e->prepared,
+                              .trace = r->trace,
                               .internal_ = r,
                               .request = r};
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
@@ -614,10 +647,23 @@ static void trace_metrics(gql_http_request *r) {
          n > 0 && (size_t)n < sizeof body ? (size_t)n : 0);
 }
 
+/* GET the observer's metrics page. */
+static void observer_metrics(gql_http_request *r) {
+  const gql_http_observer *ob = r->conn->x->opt->observer;
+  gql_output out = {0};
+  const char *ctype = ob->metrics ? ob->metrics(ob->ud, &out) : NULL;
+  if (ctype)
+    finish(r, 200, ctype, NULL, out.data ? out.data : "", out.len);
+  else
+    fail(r, 503, NULL, "Metrics unavailable.");
+  gql_output_free(&out);
+}
+
 void gql_http_handle(gql_http_conn *c) {
   gql_http_ctx *x = c->x;
   gql_http_slot *slot = gql_http_slot_take(x);
-  gql_http_request local = {.conn = c, .start_ns = c->start_ns};
+  gql_http_request local = {
+      .conn = c, .start_ns = c->start_ns, .op_type = -1, .cache = -1};
   gql_http_request *r = slot ? gql_arena_alloc(slot->arena, sizeof *r) : NULL;
   if (!r) {
     if (slot)
@@ -627,7 +673,11 @@ void gql_http_handle(gql_http_conn *c) {
     fail(&local, 503, NULL, "Out of memory.");
     return;
   }
-  *r = (gql_http_request){.conn = c, .slot = slot, .start_ns = c->start_ns};
+  *r = (gql_http_request){.conn = c,
+                          .slot = slot,
+                          .start_ns = c->start_ns,
+                          .op_type = -1,
+                          .cache = -1};
   r->method = llhttp_method_name(c->parser.method);
   uint8_t m = c->parser.method;
   /* HEAD: the head of what GET would get (RFC 9110 9.3.2) */
@@ -650,13 +700,29 @@ void gql_http_handle(gql_http_conn *c) {
   const gql_http_hooks *hooks = x->opt->hooks;
   if (hooks && hooks->request)
     hooks->request(x->hook_worker, r);
+  const gql_http_observer *ob = x->opt->observer;
   if (r->answered) {
     /* the request hook answered it (a CORS preflight) */
-  } else if (x->opt->tracer && http_str_is(r->path, "/metrics")) {
+  } else if (ob && ob->metrics_path && http_str_is(r->path, ob->metrics_path)) {
+    if (!is_get)
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
+    else
+      observer_metrics(r);
+  } else if (!ob && x->opt->tracer && http_str_is(r->path, "/metrics")) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
     else
       trace_metrics(r);
+  } else if (http_str_is(r->path, "/ready")) {
+    /* readiness: the observer's say (a gateway's subgraphs answered) */
+    bool ready = !ob || !ob->ready || ob->ready(ob->ud);
+    if (!is_get)
+      fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
+    else if (ready)
+      finish(r, 200, CT_JSON, NULL, "{\"status\":\"ready\"}", 18);
+    else
+      finish(r, 503, CT_JSON, "Retry-After: 1\r\n",
+             "{\"status\":\"not ready\"}", 22);
   } else if (http_str_is(r->path, "/health")) {
     if (!is_get)
       fail(r, 405, "Allow: GET, HEAD\r\n", "Method not allowed.");
@@ -812,6 +878,7 @@ void gql_http_request_reject(gql_http_request *r, int status,
     status = 500;
   r->graphql_response =
       negotiate(http_str(r->conn->accept.o.data, r->conn->accept.o.len)) == 1;
+  r->errors = true; /* for the observer: an error before execution */
   http_buf b = {0};
   http_buf_puts(&b, "{\"errors\":[{\"message\":");
   json_string(&b, message ? message : "");

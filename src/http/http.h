@@ -99,6 +99,7 @@ typedef struct gql_http_ctx {
    * go on with the connection's input (NULL: nothing to do). */
   void (*resumed)(gql_http_conn *c);
   void *exec_worker; /* opt->executor's per-worker state */
+  void *obs_worker;  /* opt->observer's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
@@ -137,6 +138,7 @@ struct gql_http_conn {
    * after the other in hdrs, their places in hidx), the Accept values
    * joined, the body; Content-Type's value is at ctype_off in hdrs. */
   http_buf url, hdrs, hidx, accept, body;
+  http_buf traceparent, tracestate; /* W3C trace context (with a tracer) */
   uint32_t ctype_off, ctype_len;
   uint32_t hname_start, hname_end; /* the header being parsed, in hdrs */
   size_t header_bytes;
@@ -155,6 +157,7 @@ struct gql_http_conn {
   /* Upgraded to a WebSocket: its input goes to ws (gql_http_ws_feed). */
   gql_http_ws_session *ws;
   size_t out_inflight; /* bytes the transport is writing (after out) */
+  char peer[64];    /* the client's address (with an observer), or "" */
 };
 
 void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);
@@ -205,6 +208,11 @@ struct gql_http_request {
   const gql_value *init_payload;
   bool socket;       /* a WebSocket's: an answer is recorded, not written */
   int socket_status; /* the answer's status */
+  /* for the observer: the operation type run (-1: none), whether the
+   * document was cached (-1: no document), and whether the response may
+   * hold errors */
+  int8_t op_type, cache;
+  bool errors;
 };
 
 /* Handles the request whose head and body c holds. */
@@ -238,10 +246,10 @@ void gql_http_ws_worker_free(gql_http_ws_worker *w);
 
 /* Monotonic nanoseconds. */
 uint64_t gql_http_now_ns(void);
-/* Writes the access-log line of a request. */
-void gql_http_log_access(const gql_http_options *opt, const char *method,
-                         gql_str path, int status, size_t bytes,
-                         uint64_t start_ns, gql_str op);
+/* A response was written: the observer's request callback and the access
+ * log line (info->duration_ns and client are filled in here). */
+void gql_http_log_request(gql_http_conn *c, gql_http_request_info *info,
+                          uint64_t start_ns);
 void gql_http_log(const gql_http_options *opt, gql_http_log_level level,
                   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -80,6 +80,7 @@ typedef struct tconn {
   http_buf wbuf; /* bytes being written */
   bool writing, reading, tcp_closed, closing;
   bool eof;      /* the client has finished sending */
+  bool counted;  /* told to the observer (connection +1) */
   bool draining; /* closing: write side shut, input read and dropped */
   size_t drained;
   uv_shutdown_t sreq;
@@ -111,6 +112,9 @@ static void conn_free(tconn *t) {
     w->conns = t->next;
   if (t->next)
     t->next->prev = t->prev;
+  const gql_http_observer *ob = w->srv->opt.observer;
+  if (t->counted && ob->connection)
+    ob->connection(w->x.obs_worker, -1);
   gql_http_conn_free(&t->c);
   http_buf_free(&t->wbuf);
   atomic_fetch_sub(&w->srv->nconns, 1);
@@ -481,6 +485,13 @@ static void conn_resumed(gql_http_conn *c) {
   uv_timer_start(&t->timer, on_timer, 0, 0);
 }
 
+/* The client's address for the observer: "1.2.3.4:5" or "[::1]:5" (""
+ * on a unix socket). */
+static void peer_name(tconn *t) {
+  if (!conn_peer(&t->c, t->c.peer, sizeof t->c.peer))
+    t->c.peer[0] = 0;
+}
+
 static void on_connection(uv_stream_t *server, int status) {
   worker *w = server->data;
   if (status < 0)
@@ -517,6 +528,13 @@ static void on_connection(uv_stream_t *server, int status) {
   }
   if (!w->srv->opt.unix_path)
     uv_tcp_nodelay(&t->tcp.tcp, 1);
+  const gql_http_observer *ob = w->srv->opt.observer;
+  if (ob) {
+    peer_name(t);
+    t->counted = true;
+    if (ob->connection)
+      ob->connection(w->x.obs_worker, +1);
+  }
   gql_http_log(w->x.opt, GQL_HTTP_LOG_DEBUG, "connection accepted (%u open)",
                n);
   conn_update(t);
@@ -759,9 +777,22 @@ int gql_http_server_start(gql_http_server *s) {
     }
     w->x.loop = &w->loop;
     const gql_http_executor *ex = s->opt.executor;
+    const gql_http_observer *ob = s->opt.observer;
+    if (ob && ob->worker_start &&
+        !(w->x.obs_worker = ob->worker_start(ob->ud))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (ex && ex->worker_start &&
         !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop))) {
       gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
       close(fd);
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
@@ -900,6 +931,9 @@ void gql_http_server_free(gql_http_server *s) {
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
+      const gql_http_observer *ob = s->opt.observer;
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
       gql_http_ws_worker_free(w->x.ws_worker);

@@ -397,8 +397,12 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   }
   r->answered = true;
   gql_ws_handshake_write(&c->out, &h);
-  gql_http_log_access(x->opt, r->method, r->path, h.status, 0, r->start_ns,
-                      (gql_str){0});
+  gql_http_request_info info = {.method = r->method,
+                                .path = r->path,
+                                .status = h.status,
+                                .operation_type = -1,
+                                .document_cache = -1};
+  gql_http_log_request(c, &info, r->start_ns);
   if (h.status != 101)
     return true; /* the connection closes after the refusal */
   s->c = c;
@@ -407,7 +411,9 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
                               .start_ns = r->start_ns,
                               .method = r->method,
                               .path = r->path,
-                              .socket = true};
+                              .socket = true,
+                              .op_type = -1,
+                              .cache = -1};
   uint64_t now = uv_now(x->loop);
   gql_ws_init(&s->ws, w->pool, GQL_WS_SERVER, &ws_handler, s, &c->out);
   gql_gws_init(&s->g, w->env, &gws_handler, s, now);

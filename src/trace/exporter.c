@@ -1,5 +1,6 @@
 /* The exporter: a bounded queue of encoded spans and a background thread
- * that batches them into OTLP JSON requests (otlp.c) for a pluggable
+ * that batches them into OTLP/HTTP requests, JSON or protobuf
+ * (otlp_batch.c), for a pluggable
  * transport (transport.c); and the caches shared by a tracer's traces (the
  * operation signatures, the pinned record images). A request thread only
  * takes the queue lock to link one chunk, its own buffer (no copy), and
@@ -8,7 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "trace.h"
+#include "otlp_batch.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -141,21 +142,28 @@ static chunk *take_batch(gql_tracer *t, uint32_t *nspans, uint32_t *nchunks) {
   return first;
 }
 
-/* Sends one batch (lock not held). Returns whether the transport took it. */
+static uint64_t batch_ns(const void *clock, uint64_t tick) {
+  return gql_trace_clock_to_ns(clock, tick);
+}
+
+/* Sends one batch (lock not held). Returns whether the transport took it.
+ * The body's buffer is kept for the next batch (under 4 MiB). */
 static bool send_batch(gql_tracer *t, chunk *list) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_otlp_batch_open(&b, t->service);
+  otlp_batch ob;
+  gql_otlp_batch_begin(&ob, &t->wire, t->service, t->c.protocol, batch_ns,
+                       &t->clock);
   bool bad = false;
   for (chunk *c = list; c; c = c->next)
-    bad |=
-        gql_otlp_records_to_json(&b, &t->clock, c->json, c->len, c == list) < 0;
-  gql_otlp_batch_close(&b);
+    bad |= gql_otlp_batch_add(&ob, c->json, c->len) < 0;
+  gql_str body = gql_otlp_batch_end(&ob);
   /* A record that did not convert leaves the batch incomplete: not sent. */
-  bool ok = !bad && !b.failed &&
+  bool ok = !bad && body.ptr &&
             (!t->c.transport ||
-             t->c.transport(t->c.transport_ud, b.data, b.len) == 0);
-  gql_buf_free(&b);
+             t->c.transport(t->c.transport_ud, body.ptr, body.len) == 0);
+  if (t->wire.cap > (4u << 20) || t->wire.failed) {
+    gql_buf_free(&t->wire);
+    gql_buf_init(&t->wire, NULL);
+  }
   return ok;
 }
 
@@ -237,6 +245,7 @@ int gql_tracer_start(gql_tracer *t, const gql_tracer_config *config) {
   snprintf(t->service, sizeof t->service, "%s",
            t->c.service_name ? t->c.service_name : "gql");
   t->c.service_name = t->service;
+  gql_buf_init(&t->wire, NULL);
   gql_trace_clock_init(&t->clock);
   pthread_mutex_init(&t->mu, NULL);
   pthread_mutex_init(&t->sig_mu, NULL);
@@ -344,6 +353,7 @@ void gql_tracer_stop(gql_tracer *t) {
     free(t->pins[i].text);
     free(t->pins[i].bytes);
   }
+  gql_buf_free(&t->wire);
   pthread_mutex_destroy(&t->pool_mu);
   pthread_mutex_destroy(&t->sig_mu);
   pthread_mutex_destroy(&t->mu);

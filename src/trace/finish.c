@@ -93,9 +93,17 @@ gql_buf *gql_trace_queue_open(gql_trace *tr, uint64_t tick, uint32_t nspans) {
   uint64_t z = gql_trace_random(&rng), w = z * 0xd6e8feb86659fd93u;
   w ^= w >> 32;
   otlp_ids ids = {.trace_hi = (secs << 32) | (w & 0xffffffffu), .trace_lo = z};
+  uint64_t base = w * 0x9e3779b97f4a7c15u ^ (z >> 29);
+  if (tr->ids_fixed) { /* said already (a log line, a traceparent sent) */
+    ids = (otlp_ids){.trace_hi = tr->id_hi, .trace_lo = tr->id_lo};
+    base = tr->id_base;
+  }
+  if (tr->remote_parent)
+    ids = (otlp_ids){tr->remote_hi, tr->remote_lo, tr->remote_parent,
+                     tr->remote_state};
   gql_buf *b = &tr->scratch;
   b->len = 0;
-  gql_otlp_trace_header(b, &ids, w * 0x9e3779b97f4a7c15u ^ (z >> 29), nspans);
+  gql_otlp_trace_header(b, &ids, base, nspans);
   return b;
 }
 

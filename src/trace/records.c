@@ -1,11 +1,10 @@
-/* Records: what a request thread hands to the exporter. A span is copied
- * as a flat record (lengths and bytes, no formatting) and becomes JSON on
- * the exporter thread (otlp.c reads them). */
-#include "trace.h"
+/* The span records a request thread hands to the exporter (the format:
+ * otlp_records.h): flat copies, lengths and bytes, no formatting; they
+ * become OTLP on the exporter thread (otlp_batch.c). */
+#include "otlp_records.h"
 
 #include <string.h>
 
-/* the names every span repeats: a record holds their codes */
 #define K(s)                                                                   \
   { s, sizeof s - 1 }
 const gql_str gql_otlp_known[] = {K("graphql.resolve"),
@@ -27,7 +26,7 @@ const gql_str gql_otlp_known[] = {K("graphql.resolve"),
                                   K("")};
 #undef K
 _Static_assert(sizeof gql_otlp_known / sizeof gql_otlp_known[0] == K_NKNOWN,
-               "K_NKNOWN counts the known names");
+               "K_NKNOWN is the number of known strings");
 
 static inline void app(gql_buf *b, const void *p, size_t n) {
   if (n)
@@ -46,11 +45,13 @@ static inline void putstr(gql_buf *b, gql_str s) {
 static inline void putknown(gql_buf *b, uint32_t k) {
   put32(b, KNOWN_BIT | k);
 }
-/* A string, as a code when it is one of `known`. */
+/* A string, as a code when it is one of gql_otlp_known (the empty one
+ * included: its first byte is not read). */
 static void putname(gql_buf *b, gql_str s) {
   for (uint32_t k = 0; k < K_NKNOWN; k++)
     if (s.len == gql_otlp_known[k].len &&
         (s.ptr == gql_otlp_known[k].ptr || /* a literal the linker merged */
+         s.len == 0 ||
          (s.ptr[0] == gql_otlp_known[k].ptr[0] &&
           memcmp(s.ptr, gql_otlp_known[k].ptr, s.len) == 0))) {
       putknown(b, k);
@@ -77,19 +78,31 @@ static inline char *wstr(char *w, gql_str s) {
 
 void gql_otlp_trace_header(gql_buf *b, const otlp_ids *ids, uint64_t id_base,
                            uint32_t nspans) {
-  if (!gql_buf_reserve(b, 28))
+  bool remote = ids->remote_parent != 0;
+  size_t n = TRACE_HEAD + (remote ? 12 + ids->tracestate.len : 0);
+  if (!gql_buf_reserve(b, n))
     return;
   char *w = b->data + b->len;
   w = w64(w, ids->trace_hi);
   w = w64(w, ids->trace_lo);
   w = w64(w, id_base);
-  w = w32(w, nspans);
+  w = w32(w, nspans | (remote ? TRACE_REMOTE : 0));
+  if (remote) {
+    w = w64(w, ids->remote_parent);
+    w = w32(w, (uint32_t)ids->tracestate.len);
+    memcpy(w, ids->tracestate.ptr, ids->tracestate.len);
+    w += ids->tracestate.len;
+  }
   b->len = (size_t)(w - b->data);
 }
 
 void gql_otlp_trace_header_count(gql_buf *b, uint32_t nspans) {
-  if (b->len >= 28 && !b->failed)
+  if (b->len >= TRACE_HEAD && !b->failed) {
+    uint32_t old;
+    memcpy(&old, b->data + 24, 4);
+    nspans |= old & TRACE_REMOTE;
     memcpy(b->data + 24, &nspans, 4);
+  }
 }
 
 void gql_otlp_record_plan(gql_buf *b, const trace_span *s, uint32_t parent,

@@ -1,6 +1,7 @@
-/* The tracer's internals: spans of one request (tracer.c), the operation
- * signature (signature.c), OTLP JSON encoding (otlp.c) and the exporter
- * queue and transports (exporter.c). */
+/* The tracer's internals: spans of one request (tracer.c, hooks.c,
+ * finish.c, spans.c), the operation signature (signature.c), the span
+ * records (records.c; OTLP encoding: otlp_batch.h) and the exporter queue
+ * (exporter.c). */
 #ifndef GQL_TRACE_H
 #define GQL_TRACE_H
 
@@ -12,7 +13,23 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-enum { SPAN_PARSE, SPAN_VALIDATE, SPAN_EXECUTE, SPAN_RESOLVE };
+enum {
+  SPAN_PARSE,
+  SPAN_VALIDATE,
+  SPAN_EXECUTE,
+  SPAN_RESOLVE,
+  /* an embedder's (gql_trace_span_start), by OTLP kind */
+  SPAN_INTERNAL,
+  SPAN_SERVER,
+  SPAN_CLIENT
+};
+/* The OTLP SpanKind of a span: SERVER for the execute span and an
+ * embedder's server span, CLIENT for its client spans, else INTERNAL. */
+static inline int gql_otlp_kind(uint8_t kind) {
+  return kind == SPAN_EXECUTE || kind == SPAN_SERVER ? 2
+         : kind == SPAN_CLIENT                       ? 3
+                                                     : 1;
+}
 
 /* A string attribute (key and value in the trace arena). */
 typedef struct trace_attr {
@@ -113,6 +130,7 @@ struct gql_tracer {
   bool stop, busy, thread_started;
   pthread_t thread;
   gql_tracer_stats stats;
+  gql_buf wire; /* the request body being encoded (exporter thread) */
   gql_trace_clock clock;
   uint64_t seed;
 };
@@ -131,44 +149,12 @@ const gql_ast_operation *gql_trace_select_operation(const gql_document *doc,
 gql_str gql_trace_fallback_resource(gql_arena *arena,
                                     const gql_ast_operation *op);
 
-/* ---- the records' format (records.c writes, otlp.c reads) */
-
-/* Strings every span repeats go into a record as a code (the length word
- * with the top bit set), not as bytes. */
-enum {
-  K_RESOLVE,
-  K_FIELD_NAME,
-  K_FIELD_PATH,
-  K_FIELD_TYPE,
-  K_NKNOWN = 17,
-  /* In place of a resolve span's resource: the type's wrappers follow
-   * (gql_type_ref.mods); the exporter makes "field:[Type!]" from them and
-   * the field name and type tags. */
-  K_RESOURCE_MODS = K_NKNOWN - 1
-};
-#define KNOWN_BIT 0x80000000u
-
-/* A trace's records: a header (trace id, span id base, span count), then
- * each span: kind and flags, parent (index + 1, 0: none), start, end; for a
- * resolve span the list levels above it, field name, type name, wrappers
- * and either the whole path or (REC_RELATIVE) the key, its path being the
- * parent's (when a resolve span) + ".*" per list level + "." + key; for
- * another its name and resource; then what the flags say. */
-enum {
-  REC_ATTRS = 1,
-  REC_ERROR = 2,
-  REC_EVENTS = 4,
-  REC_RELATIVE = 8,
-  REC_KEY_IS_NAME = 16,
-  REC_RES_PINNED = 32, /* resource: a pointer and length, not bytes */
-  REC_BLOB_REF = 64    /* a resolve span's part: a pointer to its pinned
-                        * image (a length, then the bytes) */
-};
-extern const gql_str gql_otlp_known[K_NKNOWN];
-
-/* ---- records.c and otlp.c */
+/* ---- records.c (the format: otlp_records.h) */
 typedef struct otlp_ids {
   uint64_t trace_hi, trace_lo;
+  uint64_t remote_parent; /* a trace continued from a traceparent: its
+                           * parent span id (else 0) and tracestate */
+  gql_str tracestate;
 } otlp_ids;
 
 /* Span ids: distinct within a trace (an odd multiplier is a bijection,
@@ -248,13 +234,7 @@ enum { OTLP_RECORD_HEAD = 24 };
 void gql_otlp_record_tail(gql_buf *b, uint32_t head, uint32_t parent,
                           uint64_t start, uint64_t end, const char *tail,
                           size_t n);
-/* Appends the OTLP span objects of records rec[0..len), comma-joined (a
- * leading comma unless `first`); times converted with `clock`. */
-int gql_otlp_records_to_json(gql_buf *b, const gql_trace_clock *clock,
-                             const char *rec, size_t len, bool first);
-/* The envelope around comma-joined span objects. */
-void gql_otlp_batch_open(gql_buf *b, const char *service);
-void gql_otlp_batch_close(gql_buf *b);
+/* (The exporter turns the records into OTLP: otlp_batch.h.) */
 
 /* ---- exporter.c */
 /* Queues the span records in b: b's buffer is handed over (no copy) and
@@ -397,6 +377,14 @@ struct gql_trace {
   uint64_t *starts; /* by plan field ordinal: hooks.starts */
   gql_str *errs;    /* by plan field ordinal: the first error, or NULL */
   uint32_t *order;  /* nowners * 2: the order of first calls, positions */
+  /* a trace continued from a traceparent (gql_trace_set_parent): its ids,
+   * the remote parent (0: none) and tracestate (in the arena) */
+  uint64_t remote_hi, remote_lo, remote_parent;
+  gql_str remote_state;
+  /* the trace id and span id base once gql_trace_id or a traceparent drew
+   * them (ids_fixed) */
+  uint64_t id_hi, id_lo, id_base;
+  bool ids_fixed;
   /* ---- kept across requests (gql_trace_begin clears what comes before) */
   gql_arena *arena;
   gql_buf scratch; /* the records, reused */

@@ -123,6 +123,120 @@ gql_trace *gql_trace_begin(gql_tracer *t, const gql_trace_options *o) {
   return tr;
 }
 
+void gql_trace_set_parent(gql_trace *tr, const gql_trace_context *c) {
+  if (!tr || !c || !c->parent_id || !(c->trace_hi | c->trace_lo))
+    return;
+  tr->remote_hi = c->trace_hi;
+  tr->remote_lo = c->trace_lo;
+  tr->remote_parent = c->parent_id;
+  char *st = gql_arena_strndup(tr->arena, c->tracestate, c->tracestate_len);
+  tr->remote_state = st ? (gql_str){st, c->tracestate_len} : GQL_STR("");
+}
+
+/* The trace id and span id base drawn now (as gql_trace_queue_open draws
+ * them: the Unix second, then random) and kept for the spans. */
+static void fix_ids(gql_trace *tr) {
+  if (tr->ids_fixed)
+    return;
+  uint64_t now =
+      tr->tracer
+          ? gql_trace_clock_to_ns(&tr->tracer->clock,
+                                  gql_trace_clock_now(&tr->tracer->clock))
+          : 0;
+  uint64_t rng = (uint64_t)(uintptr_t)tr ^ now ^ 0x9e3779b97f4a7c15u;
+  uint64_t z = gql_trace_random(&rng), w = z * 0xd6e8feb86659fd93u;
+  w ^= w >> 32;
+  tr->id_hi = ((now / 1000000000u) << 32) | (w & 0xffffffffu);
+  tr->id_lo = z;
+  tr->id_base = w * 0x9e3779b97f4a7c15u ^ (z >> 29);
+  tr->ids_fixed = true;
+}
+
+static char *hex64(char *w, uint64_t v) {
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++)
+    w[i] = hex[(v >> (60 - 4 * i)) & 15];
+  return w + 16;
+}
+
+void gql_trace_id(gql_trace *tr, char out[33]) {
+  out[0] = 0;
+  if (!tr)
+    return;
+  fix_ids(tr);
+  bool remote = tr->remote_parent != 0;
+  hex64(hex64(out, remote ? tr->remote_hi : tr->id_hi),
+        remote ? tr->remote_lo : tr->id_lo);
+  out[32] = 0;
+}
+
+/* ---- an embedder's spans (a gateway's request, plan and fetches) */
+
+static trace_span *span_of(gql_trace *tr, uint32_t span) {
+  return tr && span && span <= tr->nspans && !tr->queued ? tr->spans[span - 1]
+                                                         : NULL;
+}
+
+uint32_t gql_trace_span_start(gql_trace *tr, const char *name,
+                              gql_trace_span_kind kind, uint32_t parent) {
+  if (!tr || tr->queued || !name)
+    return 0;
+  static const uint8_t kinds[] = {SPAN_INTERNAL, SPAN_SERVER, SPAN_CLIENT};
+  trace_span *s =
+      gql_trace_span_new(tr, kinds[(unsigned)kind < 3 ? kind : 0],
+                         gql_trace_arena_str(tr, name, strlen(name)));
+  if (!s)
+    return 0;
+  s->up = span_of(tr, parent);
+  return s->idx + 1;
+}
+
+void gql_trace_span_tag(gql_trace *tr, uint32_t span, const char *key,
+                        const char *value, size_t len) {
+  trace_span *s = span_of(tr, span);
+  if (s && key)
+    gql_trace_attr_add(tr, s, gql_trace_arena_str(tr, key, strlen(key)),
+                       gql_trace_arena_str(tr, value, value ? len : 0));
+}
+
+void gql_trace_span_error(gql_trace *tr, uint32_t span, const char *message) {
+  trace_span *s = span_of(tr, span);
+  if (s && !s->error_type) {
+    s->error_type = "Error";
+    s->error = gql_trace_arena_str(tr, message, message ? strlen(message) : 0);
+  }
+}
+
+void gql_trace_span_end(gql_trace *tr, uint32_t span) {
+  trace_span *s = span_of(tr, span);
+  if (s && !s->ended) {
+    s->end = now_of(tr);
+    s->ended = true;
+  }
+}
+
+gql_str gql_trace_tracestate(const gql_trace *tr) {
+  return tr && tr->remote_parent && tr->remote_state.len ? tr->remote_state
+                                                         : GQL_STR("");
+}
+
+void gql_trace_span_traceparent(gql_trace *tr, uint32_t span,
+                                char out[GQL_TRACEPARENT_LEN + 1]) {
+  out[0] = 0;
+  trace_span *s = span_of(tr, span);
+  if (!s)
+    return;
+  fix_ids(tr);
+  bool remote = tr->remote_parent != 0;
+  char *w = out;
+  memcpy(w, "00-", 3);
+  w = hex64(w + 3, remote ? tr->remote_hi : tr->id_hi);
+  w = hex64(w, remote ? tr->remote_lo : tr->id_lo);
+  *w++ = '-';
+  w = hex64(w, gql_trace_span_id(tr->id_base, s->idx));
+  memcpy(w, "-01", 4);
+}
+
 static bool memo_matches(const op_memo *m, const gql_prepared *p) {
   return m->p == p && m->root == (const void *)p->root &&
          m->schema == (const void *)p->s && m->op == (const void *)p->op &&
@@ -396,9 +510,17 @@ void gql_trace_destroy(gql_trace *tr) {
 void gql_trace_end(gql_trace *tr) {
   if (!tr)
     return;
-  gql_trace_entry_leave(tr);     /* an execution that did not finish */
-  if (!tr->queued && tr->nspans) /* no execution: a parse or validate span */
-    gql_trace_queue_spans(tr, now_of(tr));
+  gql_trace_entry_leave(tr);       /* an execution that did not finish */
+  if (!tr->queued && tr->nspans) { /* no execution: parse, validate, an
+                                    * embedder's spans (open ones end now) */
+    uint64_t now = now_of(tr);
+    for (uint32_t i = 0; i < tr->nspans; i++)
+      if (tr->spans[i]->kind >= SPAN_INTERNAL && !tr->spans[i]->ended) {
+        tr->spans[i]->end = now;
+        tr->spans[i]->ended = true;
+      }
+    gql_trace_queue_spans(tr, now);
+  }
   gql_arena_reset(tr->arena);
   if (tr->scratch.cap > 65536) { /* do not keep a huge one */
     gql_buf_free(&tr->scratch);

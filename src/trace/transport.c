@@ -119,11 +119,15 @@ static int http_post(const gql_trace_http *h, const char *json, size_t len) {
   if (fd < 0)
     return -1;
   char head[1024];
-  int hn = snprintf(head, sizeof head,
-                    "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
-                    "application/json\r\nContent-Length: %zu\r\nUser-Agent: "
-                    "gql/%s\r\nConnection: close\r\n\r\n",
-                    h->path, h->host, h->port, len, gql_version());
+  int hn =
+      snprintf(head, sizeof head,
+               "POST %s HTTP/1.1\r\nHost: %s:%s\r\nContent-Type: "
+               "%s\r\nContent-Length: %zu\r\nUser-Agent: "
+               "gql/%s\r\nConnection: close\r\n\r\n",
+               h->path, h->host, h->port,
+               h->protocol == GQL_OTLP_HTTP_PROTOBUF ? "application/x-protobuf"
+                                                     : "application/json",
+               len, gql_version());
   int status = -1;
   if (hn > 0 && (size_t)hn < sizeof head && send_all(fd, head, (size_t)hn) &&
       send_all(fd, json, len)) {

@@ -13,14 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-# stop PID: SIGTERM, and the exit status must be 0
-stop() {
-  kill -TERM "$1"
-  wait "$1" && ok || fail "server exit status $?"
-}
-
-post() { curl -s -H 'content-type: application/json' --data-binary "$2" "http://127.0.0.1:$1/graphql"; }
-urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$1"; }
+# shellcheck source=otlp_requests.sh
+. "$here/otlp_requests.sh"
 
 # The sink.
 python3 "$here/otlp_sink.py" "$tmp/sink.port" "$tmp/sink.jsonl" --lifetime 120 &
@@ -30,49 +24,10 @@ for _ in $(seq 100); do [[ -s $tmp/sink.port ]] && break; sleep 0.05; done
 sink_port=$(cat "$tmp/sink.port" 2>/dev/null)
 [[ -n $sink_port ]] || { echo "FAIL: the sink did not start"; exit 1; }
 
-# The Star Wars demo, traced to the sink. The documents must stay in step
-# with otlp_check.py.
-friends='query HeroFriends($ep: Episode) { hero(episode: $ep) { name friends { name } } }'
-hero='{ hero { name } }'
-varerr='query Human($id: String!) { human(id: $id) { name } }'
-invalid='{ hero { nope } }'
-t_start=$(date +%s%N)
+# The Star Wars demo, traced to the sink (otlp_requests.sh).
 if serve sw --trace-otlp "http://127.0.0.1:$sink_port/v1/traces" --trace-source \
   --trace-variables ep,id --trace-service gql-otlp-test; then
-  body=$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1],"variables":{"ep":"EMPIRE"}}))' "$friends")
-  for _ in 1 2; do
-    got=$(post "$port" "$body")
-    [[ $got == '{"data":{"hero":{"name":"Luke Skywalker","friends":[{"name":"Han Solo"},{"name":"Leia Organa"},{"name":"C-3PO"},{"name":"R2-D2"}]}}}' ]] &&
-      ok || fail "friends: $got"
-  done
-  q=$(urlenc "$hero")
-  for _ in $(seq 20); do
-    got=$(curl -s "http://127.0.0.1:$port/graphql?query=$q")
-    [[ $got == '{"data":{"hero":{"name":"R2-D2"}}}' ]] || fail "GET hero: $got"
-  done
-  ok
-  got=$(post "$port" "$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1]}))' "$varerr")")
-  [[ $got == *'$id'* && $got != *'"data"'* ]] && ok || fail "variable error: $got"
-  got=$(post "$port" "$(python3 -c 'import json,sys; print(json.dumps({"query":sys.argv[1]}))' "$invalid")")
-  [[ $got == *'Cannot query field'* ]] && ok || fail "invalid: $got"
-  # nothing was sent yet (the export period is 5 s, the batch 512 spans):
-  # the flush at SIGTERM is what sends them
-  if (($(date +%s%N) - t_start < 4500000000)); then
-    [[ ! -s $tmp/sink.jsonl ]] && ok || fail "spans arrived before SIGTERM"
-    m=$(curl -s "http://127.0.0.1:$port/metrics")
-    queued=$(sed -n 's/^gql_trace_spans_queued_total //p' <<<"$m")
-    [[ $queued -gt 80 && $m == *"gql_trace_spans_pending $queued"* &&
-      $m == *"gql_trace_spans_exported_total 0"* ]] && ok || fail "/metrics: $m"
-  else
-    echo "note: slow machine, spans may have left before SIGTERM"
-  fi
-  stop "$pid"
-  grep -q "trace: [0-9]* spans queued" "$tmp/sw.err" && ok ||
-    fail "stats line: $(cat "$tmp/sw.err")"
-  python3 "$here/otlp_check.py" starwars "$tmp/sink.jsonl" "$tmp/sw.err" "$threads" gql-otlp-test &&
-    ok || fail "starwars spans (above)"
-  python3 "$here/otlp_check.py" selftest "$tmp/sink.jsonl" "$tmp/sw.err" "$threads" gql-otlp-test &&
-    ok || fail "selftest (above)"
+  otlp_starwars "$tmp/sink.jsonl"
 fi
 
 # --trace-file, collapse off, depth 2, a field error with a path.
@@ -99,7 +54,10 @@ fi
 for args in "--trace-otlp https://x/v1/traces" "--trace-otlp ftp://x" \
   "--trace-file $tmp/f --trace-collapse maybe" "--trace-file $tmp/f --trace-depth x" \
   "--trace-file $tmp/f --trace-depth -2" "--trace-depth 2" "--trace-source" \
-  "--trace-otlp http://127.0.0.1:1 --trace-timeout 0"; do
+  "--trace-otlp http://127.0.0.1:1 --trace-timeout 0" \
+  "--trace-otlp http://127.0.0.1:1 --trace-otlp-protocol grpc" \
+  "--trace-file $tmp/f --trace-otlp-protocol http/protobuf" \
+  "--trace-otlp http://127.0.0.1:1 --trace-file $tmp/f --trace-otlp-protocol http/protobuf"; do
   # shellcheck disable=SC2086
   "$gql" serve --port 0 $args >/dev/null 2>"$tmp/usage.err"
   [[ $? == 2 ]] && ok || fail "usage error for '$args': $(cat "$tmp/usage.err")"

@@ -1,0 +1,152 @@
+/* The server's and gateway's metric families (server_metrics.h). */
+#include "server_metrics.h"
+
+#include "gql.h"
+
+#include <stdio.h>
+
+static const char *const l_status_op[] = {"status", "operation_type"};
+static const char *const l_code[] = {"code"};
+static const char *const l_subgraph_status[] = {"subgraph", "status"};
+static const char *const l_subgraph[] = {"subgraph"};
+
+/* The tracer's counters (gql_tracer_stats), read when scraped. */
+typedef struct tracer_stat {
+  const char *name, *help;
+  gql_metric_kind kind;
+  size_t offset;
+} tracer_stat;
+
+static const tracer_stat tracer_stats[] = {
+    {"gql_trace_spans_queued_total", "Spans accepted into the queue.",
+     GQL_METRIC_COUNTER, offsetof(gql_tracer_stats, queued)},
+    {"gql_trace_spans_exported_total", "Spans the collector took.",
+     GQL_METRIC_COUNTER, offsetof(gql_tracer_stats, exported)},
+    {"gql_trace_spans_dropped_total", "Spans dropped: queue full.",
+     GQL_METRIC_COUNTER, offsetof(gql_tracer_stats, dropped)},
+    {"gql_trace_spans_failed_total", "Spans of batches that failed.",
+     GQL_METRIC_COUNTER, offsetof(gql_tracer_stats, failed)},
+    {"gql_trace_spans_pending", "Spans queued or being sent.", GQL_METRIC_GAUGE,
+     offsetof(gql_tracer_stats, pending)},
+};
+
+typedef struct tracer_ud {
+  gql_tracer *t;
+  size_t offset;
+} tracer_ud;
+
+static bool collect_tracer(void *ud, uint32_t i, gql_str *values,
+                           double *value) {
+  (void)values;
+  if (i)
+    return false;
+  const tracer_ud *u = ud;
+  gql_tracer_stats st;
+  gql_tracer_stats_get(u->t, &st);
+  uint64_t v;
+  memcpy(&v, (const char *)&st + u->offset, sizeof v);
+  *value = (double)v;
+  return true;
+}
+
+static int family(gql_metrics *m, const char *name, const char *help,
+                  gql_metric_kind kind, const char *const *labels,
+                  uint32_t nlabels) {
+  gql_metric_def d = {.name = name,
+                      .help = help,
+                      .kind = kind,
+                      .labels = labels,
+                      .nlabels = nlabels};
+  return gql_metrics_family(m, &d);
+}
+
+uint32_t gql_server_metrics_request_cell(gql_server_metrics *sm, int status,
+                                         gql_metric_op op) {
+  static const char *const ops[] = {"none", "query", "mutation",
+                                    "subscription"};
+  char code[16];
+  snprintf(code, sizeof code, "%d", status);
+  gql_str v[2] = {gql_cstr(code), gql_cstr(ops[op])};
+  gql_metric_series s;
+  if (!gql_metrics_series(sm->m, sm->http_requests, v, &s))
+    return UINT32_MAX;
+  /* (another thread may store the same cell: the series is one) */
+  atomic_store_explicit(&sm->request_cells[status - 100][op], s.cell + 1,
+                        memory_order_release);
+  return s.cell;
+}
+
+int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
+                            bool gateway, gql_tracer *tracer) {
+  memset(sm, 0, sizeof *sm);
+  sm->m = m;
+  sm->subgraph_requests = sm->subgraph_duration = -1;
+  sm->plan_cache_hits = sm->plan_cache_misses = -1;
+  sm->http_requests =
+      family(m, "gql_http_requests_total",
+             "HTTP requests answered, by status code and GraphQL operation "
+             "type (\"none\" when no operation ran).",
+             GQL_METRIC_COUNTER, l_status_op, 2);
+  sm->http_duration = family(m, "gql_http_request_duration_seconds",
+                             "Time from a request's first byte to its "
+                             "response written.",
+                             GQL_METRIC_HISTOGRAM, NULL, 0);
+  sm->graphql_errors =
+      family(m, "gql_graphql_errors_total",
+             "GraphQL errors in responses, by extensions.code (\"none\" "
+             "without one).",
+             GQL_METRIC_COUNTER, l_code, 1);
+  sm->doc_cache_hits =
+      family(m, "gql_document_cache_hits_total",
+             "Requests whose document was parsed, validated and planned "
+             "before.",
+             GQL_METRIC_COUNTER, NULL, 0);
+  sm->doc_cache_misses = family(m, "gql_document_cache_misses_total",
+                                "Requests whose document was prepared anew.",
+                                GQL_METRIC_COUNTER, NULL, 0);
+  sm->http_connections =
+      family(m, "gql_http_connections", "Open client connections.",
+             GQL_METRIC_GAUGE, NULL, 0);
+  bool ok =
+      sm->http_requests >= 0 && sm->http_duration >= 0 &&
+      sm->graphql_errors >= 0 && sm->doc_cache_hits >= 0 &&
+      sm->doc_cache_misses >= 0 && sm->http_connections >= 0 &&
+      gql_metrics_series(m, sm->http_duration, NULL, &sm->duration) &&
+      gql_metrics_series(m, sm->doc_cache_hits, NULL, &sm->doc_hits) &&
+      gql_metrics_series(m, sm->doc_cache_misses, NULL, &sm->doc_misses) &&
+      gql_metrics_series(m, sm->http_connections, NULL, &sm->connections);
+  if (ok && gateway) {
+    sm->subgraph_requests =
+        family(m, "gql_subgraph_requests_total",
+               "Requests the gateway sent to subgraphs, by subgraph and "
+               "HTTP status (\"error\" without a response).",
+               GQL_METRIC_COUNTER, l_subgraph_status, 2);
+    sm->subgraph_duration = family(m, "gql_subgraph_request_duration_seconds",
+                                   "Time of a subgraph request, retries "
+                                   "included.",
+                                   GQL_METRIC_HISTOGRAM, l_subgraph, 1);
+    sm->plan_cache_hits = family(m, "gql_plan_cache_hits_total",
+                                 "Operations whose query plan was cached.",
+                                 GQL_METRIC_COUNTER, NULL, 0);
+    sm->plan_cache_misses =
+        family(m, "gql_plan_cache_misses_total", "Operations planned anew.",
+               GQL_METRIC_COUNTER, NULL, 0);
+    ok = sm->subgraph_requests >= 0 && sm->subgraph_duration >= 0 &&
+         sm->plan_cache_hits >= 0 && sm->plan_cache_misses >= 0 &&
+         gql_metrics_series(m, sm->plan_cache_hits, NULL, &sm->plan_hits) &&
+         gql_metrics_series(m, sm->plan_cache_misses, NULL, &sm->plan_misses);
+  }
+  if (ok && tracer) {
+    size_t n = sizeof tracer_stats / sizeof tracer_stats[0];
+    tracer_ud *uds = gql_arena_alloc(gql_metrics_arena(m), sizeof *uds * n);
+    ok = uds != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+      uds[i] = (tracer_ud){tracer, tracer_stats[i].offset};
+      gql_metric_def d = {.name = tracer_stats[i].name,
+                          .help = tracer_stats[i].help,
+                          .kind = tracer_stats[i].kind};
+      ok = gql_metrics_collected(m, &d, collect_tracer, &uds[i]) >= 0;
+    }
+  }
+  return ok ? 0 : GQL_ENOMEM;
+}
