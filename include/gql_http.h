@@ -117,6 +117,20 @@ typedef struct gql_http_observer {
               const gql_http_request_info *access);
 } gql_http_observer;
 
+/* A per-worker service (gql_http_options.service): state on each worker's
+ * loop that resolvers reach with gql_http_service_worker, such as the
+ * connection an event source pushes subscription events from. */
+typedef struct gql_http_service {
+  void *ud;
+  /* Per worker, before its loop runs; handles may be made on `loop`.
+   * NULL fails the worker's start. */
+  void *(*worker_start)(void *ud, uv_loop_t *loop);
+  /* The server is stopping: close the handles so the loop can end. */
+  void (*worker_stop)(void *worker);
+  /* After the worker's loop ended. */
+  void (*worker_free)(void *worker);
+} gql_http_service;
+
 /* Request hooks (gql_http_options.hooks), all optional. They run on the
  * worker threads, several at once: `worker_start` gives each worker its
  * own state (say, a token cache), handed to the others as `worker` (without
@@ -206,6 +220,10 @@ typedef struct gql_http_options {
   bool no_introspection;
   /* Request hooks (NULL: none); pointed to for the server's life. */
   const gql_http_hooks *hooks;
+  /* A per-worker service beside the executor (NULL: none), such as an
+   * event source's connection (gql serve's Redis): pointed to for the
+   * server's life. */
+  const struct gql_http_service *service;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;
@@ -240,6 +258,9 @@ GQL_API void gql_http_server_free(gql_http_server *server);
  * pending fields from its timers or I/O) and options.context. */
 GQL_API uv_loop_t *gql_http_loop(const gql_resolve_info *info);
 GQL_API void *gql_http_context(const gql_resolve_info *info);
+/* From inside a resolver run by the server: its worker's service state
+ * (gql_http_options.service), NULL without one. */
+GQL_API void *gql_http_service_worker(const gql_resolve_info *info);
 
 /* ------------------------------------------------------------ the request
  *

@@ -137,6 +137,21 @@ typedef struct gql_cli_hooks {
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, struct gql_http_options *o);
 void gql_cli_hooks_free(gql_cli_hooks *h);
+
+/* ---- gql serve's subscription events (serve_events.c) */
+
+typedef struct gql_cli_serve_events {
+  const char *url;    /* redis_url (NULL: no event source) */
+  const char *prefix; /* of the channels (NULL: "gql:") */
+  gql_http_service service;
+} gql_cli_serve_events;
+
+/* Gives every Subscription root field of `schema` (not finalized yet) the
+ * resolver that streams its Redis channel, and with a Redis URL sets
+ * o->service (each worker's client and event bus). Without one, a
+ * subscription answers an error that says so. 0 or a negative gql_err. */
+int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
+                              gql_schema *schema, gql_http_options *o);
 /* The verified JWT claims of a request served with these hooks (NULL: not
  * authenticated). */
 const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);

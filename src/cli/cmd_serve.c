@@ -60,6 +60,9 @@ static const char usage[] =
     "  --log-format text|json log lines as text or one JSON object a line\n"
     "  --metrics-path PATH    Prometheus metrics there (default /metrics)\n"
     "  --no-metrics           no metrics page\n"
+    "  --redis URL            events for subscriptions: a Subscription field\n"
+    "                         f streams the messages published on the Redis\n"
+    "                         channel gql:f (redis://[:PASSWORD@]HOST[:PORT])\n"
     "GET /ready answers 200 once serving, GET /health always.\n\n"
     "Tracing (a trace per GraphQL request, continuing a client's W3C\n"
     "traceparent; /metrics adds the tracer's counters; at exit a line on\n"
@@ -173,6 +176,7 @@ static int serve(gql_settings *st) {
   gql_subgraph *sg = NULL;
   gql_http_server *srv = NULL;
   gql_cli_observer obs = {0};
+  gql_cli_serve_events events;
   gql_arena *arena = gql_arena_new(NULL);
   char *sdl = NULL, *data = NULL;
   size_t sdl_len = 0;
@@ -199,6 +203,10 @@ static int serve(gql_settings *st) {
         fprintf(stderr, "gql serve: %s: %s\n", schema_path, gql_strerror(rc));
       goto done;
     }
+  }
+  if (gql_cli_serve_events_init(&events, st, schema, &o) < 0) {
+    fprintf(stderr, "gql serve: cannot set up subscriptions\n");
+    goto done;
   }
   if (data_path) {
     const gql_value *root =

@@ -107,7 +107,7 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       "--log-format",       "--metrics-path",
       "--max-query-depth",  "--max-height",
       "--max-aliases",      "--max-root-fields",
-      "--introspection"};
+      "--introspection",    "--redis"};
   if (strcmp(a, "--no-metrics") == 0) {
     st->server.metrics = GQL_CFG_FALSE;
     return 1;
@@ -123,6 +123,8 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
   bool ok = true;
   if (strcmp(a, "--config") == 0) {
     /* loaded before the flags */
+  } else if (strcmp(a, "--redis") == 0) {
+    st->redis_url = v;
   } else if (strcmp(a, "--listen") == 0) {
     const char *why = NULL;
     gql_cfg_listen l = {0};

@@ -228,6 +228,7 @@ typedef struct gql_settings {
   gql_cfg_cors cors;
   gql_cfg_jwt jwt;
   gql_cfg_bool require_authentication; /* authorization.* */
+  const char *redis_url;               /* redis.url */
 } gql_settings;
 
 /* Where ${env.NAME} values come from (NULL: getenv). */

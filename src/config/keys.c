@@ -550,6 +550,9 @@ static const cfg_key authentication_keys[] = {
      .sub = authentication_router_keys},
     {0}};
 
+static const cfg_key redis_keys[] = {
+    {.name = "url", .type = K_STRING, .offset = 0}, {0}};
+
 static const cfg_key top_keys[] = {{.name = "supergraph",
                                     .type = K_SECTION,
                                     .offset = ST(supergraph),
@@ -590,6 +593,10 @@ static const cfg_key top_keys[] = {{.name = "supergraph",
                                     .type = K_SECTION,
                                     .offset = ST(require_authentication),
                                     .sub = authorization_keys},
+                                   {.name = "redis",
+                                    .type = K_SECTION,
+                                    .offset = ST(redis_url),
+                                    .sub = redis_keys},
                                    {0}};
 
 void gql_cfg_decode(cfg_ctx *c, const ynode *root) {

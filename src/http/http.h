@@ -101,6 +101,7 @@ typedef struct gql_http_ctx {
   void *exec_worker; /* opt->executor's per-worker state */
   void *obs_worker;  /* opt->observer's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
+  void *svc_worker;  /* opt->service's per-worker state */
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
   /* Made at the first upgrade; freed by the transport. */
@@ -157,7 +158,7 @@ struct gql_http_conn {
   /* Upgraded to a WebSocket: its input goes to ws (gql_http_ws_feed). */
   gql_http_ws_session *ws;
   size_t out_inflight; /* bytes the transport is writing (after out) */
-  char peer[64];    /* the client's address (with an observer), or "" */
+  char peer[64];       /* the client's address (with an observer), or "" */
 };
 
 void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);

@@ -565,6 +565,10 @@ static void on_stop(uv_async_t *a) {
     if (!t->writing && !t->c.out.o.len)
       conn_close(t);
   }
+  /* after the sockets: closing them cancelled their subscriptions */
+  const gql_http_service *sv = w->srv->opt.service;
+  if (sv && sv->worker_stop && w->x.svc_worker)
+    sv->worker_stop(w->x.svc_worker);
 }
 
 static void worker_main(void *arg) {
@@ -800,6 +804,20 @@ int gql_http_server_start(gql_http_server *s) {
       rc = GQL_ENOMEM;
       break;
     }
+    const gql_http_service *sv = s->opt.service;
+    if (sv && sv->worker_start &&
+        !(w->x.svc_worker = sv->worker_start(sv->ud, &w->loop))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      if (ex && ex->worker_free && w->x.exec_worker)
+        ex->worker_free(w->x.exec_worker);
+      uv_run(&w->loop, UV_RUN_NOWAIT);
+      uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
     if (s->opt.unix_path)
       uv_pipe_init(&w->loop, &w->listener.pipe, 0);
     else
@@ -931,6 +949,9 @@ void gql_http_server_free(gql_http_server *s) {
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
+      const gql_http_service *sv = s->opt.service;
+      if (sv && sv->worker_free && w->x.svc_worker)
+        sv->worker_free(w->x.svc_worker);
       const gql_http_observer *ob = s->opt.observer;
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);

@@ -480,3 +480,8 @@ void gql_http_ws_free(gql_http_ws_session *s) {
   gql_arena_free(s->slot.arena);
   free(s);
 }
+
+void *gql_http_service_worker(const gql_resolve_info *info) {
+  gql_http_request *r = gql_info_context(info);
+  return r ? r->conn->x->svc_worker : NULL;
+}
