@@ -117,6 +117,21 @@ typedef struct gql_http_observer {
               const gql_http_request_info *access);
 } gql_http_observer;
 
+/* The limits of GraphQL over WebSocket (gql_http_options.subscription);
+ * 0 in a field means its default. */
+typedef struct gql_http_subscription_limits {
+  bool disabled; /* no upgrade: such a request is answered as HTTP */
+  /* Subscriptions open in the whole server (0: no limit); past it a
+   * subscribe gets an `error` message. */
+  uint32_t max_opened;
+  uint32_t max_per_connection; /* operations in progress per socket (100) */
+  uint32_t queue_capacity;     /* events waiting per subscriber (64) */
+  uint32_t ping_interval_ms;   /* keep-alive ping (12,000); a peer silent
+                                * for a whole interval is dropped */
+  uint32_t init_timeout_ms;    /* connection_init wait (3,000): 4408 */
+  uint32_t max_message;        /* bytes of a client message (1 MiB): 1009 */
+} gql_http_subscription_limits;
+
 /* A per-worker service (gql_http_options.service): state on each worker's
  * loop that resolvers reach with gql_http_service_worker, such as the
  * connection an event source pushes subscription events from. */
@@ -224,6 +239,8 @@ typedef struct gql_http_options {
    * event source's connection (gql serve's Redis): pointed to for the
    * server's life. */
   const struct gql_http_service *service;
+  /* GraphQL over WebSocket (0: each default). */
+  gql_http_subscription_limits subscription;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;

@@ -102,7 +102,8 @@ static void subscribe_field(const gql_resolve_info *info, const void *parent,
 
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                               gql_schema *schema, gql_http_options *o) {
-  *se = (gql_cli_serve_events){.url = st->redis_url};
+  *se = (gql_cli_serve_events){.url = st->redis_url,
+                               .prefix = st->subscription.channel_prefix};
   if (schema->subscription != GQL_NO_TYPE) {
     const gql_type *t = &schema->types[schema->subscription];
     char name[512];

@@ -102,6 +102,9 @@ typedef struct gql_http_ctx {
   void *obs_worker;  /* opt->observer's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
   void *svc_worker;  /* opt->service's per-worker state */
+  /* Subscriptions open in the server (shared by the workers; NULL
+   * without a transport). */
+  _Atomic unsigned *open_subscriptions;
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
   /* Made at the first upgrade; freed by the transport. */

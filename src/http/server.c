@@ -54,6 +54,7 @@ struct gql_http_server {
   bool started;
   atomic_bool stop_requested;
   atomic_uint nconns;
+  atomic_uint nsubs; /* subscriptions open over WebSocket */
 };
 
 struct worker {
@@ -700,6 +701,7 @@ int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
     s->nworkers = 256;
   atomic_init(&s->stop_requested, false);
   atomic_init(&s->nconns, 0);
+  atomic_init(&s->nsubs, 0);
   *out = s;
   return 0;
 }
@@ -762,6 +764,7 @@ int gql_http_server_start(gql_http_server *s) {
     w->x.resumed = conn_resumed;
     w->x.peer = conn_peer;
     w->x.ws_wake = ws_wake;
+    w->x.open_subscriptions = &s->nsubs;
     const gql_http_hooks *hk = s->opt.hooks;
     w->x.hook_worker = hk ? hk->ud : NULL;
     if (hk && hk->worker_start &&

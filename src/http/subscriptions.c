@@ -23,11 +23,12 @@
 #include "http.h"
 #include "ws.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
 
-/* Keep-alive: a ping every this often; a peer silent since the previous
- * one is dropped. */
+/* Keep-alive by default: a ping every this often; a peer silent since the
+ * previous one is dropped. */
 #define WS_KEEPALIVE_MS 12000
 
 typedef struct ws_op ws_op;
@@ -60,6 +61,7 @@ struct ws_op {
   gql_http_slot *slot; /* a query's or mutation's memory */
   bool pends, finished;
   bool subscribing, ended; /* on_end came during gql_subscribe */
+  bool counted;            /* in x->open_subscriptions */
   ws_op *next_done;
 };
 
@@ -69,8 +71,11 @@ static gql_http_ws_worker *worker_of(gql_http_ctx *x) {
   gql_http_ws_worker *w = calloc(1, sizeof *w);
   if (!w)
     return NULL;
-  w->pool = gql_ws_pool_new(&(gql_ws_limits){0});
-  w->env = gql_gws_env_new(&(gql_gws_limits){0});
+  const gql_http_subscription_limits *l = &x->opt->subscription;
+  w->pool = gql_ws_pool_new(&(gql_ws_limits){.max_message = l->max_message});
+  w->env = gql_gws_env_new(
+      &(gql_gws_limits){.init_timeout_ms = l->init_timeout_ms,
+                        .max_operations = l->max_per_connection});
   if (!w->pool || !w->env) {
     gql_ws_pool_free(w->pool);
     gql_gws_env_free(w->env);
@@ -88,6 +93,11 @@ void gql_http_ws_worker_free(gql_http_ws_worker *w) {
   free(w);
 }
 
+static uint64_t ping_interval(const gql_http_ctx *x) {
+  uint32_t ms = x->opt->subscription.ping_interval_ms;
+  return ms ? ms : WS_KEEPALIVE_MS;
+}
+
 static void wake(gql_http_ws_session *s) {
   if (!s->gone && s->c->x->ws_wake)
     s->c->x->ws_wake(s->c);
@@ -97,6 +107,8 @@ static void wake(gql_http_ws_session *s) {
 
 static void op_release(ws_op *o) {
   gql_http_ctx *x = o->s->c->x;
+  if (o->counted)
+    atomic_fetch_sub(x->open_subscriptions, 1);
   gql_subscription_free(o->sub);
   gql_http_cache_release(o->entry);
   if (o->slot)
@@ -242,12 +254,27 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
   if (gql_prepared_operation(e->prepared) == GQL_OP_SUBSCRIPTION) {
     gql_http_slot_give(x, o->slot); /* the subscription has its own */
     o->slot = NULL;
+    uint32_t max = x->opt->subscription.max_opened;
+    if (x->open_subscriptions) {
+      unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
+      o->counted = true;
+      if (max && n >= max) {
+        op->user = NULL;
+        o->op = NULL;
+        op_release(o);
+        op_error(op, "Too many subscriptions are open on this server "
+                     "(subscription.max_opened_subscriptions).");
+        return;
+      }
+    }
     gql_subscribe_params sp = {.variables = rq->variables,
                                .root_value = x->opt->root_value,
                                .context = &s->req,
                                .on_event = on_event,
                                .on_end = on_end,
-                               .ud = o};
+                               .ud = o,
+                               .max_queue =
+                                   x->opt->subscription.queue_capacity};
     gql_subscription *sub = NULL;
     o->subscribing = true;
     int rc = gql_subscribe(e->prepared, &sp, &sub);
@@ -375,8 +402,8 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
   gql_str up = header(c, "upgrade");
-  if (x->opt->executor || !x->loop || up.len != 9 ||
-      strncasecmp(up.ptr, "websocket", 9) != 0)
+  if (x->opt->executor || x->opt->subscription.disabled || !x->loop ||
+      up.len != 9 || strncasecmp(up.ptr, "websocket", 9) != 0)
     return false;
   gql_ws_upgrade rq = {.method = http_str(r->method, strlen(r->method)),
                        .http_major = c->parser.http_major,
@@ -417,7 +444,7 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   uint64_t now = uv_now(x->loop);
   gql_ws_init(&s->ws, w->pool, GQL_WS_SERVER, &ws_handler, s, &c->out);
   gql_gws_init(&s->g, w->env, &gws_handler, s, now);
-  s->next_ping = now + WS_KEEPALIVE_MS;
+  s->next_ping = now + ping_interval(x);
   c->ws = s;
   c->close_after = false;
   if (!h.protocol) /* graphql-ws: accepted, then closed */
@@ -447,7 +474,7 @@ uint64_t gql_http_ws_tick(gql_http_ws_session *s, uint64_t now_ms) {
   if (now_ms >= s->next_ping && s->ws.state == GQL_WS_OPEN) {
     s->ws.inflight = s->c->out_inflight;
     gql_ws_keepalive(&s->ws);
-    s->next_ping = now_ms + WS_KEEPALIVE_MS;
+    s->next_ping = now_ms + ping_interval(s->c->x);
   }
   uint64_t d = gql_gws_deadline(&s->g);
   return d && d < s->next_ping ? d : s->next_ping;

@@ -3,7 +3,8 @@
 # gql instances sharing one redis-server (started here on a free port),
 # with the npm graphql-ws client (serve_redis_client.cjs): PUBLISH reaches
 # the subscribers of both, the argument filter, a Redis restart, a gql
-# without --redis; then both gql stop cleanly on SIGTERM.
+# without --redis; the subscription section's limits (serve_limits_client.cjs);
+# then every gql stops cleanly on SIGTERM.
 # Usage: test_serve_redis.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
 set -uo pipefail
 gql=${1:?usage: test_serve_redis.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
@@ -51,6 +52,27 @@ pb=$pid portb=$port
 serve none --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
 pn=$pid portn=$port
 
+cat >"$tmp/limits.yaml" <<YAML
+redis:
+  url: redis://127.0.0.1:$rport
+subscription:
+  max_opened_subscriptions: 4
+  max_subscriptions_per_connection: 3
+  init_timeout: 300ms
+  ping_interval: 500ms
+  channel_prefix: "lim:"
+YAML
+serve limited --config "$tmp/limits.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pl=$pid portl=$port
+printf 'subscription:\n  enabled: false\n' >"$tmp/off.yaml"
+serve off --config "$tmp/off.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+po=$pid porto=$port
+if NODE_PATH=$peers/node_modules timeout 60 node "$here/serve_limits_client.cjs" "$portl" "$porto"; then
+  ok
+else
+  fail "the subscription limits"
+fi
+
 # stop Redis, wait, start it again on the same port (the client backs off)
 export RESTART_REDIS="kill \$(cat $tmp/redis.pid); while kill -0 \$(cat $tmp/redis.pid) 2>/dev/null; do sleep 0.05; done; sleep 0.3;
   redis-server --port $rport --bind 127.0.0.1 --save '' --appendonly no >>$tmp/redis.log 2>&1 & echo \$! >$tmp/redis.pid;
@@ -62,7 +84,7 @@ else
 fi
 pids+=("$(cat "$tmp/redis.pid")")
 
-for p in "$pa" "$pb" "$pn"; do
+for p in "$pa" "$pb" "$pn" "$pl" "$po"; do
   kill -TERM "$p"
   rc=0
   timeout 10 tail --pid="$p" -f /dev/null || rc=1
