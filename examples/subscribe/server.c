@@ -43,19 +43,21 @@ static void ticker_closed(uv_handle_t *h) {
   free(h->data);
 }
 
+static void ticker_cancel(void *ud);
+
 static void on_tick(uv_timer_t *t) {
   ticker *k = t->data;
   if (k->broken) {
-    uv_timer_stop(&k->timer);
     gql_stream_fail(k->stream, "The source broke.");
+    ticker_cancel(k); /* an ended stream gets no cancel: clean up here */
     return;
   }
   char ev[64];
   int len = snprintf(ev, sizeof ev, "{\"n\":%d}", ++k->n);
   gql_stream_push_json(k->stream, ev, (size_t)len);
   if (k->count && k->n == k->count) {
-    uv_timer_stop(&k->timer);
-    gql_stream_end(k->stream); /* cancel comes once the subscriber leaves */
+    gql_stream_end(k->stream);
+    ticker_cancel(k); /* an ended stream gets no cancel: clean up here */
   }
 }
 

@@ -96,8 +96,10 @@ static void subscribe_field(const gql_resolve_info *info, const void *parent,
   }
   s->l = gql_events_listen(w->events, gql_info_field_name(info),
                            gql_info_args(info), on_event, s);
-  if (!s->l) /* cancel comes when the subscriber leaves */
+  if (!s->l) { /* a failed stream gets no cancel */
     gql_stream_fail(s->stream, "Cannot listen to the event channel.");
+    free(s);
+  }
 }
 
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
