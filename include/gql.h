@@ -637,10 +637,12 @@ GQL_API int gql_stream_push(gql_stream *s, const gql_value *event);
 /* The same from JSON text (GQL_EJSON when it is not JSON). */
 GQL_API int gql_stream_push_json(gql_stream *s, const char *json, size_t len);
 /* The stream is over: queued events are delivered, then on_end (no
- * error). The handle stays valid until cancel is called. */
+ * error). The source ended by itself: cancel is not called, and the
+ * handle may be gone after this call (push nothing more). */
 GQL_API void gql_stream_end(gql_stream *s);
 /* The stream failed: queued events are dropped and on_end reports
- * `message` as a GraphQL error. */
+ * `message` as a GraphQL error. As after gql_stream_end: no cancel, the
+ * handle may be gone. */
 GQL_API void gql_stream_fail(gql_stream *s, const char *message);
 
 /* What a subscriber does when events come faster than it takes them (it

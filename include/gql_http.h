@@ -125,6 +125,35 @@ typedef struct gql_http_observer {
               const gql_http_request_info *access);
 } gql_http_observer;
 
+/* The limits of GraphQL over WebSocket (gql_http_options.subscription);
+ * 0 in a field means its default. */
+typedef struct gql_http_subscription_limits {
+  bool disabled; /* no upgrade: such a request is answered as HTTP */
+  /* Subscriptions open in the whole server (0: no limit); past it a
+   * subscribe gets an `error` message. */
+  uint32_t max_opened;
+  uint32_t max_per_connection; /* operations in progress per socket (100) */
+  uint32_t queue_capacity;     /* events waiting per subscriber (64) */
+  uint32_t ping_interval_ms;   /* keep-alive ping (12,000); a peer silent
+                                * for a whole interval is dropped */
+  uint32_t init_timeout_ms;    /* connection_init wait (3,000): 4408 */
+  uint32_t max_message;        /* bytes of a client message (1 MiB): 1009 */
+} gql_http_subscription_limits;
+
+/* A per-worker service (gql_http_options.service): state on each worker's
+ * loop that resolvers reach with gql_http_service_worker, such as the
+ * connection an event source pushes subscription events from. */
+typedef struct gql_http_service {
+  void *ud;
+  /* Per worker, before its loop runs; handles may be made on `loop`.
+   * NULL fails the worker's start. */
+  void *(*worker_start)(void *ud, uv_loop_t *loop);
+  /* The server is stopping: close the handles so the loop can end. */
+  void (*worker_stop)(void *worker);
+  /* After the worker's loop ended. */
+  void (*worker_free)(void *worker);
+} gql_http_service;
+
 /* Request hooks (gql_http_options.hooks), all optional. They run on the
  * worker threads, several at once: `worker_start` gives each worker its
  * own state (say, a token cache), handed to the others as `worker` (without
@@ -312,6 +341,12 @@ typedef struct gql_http_options {
   /* Pages (GraphiQL and its assets; none by default). */
   const gql_http_page *pages;
   uint32_t npages;
+  /* A per-worker service beside the executor (NULL: none), such as an
+   * event source's connection (gql serve's Redis): pointed to for the
+   * server's life. */
+  const struct gql_http_service *service;
+  /* GraphQL over WebSocket (0: each default). */
+  gql_http_subscription_limits subscription;
 } gql_http_options;
 
 typedef struct gql_http_server gql_http_server;
@@ -374,6 +409,9 @@ GQL_API void gql_http_server_free(gql_http_server *server);
  * pending fields from its timers or I/O) and options.context. */
 GQL_API uv_loop_t *gql_http_loop(const gql_resolve_info *info);
 GQL_API void *gql_http_context(const gql_resolve_info *info);
+/* From inside a resolver run by the server: its worker's service state
+ * (gql_http_options.service), NULL without one. */
+GQL_API void *gql_http_service_worker(const gql_resolve_info *info);
 
 /* ------------------------------------------------------------ the request
  *

@@ -103,6 +103,9 @@ typedef struct gql_cli_reload {
   bool subgraph;
   const char *supergraph; /* gql gateway */
   unsigned debounce_ms;   /* 0: the server's default */
+  /* gql serve: called on each schema loaded, before it is finalized (the
+   * Subscription fields' event resolvers); NULL: none. */
+  int (*schema_ready)(gql_schema *schema);
   /* set by init */
   const char *config;
   gql_http_options first; /* as served: what a reload cannot change */
@@ -209,6 +212,25 @@ typedef struct gql_cli_hooks {
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, struct gql_http_options *o);
 void gql_cli_hooks_free(gql_cli_hooks *h);
+
+/* ---- gql serve's subscription events (serve_events.c) */
+
+typedef struct gql_cli_serve_events {
+  const char *url;    /* redis_url (NULL: no event source) */
+  const char *prefix; /* of the channels (NULL: "gql:") */
+  gql_http_service service;
+} gql_cli_serve_events;
+
+/* Gives every Subscription root field of `schema` (not finalized yet) the
+ * resolver that streams its Redis channel: called on each schema gql serve
+ * loads, the first and every reload's (gql_cli_reload.schema_ready).
+ * Without an event source, a subscription answers an error that says so.
+ * 0 or a negative gql_err. */
+int gql_cli_serve_events_schema(gql_schema *schema);
+/* With a Redis URL, sets o->service (each worker's client and event bus).
+ * 0 or a negative gql_err. */
+int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
+                              gql_http_options *o);
 /* The verified JWT claims of a request served with these hooks (NULL: not
  * authenticated). */
 const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);

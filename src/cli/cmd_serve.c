@@ -66,7 +66,9 @@ static const char usage[] =
     "                         repeatable\n"
     "  --safelist             only operations of the manifests run\n"
     "  --safelist-require-id  only operations sent by id run\n"
-    "  --redis URL            APQ shared with other replicas through Redis\n"
+    "  --redis URL            APQ shared with other replicas through Redis,\n"
+    "                         and subscription events: a Subscription field\n"
+    "                         f streams the Redis channel gql:f\n"
     "  --redis-timeout MS     a Redis lookup's deadline (default 100)\n"
     "  --demand-control-max N refuse operations estimated over N (@cost,\n"
     "                         @listSize): COST_ESTIMATED_TOO_EXPENSIVE\n"
@@ -191,14 +193,20 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .flag = serve_flag,
                        .schema = schema_path,
                        .data = data_path,
-                       .subgraph = subgraph};
+                       .subgraph = subgraph,
+                       .schema_ready = gql_cli_serve_events_schema};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};
   gql_cli_demand_control *dc = NULL;
+  gql_cli_serve_events events;
   if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
   gql_schema *schema = first.schema;
   o.root_value = first.root_value;
+  if (gql_cli_serve_events_init(&events, st, &o) < 0) {
+    fprintf(stderr, "gql serve: cannot set up subscriptions\n");
+    goto done;
+  }
   if (schema_path || st->file)
     o.reload = &rl.rl;
   if (tracer) {

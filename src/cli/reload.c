@@ -68,6 +68,9 @@ static int serve_files(const gql_cli_reload *r, gql_http_generation *out) {
         fprintf(stderr, "%s: %s: %s\n", cmd, r->schema, gql_strerror(rc));
     }
   }
+  if (rc >= 0 && r->schema_ready && (rc = r->schema_ready(l->schema)) < 0)
+    fprintf(stderr, "%s: cannot set up subscriptions: %s\n", cmd,
+            gql_strerror(rc));
   if (rc < 0)
     goto fail;
   const gql_value *root = NULL;

@@ -230,6 +230,15 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
   o->max_aliases = st->limits.max_aliases;
   o->max_root_fields = st->limits.max_root_fields;
   o->no_introspection = st->supergraph.introspection == GQL_CFG_FALSE;
+  const gql_cfg_subscription *sb = &st->subscription;
+  o->subscription = (gql_http_subscription_limits){
+      .disabled = sb->enabled == GQL_CFG_FALSE,
+      .max_opened = sb->max_opened_subscriptions,
+      .max_per_connection = sb->max_subscriptions_per_connection,
+      .queue_capacity = sb->queue_capacity,
+      .ping_interval_ms = (uint32_t)sb->ping_interval_ms,
+      .init_timeout_ms = (uint32_t)sb->init_timeout_ms,
+      .max_message = (uint32_t)sb->max_message_bytes};
   if (st->server.log_level) {
     o->log_level = (gql_http_log_level)(st->server.log_level - 1);
     o->log_level_set = true;

@@ -186,6 +186,18 @@ typedef struct gql_cfg_server {
   const char *metrics_path; /* NULL: /metrics */
 } gql_cfg_server;
 
+/* subscription: Router's names where it has them, gql's own besides. */
+typedef struct gql_cfg_subscription {
+  gql_cfg_bool enabled;                      /* unset: on */
+  uint32_t max_opened_subscriptions;         /* Router's; 0: no limit */
+  uint32_t queue_capacity;                   /* Router's; per subscriber */
+  uint32_t max_subscriptions_per_connection; /* gql's */
+  uint64_t ping_interval_ms;                 /* gql's */
+  uint64_t init_timeout_ms;                  /* gql's: connection_init */
+  uint64_t max_message_bytes;                /* gql's */
+  const char *channel_prefix;                /* gql's: Redis channels */
+} gql_cfg_subscription;
+
 typedef struct gql_cfg_serve {
   const char *schema; /* paths, relative ones resolved from the file */
   const char *data;
@@ -254,6 +266,7 @@ typedef struct gql_settings {
   const char *graphiql_assets; /* a folder, or an http(s) base URL */
   const char *redis_url;
   uint64_t redis_timeout_ms; /* a command's deadline (0: 100 ms) */
+  gql_cfg_subscription subscription;
 } gql_settings;
 
 /* Where ${env.NAME} values come from (NULL: getenv). */

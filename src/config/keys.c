@@ -547,6 +547,42 @@ static const cfg_key authentication_keys[] = {
      .sub = authentication_router_keys},
     {0}};
 
+#define SUB(f) offsetof(gql_cfg_subscription, f)
+static const cfg_key subscription_keys[] = {
+    {.name = "enabled", .type = K_BOOL, .offset = SUB(enabled)},
+    {.name = "max_opened_subscriptions",
+     .type = K_U32,
+     .offset = SUB(max_opened_subscriptions),
+     .min = 1,
+     .max = 10000000},
+    {.name = "queue_capacity",
+     .type = K_U32,
+     .offset = SUB(queue_capacity),
+     .min = 1,
+     .max = 1000000},
+    {.name = "max_subscriptions_per_connection",
+     .type = K_U32,
+     .offset = SUB(max_subscriptions_per_connection),
+     .min = 1,
+     .max = 100000},
+    {.name = "ping_interval",
+     .type = K_DURATION_MS,
+     .offset = SUB(ping_interval_ms),
+     .min = 100,
+     .max = 3600000},
+    {.name = "init_timeout",
+     .type = K_DURATION_MS,
+     .offset = SUB(init_timeout_ms),
+     .min = 1,
+     .max = 3600000},
+    {.name = "max_message",
+     .type = K_BYTES,
+     .offset = SUB(max_message_bytes),
+     .min = 64,
+     .max = (uint64_t)1 << 30},
+    {.name = "channel_prefix", .type = K_STRING, .offset = SUB(channel_prefix)},
+    {0}};
+
 static const cfg_key top_keys[] = {{.name = "supergraph",
                                     .type = K_SECTION,
                                     .offset = ST(supergraph),
@@ -607,6 +643,10 @@ static const cfg_key top_keys[] = {{.name = "supergraph",
                                     .type = K_SECTION,
                                     .offset = ST(redis_url),
                                     .sub = gql_cfg_redis_keys},
+                                   {.name = "subscription",
+                                    .type = K_SECTION,
+                                    .offset = ST(subscription),
+                                    .sub = subscription_keys},
                                    {0}};
 
 void gql_cfg_decode(cfg_ctx *c, const ynode *root) {

@@ -167,6 +167,8 @@ void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x) {
 }
 
 void gql_http_conn_free(gql_http_conn *c) {
+  gql_http_ws_free(c->ws);
+  c->ws = NULL;
   http_buf *bufs[] = {&c->url,        &c->hdrs, &c->hidx,
                       &c->accept,     &c->body, &c->traceparent,
                       &c->tracestate, &c->out,  &c->in};
@@ -245,11 +247,11 @@ static void parse(gql_http_conn *c, const char *data, size_t len) {
         pos && pos >= data && pos <= data + len ? (size_t)(pos - data) : len;
     data += used;
     len -= used;
-    if (e == HPE_PAUSED_UPGRADE || c->upgrade) {
-      /* No protocol switch here: answer, then close (the bytes after the
-       * head belong to another protocol). */
+    bool upgrade = e == HPE_PAUSED_UPGRADE || c->upgrade;
+    if (upgrade) {
+      /* Answered, then closed (the bytes after the head belong to another
+       * protocol), unless the handler switched to a WebSocket. */
       c->close_after = true;
-      len = 0;
       if (!c->in_request)
         break;
     } else {
@@ -259,6 +261,11 @@ static void parse(gql_http_conn *c, const char *data, size_t len) {
       c->close_after = true;
     gql_http_handle(c);
     request_reset(c);
+    if (upgrade) {
+      if (c->ws && len)
+        gql_http_ws_feed(c->ws, data, len);
+      return;
+    }
   }
   if (len && !c->close_after)
     http_buf_append(&c->in, data, len);

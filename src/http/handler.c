@@ -33,6 +33,11 @@ static const char *content_type(const gql_http_request *r) {
 static void finish(gql_http_request *r, int status, const char *ctype,
                    const char *headers, const char *body, size_t len) {
   gql_http_conn *c = r->conn;
+  if (r->socket) { /* a WebSocket's hooks: the verdict, no bytes */
+    r->answered = true;
+    r->socket_status = status;
+    return;
+  }
   const gql_http_hooks *h = c->x->opt->hooks;
   if (h && h->response && r->slot && !r->answered)
     h->response(c->x->hook_worker, r, status);
@@ -789,6 +794,8 @@ void gql_http_handle(gql_http_conn *c) {
       finish(r, 200, CT_JSON, NULL, "{\"status\":\"ok\"}", 15);
   } else if (!http_str_is(r->path, x->opt->path)) {
     fail(r, 404, NULL, "Not found.");
+  } else if (c->upgrade && m == HTTP_GET && gql_http_ws_upgrade(r)) {
+    /* a WebSocket's handshake, answered */
   } else if (!is_get && m != HTTP_POST) {
     fail(r, 405, "Allow: GET, HEAD, POST\r\n", "Method not allowed.");
   } else {
@@ -849,6 +856,14 @@ gql_str gql_http_request_header(const gql_http_request *r, const char *name) {
     gql_http_request_header_at(r, i, &k, &v);
     if (k.len == n && strncasecmp(k.ptr, name, n) == 0)
       return v;
+  }
+  const gql_value *p = r->init_payload; /* a WebSocket's connection_init */
+  for (size_t i = 0, np = gql_value_count(p); i < np; i++) {
+    gql_str k = gql_value_key(p, i);
+    const gql_value *v = gql_value_item(p, i);
+    if (k.len == n && strncasecmp(k.ptr, name, n) == 0 &&
+        gql_value_kind_of(v) == GQL_VALUE_STRING)
+      return gql_value_string(v);
   }
   return (gql_str){NULL, 0};
 }

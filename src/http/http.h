@@ -127,6 +127,10 @@ typedef struct gql_http_slot {
 } gql_http_slot;
 
 typedef struct gql_http_conn gql_http_conn;
+/* GraphQL over WebSocket (subscriptions.c): a worker's shared part, and
+ * the state of one upgraded connection. */
+typedef struct gql_http_ws_worker gql_http_ws_worker;
+typedef struct gql_http_ws_session gql_http_ws_session;
 
 typedef struct gql_http_ctx {
   const gql_http_options *opt;  /* defaults filled in */
@@ -144,8 +148,16 @@ typedef struct gql_http_ctx {
   void *obs_worker;  /* opt->observer's per-worker state */
   void *hook_worker; /* opt->hooks' per-worker state */
   void *doc_worker;  /* opt->documents' per-worker state */
+  void *svc_worker;  /* opt->service's per-worker state */
+  /* Subscriptions open in the server (shared by the workers; NULL
+   * without a transport). */
+  _Atomic unsigned *open_subscriptions;
   /* The client's address of a connection, as text (NULL: unknown). */
   bool (*peer)(gql_http_conn *c, char *buf, size_t n);
+  /* Made at the first upgrade; freed by the transport. */
+  gql_http_ws_worker *ws_worker;
+  /* A WebSocket connection has output or work for the next loop turn. */
+  void (*ws_wake)(gql_http_conn *c);
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -196,7 +208,10 @@ struct gql_http_conn {
   gql_http_request *inflight;
   bool close_after; /* close once `out` is written */
   bool gone;        /* the transport has closed (client went away) */
-  char peer[64];    /* the client's address (with an observer), or "" */
+  /* Upgraded to a WebSocket: its input goes to ws (gql_http_ws_feed). */
+  gql_http_ws_session *ws;
+  size_t out_inflight; /* bytes the transport is writing (after out) */
+  char peer[64];       /* the client's address (with an observer), or "" */
 };
 
 void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);
@@ -245,6 +260,11 @@ struct gql_http_request {
   const char *peer;        /* made on demand */
   const gql_value *body;   /* a POST's JSON body, once read */
   gql_http_document *doc;  /* with opt->documents */
+  /* A WebSocket's connection_init payload while the hooks see it: its
+   * string members read as headers. */
+  const gql_value *init_payload;
+  bool socket;       /* a WebSocket's: an answer is recorded, not written */
+  int socket_status; /* the answer's status */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
    * hold errors */
@@ -278,6 +298,28 @@ void gql_http_document_validated(gql_http_request *r);
 bool gql_http_documents_start(gql_http_ctx *x);
 void gql_http_documents_stop(gql_http_ctx *x);
 void gql_http_documents_free(gql_http_ctx *x);
+
+/* ---- GraphQL over WebSocket (subscriptions.c) */
+
+/* A request on the GraphQL path asking for `Upgrade: websocket`: answers
+ * the handshake; after a 101, c->ws holds the socket (input after the
+ * head goes to gql_http_ws_feed). False when the request is no WebSocket
+ * upgrade (or the server has its own executor): handle it as HTTP. */
+bool gql_http_ws_upgrade(gql_http_request *r);
+void gql_http_ws_feed(gql_http_ws_session *s, const char *data, size_t len);
+/* Work due by `now_ms` (the protocol's timeouts, keep-alive pings,
+ * finished executions); returns when the next is due (ms). */
+uint64_t gql_http_ws_tick(gql_http_ws_session *s, uint64_t now_ms);
+/* 0 open; 1 closed: close the TCP connection once the output is written;
+ * 2 terminated: close it now. */
+int gql_http_ws_state(const gql_http_ws_session *s);
+/* The server stops: close frame 1001. */
+void gql_http_ws_going_away(gql_http_ws_session *s);
+/* The socket closed: cancels every operation. True when nothing runs any
+ * more (else an execution pends and wakes the connection when done). */
+bool gql_http_ws_gone(gql_http_ws_session *s);
+void gql_http_ws_free(gql_http_ws_session *s);
+void gql_http_ws_worker_free(gql_http_ws_worker *w);
 
 /* ---- the clock and the log (log.c) */
 

@@ -55,6 +55,7 @@ struct gql_http_server {
   atomic_bool stop_requested;
   atomic_uint nconns;
   _Atomic uint64_t generations; /* published by gql_http_server_swap */
+  atomic_uint nsubs;            /* subscriptions open over WebSocket */
 };
 
 struct worker {
@@ -71,7 +72,7 @@ struct worker {
   bool read_buf_busy;
 };
 
-enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME, T_DRAIN };
+enum timer_mode { T_NONE, T_IDLE, T_REQUEST, T_RESUME, T_DRAIN, T_WS };
 
 typedef struct tconn {
   gql_http_conn c;
@@ -90,6 +91,7 @@ typedef struct tconn {
   enum timer_mode mode;
   uint64_t armed_for;   /* start_ns of the request the T_REQUEST timer is for */
   uint64_t last_active; /* uv_now of the last activity (T_IDLE) */
+  uint64_t ws_due;      /* T_WS: when the timer fires (ms; 1: woken) */
   struct tconn *prev, *next;
 } tconn;
 
@@ -103,6 +105,7 @@ typedef struct tconn {
 static void conn_close(tconn *t);
 static void conn_flush(tconn *t);
 static void conn_update(tconn *t);
+static void ws_settle(tconn *t);
 
 static void conn_free(tconn *t) {
   worker *w = t->w;
@@ -135,7 +138,9 @@ static void conn_close(tconn *t) {
     t->c.gone = true;
     uv_close((uv_handle_t *)&t->tcp, on_handle_closed);
   }
-  if (!t->c.inflight && !t->closing) {
+  /* a WebSocket's pending executions keep the memory until they finish */
+  if (!t->c.inflight && !t->closing &&
+      (!t->c.ws || gql_http_ws_gone(t->c.ws))) {
     t->closing = true;
     uv_close((uv_handle_t *)&t->timer, on_handle_closed);
   }
@@ -201,6 +206,15 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       conn_close(t);
     return;
   }
+  if (t->c.ws) {
+    if (n < 0) {
+      conn_close(t);
+      return;
+    }
+    gql_http_ws_feed(t->c.ws, buf->base, (size_t)n);
+    ws_settle(t);
+    return;
+  }
   if (n < 0) {
     set_reading(t, false);
     if (n == UV_EOF) {
@@ -218,6 +232,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     return;
   }
   gql_http_conn_feed(&t->c, buf->base, (size_t)n);
+  if (t->c.ws) { /* upgraded */
+    ws_settle(t);
+    return;
+  }
   conn_flush(t);
   conn_update(t);
 }
@@ -251,6 +269,7 @@ static void wbuf_done(tconn *t) {
 static void on_write(uv_write_t *req, int status) {
   tconn *t = req->data;
   t->writing = false;
+  t->c.out_inflight = 0;
   wbuf_done(t);
   if (t->tcp_closed) {
     if (!t->c.inflight && !t->closing)
@@ -306,6 +325,7 @@ static void conn_flush(tconn *t) {
       return;
     }
     t->writing = true;
+    t->c.out_inflight = b.len;
   }
   if (!t->writing && !t->c.out.o.len && t->c.close_after && !t->c.inflight)
     conn_linger(t);
@@ -313,6 +333,15 @@ static void conn_flush(tconn *t) {
 
 static void on_timer(uv_timer_t *h) {
   tconn *t = h->data;
+  if (t->mode == T_WS) {
+    t->ws_due = 0;
+    if (t->tcp_closed) { /* a pending execution finished */
+      conn_close(t);
+      return;
+    }
+    ws_settle(t);
+    return;
+  }
   if (t->mode == T_DRAIN) {
     conn_close(t);
     return;
@@ -348,11 +377,57 @@ static void on_timer(uv_timer_t *h) {
   conn_close(t);
 }
 
+/* A WebSocket connection (subscriptions.c): reading unless its output
+ * piles up. */
+static void ws_update(tconn *t) {
+  gql_http_conn *c = &t->c;
+  set_reading(t, !c->close_after &&
+                     !(t->writing && c->out.o.len > OUT_HIGH_WATER));
+}
+
+/* Runs the connection's due work (the protocol's timeouts, keep-alive
+ * pings, finished executions), writes what it produced, and sets the
+ * timer at the next due work. */
+static void ws_settle(tconn *t) {
+  uint64_t now = uv_now(&t->w->loop);
+  uint64_t due = gql_http_ws_tick(t->c.ws, now);
+  int st = gql_http_ws_state(t->c.ws);
+  if (st == 2) {
+    conn_close(t);
+    return;
+  }
+  if (st == 1)
+    t->c.close_after = true; /* then lingers once the close frame is out */
+  conn_flush(t);
+  conn_update(t);
+  if (t->tcp_closed || t->draining || t->closing)
+    return;
+  if (t->mode == T_WS && t->ws_due && t->ws_due <= due)
+    return;
+  t->mode = T_WS;
+  t->ws_due = due;
+  uv_timer_start(&t->timer, on_timer, due > now ? due - now : 0, 0);
+}
+
+/* x->ws_wake: output or finished work, handled on the next loop turn. */
+static void ws_wake(gql_http_conn *c) {
+  tconn *t = http_container_of(c, tconn, c);
+  if (t->closing || (t->mode == T_WS && t->ws_due == 1))
+    return;
+  t->mode = T_WS;
+  t->ws_due = 1;
+  uv_timer_start(&t->timer, on_timer, 0, 0);
+}
+
 /* Reading and the timer follow the connection's state. */
 static void conn_update(tconn *t) {
   if (t->tcp_closed || t->closing || t->draining)
     return;
   gql_http_conn *c = &t->c;
+  if (c->ws) {
+    ws_update(t);
+    return;
+  }
   bool backlog = (t->writing && c->out.o.len > OUT_HIGH_WATER) || c->in.o.len;
   set_reading(t, !c->inflight && !c->close_after && !backlog);
   if (t->tcp_closed || t->mode == T_RESUME)
@@ -483,12 +558,21 @@ static void on_stop(uv_async_t *a) {
    * request_timeout_ms to finish. */
   for (tconn *t = w->conns, *next; t; t = next) {
     next = t->next;
+    if (t->c.ws && !t->tcp_closed) { /* close frame 1001 */
+      gql_http_ws_going_away(t->c.ws);
+      ws_settle(t);
+      continue;
+    }
     if (t->c.inflight || t->c.in_request || t->tcp_closed)
       continue;
     t->c.close_after = true;
     if (!t->writing && !t->c.out.o.len)
       conn_close(t);
   }
+  /* after the sockets: closing them cancelled their subscriptions */
+  const gql_http_service *sv = w->srv->opt.service;
+  if (sv && sv->worker_stop && w->x.svc_worker)
+    sv->worker_stop(w->x.svc_worker);
 }
 
 /* A generation was published: an idle worker takes it up now (a busy one
@@ -628,6 +712,7 @@ int gql_http_server_new(gql_schema *schema, const gql_http_options *options,
   atomic_init(&s->stop_requested, false);
   atomic_init(&s->nconns, 0);
   atomic_init(&s->generations, 0);
+  atomic_init(&s->nsubs, 0);
   *out = s;
   return 0;
 }
@@ -693,6 +778,8 @@ int gql_http_server_start(gql_http_server *s) {
     }
     w->x.resumed = conn_resumed;
     w->x.peer = conn_peer;
+    w->x.ws_wake = ws_wake;
+    w->x.open_subscriptions = &s->nsubs;
     const gql_http_hooks *hk = s->opt.hooks;
     w->x.hook_worker = hk ? hk->ud : NULL;
     if (hk && hk->worker_start &&
@@ -742,6 +829,23 @@ int gql_http_server_start(gql_http_server *s) {
         ex->worker_free(w->x.exec_worker);
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);
+      uv_run(&w->loop, UV_RUN_NOWAIT);
+      uv_loop_close(&w->loop);
+      free_hook_worker(s, w);
+      gql_http_ctx_free(&w->x);
+      rc = GQL_ENOMEM;
+      break;
+    }
+    const gql_http_service *sv = s->opt.service;
+    if (sv && sv->worker_start &&
+        !(w->x.svc_worker = sv->worker_start(sv->ud, &w->loop))) {
+      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
+      close(fd);
+      if (ex && ex->worker_free && w->x.exec_worker)
+        ex->worker_free(w->x.exec_worker);
+      if (ob && ob->worker_free && w->x.obs_worker)
+        ob->worker_free(w->x.obs_worker);
+      gql_http_documents_free(&w->x);
       uv_run(&w->loop, UV_RUN_NOWAIT);
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
@@ -924,11 +1028,15 @@ void gql_http_server_free(gql_http_server *s) {
       if (ex && ex->worker_free && w->x.exec_worker)
         ex->worker_free(w->x.exec_worker);
       gql_http_documents_free(&w->x);
+      const gql_http_service *sv = s->opt.service;
+      if (sv && sv->worker_free && w->x.svc_worker)
+        sv->worker_free(w->x.svc_worker);
       const gql_http_observer *ob = s->opt.observer;
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
+      gql_http_ws_worker_free(w->x.ws_worker);
       gql_http_ctx_free(&w->x);
     }
     free(s->workers);

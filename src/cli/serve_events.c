@@ -1,0 +1,135 @@
+/* Subscription events for gql serve --schema: every root field `f` of the
+ * Subscription type streams the JSON messages published on the Redis
+ * channel PREFIX + f (--redis URL; "gql:" by default), each the field's
+ * value for one event, completed by the default resolver as --data is.
+ * A subscription with arguments receives only the events whose properties
+ * of the same names equal its argument values (src/pubsub/events.c).
+ *
+ * Each worker thread has its own Redis client and event bus on its loop
+ * (a gql_http_service), so an event is parsed once per worker and handed
+ * to that worker's subscribers without locks; every gql sharing the Redis
+ * delivers to its own subscribers. Redis restarting: the client
+ * resubscribes with backoff; what is published meanwhile is lost (at most
+ * once). Without --redis a subscription answers a clear error. */
+#include "cli.h"
+
+#include "pubsub/events.h"
+#include "schema/schema.h"
+
+#include <stdlib.h>
+
+typedef struct events_worker {
+  gql_redis *redis;
+  gql_events *events;
+} events_worker;
+
+static void *worker_start(void *ud, uv_loop_t *loop) {
+  const gql_cli_serve_events *se = ud;
+  events_worker *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  char err[256] = "";
+  gql_redis_options ro = {.url = se->url};
+  if (gql_redis_new(loop, &ro, &w->redis, err, sizeof err) < 0) {
+    fprintf(stderr, "gql serve: --redis: %s\n", err[0] ? err : "no memory");
+    free(w);
+    return NULL;
+  }
+  gql_events_options eo = {.prefix = se->prefix};
+  if (gql_events_new(w->redis, &eo, &w->events) < 0) {
+    gql_redis_close(w->redis, NULL, NULL);
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+static void worker_stop(void *wp) {
+  events_worker *w = wp;
+  gql_events_free(w->events); /* every subscription was cancelled before */
+  w->events = NULL;
+  gql_redis_close(w->redis, NULL, NULL);
+  w->redis = NULL;
+}
+
+static void worker_free(void *wp) {
+  free(wp);
+}
+
+/* One subscriber's listener, and the stream it pushes into. */
+typedef struct listener {
+  gql_events_listener *l;
+  gql_stream *stream;
+} listener;
+
+static void on_event(void *ud, const gql_json_value *event) {
+  listener *s = ud;
+  gql_stream_push(s->stream, event); /* GQL_ELIMIT: the queue's policy */
+}
+
+static void on_cancel(void *ud) {
+  listener *s = ud;
+  gql_events_unlisten(s->l);
+  free(s);
+}
+
+/* The resolver of every Subscription root field. */
+static void subscribe_field(const gql_resolve_info *info, const void *parent,
+                            gql_out *out) {
+  (void)parent;
+  events_worker *w = gql_http_service_worker(info);
+  if (!w || !w->events) {
+    gql_out_error(out,
+                  "No event source: subscriptions need gql serve "
+                  "--redis URL (events from the Redis channel gql:FIELD).");
+    return;
+  }
+  listener *s = calloc(1, sizeof *s);
+  if (!s) {
+    gql_out_error(out, "Out of memory.");
+    return;
+  }
+  s->stream = gql_out_stream(out, &(gql_stream_source){on_cancel, s});
+  if (!s->stream) { /* not a subscription being made */
+    free(s);
+    return;
+  }
+  s->l = gql_events_listen(w->events, gql_info_field_name(info),
+                           gql_info_args(info), on_event, s);
+  if (!s->l) { /* a failed stream gets no cancel */
+    gql_stream_fail(s->stream, "Cannot listen to the event channel.");
+    free(s);
+  }
+}
+
+int gql_cli_serve_events_schema(gql_schema *schema) {
+  if (schema->subscription == GQL_NO_TYPE)
+    return 0;
+  const gql_type *t = &schema->types[schema->subscription];
+  char name[512];
+  snprintf(name, sizeof name, "%.*s", (int)t->name.len, t->name.ptr);
+  for (uint32_t i = 0; i < t->nfields; i++) {
+    char field[512];
+    snprintf(field, sizeof field, "%.*s", (int)t->fields[i].name.len,
+             t->fields[i].name.ptr);
+    int rc =
+        gql_schema_set_resolver(schema, name, field, subscribe_field, NULL, 0);
+    if (rc < 0)
+      return rc;
+  }
+  return 0;
+}
+
+int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
+                              gql_http_options *o) {
+  *se = (gql_cli_serve_events){.url = st->redis_url,
+                               .prefix = st->subscription.channel_prefix};
+  if (!se->url)
+    return 0;
+  se->service = (gql_http_service){.ud = se,
+                                   .worker_start = worker_start,
+                                   .worker_stop = worker_stop,
+                                   .worker_free = worker_free};
+  o->service = &se->service;
+  return 0;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# gql serve --redis: subscription events from Redis channels, across two
+# gql instances sharing one redis-server (started here on a free port),
+# with the npm graphql-ws client (serve_redis_client.cjs): PUBLISH reaches
+# the subscribers of both, the argument filter, a Redis restart, a gql
+# without --redis; the subscription section's limits (serve_limits_client.cjs);
+# then every gql stops cleanly on SIGTERM.
+# Usage: test_serve_redis.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
+set -uo pipefail
+gql=${1:?usage: test_serve_redis.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+peers=${3:-$(dirname "$gql")/subscription-peers}
+threads=1
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+mkdir -p "$peers"
+peers=$(cd "$peers" && pwd)
+if [[ ! -f $peers/node_modules/graphql-ws/package.json || ! -f $peers/node_modules/ws/package.json ]]; then
+  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
+  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
+fi
+
+rport=$(free_port)
+start_redis() {
+  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+  rpid=$!
+  pids+=("$rpid")
+  for _ in $(seq 100); do
+    redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && return 0
+    sleep 0.05
+  done
+  fail "redis-server did not start: $(cat "$tmp/redis.log")"
+  exit 1
+}
+start_redis
+echo "$rpid" >"$tmp/redis.pid"
+
+cat >"$tmp/chat.graphql" <<'GQL'
+type Query { ok: Boolean }
+type Message { room: String!, text: String! }
+type Subscription { messages(room: String): Message }
+GQL
+echo '{"ok":true}' >"$tmp/data.json"
+serve a --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" || exit 1
+pa=$pid porta=$port
+cat >"$tmp/redis.yaml" <<YAML
+redis:
+  url: redis://127.0.0.1:$rport
+YAML
+serve b --config "$tmp/redis.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pb=$pid portb=$port
+serve none --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pn=$pid portn=$port
+
+cat >"$tmp/limits.yaml" <<YAML
+redis:
+  url: redis://127.0.0.1:$rport
+subscription:
+  max_opened_subscriptions: 4
+  max_subscriptions_per_connection: 3
+  init_timeout: 300ms
+  ping_interval: 500ms
+  channel_prefix: "lim:"
+YAML
+serve limited --config "$tmp/limits.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pl=$pid portl=$port
+printf 'subscription:\n  enabled: false\n' >"$tmp/off.yaml"
+serve off --config "$tmp/off.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+po=$pid porto=$port
+if NODE_PATH=$peers/node_modules timeout 60 node "$here/serve_limits_client.cjs" "$portl" "$porto"; then
+  ok
+else
+  fail "the subscription limits"
+fi
+
+# stop Redis, wait, start it again on the same port (the client backs off)
+export RESTART_REDIS="kill \$(cat $tmp/redis.pid); while kill -0 \$(cat $tmp/redis.pid) 2>/dev/null; do sleep 0.05; done; sleep 0.3;
+  redis-server --port $rport --bind 127.0.0.1 --save '' --appendonly no >>$tmp/redis.log 2>&1 & echo \$! >$tmp/redis.pid;
+  for i in \$(seq 100); do redis-cli -p $rport PING 2>/dev/null | grep -q PONG && break; sleep 0.05; done"
+if NODE_PATH=$peers/node_modules timeout 120 node "$here/serve_redis_client.cjs" "$porta" "$portb" "$portn" "$rport"; then
+  ok
+else
+  fail "the npm client's checks"
+fi
+pids+=("$(cat "$tmp/redis.pid")")
+
+for p in "$pa" "$pb" "$pn" "$pl" "$po"; do
+  kill -TERM "$p"
+  rc=0
+  timeout 10 tail --pid="$p" -f /dev/null || rc=1
+  wait "$p" || rc=$?
+  [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
+done
+kill "$(cat "$tmp/redis.pid")" 2>/dev/null
+
+echo "passed $passed, failed $failures"
+[[ $failures == 0 ]]
