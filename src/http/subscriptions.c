@@ -224,8 +224,8 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
                               .max_plan_size = x->opt->max_plan_size};
     gql_prepared *prep = NULL;
     gql_errors errors = {.arena = slot->arena};
-    int rc = gql_prepare(o->pin->gen->g.schema, rq->query.ptr, rq->query.len, name, &po,
-                         &prep, &errors);
+    int rc = gql_prepare(o->pin->gen->g.schema, rq->query.ptr, rq->query.len,
+                         name, &po, &prep, &errors);
     gql_str json;
     if (rc < 0) {
       /* graphql-ws: a document that does not validate is an `error` */
