@@ -659,6 +659,37 @@ static void free_hook_worker(gql_http_server *s, worker *w) {
   w->x.hook_worker = NULL;
 }
 
+/* A worker's state for each hook that keeps one (observer, executor,
+ * persisted documents, service), started in that order on its loop; on a
+ * failure the ones started are freed and false is returned. */
+static bool start_parts(gql_http_server *s, worker *w) {
+  const gql_http_observer *ob = s->opt.observer;
+  const gql_http_executor *ex = s->opt.executor;
+  const gql_http_service *sv = s->opt.service;
+  if (ob && ob->worker_start && !(w->x.obs_worker = ob->worker_start(ob->ud)))
+    return false;
+  if (ex && ex->worker_start &&
+      !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop)))
+    goto no_exec;
+  if (!gql_http_documents_start(&w->x))
+    goto no_documents;
+  if (sv && sv->worker_start &&
+      !(w->x.svc_worker = sv->worker_start(sv->ud, &w->loop)))
+    goto no_service;
+  return true;
+no_service:
+  gql_http_documents_free(&w->x);
+no_documents:
+  if (ex && ex->worker_free && w->x.exec_worker)
+    ex->worker_free(w->x.exec_worker);
+  w->x.exec_worker = NULL;
+no_exec:
+  if (ob && ob->worker_free && w->x.obs_worker)
+    ob->worker_free(w->x.obs_worker);
+  w->x.obs_worker = NULL;
+  return false;
+}
+
 /* A Unix stream socket bound at `path`, not yet listening. A socket file
  * left there by a process that is gone is replaced; one a live process
  * answers on, or a file that is no socket, is not. */
@@ -798,55 +829,10 @@ int gql_http_server_start(gql_http_server *s) {
       break;
     }
     w->x.loop = &w->loop;
-    const gql_http_executor *ex = s->opt.executor;
-    const gql_http_observer *ob = s->opt.observer;
-    if (ob && ob->worker_start &&
-        !(w->x.obs_worker = ob->worker_start(ob->ud))) {
+    if (!start_parts(s, w)) {
       gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
       close(fd);
-      uv_loop_close(&w->loop);
-      free_hook_worker(s, w);
-      gql_http_ctx_free(&w->x);
-      rc = GQL_ENOMEM;
-      break;
-    }
-    if (ex && ex->worker_start &&
-        !(w->x.exec_worker = ex->worker_start(ex->ud, &w->loop))) {
-      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
-      if (ob && ob->worker_free && w->x.obs_worker)
-        ob->worker_free(w->x.obs_worker);
-      close(fd);
-      uv_loop_close(&w->loop);
-      free_hook_worker(s, w);
-      gql_http_ctx_free(&w->x);
-      rc = GQL_ENOMEM;
-      break;
-    }
-    if (!gql_http_documents_start(&w->x)) {
-      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
-      close(fd);
-      if (ex && ex->worker_free && w->x.exec_worker)
-        ex->worker_free(w->x.exec_worker);
-      if (ob && ob->worker_free && w->x.obs_worker)
-        ob->worker_free(w->x.obs_worker);
-      uv_run(&w->loop, UV_RUN_NOWAIT);
-      uv_loop_close(&w->loop);
-      free_hook_worker(s, w);
-      gql_http_ctx_free(&w->x);
-      rc = GQL_ENOMEM;
-      break;
-    }
-    const gql_http_service *sv = s->opt.service;
-    if (sv && sv->worker_start &&
-        !(w->x.svc_worker = sv->worker_start(sv->ud, &w->loop))) {
-      gql_http_log(w->x.opt, GQL_HTTP_LOG_ERROR, "cannot start worker %u", i);
-      close(fd);
-      if (ex && ex->worker_free && w->x.exec_worker)
-        ex->worker_free(w->x.exec_worker);
-      if (ob && ob->worker_free && w->x.obs_worker)
-        ob->worker_free(w->x.obs_worker);
-      gql_http_documents_free(&w->x);
-      uv_run(&w->loop, UV_RUN_NOWAIT);
+      uv_run(&w->loop, UV_RUN_NOWAIT); /* the closed parts' handles */
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
       gql_http_ctx_free(&w->x);
