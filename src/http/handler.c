@@ -240,21 +240,6 @@ static bool get_params(gql_arena *a, gql_str qs, params *p) {
   return true;
 }
 
-/* Media type of a header value: the part before ';', trimmed, lowercase
- * compared. */
-static bool media_is(gql_str v, const char *type) {
-  size_t n = 0;
-  while (n < v.len && v.ptr[n] != ';' && v.ptr[n] != ',')
-    n++;
-  size_t s = 0;
-  while (s < n && (v.ptr[s] == ' ' || v.ptr[s] == '\t'))
-    s++;
-  while (n > s && (v.ptr[n - 1] == ' ' || v.ptr[n - 1] == '\t'))
-    n--;
-  size_t tl = strlen(type);
-  return n - s == tl && strncasecmp(v.ptr + s, type, tl) == 0;
-}
-
 /* The charset parameter of a Content-Type, when not utf-8. */
 static bool charset_ok(gql_str v) {
   for (size_t i = 0; i + 8 <= v.len; i++) {
@@ -280,29 +265,15 @@ static bool charset_ok(gql_str v) {
 static int negotiate(gql_str accept) {
   if (!accept.len)
     return 0;
-  size_t i = 0;
-  while (i < accept.len) {
-    size_t end = i;
-    while (end < accept.len && accept.ptr[end] != ',')
-      end++;
-    gql_str item = {accept.ptr + i, end - i};
-    /* q=0 means "not acceptable". */
-    bool q0 = false;
-    for (size_t k = 0; k + 3 <= item.len; k++)
-      if (strncasecmp(item.ptr + k, "q=0", 3) == 0 &&
-          (k + 3 == item.len || item.ptr[k + 3] == ';' ||
-           item.ptr[k + 3] == ' ' ||
-           (item.ptr[k + 3] == '.' &&
-            strspn(item.ptr + k + 4, "0") >= item.len - k - 4)))
-        q0 = true;
-    if (!q0) {
-      if (media_is(item, "application/graphql-response+json"))
-        return 1;
-      if (media_is(item, "application/json") ||
-          media_is(item, "application/*") || media_is(item, "*/*"))
-        return 0;
-    }
-    i = end + 1;
+  gql_str item;
+  for (size_t i = 0; http_list_next(accept, &i, &item);) {
+    if (http_accept_refused(item))
+      continue;
+    if (http_media_is(item, "application/graphql-response+json"))
+      return 1;
+    if (http_media_is(item, "application/json") ||
+        http_media_is(item, "application/*") || http_media_is(item, "*/*"))
+      return 0;
   }
   return -1;
 }
@@ -320,8 +291,8 @@ static int post_params(gql_http_request *r, gql_str ctype, gql_str body,
     *msg = "Missing Content-Type header.";
     return 415;
   }
-  if (!media_is(ctype, "application/json") &&
-      !media_is(ctype, "application/graphql-response+json")) {
+  if (!http_media_is(ctype, "application/json") &&
+      !http_media_is(ctype, "application/graphql-response+json")) {
     *msg = "Unsupported Content-Type: use application/json.";
     return 415;
   }

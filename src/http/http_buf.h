@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static inline gql_str http_str(const char *p, size_t n) {
   return (gql_str){p, n};
@@ -87,6 +88,49 @@ http_buf_printf(http_buf *b, const char *fmt, ...) {
 }
 static inline bool http_str_eq(gql_str a, gql_str b) {
   return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* ---- header values */
+
+/* The next element of a comma-separated header value (Accept) from *i
+ * (start at 0): false at the end. Elements are not trimmed. */
+static inline bool http_list_next(gql_str list, size_t *i, gql_str *item) {
+  if (*i >= list.len)
+    return false;
+  size_t end = *i;
+  while (end < list.len && list.ptr[end] != ',')
+    end++;
+  *item = (gql_str){list.ptr + *i, end - *i};
+  *i = end + 1;
+  return true;
+}
+
+/* Media type of a header value: the part before ';', trimmed, lowercase
+ * compared. */
+static inline bool http_media_is(gql_str v, const char *type) {
+  size_t n = 0;
+  while (n < v.len && v.ptr[n] != ';' && v.ptr[n] != ',')
+    n++;
+  size_t s = 0;
+  while (s < n && (v.ptr[s] == ' ' || v.ptr[s] == '\t'))
+    s++;
+  while (n > s && (v.ptr[n - 1] == ' ' || v.ptr[n - 1] == '\t'))
+    n--;
+  size_t tl = strlen(type);
+  return n - s == tl && strncasecmp(v.ptr + s, type, tl) == 0;
+}
+
+/* Whether an Accept element says q=0 ("not acceptable", RFC 9110 12.4.2):
+ * q=0, q=0. and q=0.000. */
+static inline bool http_accept_refused(gql_str item) {
+  for (size_t k = 0; k + 3 <= item.len; k++)
+    if (strncasecmp(item.ptr + k, "q=0", 3) == 0 &&
+        (k + 3 == item.len || item.ptr[k + 3] == ';' ||
+         item.ptr[k + 3] == ' ' ||
+         (item.ptr[k + 3] == '.' &&
+          strspn(item.ptr + k + 4, "0") >= item.len - k - 4)))
+      return true;
+  return false;
 }
 
 #endif

@@ -4,33 +4,12 @@
  * are the embedder's, in memory: no path is ever joined from request text. */
 #include "http.h"
 
-#include <strings.h>
-
 /* Whether the Accept values list text/html without q=0. */
 static bool wants_html(gql_str accept) {
-  size_t i = 0;
-  while (i < accept.len) {
-    size_t end = i;
-    while (end < accept.len && accept.ptr[end] != ',')
-      end++;
-    size_t s = i;
-    while (s < end && (accept.ptr[s] == ' ' || accept.ptr[s] == '\t'))
-      s++;
-    size_t n = s;
-    while (n < end && accept.ptr[n] != ';' && accept.ptr[n] != ' ')
-      n++;
-    if (n - s == 9 && strncasecmp(accept.ptr + s, "text/html", 9) == 0) {
-      bool q0 = false;
-      for (size_t k = n; k + 3 <= end; k++)
-        if (strncasecmp(accept.ptr + k, "q=0", 3) == 0 &&
-            (k + 3 == end || accept.ptr[k + 3] != '.' ||
-             strspn(accept.ptr + k + 4, "0") >= end - k - 4))
-          q0 = true;
-      if (!q0)
-        return true;
-    }
-    i = end + 1;
-  }
+  gql_str item;
+  for (size_t i = 0; http_list_next(accept, &i, &item);)
+    if (http_media_is(item, "text/html") && !http_accept_refused(item))
+      return true;
   return false;
 }
 

@@ -33,6 +33,11 @@ if serve default; then
   [[ $got == *graphiql* ]] && ok || fail "a browser's GET with a query: the page"
   got=$(curl -s "$url?query=%7B__typename%7D")
   [[ $got == '{"data":{"__typename":"Query"}}' ]] && ok || fail "GraphQL GET: $got"
+  # text/html refused by q=0 (and q=0.000) is no browser asking for the page
+  for q in 'q=0' 'q=0.000'; do
+    got=$(curl -s -H "accept: text/html;$q, application/json" "$url?query=%7B__typename%7D")
+    [[ $got == '{"data":{"__typename":"Query"}}' ]] && ok || fail "text/html;$q: $got"
+  done
   got=$(curl -s -H 'accept: application/json' -H 'content-type: application/json' \
     -d '{"query":"{ hero { name } }"}' "$url")
   [[ $got == '{"data":{"hero":{"name":"R2-D2"}}}' ]] && ok || fail "POST: $got"
