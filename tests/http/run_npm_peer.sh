@@ -9,25 +9,10 @@
 set -euo pipefail
 server=$1
 script=$2
-peers=$3
 here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$peers"
-peers=$(cd "$peers" && pwd)
-if [[ ! -f $peers/node_modules/graphql-ws/package.json || ! -f $peers/node_modules/ws/package.json ||
-  ! -f $peers/node_modules/graphql-sse/package.json ]]; then
-  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
-  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
-fi
-out=$(mktemp)
-pid=
-cleanup() {
-  if [[ -n $pid ]]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -f "$out"
-}
-trap cleanup EXIT
+# shellcheck source=npm_peers.sh
+. "$here/npm_peers.sh"
+install_subscription_peers "$3"
 "$server" >"$out" &
 pid=$!
 for _ in $(seq 100); do
