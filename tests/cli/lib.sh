@@ -40,3 +40,39 @@ echo_subgraph() {
   pids+=($!)
   for _ in $(seq 100); do grep -q listening "$tmp/echo.out" && break; sleep 0.05; done
 }
+
+# products_subgraphs: writes two Federation 2 subgraphs to $tmp: a.graphql /
+# a.json (topProducts with names) and b.graphql / b.json (prices by upc).
+products_subgraphs() {
+  cat >"$tmp/a.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { topProducts: [Product] }
+type Product @key(fields: "upc") { upc: String! name: String }
+SDL
+  echo '{"topProducts": [{"upc": "1", "name": "Table"}, {"upc": "2", "name": "Couch"}]}' >"$tmp/a.json"
+  cat >"$tmp/b.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { _unused: Int }
+type Product @key(fields: "upc") { upc: String! price: Int }
+SDL
+  echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}]}' >"$tmp/b.json"
+}
+
+# products_supergraph PORT_A PORT_B: writes $tmp/sg.graphql, the supergraph
+# of products_subgraphs served on those ports.
+products_supergraph() {
+  cat >"$tmp/sg.graphql" <<SDL
+enum join__Graph {
+  A @join__graph(name: "a", url: "http://127.0.0.1:$1/graphql")
+  B @join__graph(name: "b", url: "http://127.0.0.1:$2/graphql")
+}
+type Query @join__type(graph: A) @join__type(graph: B) {
+  topProducts: [Product] @join__field(graph: A)
+}
+type Product @join__type(graph: A, key: "upc") @join__type(graph: B, key: "upc") {
+  upc: String!
+  name: String @join__field(graph: A)
+  price: Int @join__field(graph: B)
+}
+SDL
+}

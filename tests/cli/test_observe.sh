@@ -91,35 +91,11 @@ printf 'server:\n  log_format: yaml\n' >"$tmp/badfmt.yaml"
   fail "bad log_format: $(cat "$tmp/badfmt.err")"
 
 # ---- the gateway over two gql subgraphs; b starts late (readiness)
-cat >"$tmp/a.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { topProducts: [Product] }
-type Product @key(fields: "upc") { upc: String! name: String }
-SDL
-echo '{"topProducts": [{"upc": "1", "name": "Table"}, {"upc": "2", "name": "Couch"}]}' >"$tmp/a.json"
-cat >"$tmp/b.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { _unused: Int }
-type Product @key(fields: "upc") { upc: String! price: Int }
-SDL
-echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}]}' >"$tmp/b.json"
+products_subgraphs
 threads=1 serve sub_a --subgraph --schema "$tmp/a.graphql" --data "$tmp/a.json" || exit 1
 pa=$port
 pb=$(free_port)
-cat >"$tmp/sg.graphql" <<SDL
-enum join__Graph {
-  A @join__graph(name: "a", url: "http://127.0.0.1:$pa/graphql")
-  B @join__graph(name: "b", url: "http://127.0.0.1:$pb/graphql")
-}
-type Query @join__type(graph: A) @join__type(graph: B) {
-  topProducts: [Product] @join__field(graph: A)
-}
-type Product @join__type(graph: A, key: "upc") @join__type(graph: B, key: "upc") {
-  upc: String!
-  name: String @join__field(graph: A)
-  price: Int @join__field(graph: B)
-}
-SDL
+products_supergraph "$pa" "$pb"
 gp=$(free_port)
 "$gql" gateway --supergraph "$tmp/sg.graphql" --port "$gp" --threads 2 \
   --log-level info --log-format json >"$tmp/gw.out" 2>"$tmp/gw.err" &

@@ -20,18 +20,7 @@ pids+=($!)
 for _ in $(seq 100); do [[ -s $tmp/sink.port ]] && break; sleep 0.05; done
 sink="http://127.0.0.1:$(cat "$tmp/sink.port")/v1/traces"
 
-cat >"$tmp/a.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { topProducts: [Product] }
-type Product @key(fields: "upc") { upc: String! name: String }
-SDL
-echo '{"topProducts": [{"upc": "1", "name": "Table"}, {"upc": "2", "name": "Couch"}]}' >"$tmp/a.json"
-cat >"$tmp/b.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { _unused: Int }
-type Product @key(fields: "upc") { upc: String! price: Int }
-SDL
-echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}]}' >"$tmp/b.json"
+products_subgraphs
 threads=1
 serve sub_a --subgraph --schema "$tmp/a.graphql" --data "$tmp/a.json" \
   --trace-otlp "$sink" --trace-service sub-a || exit 1
@@ -39,20 +28,7 @@ pa=$port pid_a=$pid
 serve sub_b --subgraph --schema "$tmp/b.graphql" --data "$tmp/b.json" \
   --trace-otlp "$sink" --trace-service sub-b || exit 1
 pb=$port pid_b=$pid
-cat >"$tmp/sg.graphql" <<SDL
-enum join__Graph {
-  A @join__graph(name: "a", url: "http://127.0.0.1:$pa/graphql")
-  B @join__graph(name: "b", url: "http://127.0.0.1:$pb/graphql")
-}
-type Query @join__type(graph: A) @join__type(graph: B) {
-  topProducts: [Product] @join__field(graph: A)
-}
-type Product @join__type(graph: A, key: "upc") @join__type(graph: B, key: "upc") {
-  upc: String!
-  name: String @join__field(graph: A)
-  price: Int @join__field(graph: B)
-}
-SDL
+products_supergraph "$pa" "$pb"
 gp=$(free_port)
 "$gql" gateway --supergraph "$tmp/sg.graphql" --port "$gp" --threads 1 \
   --trace-otlp "$sink" --trace-service gw >"$tmp/gw.out" 2>"$tmp/gw.err" &
