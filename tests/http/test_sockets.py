@@ -571,6 +571,13 @@ def sigterm_stops_cleanly_with_open_connections():
     assert Reader(idle).response()[0] == 200
     srv.proc.send_signal(signal.SIGTERM)
     assert Reader(idle).closed(timeout=5)
+    # the socket closes before the process has finished exiting: wait for
+    # it, so that stop() does not send a second SIGTERM (which kills a
+    # server already stopping, as it should)
+    try:
+        srv.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
     srv.stop()
 
 
