@@ -3,6 +3,7 @@
 #include "ops.h"
 
 #include "../../examples/starwars/starwars.h"
+#include "schema/schema.h"
 #include "json/json.h"
 
 #include <inttypes.h>
@@ -274,10 +275,23 @@ static const char nested_sdl[] =
     "String! leaves: [Leaf!]! } type Group { id: Int! name: String! "
     "children: [Child!]! } type Query { groups: [Group!]! }";
 
+/* Every schema gets graphql-js 17's @defer and @stream (bench_ops_new_with;
+ * set while the schemas are built). */
+static bool with_defer_stream;
+
 static gql_schema *schema_of(const char *sdl, size_t len) {
   gql_schema *s;
-  if (gql_schema_from_sdl(sdl, len, NULL, &s, NULL) < 0)
+  gql_schema_build_options bo = {.defer_stream = with_defer_stream};
+  if (gql_schema_build(sdl, len, NULL, &bo, &s, NULL) < 0)
     die("cannot build a schema");
+  return s;
+}
+
+static gql_schema *starwars_of(bool members) {
+  gql_str sdl = gql_starwars_sdl();
+  gql_schema *s = schema_of(sdl.ptr, sdl.len);
+  if (gql_starwars_set_resolvers(s, members) < 0 || gql_schema_finalize(s) < 0)
+    die("cannot build the Star Wars schema");
   return s;
 }
 
@@ -563,6 +577,11 @@ static const char fragments_query[] =
     "homePlanet } ... on Droid { primaryFunction } }\n";
 
 bench_ops *bench_ops_new(const char *shared) {
+  return bench_ops_new_with(shared, false);
+}
+
+bench_ops *bench_ops_new_with(const char *shared, bool defer_stream) {
+  with_defer_stream = defer_stream;
   bench_ops *o = calloc(1, sizeof *o);
   data *d = o ? calloc(1, sizeof *d) : NULL;
   if (!d)
@@ -622,12 +641,8 @@ bench_ops *bench_ops_new(const char *shared) {
     die("cannot set a list member");
   set_resolvers(o->nested_members, nested_r, 1, d); /* Query.groups */
 
-  if (gql_starwars_schema(&o->starwars) < 0 ||
-      gql_schema_finalize(o->starwars) < 0)
-    die("cannot build the Star Wars schema");
-  if (gql_starwars_schema_members(&o->starwars_members) < 0 ||
-      gql_schema_finalize(o->starwars_members) < 0)
-    die("cannot build the Star Wars schema");
+  o->starwars = starwars_of(false);
+  o->starwars_members = starwars_of(true);
 
   /* The JSON documents (written by the floor writers, so that they hold
    * exactly the data the resolvers return). */

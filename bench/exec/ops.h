@@ -47,6 +47,9 @@ typedef struct bench_ops bench_ops;
 /* Builds every schema and all data. `shared` is the shared folder
  * (../shared relative to the repository). Exits with a message on failure. */
 bench_ops *bench_ops_new(const char *shared);
+/* The same, every schema with graphql-js 17's @defer and @stream when
+ * defer_stream (the incremental-delivery benchmark, bench/defer). */
+bench_ops *bench_ops_new_with(const char *shared, bool defer_stream);
 void bench_ops_free(bench_ops *ops);
 const bench_op *bench_ops_get(const bench_ops *ops, int op);
 /* The data the floor functions read. */

@@ -187,17 +187,12 @@ static const gql_list_member episodes_member = {
     .count_offset = offsetof(character, nepisodes),
     .count_size = sizeof(uint8_t)};
 
-static int build(gql_schema **out, bool members) {
-  gql_schema *s;
-  int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL);
-  if (rc < 0)
-    return rc;
+int gql_starwars_set_resolvers(gql_schema *s, bool members) {
   types *t = (types *)&starwars_types; /* passed as data, never written */
   if (gql_schema_type_by_name(s, "Human", 5) != t->human ||
-      gql_schema_type_by_name(s, "Droid", 5) != t->droid) {
-    gql_schema_free(s);
+      gql_schema_type_by_name(s, "Droid", 5) != t->droid)
     return GQL_ESCHEMA;
-  }
+  int rc = 0;
   const unsigned sync = GQL_RESOLVER_SYNC;
   static const char *const kinds[] = {"Human", "Droid"};
   rc |= gql_schema_set_resolver(s, "Query", "hero", q_hero, t, sync);
@@ -229,9 +224,17 @@ static int build(gql_schema **out, bool members) {
     }
   }
   rc |= gql_schema_set_resolve_type(s, "Character", character_type);
-  if (rc < 0) {
+  return rc < 0 ? GQL_EINVAL : 0;
+}
+
+static int build(gql_schema **out, bool members) {
+  gql_schema *s;
+  int rc = gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL);
+  if (rc < 0)
+    return rc;
+  if ((rc = gql_starwars_set_resolvers(s, members)) < 0) {
     gql_schema_free(s);
-    return GQL_EINVAL;
+    return rc;
   }
   *out = s;
   return 0;

@@ -52,8 +52,9 @@ if serve s --log-level info --schema "$tmp/s/schema.graphql" --data "$tmp/s/data
   mv "$tmp/s/data.json.new" "$tmp/s/data.json"
   kill -HUP "$pid"
   wait_log "$tmp/s.err" 'reloaded: generation 1' && ok || fail "no generation 1: $(cat "$tmp/s.err")"
-  first_reload=$(grep -m1 'info: reload (' "$tmp/s.err")
-  [[ $first_reload == *'reload (SIGHUP)'* ]] && ok || fail "the first reload was not SIGHUP's: $first_reload"
+  # on a loaded machine the watch may fire before the signal is handled;
+  # then the signal makes a reload of its own after it
+  wait_log "$tmp/s.err" 'info: reload (SIGHUP)' && ok || fail "SIGHUP did not reload: $(cat "$tmp/s.err")"
   got=$(wait_for '{a b}' '{"data":{"a":"two","b":2}}') && ok || fail "after SIGHUP: $got"
 
   # a schema that does not build: the error is logged, the old one serves

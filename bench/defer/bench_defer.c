@@ -1,0 +1,277 @@
+/* The incremental-delivery benchmark, gql's side: the seven operations of
+ * ../shared/bench/README.md with a @defer wrapped around their deepest
+ * selection, against the same operations without it, on the same schemas
+ * (every one with graphql-js 17's @defer and @stream).
+ *
+ *   bench_defer texts DIR          writes DIR/OP.plain.graphql and
+ *                                  DIR/OP.defer.graphql (for peers17.js)
+ *   bench_defer dump DIR           writes DIR/OP.gql-plain.json and
+ *                                  DIR/OP.gql-defer.jsonl (a payload a line)
+ *   bench_defer time TRIALS [OP..] one line per op: median ns per request of
+ *                                  plain and defer (all payloads), payloads
+ *   bench_defer loop OP MODE N     N requests inside bench_defer_loop (for
+ *                                  valgrind --toggle-collect=bench_defer_loop)
+ *
+ * MODE: plain (gql_execute of the operation as written) or defer
+ * (gql_execute_incremental of the deferred text; every payload is written).
+ * The operations are prepared once, as bench/exec's "gql prepared". */
+#include "bench_util.h"
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { M_PLAIN, M_DEFER, M_COUNT };
+static const char *const mode_names[M_COUNT] = {"plain", "defer"};
+
+/* Where each operation's deepest selection set opens: the last occurrence
+ * of this text (its last character is the selection's "{"). */
+static const char *const deepest[OP_COUNT] = {
+    [OP_MINIMAL] = "{",
+    [OP_FLAT_LIST] = "items {",
+    [OP_NESTED_LISTS] = "leaves {",
+    [OP_STAR_WARS] = "friends {",
+    [OP_FRAGMENTS] = "FriendFields on Character {",
+    /* the innermost "ofType {" never runs (no type is wrapped that
+     * deep): the selection of every type reference instead */
+    [OP_INTROSPECTION] = "fragment TypeRef on __Type {",
+    [OP_INTROSPECTION_WITHOUT_ONE_OF] = "fragment TypeRef on __Type {",
+};
+
+static void die(const char *what, const char *detail) {
+  fprintf(stderr, "bench_defer: %s%s%s\n", what, detail ? ": " : "",
+          detail ? detail : "");
+  exit(2);
+}
+
+/* `q` with "... @defer { " + the deepest selection's contents + " }" in
+ * place of those contents (malloc'ed). */
+static char *deferred_text(const char *q, size_t len, const char *anchor,
+                           size_t *out_len) {
+  const char *at = NULL;
+  for (const char *p = q; (p = strstr(p, anchor)); p++)
+    at = p;
+  if (!at)
+    die("no deepest selection in", q);
+  size_t open = (size_t)(at - q) + strlen(anchor); /* after the "{" */
+  size_t close = open;
+  for (int depth = 1; close < len; close++) {
+    if (q[close] == '{')
+      depth++;
+    else if (q[close] == '}' && --depth == 0)
+      break;
+  }
+  if (close >= len)
+    die("unbalanced selection in", q);
+  static const char pre[] = " ... @defer {", post[] = "} ";
+  size_t n = len + sizeof pre - 1 + sizeof post - 1;
+  char *t = malloc(n + 1);
+  if (!t)
+    die("out of memory", NULL);
+  size_t k = 0;
+  memcpy(t + k, q, open), k += open;
+  memcpy(t + k, pre, sizeof pre - 1), k += sizeof pre - 1;
+  memcpy(t + k, q + open, close - open), k += close - open;
+  memcpy(t + k, post, sizeof post - 1), k += sizeof post - 1;
+  memcpy(t + k, q + close, len - close), k += len - close;
+  t[k] = 0;
+  *out_len = k;
+  return t;
+}
+
+typedef struct runner {
+  const bench_op *op;
+  int mode;
+  char *text; /* the operation run (defer: the deferred text) */
+  size_t text_len;
+  gql_prepared *p;
+  gql_arena *arena;
+  gql_output out;
+  FILE *dump;    /* dump: each payload a line */
+  unsigned npay; /* payloads of the last request */
+  size_t bytes;  /* their bytes */
+  bool errors;   /* a payload with errors */
+  int rc;
+} runner;
+
+static void on_payload(void *ud, const char *json, size_t len, bool errors) {
+  runner *r = ud;
+  r->npay++;
+  r->bytes += len;
+  r->errors |= errors;
+  if (r->dump)
+    fprintf(r->dump, "%.*s\n", (int)len, json);
+}
+
+static void run_once(void *arg) {
+  runner *r = arg;
+  gql_arena_reset(r->arena);
+  r->npay = 0, r->bytes = 0, r->errors = false;
+  gql_execute_params params = {
+      .arena = r->arena, .output = &r->out, .on_done = on_payload, .ud = r};
+  r->rc = r->mode == M_DEFER ? gql_execute_incremental(r->p, &params)
+                             : gql_execute(r->p, &params);
+}
+
+static void runner_init(runner *r, const bench_op *op, int op_index, int mode) {
+  *r = (runner){.op = op, .mode = mode};
+  if (mode == M_DEFER)
+    r->text = deferred_text(op->query, op->query_len, deepest[op_index],
+                            &r->text_len);
+  const char *text = r->text ? r->text : op->query;
+  size_t len = r->text ? r->text_len : op->query_len;
+  if (!(r->arena = gql_arena_new(NULL)))
+    die("out of memory", NULL);
+  gql_errors errs = {0};
+  if (gql_prepare(op->schema, text, len, NULL, NULL, &r->p, &errs) < 0)
+    die("gql_prepare failed", op->name);
+}
+
+static void runner_check(runner *r) {
+  run_once(r);
+  /* 0: every payload was delivered and nothing pends */
+  if (r->rc != 0 || r->errors)
+    die(r->rc < 0 ? gql_strerror(r->rc) : "pending work or errors",
+        r->op->name);
+  if (r->mode == M_DEFER && r->npay < 2)
+    die("the deferred operation sent one payload", r->op->name);
+}
+
+static void runner_free(runner *r) {
+  gql_prepared_free(r->p);
+  gql_arena_free(r->arena);
+  gql_output_free(&r->out);
+  free(r->text);
+}
+
+/* Separate and never inlined, so that callgrind can collect only here. */
+__attribute__((noinline)) void bench_defer_loop(runner *r, long n);
+__attribute__((noinline)) void bench_defer_loop(runner *r, long n) {
+  for (long i = 0; i < n; i++)
+    run_once(r);
+}
+
+static const char *shared_dir(void) {
+  const char *env = getenv("GQL_SHARED_DIR");
+  return env && *env ? env : BENCH_SHARED_DIR;
+}
+
+static void write_file(const char *dir, const char *name, const char *ext,
+                       const char *text, size_t len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
+  FILE *f = fopen(path, "w");
+  if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0)
+    die("cannot write", path);
+}
+
+static int cmd_texts(const bench_ops *ops, const char *dir) {
+  for (int i = 0; i < OP_COUNT; i++) {
+    const bench_op *op = bench_ops_get(ops, i);
+    size_t n;
+    char *t = deferred_text(op->query, op->query_len, deepest[i], &n);
+    write_file(dir, op->name, "plain.graphql", op->query, op->query_len);
+    write_file(dir, op->name, "defer.graphql", t, n);
+    free(t);
+  }
+  return 0;
+}
+
+static int cmd_dump(const bench_ops *ops, const char *dir) {
+  for (int i = 0; i < OP_COUNT; i++) {
+    const bench_op *op = bench_ops_get(ops, i);
+    for (int m = 0; m < M_COUNT; m++) {
+      runner r;
+      runner_init(&r, op, i, m);
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s.gql-%s.%s", dir, op->name,
+               mode_names[m], m == M_PLAIN ? "json" : "jsonl");
+      if (!(r.dump = fopen(path, "w")))
+        die("cannot write", path);
+      runner_check(&r);
+      fclose(r.dump);
+      runner_free(&r);
+    }
+  }
+  return 0;
+}
+
+static int cmd_time(const bench_ops *ops, int trials, char **only, int nonly) {
+  printf("op\tplain_ns\tdefer_ns\tpayloads\n");
+  for (int i = 0; i < OP_COUNT; i++) {
+    const bench_op *op = bench_ops_get(ops, i);
+    bool wanted = nonly == 0;
+    for (int k = 0; k < nonly; k++)
+      wanted |= strcmp(only[k], op->name) == 0;
+    if (!wanted)
+      continue;
+    runner r[M_COUNT];
+    int iters[M_COUNT];
+    double t[M_COUNT][64];
+    for (int m = 0; m < M_COUNT; m++) {
+      runner_init(&r[m], op, i, m);
+      runner_check(&r[m]);
+      iters[m] = bench_iters_for(run_once, &r[m], 20 * 1000 * 1000);
+      bench_defer_loop(&r[m], iters[m]); /* warm-up */
+    }
+    /* the two take turns, a trial each, so that load hits both alike */
+    for (int k = 0; k < trials && k < 64; k++)
+      for (int m = 0; m < M_COUNT; m++)
+        t[m][k] = bench_median_ns(run_once, &r[m], iters[m], 1);
+    printf("%s", op->name);
+    for (int m = 0; m < M_COUNT; m++) {
+      int n = trials < 64 ? trials : 64;
+      for (int a = 1; a < n; a++) /* insertion sort: n is small */
+        for (int b = a; b > 0 && t[m][b - 1] > t[m][b]; b--) {
+          double x = t[m][b];
+          t[m][b] = t[m][b - 1];
+          t[m][b - 1] = x;
+        }
+      printf("\t%.1f",
+             n % 2 ? t[m][n / 2] : (t[m][n / 2 - 1] + t[m][n / 2]) / 2);
+    }
+    printf("\t%u\n", r[M_DEFER].npay);
+    for (int m = 0; m < M_COUNT; m++)
+      runner_free(&r[m]);
+  }
+  return 0;
+}
+
+static int cmd_loop(const bench_ops *ops, const char *name, const char *mode,
+                    long n) {
+  int i = bench_op_by_name(name), m = -1;
+  for (int k = 0; k < M_COUNT; k++)
+    if (strcmp(mode, mode_names[k]) == 0)
+      m = k;
+  if (i < 0 || m < 0 || n < 1)
+    die("unknown op or mode", name);
+  runner r;
+  runner_init(&r, bench_ops_get(ops, i), i, m);
+  runner_check(&r);
+  bench_defer_loop(&r, n);
+  runner_free(&r);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: bench_defer texts DIR | dump DIR | time TRIALS "
+                    "[OP...] | loop OP MODE N\n");
+    return 2;
+  }
+  bench_ops *ops = bench_ops_new_with(shared_dir(), true);
+  int rc = 2;
+  if (strcmp(argv[1], "texts") == 0)
+    rc = cmd_texts(ops, argv[2]);
+  else if (strcmp(argv[1], "dump") == 0)
+    rc = cmd_dump(ops, argv[2]);
+  else if (strcmp(argv[1], "time") == 0 && atoi(argv[2]) > 0)
+    rc = cmd_time(ops, atoi(argv[2]), argv + 3, argc - 3);
+  else if (strcmp(argv[1], "loop") == 0 && argc == 5)
+    rc = cmd_loop(ops, argv[2], argv[3], atol(argv[4]));
+  else
+    fprintf(stderr, "bench_defer: unknown command %s\n", argv[1]);
+  bench_ops_free(ops);
+  return rc;
+}

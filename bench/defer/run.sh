@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The incremental-delivery benchmark: the seven operations of
+# ../shared/bench/README.md with a @defer around their deepest selection,
+# against the same operations without it, in gql (bench_defer) and in
+# graphql-js 17 (execute / experimentalExecuteIncrementally, peers17.js),
+# in one run. The payloads are checked (merged, they equal the plain
+# response) before anything is timed. See bench/defer/README.md.
+#
+# Usage: bench/defer/run.sh [--trials N] [--no-callgrind]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/bench/common/npm.sh"
+trials=15
+callgrind=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  --trials) trials=$2; shift 2 ;;
+  --no-callgrind) callgrind=0; shift ;;
+  *) echo "usage: $0 [--trials N] [--no-callgrind]" >&2; exit 2 ;;
+  esac
+done
+(( trials >= 5 && trials <= 64 )) || { echo "run.sh: 5 to 64 trials" >&2; exit 2; }
+shared=${GQL_SHARED_DIR:-$(cd "$root/../shared" && pwd)}
+export GQL_SHARED_DIR=$shared
+
+echo "== building gql (Release, build-rel)"
+"$root/scripts/build.sh" "$root/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
+bin=$root/build-rel/bench/bench_defer
+
+peers=$root/bench/.peers/graphql17
+version=17.1.0
+if [[ $(node -p "try{require('$peers/node_modules/graphql/package.json').version}catch(e){''}") != "$version" ]]; then
+  echo "== installing graphql@$version into $peers"
+  npm_install "$peers" "graphql@$version"
+fi
+export NODE_PATH=$peers/node_modules
+echo "== peer: graphql $(node -p 'require("graphql/package.json").version'), node $(node --version)"
+
+out=$root/bench/.peers/defer-out
+rm -rf "$out"
+mkdir -p "$out"
+"$bin" texts "$out"
+"$bin" dump "$out"
+echo "== checking the payloads (merged, each system's equals its plain response and gql's)"
+node "$root/bench/defer/peers17.js" check "$out"
+echo "   all payloads check"
+
+ops=(minimal flat_list nested_lists star_wars fragments introspection introspection_without_one_of)
+echo "== timing, op by op ($trials trials per system, CPU time)"
+printf 'op\tplain_ns\tdefer_ns\tpayloads\n' >"$out/gql.tsv"
+printf 'op\tplain_ns\tdefer_ns\tpayloads\n' >"$out/js.tsv"
+for op in "${ops[@]}"; do
+  "$bin" time "$trials" "$op" | tail -n +2 | tee -a "$out/gql.tsv" | tr '\t' ' ' | sed 's/^/   gql         /'
+  node "$root/bench/defer/peers17.js" time "$out" "$trials" "$op" | tail -n +2 | tee -a "$out/js.tsv" | tr '\t' ' ' | sed 's/^/   graphql-js  /'
+done
+
+cg=$out/callgrind.tsv
+if (( callgrind )) && command -v valgrind >/dev/null; then
+  echo "== gql's instructions per request under callgrind"
+  declare -A iters=([minimal]=2000 [flat_list]=20 [nested_lists]=50 [star_wars]=1000
+    [fragments]=300 [introspection]=40 [introspection_without_one_of]=40)
+  printf 'op\tir_plain\tir_defer\n' >"$cg"
+  for op in "${ops[@]}"; do
+    row=$op
+    for mode in plain defer; do
+      f=$out/callgrind.$op.$mode.out
+      valgrind --tool=callgrind --toggle-collect=bench_defer_loop \
+        --callgrind-out-file="$f" "$bin" loop "$op" "$mode" "${iters[$op]}" >/dev/null 2>&1
+      read -r ir _ < <(node "$root/bench/exec/cgsum.js" "$f" "${iters[$op]}")
+      row+=$'\t'$ir
+    done
+    echo "$row" | tee -a "$cg" | tr '\t' ' ' | sed 's/^/   /'
+  done
+fi
+
+echo
+echo "== results ($(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg))"
+awk -F'\t' -v cgfile="$cg" '
+  FNR == 1 { next }
+  FILENAME ~ /gql.tsv$/ { gp[$1] = $2; gd[$1] = $3; n[$1] = $4; order[++k] = $1; next }
+  FILENAME ~ /js.tsv$/ { jp[$1] = $2; jd[$1] = $3; jn[$1] = $4; next }
+  FILENAME == cgfile { ip[$1] = $2; id[$1] = $3 }
+  END {
+    printf "%-29s %9s %11s %9s %11s %9s %8s %9s %9s %6s\n", "op", "payloads", "gql plain", "gql defer",
+      "defer/plain", "Ir ratio", "js17 plain", "js17 defer", "margin plain", "defer"
+    bad = 0
+    for (i = 1; i <= k; i++) {
+      o = order[i]
+      r = gd[o] / gp[o]; mp = jp[o] / gp[o]; md = jd[o] / gd[o]
+      ir = (o in ip && ip[o] > 0) ? sprintf("%.2f", id[o] / ip[o]) : "-"
+      printf "%-29s %9s %9.0fns %9.0fns %11.2f %9s %8.0fns %9.0fns %8.1fx %8.1fx\n", o, n[o], gp[o], gd[o], r, ir,
+        jp[o], jd[o], mp, md
+      if (r > 1.3) { bad = 1; printf "   target missed: %s defer/plain %.2f > 1.3\n", o, r }
+      if (md < mp) { bad = 1; printf "   target missed: %s margin over graphql-js 17 with @defer %.1fx < plain %.1fx\n", o, md, mp }
+    }
+    print bad ? "targets: NOT all met (see above)" : "targets: defer/plain within 1.3x, and the margin over graphql-js 17 with @defer at least the plain one, on every op"
+  }' "$out/gql.tsv" "$out/js.tsv" ${cg:+$([[ -f $cg ]] && echo "$cg")}
