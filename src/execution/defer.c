@@ -76,13 +76,57 @@ static bool path_within(const char *prefix, const char *path) {
   return path[n] == ']' || (n == 1 || path[n] == ',');
 }
 
-/* The fragment of usage `u` whose object is at `path` or above it. */
-static inc_record *find_record(const inc_state *st, const plan_defer *u,
+/* The index of usage `u` in gql_prepared.defers (a document has few). */
+static uint32_t usage_index(const exec_ctx *ctx, const plan_defer *u) {
+  uint32_t i = 0;
+  while (ctx->p->defers[i] != u)
+    i++;
+  return i;
+}
+
+/* The fragment of usage `u` whose object is at `path` or above it: among
+ * the usage's records, newest first (the walk is depth first, so it is
+ * the newest one but where pending fields interleave the walks). */
+static inc_record *find_record(const exec_ctx *ctx, const plan_defer *u,
                                const char *path) {
-  for (inc_record *r = st->recs; r; r = r->next)
-    if (r->usage == u && path_within(r->path, path))
+  const inc_state *st = ctx->inc;
+  for (inc_record *r = st->latest[usage_index(ctx, u)]; r; r = r->prev_same)
+    if (path_within(r->path, path))
       return r;
   return NULL;
+}
+
+/* What the running context made: its group's list, or the initial
+ * result's. */
+static inc_made *made_by(exec_ctx *ctx) {
+  return ctx->group ? &ctx->group->made : &ctx->inc->made;
+}
+
+/* Appends `r` (made by ctx) to the execution's records, its usage's and
+ * its creator's. */
+static void link_record(exec_ctx *ctx, inc_record *r) {
+  inc_state *st = ctx->inc;
+  *st->rtail = r;
+  st->rtail = &r->next;
+  inc_made *m = made_by(ctx);
+  *m->rtail = r;
+  m->rtail = &r->next_made;
+  if (r->usage) {
+    inc_record **head = &st->latest[usage_index(ctx, r->usage)];
+    r->prev_same = *head;
+    *head = r;
+  }
+}
+
+static void link_group(exec_ctx *ctx, inc_group *g) {
+  inc_state *st = ctx->inc;
+  g->made.rtail = &g->made.recs;
+  g->made.gtail = &g->made.groups;
+  *st->gtail = g;
+  st->gtail = &g->next;
+  inc_made *m = made_by(ctx);
+  *m->gtail = g;
+  m->gtail = &g->next_made;
 }
 
 static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
@@ -99,7 +143,6 @@ static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
 /* Records the fragments of the usages met collecting `ps` at `path`. */
 static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
                         rnode *node) {
-  inc_state *st = ctx->inc;
   for (uint32_t i = 0; i < ps->ndefers; i++) {
     const plan_defer *u = ps->defers[i];
     if (!usage_on(ctx, u))
@@ -111,28 +154,25 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
     *r = (inc_record){.usage = u,
                       .label = u->label,
                       .path = path,
-                      .parent = pu ? find_record(st, pu, path) : NULL,
+                      .parent = pu ? find_record(ctx, pu, path) : NULL,
                       .creator = ctx,
                       .node = node,
                       .id = -1};
-    *st->rtail = r;
-    st->rtail = &r->next;
+    link_record(ctx, r);
   }
   return true;
 }
 
+/* `set` is kept as it is (a memo's: it lives as long as the execution). */
 static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path,
                             const char *path_json, rnode *node,
                             const plan_defer **set, uint32_t n) {
-  inc_state *st = ctx->inc;
   inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g);
-  const plan_defer **gs = gql_arena_alloc(ctx->arena, sizeof *gs * n);
   inc_record **recs = gql_arena_alloc(ctx->arena, sizeof *recs * n);
-  if (!g || !gs || !recs)
+  if (!g || !recs)
     return NULL;
-  memcpy(gs, set, sizeof *gs * n);
-  *g = (inc_group){.set = gs,
+  *g = (inc_group){.set = set,
                    .recs = recs,
                    .nset = n,
                    .nrecs = n,
@@ -145,15 +185,85 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
   if (path && !g->path)
     return NULL;
   for (uint32_t i = 0; i < n; i++) {
-    recs[i] = find_record(st, set[i], path_json);
+    recs[i] = find_record(ctx, set[i], path_json);
     if (!recs[i])
       g->dead = true; /* (unvalidated documents only) */
     else
       recs[i]->ngroups++;
   }
-  *st->gtail = g;
-  st->gtail = &g->next;
+  link_group(ctx, g);
   return g;
+}
+
+/* How the fields of plan set `ps` split at an object, which is the same
+ * at every object of the set in one execution (its variables are fixed)
+ * for the same running set and kind of object: the fields the running
+ * context keeps, and the usage sets of the groups it makes, in order. */
+struct split_memo {
+  const plan_set *ps;
+  const plan_defer *const *cur;
+  uint32_t ncur;
+  bool group_root;
+  bool *keep;
+  const plan_defer ***sets;
+  uint32_t *nset, nsets;
+  struct split_memo *next;
+};
+
+static split_memo *find_memo(const inc_state *st, const plan_set *ps,
+                             const plan_defer *const *cur, uint32_t ncur,
+                             bool group_root) {
+  for (split_memo *m = st->memos; m; m = m->next)
+    if (m->ps == ps && m->group_root == group_root &&
+        same_set(m->cur, m->ncur, cur, ncur))
+      return m;
+  return NULL;
+}
+
+static split_memo *make_memo(exec_ctx *ctx, const plan_set *ps,
+                             const plan_defer *const *cur, uint32_t ncur,
+                             bool group_root) {
+  inc_state *st = ctx->inc;
+  gql_arena *a = ctx->arena;
+  split_memo *m = gql_arena_alloc(a, sizeof *m);
+  bool *keep = gql_arena_alloc(a, sizeof *keep * (ps->nentries + 1));
+  const plan_defer ***sets = gql_arena_alloc(a, sizeof *sets * ps->nentries);
+  uint32_t *nset = gql_arena_alloc(a, sizeof *nset * ps->nentries);
+  if (!m || !keep || !sets || !nset)
+    return NULL;
+  *m = (split_memo){.ps = ps,
+                    .cur = cur,
+                    .ncur = ncur,
+                    .group_root = group_root,
+                    .keep = keep,
+                    .sets = sets,
+                    .nset = nset};
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    keep[i] = false;
+    if (!field_included(ctx, ps, ps->entries[i]))
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    const plan_defer **set = gql_arena_alloc(a, sizeof *set * pf->nocc);
+    if (!set)
+      return NULL;
+    uint32_t n = field_set(ctx, pf, set);
+    if (same_set(set, n, cur, ncur) || (n == 0 && !group_root)) {
+      keep[i] = true;
+      continue;
+    }
+    if (group_root) /* another group's field, or the initial result's */
+      continue;
+    bool found = false;
+    for (uint32_t j = 0; j < m->nsets && !found; j++)
+      found = same_set(sets[j], nset[j], set, n);
+    if (!found) {
+      sets[m->nsets] = set;
+      nset[m->nsets++] = n;
+    }
+  }
+  m->next = st->memos;
+  st->memos = m;
+  return m;
 }
 
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
@@ -165,44 +275,19 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   bool group_root = run && !run->stream && node == run->root;
   const plan_defer *const *cur = run ? run->set : NULL;
   uint32_t ncur = run ? run->nset : 0;
-  bool *keep = gql_arena_alloc(ctx->arena, sizeof *keep * (ps->nentries + 1));
-  const char *path_json = gql_exec_path_json(ctx, path);
-  if (!keep || !path_json)
+  split_memo *m = find_memo(ctx->inc, ps, cur, ncur, group_root);
+  if (!m && !(m = make_memo(ctx, ps, cur, ncur, group_root)))
     return NULL;
-  if (!group_root && !add_records(ctx, ps, path_json, node))
+  if (group_root) /* nothing to record: its fragments are made */
+    return m->keep;
+  const char *path_json = gql_exec_path_json_in(ctx, path, &ctx->inc->scratch);
+  if (!path_json || !add_records(ctx, ps, path_json, node))
     return NULL;
-  /* the groups made at this object, by set */
-  inc_group **made = NULL;
-  uint32_t nmade = 0;
-  for (uint32_t i = 0; i < ps->nentries; i++) {
-    keep[i] = false;
-    if (!field_included(ctx, ps, ps->entries[i]))
-      continue;
-    const plan_field *pf = &ps->fields[ps->entries[i].field];
-    const plan_defer **set =
-        gql_arena_alloc(ctx->arena, sizeof *set * pf->nocc);
-    if (!set)
+  for (uint32_t i = 0; i < m->nsets; i++)
+    if (!add_group(ctx, ps, parent, path, path_json, node, m->sets[i],
+                   m->nset[i]))
       return NULL;
-    uint32_t n = field_set(ctx, pf, set);
-    if (same_set(set, n, cur, ncur) || (n == 0 && !group_root)) {
-      keep[i] = true;
-      continue;
-    }
-    if (group_root) /* another group's field, or the initial result's */
-      continue;
-    bool found = false;
-    for (uint32_t j = 0; j < nmade && !found; j++)
-      found = same_set(made[j]->set, made[j]->nset, set, n);
-    if (found)
-      continue;
-    if (!made &&
-        !(made = gql_arena_alloc(ctx->arena, sizeof *made * ps->nentries)))
-      return NULL;
-    made[nmade] = add_group(ctx, ps, parent, path, path_json, node, set, n);
-    if (!made[nmade++])
-      return NULL;
-  }
-  return keep;
+  return m->keep;
 }
 
 /* The value of an argument of a @stream: its variable's (NULL: none), or
@@ -270,14 +355,14 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                          gql_list_item_fn fn, size_t initial,
                          gql_type_ref item) {
   exec_ctx *ctx = o->own.ctx;
-  inc_state *st = ctx->inc;
   const gql_ast_directive *d = stream_of(ctx, o->own.pf);
   const gql_ast_value *lit;
   arg(ctx, d, "label", &lit);
   inc_record *r = gql_arena_alloc(ctx->arena, sizeof *r);
   gql_resolve_info *info = gql_arena_alloc(ctx->arena, sizeof *info);
   const path_frame *path = copy_path(ctx->arena, o->own.path);
-  const char *path_json = gql_exec_path_json(ctx, o->own.path);
+  const char *path_json =
+      gql_exec_path_json_in(ctx, o->own.path, &ctx->inc->scratch);
   inc_group *gs =
       gql_arena_alloc(ctx->arena, sizeof *gs * (count - initial + 1));
   if (!r || !info || !path || !path_json || !gs) {
@@ -296,8 +381,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                     .node = o->node,
                     .ngroups = (uint32_t)(count - initial),
                     .id = -1};
-  *st->rtail = r;
-  st->rtail = &r->next;
+  link_record(ctx, r);
   const inc_group *run = ctx->group;
   for (size_t i = initial; i < count; i++) {
     inc_group *g = &gs[i - initial];
@@ -315,7 +399,6 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                      .path_json = path_json,
                      .creator = ctx,
                      .node = o->node};
-    *st->gtail = g;
-    st->gtail = &g->next;
+    link_group(ctx, g);
   }
 }

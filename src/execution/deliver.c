@@ -81,7 +81,13 @@ void gql_exec_finish(exec_ctx *ctx) {
   gql_buf_puts(r, "\"data\":");
   write_tree(ctx, r, ctx->root);
   gql_buf_putc(r, '}');
-  gql_buf_free(&ctx->bytes);
+  if (GQL_UNLIKELY(ctx->group && !ctx->inc->spare_bytes.data &&
+                   !ctx->bytes.failed)) {
+    ctx->inc->spare_bytes = ctx->bytes; /* the next group's */
+    ctx->bytes = (gql_buf){0};
+  } else {
+    gql_buf_free(&ctx->bytes);
+  }
   ctx->done = true;
   deliver(ctx);
 }

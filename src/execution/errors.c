@@ -16,14 +16,20 @@ static void write_path(gql_buf *b, const path_frame *f) {
     gql_json_write_string(b, *f->key);
 }
 
+const char *gql_exec_path_json_in(exec_ctx *ctx, const path_frame *f,
+                                  gql_buf *b) {
+  b->len = 0;
+  gql_buf_putc(b, '[');
+  write_path(b, f);
+  gql_buf_putc(b, ']');
+  const char *s = gql_buf_cstr(b);
+  return s ? gql_arena_strndup(ctx->arena, s, b->len) : NULL;
+}
+
 const char *gql_exec_path_json(exec_ctx *ctx, const path_frame *f) {
   gql_buf b;
   gql_buf_init(&b, NULL);
-  gql_buf_putc(&b, '[');
-  write_path(&b, f);
-  gql_buf_putc(&b, ']');
-  const char *s = gql_buf_cstr(&b);
-  char *r = s ? gql_arena_strndup(ctx->arena, s, b.len) : NULL;
+  const char *r = gql_exec_path_json_in(ctx, f, &b);
   gql_buf_free(&b);
   return r;
 }

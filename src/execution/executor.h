@@ -149,7 +149,17 @@ typedef struct inc_record {
   bool failed, completed;
   const char *errors; /* failed: the JSON array */
   struct inc_record *next;
+  /* the record made before it for the same usage (newest first, from
+   * inc_state.latest) and the next one its creator made */
+  struct inc_record *prev_same, *next_made;
 } inc_record;
+
+/* What one context made, in order (settle and the announcements after a
+ * group's delivery look only at these, not at every record). */
+typedef struct inc_made {
+  inc_record *recs, **rtail;
+  struct inc_group *groups, **gtail;
+} inc_made;
 
 /* An execution group: the fields of one object whose @defer usages are the
  * same set (graphql-js's DeferredGroupedFieldSetRecord). */
@@ -177,13 +187,19 @@ typedef struct inc_group {
   bool dead, started, done, failed, delivered;
   gql_str data;   /* done: the data object's JSON */
   gql_str errors; /* done: the errors array (len 0: none) */
-  struct inc_group *next;
+  struct inc_group *next, *next_made;
+  inc_made made; /* what its context made */
 } inc_group;
+
+typedef struct split_memo split_memo;
 
 typedef struct inc_state {
   exec_ctx *ctx; /* the initial result's */
   inc_record *recs, **rtail;
   inc_group *groups, **gtail;
+  inc_made made; /* what the initial result's context made */
+  /* per usage (gql_prepared.defers' order): its newest record */
+  inc_record **latest;
   int32_t next_id;
   bool initial_sent, finished, pumping;
   uint32_t running;  /* groups started and not done */
@@ -196,6 +212,11 @@ typedef struct inc_state {
    * entries, and whether one has errors */
   gql_buf pend, incr, comp;
   bool errs;
+  gql_buf scratch;          /* gql_exec_path_json's */
+  struct split_memo *memos; /* defer.c's */
+  /* the buffers of a finished group, for the next one to start (groups
+   * that run one after the other malloc nothing for them) */
+  gql_buf spare_bytes, spare_resp;
 } inc_state;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
@@ -305,6 +326,9 @@ bool gql_exec_conditions_fail(exec_ctx *ctx, uint32_t type,
 
 /* errors.c */
 const char *gql_exec_path_json(exec_ctx *ctx, const path_frame *f);
+/* The same, written in `scratch` first (reused: no malloc each). */
+const char *gql_exec_path_json_in(exec_ctx *ctx, const path_frame *f,
+                                  gql_buf *scratch);
 void gql_exec_add_error(exec_ctx *ctx, const char *msg, const plan_field *pf,
                         uint32_t off, const path_frame *path);
 void gql_exec_tree_fail(exec_ctx *ctx, rnode *n);

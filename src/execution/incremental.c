@@ -48,11 +48,12 @@ static void kill_record(inc_state *st, inc_record *r) {
 /* What context `ctx` made, once it has finished: the fragments and groups
  * whose object did not stay in its response. */
 static void settle(inc_state *st, exec_ctx *ctx) {
-  for (inc_record *r = st->recs; r; r = r->next)
-    if (r->creator == ctx && !r->dead && !alive(ctx, r->node))
+  const inc_made *m = ctx->group ? &ctx->group->made : &st->made;
+  for (inc_record *r = m->recs; r; r = r->next_made)
+    if (!r->dead && !alive(ctx, r->node))
       kill_record(st, r);
-  for (inc_group *g = st->groups; g; g = g->next)
-    if (g->creator == ctx && !alive(ctx, g->node))
+  for (inc_group *g = m->groups; g; g = g->next_made)
+    if (!alive(ctx, g->node))
       kill_group(g);
 }
 
@@ -128,7 +129,8 @@ static void start(inc_state *st, inc_group *g) {
   c->owns = OWN_OUTPUT;
   c->own_output = (gql_output){0};
   c->output = &c->own_output;
-  c->resp = (gql_buf){0};
+  c->resp = st->spare_resp; /* the last group's buffers, when free */
+  st->spare_resp = (gql_buf){0};
   c->errs = NULL;
   c->nerrs = c->cap = 0;
   c->hooks = NULL;
@@ -141,7 +143,11 @@ static void start(inc_state *st, inc_group *g) {
   c->serial = (serial_walk){0};
   *root = (rnode){.kind = R_EMPTY, .nullable = true};
   c->root = g->root = root;
-  gql_buf_init(&c->bytes, NULL);
+  c->bytes = st->spare_bytes;
+  c->bytes.len = 0;
+  st->spare_bytes = (gql_buf){0};
+  if (!c->bytes.data)
+    gql_buf_init(&c->bytes, NULL);
   c->out = &c->bytes;
   g->ctx = c;
   st->running++;
@@ -276,8 +282,8 @@ static bool progress(inc_state *st) {
     moved = true;
     /* what it made is announced with it, in delivery order (the
      * fragments of a stream's items in the items' order) */
-    for (inc_record *r = st->recs; r && g->ctx; r = r->next)
-      if (r->creator == g->ctx && due(st, r))
+    for (inc_record *r = g->made.recs; r && g->ctx; r = r->next_made)
+      if (due(st, r))
         announce(st, r);
   }
   for (inc_record *r = st->recs; r; r = r->next) {
@@ -320,6 +326,9 @@ static void release(inc_state *st) {
   gql_buf_free(&st->pend);
   gql_buf_free(&st->incr);
   gql_buf_free(&st->comp);
+  gql_buf_free(&st->scratch);
+  gql_buf_free(&st->spare_bytes);
+  gql_buf_free(&st->spare_resp);
   exec_ctx *c = st->current;
   if (st->owns & OWN_OUTPUT) {
     if (c == st->ctx)
@@ -411,6 +420,12 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
     char *d = gql_arena_strndup(c->arena, json + off, len - off - 1);
     g->data = d ? (gql_str){d, len - off - 1} : GQL_STR("{}");
   }
+  /* copied: the response buffer goes to the next group (deliver, after
+   * this returns, then hands the output an empty one) */
+  if (!st->spare_resp.data && !c->resp.failed) {
+    st->spare_resp = c->resp;
+    c->resp = (gql_buf){0};
+  }
   settle(st, c);
   pump(st);
   if (!st->finished || st->running)
@@ -456,16 +471,30 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
     return 0;
   }
   bool sync_done = false;
-  *st = (inc_state){.ctx = ctx,
-                    .rtail = &st->recs,
-                    .gtail = &st->groups,
-                    .owns = ctx->owns,
-                    .sync_done = &sync_done,
-                    .on_payload = ctx->on_done,
-                    .ud = ctx->ud};
+  inc_record **latest =
+      gql_arena_alloc(ctx->arena, sizeof *latest * (p->ndefers + 1));
+  if (!latest) {
+    gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
+    gql_exec_errors_only(ctx, true);
+    return 0;
+  }
+  memset(latest, 0, sizeof *latest * (p->ndefers + 1));
+  *st =
+      (inc_state){.ctx = ctx,
+                  .rtail = &st->recs,
+                  .gtail = &st->groups,
+                  .made = {.rtail = &st->made.recs, .gtail = &st->made.groups},
+                  .latest = latest,
+                  .owns = ctx->owns,
+                  .sync_done = &sync_done,
+                  .on_payload = ctx->on_done,
+                  .ud = ctx->ud};
   gql_buf_init(&st->pend, NULL);
   gql_buf_init(&st->incr, NULL);
   gql_buf_init(&st->comp, NULL);
+  gql_buf_init(&st->scratch, NULL);
+  gql_buf_init(&st->spare_bytes, NULL);
+  gql_buf_init(&st->spare_resp, NULL);
   ctx->owns = 0;
   ctx->on_done = on_initial;
   ctx->ud = st;
