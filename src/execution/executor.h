@@ -212,7 +212,11 @@ typedef struct inc_state {
    * entries, and whether one has errors */
   gql_buf pend, incr, comp;
   bool errs;
-  gql_buf scratch;          /* gql_exec_path_json's */
+  gql_buf scratch; /* gql_exec_path_json's */
+  /* The hooks (a trace) whose execute_finish comes with the last payload,
+   * not the initial result's: every context runs a copy without it. */
+  const gql_exec_hooks *finish_hooks;
+  bool any_errs;            /* a payload had errors */
   struct split_memo *memos; /* defer.c's */
   /* the buffers of a finished group, for the next one to start (groups
    * that run one after the other malloc nothing for them) */

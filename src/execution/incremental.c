@@ -133,7 +133,9 @@ static void start(inc_state *st, inc_group *g) {
   st->spare_resp = (gql_buf){0};
   c->errs = NULL;
   c->nerrs = c->cap = 0;
-  c->hooks = NULL;
+  /* the trace's hooks (without execute_finish): a deferred field's span
+   * belongs to the request's trace */
+  c->hooks = st->ctx->hooks;
   c->last_stamps = c->owed = false;
   c->on_done = on_group;
   c->ud = g;
@@ -318,6 +320,16 @@ static bool has_next(const inc_state *st) {
  * owns goes with the delivering context's (deliver frees it after this
  * on_done returns). */
 static void release(inc_state *st) {
+  if (!st->finished && st->finish_hooks) {
+    /* the execution's end for the trace: after the last payload; groups
+     * still running (fields of a failed fragment) are no longer traced */
+    for (inc_group *g = st->groups; g; g = g->next)
+      if (g->started && !g->done)
+        g->ctx->hooks = NULL;
+    const gql_exec_hooks *h = st->finish_hooks;
+    st->finish_hooks = NULL;
+    h->pub.execute_finish(h->pub.ctx, st->any_errs);
+  }
   st->finished = true;
   if (st->running)
     return;
@@ -352,6 +364,7 @@ static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
 /* Hands payload `pay` to on_done and frees it. */
 static void send_payload(inc_state *st, gql_buf *pay, bool errs) {
   static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
+  st->any_errs |= errs || pay->failed;
   if (pay->failed)
     st->on_payload(st->ud, oom, sizeof oom - 1, true);
   else
@@ -448,6 +461,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
         again = true;
   }
   if (!st->pend.len) {
+    st->any_errs |= errs;
     st->on_payload(st->ud, json, len, errs);
     release(st);
     return;
@@ -503,6 +517,15 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
   ctx->serial = (serial_walk){0};
   ctx->inc = st;
   ctx->group = NULL;
+  if (ctx->hooks && ctx->hooks->pub.execute_finish) {
+    gql_exec_hooks *h = gql_arena_alloc(ctx->arena, sizeof *h);
+    if (h) { /* (out of memory: the trace ends with the initial result) */
+      *h = *ctx->hooks;
+      h->pub.execute_finish = NULL;
+      st->finish_hooks = ctx->hooks;
+      ctx->hooks = h;
+    }
+  }
   gql_buf_init(&ctx->bytes, ctx->output->alc);
   ctx->out = &ctx->bytes;
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};

@@ -121,5 +121,30 @@ printf '{ list { ... @defer { n: id } } }' | "$gql" exec "${data[@]}" - >"$tmp/g
 [[ $? -eq 1 ]] && grep -q 'Unknown directive \\"@defer\\"' "$tmp/got" &&
   passed=$((passed + 1)) || fail "@defer without --defer-stream: $(cat "$tmp/got")"
 
+# A deferred fragment's resolvers belong to the execution's trace, and
+# the execute span ends with the last payload (after every resolve span).
+echo '{"item":{"id":7,"name":"n","list":[{"id":1},{"id":2}]}}' >"$tmp/d3.json"
+printf 'type Query { item: Item }\ntype Item { id: Int name: String list: [Item] }\n' >"$tmp/s3.graphql"
+echo '{ item { id ... @defer { name list { ... @defer { id } } } } }' |
+  "$gql" exec --defer-stream --schema "$tmp/s3.graphql" --data "$tmp/d3.json" \
+    --trace-file "$tmp/trace.jsonl" - >"$tmp/got" 2>&1
+python3 - "$tmp/trace.jsonl" <<'PY' && passed=$((passed + 1)) || fail "deferred fields' spans: $(cat "$tmp/trace.jsonl")"
+import json, sys
+spans = [s for l in open(sys.argv[1]) for rs in json.loads(l)["resourceSpans"]
+         for ss in rs["scopeSpans"] for s in ss["spans"]]
+def path(s):
+    return next((list(a["value"].values())[0] for a in s.get("attributes", [])
+                 if a["key"] == "graphql.field.path"), None)
+resolved = {path(s): s for s in spans if s["name"] == "graphql.resolve"}
+for p in ("item", "item.id", "item.name", "item.list", "item.list.*.id"):
+    assert p in resolved, f"no span for {p}: {sorted(map(str, resolved))}"
+execute = [s for s in spans if s["name"] == "query"]
+assert len(execute) == 1, execute
+end = int(execute[0]["endTimeUnixNano"])
+assert all(int(s["endTimeUnixNano"]) <= end for s in resolved.values())
+ids = {s["traceId"] for s in spans}
+assert len(ids) == 1, ids
+PY
+
 echo "exec: $passed passed, $failures failed"
 [[ $failures -eq 0 ]]
