@@ -584,8 +584,9 @@ GQL_API int gql_execute(const gql_prepared *p,
  * only the completion of fields whose fragment already failed), or a
  * negative code. Without params->arena the memory is freed after the last
  * payload. gql_execute runs the same operation with the deferred fields in
- * place. Resolvers of deferred fields are not traced (the trace ends with
- * the initial result). */
+ * place. params->trace (and hooks) see every payload's resolvers; the
+ * execute span (execute_finish) ends after the last payload is handed to
+ * on_done. */
 GQL_API int gql_execute_incremental(const gql_prepared *p,
                                     const gql_execute_params *params);
 
