@@ -197,6 +197,7 @@ static int run(int argc, char **argv) {
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
   so.headers = &st->headers;
+  so.headers_of = gql_cli_generation_headers; /* hot reload */
   so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
@@ -240,13 +241,13 @@ static int run(int argc, char **argv) {
     status = print_plan(sg, plan_path, op_name, arena);
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
-    gql_cli_demand_control *dc = NULL; /* on the API schema's weights */
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len, &dc, &o))
+      /* on the API schema's weights */
+      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len,
+                                      &hooks.first->dc))
         status = serve(st, sg, &o, &so, sg_path, argc, argv);
       else
         status = 1;
-      gql_cli_demand_control_free(dc);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;
