@@ -213,12 +213,6 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
            st->server.metrics != s0->server.metrics ||
            !same(st->server.metrics_path, s0->server.metrics_path),
        "the log and metrics settings (server.log_*, server.metrics*)"},
-      {st->gateway.subgraph_timeout_ms != s0->gateway.subgraph_timeout_ms ||
-           st->gateway.connect_timeout_ms != s0->gateway.connect_timeout_ms ||
-           st->gateway.max_subgraph_connections !=
-               s0->gateway.max_subgraph_connections,
-       "the subgraph client settings (gateway.*_timeout, "
-       "gateway.max_subgraph_connections)"},
       {p->apq != p0->apq || p->enabled != p0->enabled ||
            p->log_unknown != p0->log_unknown || p->safelist != p0->safelist ||
            p->require_id != p0->require_id ||

@@ -426,11 +426,12 @@ static bool still_valid(void *ud, const char *query, size_t len,
   return ok;
 }
 
-/* The worker's state for `sg` with the header rules of `hc` (NULL: none;
- * NULL after saying why), its plan cache warmed with the hottest
- * operations of `from` (NULL: none). */
+/* The worker's state for `sg` with the header rules of `hc` (NULL: none)
+ * and a client with options `co` (NULL after saying why), its plan cache
+ * warmed with the hottest operations of `from` (NULL: none). */
 static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
-                       const gql_cfg_headers *hc, const gw_gen *from) {
+                       const gql_cfg_headers *hc,
+                       const gql_gw_client_options *co, const gw_gen *from) {
   gql_gw_executor *ge = w->ge;
   gw_gen *g = calloc(1, sizeof *g);
   gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
@@ -439,8 +440,7 @@ static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
   for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
     urls[i] = sg->graphs[i].url;
   if (!rc)
-    rc = gql_gw_client_new(w->loop, urls, sg->ngraphs, &ge->opt.client,
-                           &g->client, &bad);
+    rc = gql_gw_client_new(w->loop, urls, sg->ngraphs, co, &g->client, &bad);
   free(urls);
   if (rc) {
     if (rc == GQL_EINVAL)
@@ -502,7 +502,10 @@ static void on_generation(void *worker, void *ud) {
   const gql_supergraph *sg = sg_of(w->ge, ud);
   if (w->cur && w->cur->sg == sg)
     return;
-  gw_gen *g = gen_new(w, sg, headers_of(w->ge, ud), w->cur);
+  gql_gw_client_options co = w->ge->opt.client;
+  if (ud && w->ge->opt.client_of)
+    w->ge->opt.client_of(ud, &co);
+  gw_gen *g = gen_new(w, sg, headers_of(w->ge, ud), &co, w->cur);
   if (!g)
     return; /* the requests on it will try again */
   gen_release(w->cur);
@@ -741,7 +744,7 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   gql_server_metrics *sm = ge->opt.metrics;
   bool ok = !sm || (w->sh = gql_metrics_shard_new(sm->m));
   if (ok)
-    ok = (w->cur = gen_new(w, sg, ge->opt.headers, NULL)) != NULL;
+    ok = (w->cur = gen_new(w, sg, ge->opt.headers, &ge->opt.client, NULL));
   /* the first worker probes the subgraphs for readiness */
   if (ok && !atomic_exchange(&ge->probing, true)) {
     w->prober = w->timer_open = true;

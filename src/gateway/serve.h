@@ -27,6 +27,10 @@ typedef struct gql_gw_serve_options {
   /* Hot reload: the headers section of a server generation (its ud);
    * NULL, or NULL returned: `headers`. */
   const gql_cfg_headers *(*headers_of)(void *generation);
+  /* Hot reload: sets the subgraph client options of a server generation
+   * (its ud) over `client` (NULL: `client` for every one). A generation's
+   * new client uses them; requests in flight keep their client's. */
+  void (*client_of)(void *generation, gql_gw_client_options *o);
   /* The verified JWT claims of a request, for the rules' from_claim (NULL:
    * none); given the request's context. */
   const gql_json_value *(*claims)(const gql_http_request *r);

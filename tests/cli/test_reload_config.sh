@@ -199,10 +199,11 @@ GRAPHQL
 }
 mkdir -p "$tmp/g"
 supergraph "http://127.0.0.1:$sport/b" >"$tmp/g/supergraph.graphql"
-gcfg() { # gcfg VALUE: x-env: VALUE on every subgraph request
+gcfg() { # gcfg VALUE [TIMEOUT]: x-env: VALUE on every subgraph request
   cat >"$tmp/g/gw.yaml.new" <<YAML
 gateway:
   supergraph: supergraph.graphql
+  subgraph_timeout: ${2:-10s}
 headers:
   all:
     request:
@@ -245,6 +246,39 @@ if [[ -n $port ]]; then
   supergraph "http://127.0.0.1:$sport/b" >"$tmp/g/supergraph.graphql"
   kill -HUP "$gpid"
   until_ok 5 ready_is 200 && ok || fail "ready: not ready once b is back"
+  # the subgraph timeout applies to the new generation's client: b answers
+  # in 0.6 s, within 10 s, then not within 300 ms
+  slow=$(free_port)
+  python3 - "$slow" >"$tmp/slow.out" 2>&1 <<'PY' &
+import http.server, sys, time
+class Slow(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        time.sleep(0.6)
+        out = b'{"data":{"echoB":"slow"}}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    def log_message(self, *args):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Slow)
+print("listening", flush=True)
+s.serve_forever()
+PY
+  pids+=($!)
+  until_ok 5 grep -q listening "$tmp/slow.out"
+  supergraph "http://127.0.0.1:$slow/b" >"$tmp/g/supergraph.graphql"
+  kill -HUP "$gpid"
+  echo_b() {
+    curl -s "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' -d '{"query":"{echoB}"}'
+  }
+  b_is() { [[ $(echo_b) == "$1" ]]; }
+  until_ok 5 b_is '{"data":{"echoB":"slow"}}' && ok || fail "timeout: the slow subgraph within 10 s: $(echo_b)"
+  gcfg two 300ms
+  until_ok 5 eval '[[ $(echo_b) == *"timed out"* ]]' && ok || fail "timeout: 300 ms not applied: $(echo_b)"
   kill "$gpid"
   wait "$gpid" 2>/dev/null
 else
