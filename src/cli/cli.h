@@ -172,6 +172,12 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
                             gql_cli_persisted **out,
                             struct gql_http_options *o);
 void gql_cli_persisted_free(gql_cli_persisted *p);
+/* A reload's persisted-operation settings under the documents hook of
+ * `first` (the start's): st's manifests (read again), safelist and
+ * log_unknown, with `first`'s APQ. NULL after printing why. */
+gql_cli_persisted *gql_cli_persisted_reload(const char *cmd,
+                                            const gql_settings *st,
+                                            const gql_cli_persisted *first);
 
 /* Demand control (demand_control.c): Router's static_estimated strategy as
  * the server's admission hook. --demand-control-max N (enforces),
@@ -215,6 +221,7 @@ typedef struct gql_cli_live {
   struct gql_jwt_verifier *verifier; /* NULL: no authentication */
   bool require;                      /* authorization.require_authentication */
   gql_cli_demand_control *dc;        /* NULL: no demand control */
+  gql_cli_persisted *persisted;      /* NULL: the start's */
 } gql_cli_live;
 /* The live settings `st` (with `owned` NULL or st, freed with it); the
  * verifier is built from st's key sets. NULL after printing why (owned

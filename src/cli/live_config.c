@@ -37,6 +37,7 @@ void gql_cli_live_free(gql_cli_live *l) {
     return;
   gql_jwt_verifier_free(l->verifier);
   gql_cli_demand_control_free(l->dc);
+  gql_cli_persisted_free(l->persisted);
   gql_settings_free(l->owned);
   free(l);
 }

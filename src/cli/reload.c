@@ -213,13 +213,15 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
            st->server.metrics != s0->server.metrics ||
            !same(st->server.metrics_path, s0->server.metrics_path),
        "the log and metrics settings (server.log_*, server.metrics*)"},
-      {p->apq != p0->apq || p->enabled != p0->enabled ||
-           p->log_unknown != p0->log_unknown || p->safelist != p0->safelist ||
-           p->require_id != p0->require_id ||
-           !same_strs(&p->local_manifests, &p0->local_manifests) ||
-           !same(st->redis_url, s0->redis_url) ||
+      {p->apq != p0->apq || !same(st->redis_url, s0->redis_url) ||
            st->redis_timeout_ms != s0->redis_timeout_ms,
-       "the persisted operations (apq, persisted_queries, redis)"},
+       "APQ and its store (apq, redis)"},
+      /* without the documents hook at start, nothing persisted applies */
+      {!f->documents &&
+           (p->enabled != p0->enabled || p->log_unknown != p0->log_unknown ||
+            p->safelist != p0->safelist || p->require_id != p0->require_id ||
+            !same_strs(&p->local_manifests, &p0->local_manifests)),
+       "persisted_queries (off at start)"},
       {u->enabled != u0->enabled ||
            u->max_opened_subscriptions != u0->max_opened_subscriptions ||
            u->queue_capacity != u0->queue_capacity ||
@@ -274,6 +276,15 @@ static int load(void *ud, gql_http_generation *out) {
           r->cmd, st, l->schema ? l->schema : l->supergraph->api,
           l->supergraph ? l->text : NULL, l->supergraph ? l->text_len : 0,
           &live->dc)) {
+    gql_cli_live_free(live);
+    loaded_free(l);
+    *out = (gql_http_generation){0};
+    return GQL_EINVAL;
+  }
+  /* the manifests and the safelist, under the start's documents hook */
+  const gql_http_documents *docs = r->first.documents;
+  if (docs &&
+      !(live->persisted = gql_cli_persisted_reload(r->cmd, st, docs->ud))) {
     gql_cli_live_free(live);
     loaded_free(l);
     *out = (gql_http_generation){0};

@@ -169,6 +169,46 @@ server:
   wait "$pid" 2>/dev/null
 fi
 
+# ---- persisted operations: the manifests and the safelist reload
+mkdir -p "$tmp/p"
+cp "$tmp/s/schema.graphql" "$tmp/s/data.json" "$tmp/p/"
+echo '{"q1":"{hello}"}' >"$tmp/p/m1.json"
+echo '{"q2":"{items {a}}"}' >"$tmp/p/m2.json"
+pcfg() { # pcfg MANIFEST REQUIRE_ID
+  cat >"$tmp/p/gql.yaml.new" <<YAML
+serve:
+  schema: schema.graphql
+  data: data.json
+persisted_queries:
+  enabled: true
+  local_manifests: [$1]
+  safelist:
+    enabled: true
+    require_id: $2
+YAML
+  mv "$tmp/p/gql.yaml.new" "$tmp/p/gql.yaml"
+}
+post() { # post BODY: the answer
+  curl -s "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' -d "$1"
+}
+answers() { [[ $(post "$1") == "$2" ]]; }
+pcfg m1.json false
+if serve p --config "$tmp/p/gql.yaml"; then
+  answers '{"query":"{hello}"}' '{"data":{"hello":"world"}}' && ok || fail "safelist: {hello} refused: $(post '{"query":"{hello}"}')"
+  [[ $(post '{"query":"{items {a}}"}') == *QUERY_NOT_IN_SAFELIST* ]] && ok || fail "safelist: {items {a}} ran"
+  pcfg m2.json false
+  until_ok 5 answers '{"query":"{items {a}}"}' '{"data":{"items":[{"a":1}]}}' && ok ||
+    fail "safelist: the new manifest not applied: $(post '{"query":"{items {a}}"}') $(cat "$tmp/p.err")"
+  [[ $(post '{"query":"{hello}"}') == *QUERY_NOT_IN_SAFELIST* ]] && ok || fail "safelist: the old manifest still applies"
+  answers '{"documentId":"q2"}' '{"data":{"items":[{"a":1}]}}' && ok || fail "safelist: id q2: $(post '{"documentId":"q2"}')"
+  pcfg m2.json true
+  until_ok 5 eval '[[ $(post "{\"query\":\"{items {a}}\"}") == *PERSISTED_QUERY_ID_REQUIRED* ]]' && ok ||
+    fail "safelist: require_id not applied: $(post '{"query":"{items {a}}"}')"
+  answers '{"documentId":"q2"}' '{"data":{"items":[{"a":1}]}}' && ok || fail "require_id: id q2 refused"
+  kill "$pid"
+  wait "$pid" 2>/dev/null
+fi
+
 # ---- gql gateway: header rules and readiness follow the reload
 echo_subgraph "$root"
 dead=$(free_port) # nothing listens there
