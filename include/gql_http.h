@@ -457,6 +457,11 @@ GQL_API void gql_http_request_set_context(gql_http_request *r, void *ctx);
 GQL_API const gql_value *gql_http_request_claims(const gql_http_request *r);
 GQL_API void gql_http_request_set_claims(gql_http_request *r,
                                          const gql_value *claims);
+/* The ud of the generation the request runs on (gql_http_generation; NULL
+ * for the server's first one): what hooks and admission read their
+ * per-generation settings from (hot reload), without a lock. A request in
+ * flight keeps its generation until its response is written. */
+GQL_API void *gql_http_request_generation(const gql_http_request *r);
 /* Adds a header to the response (name and value copied; no CR or LF
  * allowed). 0, GQL_EINVAL or GQL_ENOMEM. */
 GQL_API int gql_http_request_add_header(gql_http_request *r, const char *name,

@@ -108,8 +108,10 @@ typedef struct gql_cli_reload {
   int (*schema_ready)(gql_schema *schema);
   /* set by init */
   const char *config;
-  gql_http_options first; /* as served: what a reload cannot change */
-  const char *watch[4];
+  gql_http_options first;       /* as served: what a reload cannot change */
+  const gql_settings *first_st; /* the same, as settings */
+  uint64_t serial;              /* the last gql_cli_live's */
+  const char *watch[4 + 16];    /* the files, the first 16 key sets' */
 } gql_cli_reload;
 void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
                          const gql_http_options *o);
@@ -170,6 +172,12 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
                             gql_cli_persisted **out,
                             struct gql_http_options *o);
 void gql_cli_persisted_free(gql_cli_persisted *p);
+/* A reload's persisted-operation settings under the documents hook of
+ * `first` (the start's): st's manifests (read again), safelist and
+ * log_unknown, with `first`'s APQ. NULL after printing why. */
+gql_cli_persisted *gql_cli_persisted_reload(const char *cmd,
+                                            const gql_settings *st,
+                                            const gql_cli_persisted *first);
 
 /* Demand control (demand_control.c): Router's static_estimated strategy as
  * the server's admission hook. --demand-control-max N (enforces),
@@ -177,7 +185,8 @@ void gql_cli_persisted_free(gql_cli_persisted *p);
 typedef struct gql_cli_demand_control gql_cli_demand_control;
 int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
                                 char **argv, int *i);
-/* Sets o->admission when demand_control.enabled, with the weights of
+/* Builds demand control into *out when demand_control.enabled (else
+ * NULL), with the weights of
  * `schema` (which must outlive it), or when `weights_sdl` is given of the
  * schema built from it (the gateway's supergraph: its API schema drops the
  * linked @cost / @listSize, the supergraph keeps them and every API type);
@@ -185,9 +194,14 @@ int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
 bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
                                  const gql_schema *schema,
                                  const char *weights_sdl, size_t weights_len,
-                                 gql_cli_demand_control **out,
-                                 struct gql_http_options *o);
+                                 gql_cli_demand_control **out);
 void gql_cli_demand_control_free(gql_cli_demand_control *dc);
+/* The admission's verdict (gql_http_admission.admit) under `dc`. */
+const char *gql_cli_demand_control_admit(gql_cli_demand_control *dc,
+                                         gql_http_request *r,
+                                         const gql_prepared *p,
+                                         const gql_value *variables,
+                                         size_t *len);
 
 /* GraphiQL (graphiql_setup.c): --no-graphiql, --graphiql-assets DIR|URL;
  * sets o->pages unless turned off; false after printing why. */
@@ -198,20 +212,46 @@ bool gql_cli_graphiql_init(const char *cmd, const gql_settings *st,
                            gql_cli_graphiql **out, struct gql_http_options *o);
 void gql_cli_graphiql_free(gql_cli_graphiql *g);
 
-typedef struct gql_cli_hooks {
-  gql_http_hooks hooks;
-  gql_cli_persisted *persisted;
-  gql_cli_graphiql *graphiql;
+/* The part of the configuration a generation serves with (live_config.c;
+ * hot reload): its settings, JWT verifier and demand control. */
+typedef struct gql_cli_live {
+  uint64_t serial; /* 1 at start, one more per generation loaded */
   const gql_settings *st;
+  gql_settings *owned;               /* st when the live owns it */
   struct gql_jwt_verifier *verifier; /* NULL: no authentication */
   bool require;                      /* authorization.require_authentication */
+  gql_cli_demand_control *dc;        /* NULL: no demand control */
+  gql_cli_persisted *persisted;      /* NULL: the start's */
+} gql_cli_live;
+/* The live settings `st` (with `owned` NULL or st, freed with it); the
+ * verifier is built from st's key sets. NULL after printing why (owned
+ * freed). */
+gql_cli_live *gql_cli_live_new(const char *cmd, const gql_settings *st,
+                               gql_settings *owned, uint64_t serial);
+void gql_cli_live_free(gql_cli_live *l);
+/* The live settings of a generation of gql serve or gql gateway (its ud;
+ * reload.c), NULL when it has none. */
+const gql_cli_live *gql_cli_generation_live(void *ud);
+/* The headers section of a gql gateway generation (NULL: none). */
+const gql_cfg_headers *gql_cli_generation_headers(void *ud);
+
+typedef struct gql_cli_hooks {
+  gql_http_hooks hooks;
+  gql_http_admission admission; /* demand control, per generation */
+  gql_cli_persisted *persisted;
+  gql_cli_graphiql *graphiql;
+  gql_cli_live *first; /* the settings at start: the first generation's */
 } gql_cli_hooks;
-/* Sets o->hooks when the settings need them (CORS, authentication); false
- * after printing why (a key set that does not load). `h` and `st` must
- * outlive the server. */
+/* Sets o->hooks and o->admission (CORS, authentication and demand control
+ * as each generation's settings say: gql_cli_live_of); false after
+ * printing why (a key set that does not load). `h` and `st` must outlive
+ * the server. */
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, struct gql_http_options *o);
 void gql_cli_hooks_free(gql_cli_hooks *h);
+/* The live settings a request runs with: its generation's, else h->first. */
+const gql_cli_live *gql_cli_live_of(const gql_cli_hooks *h,
+                                    const gql_http_request *r);
 
 /* ---- gql serve's subscription events (serve_events.c) */
 

@@ -161,6 +161,16 @@ static int gateway_flag(gql_settings *st, int argc, char **argv, int *i,
   return 1;
 }
 
+/* The subgraph client options of a generation's settings (hot reload). */
+static void client_of(void *generation, gql_gw_client_options *co) {
+  const gql_cli_live *l = gql_cli_generation_live(generation);
+  if (!l)
+    return;
+  co->request_timeout_ms = (unsigned)l->st->gateway.subgraph_timeout_ms;
+  co->connect_timeout_ms = (unsigned)l->st->gateway.connect_timeout_ms;
+  co->max_connections = l->st->gateway.max_subgraph_connections;
+}
+
 /* Every flag of gql gateway, to read argv again on a reload. */
 static int reload_flag(gql_settings *st, int argc, char **argv, int *i) {
   const char *plan_path = NULL, *op_name = NULL;
@@ -197,6 +207,8 @@ static int run(int argc, char **argv) {
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
   so.headers = &st->headers;
+  so.headers_of = gql_cli_generation_headers; /* hot reload */
+  so.client_of = client_of;
   so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)
@@ -240,13 +252,13 @@ static int run(int argc, char **argv) {
     status = print_plan(sg, plan_path, op_name, arena);
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
-    gql_cli_demand_control *dc = NULL; /* on the API schema's weights */
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
-      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len, &dc, &o))
+      /* on the API schema's weights */
+      if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len,
+                                      &hooks.first->dc))
         status = serve(st, sg, &o, &so, sg_path, argc, argv);
       else
         status = 1;
-      gql_cli_demand_control_free(dc);
       gql_cli_hooks_free(&hooks);
     } else {
       status = 1;

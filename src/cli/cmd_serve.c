@@ -197,7 +197,6 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .schema_ready = gql_cli_serve_events_schema};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};
-  gql_cli_demand_control *dc = NULL;
   gql_cli_serve_events events;
   if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
@@ -223,7 +222,8 @@ static int serve(gql_settings *st, int argc, char **argv) {
            subgraph ? "the subgraph " : "",
            schema_path ? schema_path : "the Star Wars demo");
   o.banner = banner;
-  if (!gql_cli_demand_control_init("gql serve", st, schema, NULL, 0, &dc, &o))
+  if (!gql_cli_demand_control_init("gql serve", st, schema, NULL, 0,
+                                   &hooks.first->dc))
     goto done;
   int rc = gql_http_server_new(schema, &o, &srv);
   if (rc < 0) {
@@ -234,7 +234,6 @@ static int serve(gql_settings *st, int argc, char **argv) {
   status = rc < 0 ? 1 : 0;
 done:
   gql_http_server_free(srv);
-  gql_cli_demand_control_free(dc);
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
   gql_cli_tracing_stop("gql serve", &tracing);

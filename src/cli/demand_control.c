@@ -1,9 +1,10 @@
 /* Demand control for gql serve and gql gateway: Apollo Router's
  * demand_control with the static_estimated strategy (src/validation/cost.c)
- * as the server's admission hook. The weights and list sizes are read once
- * from the served schema (the gateway's: the supergraph's API schema, with
- * the @cost / @listSize composition kept); each request's operation is
- * estimated with its variables before it runs. */
+ * as the server's admission hook. The weights and list sizes are read from
+ * each generation's schema (the gateway's: the supergraph's API schema,
+ * with the @cost / @listSize composition kept), the limits from its
+ * settings (hot reload builds one per generation: gql_cli_live.dc); each
+ * request's operation is estimated with its variables before it runs. */
 #include "cli.h"
 #include "execution/exec.h"
 #include "validation/cost.h"
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 
 struct gql_cli_demand_control {
-  gql_http_admission admission;
   gql_cost_schema *cs;
   gql_schema *weights; /* built from weights_sdl (NULL: the served one) */
   double max;
@@ -55,9 +55,11 @@ int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
   return 1;
 }
 
-static const char *admit(void *ud, gql_http_request *r, const gql_prepared *p,
-                         const gql_value *variables, size_t *len) {
-  gql_cli_demand_control *dc = ud;
+const char *gql_cli_demand_control_admit(gql_cli_demand_control *dc,
+                                         gql_http_request *r,
+                                         const gql_prepared *p,
+                                         const gql_value *variables,
+                                         size_t *len) {
   gql_arena *a = gql_http_request_arena(r);
   double cost = 0;
   const char *error = NULL;
@@ -96,8 +98,7 @@ static const char *admit(void *ud, gql_http_request *r, const gql_prepared *p,
 bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
                                  const gql_schema *schema,
                                  const char *weights_sdl, size_t weights_len,
-                                 gql_cli_demand_control **out,
-                                 gql_http_options *o) {
+                                 gql_cli_demand_control **out) {
   *out = NULL;
   const gql_cfg_demand_control *c = &st->demand_control;
   if (!c->enabled)
@@ -128,8 +129,6 @@ bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
   }
   dc->max = c->max;
   dc->enforce = c->enforce;
-  dc->admission = (gql_http_admission){.ud = dc, .admit = admit};
-  o->admission = &dc->admission;
   *out = dc;
   return true;
 }

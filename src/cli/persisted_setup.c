@@ -1,7 +1,9 @@
 /* Persisted operations for gql serve and gql gateway: the flags, and the
  * server's documents hook on src/pubsub (the decision in persisted.c, the
  * manifests, and per worker thread an APQ store with its own Redis
- * connection on the worker's loop). */
+ * connection on the worker's loop). On a reload the manifests, the
+ * safelist and log_unknown follow the request's generation
+ * (gql_cli_live.persisted); APQ and its store stay as started. */
 #include "cli.h"
 #include "pubsub/persisted.h"
 
@@ -26,6 +28,7 @@ typedef struct pq_worker {
 /* A request's decision, kept until its store lookup answers. */
 typedef struct pq_pending {
   pq_worker *w;
+  const gql_cli_persisted *p; /* the settings it is decided under */
   gql_http_request *r;
   gql_http_document *d;
   gql_pq_decision dec;
@@ -186,16 +189,16 @@ static void worker_free(void *worker) {
 }
 
 /* The decision as the server takes it. */
-static int answer(pq_worker *w, gql_http_request *r, gql_http_document *d,
-                  gql_pq_decision *dec) {
+static int answer(const gql_cli_persisted *p, gql_http_request *r,
+                  gql_http_document *d, gql_pq_decision *dec) {
   if (dec->action == GQL_PQ_RUN || dec->action == GQL_PQ_NO_QUERY) {
     d->has_query = dec->action == GQL_PQ_RUN;
     d->query = dec->query;
     d->state = dec;
     return GQL_HTTP_DOC_RUN;
   }
-  if (w->p->log_unknown && (dec->error == GQL_PQ_ENOT_IN_LIST ||
-                            dec->error == GQL_PQ_ENOT_IN_SAFELIST))
+  if (p->log_unknown && (dec->error == GQL_PQ_ENOT_IN_LIST ||
+                         dec->error == GQL_PQ_ENOT_IN_SAFELIST))
     fprintf(stderr, "gql: persisted queries: %s (%s)\n",
             gql_pq_error_code(dec->error), dec->message);
   gql_buf b;
@@ -227,25 +230,35 @@ static void on_lookup(void *ud, bool found, gql_str text) {
     found = t != NULL;
   }
   gql_pq_found(&pp->dec, found, copy, a);
-  gql_http_document_done(pp->d, answer(pp->w, pp->r, pp->d, &pp->dec));
+  gql_http_document_done(pp->d, answer(pp->p, pp->r, pp->d, &pp->dec));
+}
+
+/* The settings of the request's generation (hot reload), else the
+ * start's. */
+static const gql_cli_persisted *settings_of(const pq_worker *w,
+                                            const gql_http_request *r) {
+  void *gen = gql_http_request_generation(r);
+  const gql_cli_live *l = gen ? gql_cli_generation_live(gen) : NULL;
+  return l && l->persisted ? l->persisted : w->p;
 }
 
 static int decide(void *worker, gql_http_request *r, gql_http_document *d) {
   pq_worker *w = worker;
+  const gql_cli_persisted *p = settings_of(w, r);
   gql_arena *a = gql_http_request_arena(r);
   pq_pending *pp = gql_arena_alloc(a, sizeof *pp);
   if (!pp)
     return GQL_HTTP_DOC_ERROR; /* no body: the server answers 500 */
-  *pp = (pq_pending){.w = w, .r = r, .d = d};
+  *pp = (pq_pending){.w = w, .p = p, .r = r, .d = d};
   gql_pq_request req = {.has_query = d->has_query,
                         .query = d->query,
                         .has_document_id = d->has_document_id,
                         .document_id = d->document_id,
                         .extensions = d->extensions};
-  if (gql_pq_decide(&w->p->cfg, &req, a, &pp->dec) < 0)
+  if (gql_pq_decide(&p->cfg, &req, a, &pp->dec) < 0)
     return GQL_HTTP_DOC_ERROR;
   if (pp->dec.action != GQL_PQ_LOOKUP)
-    return answer(w, r, d, &pp->dec);
+    return answer(p, r, d, &pp->dec);
   gql_str text = {0};
   int rc = w->store ? gql_pq_store_get(w->store, pp->dec.key, a, &text,
                                        on_lookup, pp)
@@ -253,7 +266,7 @@ static int decide(void *worker, gql_http_request *r, gql_http_document *d) {
   if (rc == GQL_PQ_PENDING)
     return GQL_HTTP_DOC_PENDING;
   gql_pq_found(&pp->dec, rc == GQL_PQ_HIT, text, a);
-  return answer(w, r, d, &pp->dec);
+  return answer(p, r, d, &pp->dec);
 }
 
 /* An APQ registration is kept once its operation validated. */
@@ -318,6 +331,37 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
   o->documents = &p->documents;
   *out = p;
   return true;
+}
+
+gql_cli_persisted *gql_cli_persisted_reload(const char *cmd,
+                                            const gql_settings *st,
+                                            const gql_cli_persisted *first) {
+  const gql_cfg_persisted *c = &st->persisted;
+  if (first->cfg.apq && (c->safelist || c->require_id) && c->enabled) {
+    fprintf(stderr,
+            "%s: apq cannot be enabled together with the persisted "
+            "queries safelist\n",
+            cmd);
+    return NULL;
+  }
+  gql_cli_persisted *p = calloc(1, sizeof *p);
+  if (!p) {
+    fprintf(stderr, "%s: out of memory\n", cmd);
+    return NULL;
+  }
+  if (c->enabled && c->local_manifests.count &&
+      !(p->manifest = load_manifests(cmd, &c->local_manifests))) {
+    free(p);
+    return NULL;
+  }
+  p->cfg = (gql_pq_config){.apq = first->cfg.apq, /* its store: the start's */
+                           .manifest = p->manifest,
+                           .safelist =
+                               !c->enabled || !c->safelist ? GQL_PQ_SAFELIST_OFF
+                               : c->require_id ? GQL_PQ_SAFELIST_REQUIRE_ID
+                                               : GQL_PQ_SAFELIST_ON};
+  p->log_unknown = c->log_unknown;
+  return p;
 }
 
 void gql_cli_persisted_free(gql_cli_persisted *p) {

@@ -1,9 +1,12 @@
 /* Hot reload for gql serve and gql gateway: what a generation is made of
- * (the schema and data files, or the supergraph, plus the operation limits
- * of the configuration file and flags), loaded once at start and again on
- * SIGHUP or a change to one of those files (the http part watches them and
- * swaps generations; see gql_http_reload). A load that fails says why on
- * stderr, as at start, and the server keeps its generation. */
+ * (the schema and data files, or the supergraph, plus the live part of the
+ * configuration: limits, CORS, headers, authentication with its key sets,
+ * demand control; gql_cli_live), loaded once at start and again on SIGHUP
+ * or a change to one of those files, the key sets' included (the http
+ * part watches them and swaps generations; see gql_http_reload). A load
+ * that fails says why on stderr, as at start (FILE:LINE:COLUMN for the
+ * configuration), and the server keeps its generation. A changed setting
+ * that only a restart applies is said to wait for one. */
 #include "cli.h"
 #include "federation/subgraph.h"
 #include "gateway/gateway.h"
@@ -21,6 +24,8 @@ typedef struct loaded {
   gql_supergraph *supergraph;
   gql_arena *arena;
   char *text, *data;
+  size_t text_len;
+  gql_cli_live *live; /* NULL: the first generation's settings */
 } loaded;
 
 static void loaded_free(void *ud) {
@@ -32,6 +37,7 @@ static void loaded_free(void *ud) {
   else
     gql_schema_free(l->schema);
   gql_supergraph_free(l->supergraph);
+  gql_cli_live_free(l->live);
   gql_arena_free(l->arena);
   free(l->text);
   free(l->data);
@@ -105,6 +111,7 @@ static int gateway_files(const gql_cli_reload *r, gql_http_generation *out) {
     loaded_free(l);
     return GQL_EIO;
   }
+  l->text_len = len;
   const char *err = NULL;
   int rc = gql_supergraph_load(l->text, len, &l->supergraph, l->arena, &err);
   if (rc) {
@@ -123,6 +130,15 @@ static int gateway_files(const gql_cli_reload *r, gql_http_generation *out) {
 
 const gql_supergraph *gql_cli_generation_supergraph(void *ud) {
   return ud ? ((loaded *)ud)->supergraph : NULL;
+}
+
+const gql_cli_live *gql_cli_generation_live(void *ud) {
+  return ud ? ((loaded *)ud)->live : NULL;
+}
+
+const gql_cfg_headers *gql_cli_generation_headers(void *ud) {
+  const gql_cli_live *l = gql_cli_generation_live(ud);
+  return l ? &l->st->headers : NULL;
 }
 
 /* The settings again, as at start: the file, then the flags over it. */
@@ -144,57 +160,144 @@ static bool same(const char *a, const char *b) {
   return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Says which changed settings wait for a restart. */
+static bool same_strs(const gql_cfg_strs *a, const gql_cfg_strs *b) {
+  if (a->count != b->count)
+    return false;
+  for (uint32_t i = 0; i < a->count; i++)
+    if (!same(a->items[i], b->items[i]))
+      return false;
+  return true;
+}
+
+/* Says which changed settings wait for a restart: those the server, its
+ * workers or their long-lived state (connections, Redis, the tracer, the
+ * persisted-operation stores) were made with. */
 static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
                        const gql_settings *st) {
   const gql_http_options *f = &r->first;
+  const gql_settings *s0 = r->first_st;
+  const gql_cfg_persisted *p = &st->persisted, *p0 = &s0->persisted;
+  const gql_cfg_subscription *u = &st->subscription, *u0 = &s0->subscription;
+  const gql_cfg_trace *t = &st->trace, *t0 = &s0->trace;
   struct {
     bool changed;
     const char *what;
   } fixed[] = {
       {!same(o->host, f->host) || o->port != f->port ||
            !same(o->unix_path, f->unix_path),
-       "the listen address"},
-      {o->threads != f->threads, "the thread count"},
-      {!same(o->path, f->path), "the endpoint path"},
+       "the listen address (supergraph.listen)"},
+      {o->threads != f->threads, "the thread count (server.threads)"},
+      {!same(o->path, f->path), "the endpoint path (supergraph.path)"},
       {r->schema && !same(st->serve.schema, r->schema), "the schema path"},
       {r->data && !same(st->serve.data, r->data), "the data path"},
       {r->supergraph && !same(st->gateway.supergraph, r->supergraph),
        "the supergraph path"},
+      {o->max_body != f->max_body ||
+           o->max_header_bytes != f->max_header_bytes ||
+           o->max_headers != f->max_headers,
+       "the HTTP limits (limits.http_*, limits.http1_*)"},
+      {memcmp(&o->parse, &f->parse, sizeof o->parse) != 0 ||
+           o->max_plan_size != f->max_plan_size,
+       "the parser limits (limits.parser_*, limits.max_fields)"},
+      {o->max_connections != f->max_connections ||
+           o->idle_timeout_ms != f->idle_timeout_ms ||
+           o->request_timeout_ms != f->request_timeout_ms,
+       "the connection settings (server.max_connections, "
+       "server.idle_timeout, server.request_timeout)"},
+      {o->cache_bytes != f->cache_bytes ||
+           st->gateway.plan_cache_bytes != s0->gateway.plan_cache_bytes,
+       "the cache sizes (server.document_cache_bytes, "
+       "gateway.plan_cache_bytes)"},
+      {st->server.log_level != s0->server.log_level ||
+           st->server.log_format != s0->server.log_format ||
+           st->server.metrics != s0->server.metrics ||
+           !same(st->server.metrics_path, s0->server.metrics_path),
+       "the log and metrics settings (server.log_*, server.metrics*)"},
+      {p->apq != p0->apq || !same(st->redis_url, s0->redis_url) ||
+           st->redis_timeout_ms != s0->redis_timeout_ms,
+       "APQ and its store (apq, redis)"},
+      /* without the documents hook at start, nothing persisted applies */
+      {!f->documents &&
+           (p->enabled != p0->enabled || p->log_unknown != p0->log_unknown ||
+            p->safelist != p0->safelist || p->require_id != p0->require_id ||
+            !same_strs(&p->local_manifests, &p0->local_manifests)),
+       "persisted_queries (off at start)"},
+      {u->enabled != u0->enabled ||
+           u->max_opened_subscriptions != u0->max_opened_subscriptions ||
+           u->queue_capacity != u0->queue_capacity ||
+           u->max_subscriptions_per_connection !=
+               u0->max_subscriptions_per_connection ||
+           u->ping_interval_ms != u0->ping_interval_ms ||
+           u->init_timeout_ms != u0->init_timeout_ms ||
+           u->max_message_bytes != u0->max_message_bytes ||
+           !same(u->channel_prefix, u0->channel_prefix),
+       "the subscription settings (subscription)"},
+      {!same(t->otlp, t0->otlp) || !same(t->file, t0->file) ||
+           t->collapse != t0->collapse || t->depth != t0->depth ||
+           t->source != t0->source ||
+           !same_strs(&t->variables, &t0->variables) ||
+           !same(t->service_name, t0->service_name) ||
+           t->timeout_ms != t0->timeout_ms || !same(t->protocol, t0->protocol),
+       "the tracing settings (trace)"},
+      {st->graphiql != s0->graphiql ||
+           !same(st->graphiql_assets, s0->graphiql_assets),
+       "the GraphiQL page (graphiql)"},
   };
   for (size_t i = 0; i < GQL_ARRAY_LEN(fixed); i++)
     if (fixed[i].changed)
       fprintf(stderr,
-              "%s: warning: reload: %s changed; ignored until a restart\n",
+              "%s: warning: reload: %s changed; needs a restart (still "
+              "serving with the old value)\n",
               r->cmd, fixed[i].what);
 }
 
 static int load(void *ud, gql_http_generation *out) {
   gql_cli_reload *r = ud;
-  gql_http_options o = r->first;
-  if (r->config) {
-    gql_settings *st = reparse(r);
-    gql_http_options now = {0};
-    if (!st || !gql_cli_http_options(r->cmd, st, &now)) {
-      gql_settings_free(st);
-      return GQL_EINVAL;
-    }
-    warn_fixed(r, &now, st);
-    o.max_depth = now.max_depth;
-    o.max_height = now.max_height;
-    o.max_aliases = now.max_aliases;
-    o.max_root_fields = now.max_root_fields;
-    o.no_introspection = now.no_introspection;
+  gql_settings *st = reparse(r);
+  gql_http_options now = {0};
+  if (!st || !gql_cli_http_options(r->cmd, st, &now)) {
     gql_settings_free(st);
+    return GQL_EINVAL;
   }
+  /* the live settings (and the key sets) before the files: a broken one
+   * fails the reload as a broken file does */
+  gql_cli_live *live = gql_cli_live_new(r->cmd, st, st, r->serial + 1);
+  if (!live)
+    return GQL_EINVAL;
   int rc = r->supergraph ? gateway_files(r, out) : serve_files(r, out);
-  if (rc < 0)
+  if (rc < 0) {
+    gql_cli_live_free(live);
     return rc;
-  out->max_depth = o.max_depth;
-  out->max_height = o.max_height;
-  out->max_aliases = o.max_aliases;
-  out->max_root_fields = o.max_root_fields;
-  out->no_introspection = o.no_introspection;
+  }
+  loaded *l = out->ud;
+  /* demand control on the new schema's weights (the gateway's: the
+   * supergraph's, which keeps @cost and @listSize) */
+  if (!gql_cli_demand_control_init(
+          r->cmd, st, l->schema ? l->schema : l->supergraph->api,
+          l->supergraph ? l->text : NULL, l->supergraph ? l->text_len : 0,
+          &live->dc)) {
+    gql_cli_live_free(live);
+    loaded_free(l);
+    *out = (gql_http_generation){0};
+    return GQL_EINVAL;
+  }
+  /* the manifests and the safelist, under the start's documents hook */
+  const gql_http_documents *docs = r->first.documents;
+  if (docs &&
+      !(live->persisted = gql_cli_persisted_reload(r->cmd, st, docs->ud))) {
+    gql_cli_live_free(live);
+    loaded_free(l);
+    *out = (gql_http_generation){0};
+    return GQL_EINVAL;
+  }
+  warn_fixed(r, &now, st);
+  l->live = live;
+  r->serial = live->serial;
+  out->max_depth = now.max_depth;
+  out->max_height = now.max_height;
+  out->max_aliases = now.max_aliases;
+  out->max_root_fields = now.max_root_fields;
+  out->no_introspection = now.no_introspection;
   return 0;
 }
 
@@ -205,12 +308,19 @@ int gql_cli_reload_first(gql_cli_reload *r, gql_http_generation *out) {
 void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
                          const gql_http_options *o) {
   memcpy(&r->first, o, sizeof r->first);
+  r->first_st = st;
+  r->serial = 1; /* the first generation's: gql_cli_hooks.first */
   r->config = st->file;
   unsigned n = 0;
   const char *files[] = {r->schema, r->data, r->supergraph, r->config};
   for (size_t i = 0; i < GQL_ARRAY_LEN(files); i++)
     if (files[i])
       r->watch[n++] = files[i];
+  /* the key sets' files: a rotated key reloads (a url that is not a file
+   * is refused at start) */
+  for (uint32_t i = 0; i < st->jwt.njwks && n < GQL_ARRAY_LEN(r->watch); i++)
+    if (strncmp(st->jwt.jwks[i].url, "file://", 7) == 0)
+      r->watch[n++] = st->jwt.jwks[i].url + 7;
   r->rl = (gql_http_reload){.ud = r,
                             .load = load,
                             .watch = r->watch,

@@ -11,8 +11,12 @@
  * gateway's header rules and authorization directives) and its context
  * (the gql_jwt_result).
  *
- * Each worker has its own CORS matcher and token cache (no locks); the
- * verifier is shared read-only. */
+ * The settings are the request's generation's (gql_cli_live_of: hot
+ * reload changes them for new requests, a request in flight keeps its
+ * own). Each worker has its own CORS matcher and token cache (no locks),
+ * made again when its requests reach a newer generation (the cache then
+ * starts empty: a token verified under the old keys is not trusted under
+ * the new ones); the verifier is shared read-only. */
 #include "cli.h"
 
 #include "auth/auth.h"
@@ -24,24 +28,15 @@
 
 typedef struct hooks_worker {
   const gql_cli_hooks *h;
+  uint64_t serial; /* of the live settings below are for (0: none yet) */
   gql_cors *cors;
   gql_jwt_cache *cache;
 } hooks_worker;
 
 static void *worker_start(void *ud) {
-  const gql_cli_hooks *h = ud;
   hooks_worker *w = calloc(1, sizeof *w);
-  if (!w)
-    return NULL;
-  w->h = h;
-  char why[256];
-  if ((h->st->cors.set &&
-       gql_cors_build(&h->st->cors, &w->cors, why, sizeof why) < 0) ||
-      (h->verifier && !(w->cache = gql_jwt_cache_new(0)))) {
-    gql_cors_free(w->cors);
-    free(w);
-    return NULL;
-  }
+  if (w)
+    w->h = ud;
   return w;
 }
 
@@ -51,6 +46,30 @@ static void worker_free(void *ud, void *wp) {
   gql_cors_free(w->cors);
   gql_jwt_cache_free(w->cache);
   free(w);
+}
+
+/* The worker's matcher and cache for `l`, made again when `l` is newer
+ * than the ones it has. false when `l` is older (a request that started
+ * before the worker moved on: it goes without them) or out of memory. */
+static bool worker_for(hooks_worker *w, const gql_cli_live *l) {
+  if (l->serial == w->serial)
+    return true;
+  if (l->serial < w->serial)
+    return false;
+  gql_cors *cors = NULL;
+  gql_jwt_cache *cache = NULL;
+  char why[256];
+  if ((l->st->cors.set &&
+       gql_cors_build(&l->st->cors, &cors, why, sizeof why) < 0) ||
+      (l->verifier && !(cache = gql_jwt_cache_new(0)))) {
+    gql_cors_free(cors);
+    return false;
+  }
+  gql_cors_free(w->cors);
+  gql_jwt_cache_free(w->cache);
+  *w = (hooks_worker){
+      .h = w->h, .serial = l->serial, .cors = cors, .cache = cache};
+  return true;
 }
 
 /* Adds a header whose name and value are slices. */
@@ -67,8 +86,18 @@ static void add_header(gql_http_request *r, gql_str name, gql_str value) {
 
 static void on_request(void *wp, gql_http_request *r) {
   hooks_worker *w = wp;
-  if (!w->cors)
+  const gql_cli_live *l = gql_cli_live_of(w->h, r);
+  if (!l->st->cors.set)
     return;
+  gql_cors *cors = NULL, *own = NULL;
+  if (worker_for(w, l))
+    cors = w->cors;
+  else if (gql_cors_build(&l->st->cors, &own, NULL, 0) == 0)
+    cors = own; /* an older generation's request: a matcher for it alone */
+  if (!cors) {
+    gql_http_request_reject(r, 503, "Out of memory.", NULL);
+    return;
+  }
   gql_cors_request rq = {.method = gql_http_request_method(r),
                          .origin = gql_http_request_header(r, "origin"),
                          .request_method = gql_http_request_header(
@@ -76,9 +105,10 @@ static void on_request(void *wp, gql_http_request *r) {
                          .request_headers = gql_http_request_header(
                              r, "access-control-request-headers")};
   gql_cors_answer a;
-  gql_cors_decide(w->cors, &rq, &a);
+  gql_cors_decide(cors, &rq, &a);
   for (uint32_t i = 0; i < a.nheaders; i++)
     add_header(r, a.headers[i].name, a.headers[i].value);
+  gql_cors_free(own);
   /* a preflight runs nothing; one from an origin not allowed gets no
    * Access-Control-* header, which the browser takes as a refusal */
   if (a.kind == GQL_CORS_PREFLIGHT)
@@ -99,12 +129,14 @@ static void refuse(gql_http_request *r, const char *message,
 
 static void on_execute(void *wp, gql_http_request *r) {
   hooks_worker *w = wp;
-  const gql_cli_hooks *h = w->h;
+  const gql_cli_live *h = gql_cli_live_of(w->h, r);
   if (!h->verifier) {
     if (h->require)
       refuse(r, "The request is not authenticated.", NULL);
     return;
   }
+  /* an older generation's request verifies without the worker's cache */
+  gql_jwt_cache *cache = worker_for(w, h) ? w->cache : NULL;
   const gql_cfg_jwt *jwt = &h->st->jwt;
   gql_str value = gql_http_request_header(
       r, jwt->header_name ? jwt->header_name : "authorization");
@@ -136,8 +168,8 @@ static void on_execute(void *wp, gql_http_request *r) {
     gql_http_request_reject(r, 503, "Out of memory.", NULL);
     return;
   }
-  gql_jwt_verify(h->verifier, w->cache, token.ptr, token.len,
-                 (int64_t)time(NULL), arena, res);
+  gql_jwt_verify(h->verifier, cache, token.ptr, token.len, (int64_t)time(NULL),
+                 arena, res);
   if (res->status == GQL_JWT_OK) {
     gql_http_request_set_context(r, res);
     gql_http_request_set_claims(r, res->claims);
@@ -158,32 +190,39 @@ static void on_execute(void *wp, gql_http_request *r) {
   refuse(r, msg, why);
 }
 
+static const char *admit(void *ud, gql_http_request *r, const gql_prepared *p,
+                         const gql_value *variables, size_t *len) {
+  const gql_cli_live *l = gql_cli_live_of(ud, r);
+  return l->dc ? gql_cli_demand_control_admit(l->dc, r, p, variables, len)
+               : NULL;
+}
+
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, gql_http_options *o) {
-  *h = (gql_cli_hooks){.st = st,
-                       .require = st->require_authentication == GQL_CFG_TRUE};
-  if (st->jwt.set && !(h->verifier = gql_cli_jwt_verifier(cmd, st)))
+  *h = (gql_cli_hooks){0};
+  if (!(h->first = gql_cli_live_new(cmd, st, NULL, 1)))
     return false;
   if (!gql_cli_persisted_init(cmd, st, &h->persisted, o) ||
       !gql_cli_graphiql_init(cmd, st, &h->graphiql, o)) {
     gql_cli_hooks_free(h);
     return false;
   }
-  if (!st->cors.set && !h->verifier && !h->require)
-    return true; /* no hooks: the server does nothing for them */
+  /* always there: a reload may turn on CORS, authentication or demand
+   * control (a request without them costs a look at its generation) */
   h->hooks = (gql_http_hooks){.ud = h,
                               .worker_start = worker_start,
                               .worker_free = worker_free,
-                              .request = st->cors.set ? on_request : NULL,
-                              .execute = h->verifier || h->require ? on_execute
-                                                                   : NULL};
+                              .request = on_request,
+                              .execute = on_execute};
+  h->admission = (gql_http_admission){.ud = h, .admit = admit};
   o->hooks = &h->hooks;
+  o->admission = &h->admission;
   return true;
 }
 
 void gql_cli_hooks_free(gql_cli_hooks *h) {
-  gql_jwt_verifier_free(h->verifier);
-  h->verifier = NULL;
+  gql_cli_live_free(h->first);
+  h->first = NULL;
   gql_cli_persisted_free(h->persisted);
   h->persisted = NULL;
   gql_cli_graphiql_free(h->graphiql);

@@ -594,6 +594,15 @@ void gql_gw_client_close(gql_gw_client *c) {
       conn_close(c->targets[i].idle, NULL);
 }
 
+bool gql_gw_client_closed(const gql_gw_client *c) {
+  if (!c->closing || c->live)
+    return false;
+  for (uint32_t i = 0; i < c->ntargets; i++)
+    if (c->targets[i].qhead)
+      return false;
+  return true;
+}
+
 void gql_gw_client_free(gql_gw_client *c) {
   if (!c)
     return;

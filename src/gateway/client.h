@@ -60,6 +60,9 @@ int gql_gw_client_answer_status(const gql_gw_client *c);
 /* Stops pooling: idle connections close now, busy ones after their
  * response. Requests in flight still end with their callback. */
 void gql_gw_client_close(gql_gw_client *c);
+/* True when a closed client has no connection and no request left (it
+ * may be freed). */
+bool gql_gw_client_closed(const gql_gw_client *c);
 /* Frees a closed client whose loop has run until its handles closed. */
 void gql_gw_client_free(gql_gw_client *c);
 

@@ -24,8 +24,9 @@ typedef struct gw_gen {
   const gql_supergraph *sg;
   gql_gw_client *client;
   gql_gw_plan_cache *plans;
-  gql_header_rules **rules; /* per subgraph (with w->headers) */
-  gw_sub_metrics *subs;     /* per subgraph (with w->sh) */
+  gql_header_policy *headers; /* the generation's rules (NULL: none) */
+  gql_header_rules **rules;   /* per subgraph (with headers) */
+  gw_sub_metrics *subs;       /* per subgraph (with w->sh) */
   unsigned refs;
 } gw_gen;
 
@@ -41,15 +42,17 @@ struct gw_worker {
   uv_loop_t *loop;
   gw_gen *cur;
   gw_retired *retired;
-  size_t response_hint;       /* the last response's size: the next buffer's */
-  uint64_t rng;               /* progressive override draws */
-  gql_header_policy *headers; /* NULL: no rules */
+  size_t response_hint; /* the last response's size: the next buffer's */
+  uint64_t rng;         /* progressive override draws */
   /* metrics (ge->opt.metrics): this worker's shard */
   gql_metrics_shard *sh;
   /* readiness probes (the one worker that probes), on a client of their
    * own: closed once all answered, its connections never in the pool of
    * the plans' requests */
   gql_gw_client *probe_client;
+  const gql_supergraph *probe_sg; /* the supergraph probed (the current) */
+  bool *probe_ok;                 /* per subgraph of probe_sg */
+  uint64_t probe_round;           /* one more per supergraph probed */
   bool prober, stopping, timer_open;
   unsigned probes_pending;
   uv_timer_t probe_timer;
@@ -188,7 +191,7 @@ static void header_input(gw_exec *e) {
 /* The header lines of subgraph `graph`'s requests ("" when none), NULL on
  * no memory. Made once per request and subgraph. */
 static const char *graph_headers(gw_exec *e, uint32_t graph) {
-  if (!e->w->headers)
+  if (!e->gen->headers)
     return "";
   if (e->headers[graph])
     return e->headers[graph];
@@ -368,16 +371,40 @@ static bool coerce_variables(gql_http_exec *req, const gql_value **out) {
 
 /* ---- generations: the worker's state per supergraph */
 
+/* Closes a client, to be freed once its connections have closed. */
+static void retire(gw_worker *w, gql_gw_client *c) {
+  if (!c)
+    return;
+  gw_retired *r = malloc(sizeof *r);
+  gql_gw_client_close(c);
+  if (r) {
+    *r = (gw_retired){c, w->retired};
+    w->retired = r;
+  } /* else the client leaks rather than being freed with handles open */
+}
+
+/* Frees the retired clients whose connections have all closed (hot
+ * reload: an old supergraph's pool goes once its last request has, not at
+ * the worker's exit). */
+static void sweep_retired(gw_worker *w) {
+  for (gw_retired **p = &w->retired; *p;) {
+    gw_retired *r = *p;
+    if (!gql_gw_client_closed(r->client)) {
+      p = &r->next;
+      continue;
+    }
+    *p = r->next;
+    gql_gw_client_free(r->client);
+    free(r);
+  }
+}
+
 static void gen_release(gw_gen *g) {
   if (!g || --g->refs)
     return;
-  gw_retired *r = malloc(sizeof *r);
-  gql_gw_client_close(g->client);
-  if (r) {
-    *r = (gw_retired){g->client, g->w->retired};
-    g->w->retired = r;
-  } /* else the client leaks rather than being freed with handles open */
+  retire(g->w, g->client);
   gql_gw_plan_cache_free(g->plans);
+  gql_header_policy_free(g->headers);
   free(g->rules);
   free(g->subs);
   free(g);
@@ -399,10 +426,12 @@ static bool still_valid(void *ud, const char *query, size_t len,
   return ok;
 }
 
-/* The worker's state for `sg` (NULL after saying why), its plan cache
+/* The worker's state for `sg` with the header rules of `hc` (NULL: none)
+ * and a client with options `co` (NULL after saying why), its plan cache
  * warmed with the hottest operations of `from` (NULL: none). */
 static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
-                       const gw_gen *from) {
+                       const gql_cfg_headers *hc,
+                       const gql_gw_client_options *co, const gw_gen *from) {
   gql_gw_executor *ge = w->ge;
   gw_gen *g = calloc(1, sizeof *g);
   gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
@@ -411,8 +440,7 @@ static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
   for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
     urls[i] = sg->graphs[i].url;
   if (!rc)
-    rc = gql_gw_client_new(w->loop, urls, sg->ngraphs, &ge->opt.client,
-                           &g->client, &bad);
+    rc = gql_gw_client_new(w->loop, urls, sg->ngraphs, co, &g->client, &bad);
   free(urls);
   if (rc) {
     if (rc == GQL_EINVAL)
@@ -431,10 +459,14 @@ static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
       ok = gql_metrics_series(sm->m, sm->subgraph_duration, &sg->graphs[i].name,
                               &g->subs[i].duration);
   }
-  if (ok && w->headers) {
+  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
+    char why[256];
+    ok = gql_header_policy_build(hc, &g->headers, why, sizeof why) == 0;
+  }
+  if (ok && g->headers) {
     ok = (g->rules = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *g->rules));
     for (uint32_t i = 0; ok && i < sg->ngraphs; i++)
-      g->rules[i] = gql_header_policy_for(w->headers, sg->graphs[i].name);
+      g->rules[i] = gql_header_policy_for(g->headers, sg->graphs[i].name);
   }
   if (!ok) {
     gen_release(g);
@@ -454,21 +486,38 @@ static const gql_supergraph *sg_of(const gql_gw_executor *ge, void *gen) {
   return sg ? sg : ge->sg;
 }
 
+/* The header rules of a server generation (NULL: the first's). */
+static const gql_cfg_headers *headers_of(const gql_gw_executor *ge, void *gen) {
+  const gql_cfg_headers *hc =
+      gen && ge->opt.headers_of ? ge->opt.headers_of(gen) : NULL;
+  return hc ? hc : ge->opt.headers;
+}
+
+static void probe_start(gw_worker *w, const gql_supergraph *sg);
+
 /* The server moved this worker to a new generation. */
 static void on_generation(void *worker, void *ud) {
   gw_worker *w = worker;
+  sweep_retired(w);
   const gql_supergraph *sg = sg_of(w->ge, ud);
   if (w->cur && w->cur->sg == sg)
     return;
-  gw_gen *g = gen_new(w, sg, w->cur);
+  gql_gw_client_options co = w->ge->opt.client;
+  if (ud && w->ge->opt.client_of)
+    w->ge->opt.client_of(ud, &co);
+  gw_gen *g = gen_new(w, sg, headers_of(w->ge, ud), &co, w->cur);
   if (!g)
     return; /* the requests on it will try again */
   gen_release(w->cur);
   w->cur = g;
+  if (w->prober) /* readiness follows the current supergraph */
+    probe_start(w, sg);
 }
 
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
+  if (w->retired)
+    sweep_retired(w);
   if (w->cur->sg != sg_of(w->ge, req->generation)) {
     on_generation(w, req->generation);
     if (w->cur->sg != sg_of(w->ge, req->generation))
@@ -526,7 +575,7 @@ static int execute(void *worker, gql_http_exec *req) {
     return GQL_ENOMEM;
   }
   const char **headers = NULL;
-  if (w->headers &&
+  if (gen->headers &&
       !(headers = gql_arena_alloc(req->arena,
                                   (gen->sg->ngraphs + 1) * sizeof *headers))) {
     gql_gw_plan_cache_release(ref);
@@ -574,45 +623,59 @@ static int execute(void *worker, gql_http_exec *req) {
   return 0;
 }
 
-/* ---- readiness: every subgraph answered a probe */
+/* ---- readiness: every subgraph of the current supergraph answered a
+ * probe. One worker probes, on a client of its own; a reload starts a new
+ * round for the new supergraph (a subgraph at a URL that already answered
+ * counts as answered), and the answers of an older round are dropped. */
 
 typedef struct gw_probe {
   gw_worker *w;
   uint32_t graph;
+  uint64_t round;
 } gw_probe;
 
 static void probe_all(gw_worker *w);
 static void on_probe_timer(uv_timer_t *t);
+
+static bool all_ok(const gw_worker *w) {
+  for (uint32_t i = 0; i < w->probe_sg->ngraphs; i++)
+    if (!w->probe_ok[i])
+      return false;
+  return true;
+}
 
 static void on_probe(void *ud, int status, const char *why, const char *json,
                      size_t len) {
   (void)why, (void)json, (void)len;
   gw_probe *p = ud;
   gw_worker *w = p->w;
-  gql_gw_executor *ge = w->ge;
-  if (status == 0 && !atomic_exchange(&ge->answered[p->graph], true))
-    atomic_fetch_add(&ge->nanswered, 1);
+  bool stale = p->round != w->probe_round;
+  if (!stale && status == 0)
+    w->probe_ok[p->graph] = true;
   free(p);
-  if (--w->probes_pending || w->stopping)
+  if (stale || --w->probes_pending || w->stopping)
     return;
-  if (atomic_load(&ge->nanswered) < ge->sg->ngraphs)
+  if (!all_ok(w)) {
     uv_timer_start(&w->probe_timer, on_probe_timer, 500, 0);
-  else
-    gql_gw_client_close(w->probe_client);
+    return;
+  }
+  atomic_store(&w->ge->ready, true);
+  retire(w, w->probe_client);
+  w->probe_client = NULL;
 }
 
 static void probe_all(gw_worker *w) {
   static const char body[] = "{\"query\":\"{__typename}\"}";
-  if (w->stopping)
+  if (w->stopping || !w->probe_client)
     return;
   w->probe_timer.data = w;
-  for (uint32_t i = 0; i < w->ge->sg->ngraphs; i++) {
-    if (atomic_load(&w->ge->answered[i]))
+  for (uint32_t i = 0; i < w->probe_sg->ngraphs; i++) {
+    if (w->probe_ok[i])
       continue;
     gw_probe *p = malloc(sizeof *p);
     if (!p)
       break;
-    *p = (gw_probe){w, i};
+    *p = (gw_probe){w, i, w->probe_round};
     w->probes_pending++;
     if (gql_gw_client_post(w->probe_client, i, NULL, body, sizeof body - 1,
                            on_probe, p) < 0) {
@@ -628,9 +691,42 @@ static void on_probe_timer(uv_timer_t *t) {
   probe_all(t->data);
 }
 
+/* Probes `sg`'s subgraphs from now on (the prober's). */
+static void probe_start(gw_worker *w, const gql_supergraph *sg) {
+  bool *ok = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *ok);
+  if (!ok)
+    return; /* the old round goes on */
+  for (uint32_t i = 0; w->probe_sg && i < sg->ngraphs; i++)
+    for (uint32_t k = 0; !ok[i] && k < w->probe_sg->ngraphs; k++)
+      ok[i] = w->probe_ok[k] &&
+              gql_str_eq(sg->graphs[i].url, w->probe_sg->graphs[k].url);
+  retire(w, w->probe_client);
+  w->probe_client = NULL;
+  free(w->probe_ok);
+  w->probe_ok = ok;
+  w->probe_sg = sg;
+  w->probe_round++;
+  w->probes_pending = 0;
+  bool ready = all_ok(w);
+  atomic_store(&w->ge->ready, ready);
+  if (!w->timer_open)
+    return; /* stopping */
+  uv_timer_stop(&w->probe_timer);
+  if (ready)
+    return;
+  gql_str *urls = calloc(sg->ngraphs, sizeof *urls);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
+    urls[i] = sg->graphs[i].url;
+  if (urls && gql_gw_client_new(w->loop, urls, sg->ngraphs, &w->ge->opt.client,
+                                &w->probe_client, &bad) == 0)
+    uv_timer_start(&w->probe_timer, on_probe_timer, 0, 0);
+  free(urls);
+}
+
 bool gql_gw_executor_ready(void *ud) {
   const gql_gw_executor *ge = ud;
-  return atomic_load(&ge->nanswered) >= ge->sg->ngraphs;
+  return atomic_load(&ge->ready);
 }
 
 static void worker_stop(void *worker);
@@ -647,30 +743,14 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   const gql_supergraph *sg = ge->sg;
   gql_server_metrics *sm = ge->opt.metrics;
   bool ok = !sm || (w->sh = gql_metrics_shard_new(sm->m));
-  const gql_cfg_headers *hc = ge->opt.headers;
-  if (ok && hc && (hc->all.count || hc->nsubgraphs)) {
-    char why[256];
-    ok = gql_header_policy_build(hc, &w->headers, why, sizeof why) == 0;
-  }
   if (ok)
-    ok = (w->cur = gen_new(w, sg, NULL)) != NULL;
+    ok = (w->cur = gen_new(w, sg, ge->opt.headers, &ge->opt.client, NULL));
   /* the first worker probes the subgraphs for readiness */
   if (ok && !atomic_exchange(&ge->probing, true)) {
-    gql_str *urls = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *urls);
-    uint32_t bad = 0;
-    for (uint32_t i = 0; urls && i < sg->ngraphs; i++)
-      urls[i] = sg->graphs[i].url;
-    ok = urls && gql_gw_client_new(loop, urls, sg->ngraphs, &ge->opt.client,
-                                   &w->probe_client, &bad) == 0;
-    free(urls);
-    if (ok) {
-      w->prober = w->timer_open = true;
-      uv_timer_init(loop, &w->probe_timer);
-      w->probe_timer.data = w;
-      uv_timer_start(&w->probe_timer, on_probe_timer, 0, 0);
-    } else {
-      atomic_store(&ge->probing, false);
-    }
+    w->prober = w->timer_open = true;
+    uv_timer_init(loop, &w->probe_timer);
+    w->probe_timer.data = w;
+    probe_start(w, sg);
   }
   if (!ok) {
     worker_stop(w);
@@ -704,7 +784,7 @@ static void worker_free(void *worker) {
     free(r);
   }
   gql_gw_client_free(w->probe_client);
-  gql_header_policy_free(w->headers);
+  free(w->probe_ok);
   free(w);
 }
 
@@ -712,8 +792,7 @@ int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                          const gql_gw_serve_options *o) {
   *e = (gql_gw_executor){.sg = sg};
   atomic_init(&e->probing, false);
-  atomic_init(&e->nanswered, 0);
-  e->answered = calloc(sg->ngraphs ? sg->ngraphs : 1, sizeof *e->answered);
+  atomic_init(&e->ready, sg->ngraphs == 0);
   if (o)
     e->opt = *o;
   e->ex = (gql_http_executor){.ud = e,
@@ -722,10 +801,9 @@ int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                               .worker_free = worker_free,
                               .execute = execute,
                               .generation = on_generation};
-  return e->answered ? 0 : GQL_ENOMEM;
+  return 0;
 }
 
 void gql_gw_executor_free(gql_gw_executor *e) {
-  free(e->answered);
-  e->answered = NULL;
+  (void)e;
 }

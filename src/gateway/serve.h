@@ -24,6 +24,13 @@ typedef struct gql_gw_serve_options {
   /* The headers section: what each subgraph request carries of the
    * client's request (NULL or no rules: nothing). */
   const gql_cfg_headers *headers;
+  /* Hot reload: the headers section of a server generation (its ud);
+   * NULL, or NULL returned: `headers`. */
+  const gql_cfg_headers *(*headers_of)(void *generation);
+  /* Hot reload: sets the subgraph client options of a server generation
+   * (its ud) over `client` (NULL: `client` for every one). A generation's
+   * new client uses them; requests in flight keep their client's. */
+  void (*client_of)(void *generation, gql_gw_client_options *o);
   /* The verified JWT claims of a request, for the rules' from_claim (NULL:
    * none); given the request's context. */
   const gql_json_value *(*claims)(const gql_http_request *r);
@@ -42,18 +49,18 @@ typedef struct gql_gw_executor {
   gql_http_executor ex;
   const gql_supergraph *sg;
   gql_gw_serve_options opt;
-  /* readiness: the first worker probes every subgraph ({__typename},
-   * again every 500 ms until it answers) */
+  /* readiness: the first worker probes every subgraph of the current
+   * supergraph ({__typename}, again every 500 ms until it answers) */
   atomic_bool probing;
-  atomic_uint nanswered;
-  atomic_bool *answered; /* per subgraph */
+  atomic_bool ready; /* every one answered */
 } gql_gw_executor;
 
 /* 0 or GQL_ENOMEM; gql_gw_executor_free after the server. */
 int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                          const gql_gw_serve_options *o);
 void gql_gw_executor_free(gql_gw_executor *e);
-/* True once every subgraph has answered a probe (ud: the executor). */
+/* True once every subgraph of the current supergraph has answered a probe
+ * (ud: the executor). */
 bool gql_gw_executor_ready(void *ud);
 
 #endif

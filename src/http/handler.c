@@ -874,6 +874,12 @@ void gql_http_request_set_claims(gql_http_request *r, const gql_value *claims) {
   r->claims = claims;
 }
 
+void *gql_http_request_generation(const gql_http_request *r) {
+  /* a WebSocket's request has no pin of its own: the worker's current */
+  const gql_http_pin *p = r->pin ? r->pin : r->conn ? r->conn->x->pin : NULL;
+  return p ? p->gen->g.ud : NULL;
+}
+
 int gql_http_request_add_header(gql_http_request *r, const char *name,
                                 const char *value) {
   size_t nl = strlen(name), vl = strlen(value);

@@ -134,7 +134,7 @@ if serve c --config "$tmp/c/gql.yaml"; then
   got=$(wait_for '{a b}' '{"errors":[{"message":"Maximum root fields limit exceeded in this operation","extensions":{"code":"MAX_ROOT_FIELDS_LIMIT"}}]}') &&
     ok || fail "config: max_root_fields did not reload: $got"
   [[ $(q '{a}') == '{"data":{"a":"x"}}' ]] && ok || fail "config: one root field: $(q '{a}')"
-  grep -q 'warning: reload: the endpoint path changed; ignored until a restart' "$tmp/c.err" && ok ||
+  grep -q 'warning: reload: the endpoint path (supergraph.path) changed; needs a restart' "$tmp/c.err" && ok ||
     fail "config: path change not reported: $(cat "$tmp/c.err")"
   # a configuration that does not parse: said with its line, limits stay
   printf 'limits:\n  max_root_fields: [\n' >"$tmp/c/gql.yaml"
