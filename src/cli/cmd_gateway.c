@@ -196,6 +196,7 @@ static int run(int argc, char **argv) {
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
+  so.subscription = o.subscription;
   so.headers = &st->headers;
   so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
