@@ -36,8 +36,7 @@ static void on_event(void *ud, const char *json, size_t len) {
   CHECK(v->kind == GQL_JSON_OBJECT);
 }
 
-static void on_end(void *ud, const char *why, const char *errors,
-                   size_t len) {
+static void on_end(void *ud, const char *why, const char *errors, size_t len) {
   state *s = ud;
   s->ends++;
   CHECK(s->ends == 1);
@@ -73,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_gw_wsc c;
   static const char body[] = "{\"query\":\"subscription{a}\"}";
   CHECK(gql_gw_wsc_init(&c, pool, &handler, &st, "127.0.0.1:1", "/graphql",
-                        body, sizeof body - 1) == 0);
+                        NULL, body, sizeof body - 1) == 0);
   c.out.o.len = 0;
   if (!(mode & 1)) {
     feed(&c, rest, n, piece);

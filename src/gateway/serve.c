@@ -549,12 +549,29 @@ static int subscribe(gw_worker *w, gw_gen *gen, gql_http_exec *req,
     gql_gw_plan_cache_release(ref);
     return GQL_ENOMEM;
   }
+  /* the headers rules of the subgraph, on its upgrade request */
+  const char *headers = NULL;
+  if (w->headers && plan->nbatches) {
+    size_t nh = (gen->sg->ngraphs + 1) * sizeof(const char *);
+    gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
+    const char **hs = e ? gql_arena_alloc(req->arena, nh) : NULL;
+    if (hs) {
+      memset(hs, 0, nh);
+      *e = (gw_exec){.w = w, .gen = gen, .req = req, .headers = hs};
+      headers = graph_headers(e, plan->batches[0].graph);
+    }
+    if (!headers) {
+      gql_gw_plan_cache_release(ref);
+      return GQL_ENOMEM;
+    }
+  }
   gql_gw_sub_params p = {.req = req,
                          .plan = plan,
                          .plan_ref = ref,
                          .variables = variables,
                          .sg = gen->sg,
                          .pool = w->ws_pool,
+                         .headers = headers,
                          .queue_capacity = o->subscription.queue_capacity,
                          .ping_interval_ms = o->subscription.ping_interval_ms,
                          .connect_timeout_ms = o->client.connect_timeout_ms,

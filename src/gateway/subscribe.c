@@ -479,7 +479,7 @@ int gql_gw_subscribe(const gql_gw_sub_params *p, const char **why) {
   rc = parse_url(s, p->sg->graphs[graph].url);
   if (!rc)
     rc = gql_gw_wsc_init(&s->wsc, p->pool, &wsc_handler, s, s->host, s->path,
-                         body.data, body.len);
+                         p->headers, body.data, body.len);
   gql_buf_free(&body);
   if (rc) {
     *why = rc == GQL_EINVAL

@@ -44,7 +44,10 @@ typedef struct gql_gw_sub_params {
   gql_gw_plan_ref *plan_ref;  /* taken: released at the end */
   const gql_value *variables; /* coerced, in req->arena */
   const gql_supergraph *sg;
-  gql_ws_pool *pool;           /* the worker's */
+  gql_ws_pool *pool; /* the worker's */
+  /* header lines for the subgraph's upgrade request (the headers rules'
+   * for that subgraph), each ending in CRLF; NULL: none */
+  const char *headers;
   uint32_t queue_capacity;     /* events waiting (0: 64) */
   uint32_t ping_interval_ms;   /* keep-alive (0: 12,000) */
   uint32_t connect_timeout_ms; /* 0: 2,000 */

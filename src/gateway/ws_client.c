@@ -140,7 +140,8 @@ static const gql_ws_handler ws_handler = {w_message, NULL, w_close};
 
 int gql_gw_wsc_init(gql_gw_wsc *c, gql_ws_pool *pool,
                     const gql_gw_wsc_handler *h, void *ud, const char *host,
-                    const char *path, const char *payload, size_t len) {
+                    const char *path, const char *headers, const char *payload,
+                    size_t len) {
   memset(c, 0, sizeof *c);
   c->h = h;
   c->ud = ud;
@@ -154,7 +155,20 @@ int gql_gw_wsc_init(gql_gw_wsc *c, gql_ws_pool *pool,
   c->payload_len = len;
   gql_ws_client_key(c->key);
   gql_ws_init(&c->ws, pool, GQL_WS_CLIENT, &ws_handler, c, &c->out);
-  gql_ws_client_request(&c->out, host, path, c->key, GQL_WS_PROTOCOL_GRAPHQL);
+  http_buf *o = &c->out;
+  http_buf_puts(o, "GET ");
+  http_buf_puts(o, path);
+  http_buf_puts(o, " HTTP/1.1\r\nHost: ");
+  http_buf_puts(o, host);
+  http_buf_puts(o, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   "Sec-WebSocket-Key: ");
+  http_buf_puts(o, c->key);
+  http_buf_puts(o, "\r\nSec-WebSocket-Version: "
+                   "13\r\nSec-WebSocket-Protocol: " GQL_WS_PROTOCOL_GRAPHQL
+                   "\r\n");
+  if (headers)
+    http_buf_puts(o, headers);
+  http_buf_puts(o, "\r\n");
   c->state = GQL_GW_WSC_UPGRADING;
   return c->out.failed ? GQL_ENOMEM : 0;
 }

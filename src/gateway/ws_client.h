@@ -55,11 +55,14 @@ typedef struct gql_gw_wsc {
 } gql_gw_wsc;
 
 /* Starts a client for ws://host/path (host with its port, as the Host
- * header): the upgrade request goes to c->out. `payload` (the subgraph
- * request's JSON body: query, variables) is copied. 0 or GQL_ENOMEM. */
+ * header): the upgrade request goes to c->out, with `headers` (header
+ * lines each ending in CRLF, checked by the caller; NULL: none) after the
+ * client's own. `payload` (the subgraph request's JSON body: query,
+ * variables) is copied. 0 or GQL_ENOMEM. */
 int gql_gw_wsc_init(gql_gw_wsc *c, gql_ws_pool *pool,
                     const gql_gw_wsc_handler *h, void *ud, const char *host,
-                    const char *path, const char *payload, size_t len);
+                    const char *path, const char *headers, const char *payload,
+                    size_t len);
 void gql_gw_wsc_free(gql_gw_wsc *c);
 
 /* Bytes from the subgraph. Returns the state (ENDED: close the socket once
