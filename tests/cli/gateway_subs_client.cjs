@@ -2,14 +2,14 @@
 // subscriptions relayed from the products subgraph with prices resolved per
 // event, the subgraph's subscription completed when the client completes or
 // leaves, queries and mutations over the socket, the subgraph dying.
-// Usage: node gateway_subs_client.cjs GATEWAY_PORT REDIS_PORT PRODUCTS_PID
+// Usage: node gateway_subs_client.cjs GATEWAY_PORT REDIS_PORT PRODUCTS_PID PRICES_PID
 'use strict';
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const { createClient } = require('graphql-ws/client');
 const WebSocket = require('ws');
 
-const [port, rport, productsPid] = process.argv.slice(2);
+const [port, rport, productsPid, pricesPid] = process.argv.slice(2);
 const url = `ws://127.0.0.1:${port}/graphql`;
 let failures = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -158,6 +158,20 @@ const addedQuery = 'subscription { productAdded { upc name price } }';
     const bad = subscribe(c, '{ nope }');
     const { ended } = await bad.end();
     assert.ok(ended.error, JSON.stringify(ended));
+  });
+
+  await check('an event whose other subgraph is down still arrives, with its error', async () => {
+    const { s } = await nextAccepted(addedQuery, undefined, 'gql:productAdded', { upc: '1', name: 'Table' });
+    process.kill(Number(pricesPid), 'SIGKILL');
+    await sleep(200);
+    publish('gql:productAdded', { upc: '2', name: 'Couch' });
+    const r = await s.next();
+    assert.deepEqual(r.data, { productAdded: { upc: '2', name: 'Couch', price: null } });
+    assert.match(r.errors[0].message, /prices/);
+    // the subscription goes on
+    publish('gql:productAdded', { upc: '3', name: 'Lamp' });
+    assert.deepEqual((await s.next()).data, { productAdded: { upc: '3', name: 'Lamp', price: null } });
+    s.dispose();
   });
 
   await check('the subgraph dying ends the subscription with an error', async () => {

@@ -7,7 +7,8 @@
 # subgraph resolved; completing (or dropping) the client completes the
 # subgraph's subscription (products allows one open subscription, so the
 # next one is accepted only once the previous one is gone); queries and
-# mutations over the gateway's socket; the products subgraph dying ends the
+# mutations over the gateway's socket; the prices subgraph down gives events
+# with a null price and its error; the products subgraph dying ends the
 # client's subscription with an error; then the gateway stops cleanly.
 # Usage: test_subscriptions_gateway.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
 set -uo pipefail
@@ -54,7 +55,7 @@ serve products --subgraph --config "$tmp/products.yaml" --schema "$tmp/products.
   --data "$tmp/products.json" --redis "redis://127.0.0.1:$rport" || exit 1
 pp=$pid portp=$port
 serve prices --subgraph --schema "$tmp/prices.graphql" --data "$tmp/prices.json" || exit 1
-portq=$port
+pq=$pid portq=$port
 
 cat >"$tmp/sg.graphql" <<SDL
 enum join__Graph {
@@ -98,7 +99,7 @@ out=$(curl -s -H 'Content-Type: application/json' \
   -d '{"query":"subscription { productAdded { name } }"}' "http://127.0.0.1:$portg/graphql")
 if [[ $out == *'WebSocket'* && $out != *'"data"'* ]]; then ok; else fail "subscription over HTTP: $out"; fi
 
-if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_client.cjs" "$portg" "$rport" "$pp"; then
+if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_client.cjs" "$portg" "$rport" "$pp" "$pq"; then
   ok
 else
   fail "the npm client's checks: gateway log: $(cat "$tmp/gw.err")"
