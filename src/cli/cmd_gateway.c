@@ -206,6 +206,7 @@ static int run(int argc, char **argv) {
   so.client.connect_timeout_ms = (unsigned)st->gateway.connect_timeout_ms;
   so.client.max_connections = st->gateway.max_subgraph_connections;
   so.plan_cache_bytes = st->gateway.plan_cache_bytes;
+  so.subscription = o.subscription;
   so.headers = &st->headers;
   so.headers_of = gql_cli_generation_headers; /* hot reload */
   so.client_of = client_of;
@@ -291,6 +292,9 @@ const gql_cli_command gql_cmd_gateway = {
     "their @join__graph(url:) over pooled keep-alive HTTP/1.1 connections.\n"
     "A subgraph that fails (down, timeout, reset, bad JSON, HTTP error)\n"
     "gives null fields with an error; the rest of the response stands.\n"
+    "Subscriptions go over WebSocket (graphql-transport-ws): each is opened\n"
+    "to the subgraph owning its root field over graphql-transport-ws, and\n"
+    "each event's fields of other subgraphs are fetched as for a query.\n"
     "SIGHUP, or a change to the supergraph or --config file, reloads them\n"
     "without dropping a request (see gql serve --help).\n\n"
     "  --config FILE       a configuration file (YAML; docs/config.md); the\n"

@@ -204,8 +204,10 @@ static int batch_operation(gw_planner *p, gql_gw_batch *b) {
   gql_buf out;
   gql_buf_init(&out, NULL);
   bool root_batch = b->nfetches && !b->fetches[0]->parent;
-  gql_buf_puts(&out, root_batch && op->operation == GQL_OP_MUTATION ? "mutation"
-                                                                    : "query");
+  gql_buf_puts(&out, !root_batch                            ? "query"
+                     : op->operation == GQL_OP_MUTATION     ? "mutation"
+                     : op->operation == GQL_OP_SUBSCRIPTION ? "subscription"
+                                                            : "query");
   bool open = false;
   uint32_t nent = b->nfields;
   for (uint32_t k = 0; k < nent; k++) {

@@ -64,11 +64,12 @@ static int build_once(const gql_supergraph *sg, const gql_document *doc,
   p.labels = labels;
   p.exhaustive = exhaustive;
   *err = NULL;
-  if (op->operation == GQL_OP_SUBSCRIPTION)
-    GW_FAIL(&p, GQL_EUNSUPPORTED, "subscriptions are not planned yet");
+  /* a subscription is planned as a query of its root type: its root
+   * fetch is the subscription opened to the subgraph (subscribe.c) */
   const gql_gw_type *root = gql_supergraph_type(
-      sg,
-      op->operation == GQL_OP_MUTATION ? sg->mutation_type : sg->query_type);
+      sg, op->operation == GQL_OP_MUTATION       ? sg->mutation_type
+          : op->operation == GQL_OP_SUBSCRIPTION ? sg->subscription_type
+                                                 : sg->query_type);
   if (!root)
     GW_FAIL(&p, GQL_ESCHEMA,
             "the supergraph has no root type for this operation");

@@ -1,5 +1,6 @@
 /* The gateway's request executor for the http server (see serve.h). */
 #include "serve.h"
+#include "subscribe.h"
 
 #include <stdlib.h>
 
@@ -56,6 +57,7 @@ struct gw_worker {
   bool prober, stopping, timer_open;
   unsigned probes_pending;
   uv_timer_t probe_timer;
+  gql_ws_pool *ws_pool; /* subscriptions' frames (made at the first) */
 };
 
 /* One client request in flight. */
@@ -75,6 +77,9 @@ typedef struct gw_exec {
   gql_header_input hin; /* the client's side, for the rules */
   bool hin_ready;
   uint32_t span; /* the request's span in req->trace (0: untraced) */
+  /* a subscription's event (subscribe.c): its response goes here */
+  gql_gw_event_done event_done;
+  void *event_ud;
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -136,7 +141,9 @@ static void finish(gw_exec *e) {
     free(e->answers[i]);
   gql_gw_plan_cache_release(e->plan_ref);
   gen_release(e->gen);
-  if (rc || out.failed)
+  if (e->event_done)
+    e->event_done(e->event_ud, rc || out.failed ? NULL : out.data, out.len);
+  else if (rc || out.failed)
     respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
   else
     gql_http_exec_done(e->req, out.data, out.len);
@@ -514,10 +521,134 @@ static void on_generation(void *worker, void *ud) {
     probe_start(w, sg);
 }
 
+/* Who asks (the verified claims of the client's request), for the
+ * @authenticated and @requiresScopes fields. */
+static void request_access(gw_worker *w, gql_http_exec *req,
+                           gql_gw_request *gr) {
+  const gql_json_value *claims = w->ge->opt.claims && req->request
+                                     ? w->ge->opt.claims(req->request)
+                                     : NULL;
+  if (claims) {
+    const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
+    gql_gw_request_set_access(gr, true,
+                              scope && scope->kind == GQL_JSON_STRING
+                                  ? scope->string
+                                  : (gql_str){"", 0});
+  }
+}
+
+/* ---- subscriptions (subscribe.c): the root fetch is the subgraph's
+ * subscription; each event runs the rest of the plan here */
+
+static int run_event(void *ud, gql_http_exec *ev, const gql_gw_plan *plan,
+                     const gql_value *variables, const char *json, size_t len,
+                     gql_gw_event_done done, void *done_ud) {
+  gw_gen *gen = ud;
+  gw_worker *w = gen->w;
+  size_t na = (plan->nbatches + 1) * sizeof(char *);
+  size_t nh = (gen->sg->ngraphs + 1) * sizeof(const char *);
+  gw_exec *e = gql_arena_alloc(ev->arena, sizeof *e);
+  char **answers = e ? gql_arena_alloc(ev->arena, na) : NULL;
+  const char **headers =
+      gen->headers && answers ? gql_arena_alloc(ev->arena, nh) : NULL;
+  if (!answers || (gen->headers && !headers))
+    return GQL_ENOMEM;
+  memset(answers, 0, na);
+  if (headers)
+    memset(headers, 0, nh);
+  *e = (gw_exec){.w = w,
+                 .gen = gen,
+                 .req = ev,
+                 .plan = plan,
+                 .answers = answers,
+                 .headers = headers,
+                 .next = 1, /* batch 0, the root fetch, is the event */
+                 .event_done = done,
+                 .event_ud = done_ud};
+  int rc = gql_gw_request_new(plan, variables, ev->arena, &e->gr);
+  if (!rc) {
+    request_access(w, ev, e->gr);
+    rc = gql_gw_request_merge(e->gr, 0, json, len);
+  }
+  if (rc)
+    return rc;
+  gen->refs++; /* released by finish */
+  run(e);
+  return 0;
+}
+
+static void host_release(void *ud) {
+  gen_release(ud);
+}
+
+/* A subscription operation, planned: relayed from its root field's
+ * subgraph (subscribe.c), which then owns the request and `ref`. */
+static int subscribe(gw_worker *w, gw_gen *gen, gql_http_exec *req,
+                     const gql_gw_plan *plan, gql_gw_plan_ref *ref,
+                     const gql_value *variables) {
+  const gql_gw_serve_options *o = &w->ge->opt;
+  if (!w->ws_pool)
+    w->ws_pool = gql_ws_pool_new(&(gql_ws_limits){
+        .max_message = o->client.max_response > (1u << 30)
+                           ? 1u << 30
+                           : (uint32_t)o->client.max_response});
+  if (!w->ws_pool) {
+    gql_gw_plan_cache_release(ref);
+    return GQL_ENOMEM;
+  }
+  /* the headers rules of the subgraph, on its upgrade request */
+  const char *headers = NULL;
+  if (gen->headers && plan->nbatches) {
+    size_t nh = (gen->sg->ngraphs + 1) * sizeof(const char *);
+    gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
+    const char **hs = e ? gql_arena_alloc(req->arena, nh) : NULL;
+    if (hs) {
+      memset(hs, 0, nh);
+      *e = (gw_exec){.w = w, .gen = gen, .req = req, .headers = hs};
+      headers = graph_headers(e, plan->batches[0].graph);
+    }
+    if (!headers) {
+      gql_gw_plan_cache_release(ref);
+      return GQL_ENOMEM;
+    }
+  }
+  gql_gw_sub_params p = {.req = req,
+                         .plan = plan,
+                         .plan_ref = ref,
+                         .variables = variables,
+                         .sg = gen->sg,
+                         .pool = w->ws_pool,
+                         .headers = headers,
+                         .queue_capacity = o->subscription.queue_capacity,
+                         .ping_interval_ms = o->subscription.ping_interval_ms,
+                         .connect_timeout_ms = o->client.connect_timeout_ms,
+                         .ack_timeout_ms = o->client.request_timeout_ms,
+                         .host = {gen, run_event, host_release}};
+  gen->refs++; /* the subscription's: host_release */
+  const char *why = NULL;
+  int rc = gql_gw_subscribe(&p, &why);
+  if (!rc)
+    return 0;
+  gen_release(gen);
+  gql_gw_plan_cache_release(ref);
+  if (!why)
+    return rc;
+  respond_code(req, why, "QUERY_PLANNING_FAILED");
+  return 0;
+}
+
 static int execute(void *worker, gql_http_exec *req) {
   gw_worker *w = worker;
   if (w->retired)
     sweep_retired(w);
+  if (gql_prepared_operation(req->prepared) == GQL_OP_SUBSCRIPTION &&
+      !gql_http_exec_streams(req)) {
+    respond_code(req,
+                 "Subscriptions are served over WebSocket "
+                 "(graphql-transport-ws) only.",
+                 NULL);
+    return 0;
+  }
   if (w->cur->sg != sg_of(w->ge, req->generation)) {
     on_generation(w, req->generation);
     if (w->cur->sg != sg_of(w->ge, req->generation))
@@ -566,6 +697,8 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return 0;
   }
+  if (gql_prepared_operation(req->prepared) == GQL_OP_SUBSCRIPTION)
+    return subscribe(w, gen, req, plan, ref, variables);
   gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
   if (e)
     e->answers =
@@ -598,16 +731,7 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return rc;
   }
-  const gql_json_value *claims = w->ge->opt.claims && req->request
-                                     ? w->ge->opt.claims(req->request)
-                                     : NULL;
-  if (claims) {
-    const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
-    gql_gw_request_set_access(e->gr, true,
-                              scope && scope->kind == GQL_JSON_STRING
-                                  ? scope->string
-                                  : (gql_str){"", 0});
-  }
+  request_access(w, req, e->gr);
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
     rc = gql_gw_introspect(plan, variables, req->arena, &json);
@@ -785,6 +909,7 @@ static void worker_free(void *worker) {
   }
   gql_gw_client_free(w->probe_client);
   free(w->probe_ok);
+  gql_ws_pool_free(w->ws_pool);
   free(w);
 }
 

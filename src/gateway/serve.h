@@ -40,6 +40,9 @@ typedef struct gql_gw_serve_options {
   /* Operations a worker plans on a new supergraph before it serves from
    * it: its plan cache's most recently used (0: 64). */
   unsigned warm_plans;
+  /* Subscriptions (subscribe.c): the server's limits, whose queue
+   * capacity and ping interval apply to the subgraph side too. */
+  gql_http_subscription_limits subscription;
 } gql_gw_serve_options;
 
 /* Fills `ex` so that a gql_http_server built on sg->api with

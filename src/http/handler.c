@@ -156,6 +156,10 @@ static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
 
 void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
   gql_http_request *r = req->internal_;
+  if (r && r->ws_exec) { /* a WebSocket operation's (ws_exec.c) */
+    gql_http_ws_exec_payload(r, json, len, false);
+    return;
+  }
   if (!r || r->done)
     return;
   if (r->stream) { /* after payloads: the last one */

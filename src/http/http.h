@@ -269,7 +269,10 @@ struct gql_http_request {
   /* A WebSocket's connection_init payload while the hooks see it: its
    * string members read as headers. */
   const gql_value *init_payload;
-  bool socket;       /* a WebSocket's: an answer is recorded, not written */
+  bool socket; /* a WebSocket's: an answer is recorded, not written */
+  /* A WebSocket operation run by opt->executor (ws_exec.c): the
+   * gql_http_exec_* answers go there. */
+  struct gql_http_ws_exec *ws_exec;
   int socket_status; /* the answer's status */
   /* for the observer: the operation type run (-1: none), whether the
    * document was cached (-1: no document), and whether the response may
@@ -359,6 +362,12 @@ void gql_http_ws_going_away(gql_http_ws_session *s);
 bool gql_http_ws_gone(gql_http_ws_session *s);
 void gql_http_ws_free(gql_http_ws_session *s);
 void gql_http_ws_worker_free(gql_http_ws_worker *w);
+/* The answers of an executor (gql_http_exec_payload, _done, _on_cancel)
+ * to a WebSocket operation's request (r->ws_exec set; ws_exec.c). */
+void gql_http_ws_exec_payload(gql_http_request *r, const char *json, size_t len,
+                              bool has_next);
+void gql_http_ws_exec_on_cancel(gql_http_request *r, void (*cancel)(void *),
+                                void *ud);
 
 /* ---- the clock and the log (log.c) */
 

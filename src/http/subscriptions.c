@@ -5,7 +5,8 @@
  * gql's executor: subscriptions with gql_subscribe (one `next` per
  * event), queries and mutations with gql_execute (one `next`, then
  * `complete`), prepared through the worker's document cache as HTTP
- * requests are.
+ * requests are. A server with an executor hook (gql_http_options.executor,
+ * the gateway's) hands them to it instead (ws_exec.c).
  *
  * The request hooks see the socket as one request: the upgrade's headers,
  * and at connection_init its payload as the body (gql_http_request_body)
@@ -22,6 +23,7 @@
 #include "graphql_ws.h"
 #include "http.h"
 #include "ws.h"
+#include "ws_session.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,41 +32,6 @@
 /* Keep-alive by default: a ping every this often; a peer silent since the
  * previous one is dropped. */
 #define WS_KEEPALIVE_MS 12000
-
-typedef struct ws_op ws_op;
-
-/* The worker's shared pieces: frame contexts, the protocol's scratch. */
-struct gql_http_ws_worker {
-  gql_ws_pool *pool;
-  gql_gws_env *env;
-};
-
-struct gql_http_ws_session {
-  gql_http_conn *c;
-  gql_ws ws;
-  gql_gws g;
-  /* The socket as a request, for the hooks and resolvers. */
-  gql_http_request req;
-  gql_http_slot slot; /* req's arena, made when a hook needs it */
-  ws_op *done;        /* pending executions finished, to free */
-  unsigned pending;   /* executions that pend (the socket may be gone) */
-  uint64_t next_ping; /* ms */
-  bool gone;          /* the socket closed: operations were cancelled */
-};
-
-/* One operation of the socket (gql_gws_op.user). */
-struct ws_op {
-  gql_http_ws_session *s;
-  gql_gws_op *op; /* NULL once cancelled or ended */
-  gql_http_cache_entry *entry;
-  gql_http_pin *pin; /* the generation it runs on (held) */
-  gql_subscription *sub;
-  gql_http_slot *slot; /* a query's or mutation's memory */
-  bool pends, finished;
-  bool subscribing, ended; /* on_end came during gql_subscribe */
-  bool counted;            /* in x->open_subscriptions */
-  ws_op *next_done;
-};
 
 static gql_http_ws_worker *worker_of(gql_http_ctx *x) {
   if (x->ws_worker)
@@ -259,8 +226,6 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
     return;
   }
   if (gql_prepared_operation(e->prepared) == GQL_OP_SUBSCRIPTION) {
-    gql_http_slot_give(x, o->slot); /* the subscription has its own */
-    o->slot = NULL;
     uint32_t max = x->opt->subscription.max_opened;
     if (x->open_subscriptions) {
       unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
@@ -274,6 +239,12 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
         return;
       }
     }
+    if (x->opt->executor) { /* the executor's (ws_exec.c) */
+      gql_http_ws_exec_start(o, rq, name);
+      return;
+    }
+    gql_http_slot_give(x, o->slot); /* the subscription has its own */
+    o->slot = NULL;
     gql_subscribe_params sp = {.variables = rq->variables,
                                .root_value = o->pin->gen->g.root_value,
                                .context = &s->req,
@@ -301,6 +272,10 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
     else
       op_error(op, gql_strerror(rc));
     op_release(o);
+    return;
+  }
+  if (x->opt->executor) { /* the executor's (ws_exec.c) */
+    gql_http_ws_exec_start(o, rq, name);
     return;
   }
   gql_execute_params ep = {.variables = rq->variables,
@@ -331,6 +306,8 @@ static void g_cancel(void *ud, gql_gws_op *op) {
     return;
   o->op = NULL;
   op->user = NULL;
+  if (o->exec) /* the executor's: told, then it ends the operation */
+    gql_http_ws_exec_cancel(o);
   if (o->pends) /* the execution goes on; its result is dropped */
     return;
   op_release(o); /* a subscription: its source's cancel is called */
@@ -409,8 +386,8 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
   gql_str up = header(c, "upgrade");
-  if (x->opt->executor || x->opt->subscription.disabled || !x->loop ||
-      up.len != 9 || strncasecmp(up.ptr, "websocket", 9) != 0)
+  if (x->opt->subscription.disabled || !x->loop || up.len != 9 ||
+      strncasecmp(up.ptr, "websocket", 9) != 0)
     return false;
   gql_ws_upgrade rq = {.method = http_str(r->method, strlen(r->method)),
                        .http_major = c->parser.http_major,

@@ -210,7 +210,7 @@ Test(planner, plan_text_reads_like_apollo_query_plans) {
   gql_buf_free(&b);
 }
 
-Test(planner, subscriptions_are_refused_with_a_clear_error) {
+Test(planner, subscriptions_without_a_subscription_type_are_refused) {
   const char *q = "subscription { me { id } }";
   gql_document *doc;
   gql_syntax_error se;
@@ -218,9 +218,44 @@ Test(planner, subscriptions_are_refused_with_a_clear_error) {
   gql_gw_plan *plan;
   const char *err = NULL;
   cr_expect_eq(gql_gw_plan_build(sg, doc, NULL, arena, &plan, &err),
-               GQL_EUNSUPPORTED);
-  cr_expect_not_null(err && strstr(err, "subscriptions"), "%s",
+               GQL_ESCHEMA);
+  cr_expect_not_null(err && strstr(err, "no root type"), "%s",
                      err ? err : "(null)");
+}
+
+/* A subscription is planned as a query of the Subscription type: its root
+ * fetch (the subscription opened to the owning subgraph) asks for the keys
+ * the entity fetches of each event need. */
+Test(planner, a_subscription_is_its_subgraphs_subscription_then_entities) {
+  static const char sdl[] =
+      "enum join__Graph {\n"
+      "  A @join__graph(name: \"a\", url: \"http://a/graphql\")\n"
+      "  B @join__graph(name: \"b\", url: \"http://b/graphql\")\n"
+      "}\n"
+      "type Query @join__type(graph: A) @join__type(graph: B) {\n"
+      "  top: [Product] @join__field(graph: A)\n"
+      "}\n"
+      "type Subscription @join__type(graph: A) {\n"
+      "  added(n: Int): Product @join__field(graph: A)\n"
+      "}\n"
+      "type Product @join__type(graph: A, key: \"upc\") "
+      "@join__type(graph: B, key: \"upc\") {\n"
+      "  upc: String!\n"
+      "  name: String @join__field(graph: A)\n"
+      "  price: Int @join__field(graph: B)\n"
+      "}\n";
+  gql_supergraph *s2 = gw_load_text(sdl);
+  gql_gw_plan *plan =
+      gw_plan(s2, arena,
+              "subscription S($n: Int) { added(n: $n) { name price } }", NULL);
+  cr_assert_eq(plan->nbatches, 2);
+  cr_expect_eq(plan->batches[0].level, 1);
+  gw_expect_op(plan, "a", 1,
+               "subscription($n:Int){added(n:$n){name __typename upc}}");
+  gw_expect_op(plan, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on Product{price}}}");
+  gql_supergraph_free(s2);
 }
 
 Test(planner, introspection_root_fields_are_the_gateways_own) {

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# gql gateway relays subscriptions: two gql subgraphs (gql serve --subgraph),
+# products (a Subscription field fed from Redis with --redis) and prices; a
+# supergraph for them; gql gateway in front. The npm graphql-ws 6 client
+# (gateway_subs_client.cjs) subscribes through the gateway, events go in
+# with redis-cli PUBLISH, and each must arrive with the field of the other
+# subgraph resolved; completing (or dropping) the client completes the
+# subgraph's subscription (products allows one open subscription, so the
+# next one is accepted only once the previous one is gone); queries and
+# mutations over the gateway's socket; the prices subgraph down gives events
+# with a null price and its error; the products subgraph dying ends the
+# client's subscription with an error; then the gateway stops cleanly.
+# Usage: test_subscriptions_gateway.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
+set -uo pipefail
+gql=${1:?usage: test_subscriptions_gateway.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+peers=${3:-$(dirname "$gql")/subscription-peers}
+threads=2
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+mkdir -p "$peers"
+peers=$(cd "$peers" && pwd)
+if [[ ! -f $peers/node_modules/graphql-ws/package.json || ! -f $peers/node_modules/ws/package.json ]]; then
+  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
+  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
+fi
+
+rport=$(free_port)
+redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do
+  redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && break
+  sleep 0.05
+done
+redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG || { fail "redis-server did not start"; exit 1; }
+
+cat >"$tmp/products.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { topProducts: [Product] }
+type Mutation { ping: String }
+type Product @key(fields: "upc") { upc: String! name: String }
+type Subscription { productAdded: Product, productsOf(maker: String): Product }
+SDL
+echo '{"topProducts": [{"upc": "1", "name": "Table"}, {"upc": "2", "name": "Couch"}], "ping": "pong"}' >"$tmp/products.json"
+cat >"$tmp/prices.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { _unused: Int }
+type Product @key(fields: "upc") { upc: String! price: Int }
+SDL
+echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}, {"upc": "3", "price": 7}]}' >"$tmp/prices.json"
+# one open subscription at a time on the products subgraph
+printf 'subscription:\n  max_opened_subscriptions: 1\n' >"$tmp/products.yaml"
+
+serve products --subgraph --config "$tmp/products.yaml" --schema "$tmp/products.graphql" \
+  --data "$tmp/products.json" --redis "redis://127.0.0.1:$rport" || exit 1
+pp=$pid portp=$port
+serve prices --subgraph --schema "$tmp/prices.graphql" --data "$tmp/prices.json" || exit 1
+pq=$pid portq=$port
+
+cat >"$tmp/sg.graphql" <<SDL
+enum join__Graph {
+  PRODUCTS @join__graph(name: "products", url: "http://127.0.0.1:$portp/graphql")
+  PRICES @join__graph(name: "prices", url: "http://127.0.0.1:$portq/graphql")
+}
+type Query @join__type(graph: PRODUCTS) @join__type(graph: PRICES) {
+  topProducts: [Product] @join__field(graph: PRODUCTS)
+}
+type Mutation @join__type(graph: PRODUCTS) {
+  ping: String @join__field(graph: PRODUCTS)
+}
+type Subscription @join__type(graph: PRODUCTS) {
+  productAdded: Product @join__field(graph: PRODUCTS)
+  productsOf(maker: String): Product @join__field(graph: PRODUCTS)
+}
+type Product @join__type(graph: PRODUCTS, key: "upc") @join__type(graph: PRICES, key: "upc") {
+  upc: String!
+  name: String @join__field(graph: PRODUCTS)
+  price: Int @join__field(graph: PRICES)
+}
+SDL
+
+"$gql" gateway --port 0 --threads "$threads" --supergraph "$tmp/sg.graphql" >"$tmp/gw.out" 2>"$tmp/gw.err" &
+pg=$!
+pids+=("$pg")
+for _ in $(seq 200); do
+  portg=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw.out" 2>/dev/null)
+  [[ -n $portg ]] && break
+  sleep 0.05
+done
+[[ -n ${portg:-} ]] || { fail "gateway: no banner: $(cat "$tmp/gw.out" "$tmp/gw.err")"; exit 1; }
+
+# the plan: the subscription from products, then prices per event
+echo 'subscription { productAdded { name price } }' >"$tmp/sub.graphql"
+plan=$("$gql" gateway --supergraph "$tmp/sg.graphql" --plan "$tmp/sub.graphql")
+if [[ $plan == *'Fetch(service: "products")'*'productAdded'*'Fetch(service: "prices")'*'price'* ]]; then ok; else fail "plan: $plan"; fi
+
+# a subscription over plain HTTP is refused with a clear error
+out=$(curl -s -H 'Content-Type: application/json' \
+  -d '{"query":"subscription { productAdded { name } }"}' "http://127.0.0.1:$portg/graphql")
+if [[ $out == *'WebSocket'* && $out != *'"data"'* ]]; then ok; else fail "subscription over HTTP: $out"; fi
+
+if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_client.cjs" "$portg" "$rport" "$pp" "$pq"; then
+  ok
+else
+  fail "the npm client's checks: gateway log: $(cat "$tmp/gw.err")"
+fi
+
+# the gateway is still alive and stops cleanly
+kill -0 "$pg" 2>/dev/null && ok || fail "the gateway died: $(cat "$tmp/gw.err")"
+kill -TERM "$pg"
+rc=0
+timeout 10 tail --pid="$pg" -f /dev/null || rc=1
+wait "$pg" || rc=$?
+[[ $rc == 0 ]] && ok || fail "gql gateway did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp/gw.err")"
+
+echo "passed $passed, failed $failures"
+[[ $failures == 0 ]]
