@@ -134,6 +134,8 @@ void gql_http_request_end(gql_http_request *r) {
    * execution queued its own at its finish) and give the trace back. */
   gql_trace_end(r->trace);
   r->trace = NULL;
+  if (r->stream)
+    gql_http_stream_release(r);
   gql_http_cache_release(r->entry);
   r->entry = NULL;
   gql_http_pin_release(r->pin); /* after the entry: the pin owns its cache */
@@ -657,9 +659,19 @@ static void run_params(gql_http_request *r, params *p) {
                            .on_done = on_done,
                            .ud = r};
   int rc;
-  if (__builtin_expect(r->stream_only || gql_prepared_incremental(e->prepared),
+  if (__builtin_expect(r->stream_only || r->op_type == GQL_OP_SUBSCRIPTION ||
+                           gql_prepared_incremental(e->prepared),
                        0)) {
     gql_http_stream_negotiate_request(r); /* @defer, @stream: stream.c */
+    if (r->op_type == GQL_OP_SUBSCRIPTION &&
+        r->stream_fmt == GQL_HTTP_STREAM_SSE &&
+        !x->opt->subscription.disabled) {
+      gql_http_stream_subscribe(r, e->prepared, p->vars_value,
+                                pin->gen->g.root_value);
+      if (!r->done)
+        c->inflight = r;
+      return;
+    }
     ep.on_done = gql_http_stream_on_payload;
     rc = gql_execute_incremental(e->prepared, &ep);
   } else {

@@ -315,6 +315,19 @@ void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
 /* The connection of the request in flight closed mid-stream: nothing more
  * is written, and the executor's cancel runs. */
 void gql_http_stream_gone(gql_http_conn *c);
+/* A subscription over text/event-stream (graphql-sse's distinct
+ * connections mode): each event a `next`, the end `complete`; the client
+ * leaving frees it. */
+void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
+                               const gql_value *variables,
+                               const void *root_value);
+/* The server stops: a subscription's stream completes (an incremental
+ * one runs to its end). */
+void gql_http_stream_going_away(gql_http_conn *c);
+/* The transport wrote output: a paused subscription goes on. */
+void gql_http_stream_writable(gql_http_conn *c);
+/* The request ends: its subscription, if any, is freed. */
+void gql_http_stream_release(gql_http_request *r);
 
 /* ---- pages (pages.c) */
 
