@@ -658,25 +658,12 @@ static void run_params(gql_http_request *r, params *p) {
                            .trace = r->trace,
                            .on_done = on_done,
                            .ud = r};
-  int rc;
-  if (__builtin_expect(r->stream_only || r->op_type == GQL_OP_SUBSCRIPTION ||
-                           gql_prepared_incremental(e->prepared),
-                       0)) {
-    gql_http_stream_negotiate_request(r); /* @defer, @stream: stream.c */
-    if (r->op_type == GQL_OP_SUBSCRIPTION &&
-        r->stream_fmt == GQL_HTTP_STREAM_SSE &&
-        !x->opt->subscription.disabled) {
-      gql_http_stream_subscribe(r, e->prepared, p->vars_value,
-                                pin->gen->g.root_value);
-      if (!r->done)
-        c->inflight = r;
-      return;
-    }
-    ep.on_done = gql_http_stream_on_payload;
-    rc = gql_execute_incremental(e->prepared, &ep);
-  } else {
-    rc = gql_execute(e->prepared, &ep);
-  }
+  /* @defer, @stream, a client accepting only streams (a subscription
+   * over text/event-stream): stream.c */
+  int rc = __builtin_expect(
+               r->stream_only || gql_prepared_incremental(e->prepared), 0)
+               ? gql_http_stream_execute(r, e->prepared, &ep)
+               : gql_execute(e->prepared, &ep);
   if (rc < 0) {
     if (!r->done)
       fail(r, 500, NULL, gql_strerror(rc));

@@ -410,6 +410,19 @@ void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
   }
 }
 
+int gql_http_stream_execute(gql_http_request *r, const gql_prepared *p,
+                            gql_execute_params *ep) {
+  gql_http_stream_negotiate_request(r);
+  if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION &&
+      r->stream_fmt == GQL_HTTP_STREAM_SSE &&
+      !r->conn->x->opt->subscription.disabled) {
+    gql_http_stream_subscribe(r, p, ep->variables, ep->root_value);
+    return 0;
+  }
+  ep->on_done = gql_http_stream_on_payload;
+  return gql_execute_incremental(p, ep);
+}
+
 /* ------------------------------------------------ the executor hook's */
 
 bool gql_http_exec_streams(const gql_http_exec *req) {
