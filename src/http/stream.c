@@ -178,25 +178,24 @@ static void refuse(gql_http_request *r, gql_http_stream *s) {
 
 /* The stream's end: the access log and the observer, and the request
  * done (ended by the transport once the executor returned). */
-static void end(gql_http_request *r, gql_http_stream *s, const char *last,
-                size_t last_len) {
+static void end(gql_http_request *r, gql_http_stream *s) {
   gql_http_conn *c = r->conn;
   r->done = true;
   if (s->started) {
     c->streaming = false;
     if (!s->chunked)
       c->close_after = true;
-    gql_http_request_info info = {.method = r->method,
-                                  .path = r->path,
-                                  .status = 200,
-                                  .bytes = s->bytes,
-                                  .operation_name = r->op_name,
-                                  .operation_type = r->op_type,
-                                  .document_cache = r->cache,
-                                  .body = last ? last : "",
-                                  .errors = r->errors,
-                                  .trace = r->trace};
-    (void)last_len;
+    gql_http_request_info info = {
+        .method = r->method,
+        .path = r->path,
+        .status = 200,
+        .bytes = s->bytes,
+        .operation_name = r->op_name,
+        .operation_type = r->op_type,
+        .document_cache = r->cache,
+        .body = NULL, /* several payloads: none is the body */
+        .errors = r->errors,
+        .trace = r->trace};
     gql_http_log_request(c, &info, r->start_ns);
   }
   if (c->inflight == r && c->x->resumed)
@@ -267,7 +266,7 @@ static void emit(gql_http_request *r, const char *json, size_t len,
       cancel(s->cancel_ud);
   }
   if (!has_next)
-    end(r, s, json, len);
+    end(r, s);
 }
 
 void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
