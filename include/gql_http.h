@@ -117,7 +117,8 @@ typedef struct gql_http_request_info {
   int document_cache; /* 1 the document was cached, 0 prepared now, -1 none */
   /* The response body; `errors`: it may hold GraphQL errors (the executor
    * said so, or an error answered before execution, or the executor
-   * replaced by options.executor) */
+   * replaced by options.executor); NULL for a streamed response (several
+   * payloads: @defer, @stream, an event stream) */
   const char *body;
   bool errors;
   /* the request's trace, when traced (gql_trace_id gives its id) */

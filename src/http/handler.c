@@ -134,6 +134,8 @@ void gql_http_request_end(gql_http_request *r) {
    * execution queued its own at its finish) and give the trace back. */
   gql_trace_end(r->trace);
   r->trace = NULL;
+  if (r->stream)
+    gql_http_stream_release(r);
   gql_http_cache_release(r->entry);
   r->entry = NULL;
   gql_http_pin_release(r->pin); /* after the entry: the pin owns its cache */
@@ -660,15 +662,12 @@ static void run_params(gql_http_request *r, params *p) {
                            .trace = r->trace,
                            .on_done = on_done,
                            .ud = r};
-  int rc;
-  if (__builtin_expect(r->stream_only || gql_prepared_incremental(e->prepared),
-                       0)) {
-    gql_http_stream_negotiate_request(r); /* @defer, @stream: stream.c */
-    ep.on_done = gql_http_stream_on_payload;
-    rc = gql_execute_incremental(e->prepared, &ep);
-  } else {
-    rc = gql_execute(e->prepared, &ep);
-  }
+  /* @defer, @stream, a client accepting only streams (a subscription
+   * over text/event-stream): stream.c */
+  int rc = __builtin_expect(
+               r->stream_only || gql_prepared_incremental(e->prepared), 0)
+               ? gql_http_stream_execute(r, e->prepared, &ep)
+               : gql_execute(e->prepared, &ep);
   if (rc < 0) {
     if (!r->done)
       fail(r, 500, NULL, gql_strerror(rc));

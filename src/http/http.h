@@ -315,9 +315,27 @@ void gql_http_stream_negotiate_request(gql_http_request *r);
  * response, unless the client accepts only streams. */
 void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
                                 bool has_errors);
+/* Runs an operation that may stream (@defer / @stream; a subscription
+ * over text/event-stream; a client accepting only streams): gql_execute's
+ * return value (the subscription's: 0). */
+int gql_http_stream_execute(gql_http_request *r, const gql_prepared *p,
+                            gql_execute_params *ep);
 /* The connection of the request in flight closed mid-stream: nothing more
  * is written, and the executor's cancel runs. */
 void gql_http_stream_gone(gql_http_conn *c);
+/* A subscription over text/event-stream (graphql-sse's distinct
+ * connections mode): each event a `next`, the end `complete`; the client
+ * leaving frees it. */
+void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
+                               const gql_value *variables,
+                               const void *root_value);
+/* The server stops: a subscription's stream completes (an incremental
+ * one runs to its end). */
+void gql_http_stream_going_away(gql_http_conn *c);
+/* The transport wrote output: a paused subscription goes on. */
+void gql_http_stream_writable(gql_http_conn *c);
+/* The request ends: its subscription, if any, is freed. */
+void gql_http_stream_release(gql_http_request *r);
 
 /* ---- pages (pages.c) */
 

@@ -434,6 +434,8 @@ static void conn_update(tconn *t) {
     ws_update(t);
     return;
   }
+  if (c->streaming)
+    gql_http_stream_writable(c);
   bool backlog = (t->writing && c->out.o.len > OUT_HIGH_WATER) || c->in.o.len;
   /* a streamed response reads on: its client leaving cancels it */
   set_reading(t, (!c->inflight || c->streaming) && !c->close_after && !backlog);
@@ -577,6 +579,8 @@ static void on_stop(uv_async_t *a) {
       ws_settle(t);
       continue;
     }
+    if (t->c.streaming && !t->tcp_closed) /* a subscription completes */
+      gql_http_stream_going_away(&t->c);
     if (t->c.inflight || t->c.in_request || t->tcp_closed)
       continue;
     t->c.close_after = true;

@@ -19,6 +19,8 @@
 #include "http.h"
 #include "incremental.h"
 
+#include <stdatomic.h>
+
 #define S_LIT(lit) ((gql_str){(lit), sizeof(lit) - 1})
 
 typedef struct gql_http_stream {
@@ -32,7 +34,17 @@ typedef struct gql_http_stream {
   bool cancel_due;   /* gone while in_emit: cancel once it returns */
   void (*cancel)(void *ud);
   void *cancel_ud;
+  gql_subscription *sub; /* a subscription's (freed with the request) */
+  bool subscribing;      /* inside gql_subscribe */
+  bool counted;          /* in x->open_subscriptions */
+  bool paused;           /* its output waits for the client */
 } gql_http_stream;
+
+/* A subscription's events pause while this much output waits for the
+ * client (then its queue, bounded, takes them), and resume below the
+ * low mark. */
+#define STREAM_PAUSE_BYTES ((size_t)1 << 20)
+#define STREAM_RESUME_BYTES ((size_t)256 << 10)
 
 void gql_http_stream_negotiate_request(gql_http_request *r) {
   if (r->stream_negotiated)
@@ -116,16 +128,41 @@ static void put_head(gql_http_request *r, gql_http_stream *s) {
   c->streaming = true;
 }
 
-/* The client accepts neither framing: graphql-http's 406, with the
+/* What gql writes: graphql-js 17's payloads (pending / incremental /
+ * completed), not Apollo's deferSpec=20220824 ones. */
+static const char accept_served[] =
+    "multipart/mixed;incrementalSpec=v0.2, text/event-stream";
+static const char legacy_refusal[] =
+    "The operation uses incremental delivery (@defer or @stream), which gql "
+    "answers in graphql-js 17's format, not in Apollo's "
+    "multipart/mixed;deferSpec=20220824. To receive it, add the HTTP header "
+    "'Accept: multipart/mixed;incrementalSpec=v0.2' (or "
+    "'text/event-stream').";
+static const char refusal[] =
+    "The operation uses incremental delivery (@defer or @stream), but the "
+    "client accepts neither multipart/mixed nor text/event-stream "
+    "responses. To receive it, add the HTTP header 'Accept: "
+    "multipart/mixed;incrementalSpec=v0.2' (or 'text/event-stream').";
+
+/* Whether the stream can go out in the negotiated framing. */
+static bool servable(const gql_http_request *r) {
+  return r->stream_negotiated && r->stream_fmt != GQL_HTTP_STREAM_NONE &&
+         r->stream_fmt != GQL_HTTP_STREAM_MULTIPART_LEGACY;
+}
+
+/* The client accepts no framing gql writes: graphql-http's 406, with the
  * Accept header that would do. */
 static void refuse(gql_http_request *r, gql_http_stream *s) {
   http_buf b = {0}, hdr = {0};
+  const char *msg =
+      r->stream_negotiated && r->stream_fmt == GQL_HTTP_STREAM_MULTIPART_LEGACY
+          ? legacy_refusal
+          : refusal;
   http_buf_puts(&b, "{\"errors\":[{\"message\":");
-  http_buf_json_string(&b, http_str(gql_http_stream_refusal_message,
-                                    strlen(gql_http_stream_refusal_message)));
+  http_buf_json_string(&b, http_str(msg, strlen(msg)));
   http_buf_puts(&b, "}]}");
   http_buf_puts(&hdr, "Accept: ");
-  http_buf_puts(&hdr, gql_http_stream_accept);
+  http_buf_puts(&hdr, accept_served);
   http_buf_puts(&hdr, "\r\n");
   r->errors = true;
   s->refused = true;
@@ -141,25 +178,24 @@ static void refuse(gql_http_request *r, gql_http_stream *s) {
 
 /* The stream's end: the access log and the observer, and the request
  * done (ended by the transport once the executor returned). */
-static void end(gql_http_request *r, gql_http_stream *s, const char *last,
-                size_t last_len) {
+static void end(gql_http_request *r, gql_http_stream *s) {
   gql_http_conn *c = r->conn;
   r->done = true;
   if (s->started) {
     c->streaming = false;
     if (!s->chunked)
       c->close_after = true;
-    gql_http_request_info info = {.method = r->method,
-                                  .path = r->path,
-                                  .status = 200,
-                                  .bytes = s->bytes,
-                                  .operation_name = r->op_name,
-                                  .operation_type = r->op_type,
-                                  .document_cache = r->cache,
-                                  .body = last ? last : "",
-                                  .errors = r->errors,
-                                  .trace = r->trace};
-    (void)last_len;
+    gql_http_request_info info = {
+        .method = r->method,
+        .path = r->path,
+        .status = 200,
+        .bytes = s->bytes,
+        .operation_name = r->op_name,
+        .operation_type = r->op_type,
+        .document_cache = r->cache,
+        .body = NULL, /* several payloads: none is the body */
+        .errors = r->errors,
+        .trace = r->trace};
     gql_http_log_request(c, &info, r->start_ns);
   }
   if (c->inflight == r && c->x->resumed)
@@ -193,7 +229,7 @@ static void emit(gql_http_request *r, const char *json, size_t len,
   s->payloads++;
   s->in_emit = true;
   if (!s->started && !s->refused && !s->gone) {
-    if (!r->stream_negotiated || r->stream_fmt == GQL_HTTP_STREAM_NONE)
+    if (!servable(r) && !(first && !has_next && r->stream_only))
       refuse(r, s);
     else
       put_head(r, s);
@@ -216,6 +252,11 @@ static void emit(gql_http_request *r, const char *json, size_t len,
    * goes with the request's end) */
   if (has_next && !s->gone && r->conn->inflight == r && r->conn->x->flush)
     r->conn->x->flush(r->conn);
+  if (has_next && s->sub && !s->paused && !s->gone &&
+      r->conn->out.o.len + r->conn->out_inflight > STREAM_PAUSE_BYTES) {
+    s->paused = true;
+    gql_subscription_pause(s->sub);
+  }
   s->in_emit = false;
   if (s->cancel_due) {
     void (*cancel)(void *) = s->cancel;
@@ -225,7 +266,7 @@ static void emit(gql_http_request *r, const char *json, size_t len,
       cancel(s->cancel_ud);
   }
   if (!has_next)
-    end(r, s, json, len);
+    end(r, s);
 }
 
 void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
@@ -251,11 +292,141 @@ void gql_http_stream_gone(gql_http_conn *c) {
   cancel(s->cancel_ud);
 }
 
+void gql_http_stream_writable(gql_http_conn *c) {
+  gql_http_request *r = c->inflight;
+  gql_http_stream *s = r ? r->stream : NULL;
+  if (s && s->paused && s->sub &&
+      c->out.o.len + c->out_inflight < STREAM_RESUME_BYTES) {
+    s->paused = false;
+    gql_subscription_resume(s->sub);
+  }
+}
+
+void gql_http_stream_release(gql_http_request *r) {
+  gql_http_stream *s = r->stream;
+  if (s->counted)
+    atomic_fetch_sub(r->conn->x->open_subscriptions, 1);
+  s->counted = false;
+  gql_subscription_free(s->sub); /* its source's cancel, if still open */
+  s->sub = NULL;
+}
+
+void gql_http_stream_going_away(gql_http_conn *c) {
+  gql_http_request *r = c->inflight;
+  gql_http_stream *s = r ? r->stream : NULL;
+  if (!s || !s->sub || r->done)
+    return;
+  c->close_after = true;
+  s->cancel = NULL;
+  gql_http_stream_release(r);
+  emit(r, NULL, 0, false, false); /* `complete` */
+}
+
+/* ------------------------------------------------ subscriptions (SSE) */
+
+static void sub_event(void *ud, const char *json, size_t len, bool errs) {
+  emit(ud, json, len, true, errs);
+}
+
+/* The source ended (errors NULL) or failed: graphql-sse sends the errors
+ * as a `next` ({"errors":[...]}), then `complete`. */
+static void sub_end(void *ud, const char *errors, size_t len) {
+  gql_http_request *r = ud;
+  if (!errors) {
+    emit(r, NULL, 0, false, false);
+    return;
+  }
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":");
+  http_buf_append(&b, errors, len);
+  http_buf_putc(&b, '}');
+  if (b.failed)
+    emit(r, NULL, 0, false, true);
+  else
+    emit(r, b.o.data, b.o.len, false, true);
+  http_buf_free(&b);
+}
+
+/* The client left: the subscription goes, and with it the request. */
+static void sub_cancel(void *ud) {
+  gql_http_request *r = ud;
+  gql_http_stream_release(r);
+  emit(r, NULL, 0, false, false);
+}
+
+static void sub_refuse(gql_http_request *r, const char *message) {
+  http_buf b = {0};
+  http_buf_puts(&b, "{\"errors\":[{\"message\":");
+  http_buf_json_string(&b, http_str(message, strlen(message)));
+  http_buf_puts(&b, "}]}");
+  emit(r, b.failed ? "{}" : b.o.data, b.failed ? 2 : b.o.len, false, true);
+  http_buf_free(&b);
+}
+
+void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
+                               const gql_value *variables,
+                               const void *root_value) {
+  gql_http_ctx *x = r->conn->x;
+  gql_http_stream *s = stream_of(r);
+  r->stream_only = true; /* an event stream, also of one result */
+  if (!s) {
+    emit(r, NULL, 0, false, true);
+    return;
+  }
+  uint32_t max = x->opt->subscription.max_opened;
+  if (x->open_subscriptions) {
+    unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
+    s->counted = true;
+    if (max && n >= max) {
+      sub_refuse(r, "Too many subscriptions are open on this server "
+                    "(subscription.max_opened_subscriptions).");
+      return;
+    }
+  }
+  gql_subscribe_params sp = {.variables = variables,
+                             .root_value = root_value,
+                             .context = r,
+                             .on_event = sub_event,
+                             .on_end = sub_end,
+                             .ud = r,
+                             .max_queue = x->opt->subscription.queue_capacity};
+  s->subscribing = true;
+  int rc = gql_subscribe(p, &sp, &s->sub);
+  s->subscribing = false;
+  if (rc == 1) { /* its errors went out as a `next` */
+    emit(r, NULL, 0, false, true);
+    return;
+  }
+  if (rc < 0) {
+    sub_refuse(r, gql_strerror(rc));
+    return;
+  }
+  if (!r->done) { /* the head now: the client sees the stream open */
+    s->cancel = sub_cancel;
+    s->cancel_ud = r;
+    if (!s->started && !s->gone)
+      put_head(r, s);
+  }
+}
+
+int gql_http_stream_execute(gql_http_request *r, const gql_prepared *p,
+                            gql_execute_params *ep) {
+  gql_http_stream_negotiate_request(r);
+  if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION &&
+      r->stream_fmt == GQL_HTTP_STREAM_SSE &&
+      !r->conn->x->opt->subscription.disabled) {
+    gql_http_stream_subscribe(r, p, ep->variables, ep->root_value);
+    return 0;
+  }
+  ep->on_done = gql_http_stream_on_payload;
+  return gql_execute_incremental(p, ep);
+}
+
 /* ------------------------------------------------ the executor hook's */
 
 bool gql_http_exec_streams(const gql_http_exec *req) {
   const gql_http_request *r = req->internal_;
-  return r && r->stream_negotiated && r->stream_fmt != GQL_HTTP_STREAM_NONE;
+  return r && servable(r);
 }
 
 void gql_http_exec_payload(gql_http_exec *req, const char *json, size_t len,

@@ -4,10 +4,18 @@
 # recorded payloads of every case in tests/incremental/cases/exec, and
 # clients.mjs reads them with each client and compares with the recording.
 # Usage: run.sh REPLAY_BINARY PEERS_DIR
+#        run.sh --serve GQL_BINARY PEERS_DIR
+# With --serve the clients read gql serve itself: every case whose data
+# gql serve --data can hold (no $async / $error markers: those need C
+# resolvers, see exec_runner.c) against its own gql serve --schema --data
+# [--defer-stream]: the initial payload identical, the merged result the
+# same (clients.mjs --path gql).
 # The clients go into PEERS_DIR (its own package.json) once; no npm or no
 # registry is a failure, never a skip.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+serve=
+if [[ $1 == --serve ]]; then serve=1; shift; fi
 replay=$1
 mkdir -p "$2"
 peers=$(cd "$2" && pwd)
@@ -31,7 +39,46 @@ echo "clients: meros $(node -p "require('$peers/node_modules/meros/package.json'
   "graphql-sse $(node -p "require('$peers/node_modules/graphql-sse/package.json').version"), node $(node --version)"
 
 work=$(mktemp -d)
-trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=
+trap '[[ -n $pid ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
+
+if [[ -n $serve ]]; then
+  gql=$replay
+  # each servable case's schema and data, and its flags
+  python3 - "$here/../cases/exec" "$work" <<'PY' >"$work/cases.txt"
+import json, os, sys
+src, dst = sys.argv[1:]
+for name in sorted(os.listdir(src)):
+    text = open(os.path.join(src, name), encoding="utf-8").read()
+    if '"$async"' in text or '"$error"' in text:
+        continue
+    c = json.loads(text)
+    n = c["name"]
+    open(os.path.join(dst, n + ".graphql"), "w").write(c["schema"])
+    json.dump(c.get("rootValue") or {}, open(os.path.join(dst, n + ".json"), "w"))
+    print(n, "--defer-stream" if c["deferStreamDirectives"] else "")
+PY
+  status=0
+  count=0
+  while read -r name flag; do
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    # shellcheck disable=SC2086
+    "$gql" serve --schema "$work/$name.graphql" --data "$work/$name.json" $flag \
+      --listen "127.0.0.1:$port" --threads 1 >"$work/serve.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do grep -q "on http://" "$work/serve.log" && break; sleep 0.05; done
+    grep -q "on http://" "$work/serve.log" || { echo "FAIL: gql serve for $name:"; cat "$work/serve.log"; exit 1; }
+    echo "case $name"
+    node "$here/clients.mjs" "$peers" "http://127.0.0.1:$port/graphql" "$here/../cases" \
+      --case "$name" --path gql || status=1
+    kill "$pid"
+    wait "$pid" 2>/dev/null || { echo "FAIL: gql serve for $name did not stop cleanly"; status=1; }
+    pid=
+    count=$((count + 1))
+  done <"$work/cases.txt"
+  [[ $count -ge 20 ]] || { echo "FAIL: only $count cases served"; status=1; }
+  exit $status
+fi
 # each case's payloads, one compact JSON a line, for the replay server
 python3 - "$here/../cases/exec" "$work" <<'PY'
 import json, os, sys

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# gql serve over server-sent events (src/http/stream.c) with the npm
+# graphql-sse 2 client in distinct connections mode (serve_sse_client.cjs):
+# subscriptions fed by redis-cli PUBLISH through a redis-server started here
+# on a free port, queries and @defer queries as event streams, a client
+# leaving frees its subscription, the subscription limit, a gql without
+# --redis; then each gql stops cleanly on SIGTERM with a stream open.
+# Usage: test_serve_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
+set -uo pipefail
+gql=${1:?usage: test_serve_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+peers=${3:-$(dirname "$gql")/subscription-peers}
+threads=2
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+mkdir -p "$peers"
+peers=$(cd "$peers" && pwd)
+if [[ ! -f $peers/node_modules/graphql-sse/package.json ]]; then
+  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
+  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
+fi
+
+rport=$(free_port)
+redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+rpid=$!
+pids+=("$rpid")
+for _ in $(seq 100); do
+  redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && break
+  sleep 0.05
+done
+
+cat >"$tmp/chat.graphql" <<'GQL'
+type Query { ok: Boolean }
+type Message { room: String, text: String! }
+type Subscription { messages(room: String): Message }
+GQL
+echo '{"ok":true}' >"$tmp/data.json"
+cat >"$tmp/one.yaml" <<YAML
+redis:
+  url: redis://127.0.0.1:$rport
+subscription:
+  max_opened_subscriptions: 1
+YAML
+serve a --config "$tmp/one.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" --defer-stream || exit 1
+pa=$pid porta=$port
+serve none --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pn=$pid portn=$port
+
+if NODE_PATH=$peers/node_modules timeout 120 node "$here/serve_sse_client.cjs" "$porta" "$portn" "$rport"; then
+  ok
+else
+  fail "the npm graphql-sse client's checks"
+fi
+
+# a stream open at SIGTERM: it completes and the server exits
+curl -sN -X POST -H 'content-type: application/json' -H 'accept: text/event-stream' \
+  --data '{"query":"subscription { messages { text } }"}' "http://127.0.0.1:$porta/graphql" >"$tmp/open.out" &
+cpid=$!
+for _ in $(seq 100); do
+  [[ $(redis-cli -p "$rport" PUBSUB NUMSUB gql:messages | sed -n 2p) -ge 1 ]] && break
+  sleep 0.05
+done
+for p in "$pa" "$pn"; do
+  kill -TERM "$p"
+  rc=0
+  timeout 10 tail --pid="$p" -f /dev/null || rc=1
+  wait "$p" || rc=$?
+  [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
+done
+timeout 5 tail --pid="$cpid" -f /dev/null || fail "the open stream did not end at the stop"
+grep -q "event: complete" "$tmp/open.out" || fail "the open stream did not complete: $(cat "$tmp/open.out")"
+kill "$rpid" 2>/dev/null
+
+echo "passed $passed, failed $failures"
+[[ $failures == 0 ]]
