@@ -138,6 +138,13 @@ typedef struct gql_http_subscription_limits {
                                 * for a whole interval is dropped */
   uint32_t init_timeout_ms;    /* connection_init wait (3,000): 4408 */
   uint32_t max_message;        /* bytes of a client message (1 MiB): 1009 */
+  /* Subscribers of a worker running the same operation with the same
+   * variables share one execution per event: its response is framed for
+   * each with its own id. A connection whose hook set a context or claims
+   * still subscribes alone. Set it only when no resolver of a subscription
+   * reads the request (headers, context): gql serve's JSON and Redis event
+   * resolvers do not. */
+  bool shared_execution;
 } gql_http_subscription_limits;
 
 /* A per-worker service (gql_http_options.service): state on each worker's

@@ -124,6 +124,12 @@ int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                               gql_http_options *o) {
   *se = (gql_cli_serve_events){.url = st->redis_url,
                                .prefix = st->subscription.channel_prefix};
+  /* The resolvers under a subscription are the JSON default ones and
+   * subscribe_field, which reads only the worker's service: subscribers
+   * of one operation with the same variables share each event's
+   * execution (a connection whose hook set a context or claims does
+   * not). */
+  o->subscription.shared_execution = true;
   if (!se->url)
     return 0;
   se->service = (gql_http_service){.ud = se,
