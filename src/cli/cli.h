@@ -171,6 +171,15 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
                             struct gql_http_options *o);
 void gql_cli_persisted_free(gql_cli_persisted *p);
 
+/* The subscription section's flags (subscription_flags.c):
+ * --subscriptions on|off, --max-opened-subscriptions N,
+ * --max-subscriptions-per-connection N, --subscription-queue-capacity N,
+ * --subscription-ping-interval MS, --subscription-init-timeout MS,
+ * --subscription-max-message BYTES, --subscription-channel-prefix P:
+ * 1 taken, 0 not one, -1 bad. */
+int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
+                              char **argv, int *i);
+
 /* Demand control (demand_control.c): Router's static_estimated strategy as
  * the server's admission hook. --demand-control-max N (enforces),
  * --demand-control-mode measure|enforce, --demand-control-list-size N. */
