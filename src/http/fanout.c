@@ -20,8 +20,9 @@ struct gql_http_fan {
   gql_subscription *sub;
   gql_http_fan_member *head;
   uint32_t members;
-  unsigned depth; /* inside the subscription's callbacks or gql_subscribe */
-  bool ended;     /* its subscription ended: no more members */
+  unsigned depth;   /* inside the subscription's callbacks or gql_subscribe */
+  uint64_t dropped; /* the subscription's queue drops counted so far */
+  bool ended;       /* its subscription ended: no more members */
   bool hashed;
   /* The context the group's executions see: a request of no connection
    * (the worker's state only). */
@@ -169,8 +170,21 @@ static void on_event(void *ud, const char *json, size_t len, bool has_errors) {
   g->depth++;
   /* a member's next only writes into its connection's output: nobody
    * leaves during the walk */
-  for (gql_http_fan_member *m = g->head; m; m = m->next)
-    g->f->calls->next(m, tail, 3);
+  int64_t sent = 0, lost = 0;
+  for (gql_http_fan_member *m = g->head; m; m = m->next) {
+    int r = g->f->calls->next(m, tail, 3);
+    sent += r > 0;
+    lost += r < 0;
+  }
+  /* events the queue dropped (while an execution pended) were lost for
+   * every member */
+  uint64_t d = gql_subscription_dropped(g->sub);
+  lost += (int64_t)(d - g->dropped) * g->members;
+  g->dropped = d;
+  const gql_http_ctx *x = g->f->x;
+  gql_http_ws_counted(x, GQL_HTTP_WS_EXECUTIONS, 1);
+  gql_http_ws_counted(x, GQL_HTTP_WS_EVENTS, sent);
+  gql_http_ws_counted(x, GQL_HTTP_WS_DROPPED, lost);
   g->depth--;
   settle(g);
 }
@@ -258,7 +272,9 @@ int gql_http_fan_join(gql_http_fans *f, gql_http_cache_entry *entry,
                              .on_event = on_event,
                              .on_end = on_end,
                              .ud = g,
-                             .max_queue = x->opt->subscription.queue_capacity};
+                             .max_queue = x->opt->subscription.queue_capacity,
+                             .tracer = x->opt->tracer,
+                             .trace_options = x->opt->trace_options};
   g->depth++;
   int rc = gql_subscribe(entry->prepared, &sp, &g->sub);
   g->depth--;

@@ -18,16 +18,24 @@
 
 #include "http.h"
 
+/* Adds n to one of the observer's WebSocket counts. */
+static inline void gql_http_ws_counted(const gql_http_ctx *x,
+                                       gql_http_ws_count what, int64_t n) {
+  const gql_http_observer *ob = x->opt->observer;
+  if (n && ob && ob->websocket)
+    ob->websocket(x->obs_worker, what, n);
+}
+
 typedef struct gql_http_fans gql_http_fans;
 typedef struct gql_http_fan gql_http_fan;
 typedef struct gql_http_fan_member gql_http_fan_member;
 
 /* What the group does to one member: send a `next` made of `tail`
- * pieces after the member's prefix (an event), or end it (errors: a JSON
- * array, or NULL for complete). end is called with the member already out
- * of the group. */
+ * pieces after the member's prefix (an event: 1 written, 0 not, -1
+ * dropped), or end it (errors: a JSON array, or NULL for complete). end
+ * is called with the member already out of the group. */
 typedef struct gql_http_fan_calls {
-  void (*next)(gql_http_fan_member *m, const gql_str *tail, unsigned n);
+  int (*next)(gql_http_fan_member *m, const gql_str *tail, unsigned n);
   void (*end)(gql_http_fan_member *m, const char *errors, size_t len);
 } gql_http_fan_calls;
 

@@ -52,6 +52,7 @@ struct gql_http_ws_session {
   unsigned pending;   /* executions that pend (the socket may be gone) */
   uint64_t next_ping; /* ms */
   bool gone;          /* the socket closed: operations were cancelled */
+  bool observed;      /* counted in the observer's open sockets */
 };
 
 /* One operation of the socket (gql_gws_op.user). */
@@ -65,6 +66,7 @@ struct ws_op {
   bool pends, finished;
   bool subscribing, ended; /* on_end came during gql_subscribe */
   bool counted;            /* in x->open_subscriptions */
+  bool observed;           /* counted in the observer's open subscriptions */
   ws_op *next_done;
   gql_http_fan_member member; /* in a shared execution's group */
 };
@@ -118,6 +120,10 @@ static void op_release(ws_op *o) {
   gql_http_ctx *x = o->s->c->x;
   if (o->counted)
     atomic_fetch_sub(x->open_subscriptions, 1);
+  if (o->observed)
+    gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, -1);
+  gql_http_ws_counted(x, GQL_HTTP_WS_DROPPED,
+                      (int64_t)gql_subscription_dropped(o->sub));
   gql_http_fan_leave(&o->member);
   gql_subscription_free(o->sub);
   gql_http_cache_release(o->entry);
@@ -149,9 +155,12 @@ static void op_error(gql_gws_op *op, const char *message) {
 static void on_event(void *ud, const char *json, size_t len, bool has_errors) {
   (void)has_errors;
   ws_op *o = ud;
+  gql_http_ctx *x = o->s->c->x;
+  gql_http_ws_counted(x, GQL_HTTP_WS_EXECUTIONS, 1);
   if (!o->op)
     return;
-  gql_gws_next(o->op, json, len);
+  int rc = gql_gws_next(o->op, json, len);
+  gql_http_ws_counted(x, rc == 0 ? GQL_HTTP_WS_EVENTS : GQL_HTTP_WS_DROPPED, 1);
   wake(o->s);
 }
 
@@ -176,18 +185,19 @@ static void on_end(void *ud, const char *errors, size_t len) {
 
 /* A shared execution's event: this subscriber's prefix, then the tail
  * every member of its group gets (fanout.h). */
-static void member_next(gql_http_fan_member *m, const gql_str *tail,
-                        unsigned n) {
+static int member_next(gql_http_fan_member *m, const gql_str *tail,
+                       unsigned n) {
   ws_op *o = http_container_of(m, ws_op, member);
   gql_gws_op *op = o->op;
   if (!op || op->g->closed || op->cancelling || n > 3)
-    return;
+    return 0;
   gql_http_ws_session *s = o->s;
   gql_str parts[4] = {{op->bytes + op->id_len, op->prefix_len}};
   memcpy(parts + 1, tail, n * sizeof *tail);
   s->ws.inflight = s->c->out_inflight;
-  gql_ws_send_text_parts(&s->ws, parts, n + 1);
+  int rc = gql_ws_send_text_parts(&s->ws, parts, n + 1);
   wake(s);
+  return rc == 0 ? 1 : -1;
 }
 
 static void member_end(gql_http_fan_member *m, const char *errors, size_t len) {
@@ -311,8 +321,12 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
                                  &o->member);
       o->subscribing = false;
       if (rc == 0) {
-        if (o->ended)
+        if (o->ended) {
           op_release(o);
+          return;
+        }
+        o->observed = true;
+        gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
         return;
       }
       op->user = NULL;
@@ -327,16 +341,21 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
                                .on_event = on_event,
                                .on_end = on_end,
                                .ud = o,
-                               .max_queue =
-                                   x->opt->subscription.queue_capacity};
+                               .max_queue = x->opt->subscription.queue_capacity,
+                               .tracer = x->opt->tracer,
+                               .trace_options = x->opt->trace_options};
     gql_subscription *sub = NULL;
     o->subscribing = true;
     int rc = gql_subscribe(e->prepared, &sp, &sub);
     o->subscribing = false;
     if (rc == 0) {
       o->sub = sub;
-      if (o->ended)
+      if (o->ended) {
         op_release(o);
+        return;
+      }
+      o->observed = true;
+      gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
       return;
     }
     /* 1: the errors went out as a `next` (graphql-ws sends a result that
@@ -516,6 +535,8 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   s->next_ping = now + ping_interval(x);
   c->ws = s;
   c->close_after = false;
+  s->observed = true;
+  gql_http_ws_counted(x, GQL_HTTP_WS_CONNECTIONS, 1);
   http_buf *unused[] = {&c->url, &c->accept, &c->body, &c->traceparent,
                         &c->tracestate};
   for (size_t i = 0; i < HTTP_ARRAY_LEN(unused); i++)
@@ -576,6 +597,8 @@ void gql_http_ws_free(gql_http_ws_session *s) {
   if (!s)
     return;
   gql_http_ws_gone(s);
+  if (s->observed)
+    gql_http_ws_counted(s->c->x, GQL_HTTP_WS_CONNECTIONS, -1);
   gql_ws_free(&s->ws);
   gql_arena_free(s->slot.arena);
   free(s);
