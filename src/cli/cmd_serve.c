@@ -213,7 +213,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
     goto done;
   gql_schema *schema = first.schema;
   o.root_value = first.root_value;
-  if (gql_cli_serve_events_init(&events, st, &o) < 0) {
+  if (gql_cli_serve_events_init(&events, st, hooks.redis, &o) < 0) {
     fprintf(stderr, "gql serve: cannot set up subscriptions\n");
     goto done;
   }
