@@ -156,9 +156,10 @@ typedef struct gql_http_subscription_limits {
   /* Subscribers of a worker running the same operation with the same
    * variables share one execution per event: its response is framed for
    * each with its own id. A connection whose hook set a context or claims
-   * still subscribes alone. Set it only when no resolver of a subscription
-   * reads the request (headers, context): gql serve's JSON and Redis event
-   * resolvers do not. */
+   * still subscribes alone; the others' upgrade headers are released after
+   * connection_init. Set it only when no resolver of an operation sent over
+   * a WebSocket reads the request (headers, context): gql serve's JSON and
+   * Redis event resolvers do not. */
   bool shared_execution;
 } gql_http_subscription_limits;
 

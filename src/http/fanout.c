@@ -138,6 +138,7 @@ static void destroy(gql_http_fan *g) {
   gql_http_cache_release(g->entry);
   gql_http_pin_release(g->pin); /* after the entry: the pin owns its cache */
   gql_arena_free(g->slot.arena);
+  gql_output_free(&g->slot.output);
   free(g);
 }
 
