@@ -624,9 +624,9 @@ int main(int argc, char **argv) {
   /* the split of the ticks: the server's own code (user) and the kernel's
    * (system: on loopback, the sends and the receiver's TCP input run in
    * the sender's system calls) */
-  double user_us_ev = delivered ? (double)round_user * 1e6 / (double)tick_hz /
-                                      (double)delivered
-                                : -1;
+  double user_us_ev =
+      delivered ? (double)round_user * 1e6 / (double)tick_hz / (double)delivered
+                : -1;
   double sys_us_ev = delivered ? cpu_us_ev_ticks - user_us_ev : -1;
   double kb_sub = (double)(rss1 - rss0) / (double)subscribers();
   printf("%s: %d subscribers (%d failed, %d closed) connected in %.1f s\n",
