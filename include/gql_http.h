@@ -158,8 +158,11 @@ typedef struct gql_http_subscription_limits {
    * each with its own id. A connection whose hook set a context or claims
    * still subscribes alone; the others' upgrade headers are released after
    * connection_init. Set it only when no resolver of an operation sent over
-   * a WebSocket reads the request (headers, context): gql serve's JSON and
-   * Redis event resolvers do not. */
+   * a WebSocket reads the request (headers, context), and when the
+   * subscription fields are broadcasts (a subscriber joining a group gets
+   * the events one subscribing alone then would: a pub/sub channel, not a
+   * counter started per subscription): gql serve's JSON and Redis event
+   * resolvers are both. */
   bool shared_execution;
 } gql_http_subscription_limits;
 

@@ -7,8 +7,10 @@
  * as a `next` message framed for that member: the member's own
  * `{"id":"ID","type":"` prefix, then the same tail for all.
  *
- * When that is safe is the embedder's promise (the option) plus one check
- * here: a member's connection carries no per-request state (no context or
+ * When that is safe is the embedder's promise (the option: no resolver
+ * reads the request, and the subscription fields are broadcasts, so that
+ * joining a running group is subscribing alone at that moment) plus one
+ * check here: a member's connection carries no per-request state (no context or
  * claims set by a hook), since the group's execution runs with a context of
  * its own (the worker's, for gql_http_service_worker and
  * gql_http_loop). A connection with such state subscribes alone, as
