@@ -670,6 +670,13 @@ typedef struct gql_subscribe_params {
   void *ud;
   uint32_t max_queue; /* events waiting per subscriber (0: 64) */
   gql_overflow overflow;
+  /* Each event's execution is traced on this tracer (NULL: none): a trace
+   * per event, with its execute span (named "subscription") and resolve
+   * spans, queued once the event's response is delivered (an execution
+   * that pended: at the next event, or when the subscription is freed).
+   * Both must outlive the subscription. */
+  gql_tracer *tracer;
+  const struct gql_trace_options *trace_options; /* NULL: the defaults */
 } gql_subscribe_params;
 
 /* Subscribes: runs the root field's resolver. 0 and *out when the stream

@@ -125,6 +125,19 @@ typedef struct gql_http_request_info {
   gql_trace *trace;
 } gql_http_request_info;
 
+/* What GraphQL over WebSocket tells an observer (gql_http_observer.
+ * websocket), each a number to add. */
+typedef enum gql_http_ws_count {
+  GQL_HTTP_WS_CONNECTIONS,   /* sockets open: +1 upgraded, -1 closed */
+  GQL_HTTP_WS_SUBSCRIPTIONS, /* subscriptions open: +1 started, -1 ended */
+  GQL_HTTP_WS_EVENTS,        /* events written to subscribers (a `next`) */
+  /* events a subscriber did not get: its queue overflowed, or it stopped
+   * reading (its output bound was reached and the socket dropped) */
+  GQL_HTTP_WS_DROPPED,
+  /* event executions (a shared one counts once for all its subscribers) */
+  GQL_HTTP_WS_EXECUTIONS
+} gql_http_ws_count;
+
 /* Observing a server (metrics, structured logs, readiness): callbacks the
  * server calls; each may be NULL. The worker functions run on the worker
  * threads, each with the state worker_start gave for that thread; the
@@ -138,6 +151,8 @@ typedef struct gql_http_observer {
   void (*request)(void *worker, const gql_http_request_info *info);
   /* A connection opened (+1) or closed (-1). */
   void (*connection)(void *worker, int delta);
+  /* GraphQL over WebSocket's counts (on the worker threads). */
+  void (*websocket)(void *worker, gql_http_ws_count what, int64_t n);
   /* GET metrics_path (NULL: no such page; "/metrics" for instance):
    * appends the page to out and returns its Content-Type, or NULL (503). */
   const char *metrics_path;
@@ -163,6 +178,17 @@ typedef struct gql_http_subscription_limits {
                                 * for a whole interval is dropped */
   uint32_t init_timeout_ms;    /* connection_init wait (3,000): 4408 */
   uint32_t max_message;        /* bytes of a client message (1 MiB): 1009 */
+  /* Subscribers of a worker running the same operation with the same
+   * variables share one execution per event: its response is framed for
+   * each with its own id. A connection whose hook set a context or claims
+   * still subscribes alone; the others' upgrade headers are released after
+   * connection_init. Set it only when no resolver of an operation sent over
+   * a WebSocket reads the request (headers, context), and when the
+   * subscription fields are broadcasts (a subscriber joining a group gets
+   * the events one subscribing alone then would: a pub/sub channel, not a
+   * counter started per subscription): gql serve's JSON and Redis event
+   * resolvers are both. */
+  bool shared_execution;
 } gql_http_subscription_limits;
 
 /* A per-worker service (gql_http_options.service): state on each worker's

@@ -93,8 +93,9 @@ static long rss_kb(pid_t pid) {
   return kb;
 }
 
-/* utime + stime in clock ticks (fields 14 and 15 of /proc/PID/stat). */
-static long long cpu_ticks(pid_t pid) {
+/* utime and stime in clock ticks (fields 14 and 15 of /proc/PID/stat):
+ * *user, and the sum returned. */
+static long long cpu_ticks_split(pid_t pid, long long *user) {
   char path[64], buf[2048];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
   FILE *f = fopen(path, "r");
@@ -112,7 +113,13 @@ static long long cpu_ticks(pid_t pid) {
   if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld",
              &ut, &st) != 2)
     return -1;
+  if (user)
+    *user = ut;
   return ut + st;
+}
+
+static long long cpu_ticks(pid_t pid) {
+  return cpu_ticks_split(pid, NULL);
 }
 
 /* The run time of every thread of the process, ns (schedstat field 1). */
@@ -581,17 +588,20 @@ int main(int argc, char **argv) {
   settle(2000); /* idle */
   long rss1 = rss_kb(opt.pid);
   long long ticks0 = cpu_ticks(opt.pid), ns0 = cpu_ns(opt.pid);
-  long long round_ns = 0, round_ticks = 0;
+  long long round_ns = 0, round_ticks = 0, round_user = 0;
   long delivered = 0, expected = 0;
   for (int r = 1; r <= opt.rounds; r++) {
     round_no = r;
     received = 0;
-    long long a_ns = cpu_ns(opt.pid), a_ticks = cpu_ticks(opt.pid);
+    long long a_user = 0, b_user = 0;
+    long long a_ns = cpu_ns(opt.pid),
+              a_ticks = cpu_ticks_split(opt.pid, &a_user);
     publish(r);
     bool ok = run_until(all_received, (uint64_t)opt.timeout_s * 1000);
     settle(50); /* what the server still does after the last write */
     round_ns += cpu_ns(opt.pid) - a_ns;
-    round_ticks += cpu_ticks(opt.pid) - a_ticks;
+    round_ticks += cpu_ticks_split(opt.pid, &b_user) - a_ticks;
+    round_user += b_user - a_user;
     delivered += received;
     expected += subscribers();
     if (!ok)
@@ -611,6 +621,13 @@ int main(int argc, char **argv) {
   double cpu_us_ev_ticks = delivered ? (double)round_ticks * 1e6 /
                                            (double)tick_hz / (double)delivered
                                      : -1;
+  /* the split of the ticks: the server's own code (user) and the kernel's
+   * (system: on loopback, the sends and the receiver's TCP input run in
+   * the sender's system calls) */
+  double user_us_ev =
+      delivered ? (double)round_user * 1e6 / (double)tick_hz / (double)delivered
+                : -1;
+  double sys_us_ev = delivered ? cpu_us_ev_ticks - user_us_ev : -1;
   double kb_sub = (double)(rss1 - rss0) / (double)subscribers();
   printf("%s: %d subscribers (%d failed, %d closed) connected in %.1f s\n",
          opt.label, subscribers(), failed, closed_early, connect_s);
@@ -622,13 +639,14 @@ int main(int argc, char **argv) {
          "subscriber\n",
          opt.label, rss0, rss1, kb_sub);
   printf("%s: CPU %.2f us per delivered event (schedstat; %.2f us from "
-         "utime+stime ticks)\n",
-         opt.label, cpu_us_ev, cpu_us_ev_ticks);
+         "utime+stime ticks: user %.2f, system %.2f)\n",
+         opt.label, cpu_us_ev, cpu_us_ev_ticks, user_us_ev, sys_us_ev);
   printf("RESULT label=%s n=%d delivered=%ld expected=%ld p50_ms=%.2f "
          "p99_ms=%.2f max_ms=%.2f kb_per_sub=%.2f cpu_us_per_event=%.3f "
-         "cpu_us_per_event_ticks=%.3f\n",
+         "cpu_us_per_event_ticks=%.3f user_us_per_event=%.3f "
+         "sys_us_per_event=%.3f\n",
          opt.label, subscribers(), delivered, expected, p50, p99, pmax, kb_sub,
-         cpu_us_ev, cpu_us_ev_ticks);
+         cpu_us_ev, cpu_us_ev_ticks, user_us_ev, sys_us_ev);
   fflush(stdout);
   finishing = true;
   for (int i = 0; i < started; i++)

@@ -99,10 +99,26 @@ node) run_node ;;
 esac
 
 echo
-printf '%-6s %12s %10s %10s %14s %18s\n' server delivered p50_ms p99_ms kB/subscriber 'CPU us/event'
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores: latency is mostly waiting for one)"
+printf '%-6s %12s %10s %10s %14s %14s %12s %12s\n' server delivered p50_ms p99_ms \
+  kB/subscriber 'CPU us/event' 'user us/ev' 'sys us/ev'
 for r in "${results[@]}"; do
   label=$(sed -n 's/.*label=\([^ ]*\).*/\1/p' <<<"$r")
-  get() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$r"; }
-  printf '%-6s %12s %10s %10s %14s %18s\n' "$label" "$(get delivered)/$(get expected)" \
-    "$(get p50_ms)" "$(get p99_ms)" "$(get kb_per_sub)" "$(get cpu_us_per_event)"
+  get() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$r"; }
+  printf '%-6s %12s %10s %10s %14s %14s %12s %12s\n' "$label" "$(get delivered)/$(get expected)" \
+    "$(get p50_ms)" "$(get p99_ms)" "$(get kb_per_sub)" "$(get cpu_us_per_event)" \
+    "$(get user_us_per_event)" "$(get sys_us_per_event)"
 done
+# the ratios the issue asks for (node over gql), when both ran
+gr=$(printf '%s\n' "${results[@]}" | grep 'label=gql ' || true)
+nr=$(printf '%s\n' "${results[@]}" | grep 'label=node ' || true)
+if [[ -n $gr && -n $nr ]]; then
+  ratio() { # field
+    local a b
+    a=$(sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$nr")
+    b=$(sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$gr")
+    awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'
+  }
+  echo "node / gql: memory per subscriber $(ratio kb_per_sub), CPU per event $(ratio cpu_us_per_event)" \
+    "(user $(ratio user_us_per_event), system $(ratio sys_us_per_event))"
+fi

@@ -160,6 +160,20 @@ int gql_cli_tracing_start(const char *cmd, gql_settings *st,
 void gql_cli_tracing_stop(const char *cmd, gql_cli_tracing *k);
 /* The request hooks of serve and gateway: CORS and JWT authentication as
  * the settings say (request_hooks.c). */
+/* One Redis client per worker thread (redis_share.c), shared by the APQ
+ * store and the subscription events: made at the first take on a loop,
+ * closed at the last give. `commands`: the taker issues commands (its
+ * command connection is made now; otherwise only the subscriber connection
+ * is, at the first channel listened to). */
+typedef struct gql_cli_redis gql_cli_redis;
+struct gql_redis;
+gql_cli_redis *gql_cli_redis_new(const char *url, uint32_t timeout_ms);
+void gql_cli_redis_free(gql_cli_redis *h);
+const char *gql_cli_redis_url(const gql_cli_redis *h);
+struct gql_redis *gql_cli_redis_take(gql_cli_redis *h, uv_loop_t *loop,
+                                     bool commands);
+void gql_cli_redis_give(gql_cli_redis *h, struct gql_redis *r);
+
 /* Persisted operations (persisted_setup.c): APQ, manifests, safelist, the
  * Redis-backed APQ store. */
 typedef struct gql_cli_persisted gql_cli_persisted;
@@ -167,10 +181,11 @@ typedef struct gql_cli_persisted gql_cli_persisted;
  * --redis URL, --redis-timeout MS: 1 taken, 0 not one, -1 bad. */
 int gql_cli_persisted_flag(const char *cmd, gql_settings *st, int argc,
                            char **argv, int *i);
-/* Sets o->documents when the settings ask for persisted operations; false
- * after printing why. */
+/* Sets o->documents when the settings ask for persisted operations (the
+ * APQ store on `redis`'s clients when there is one); false after printing
+ * why. */
 bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
-                            gql_cli_persisted **out,
+                            gql_cli_redis *redis, gql_cli_persisted **out,
                             struct gql_http_options *o);
 void gql_cli_persisted_free(gql_cli_persisted *p);
 /* A reload's persisted-operation settings under the documents hook of
@@ -179,6 +194,15 @@ void gql_cli_persisted_free(gql_cli_persisted *p);
 gql_cli_persisted *gql_cli_persisted_reload(const char *cmd,
                                             const gql_settings *st,
                                             const gql_cli_persisted *first);
+
+/* The subscription section's flags (subscription_flags.c):
+ * --subscriptions on|off, --max-opened-subscriptions N,
+ * --max-subscriptions-per-connection N, --subscription-queue-capacity N,
+ * --subscription-ping-interval MS, --subscription-init-timeout MS,
+ * --subscription-max-message BYTES, --subscription-channel-prefix P:
+ * 1 taken, 0 not one, -1 bad. */
+int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
+                              char **argv, int *i);
 
 /* Demand control (demand_control.c): Router's static_estimated strategy as
  * the server's admission hook. --demand-control-max N (enforces),
@@ -239,6 +263,7 @@ const gql_cfg_headers *gql_cli_generation_headers(void *ud);
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
   gql_http_admission admission; /* demand control, per generation */
+  gql_cli_redis *redis; /* --redis URL's clients (NULL: none) */
   gql_cli_persisted *persisted;
   gql_cli_graphiql *graphiql;
   gql_cli_live *first; /* the settings at start: the first generation's */
@@ -257,8 +282,9 @@ const gql_cli_live *gql_cli_live_of(const gql_cli_hooks *h,
 /* ---- gql serve's subscription events (serve_events.c) */
 
 typedef struct gql_cli_serve_events {
-  const char *url;    /* redis_url (NULL: no event source) */
-  const char *prefix; /* of the channels (NULL: "gql:") */
+  const char *url;      /* redis_url (NULL: no event source) */
+  gql_cli_redis *redis; /* the workers' clients (gql_cli_hooks') */
+  const char *prefix;   /* of the channels (NULL: "gql:") */
   gql_http_service service;
 } gql_cli_serve_events;
 
@@ -268,10 +294,10 @@ typedef struct gql_cli_serve_events {
  * Without an event source, a subscription answers an error that says so.
  * 0 or a negative gql_err. */
 int gql_cli_serve_events_schema(gql_schema *schema);
-/* With a Redis URL, sets o->service (each worker's client and event bus).
- * 0 or a negative gql_err. */
+/* With a Redis URL, sets o->service (each worker's event bus, on its
+ * client from `redis`). 0 or a negative gql_err. */
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
-                              gql_http_options *o);
+                              gql_cli_redis *redis, gql_http_options *o);
 /* The verified JWT claims of a request served with these hooks (NULL: not
  * authenticated). */
 const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);

@@ -80,6 +80,16 @@ static const char usage[] =
     "  --graphiql-assets DIR|URL  GraphiQL's files from a folder or a base\n"
     "                         URL (default: the CDN)\n"
     "  --no-graphiql          no GraphiQL page for browsers\n\n"
+    "Subscriptions over WebSocket (config subscription.*):\n"
+    "  --subscriptions on|off the upgrade on the GraphQL path (default on)\n"
+    "  --max-opened-subscriptions N  in the whole server (default: no "
+    "limit)\n"
+    "  --max-subscriptions-per-connection N  operations per socket (100)\n"
+    "  --subscription-queue-capacity N  events waiting per subscriber (64)\n"
+    "  --subscription-ping-interval MS  keep-alive ping (12000)\n"
+    "  --subscription-init-timeout MS  connection_init wait (3000): 4408\n"
+    "  --subscription-max-message BYTES  a client message (1048576): 1009\n"
+    "  --subscription-channel-prefix P  Redis channels P + field (gql:)\n\n"
     "Tracing (a trace per GraphQL request, continuing a client's W3C\n"
     "traceparent; /metrics adds the tracer's counters; at exit a line on\n"
     "stderr: 'trace: N spans queued, N exported, N dropped, N export errors,\n"
@@ -211,7 +221,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
     goto done;
   gql_schema *schema = first.schema;
   o.root_value = first.root_value;
-  if (gql_cli_serve_events_init(&events, st, &o) < 0) {
+  if (gql_cli_serve_events_init(&events, st, hooks.redis, &o) < 0) {
     fprintf(stderr, "gql serve: cannot set up subscriptions\n");
     goto done;
   }

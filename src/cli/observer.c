@@ -103,6 +103,12 @@ static void on_connection(void *worker, int delta) {
     gql_metrics_add(w->sh, &w->o->sm.connections, (uint64_t)(int64_t)delta);
 }
 
+static void on_websocket(void *worker, gql_http_ws_count what, int64_t n) {
+  obs_worker *w = worker;
+  if (w->o->metrics && (unsigned)what < 5)
+    gql_metrics_add(w->sh, &w->o->sm.ws[what], (uint64_t)n);
+}
+
 static const char *metrics_page(void *ud, gql_output *out) {
   gql_cli_observer *o = ud;
   gql_buf b;
@@ -174,6 +180,7 @@ int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
       .worker_free = worker_free,
       .request = on_request,
       .connection = on_connection,
+      .websocket = on_websocket,
       .metrics_path = !metrics                  ? NULL
                       : st->server.metrics_path ? st->server.metrics_path
                                                 : "/metrics",

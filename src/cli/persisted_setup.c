@@ -1,9 +1,9 @@
 /* Persisted operations for gql serve and gql gateway: the flags, and the
  * server's documents hook on src/pubsub (the decision in persisted.c, the
- * manifests, and per worker thread an APQ store with its own Redis
- * connection on the worker's loop). On a reload the manifests, the
- * safelist and log_unknown follow the request's generation
- * (gql_cli_live.persisted); APQ and its store stay as started. */
+ * manifests, and per worker thread an APQ store on the worker's Redis
+ * client, shared with the subscription events: redis_share.c). On a
+ * reload the manifests, the safelist and log_unknown follow the request's
+ * generation (gql_cli_live.persisted); APQ and its store stay as started. */
 #include "cli.h"
 #include "pubsub/persisted.h"
 
@@ -13,7 +13,7 @@ struct gql_cli_persisted {
   gql_http_documents documents;
   gql_pq_config cfg;
   gql_pq_manifest *manifest;
-  const char *redis_url;
+  gql_cli_redis *redis; /* NULL: no Redis */
   uint32_t redis_timeout_ms;
   bool log_unknown;
 };
@@ -22,7 +22,6 @@ typedef struct pq_worker {
   gql_cli_persisted *p;
   gql_redis *redis; /* NULL: no Redis (or closing) */
   gql_pq_store *store;
-  bool was_ready; /* for the log: a line per connection made or lost */
 } pq_worker;
 
 /* A request's decision, kept until its store lookup answers. */
@@ -126,44 +125,19 @@ static gql_pq_manifest *load_manifests(const char *cmd,
 
 /* ------------------------------------------------------ the hook */
 
-/* One line when the connection is made and when it is lost (not one per
- * reconnect attempt while Redis stays down). */
-static void on_redis_state(void *ud, gql_redis_state state,
-                           const char *detail) {
-  pq_worker *w = ud;
-  if (state == GQL_REDIS_STATE_READY && !w->was_ready)
-    fprintf(stderr, "gql: redis: connected to %s\n", w->p->redis_url);
-  else if (state == GQL_REDIS_STATE_DOWN && w->was_ready)
-    fprintf(stderr,
-            "gql: redis: connection lost (%s); APQ lookups answer not found "
-            "until it is back\n",
-            detail ? detail : "");
-  if (state == GQL_REDIS_STATE_READY || state == GQL_REDIS_STATE_DOWN)
-    w->was_ready = state == GQL_REDIS_STATE_READY;
-}
-
 static void *worker_start(void *ud, uv_loop_t *loop) {
   gql_cli_persisted *p = ud;
   pq_worker *w = calloc(1, sizeof *w);
   if (!w)
     return NULL;
   w->p = p;
-  if (p->redis_url) {
-    gql_redis_options ro = {.url = p->redis_url,
-                            .command_timeout_ms = p->redis_timeout_ms,
-                            .on_state = on_redis_state,
-                            .ud = w};
-    char err[256];
-    if (gql_redis_new(loop, &ro, &w->redis, err, sizeof err) < 0) {
-      fprintf(stderr, "gql: redis: %s\n", err);
-      free(w);
-      return NULL;
-    }
+  if (p->redis && !(w->redis = gql_cli_redis_take(p->redis, loop, true))) {
+    free(w);
+    return NULL;
   }
   gql_pq_store_options so = {.lookup_timeout_ms = p->redis_timeout_ms};
   if (p->cfg.apq && gql_pq_store_new(w->redis, &so, &w->store) < 0) {
-    if (w->redis)
-      gql_redis_close(w->redis, NULL, NULL);
+    gql_cli_redis_give(p->redis, w->redis);
     uv_run(loop, UV_RUN_NOWAIT);
     free(w);
     return NULL;
@@ -177,8 +151,7 @@ static void worker_stop(void *worker) {
   pq_worker *w = worker;
   gql_pq_store_free(w->store);
   w->store = NULL;
-  if (w->redis)
-    gql_redis_close(w->redis, NULL, NULL);
+  gql_cli_redis_give(w->p->redis, w->redis); /* the last one closes it */
   w->redis = NULL;
 }
 
@@ -279,7 +252,8 @@ static void validated(void *worker, gql_http_request *r, gql_http_document *d) {
 }
 
 bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
-                            gql_cli_persisted **out, gql_http_options *o) {
+                            gql_cli_redis *redis, gql_cli_persisted **out,
+                            gql_http_options *o) {
   *out = NULL;
   const gql_cfg_persisted *c = &st->persisted;
   if (!c->apq && !c->enabled)
@@ -309,19 +283,9 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
                                !c->enabled || !c->safelist ? GQL_PQ_SAFELIST_OFF
                                : c->require_id ? GQL_PQ_SAFELIST_REQUIRE_ID
                                                : GQL_PQ_SAFELIST_ON};
-  p->redis_url = c->apq ? st->redis_url : NULL;
+  p->redis = c->apq ? redis : NULL; /* its URL was checked */
   p->redis_timeout_ms = (uint32_t)st->redis_timeout_ms;
   p->log_unknown = c->log_unknown;
-  if (p->redis_url) { /* a bad URL stops the start, not the first worker */
-    gql_redis_url u;
-    char err[256];
-    if (gql_redis_url_parse(p->redis_url, &u, err, sizeof err) < 0) {
-      fprintf(stderr, "%s: --redis '%s': %s\n", cmd, p->redis_url, err);
-      gql_pq_manifest_free(p->manifest);
-      free(p);
-      return false;
-    }
-  }
   p->documents = (gql_http_documents){.ud = p,
                                       .worker_start = worker_start,
                                       .worker_stop = worker_stop,

@@ -22,6 +22,7 @@
 #include "auth/auth.h"
 #include "config/cors.h"
 #include "gql_http.h"
+#include "pubsub/redis.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -202,7 +203,22 @@ bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
   *h = (gql_cli_hooks){0};
   if (!(h->first = gql_cli_live_new(cmd, st, NULL, 1)))
     return false;
-  if (!gql_cli_persisted_init(cmd, st, &h->persisted, o) ||
+  if (st->redis_url) { /* a bad URL stops the start, not the first worker */
+    gql_redis_url u;
+    char err[256];
+    if (gql_redis_url_parse(st->redis_url, &u, err, sizeof err) < 0) {
+      fprintf(stderr, "%s: --redis '%s': %s\n", cmd, st->redis_url, err);
+      gql_cli_hooks_free(h);
+      return false;
+    }
+    h->redis = gql_cli_redis_new(st->redis_url, (uint32_t)st->redis_timeout_ms);
+    if (!h->redis) {
+      fprintf(stderr, "%s: out of memory\n", cmd);
+      gql_cli_hooks_free(h);
+      return false;
+    }
+  }
+  if (!gql_cli_persisted_init(cmd, st, h->redis, &h->persisted, o) ||
       !gql_cli_graphiql_init(cmd, st, &h->graphiql, o)) {
     gql_cli_hooks_free(h);
     return false;
@@ -227,6 +243,8 @@ void gql_cli_hooks_free(gql_cli_hooks *h) {
   h->persisted = NULL;
   gql_cli_graphiql_free(h->graphiql);
   h->graphiql = NULL;
+  gql_cli_redis_free(h->redis);
+  h->redis = NULL;
 }
 
 const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {

@@ -5,12 +5,15 @@
  * A subscription with arguments receives only the events whose properties
  * of the same names equal its argument values (src/pubsub/events.c).
  *
- * Each worker thread has its own Redis client and event bus on its loop
- * (a gql_http_service), so an event is parsed once per worker and handed
- * to that worker's subscribers without locks; every gql sharing the Redis
- * delivers to its own subscribers. Redis restarting: the client
- * resubscribes with backoff; what is published meanwhile is lost (at most
- * once). Without --redis a subscription answers a clear error. */
+ * Each worker thread has its event bus on its loop (a gql_http_service),
+ * made at the worker's first subscription on the worker's Redis client,
+ * which the APQ store shares (redis_share.c): the subscriber connection
+ * is made then, so a schema without subscriptions makes none. An event is
+ * parsed once per worker and handed to that worker's subscribers without
+ * locks; every gql sharing the Redis delivers to its own subscribers.
+ * Redis restarting: the client resubscribes with backoff; what is
+ * published meanwhile is lost (at most once). Without --redis a
+ * subscription answers a clear error. */
 #include "cli.h"
 
 #include "pubsub/events.h"
@@ -19,36 +22,41 @@
 #include <stdlib.h>
 
 typedef struct events_worker {
-  gql_redis *redis;
+  const gql_cli_serve_events *se;
+  uv_loop_t *loop;
+  gql_redis *redis; /* taken at the first subscription */
   gql_events *events;
+  bool stopped;
 } events_worker;
 
 static void *worker_start(void *ud, uv_loop_t *loop) {
-  const gql_cli_serve_events *se = ud;
   events_worker *w = calloc(1, sizeof *w);
-  if (!w)
-    return NULL;
-  char err[256] = "";
-  gql_redis_options ro = {.url = se->url};
-  if (gql_redis_new(loop, &ro, &w->redis, err, sizeof err) < 0) {
-    fprintf(stderr, "gql serve: --redis: %s\n", err[0] ? err : "no memory");
-    free(w);
-    return NULL;
-  }
-  gql_events_options eo = {.prefix = se->prefix};
-  if (gql_events_new(w->redis, &eo, &w->events) < 0) {
-    gql_redis_close(w->redis, NULL, NULL);
-    free(w);
-    return NULL;
-  }
+  if (w)
+    *w = (events_worker){.se = ud, .loop = loop};
   return w;
+}
+
+/* The worker's bus on its Redis client, made at its first subscription
+ * (NULL: out of memory, or stopping). */
+static gql_events *events_of(events_worker *w) {
+  if (w->events || w->stopped)
+    return w->events;
+  if (!(w->redis = gql_cli_redis_take(w->se->redis, w->loop, false)))
+    return NULL;
+  gql_events_options eo = {.prefix = w->se->prefix};
+  if (gql_events_new(w->redis, &eo, &w->events) < 0) {
+    gql_cli_redis_give(w->se->redis, w->redis);
+    w->redis = NULL;
+  }
+  return w->events;
 }
 
 static void worker_stop(void *wp) {
   events_worker *w = wp;
+  w->stopped = true;
   gql_events_free(w->events); /* every subscription was cancelled before */
   w->events = NULL;
-  gql_redis_close(w->redis, NULL, NULL);
+  gql_cli_redis_give(w->se->redis, w->redis); /* the last one closes it */
   w->redis = NULL;
 }
 
@@ -78,7 +86,8 @@ static void subscribe_field(const gql_resolve_info *info, const void *parent,
                             gql_out *out) {
   (void)parent;
   events_worker *w = gql_http_service_worker(info);
-  if (!w || !w->events) {
+  gql_events *events = w ? events_of(w) : NULL;
+  if (!events) {
     gql_out_error(out,
                   "No event source: subscriptions need gql serve "
                   "--redis URL (events from the Redis channel gql:FIELD).");
@@ -94,7 +103,7 @@ static void subscribe_field(const gql_resolve_info *info, const void *parent,
     free(s);
     return;
   }
-  s->l = gql_events_listen(w->events, gql_info_field_name(info),
+  s->l = gql_events_listen(events, gql_info_field_name(info),
                            gql_info_args(info), on_event, s);
   if (!s->l) { /* a failed stream gets no cancel */
     gql_stream_fail(s->stream, "Cannot listen to the event channel.");
@@ -121,10 +130,17 @@ int gql_cli_serve_events_schema(gql_schema *schema) {
 }
 
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
-                              gql_http_options *o) {
+                              gql_cli_redis *redis, gql_http_options *o) {
   *se = (gql_cli_serve_events){.url = st->redis_url,
+                               .redis = redis,
                                .prefix = st->subscription.channel_prefix};
-  if (!se->url)
+  /* The resolvers under a subscription are the JSON default ones and
+   * subscribe_field, which reads only the worker's service: subscribers
+   * of one operation with the same variables share each event's
+   * execution (a connection whose hook set a context or claims does
+   * not). */
+  o->subscription.shared_execution = true;
+  if (!se->url || !redis)
     return 0;
   se->service = (gql_http_service){.ud = se,
                                    .worker_start = worker_start,

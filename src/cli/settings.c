@@ -84,6 +84,8 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
     pq = gql_cli_demand_control_flag(cmd, st, argc, argv, i);
   if (!pq)
     pq = gql_cli_graphiql_flag(cmd, st, argc, argv, i);
+  if (!pq)
+    pq = gql_cli_subscription_flag(cmd, st, argc, argv, i);
   if (pq)
     return pq;
   static const char *const with_value[] = {

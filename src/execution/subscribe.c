@@ -58,6 +58,9 @@ struct gql_subscription {
   char *end_errors;   /* gql_stream_fail's errors, until on_end */
   size_t end_len;
   unsigned depth; /* entry points running */
+  gql_tracer *tracer;
+  const gql_trace_options *trace_options;
+  gql_trace *pended_trace; /* of an execution that pended: ended later */
 };
 
 /* gql_stream is the subscription seen from its source. */
@@ -83,6 +86,7 @@ static void drop_queue(gql_subscription *s) {
 }
 
 static void destroy(gql_subscription *s) {
+  gql_trace_end(s->pended_trace);
   drop_queue(s);
   slot_free(&s->cur);
   gql_arena_free(s->vars_arena);
@@ -170,10 +174,19 @@ static bool slot_ready(gql_subscription *s) {
  * the execution. */
 static int run_event(gql_subscription *s, const gql_json_value *event) {
   exec_sub sub = {.event_phase = true, .event = event, .sub = s};
+  gql_trace *tr = NULL;
+  if (s->tracer) {
+    /* the last pended execution has completed (nothing runs now) */
+    gql_trace_end(s->pended_trace);
+    s->pended_trace = NULL;
+    if ((tr = gql_trace_begin(s->tracer, s->trace_options)))
+      gql_trace_set_operation(tr, s->p, NULL, 0);
+  }
   gql_execute_params prm = {.variables = s->vars,
                             .context = s->context,
                             .arena = s->cur.arena,
                             .output = s->cur.out,
+                            .trace = tr,
                             .on_done = event_done,
                             .ud = s};
   s->busy = true; /* until event_done */
@@ -182,6 +195,10 @@ static int run_event(gql_subscription *s, const gql_json_value *event) {
   s->running = false;
   if (rc < 0)
     s->busy = false;
+  if (tr && rc == 0 && s->busy)
+    s->pended_trace = tr; /* the executor still runs with it */
+  else
+    gql_trace_end(tr);
   if (rc == 0 && s->busy) {
     /* pended (gql_execute returns 0 either way; event_done has not run):
      * the execution takes the slot (its executor frees it after
@@ -416,6 +433,8 @@ int gql_subscribe(const gql_prepared *p, const gql_subscribe_params *params,
   s->on_end = params->on_end;
   s->ud = params->ud;
   s->max_queue = params->max_queue ? params->max_queue : 64;
+  s->tracer = params->tracer;
+  s->trace_options = params->trace_options;
   s->overflow = params->overflow;
   s->vars_arena = gql_arena_new(NULL);
   if (!s->vars_arena) {

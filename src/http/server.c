@@ -65,6 +65,11 @@ struct worker {
   sock listener;
   uv_async_t stop_async;
   uv_async_t gen_async; /* a generation was published (unreferenced) */
+  /* WebSocket connections woken (x->ws_wake), settled together on the next
+   * loop turn by one timer (unreferenced): an event fanned out to 10,000
+   * subscribers is one timer, not 10,000. */
+  uv_timer_t wake_timer;
+  struct tconn *woken;
   uv_thread_t thread;
   bool thread_started;
   struct tconn *conns; /* every open connection, for the stop */
@@ -79,20 +84,20 @@ typedef struct tconn {
   worker *w;
   sock tcp;
   uv_timer_t timer;
-  uv_write_t wreq;
   http_buf wbuf; /* bytes being written */
   bool writing, reading, tcp_closed, closing;
   bool eof;      /* the client has finished sending */
   bool counted;  /* told to the observer (connection +1) */
   bool draining; /* closing: write side shut, input read and dropped */
   size_t drained;
-  uv_shutdown_t sreq;
   int open_handles;
   enum timer_mode mode;
   uint64_t armed_for;   /* start_ns of the request the T_REQUEST timer is for */
   uint64_t last_active; /* uv_now of the last activity (T_IDLE) */
   uint64_t ws_due;      /* T_WS: when the timer fires (ms; 1: woken) */
   struct tconn *prev, *next;
+  struct tconn *wprev, *wnext; /* in w->woken */
+  bool woken;
 } tconn;
 
 #define OUT_HIGH_WATER (256 * 1024)
@@ -107,8 +112,22 @@ static void conn_flush(tconn *t);
 static void conn_update(tconn *t);
 static void ws_settle(tconn *t);
 
+static void unwake(tconn *t) {
+  if (!t->woken)
+    return;
+  t->woken = false;
+  if (t->wprev)
+    t->wprev->wnext = t->wnext;
+  else
+    t->w->woken = t->wnext;
+  if (t->wnext)
+    t->wnext->wprev = t->wprev;
+  t->wprev = t->wnext = NULL;
+}
+
 static void conn_free(tconn *t) {
   worker *w = t->w;
+  unwake(t);
   if (t->prev)
     t->prev->next = t->next;
   else
@@ -171,6 +190,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 
 static void on_shutdown(uv_shutdown_t *req, int status) {
   tconn *t = req->data;
+  free(req);
   if (status < 0 && !t->tcp_closed)
     conn_close(t);
 }
@@ -184,8 +204,14 @@ static void conn_linger(tconn *t) {
     return;
   }
   t->draining = true;
-  t->sreq.data = t;
-  if (uv_shutdown(&t->sreq, (uv_stream_t *)&t->tcp, on_shutdown) < 0) {
+  /* the requests are made when needed (freed by their callbacks, which
+   * libuv calls also when the handle closes): 270 bytes less per idle
+   * connection */
+  uv_shutdown_t *sr = malloc(sizeof *sr);
+  if (sr)
+    sr->data = t;
+  if (!sr || uv_shutdown(sr, (uv_stream_t *)&t->tcp, on_shutdown) < 0) {
+    free(sr);
     conn_close(t);
     return;
   }
@@ -274,6 +300,7 @@ static void wbuf_done(tconn *t) {
 
 static void on_write(uv_write_t *req, int status) {
   tconn *t = req->data;
+  free(req);
   t->writing = false;
   t->c.out_inflight = 0;
   wbuf_done(t);
@@ -325,8 +352,11 @@ static void conn_flush(tconn *t) {
       continue;
     }
     uv_buf_t b = uv_buf_init(t->wbuf.o.data + n, (unsigned)(t->wbuf.o.len - n));
-    t->wreq.data = t;
-    if (uv_write(&t->wreq, (uv_stream_t *)&t->tcp, &b, 1, on_write) < 0) {
+    uv_write_t *wr = malloc(sizeof *wr);
+    if (wr)
+      wr->data = t;
+    if (!wr || uv_write(wr, (uv_stream_t *)&t->tcp, &b, 1, on_write) < 0) {
+      free(wr);
       conn_close(t);
       return;
     }
@@ -405,6 +435,12 @@ static void ws_settle(tconn *t) {
   if (st == 1)
     t->c.close_after = true; /* then lingers once the close frame is out */
   conn_flush(t);
+  if (!t->writing && !t->c.out.o.len) {
+    /* all written: an idle subscriber keeps no output buffer (the next
+     * event's frames take one from the allocator's cache) */
+    http_buf_free(&t->c.out);
+    http_buf_free(&t->wbuf);
+  }
   conn_update(t);
   if (t->tcp_closed || t->draining || t->closing)
     return;
@@ -415,14 +451,35 @@ static void ws_settle(tconn *t) {
   uv_timer_start(&t->timer, on_timer, due > now ? due - now : 0, 0);
 }
 
+/* The woken connections' turn: each settles (writes its output). */
+static void on_wake(uv_timer_t *h) {
+  worker *w = h->data;
+  while (w->woken) {
+    tconn *t = w->woken;
+    unwake(t);
+    if (t->closing)
+      continue;
+    if (t->tcp_closed) /* a pending execution finished */
+      conn_close(t);
+    else
+      ws_settle(t);
+  }
+}
+
 /* x->ws_wake: output or finished work, handled on the next loop turn. */
 static void ws_wake(gql_http_conn *c) {
   tconn *t = http_container_of(c, tconn, c);
-  if (t->closing || (t->mode == T_WS && t->ws_due == 1))
+  worker *w = t->w;
+  if (t->closing || t->woken)
     return;
-  t->mode = T_WS;
-  t->ws_due = 1;
-  uv_timer_start(&t->timer, on_timer, 0, 0);
+  if (!w->woken)
+    uv_timer_start(&w->wake_timer, on_wake, 0, 0);
+  t->woken = true;
+  t->wprev = NULL;
+  t->wnext = w->woken;
+  if (w->woken)
+    w->woken->wprev = t;
+  w->woken = t;
 }
 
 /* Reading and the timer follow the connection's state. */
@@ -869,6 +926,9 @@ int gql_http_server_start(gql_http_server *s) {
     uv_async_init(&w->loop, &w->gen_async, on_generation);
     w->gen_async.data = w;
     uv_unref((uv_handle_t *)&w->gen_async);
+    uv_timer_init(&w->loop, &w->wake_timer);
+    w->wake_timer.data = w;
+    uv_unref((uv_handle_t *)&w->wake_timer);
     int e = s->opt.unix_path ? uv_pipe_open(&w->listener.pipe, fd)
                              : uv_tcp_open(&w->listener.tcp, fd);
     if (e == 0)
@@ -1028,6 +1088,7 @@ void gql_http_server_free(gql_http_server *s) {
     for (unsigned i = 0; i < s->nworkers; i++) {
       worker *w = &s->workers[i];
       uv_close((uv_handle_t *)&w->gen_async, NULL);
+      uv_close((uv_handle_t *)&w->wake_timer, NULL);
       uv_run(&w->loop, UV_RUN_NOWAIT);
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)

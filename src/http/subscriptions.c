@@ -20,6 +20,7 @@
  * woken to write it on the next loop turn (x->ws_wake), never from inside
  * an executor's or event source's callback, so a write error cannot free
  * anything under them. */
+#include "fanout.h"
 #include "graphql_ws.h"
 #include "http.h"
 #include "ws.h"
@@ -33,6 +34,8 @@
  * previous one is dropped. */
 #define WS_KEEPALIVE_MS 12000
 
+static const gql_http_fan_calls fan_calls;
+
 static gql_http_ws_worker *worker_of(gql_http_ctx *x) {
   if (x->ws_worker)
     return x->ws_worker;
@@ -44,7 +47,9 @@ static gql_http_ws_worker *worker_of(gql_http_ctx *x) {
   w->env = gql_gws_env_new(
       &(gql_gws_limits){.init_timeout_ms = l->init_timeout_ms,
                         .max_operations = l->max_per_connection});
-  if (!w->pool || !w->env) {
+  w->fans = gql_http_fans_new(x, &fan_calls);
+  if (!w->pool || !w->env || !w->fans) {
+    gql_http_fans_free(w->fans);
     gql_ws_pool_free(w->pool);
     gql_gws_env_free(w->env);
     free(w);
@@ -58,6 +63,7 @@ void gql_http_ws_worker_free(gql_http_ws_worker *w) {
     return;
   gql_ws_pool_free(w->pool);
   gql_gws_env_free(w->env);
+  gql_http_fans_free(w->fans);
   free(w);
 }
 
@@ -77,6 +83,11 @@ static void op_release(ws_op *o) {
   gql_http_ctx *x = o->s->c->x;
   if (o->counted)
     atomic_fetch_sub(x->open_subscriptions, 1);
+  if (o->observed)
+    gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, -1);
+  gql_http_ws_counted(x, GQL_HTTP_WS_DROPPED,
+                      (int64_t)gql_subscription_dropped(o->sub));
+  gql_http_fan_leave(&o->member);
   gql_subscription_free(o->sub);
   gql_http_cache_release(o->entry);
   gql_http_pin_release(o->pin); /* after the entry: the pin owns its cache */
@@ -107,9 +118,12 @@ static void op_error(gql_gws_op *op, const char *message) {
 static void on_event(void *ud, const char *json, size_t len, bool has_errors) {
   (void)has_errors;
   ws_op *o = ud;
+  gql_http_ctx *x = o->s->c->x;
+  gql_http_ws_counted(x, GQL_HTTP_WS_EXECUTIONS, 1);
   if (!o->op)
     return;
-  gql_gws_next(o->op, json, len);
+  int rc = gql_gws_next(o->op, json, len);
+  gql_http_ws_counted(x, rc == 0 ? GQL_HTTP_WS_EVENTS : GQL_HTTP_WS_DROPPED, 1);
   wake(o->s);
 }
 
@@ -131,6 +145,29 @@ static void on_end(void *ud, const char *errors, size_t len) {
   }
   op_release(o); /* the subscription's free is deferred past this call */
 }
+
+/* A shared execution's event: this subscriber's prefix, then the tail
+ * every member of its group gets (fanout.h). */
+static int member_next(gql_http_fan_member *m, const gql_str *tail,
+                       unsigned n) {
+  ws_op *o = http_container_of(m, ws_op, member);
+  gql_gws_op *op = o->op;
+  if (!op || op->g->closed || op->cancelling || n > 3)
+    return 0;
+  gql_http_ws_session *s = o->s;
+  gql_str parts[4] = {{op->bytes + op->id_len, op->prefix_len}};
+  memcpy(parts + 1, tail, n * sizeof *tail);
+  s->ws.inflight = s->c->out_inflight;
+  int rc = gql_ws_send_text_parts(&s->ws, parts, n + 1);
+  wake(s);
+  return rc == 0 ? 1 : -1;
+}
+
+static void member_end(gql_http_fan_member *m, const char *errors, size_t len) {
+  on_end(http_container_of(m, ws_op, member), errors, len);
+}
+
+static const gql_http_fan_calls fan_calls = {member_next, member_end};
 
 /* A query's or mutation's response: `next`, then `complete`. */
 static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
@@ -245,22 +282,47 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
     }
     gql_http_slot_give(x, o->slot); /* the subscription has its own */
     o->slot = NULL;
+    if (gql_http_fan_allowed(x, &s->req)) {
+      o->subscribing = true;
+      int rc = gql_http_fan_join(x->ws_worker->fans, e, o->pin, rq->variables,
+                                 &o->member);
+      o->subscribing = false;
+      if (rc == 0) {
+        if (o->ended) {
+          op_release(o);
+          return;
+        }
+        o->observed = true;
+        gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
+        return;
+      }
+      op->user = NULL;
+      o->op = NULL;
+      op_error(op, gql_strerror(rc));
+      op_release(o);
+      return;
+    }
     gql_subscribe_params sp = {.variables = rq->variables,
                                .root_value = o->pin->gen->g.root_value,
                                .context = &s->req,
                                .on_event = on_event,
                                .on_end = on_end,
                                .ud = o,
-                               .max_queue =
-                                   x->opt->subscription.queue_capacity};
+                               .max_queue = x->opt->subscription.queue_capacity,
+                               .tracer = x->opt->tracer,
+                               .trace_options = x->opt->trace_options};
     gql_subscription *sub = NULL;
     o->subscribing = true;
     int rc = gql_subscribe(e->prepared, &sp, &sub);
     o->subscribing = false;
     if (rc == 0) {
       o->sub = sub;
-      if (o->ended)
+      if (o->ended) {
         op_release(o);
+        return;
+      }
+      o->observed = true;
+      gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
       return;
     }
     /* 1: the errors went out as a `next` (graphql-ws sends a result that
@@ -325,12 +387,24 @@ static void g_close(void *ud, uint16_t code, const char *reason) {
 }
 
 /* connection_init: the execute hook decides, as for an HTTP request. */
+/* After connection_init, a socket whose operations may all share
+ * executions (fanout.h) has no reader of its upgrade's headers left: they
+ * go, and an idle subscriber holds no HTTP buffer. */
+static gql_gws_verdict accepted(gql_http_ws_session *s) {
+  gql_http_conn *c = s->c;
+  if (gql_http_fan_allowed(c->x, &s->req)) {
+    http_buf_free(&c->hdrs);
+    http_buf_free(&c->hidx);
+  }
+  return GQL_GWS_ACCEPT;
+}
+
 static gql_gws_verdict g_connect(void *ud, const gql_value *payload) {
   gql_http_ws_session *s = ud;
   gql_http_ctx *x = s->c->x;
   const gql_http_hooks *hooks = x->opt->hooks;
   if (!hooks || !hooks->execute)
-    return GQL_GWS_ACCEPT;
+    return accepted(s);
   if (!s->slot.arena && !(s->slot.arena = gql_arena_new(NULL)))
     return GQL_GWS_REJECT;
   s->req.body = payload;
@@ -344,7 +418,7 @@ static gql_gws_verdict g_connect(void *ud, const gql_value *payload) {
                  s->req.socket_status);
     return GQL_GWS_REJECT;
   }
-  return GQL_GWS_ACCEPT;
+  return accepted(s);
 }
 
 static const gql_gws_handler gws_handler = {g_send, g_close, g_connect,
@@ -417,20 +491,29 @@ bool gql_http_ws_upgrade(gql_http_request *r) {
   if (h.status != 101)
     return true; /* the connection closes after the refusal */
   s->c = c;
-  s->req = (gql_http_request){.conn = c,
-                              .slot = &s->slot,
-                              .start_ns = r->start_ns,
-                              .method = r->method,
-                              .path = r->path,
-                              .socket = true,
-                              .op_type = -1,
-                              .cache = -1};
+  /* the path is the server's GraphQL path (else no upgrade): the URL's
+   * buffer goes, with the parser's others but the headers */
+  s->req =
+      (gql_http_request){.conn = c,
+                         .slot = &s->slot,
+                         .start_ns = r->start_ns,
+                         .method = r->method,
+                         .path = http_str(x->opt->path, strlen(x->opt->path)),
+                         .socket = true,
+                         .op_type = -1,
+                         .cache = -1};
   uint64_t now = uv_now(x->loop);
   gql_ws_init(&s->ws, w->pool, GQL_WS_SERVER, &ws_handler, s, &c->out);
   gql_gws_init(&s->g, w->env, &gws_handler, s, now);
   s->next_ping = now + ping_interval(x);
   c->ws = s;
   c->close_after = false;
+  s->observed = true;
+  gql_http_ws_counted(x, GQL_HTTP_WS_CONNECTIONS, 1);
+  http_buf *unused[] = {&c->url, &c->accept, &c->body, &c->traceparent,
+                        &c->tracestate};
+  for (size_t i = 0; i < HTTP_ARRAY_LEN(unused); i++)
+    http_buf_free(unused[i]);
   if (!h.protocol) /* graphql-ws: accepted, then closed */
     gql_gws_close(&s->g, GQL_GWS_SUBPROTOCOL, "Subprotocol not acceptable");
   return true;
@@ -487,6 +570,8 @@ void gql_http_ws_free(gql_http_ws_session *s) {
   if (!s)
     return;
   gql_http_ws_gone(s);
+  if (s->observed)
+    gql_http_ws_counted(s->c->x, GQL_HTTP_WS_CONNECTIONS, -1);
   gql_ws_free(&s->ws);
   gql_arena_free(s->slot.arena);
   free(s);

@@ -463,6 +463,54 @@ int gql_ws_send(gql_ws *ws, bool binary, const char *data, size_t len) {
                      len);
 }
 
+/* A server's text frame from pieces, written straight into `out`: the
+ * fan-out's `next` (the subscriber's id prefix, then bytes shared by every
+ * subscriber) with no copy into a message first. Server frames are not
+ * masked, so the header is two, four or ten bytes. */
+int gql_ws_send_text_parts(gql_ws *ws, const gql_str *parts, unsigned n) {
+  if (ws->state != GQL_WS_OPEN)
+    return GQL_EINVAL;
+  if (ws->role != GQL_WS_SERVER) { /* masked: through wslay */
+    http_buf tmp = {0};
+    for (unsigned i = 0; i < n; i++)
+      http_buf_append(&tmp, parts[i].ptr, parts[i].len);
+    int rc =
+        tmp.failed ? GQL_ENOMEM : gql_ws_send(ws, false, tmp.o.data, tmp.o.len);
+    http_buf_free(&tmp);
+    return rc;
+  }
+  size_t len = 0;
+  for (unsigned i = 0; i < n; i++)
+    len += parts[i].len;
+  size_t head = header_len(len, false);
+  if (gql_ws_queued(ws) + head + len > ws->pool->lim.max_queued) {
+    gql_ws_terminate(ws, "the peer does not read (output queue full)");
+    return GQL_ELIMIT;
+  }
+  if (!http_buf_reserve(ws->out, head + len))
+    return GQL_ENOMEM;
+  uint8_t *o = (uint8_t *)ws->out->o.data + ws->out->o.len;
+  o[0] = 0x80 | WSLAY_TEXT_FRAME; /* FIN, text */
+  if (len < 126) {
+    o[1] = (uint8_t)len;
+  } else if (len < 65536) {
+    o[1] = 126;
+    o[2] = (uint8_t)(len >> 8);
+    o[3] = (uint8_t)len;
+  } else {
+    o[1] = 127;
+    for (int i = 0; i < 8; i++)
+      o[2 + i] = (uint8_t)((uint64_t)len >> (56 - 8 * i));
+  }
+  o += head;
+  for (unsigned i = 0; i < n; i++) {
+    memcpy(o, parts[i].ptr, parts[i].len);
+    o += parts[i].len;
+  }
+  ws->out->o.len += head + len;
+  return 0;
+}
+
 int gql_ws_ping(gql_ws *ws, const char *data, size_t len) {
   if (ws->state != GQL_WS_OPEN || len > 125)
     return GQL_EINVAL;
@@ -612,15 +660,21 @@ static void deliver(gql_ws *ws, const char *data, size_t len) {
     ws->h->message(ws->ud, binary, data, len);
 }
 
+/* A control frame's payload: the last ctrl_len bytes of msg (after the
+ * part of a fragmented message joined so far). */
+static const char *ctrl_bytes(const gql_ws *ws) {
+  return ws->ctrl_len ? ws->msg.o.data + ws->msg.o.len - ws->ctrl_len : "";
+}
+
 static void on_close_frame(gql_ws *ws) {
+  const char *ctrl = ctrl_bytes(ws);
   uint16_t code = GQL_WS_CLOSE_NO_STATUS;
   gql_str reason = {"", 0};
   if (ws->ctrl_len == 1)
     return fail(ws, GQL_WS_CLOSE_PROTOCOL, "Close frame of one byte.");
   if (ws->ctrl_len >= 2) {
-    code = (uint16_t)(((unsigned char)ws->ctrl[0] << 8) |
-                      (unsigned char)ws->ctrl[1]);
-    reason = (gql_str){ws->ctrl + 2, (size_t)ws->ctrl_len - 2};
+    code = (uint16_t)(((unsigned char)ctrl[0] << 8) | (unsigned char)ctrl[1]);
+    reason = (gql_str){ctrl + 2, (size_t)ws->ctrl_len - 2};
     if (!gql_ws_close_code_valid(code))
       return fail(ws, GQL_WS_CLOSE_PROTOCOL, "Invalid close code.");
     if (!gql_ws_utf8_valid(reason.ptr, reason.len))
@@ -637,20 +691,32 @@ static void on_close_frame(gql_ws *ws) {
     ws->h->close(ws->ud, code, reason);
 }
 
+/* The control frame's payload leaves msg; an empty msg keeps no memory
+ * (an idle connection holds no buffer). */
+static void ctrl_done(gql_ws *ws) {
+  ws->msg.o.len -= ws->ctrl_len;
+  ws->ctrl_len = 0;
+  if (!ws->msg.o.len)
+    http_buf_free(&ws->msg);
+}
+
 static void frame_end(gql_ws *ws) {
   ws->in_frame = 0;
   ws->used += header_len(ws->frame_len, ws->frame_mask) + ws->frame_len;
   switch (ws->frame_op) {
   case WSLAY_PING:
     if (ws->state == GQL_WS_OPEN)
-      write_frame(ws, WSLAY_PONG, ws->ctrl, ws->ctrl_len);
+      write_frame(ws, WSLAY_PONG, ctrl_bytes(ws), ws->ctrl_len);
+    ctrl_done(ws);
     return;
   case WSLAY_PONG:
+    ctrl_done(ws);
     if (ws->h && ws->h->pong && ws->state == GQL_WS_OPEN)
       ws->h->pong(ws->ud);
     return;
   case WSLAY_CONNECTION_CLOSE:
     on_close_frame(ws);
+    ctrl_done(ws);
     return;
   default:
     if (!ws->frame_fin)
@@ -668,7 +734,10 @@ static void frame_chunk(gql_ws *ws, const struct wslay_frame_iocb *io) {
   size_t n = io->data_length;
   ws->frame_left -= n;
   if (!is_data(ws->frame_op)) {
-    memcpy(ws->ctrl + ws->ctrl_len, d, n); /* wslay: control <= 125 */
+    /* wslay: control <= 125 bytes, kept after msg's (see ctrl_bytes) */
+    http_buf_append(&ws->msg, d, n);
+    if (ws->msg.failed)
+      return gql_ws_terminate(ws, "out of memory");
     ws->ctrl_len = (uint8_t)(ws->ctrl_len + n);
   } else if (ws->frame_fin && !ws->msg.o.len && ws->frame_left == 0 &&
              n == ws->frame_len) {

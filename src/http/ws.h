@@ -152,9 +152,10 @@ typedef struct gql_ws {
   uint8_t state;
   uint8_t quiet; /* a keep-alive ping went out and nothing came since */
   uint16_t close_sent, close_received; /* codes (0: none yet) */
-  http_buf msg;                        /* the message being joined */
-  char ctrl[125];                      /* a control frame's payload */
-  const char *error;                   /* why the connection failed */
+  /* the message being joined, then a control frame's payload (its last
+   * ctrl_len bytes) while one is read */
+  http_buf msg;
+  const char *error; /* why the connection failed */
 } gql_ws;
 
 /* `out` receives the frames to write. */
@@ -172,6 +173,9 @@ gql_ws_state gql_ws_feed(gql_ws *ws, const char *data, size_t len);
  * when the output bound was reached (the connection is then terminated);
  * GQL_ENOMEM. */
 int gql_ws_send(gql_ws *ws, bool binary, const char *data, size_t len);
+/* Queues a text message made of `n` pieces as one frame (the pieces are
+ * copied once, into the output). Same results as gql_ws_send. */
+int gql_ws_send_text_parts(gql_ws *ws, const gql_str *parts, unsigned n);
 /* A ping with up to 125 bytes of payload. */
 int gql_ws_ping(gql_ws *ws, const char *data, size_t len);
 /* Starts the closing handshake with `code` and a reason (cut to 123

@@ -4,6 +4,7 @@
 #ifndef GQL_HTTP_WS_SESSION_H
 #define GQL_HTTP_WS_SESSION_H
 
+#include "fanout.h"
 #include "graphql_ws.h"
 #include "http.h"
 #include "ws.h"
@@ -15,6 +16,7 @@ typedef struct gql_http_ws_exec gql_http_ws_exec;
 struct gql_http_ws_worker {
   gql_ws_pool *pool;
   gql_gws_env *env;
+  gql_http_fans *fans; /* shared executions (fanout.h) */
 };
 
 struct gql_http_ws_session {
@@ -28,6 +30,7 @@ struct gql_http_ws_session {
   unsigned pending;   /* executions that pend (the socket may be gone) */
   uint64_t next_ping; /* ms */
   bool gone;          /* the socket closed: operations were cancelled */
+  bool observed;      /* counted in the observer's open sockets */
 };
 
 /* One operation of the socket (gql_gws_op.user). */
@@ -41,8 +44,10 @@ struct ws_op {
   bool pends, finished;
   bool subscribing, ended; /* on_end came during gql_subscribe */
   bool counted;            /* in x->open_subscriptions */
+  bool observed;           /* counted in the observer's open subscriptions */
   gql_http_ws_exec *exec;  /* run by opt->executor (ws_exec.c) */
   ws_op *next_done;
+  gql_http_fan_member member; /* in a shared execution's group */
 };
 
 /* ---- ws_exec.c: operations through opt->executor */

@@ -107,8 +107,35 @@ int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
   sm->http_connections =
       family(m, "gql_http_connections", "Open client connections.",
              GQL_METRIC_GAUGE, NULL, 0);
+  static const struct {
+    const char *name, *help;
+    gql_metric_kind kind;
+  } ws[5] = {
+      {"gql_websocket_connections",
+       "Open WebSocket connections (GraphQL over WebSocket).",
+       GQL_METRIC_GAUGE},
+      {"gql_subscriptions_open", "Subscriptions open over WebSocket.",
+       GQL_METRIC_GAUGE},
+      {"gql_subscription_events_total",
+       "Subscription events written to subscribers (one per subscriber).",
+       GQL_METRIC_COUNTER},
+      {"gql_subscription_events_dropped_total",
+       "Subscription events a subscriber did not get: its queue overflowed "
+       "or it stopped reading.",
+       GQL_METRIC_COUNTER},
+      {"gql_subscription_executions_total",
+       "Subscription event executions (one for all the subscribers that "
+       "share it).",
+       GQL_METRIC_COUNTER},
+  };
+  bool ws_ok = true;
+  for (int i = 0; i < 5; i++) {
+    sm->ws_families[i] = family(m, ws[i].name, ws[i].help, ws[i].kind, NULL, 0);
+    ws_ok = ws_ok && sm->ws_families[i] >= 0 &&
+            gql_metrics_series(m, sm->ws_families[i], NULL, &sm->ws[i]);
+  }
   bool ok =
-      sm->http_requests >= 0 && sm->http_duration >= 0 &&
+      ws_ok && sm->http_requests >= 0 && sm->http_duration >= 0 &&
       sm->graphql_errors >= 0 && sm->doc_cache_hits >= 0 &&
       sm->doc_cache_misses >= 0 && sm->http_connections >= 0 &&
       gql_metrics_series(m, sm->http_duration, NULL, &sm->duration) &&

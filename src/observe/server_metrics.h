@@ -21,6 +21,12 @@ typedef struct gql_server_metrics {
   int subgraph_duration; /* gql_subgraph_request_duration_seconds{subgraph} */
   int plan_cache_hits;   /* gql_plan_cache_hits_total */
   int plan_cache_misses; /* gql_plan_cache_misses_total */
+  /* GraphQL over WebSocket, in gql_http_ws_count's order:
+   * gql_websocket_connections, gql_subscriptions_open,
+   * gql_subscription_events_total, gql_subscription_events_dropped_total,
+   * gql_subscription_executions_total */
+  int ws_families[5];
+  gql_metric_series ws[5];
   /* the series without labels */
   gql_metric_series duration, doc_hits, doc_misses, connections, plan_hits,
       plan_misses;

@@ -229,6 +229,7 @@ struct gql_redis {
   conn c;
   conn s; /* the subscriber: started by the first gql_redis_subscribe */
   bool sub_started;
+  bool cmd_started; /* (lazy_commands: at gql_redis_start_commands) */
   channel **channels;
   uint32_t nchannels, channels_cap;
   gql_redis_message_cb on_message;
@@ -918,8 +919,16 @@ int gql_redis_new(uv_loop_t *loop, const gql_redis_options *o, gql_redis **out,
   r->s.timer.data = &r->s;
   r->open_handles = 3;
   *out = r;
-  start_connect(&r->c);
+  if (!r->o.lazy_commands)
+    gql_redis_start_commands(r);
   return 0;
+}
+
+void gql_redis_start_commands(gql_redis *r) {
+  if (r->cmd_started || r->closing)
+    return;
+  r->cmd_started = true;
+  start_connect(&r->c);
 }
 
 gql_redis_state gql_redis_get_state(const gql_redis *r) {

@@ -102,6 +102,11 @@ typedef struct gql_redis_options {
    * "handshake timed out", ...). Optional; called on the loop. */
   void (*on_state)(void *ud, gql_redis_state state, const char *detail);
   void *ud;
+  /* The command connection is made at gql_redis_start_commands, not by
+   * gql_redis_new: a client that only subscribes (subscription events
+   * without APQ) holds one connection, its subscriber. Until then a
+   * command is refused DOWN. */
+  bool lazy_commands;
 } gql_redis_options;
 
 typedef struct gql_redis_stats {
@@ -183,6 +188,10 @@ gql_redis_state gql_redis_subscriber_state(const gql_redis *r);
 
 gql_redis_state gql_redis_get_state(const gql_redis *r);
 void gql_redis_stats_get(const gql_redis *r, gql_redis_stats *out);
+
+/* Starts the command connection of a lazy_commands client (nothing when
+ * it is started or the client is closing). */
+void gql_redis_start_commands(gql_redis *r);
 
 /* Answers everything in flight with CLOSED, disconnects and frees the
  * client once its handles are closed; then on_closed (optional). */

@@ -1,13 +1,15 @@
 // gql serve's subscription limits from the configuration file
 // (test_serve_redis.sh): subscription.max_opened_subscriptions,
 // max_subscriptions_per_connection, init_timeout, ping_interval, and
-// enabled: false, seen by raw `ws` 8 sockets speaking graphql-transport-ws.
-// Usage: node serve_limits_client.cjs PORT_LIMITED PORT_OFF (NODE_PATH: ws).
+// max_message and enabled: false, seen by raw `ws` 8 sockets speaking
+// graphql-transport-ws (the same limits given as flags or in the file).
+// Usage: node serve_limits_client.cjs PORT_LIMITED PORT_OFF [MAX_MESSAGE]
+// (NODE_PATH: ws).
 'use strict';
 const assert = require('node:assert/strict');
 const WebSocket = require('ws');
 
-const [port, portOff] = process.argv.slice(2);
+const [port, portOff, maxMessage] = process.argv.slice(2);
 let failures = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -109,6 +111,23 @@ const sub = (id, room) => ({ id, type: 'subscribe', payload: { query: `subscript
     live.ws.close(1000);
     await live.closed;
   });
+
+  if (maxMessage)
+    await check(`max_message (${maxMessage}): a message one byte over closes 1009, one at it does not`, async () => {
+      const n = Number(maxMessage);
+      const fit = await acked();
+      // a ping whose payload pads the message to exactly n bytes: answered
+      const pad = (len) => JSON.stringify({ type: 'ping', payload: { p: 'x'.repeat(len) } });
+      const at = pad(n - pad(0).length);
+      assert.equal(at.length, n);
+      fit.ws.send(at);
+      assert.equal((await fit.next()).type, 'pong');
+      const over = await acked();
+      over.ws.send(pad(n + 1 - pad(0).length));
+      assert.equal((await over.closed).code, 1009);
+      fit.ws.close(1000);
+      await fit.closed;
+    });
 
   await check('enabled: false: no upgrade (answered as HTTP)', async () => {
     const r = raw(portOff);

@@ -60,6 +60,7 @@ subscription:
   max_subscriptions_per_connection: 3
   init_timeout: 300ms
   ping_interval: 500ms
+  max_message: 1KiB
   channel_prefix: "lim:"
 YAML
 serve limited --config "$tmp/limits.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
@@ -67,11 +68,48 @@ pl=$pid portl=$port
 printf 'subscription:\n  enabled: false\n' >"$tmp/off.yaml"
 serve off --config "$tmp/off.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
 po=$pid porto=$port
-if NODE_PATH=$peers/node_modules timeout 60 node "$here/serve_limits_client.cjs" "$portl" "$porto"; then
+if NODE_PATH=$peers/node_modules timeout 60 node "$here/serve_limits_client.cjs" "$portl" "$porto" 1024; then
   ok
 else
   fail "the subscription limits"
 fi
+
+# The same limits as gql serve flags, over a file that says otherwise: a
+# flag wins.
+cat >"$tmp/loose.yaml" <<YAML
+subscription:
+  max_opened_subscriptions: 100
+  max_subscriptions_per_connection: 50
+  init_timeout: 10s
+  ping_interval: 60s
+  max_message: 1MiB
+YAML
+serve flags --config "$tmp/loose.yaml" --redis "redis://127.0.0.1:$rport" \
+  --max-opened-subscriptions 4 --max-subscriptions-per-connection 3 \
+  --subscription-init-timeout 300 --subscription-ping-interval 500 \
+  --subscription-max-message 1024 --subscription-queue-capacity 8 \
+  --subscription-channel-prefix lim: \
+  --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pf=$pid portf=$port
+serve offflag --subscriptions off --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+pof=$pid portof=$port
+if NODE_PATH=$peers/node_modules timeout 60 node "$here/serve_limits_client.cjs" "$portf" "$portof" 1024; then
+  ok
+else
+  fail "the subscription limits as flags"
+fi
+for bad in "--max-opened-subscriptions 0" "--subscriptions maybe" \
+  "--subscription-ping-interval 99" "--subscription-max-message 63" \
+  "--max-subscriptions-per-connection x" "--subscription-queue-capacity"; do
+  # shellcheck disable=SC2086
+  "$gql" serve $bad >"$tmp/bad.out" 2>&1
+  rc=$?
+  if [[ $rc == 2 ]] && grep -q "^gql serve: ${bad%% *}" "$tmp/bad.out"; then
+    ok
+  else
+    fail "gql serve $bad: exit $rc, $(cat "$tmp/bad.out")"
+  fi
+done
 
 # stop Redis, wait, start it again on the same port (the client backs off)
 export RESTART_REDIS="kill \$(cat $tmp/redis.pid); while kill -0 \$(cat $tmp/redis.pid) 2>/dev/null; do sleep 0.05; done; sleep 0.3;
@@ -84,7 +122,7 @@ else
 fi
 pids+=("$(cat "$tmp/redis.pid")")
 
-for p in "$pa" "$pb" "$pn" "$pl" "$po"; do
+for p in "$pa" "$pb" "$pn" "$pl" "$po" "$pf" "$pof"; do
   kill -TERM "$p"
   rc=0
   timeout 10 tail --pid="$p" -f /dev/null || rc=1
