@@ -78,6 +78,30 @@ typedef struct gql_http_executor {
 GQL_API void gql_http_exec_done(gql_http_exec *req, const char *json,
                                 size_t len);
 
+/* Whether the request's transport carries more than one payload: a
+ * WebSocket operation (graphql-transport-ws), a graphql-sse request, or an
+ * HTTP request whose Accept allows multipart/mixed or text/event-stream. */
+GQL_API bool gql_http_exec_streams(const gql_http_exec *req);
+
+/* One payload of a streamed response, in order: a GraphQL response or an
+ * incremental-delivery payload (JSON). Each is framed for the transport
+ * (a multipart part, an SSE `next` event, a graphql-ws `Next` message) and
+ * flushed as it comes. has_next false ends the response, in place of
+ * gql_http_exec_done (over graphql-ws: `Complete` after it); json NULL with
+ * has_next false ends it without a payload (a subscription's end). When
+ * the transport does not stream, the first call answers graphql-http's
+ * refusal (406) and later calls only count toward the end. */
+GQL_API void gql_http_exec_payload(gql_http_exec *req, const char *json,
+                                   size_t len, bool has_next);
+
+/* The client went away or stopped the operation (connection closed,
+ * graphql-ws `Complete`, graphql-sse DELETE) before the last payload:
+ * `cancel(ud)` runs once, on the worker's loop. The executor must still
+ * end the request exactly once (gql_http_exec_payload(req, NULL, 0,
+ * false) or gql_http_exec_done), which then sends nothing and frees it. */
+GQL_API void gql_http_exec_on_cancel(gql_http_exec *req,
+                                     void (*cancel)(void *ud), void *ud);
+
 /* What the server tells an observer of a request once its response is
  * written (strings valid during the call only). */
 typedef struct gql_http_request_info {

@@ -68,7 +68,9 @@ static void defer_leaves(gql_gw_plan *plan) {
         continue;
       uint32_t to = 0;
       for (uint32_t l2 = plan->nlevels; l2 > lv && !to; l2--)
-        if (batch_exists(plan, g, l2))
+        if (batch_exists(plan, g, l2) &&
+            (!plan->ndefers || /* not across @defer's initial result */
+             (l2 <= plan->primary_levels) == (lv <= plan->primary_levels)))
           to = l2;
       if (!to)
         continue;
@@ -289,6 +291,11 @@ int gw_make_batches(gw_planner *p) {
       return rc;
     if (lv > plan->nlevels)
       plan->nlevels = lv;
+  }
+  if (plan->ndefers) {
+    int rc = gw_defer_levels(p);
+    if (rc)
+      return rc;
   }
   defer_leaves(plan);
   plan->batches =

@@ -410,6 +410,8 @@ static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
   if (rc)
     return rc;
   group *g = &ps->g[gi];
+  if (!internal && !c->dl)
+    g->fetch->primary = true; /* the initial result needs it (@defer) */
   gql_str tk = c->key;
   if (is_typename(c))
     tk = PL_TYPENAME;

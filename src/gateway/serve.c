@@ -72,6 +72,8 @@ typedef struct gw_exec {
   gql_header_input hin; /* the client's side, for the rules */
   bool hin_ready;
   uint32_t span; /* the request's span in req->trace (0: untraced) */
+  /* @defer: the initial payload went out; the client went away */
+  bool initial_sent, cancelled;
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -121,7 +123,61 @@ static void respond_error(gql_http_exec *req, const char *message) {
 
 static void gen_release(gw_gen *g);
 
+/* The answers, the plan and the generation are let go of. */
+static void release(gw_exec *e) {
+  for (uint32_t i = 0; i < e->plan->nbatches; i++)
+    free(e->answers[i]);
+  gql_gw_plan_cache_release(e->plan_ref);
+  gen_release(e->gen);
+}
+
+/* @defer: the last payload (the deferred fragments), or nothing when
+ * the client went away. */
+static void finish_deferred(gw_exec *e) {
+  gql_trace_span_end(e->req->trace, e->span);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  int rc = e->cancelled ? 0 : gql_gw_defer_rest(e->gr, &out);
+  release(e);
+  if (e->cancelled || rc || out.failed)
+    gql_http_exec_payload(e->req, NULL, 0, false);
+  else
+    gql_http_exec_payload(e->req, out.data, out.len, false);
+  gql_buf_free(&out);
+}
+
+/* @defer: the initial payload, once the primary waves are merged. True
+ * when that ended the response (nothing was deferred after all). */
+static bool send_initial(gw_exec *e) {
+  e->initial_sent = true;
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  bool plain = false;
+  int rc = gql_gw_defer_initial(e->gr, &out, &plain);
+  if (rc || out.failed || plain) {
+    gql_trace_span_end(e->req->trace, e->span);
+    release(e);
+    if (rc || out.failed)
+      respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
+    else
+      gql_http_exec_done(e->req, out.data, out.len);
+  } else {
+    gql_http_exec_payload(e->req, out.data, out.len, true);
+  }
+  gql_buf_free(&out);
+  return rc || plain;
+}
+
+static void on_cancel(void *ud) {
+  gw_exec *e = ud;
+  e->cancelled = true; /* no further waves; ended when those in flight are */
+}
+
 static void finish(gw_exec *e) {
+  if (e->initial_sent) {
+    finish_deferred(e);
+    return;
+  }
   gql_trace_span_end(e->req->trace, e->span);
   gql_buf out;
   gql_buf_init(&out, NULL);
@@ -291,7 +347,14 @@ static void run(gw_exec *e) {
   gql_buf body;
   gql_buf_init(&body, NULL);
   while (!e->pending) {
-    if (e->next >= plan->nbatches) {
+    if (plan->ndefers && !e->initial_sent &&
+        (e->next >= plan->nbatches ||
+         plan->batches[e->next].level > plan->primary_levels) &&
+        send_initial(e)) {
+      gql_buf_free(&body);
+      return;
+    }
+    if (e->next >= plan->nbatches || e->cancelled) {
       gql_buf_free(&body);
       finish(e);
       return;
@@ -517,6 +580,12 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return 0;
   }
+  if (plan->ndefers && !gql_http_exec_streams(req)) {
+    /* graphql-http's refusal: the client does not read several payloads */
+    gql_http_exec_payload(req, NULL, 0, false);
+    gql_gw_plan_cache_release(ref);
+    return 0;
+  }
   gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
   if (e)
     e->answers =
@@ -570,6 +639,8 @@ static int execute(void *worker, gql_http_exec *req) {
     }
   }
   gen->refs++; /* released by finish */
+  if (plan->ndefers)
+    gql_http_exec_on_cancel(req, on_cancel, e);
   run(e);
   return 0;
 }

@@ -1006,3 +1006,74 @@ Test(gateway_execute, introspection_is_answered_beside_subgraph_fields) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+/* ---------------------------------------------------------------- @defer */
+
+/* The transport of the @defer tests: as send_to_subgraph, and the number
+ * of payload lines written when each request went out. */
+typedef struct defer_fx {
+  fixture fx;
+  const gql_buf *out;
+  char sent[64][16]; /* "graph@payloads" per request */
+  uint32_t nsent;
+} defer_fx;
+
+static int send_counting(void *ud, const gql_gw_batch *b, const char *body,
+                         size_t len, gql_str *response) {
+  defer_fx *d = ud;
+  uint32_t lines = 0;
+  for (size_t i = 0; i < d->out->len; i++)
+    lines += d->out->data[i] == '\n';
+  if (d->nsent < 64)
+    snprintf(d->sent[d->nsent++], sizeof d->sent[0], "%u@%u", b->graph, lines);
+  return send_to_subgraph(&d->fx, b, body, len, response);
+}
+
+/* The payloads of `query` (one per line) and the plain response. */
+static char *run_deferred(defer_fx *d, const gql_supergraph *sg,
+                          gql_arena *arena, const char *query) {
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  d->out = &out;
+  int rc = gql_gw_execute_incremental(plan, NULL, arena, send_counting, d, &out);
+  cr_assert_eq(rc, 0);
+  char *s = gw_cstr((gql_str){out.data, out.len});
+  gql_buf_free(&out);
+  return s;
+}
+
+Test(gateway_defer, explore) {
+  defer_fx d;
+  memset(&d, 0, sizeof d);
+  fixture_init(&d.fx);
+  gql_supergraph *sg = gw_load_bench();
+  const char *qs[] = {
+      "{ topProducts(first: 2) { name ... @defer { inStock } } }",
+      "{ topProducts(first: 2) { name ... @defer(label: \"p\") { price } } }",
+      "{ me { username ... @defer { reviews { body product { name ... @defer(label: \"in\") { inStock } } } } } }",
+      "{ ... @defer { me { name } } topProducts(first: 1) { name } }",
+      "{ topProducts(first: 1) { name ... @defer(if: false) { inStock } } }",
+      "{ topProducts(first: 1) { name inStock ... @defer { inStock shippingEstimate } } }",
+      "{ me { username } ... @defer { me { name reviews { body } } } }",
+  };
+  for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+    gql_arena *arena = gql_arena_new(NULL);
+    d.nsent = 0;
+    char *got = run_deferred(&d, sg, arena, qs[i]);
+    printf("%s\n%s", qs[i], got);
+    for (uint32_t k = 0; k < d.nsent; k++)
+      printf(" %s", d.sent[k]);
+    printf("\n");
+    gql_gw_plan *plan = gw_plan(sg, arena, qs[i], NULL);
+    gql_buf pb;
+    gql_buf_init(&pb, NULL);
+    gql_gw_plan_print(plan, &pb);
+    printf("%.*s\n", (int)pb.len, pb.data);
+    gql_buf_free(&pb);
+    free(got);
+    gql_arena_free(arena);
+  }
+  gql_supergraph_free(sg);
+  fixture_fini(&d.fx);
+}
