@@ -21,11 +21,13 @@
  * ready together.
  */
 #include "execute_internal.h"
-#include "plan_internal.h"
+#include "plan_search.h"
 
 #include <stdio.h>
 
 /* ------------------------------------------------------------ planning */
+
+const gql_gw_defer gw_dl_any; /* DL_ANY: its address only */
 
 /* Whether directives `ds` hold an active @defer; its label. */
 static bool defer_directive(gw_planner *p, const gql_ast_directives *ds,

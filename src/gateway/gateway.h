@@ -289,6 +289,7 @@ struct gql_gw_fetch {
   uint32_t mark; /* planner: dependency walks */
   bool renames;  /* the answer has keys to rename (root.renamed) */
   bool primary;  /* needed by the initial result (operations with @defer) */
+  const gql_gw_defer *dl; /* planner: the payload its fields are for */
 };
 
 /* The fetches of one subgraph in one wave: one request. Entity fetches

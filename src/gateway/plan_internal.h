@@ -52,6 +52,8 @@ typedef struct gw_planner {
   bool exhaustive;      /* estimates not cut at a known cheaper way (the
                            search that explains a failure) */
   uint32_t mark;        /* dependency walks */
+  bool defer_relaxed;   /* @defer: a deferred field that has no fetch of
+                           its own placed as if not deferred */
   /* the first field found that no subgraph gives (error messages) */
   const gql_gw_type *fail_type;
   gql_str fail_field;

@@ -98,6 +98,18 @@ static void print_waves(gql_buf *out, const gql_gw_plan *plan, uint32_t from,
   }
 }
 
+/* The waves from..to that have requests. */
+static uint32_t waves(const gql_gw_plan *plan, uint32_t from, uint32_t to) {
+  uint32_t n = 0;
+  for (uint32_t lv = from; lv <= to; lv++)
+    for (uint32_t j = 0; j < plan->nbatches; j++)
+      if (plan->batches[j].level == lv) {
+        n++;
+        break;
+      }
+  return n;
+}
+
 /* @defer: the waves of the initial result, then those after it, and the
  * deferred fragments (with the response key of the field whose objects
  * they are on, and their label). */
@@ -128,7 +140,7 @@ static void print_defer(const gql_gw_plan *plan, gql_buf *out) {
   indent(out, 2);
   gql_buf_puts(out, "], Deferred {\n");
   print_waves(out, plan, plan->primary_levels + 1, plan->nlevels, 3,
-              plan->nlevels > plan->primary_levels + 1);
+              waves(plan, plan->primary_levels + 1, plan->nlevels) > 1);
   indent(out, 2);
   gql_buf_puts(out, "},\n");
   indent(out, 1);
