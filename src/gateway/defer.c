@@ -158,11 +158,12 @@ int gw_defer_levels(gw_planner *p) {
 
 /* ----------------------------------------------------------- execution */
 
-/* One deferred fragment on one object: a pending id. */
+/* One deferred fragment on one object: a pending id. The object is found
+ * again by its path once the later waves are merged (merging moves the
+ * values of an object whose members grow). */
 typedef struct inst {
   const gql_gw_defer *d;
   gql_json_value *path;
-  const gql_json_value *obj;
   const gql_gw_type *type;
   size_t at;   /* output offset where it was announced */
   bool dead;   /* its parent was nulled: never announced */
@@ -182,19 +183,17 @@ struct gw_defer_state {
 };
 
 int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
-                      const gql_gw_defer *cur, const gql_json_value *v,
-                      const gql_gw_type *t, const seg *path, size_t at) {
+                      const gql_gw_defer *cur, const gql_gw_type *t,
+                      const seg *path, size_t at) {
   gw_defer_state *ds = r->ds;
   for (const gql_gw_defer *d = sel->defers; d; d = d->next_at) {
     if (d->parent != cur ||
         (d->cond && !gql_supergraph_satisfies(t, d->cond)) ||
         (d->cond2 && !gql_supergraph_satisfies(t, d->cond2)))
       continue;
-    bool seen = false;
-    for (uint32_t i = ds->session; i < ds->n && !seen; i++)
-      seen = !ds->items[i].dead && ds->items[i].d == d && ds->items[i].obj == v;
-    if (seen)
-      continue;
+    /* one instance per place: the projection meets a place once (an
+     * object may be met at several places: merged entities share their
+     * members) */
     if (!GQL_ARRAY_RESERVE(r->arena, ds->items, ds->cap, ds->n + 1))
       return 1;
     gql_json_value *pj = gw_path_json(r->arena, path, NULL, 0);
@@ -202,7 +201,7 @@ int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
       return 1;
     inst *in = &ds->items[ds->n++];
     memset(in, 0, sizeof *in);
-    *in = (inst){.d = d, .path = pj, .obj = v, .type = t, .at = at};
+    *in = (inst){.d = d, .path = pj, .type = t, .at = at};
   }
   return 0;
 }
@@ -283,6 +282,21 @@ static const seg *path_segs(gql_arena *a, const gql_json_value *path) {
     s = n;
   }
   return s;
+}
+
+/* The value at JSON path `path` of the merged data. */
+static const gql_json_value *value_at(const gql_json_value *v,
+                                      const gql_json_value *path) {
+  for (size_t i = 0; v && i < path->array.count; i++) {
+    const gql_json_value *k = &path->array.items[i];
+    if (k->kind == GQL_JSON_STRING)
+      v = obj_get(v, k->string);
+    else if (v->kind == GQL_JSON_ARRAY && (size_t)k->number.i < v->array.count)
+      v = &v->array.items[k->number.i];
+    else
+      v = NULL;
+  }
+  return v;
 }
 
 /* Whether something of payload d is below client node c (or on it). */
@@ -462,7 +476,10 @@ int gql_gw_defer_rest(gql_gw_request *r, gql_buf *out) {
       rc = GQL_ENOMEM;
       break;
     }
-    int wr = write_at(&w, in->obj, in->type, in->d->at, path, 0);
+    const gql_json_value *obj = value_at(r->data, in->path);
+    int wr = obj && obj->kind == GQL_JSON_OBJECT
+                 ? write_at(&w, obj, in->type, in->d->at, path, 0)
+                 : 0;
     in = &ds->items[i];
     if (wr < 0) {
       rc = wr;

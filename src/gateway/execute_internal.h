@@ -99,13 +99,13 @@ void gql_gw_add_error(gql_gw_request *r, gql_str message,
 /* "Unauthorized field or type", code UNAUTHORIZED_FIELD_OR_TYPE. */
 void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path);
 /* defer.c, for the projection: the deferred fragments of client node
- * `sel` that payload `cur` announces on object v (of type t) at `path`,
+ * `sel` that payload `cur` announces on an object of type t at `path`,
  * recorded while its output is at offset `at`; nonzero when out of
  * memory. gw_defer_drop forgets those recorded at or after offset `at`
  * of the payload being written (their parent was nulled). */
 int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
-                      const gql_gw_defer *cur, const gql_json_value *v,
-                      const gql_gw_type *t, const seg *path, size_t at);
+                      const gql_gw_defer *cur, const gql_gw_type *t,
+                      const seg *path, size_t at);
 void gw_defer_drop(gql_gw_request *r, size_t at);
 /* project.c, for defer.c: the object type of v (its __typename) at a
  * place of type `named`; the fields of `sel` that payload `cur`

@@ -131,7 +131,7 @@ static proj project_object(projector *p, const gql_json_value *v,
   gql_buf_putc(p->out, '{');
   bool first = true;
   if (p->r->ds && sel->defers &&
-      gw_defer_announce(p->r, sel, p->cur, v, t, path, p->out->len))
+      gw_defer_announce(p->r, sel, p->cur, t, path, p->out->len))
     return PROJ_ERROR;
   for (const gql_gw_sel *c = sel->first; c; c = c->next) {
     if (sel->has_cond && !applies(t, c, sel))

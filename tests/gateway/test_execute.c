@@ -1409,3 +1409,25 @@ Test(gateway_defer, if_with_a_variable_plans_a_variant_per_value) {
   gql_arena_free(arena);
   gql_supergraph_free(sg);
 }
+
+/* The later waves add members to the root and to `me`: the fragment on
+ * `me` finds its object again after the root's members moved. */
+Test(gateway_defer, fragments_on_an_object_and_on_its_parent_both_arrive) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(&d, sg, arena,
+                           "{ ... @defer { topProducts(first: 1) { name } } "
+                           "me { username ... @defer { name } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[]},{\"id\":\"1\",\"path\":[\"me\"]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{"
+      "\"topProducts\":[{\"name\":\"Table\"}]}},{\"id\":\"1\",\"data\":{"
+      "\"name\":\"Uri Goldshtein\"}}],\"completed\":[{\"id\":\"0\"},{\"id\":"
+      "\"1\"}]}\n");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
