@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_buf body, out;
   gql_buf_init(&body, NULL);
   gql_buf_init(&out, NULL);
-  bool initial = false, plain = false;
+  bool initial = false, plain = false, more = false;
   gql_json_value *v;
   gql_json_error je;
   for (uint32_t i = 0; i < plan->nbatches && !plain; i++) {
@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (plain)
     ; /* the initial payload was the response */
-  else if (plan->ndefers ? gql_gw_defer_rest(r, &out)
+  else if (plan->ndefers ? gql_gw_defer_next(r, UINT32_MAX, &out, &more)
                          : gql_gw_request_response(r, &out))
     abort();
   if (!plain && gql_json_parse(arena, out.data, out.len, NULL, &v, &je))

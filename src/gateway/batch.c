@@ -298,6 +298,8 @@ int gw_make_batches(gw_planner *p) {
       return rc;
   }
   defer_leaves(plan);
+  if (plan->ndefers)
+    gw_defer_ready_levels(p);
   plan->batches =
       gql_arena_alloc(p->arena, (plan->nfetches + 1) * sizeof *plan->batches);
   if (!plan->batches)

@@ -12,13 +12,14 @@
  * projection of the fields it delivers, with "pending": one id per
  * deferred fragment and object (as graphql-js 17 gives one per list
  * item), announced by the projection where it meets the fragment's
- * objects (and forgotten when null propagation removes them). Once every
- * wave is merged, one payload delivers them all: per fragment its fields
- * ("incremental", with "subPath" for those below fields an earlier
- * payload delivered), "completed" (with "errors" when a non-null field's
- * null reached the fragment), and the fragments nested in them announced
- * and delivered in the same payload, as graphql-js does when they are
- * ready together.
+ * objects (and forgotten when null propagation removes them). After each
+ * later wave, one payload delivers the fragments whose fetches are all
+ * merged (a fragment's level: the last wave its fields' fetches are in):
+ * per fragment its fields ("incremental", with "subPath" for those below
+ * fields an earlier payload delivered), "completed" (with "errors" when a
+ * non-null field's null reached the fragment), and the fragments nested
+ * in them that are ready too, announced and delivered in the same
+ * payload, as graphql-js does when they are ready together.
  */
 #include "execute_internal.h"
 #include "plan_search.h"
@@ -156,6 +157,31 @@ int gw_defer_levels(gw_planner *p) {
   return 0;
 }
 
+int gw_defer_note(gw_planner *p, const gql_gw_defer *dl, gql_gw_fetch *f) {
+  gql_gw_defer *d = (gql_gw_defer *)dl; /* the plan's, being built */
+  if (d->nfetches && d->fetches[d->nfetches - 1] == f)
+    return 0;
+  for (uint32_t i = 0; i < d->nfetches; i++)
+    if (d->fetches[i] == f)
+      return 0;
+  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, d->fetches, d->fetches_cap,
+                               d->nfetches + 1, 4))
+    return GQL_ENOMEM;
+  d->fetches[d->nfetches++] = f;
+  return 0;
+}
+
+void gw_defer_ready_levels(gw_planner *p) {
+  gql_gw_plan *plan = p->plan;
+  for (uint32_t i = 0; i < plan->ndefers; i++) {
+    gql_gw_defer *d = plan->defers[i];
+    d->level = 0;
+    for (uint32_t k = 0; k < d->nfetches; k++)
+      if (d->fetches[k]->level > d->level)
+        d->level = d->fetches[k]->level;
+  }
+}
+
 /* ----------------------------------------------------------- execution */
 
 /* One deferred fragment on one object: a pending id. The object is found
@@ -168,6 +194,8 @@ typedef struct inst {
   size_t at;   /* output offset where it was announced */
   bool dead;   /* its parent was nulled: never announced */
   bool failed; /* a non-null field's null reached it */
+  bool done;   /* delivered (or being delivered: now) */
+  bool now;
   gql_buf entries;
   uint32_t nentries;
   gql_json_value *errors; /* its errors, as they are assigned */
@@ -435,123 +463,157 @@ static void write_errors(gql_buf *out, const inst *in) {
   gql_buf_putc(out, ']');
 }
 
-/* The errors of the deferred waves (subgraph errors, failed fetches) go
- * to the fragment whose path is the longest prefix of theirs. */
-static int assign_fetch_errors(gql_gw_request *r, uint32_t from, uint32_t to) {
+/* The errors of the deferred waves (subgraph errors, failed fetches),
+ * r->errors[e0, e1), go to the fragment delivered now whose path is the
+ * longest prefix of theirs, or else to the first delivered now. */
+static int assign_fetch_errors(gql_gw_request *r, uint32_t from, uint32_t e0,
+                               uint32_t e1) {
   gw_defer_state *ds = r->ds;
-  for (uint32_t k = from; k < to; k++) {
+  inst *any = NULL;
+  for (uint32_t i = from; i < ds->n && !any; i++)
+    if (ds->items[i].now && !ds->items[i].dead)
+      any = &ds->items[i];
+  for (uint32_t k = e0; k < e1 && any; k++) {
     const gql_json_value *ep = gql_json_get(&r->errors[k], GQL_STR("path"));
     inst *best = NULL;
-    for (uint32_t i = 0; i < ds->n; i++) {
+    for (uint32_t i = from; i < ds->n; i++) {
       inst *in = &ds->items[i];
-      if (in->dead || !path_prefix(in->path, ep))
+      if (!in->now || in->dead || !path_prefix(in->path, ep))
         continue;
       if (!best || in->path->array.count > best->path->array.count)
         best = in;
     }
-    for (uint32_t i = 0; i < ds->n && !best; i++)
-      if (!ds->items[i].dead)
-        best = &ds->items[i];
-    if (best && inst_error(r, best, &r->errors[k]))
+    if (inst_error(r, best ? best : any, &r->errors[k]))
       return GQL_ENOMEM;
   }
   return 0;
 }
 
-int gql_gw_defer_rest(gql_gw_request *r, gql_buf *out) {
+/* Projects instance i's fields (and announces the fragments in them). */
+static int deliver(gql_gw_request *r, writer *w, uint32_t i) {
+  gw_defer_state *ds = r->ds;
+  inst *in = &ds->items[i];
+  w->id = i;
+  w->base = in->path->array.count;
+  ds->session = ds->n;
+  uint32_t nerr = r->nerrors;
+  const seg *path = path_segs(r->arena, in->path);
+  if (in->path->array.count && !path)
+    return GQL_ENOMEM;
+  const gql_json_value *obj = value_at(r->data, in->path);
+  int wr = obj && obj->kind == GQL_JSON_OBJECT
+               ? write_at(w, obj, in->type, in->d->at, path, 0)
+               : 0;
+  in = &ds->items[i]; /* announcements may have moved the items */
+  if (wr < 0)
+    return wr;
+  if (wr == 1) { /* nulled: its data and what it announced go */
+    for (uint32_t k = ds->session; k < ds->n; k++)
+      ds->items[k].dead = true;
+    in->nentries = 0;
+  }
+  int rc = 0;
+  for (uint32_t k = nerr; k < r->nerrors && !rc; k++)
+    rc = inst_error(r, in, &r->errors[k]);
+  return rc;
+}
+
+/* Writes the entries of instance in (its errors with the first). */
+static void write_entries(gql_buf *out, const inst *in) {
+  if (!in->nerrors) {
+    gql_buf_append(out, in->entries.data, in->entries.len);
+    return;
+  }
+  const char *e = in->entries.data;
+  size_t n = in->entries.len, cut = 0;
+  for (int depth = 0; cut < n; cut++) { /* the end of the first entry */
+    char ch = e[cut];
+    if (ch == '"') {
+      for (cut++; cut < n && e[cut] != '"'; cut++)
+        if (e[cut] == '\\')
+          cut++;
+    } else if (ch == '{' || ch == '[') {
+      depth++;
+    } else if ((ch == '}' || ch == ']') && --depth == 0) {
+      break;
+    }
+  }
+  gql_buf_append(out, e, cut);
+  write_errors(out, in);
+  gql_buf_append(out, e + cut, n - cut);
+}
+
+int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
+                      bool *more) {
   gw_defer_state *ds = r->ds;
   writer w = {.r = r};
-  gql_buf_init(&w.tmp, NULL);
-  int rc = assign_fetch_errors(r, ds->errors, r->nerrors);
+  uint32_t from = ds->n, announced = ds->n;
+  uint32_t e0 = ds->errors, e1 = r->nerrors; /* the waves' errors */
+  /* the fragments ready at this level, and those they announce */
+  int rc = 0;
   for (uint32_t i = 0; i < ds->n && !rc; i++) {
     inst *in = &ds->items[i];
-    if (in->dead)
+    if (in->dead || in->done || (in->d->level > level && level != UINT32_MAX))
       continue;
-    w.id = i;
-    w.base = in->path->array.count;
-    ds->session = ds->n;
-    uint32_t nerr = r->nerrors;
-    const seg *path = path_segs(r->arena, in->path);
-    if (in->path->array.count && !path) {
-      rc = GQL_ENOMEM;
-      break;
-    }
-    const gql_json_value *obj = value_at(r->data, in->path);
-    int wr = obj && obj->kind == GQL_JSON_OBJECT
-                 ? write_at(&w, obj, in->type, in->d->at, path, 0)
-                 : 0;
-    in = &ds->items[i];
-    if (wr < 0) {
-      rc = wr;
-      break;
-    }
-    if (wr == 1) { /* nulled: its data and what it announced go */
-      for (uint32_t k = ds->session; k < ds->n; k++)
-        ds->items[k].dead = true;
-      in->nentries = 0;
-    }
-    for (uint32_t k = nerr; k < r->nerrors && !rc; k++)
-      rc = inst_error(r, in, &r->errors[k]);
+    in->now = in->done = true;
+    if (i < from)
+      from = i;
+    rc = deliver(r, &w, i);
   }
   gql_buf_free(&w.tmp);
-  if (rc) {
-    for (uint32_t i = 0; i < ds->n; i++)
-      gql_buf_free(&ds->items[i].entries);
-    return rc;
+  *more = false;
+  for (uint32_t i = 0; i < ds->n; i++)
+    *more |= !ds->items[i].dead && !ds->items[i].done;
+  if (!rc && from < ds->n) {
+    rc = assign_fetch_errors(r, from, e0, e1);
+    ds->errors = r->nerrors;
   }
-  gql_buf_puts(out, "{\"hasNext\":false");
-  if (live(ds, ds->initial, ds->n)) {
+  if (rc || (from == ds->n && level != UINT32_MAX)) {
+    for (uint32_t i = 0; i < ds->n; i++)
+      if (ds->items[i].now) {
+        ds->items[i].now = false;
+        gql_buf_free(&ds->items[i].entries);
+      }
+    return rc; /* nothing ready: no payload */
+  }
+  gql_buf_printf(out, "{\"hasNext\":%s", *more ? "true" : "false");
+  bool pend = false;
+  for (uint32_t i = announced; i < ds->n && !pend; i++)
+    pend = !ds->items[i].dead;
+  if (pend) {
     gql_buf_putc(out, ',');
-    write_pending(out, ds, ds->initial, ds->n);
+    write_pending(out, ds, announced, ds->n);
   }
   bool first = true;
-  for (uint32_t i = 0; i < ds->n; i++) {
+  for (uint32_t i = from; i < ds->n; i++) {
     inst *in = &ds->items[i];
-    if (in->dead || in->failed || !in->nentries)
+    if (!in->now || in->dead || in->failed || !in->nentries)
       continue;
     gql_buf_puts(out, first ? ",\"incremental\":[" : ",");
     first = false;
-    if (!in->nerrors) {
-      gql_buf_append(out, in->entries.data, in->entries.len);
-      continue;
-    }
-    /* the errors go with its first entry */
-    const char *e = in->entries.data;
-    size_t n = in->entries.len, cut = 0;
-    for (int depth = 0; cut < n; cut++) { /* the end of the first entry */
-      char ch = e[cut];
-      if (ch == '"') {
-        for (cut++; cut < n && e[cut] != '"'; cut++)
-          if (e[cut] == '\\')
-            cut++;
-      } else if (ch == '{' || ch == '[') {
-        depth++;
-      } else if ((ch == '}' || ch == ']') && --depth == 0) {
-        break;
-      }
-    }
-    gql_buf_append(out, e, cut);
-    write_errors(out, in);
-    gql_buf_append(out, e + cut, n - cut);
+    write_entries(out, in);
   }
   if (!first)
     gql_buf_putc(out, ']');
-  gql_buf_puts(out, ",\"completed\":[");
   first = true;
-  for (uint32_t i = 0; i < ds->n; i++) {
+  for (uint32_t i = from; i < ds->n; i++) {
     inst *in = &ds->items[i];
-    if (in->dead)
+    if (!in->now || in->dead)
       continue;
-    if (!first)
-      gql_buf_putc(out, ',');
+    gql_buf_puts(out, first ? ",\"completed\":[" : ",");
     first = false;
     write_id(out, i);
     if ((in->failed || !in->nentries) && in->nerrors)
       write_errors(out, in);
     gql_buf_putc(out, '}');
   }
-  gql_buf_puts(out, "]}");
+  if (!first)
+    gql_buf_putc(out, ']');
+  gql_buf_putc(out, '}');
   for (uint32_t i = 0; i < ds->n; i++)
-    gql_buf_free(&ds->items[i].entries); /* zeroed until used */
+    if (ds->items[i].now) {
+      ds->items[i].now = false;
+      gql_buf_free(&ds->items[i].entries);
+    }
   return out->failed ? GQL_ENOMEM : 0;
 }

@@ -74,6 +74,11 @@ struct gql_gw_defer {
   const struct gql_gw_type *cond, *cond2;
   const gql_ast_selection *node; /* the fragment */
   const gql_gw_defer *next_at;
+  /* the fetches its fields are in, and the last of their waves: its
+   * payload can go once that wave is merged */
+  struct gql_gw_fetch **fetches;
+  uint32_t nfetches, fetches_cap;
+  uint32_t level;
 };
 
 typedef struct gql_gw_graph {
@@ -450,11 +455,14 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out);
  * merged, the initial payload: the fields not deferred, "pending" with
  * the deferred fragments it announces, "hasNext":true. When it announces
  * none, *plain is set and `out` holds the plain response instead (the
- * later waves need not run). Then, once every wave is merged, the
- * payload that delivers them (and those they announce), "hasNext":false:
- * graphql-js 17's format (defer.c). */
+ * later waves need not run). Then after each later wave (its level), the
+ * payload delivering the fragments whose fetches are all merged (and
+ * those they announce that are ready too), written only when some are;
+ * *more: fragments remain ("hasNext"). Level UINT32_MAX delivers all and
+ * always writes a payload. graphql-js 17's format (defer.c). */
 int gql_gw_defer_initial(gql_gw_request *r, gql_buf *out, bool *plain);
-int gql_gw_defer_rest(gql_gw_request *r, gql_buf *out);
+int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
+                      bool *more);
 
 /* Subgraph requests made so far, and representations sent / before
  * de-duplication. */

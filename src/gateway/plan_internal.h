@@ -91,6 +91,10 @@ const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
  * others' waves moved after theirs (plan->primary_levels). */
 void gw_defer_mark(gw_planner *p);
 int gw_defer_levels(gw_planner *p);
+/* Field of fragment dl placed in fetch f; after the waves are final, each
+ * fragment's last wave. */
+int gw_defer_note(gw_planner *p, const gql_gw_defer *dl, gql_gw_fetch *f);
+void gw_defer_ready_levels(gw_planner *p);
 
 /* planner.c */
 int gw_plan_fetches(gw_planner *p);

@@ -420,6 +420,8 @@ static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
   group *g = &ps->g[gi];
   if (!internal && !c->dl)
     g->fetch->primary = true; /* the initial result needs it (@defer) */
+  else if (!internal && (rc = gw_defer_note(p, c->dl, g->fetch)))
+    return rc;
   gql_str tk = c->key;
   if (is_typename(c))
     tk = PL_TYPENAME;

@@ -49,10 +49,20 @@ int gql_gw_execute_incremental(const gql_gw_plan *plan,
   if (!rc)
     rc = gql_gw_defer_initial(r, out, &plain);
   gql_buf_putc(out, '\n');
-  for (; !rc && !plain && i < plan->nbatches; i++)
-    rc = send_batch(r, plan, i, &body, send, ud);
-  if (!rc && !plain) {
-    rc = gql_gw_defer_rest(r, out);
+  bool more = !plain;
+  while (!rc && more && i < plan->nbatches) { /* a wave, then its payload */
+    uint32_t level = plan->batches[i].level;
+    for (; !rc && i < plan->nbatches && plan->batches[i].level == level; i++)
+      rc = send_batch(r, plan, i, &body, send, ud);
+    size_t len = out->len;
+    if (!rc)
+      rc = gql_gw_defer_next(r, i < plan->nbatches ? level : UINT32_MAX, out,
+                             &more);
+    if (!rc && out->len != len)
+      gql_buf_putc(out, '\n');
+  }
+  if (!rc && more) { /* no wave left: what remains */
+    rc = gql_gw_defer_next(r, UINT32_MAX, out, &more);
     gql_buf_putc(out, '\n');
   }
   gql_buf_free(&body);

@@ -72,8 +72,10 @@ typedef struct gw_exec {
   gql_header_input hin; /* the client's side, for the rules */
   bool hin_ready;
   uint32_t span; /* the request's span in req->trace (0: untraced) */
-  /* @defer: the initial payload went out; the client went away */
+  /* @defer: the initial payload went out; the client went away; the
+   * wave started last and the last one whose fragments were delivered */
   bool initial_sent, cancelled;
+  uint32_t wave, delivered;
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -131,19 +133,25 @@ static void release(gw_exec *e) {
   gen_release(e->gen);
 }
 
-/* @defer: the last payload (the deferred fragments), or nothing when
- * the client went away. */
-static void finish_deferred(gw_exec *e) {
-  gql_trace_span_end(e->req->trace, e->span);
+/* @defer: after deferred wave `level` (UINT32_MAX: the last), the
+ * payload of the fragments it made ready. True when that ended the
+ * response (nothing left to deliver, or the client went away). */
+static bool deliver(gw_exec *e, uint32_t level) {
   gql_buf out;
   gql_buf_init(&out, NULL);
-  int rc = e->cancelled ? 0 : gql_gw_defer_rest(e->gr, &out);
-  release(e);
+  bool more = false;
+  int rc = e->cancelled ? 0 : gql_gw_defer_next(e->gr, level, &out, &more);
+  bool end = e->cancelled || rc || out.failed || !more;
+  if (end) {
+    gql_trace_span_end(e->req->trace, e->span);
+    release(e);
+  }
   if (e->cancelled || rc || out.failed)
     gql_http_exec_payload(e->req, NULL, 0, false);
-  else
-    gql_http_exec_payload(e->req, out.data, out.len, false);
+  else if (out.len)
+    gql_http_exec_payload(e->req, out.data, out.len, more);
   gql_buf_free(&out);
+  return end;
 }
 
 /* @defer: the initial payload, once the primary waves are merged. True
@@ -175,7 +183,7 @@ static void on_cancel(void *ud) {
 
 static void finish(gw_exec *e) {
   if (e->initial_sent) {
-    finish_deferred(e);
+    deliver(e, UINT32_MAX);
     return;
   }
   gql_trace_span_end(e->req->trace, e->span);
@@ -354,12 +362,21 @@ static void run(gw_exec *e) {
       gql_buf_free(&body);
       return;
     }
+    if (e->initial_sent && e->wave > plan->primary_levels &&
+        e->delivered != e->wave && e->next < plan->nbatches) {
+      e->delivered = e->wave; /* the fragments that wave made ready */
+      if (deliver(e, e->wave)) {
+        gql_buf_free(&body);
+        return;
+      }
+    }
     if (e->next >= plan->nbatches || e->cancelled) {
       gql_buf_free(&body);
       finish(e);
       return;
     }
     uint32_t level = plan->batches[e->next].level;
+    e->wave = level;
     e->pending++; /* no wave ends while it starts */
     for (; e->next < plan->nbatches && plan->batches[e->next].level == level;
          e->next++) {

@@ -215,6 +215,11 @@ got = json.load(open(sys.argv[1]))
 assert got["status"] == 406, got
 assert "multipart/mixed" in got["parts"][0][1]["errors"][0]["message"], got
 PY
+# graphql-js 17's rules hold for @defer
+python3 "$tmp/read.py" "$gp" '{ topProducts { ... @defer(label: "x") { name } ... @defer(label: "x") { price } } }' \
+  "multipart/mixed" >"$tmp/labels.json"
+grep -q 'must be unique across all Defer/Stream directive usages' "$tmp/labels.json" && ok ||
+  fail "duplicate labels: $(cat "$tmp/labels.json")"
 # @stream is not the gateway's (as Apollo Router)
 python3 "$tmp/read.py" "$gp" '{ topProducts @stream { name } }' "multipart/mixed" >"$tmp/stream.json"
 grep -q 'Unknown directive \\"@stream\\"' "$tmp/stream.json" && ok ||

@@ -1411,7 +1411,9 @@ Test(gateway_defer, if_with_a_variable_plans_a_variant_per_value) {
 }
 
 /* The later waves add members to the root and to `me`: the fragment on
- * `me` finds its object again after the root's members moved. */
+ * `me` finds its object again after the root's members moved. Each
+ * fragment's payload goes as soon as its wave is merged: topProducts
+ * (a root fetch) before the entity fetch of the user's name is sent. */
 Test(gateway_defer, fragments_on_an_object_and_on_its_parent_both_arrive) {
   defer_fx d;
   gql_supergraph *sg;
@@ -1424,10 +1426,12 @@ Test(gateway_defer, fragments_on_an_object_and_on_its_parent_both_arrive) {
       got,
       "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
       "\"path\":[]},{\"id\":\"1\",\"path\":[\"me\"]}],\"hasNext\":true}\n"
-      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{"
-      "\"topProducts\":[{\"name\":\"Table\"}]}},{\"id\":\"1\",\"data\":{"
-      "\"name\":\"Uri Goldshtein\"}}],\"completed\":[{\"id\":\"0\"},{\"id\":"
-      "\"1\"}]}\n");
+      "{\"hasNext\":true,\"incremental\":[{\"id\":\"0\",\"data\":{"
+      "\"topProducts\":[{\"name\":\"Table\"}]}}],\"completed\":[{\"id\":"
+      "\"0\"}]}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"1\",\"data\":{"
+      "\"name\":\"Uri Goldshtein\"}}],\"completed\":[{\"id\":\"1\"}]}\n");
+  expect_sent(&d, "0@0 2@1 0@2");
   free(got);
   defer_teardown(&d, sg, arena);
 }
