@@ -206,8 +206,7 @@ struct gw_defer_state {
   inst *items;
   uint32_t n, cap;
   uint32_t session; /* the first instance the current output announced */
-  uint32_t initial; /* instances the initial payload announced */
-  uint32_t errors;  /* r->nerrors after the initial payload */
+  uint32_t errors;  /* r->errors up to here are in payloads */
 };
 
 int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
@@ -285,7 +284,6 @@ int gql_gw_defer_initial(gql_gw_request *r, gql_buf *out, bool *plain) {
   int rc = gql_gw_request_response(r, out);
   if (rc)
     return rc;
-  ds->initial = ds->n;
   ds->errors = r->nerrors;
   *plain = live(ds, 0, ds->n) == 0;
   if (*plain || out->len == start)
@@ -343,7 +341,6 @@ static bool needs(const gql_gw_sel *c, const gql_gw_defer *d) {
 typedef struct writer {
   gql_gw_request *r;
   uint32_t id; /* the instance (items move as more are announced) */
-  size_t base; /* path length of the instance */
   gql_buf tmp;
 } writer;
 
@@ -400,6 +397,7 @@ static int write_at(writer *w, const gql_json_value *obj,
   const gql_gw_defer *d = w->r->ds->items[w->id].d;
   const gql_gw_type *t = gw_concrete_type(w->r, obj, named);
   w->tmp.len = 0;
+  w->r->ds->session = w->r->ds->n; /* offsets into tmp from here */
   if (gw_project_deferred(w->r, &w->tmp, obj, named, node, path, d)) {
     w->r->ds->items[w->id].failed = true;
     return 1;
@@ -494,9 +492,7 @@ static int deliver(gql_gw_request *r, writer *w, uint32_t i) {
   gw_defer_state *ds = r->ds;
   inst *in = &ds->items[i];
   w->id = i;
-  w->base = in->path->array.count;
-  ds->session = ds->n;
-  uint32_t nerr = r->nerrors;
+  uint32_t first = ds->n, nerr = r->nerrors;
   const seg *path = path_segs(r->arena, in->path);
   if (in->path->array.count && !path)
     return GQL_ENOMEM;
@@ -508,7 +504,7 @@ static int deliver(gql_gw_request *r, writer *w, uint32_t i) {
   if (wr < 0)
     return wr;
   if (wr == 1) { /* nulled: its data and what it announced go */
-    for (uint32_t k = ds->session; k < ds->n; k++)
+    for (uint32_t k = first; k < ds->n; k++)
       ds->items[k].dead = true;
     in->nentries = 0;
   }
