@@ -96,9 +96,14 @@ int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
                       .at = at,
                       .cond = cond,
                       .cond2 = cond2,
-                      .node = frag,
-                      .next_at = node->defers};
-  node->defers = d;
+                      .node = frag};
+  gql_gw_defer *last = (gql_gw_defer *)node->defers; /* document order */
+  while (last && last->next_at)
+    last = (gql_gw_defer *)last->next_at;
+  if (last)
+    last->next_at = d;
+  else
+    node->defers = d;
   plan->defers[plan->ndefers++] = d;
   *dl = d;
   return 0;
@@ -111,11 +116,15 @@ static bool defer_within(const gql_gw_defer *outer, const gql_gw_defer *d) {
   return outer == NULL;
 }
 
+/* A field in two fragments goes with the one that encloses the other; in
+ * two apart (siblings), with the innermost fragment enclosing both: each
+ * fragment's payload can then only need fields delivered before it. */
 const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
                                      const gql_gw_defer *b) {
-  if (defer_within(b, a))
-    return b; /* b is a or encloses it */
-  return a;
+  for (; a; a = a->parent)
+    if (defer_within(a, b))
+      return a;
+  return NULL;
 }
 
 static void mark_primary(gql_gw_fetch *f) {

@@ -83,8 +83,9 @@ int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
                       const gql_gw_sel *at, const gql_gw_type *cond,
                       const gql_gw_type *cond2, const gql_gw_defer *parent,
                       const gql_gw_defer **dl);
-/* Of two deliveries of one field, the one that comes first (NULL: the
- * initial result). */
+/* The payload of a field selected in payloads a and b: the one that
+ * encloses the other, or the innermost enclosing both (NULL: the initial
+ * result). */
 const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
                                      const gql_gw_defer *b);
 /* After placement: the fetches the initial result needs (primary), the

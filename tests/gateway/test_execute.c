@@ -1435,3 +1435,29 @@ Test(gateway_defer, fragments_on_an_object_and_on_its_parent_both_arrive) {
   free(got);
   defer_teardown(&d, sg, arena);
 }
+
+/* A field in two sibling fragments goes with the payload enclosing both
+ * (here the initial result): each fragment's fields below it arrive. */
+Test(gateway_defer, a_field_in_sibling_fragments_is_delivered_before_both) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(&d, sg, arena,
+                           "{ me { ... @defer(label: \"a\") { reviews { id } } "
+                           "... @defer(label: \"b\") { reviews { product { "
+                           "upc } } } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"reviews\":[{},{}]}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[\"me\"],\"label\":\"a\"},{\"id\":\"1\",\"path\":[\"me\"],"
+      "\"label\":\"b\"}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"id\":"
+      "\"1\"},\"subPath\":[\"reviews\",0]},{\"id\":\"0\",\"data\":{\"id\":"
+      "\"2\"},\"subPath\":[\"reviews\",1]},{\"id\":\"1\",\"data\":{"
+      "\"product\":{\"upc\":\"1\"}},\"subPath\":[\"reviews\",0]},{\"id\":"
+      "\"1\",\"data\":{\"product\":{\"upc\":\"1\"}},\"subPath\":[\"reviews\","
+      "1]}],\"completed\":[{\"id\":\"0\"},{\"id\":\"1\"}]}\n");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
