@@ -12,6 +12,7 @@
 #include "gateway/gateway.h"
 #include "json/json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -64,7 +65,7 @@ static const char *const queries[] = {
     "{ nodes { score __typename ... on User { name posts { id } } } }",
     "{ feed { author { id: name tag: kind } likes } }",
     "{ users { id ... @defer { name kind posts { title ... @defer(label: "
-    "\"l\") { likes } author { name } } } } rank(scale: 2) } }",
+    "\"l\") { likes } author { name } } } rank(scale: 2) } }",
     "{ items { ... on User @defer { id org { code members { tag } } } ... on "
     "Post { title ... @defer { likes } } } }",
     "{ nodes { __typename ... @defer { score ... on User { name } } } "
@@ -84,10 +85,13 @@ static void init(void) {
   for (size_t i = 0; i < NQ; i++) {
     gql_document *doc;
     gql_syntax_error se;
+    err = NULL;
     if (gql_parse_syntax(plans_arena, queries[i], strlen(queries[i]), NULL,
                          &doc, &se) ||
-        gql_gw_plan_build(sg, doc, NULL, plans_arena, &plans[i], &err))
+        gql_gw_plan_build(sg, doc, NULL, plans_arena, &plans[i], &err)) {
+      fprintf(stderr, "%s: %s\n", queries[i], err ? err : se.message);
       abort();
+    }
   }
 }
 
