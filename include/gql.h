@@ -496,6 +496,9 @@ GQL_API void gql_prepared_free(gql_prepared *p);
 GQL_API size_t gql_prepared_bytes(const gql_prepared *p);
 /* The type of the prepared operation (a GET request may only run a query). */
 GQL_API gql_operation_type gql_prepared_operation(const gql_prepared *p);
+/* Whether the prepared operation may deliver incrementally (its document
+ * uses @defer or @stream): gql_execute_incremental's work. */
+GQL_API bool gql_prepared_incremental(const gql_prepared *p);
 /* The measures Apollo Router's operation limits bound, fragments expanded
  * (each measured once): depth (fields nested; a root leaf is 1), height
  * (fields selected; a name selected twice in one selection set, aliases

@@ -101,6 +101,7 @@ typedef struct gql_cli_reload {
   int (*flag)(gql_settings *st, int argc, char **argv, int *i);
   const char *schema, *data; /* gql serve */
   bool subgraph;
+  bool defer_stream;      /* gql serve --defer-stream */
   const char *supergraph; /* gql gateway */
   unsigned debounce_ms;   /* 0: the server's default */
   /* gql serve: called on each schema loaded, before it is finalized (the

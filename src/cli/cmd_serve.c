@@ -30,6 +30,10 @@ static const char usage[] =
     "                         T is the object of the array \"T\" in DATA\n"
     "                         equal to the representation on one of T's\n"
     "                         @key field sets (no array: the representation)\n"
+    "  --defer-stream         add graphql-js 17's @defer and @stream to the\n"
+    "                         schema: their operations answer incrementally\n"
+    "                         (multipart/mixed or text/event-stream, per\n"
+    "                         the client's Accept)\n"
     "  --listen ADDR          HOST:PORT, [V6]:PORT, :PORT or unix:PATH (a "
     "Unix\n"
     "                         socket, e.g. behind a proxy; docs/deploy.md)\n"
@@ -113,6 +117,10 @@ static int serve_flag(gql_settings *st, int argc, char **argv, int *i) {
     st->serve.subgraph = GQL_CFG_TRUE;
     return 1;
   }
+  if (strcmp(a, "--defer-stream") == 0) {
+    st->serve.defer_stream = GQL_CFG_TRUE;
+    return 1;
+  }
   static const char *const with_value[] = {"--schema", "--data"};
   const char *v;
   int taken = gql_cli_take_value(cmd, argc, argv, i, with_value,
@@ -194,6 +202,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .schema = schema_path,
                        .data = data_path,
                        .subgraph = subgraph,
+                       .defer_stream = st->serve.defer_stream == GQL_CFG_TRUE,
                        .schema_ready = gql_cli_serve_events_schema};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};

@@ -57,9 +57,10 @@ static int serve_files(const gql_cli_reload *r, gql_http_generation *out) {
       goto fail;
     gql_error_list errs;
     gql_error_list_init(&errs, l->arena, 100);
+    gql_schema_build_options bo = {.defer_stream = r->defer_stream};
     rc = r->subgraph
              ? gql_subgraph_build(l->text, len, NULL, &l->sg, &errs)
-             : gql_schema_build(l->text, len, NULL, NULL, &l->schema, &errs);
+             : gql_schema_build(l->text, len, NULL, &bo, &l->schema, &errs);
     if (l->sg)
       l->schema = gql_subgraph_schema(l->sg);
     if (rc < 0) {

@@ -202,6 +202,7 @@ typedef struct gql_cfg_serve {
   const char *schema; /* paths, relative ones resolved from the file */
   const char *data;
   gql_cfg_bool subgraph;
+  gql_cfg_bool defer_stream; /* --defer-stream: @defer and @stream added */
 } gql_cfg_serve;
 
 typedef struct gql_cfg_gateway {

@@ -957,6 +957,10 @@ gql_operation_type gql_prepared_operation(const gql_prepared *p) {
   return p->kind;
 }
 
+bool gql_prepared_incremental(const gql_prepared *p) {
+  return p->incremental;
+}
+
 /* Whether an `@` of the text is followed by `defer` or `stream` (one in a
  * string or comment only costs the plan its shared sets); memchr keeps a
  * document without directives at a few instructions. */

@@ -5,6 +5,7 @@
  * status of a request that fails before execution (400 with the former, 200
  * with the latter). */
 #include "http.h"
+#include "incremental.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +158,22 @@ void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
   gql_http_request *r = req->internal_;
   if (!r || r->done)
     return;
+  if (r->stream) { /* after payloads: the last one */
+    gql_http_exec_payload(req, json, len, false);
+    return;
+  }
   on_done(r, json, len, true); /* the executor's errors are not known */
+}
+
+void gql_http_request_done(void *r, const char *json, size_t len,
+                           bool has_errors) {
+  on_done(r, json, len, has_errors);
+}
+
+void gql_http_request_finish(gql_http_request *r, int status, const char *ctype,
+                             const char *headers, const char *body,
+                             size_t len) {
+  finish(r, status, ctype, headers, body, len);
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -452,11 +468,16 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   gql_http_conn *c = r->conn;
   gql_http_ctx *x = c->x;
   int accept = negotiate(http_str(c->accept.o.data, c->accept.o.len));
-  if (accept < 0) {
-    fail(r, 406, NULL,
-         "Not acceptable: use application/graphql-response+json or "
-         "application/json.");
-    return;
+  if (accept < 0) { /* multipart/mixed or text/event-stream only? */
+    gql_http_stream_negotiate_request(r);
+    if (r->stream_fmt == GQL_HTTP_STREAM_NONE) {
+      fail(r, 406, NULL,
+           "Not acceptable: use application/graphql-response+json or "
+           "application/json.");
+      return;
+    }
+    r->stream_only = true;
+    accept = 0;
   }
   r->graphql_response = accept == 1;
   params p = {0};
@@ -480,6 +501,7 @@ static void handle_graphql(gql_http_request *r, bool is_get, gql_str qs) {
   }
   p.is_get = is_get;
   if (x->opt->documents) { /* persisted operations: decided before parse */
+    gql_http_stream_negotiate_request(r); /* the decision may come later */
     params *pp = gql_arena_alloc(r->slot->arena, sizeof *pp);
     gql_http_document *d = gql_arena_alloc(r->slot->arena, sizeof *d);
     if (!pp || !d) {
@@ -604,6 +626,7 @@ static void run_params(gql_http_request *r, params *p) {
   }
   r->op_type = (int8_t)gql_prepared_operation(e->prepared);
   if (x->opt->executor) {
+    gql_http_stream_negotiate_request(r); /* gql_http_exec_streams */
     r->exec = (gql_http_exec){.arena = r->slot->arena,
                               .loop = x->loop,
                               .query = p->query,
@@ -633,7 +656,15 @@ static void run_params(gql_http_request *r, params *p) {
                            .trace = r->trace,
                            .on_done = on_done,
                            .ud = r};
-  int rc = gql_execute(e->prepared, &ep);
+  int rc;
+  if (__builtin_expect(r->stream_only || gql_prepared_incremental(e->prepared),
+                       0)) {
+    gql_http_stream_negotiate_request(r); /* @defer, @stream: stream.c */
+    ep.on_done = gql_http_stream_on_payload;
+    rc = gql_execute_incremental(e->prepared, &ep);
+  } else {
+    rc = gql_execute(e->prepared, &ep);
+  }
   if (rc < 0) {
     if (!r->done)
       fail(r, 500, NULL, gql_strerror(rc));

@@ -158,6 +158,9 @@ typedef struct gql_http_ctx {
   gql_http_ws_worker *ws_worker;
   /* A WebSocket connection has output or work for the next loop turn. */
   void (*ws_wake)(gql_http_conn *c);
+  /* A streamed response's payload is in conn->out: write it now (from
+   * the loop, the request in flight; NULL without a transport). */
+  void (*flush)(gql_http_conn *c);
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -211,7 +214,10 @@ struct gql_http_conn {
   /* Upgraded to a WebSocket: its input goes to ws (gql_http_ws_feed). */
   gql_http_ws_session *ws;
   size_t out_inflight; /* bytes the transport is writing (after out) */
-  char peer[64];       /* the client's address (with an observer), or "" */
+  /* The request in flight streams its response (stream.c): the transport
+   * reads on, to see the client go (gql_http_stream_gone). */
+  bool streaming;
+  char peer[64]; /* the client's address (with an observer), or "" */
 };
 
 void gql_http_conn_init(gql_http_conn *c, gql_http_ctx *x);
@@ -270,12 +276,45 @@ struct gql_http_request {
    * hold errors */
   int8_t op_type, cache;
   bool errors;
+  /* A response of several payloads (stream.c): the framing the Accept
+   * header allows (a gql_http_stream_format, once stream_negotiated),
+   * whether the client accepts only those (then every response is
+   * streamed), and the stream once its first payload came. */
+  int8_t stream_fmt;
+  bool stream_negotiated, stream_only;
+  struct gql_http_stream *stream;
 };
 
 /* Handles the request whose head and body c holds. */
 void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
+
+/* The request's response, as handler.c writes one (the hooks' headers, the
+ * observer, the log). */
+void gql_http_request_finish(gql_http_request *r, int status, const char *ctype,
+                             const char *headers, const char *body, size_t len);
+/* The executor's one response (gql_execute's on_done): written with the
+ * status the media type calls for, and the request done. */
+void gql_http_request_done(void *r, const char *json, size_t len,
+                           bool has_errors);
+
+/* ---- streamed responses (stream.c): incremental delivery (@defer,
+ * @stream) and the executor hooks' payloads, over multipart/mixed or
+ * text/event-stream with chunked coding, a payload flushed as it comes */
+
+/* Negotiates r->stream_fmt from the Accept header (while the request's
+ * head is held: in the handler). Once per request; later calls keep it. */
+void gql_http_stream_negotiate_request(gql_http_request *r);
+/* gql_execute(_incremental)'s on_done for a request that may stream
+ * (ud: the request): a payload with "hasNext":true starts or continues
+ * the stream, the one without ends it; the first alone is a plain
+ * response, unless the client accepts only streams. */
+void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
+                                bool has_errors);
+/* The connection of the request in flight closed mid-stream: nothing more
+ * is written, and the executor's cancel runs. */
+void gql_http_stream_gone(gql_http_conn *c);
 
 /* ---- pages (pages.c) */
 

@@ -137,6 +137,8 @@ static void conn_close(tconn *t) {
     t->tcp_closed = true;
     t->c.gone = true;
     uv_close((uv_handle_t *)&t->tcp, on_handle_closed);
+    if (t->c.streaming) /* mid-stream: the executor's cancel */
+      gql_http_stream_gone(&t->c);
   }
   /* a WebSocket's pending executions keep the memory until they finish */
   if (!t->c.inflight && !t->closing &&
@@ -213,6 +215,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     }
     gql_http_ws_feed(t->c.ws, buf->base, (size_t)n);
     ws_settle(t);
+    return;
+  }
+  if (n < 0 && t->c.streaming) { /* the client left a streamed response */
+    conn_close(t);
     return;
   }
   if (n < 0) {
@@ -429,7 +435,8 @@ static void conn_update(tconn *t) {
     return;
   }
   bool backlog = (t->writing && c->out.o.len > OUT_HIGH_WATER) || c->in.o.len;
-  set_reading(t, !c->inflight && !c->close_after && !backlog);
+  /* a streamed response reads on: its client leaving cancels it */
+  set_reading(t, (!c->inflight || c->streaming) && !c->close_after && !backlog);
   if (t->tcp_closed || t->mode == T_RESUME)
     return;
   const gql_http_options *o = t->w->x.opt;
@@ -478,6 +485,13 @@ static bool conn_peer(gql_http_conn *c, char *buf, size_t n) {
     return false;
   }
   return true;
+}
+
+/* x->flush: a streamed response's payload, out now. */
+static void conn_stream_flush(gql_http_conn *c) {
+  tconn *t = http_container_of(c, tconn, c);
+  conn_flush(t);
+  conn_update(t);
 }
 
 /* x->resumed: a pending request wrote its response; end it on the next
@@ -810,6 +824,7 @@ int gql_http_server_start(gql_http_server *s) {
     w->x.resumed = conn_resumed;
     w->x.peer = conn_peer;
     w->x.ws_wake = ws_wake;
+    w->x.flush = conn_stream_flush;
     w->x.open_subscriptions = &s->nsubs;
     const gql_http_hooks *hk = s->opt.hooks;
     w->x.hook_worker = hk ? hk->ud : NULL;
