@@ -6,10 +6,13 @@
  * first byte picks the operation, the rest split at NUL bytes are the
  * answers to its subgraph requests in order. Each answer is merged (renames,
  * representations of the next requests, error paths) and the response
- * must be valid JSON. */
+ * must be valid JSON; the operations with @defer give an initial payload
+ * after their primary requests and a last one after the others, each
+ * valid JSON. */
 #include "gateway/gateway.h"
 #include "json/json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,6 +64,12 @@ static const char *const queries[] = {
     "title likes } } }",
     "{ nodes { score __typename ... on User { name posts { id } } } }",
     "{ feed { author { id: name tag: kind } likes } }",
+    "{ users { id ... @defer { name kind posts { title ... @defer(label: "
+    "\"l\") { likes } author { name } } } rank(scale: 2) } }",
+    "{ items { ... on User @defer { id org { code members { tag } } } ... on "
+    "Post { title ... @defer { likes } } } }",
+    "{ nodes { __typename ... @defer { score ... on User { name } } } "
+    "... @defer { feed { likes } } }",
 };
 #define NQ (sizeof queries / sizeof *queries)
 
@@ -76,10 +85,13 @@ static void init(void) {
   for (size_t i = 0; i < NQ; i++) {
     gql_document *doc;
     gql_syntax_error se;
+    err = NULL;
     if (gql_parse_syntax(plans_arena, queries[i], strlen(queries[i]), NULL,
                          &doc, &se) ||
-        gql_gw_plan_build(sg, doc, NULL, plans_arena, &plans[i], &err))
+        gql_gw_plan_build(sg, doc, NULL, plans_arena, &plans[i], &err)) {
+      fprintf(stderr, "%s: %s\n", queries[i], err ? err : se.message);
       abort();
+    }
   }
 }
 
@@ -94,9 +106,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gql_gw_request *r;
   if (gql_gw_request_new(plan, NULL, arena, &r))
     abort();
-  gql_buf body;
+  gql_buf body, out;
   gql_buf_init(&body, NULL);
-  for (uint32_t i = 0; i < plan->nbatches; i++) {
+  gql_buf_init(&out, NULL);
+  bool initial = false, plain = false, more = false;
+  gql_json_value *v;
+  gql_json_error je;
+  for (uint32_t i = 0; i < plan->nbatches && !plain; i++) {
+    if (plan->ndefers && !initial &&
+        plan->batches[i].level > plan->primary_levels) {
+      initial = true;
+      if (gql_gw_defer_initial(r, &out, &plain) ||
+          gql_json_parse(arena, out.data, out.len, NULL, &v, &je))
+        abort(); /* the initial payload is not JSON */
+      out.len = 0;
+    }
     body.len = 0;
     int rc = gql_gw_request_body(r, i, &body);
     if (rc == 1)
@@ -111,13 +135,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     p = nul ? nul + 1 : end;
   }
-  gql_buf out;
-  gql_buf_init(&out, NULL);
-  if (gql_gw_request_response(r, &out))
+  if (plan->ndefers && !initial) {
+    initial = true;
+    if (gql_gw_defer_initial(r, &out, &plain) ||
+        gql_json_parse(arena, out.data, out.len, NULL, &v, &je))
+      abort();
+    out.len = 0;
+  }
+  if (plain)
+    ; /* the initial payload was the response */
+  else if (plan->ndefers ? gql_gw_defer_next(r, UINT32_MAX, &out, &more)
+                         : gql_gw_request_response(r, &out))
     abort();
-  gql_json_value *v;
-  gql_json_error je;
-  if (gql_json_parse(arena, out.data, out.len, NULL, &v, &je))
+  if (!plain && gql_json_parse(arena, out.data, out.len, NULL, &v, &je))
     abort(); /* the response is not JSON */
   gql_buf_free(&out);
   gql_buf_free(&body);

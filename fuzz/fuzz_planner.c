@@ -8,7 +8,8 @@
  * the operation. Structured (odd): the bytes steer a walk over the API
  * schema's types that writes an operation (fields with their required
  * arguments, aliases, __typename, inline fragments on possible types,
- * named fragments, @skip / @include on literals and variables), so that
+ * named fragments, @skip / @include on literals and variables, @defer on
+ * inline fragments with labels and conditions), so that
  * most inputs are valid and reach the planner's deep paths.
  *
  * Either way the operation is parsed, validated against the API schema
@@ -42,6 +43,7 @@ typedef struct writer {
   gql_buf out;
   unsigned fields; /* written so far (bounded) */
   unsigned aliases;
+  unsigned labels; /* @defer labels (unique) */
   bool uses_var;
   uint32_t frag_type; /* a type for the one named fragment, or NO_TYPE */
   bool in_fragment;   /* writing it: no spread of itself */
@@ -109,6 +111,22 @@ static void write_directive(writer *w) {
   }
 }
 
+/* A fragment's directives: maybe @skip / @include, maybe @defer. */
+static void write_fragment_directives(writer *w) {
+  write_directive(w);
+  unsigned pick = take(&w->in);
+  if ((pick & 3) != 1)
+    return;
+  if (pick & 4) {
+    w->uses_var = true;
+    gql_buf_puts(&w->out, " @defer(if: $v)");
+  } else if (pick & 8) {
+    gql_buf_printf(&w->out, " @defer(label: \"l%u\")", w->labels++);
+  } else {
+    gql_buf_puts(&w->out, pick & 16 ? " @defer(if: false)" : " @defer");
+  }
+}
+
 static void write_selection(writer *w, uint32_t t, unsigned depth);
 
 static void write_field(writer *w, const gql_type *type, unsigned depth) {
@@ -155,7 +173,7 @@ static void write_selection(writer *w, uint32_t t, unsigned depth) {
         uint32_t p = type->possible[take(&w->in) % type->npossible];
         const gql_type *pt = gql_schema_type_at(s, p);
         gql_buf_printf(&w->out, "... on %.*s", (int)pt->name.len, pt->name.ptr);
-        write_directive(w);
+        write_fragment_directives(w);
         gql_buf_puts(&w->out, " { ");
         write_selection(w, p, depth + 1);
         gql_buf_puts(&w->out, " }");
@@ -178,7 +196,9 @@ static void write_selection(writer *w, uint32_t t, unsigned depth) {
       else
         gql_buf_puts(&w->out, "__typename");
     } else if (pick == 3) {
-      gql_buf_puts(&w->out, "... { ");
+      gql_buf_puts(&w->out, "...");
+      write_fragment_directives(w);
+      gql_buf_puts(&w->out, " { ");
       write_selection(w, t, depth + 1);
       gql_buf_puts(&w->out, " }");
     } else {

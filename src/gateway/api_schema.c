@@ -252,5 +252,8 @@ int gql_gw_api_sdl(gql_supergraph *sg, gql_buf *out) {
     if (rc)
       return rc;
   }
+  /* the gateway defers (defer.c), as Apollo Router's API schema says */
+  gql_buf_puts(out, "directive @defer(label: String, if: Boolean! = true) on "
+                    "FRAGMENT_SPREAD | INLINE_FRAGMENT\n\n");
   return out->failed ? GQL_ENOMEM : 0;
 }

@@ -68,7 +68,9 @@ static void defer_leaves(gql_gw_plan *plan) {
         continue;
       uint32_t to = 0;
       for (uint32_t l2 = plan->nlevels; l2 > lv && !to; l2--)
-        if (batch_exists(plan, g, l2))
+        if (batch_exists(plan, g, l2) &&
+            (!plan->ndefers || /* not across @defer's initial result */
+             (l2 <= plan->primary_levels) == (lv <= plan->primary_levels)))
           to = l2;
       if (!to)
         continue;
@@ -292,7 +294,14 @@ int gw_make_batches(gw_planner *p) {
     if (lv > plan->nlevels)
       plan->nlevels = lv;
   }
+  if (plan->ndefers) {
+    int rc = gw_defer_levels(p);
+    if (rc)
+      return rc;
+  }
   defer_leaves(plan);
+  if (plan->ndefers)
+    gw_defer_ready_levels(p);
   plan->batches =
       gql_arena_alloc(p->arena, (plan->nfetches + 1) * sizeof *plan->batches);
   if (!plan->batches)

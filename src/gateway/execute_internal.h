@@ -24,6 +24,8 @@ typedef struct fetch_state {
   uint32_t nreps, reps_cap;
 } fetch_state;
 
+typedef struct gw_defer_state gw_defer_state;
+
 struct gql_gw_request {
   const gql_gw_plan *plan;
   gql_arena *arena;
@@ -35,6 +37,7 @@ struct gql_gw_request {
   uint32_t requests, reps_sent, reps_seen;
   bool authenticated; /* gql_gw_request_set_access */
   gql_str scopes;
+  gw_defer_state *ds; /* incremental delivery (defer.c); NULL: off */
 };
 
 /* -------------------------------------------------------- JSON helpers */
@@ -95,6 +98,26 @@ void gql_gw_add_error(gql_gw_request *r, gql_str message,
                       const gql_json_value *path);
 /* "Unauthorized field or type", code UNAUTHORIZED_FIELD_OR_TYPE. */
 void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path);
+/* defer.c, for the projection: the deferred fragments of client node
+ * `sel` that payload `cur` announces on an object of type t at `path`,
+ * recorded while its output is at offset `at`; nonzero when out of
+ * memory. gw_defer_drop forgets those recorded at or after offset `at`
+ * of the payload being written (their parent was nulled). */
+int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
+                      const gql_gw_defer *cur, const gql_gw_type *t,
+                      const seg *path, size_t at);
+void gw_defer_drop(gql_gw_request *r, size_t at);
+/* project.c, for defer.c: the object type of v (its __typename) at a
+ * place of type `named`; the fields of `sel` that payload `cur`
+ * delivers on object v, as an object into out: 0, or 1 when a non-null
+ * field's null made the object null (the error recorded). */
+const gql_gw_type *gw_concrete_type(const gql_gw_request *r,
+                                    const gql_json_value *v,
+                                    const gql_gw_type *named);
+int gw_project_deferred(gql_gw_request *r, gql_buf *out,
+                        const gql_json_value *v, const gql_gw_type *named,
+                        const gql_gw_sel *sel, const seg *path,
+                        const gql_gw_defer *cur);
 void gw_deep_merge(gql_arena *a, gql_json_value *dst, const gql_json_value *src,
                    bool *oom);
 

@@ -29,6 +29,7 @@ struct gql_gw_field;
  *  - an entity fetch's representation: fields written under `name`, read
  *    from the merged tree at `tree_key`. */
 typedef struct gql_gw_sel gql_gw_sel;
+typedef struct gql_gw_defer gql_gw_defer;
 struct gql_gw_sel {
   gql_str key;      /* response key (alias or name) */
   gql_str key_json; /* `"key":` as written in JSON (empty: not made) */
@@ -54,6 +55,30 @@ struct gql_gw_sel {
                         (introspection), written as merged */
   bool key_field;    /* representations: part of the entity key (a null
                         value means no entity: no representation sent) */
+  /* client tree: the deferred fragment whose payload delivers this field
+   * (NULL: the initial result), and the deferred fragments on this
+   * node's objects (a list by `next_at`) */
+  const gql_gw_defer *dl;
+  const gql_gw_defer *defers;
+};
+
+/* A deferred fragment (@defer) of the client operation, on the objects
+ * of client node `at` (the root selection for the root) that satisfy
+ * cond / cond2; announced by the payload of `parent` (NULL: the
+ * initial result). */
+struct gql_gw_defer {
+  uint32_t index;
+  gql_str label; /* ptr NULL: none */
+  const gql_gw_defer *parent;
+  const gql_gw_sel *at;
+  const struct gql_gw_type *cond, *cond2;
+  const gql_ast_selection *node; /* the fragment */
+  const gql_gw_defer *next_at;
+  /* the fetches its fields are in, and the last of their waves: its
+   * payload can go once that wave is merged */
+  struct gql_gw_fetch **fetches;
+  uint32_t nfetches, fetches_cap;
+  uint32_t level;
 };
 
 typedef struct gql_gw_graph {
@@ -268,6 +293,8 @@ struct gql_gw_fetch {
   bool mutation; /* a root fetch of mutation fields */
   uint32_t mark; /* planner: dependency walks */
   bool renames;  /* the answer has keys to rename (root.renamed) */
+  bool primary;  /* needed by the initial result (operations with @defer) */
+  const gql_gw_defer *dl; /* planner: the payload its fields are for */
 };
 
 /* The fetches of one subgraph in one wave: one request. Entity fetches
@@ -316,6 +343,12 @@ typedef struct gql_gw_plan {
    * gateway: an operation with only those (and their fragments), run
    * over sg->api; empty when there are none */
   gql_str introspection;
+  /* @defer: the deferred fragments; the waves up to primary_levels give
+   * the initial result, the later ones the deferred fields (0: nothing
+   * deferred) */
+  gql_gw_defer **defers;
+  uint32_t ndefers;
+  uint32_t primary_levels;
 } gql_gw_plan;
 
 /* Plans operation `operation_name` (NULL: the only one) of `doc`, which
@@ -418,6 +451,19 @@ int gql_gw_introspect(const gql_gw_plan *plan, const gql_value *variables,
  * merged data (query order, aliases, __typename, null propagation), with
  * "errors" first when there are any, as graphql-js orders them. */
 int gql_gw_request_response(gql_gw_request *r, gql_buf *out);
+/* @defer (plan->defers): after the waves up to plan->primary_levels are
+ * merged, the initial payload: the fields not deferred, "pending" with
+ * the deferred fragments it announces, "hasNext":true. When it announces
+ * none, *plain is set and `out` holds the plain response instead (the
+ * later waves need not run). Then after each later wave (its level), the
+ * payload delivering the fragments whose fetches are all merged (and
+ * those they announce that are ready too), written only when some are;
+ * *more: fragments remain ("hasNext"). Level UINT32_MAX delivers all and
+ * always writes a payload. graphql-js 17's format (defer.c). */
+int gql_gw_defer_initial(gql_gw_request *r, gql_buf *out, bool *plain);
+int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
+                      bool *more);
+
 /* Subgraph requests made so far, and representations sent / before
  * de-duplication. */
 void gql_gw_request_stats(const gql_gw_request *r, uint32_t *requests,
@@ -433,5 +479,11 @@ typedef int (*gql_gw_send_fn)(void *ud, const gql_gw_batch *b, const char *body,
 int gql_gw_execute(const gql_gw_plan *plan, const gql_value *variables,
                    gql_arena *arena, gql_gw_send_fn send, void *ud,
                    gql_buf *out, gql_gw_request **req_out);
+/* The same with incremental delivery: each payload a line of `out` (a
+ * plan without @defer: its one response), the waves after
+ * plan->primary_levels sent once the initial payload is written. */
+int gql_gw_execute_incremental(const gql_gw_plan *plan,
+                               const gql_value *variables, gql_arena *arena,
+                               gql_gw_send_fn send, void *ud, gql_buf *out);
 
 #endif

@@ -19,7 +19,8 @@
 typedef struct pending {
   gql_gw_sel *sel;
   const gql_ast_selection_set **sets;
-  uint32_t n, cap;
+  const gql_gw_defer **dls; /* per set: the payload its fields go in */
+  uint32_t n, cap, dls_cap;
 } pending;
 
 typedef struct level {
@@ -65,6 +66,10 @@ static bool variable_value(gw_planner *p, gql_str name) {
   return false;
 }
 
+bool gw_condition_variable(gw_planner *p, gql_str name) {
+  return variable_value(p, name);
+}
+
 /* @skip / @include: whether the selection is kept. */
 static bool included(gw_planner *p, const gql_ast_directives *ds) {
   for (uint32_t i = 0; i < ds->count; i++) {
@@ -92,7 +97,8 @@ static bool included(gw_planner *p, const gql_ast_directives *ds) {
 }
 
 static int pending_push(gw_planner *p, level *lv, gql_gw_sel *sel,
-                        const gql_ast_selection_set *set) {
+                        const gql_ast_selection_set *set,
+                        const gql_gw_defer *dl) {
   pending *pe = NULL;
   for (uint32_t i = 0; i < lv->n; i++)
     if (lv->items[i].sel == sel)
@@ -104,8 +110,10 @@ static int pending_push(gw_planner *p, level *lv, gql_gw_sel *sel,
     memset(pe, 0, sizeof *pe);
     pe->sel = sel;
   }
-  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, pe->sets, pe->cap, pe->n + 1, 4))
+  if (!GQL_ARRAY_RESERVE_FIRST(p->arena, pe->sets, pe->cap, pe->n + 1, 4) ||
+      !GQL_ARRAY_RESERVE_FIRST(p->arena, pe->dls, pe->dls_cap, pe->n + 1, 4))
     return GQL_ENOMEM;
+  pe->dls[pe->n] = dl;
   pe->sets[pe->n++] = set;
   return 0;
 }
@@ -145,7 +153,8 @@ static gql_gw_sel *client_add(gw_planner *p, gql_gw_sel *dst, gql_str key,
 static int collect(gw_planner *p, const gql_gw_type *t,
                    const gql_ast_selection_set *set, gql_gw_sel *dst,
                    level *next, unsigned depth, const gql_gw_type *cond,
-                   const gql_gw_type *cond2, bool root) {
+                   const gql_gw_type *cond2, bool root,
+                   const gql_gw_defer *dl) {
   if (depth > 64)
     GW_FAIL(p, GQL_ELIMIT, "fragments nest too deeply");
   for (uint32_t i = 0; i < set->selections.count; i++) {
@@ -161,12 +170,14 @@ static int collect(gw_planner *p, const gql_gw_type *t,
                 "the response key __typename is the gateway's: alias "
                 "\"%.*s\" otherwise",
                 (int)name.len, name.ptr);
+      uint32_t before = p->nodes;
       gql_gw_sel *c = client_add(p, dst, key, name, s, cond, cond2);
       if (!c && p->client_fields > GW_MAX_CLIENT_FIELDS)
         GW_FAIL(p, GQL_ELIMIT, "the operation selects more than %d fields",
                 GW_MAX_CLIENT_FIELDS);
       if (!c)
         return GQL_ENOMEM;
+      c->dl = p->nodes != before ? dl : gw_defer_earlier(c->dl, dl);
       bool intro = root && (gql_str_eq_cstr(name, "__schema") ||
                             gql_str_eq_cstr(name, "__type"));
       if (intro) {
@@ -182,7 +193,7 @@ static int collect(gw_planner *p, const gql_gw_type *t,
       }
       if (s->selection_set) {
         c->has_children = true;
-        int rc = pending_push(p, next, c, s->selection_set);
+        int rc = pending_push(p, next, c, s->selection_set, dl);
         if (rc)
           return rc;
       }
@@ -213,7 +224,10 @@ static int collect(gw_planner *p, const gql_gw_type *t,
         nc = ct;
       }
     }
-    int rc = collect(p, t, sub, dst, next, depth + 1, nc, nc2, root);
+    const gql_gw_defer *sub_dl = dl;
+    int rc = gw_defer_fragment(p, s, dst, nc, nc2, dl, &sub_dl);
+    if (!rc)
+      rc = collect(p, t, sub, dst, next, depth + 1, nc, nc2, root, sub_dl);
     if (rc)
       return rc;
   }
@@ -222,13 +236,15 @@ static int collect(gw_planner *p, const gql_gw_type *t,
 
 /* Normalises the selection sets of `dst` (all merged) and below. */
 static int normalise(gw_planner *p, const gql_gw_type *t, gql_gw_sel *dst,
-                     const gql_ast_selection_set **sets, uint32_t n,
-                     unsigned depth, bool root) {
+                     const gql_ast_selection_set **sets,
+                     const gql_gw_defer **dls, uint32_t n, unsigned depth,
+                     bool root) {
   if (depth > GQL_DEFAULT_MAX_DEPTH)
     GW_FAIL(p, GQL_ELIMIT, "the operation nests too deeply");
   level next = {NULL, 0, 0};
   for (uint32_t i = 0; i < n; i++) {
-    int rc = collect(p, t, sets[i], dst, &next, 0, NULL, NULL, root);
+    int rc = collect(p, t, sets[i], dst, &next, 0, NULL, NULL, root,
+                     dls ? dls[i] : NULL);
     if (rc)
       return rc;
   }
@@ -238,7 +254,8 @@ static int normalise(gw_planner *p, const gql_gw_type *t, gql_gw_sel *dst,
     const gql_gw_type *ft = f ? f->named : NULL;
     if (!ft)
       GW_FAIL(p, GQL_EINVAL, "a selection on a scalar");
-    int rc = normalise(p, ft, pe->sel, pe->sets, pe->n, depth + 1, false);
+    int rc =
+        normalise(p, ft, pe->sel, pe->sets, pe->dls, pe->n, depth + 1, false);
     if (rc)
       return rc;
   }
@@ -291,7 +308,7 @@ static int introspection_text(gw_planner *p) {
 
 int gw_normalise(gw_planner *p, const gql_gw_type *root) {
   const gql_ast_selection_set *set = p->op->selection_set;
-  int rc = normalise(p, root, &p->plan->client, &set, 1, 0, true);
+  int rc = normalise(p, root, &p->plan->client, &set, NULL, 1, 0, true);
   if (rc)
     return rc;
   for (gql_gw_sel *c = p->plan->client.first; c; c = c->next)

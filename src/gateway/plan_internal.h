@@ -52,6 +52,8 @@ typedef struct gw_planner {
   bool exhaustive;      /* estimates not cut at a known cheaper way (the
                            search that explains a failure) */
   uint32_t mark;        /* dependency walks */
+  bool defer_relaxed;   /* @defer: a deferred field that has no fetch of
+                           its own placed as if not deferred */
   /* the first field found that no subgraph gives (error messages) */
   const gql_gw_type *fail_type;
   gql_str fail_field;
@@ -70,6 +72,30 @@ static inline bool gw_applies(const gql_gw_type *t, const gql_gw_sel *s) {
   return (!s->cond || gql_supergraph_satisfies(t, s->cond)) &&
          (!s->cond2 || gql_supergraph_satisfies(t, s->cond2));
 }
+
+/* The value of condition variable `name` for this plan (recorded in the
+ * plan's key). */
+bool gw_condition_variable(gw_planner *p, gql_str name);
+
+/* defer.c: a fragment's @defer (if: true) into *dl: a deferred fragment
+ * on the objects of `at`, delivered after `parent`'s payload. */
+int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
+                      const gql_gw_sel *at, const gql_gw_type *cond,
+                      const gql_gw_type *cond2, const gql_gw_defer *parent,
+                      const gql_gw_defer **dl);
+/* The payload of a field selected in payloads a and b: the one that
+ * encloses the other, or the innermost enclosing both (NULL: the initial
+ * result). */
+const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
+                                     const gql_gw_defer *b);
+/* After placement: the fetches the initial result needs (primary), the
+ * others' waves moved after theirs (plan->primary_levels). */
+void gw_defer_mark(gw_planner *p);
+int gw_defer_levels(gw_planner *p);
+/* Field of fragment dl placed in fetch f; after the waves are final, each
+ * fragment's last wave. */
+int gw_defer_note(gw_planner *p, const gql_gw_defer *dl, gql_gw_fetch *f);
+void gw_defer_ready_levels(gw_planner *p);
 
 /* planner.c */
 int gw_plan_fetches(gw_planner *p);

@@ -333,18 +333,21 @@ int pl_add_group(gw_planner *p, pos *ps, const group *g, uint32_t *gi) {
 }
 
 /* The entity fetch at this position for (graph, type), or UINT32_MAX. */
-uint32_t pl_entity_group(const pos *ps, uint32_t graph, const gql_gw_type *e) {
+uint32_t pl_entity_group(const pos *ps, uint32_t graph, const gql_gw_type *e,
+                         const gql_gw_defer *dl) {
   for (uint32_t i = 0; i < ps->n; i++)
     if (ps->g[i].entity && ps->g[i].graph == graph && ps->g[i].etype == e &&
-        !ps->g[i].busy)
+        !ps->g[i].busy && pl_dl_fits(&ps->g[i], dl))
       return i;
   return UINT32_MAX;
 }
 
-gql_gw_fetch *pl_root_fetch(gw_planner *p, uint32_t graph) {
+gql_gw_fetch *pl_root_fetch(gw_planner *p, uint32_t graph,
+                            const gql_gw_defer *dl) {
   for (uint32_t i = 0; i < p->plan->nfetches; i++) {
     gql_gw_fetch *f = p->plan->fetches[i];
-    if (!f->parent && f->graph == graph && !f->type_name.len && !f->mutation)
+    if (!f->parent && f->graph == graph && !f->type_name.len && !f->mutation &&
+        f->dl == dl)
       return f;
   }
   return NULL;
@@ -500,8 +503,10 @@ void pl_note_fail(gw_planner *p, const pos *ps, const gql_gw_sel *c) {
 
 /* A new (not yet materialised) entity or root fetch group here. */
 group pl_jump_group(const pos *ps, uint32_t graph, const gql_gw_type *e,
-                    const gql_gw_key *key, int activation) {
-  group g = {.graph = graph,
+                    const gql_gw_key *key, int activation,
+                    const gql_gw_defer *dl) {
+  group g = {.dl = dl == DL_ANY ? NULL : dl,
+             .graph = graph,
              .view = e,
              .how = ps->root ? HOW_ROOT : HOW_JUMP,
              .entity = !ps->root,

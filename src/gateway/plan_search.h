@@ -57,6 +57,7 @@ typedef struct group {
   const gql_gw_sel *pfield; /* HOW_FIELD: the field */
   gql_str ptree_key;        /* HOW_FIELD: its tree key */
   const gql_gw_field_graph *pfg;
+  const gql_gw_defer *dl; /* @defer: the payload its fetch's fields are for */
 } group;
 
 struct pos {
@@ -128,6 +129,18 @@ static inline bool typed_view(const group *g) {
   return !is_iobj(g->view, g->graph);
 }
 
+/* @defer: a field joins the fetches of its own payload (c->dl); the
+ * gateway's own fields (keys, @requires inputs) join any (DL_ANY). */
+extern const gql_gw_defer gw_dl_any;
+#define DL_ANY (&gw_dl_any)
+static inline const gql_gw_defer *
+pl_want_dl(const gw_planner *p, const gql_gw_sel *c, bool internal) {
+  return internal || p->defer_relaxed || !p->plan->ndefers ? DL_ANY : c->dl;
+}
+static inline bool pl_dl_fits(const group *g, const gql_gw_defer *dl) {
+  return dl == DL_ANY || g->dl == dl;
+}
+
 static inline int add_cost(int a, int b) {
   return a >= INF || b >= INF || a + b >= INF ? INF : a + b;
 }
@@ -166,8 +179,10 @@ gql_gw_sel *pl_fragment_node(gw_planner *p, gql_gw_sel *dst,
 gql_gw_sel *pl_rep_child(gw_planner *p, gql_gw_sel *rep, const gql_gw_sel *c,
                          gql_str tk, bool key);
 int pl_add_group(gw_planner *p, pos *ps, const group *g, uint32_t *gi);
-uint32_t pl_entity_group(const pos *ps, uint32_t graph, const gql_gw_type *e);
-gql_gw_fetch *pl_root_fetch(gw_planner *p, uint32_t graph);
+uint32_t pl_entity_group(const pos *ps, uint32_t graph, const gql_gw_type *e,
+                         const gql_gw_defer *dl);
+gql_gw_fetch *pl_root_fetch(gw_planner *p, uint32_t graph,
+                            const gql_gw_defer *dl);
 void pl_mark_key(gql_gw_sel *rep);
 const gql_gw_type *pl_owner_type(const pos *ps, const group *g);
 const gql_gw_type *pl_field_view(const gql_gw_field_graph *fg,
@@ -184,7 +199,8 @@ gw_memo *pl_memo_get(gw_planner *p, const gql_gw_sel *c, uint32_t graph,
                      const gql_gw_sel *prov, bool in_entity);
 void pl_note_fail(gw_planner *p, const pos *ps, const gql_gw_sel *c);
 group pl_jump_group(const pos *ps, uint32_t graph, const gql_gw_type *e,
-                    const gql_gw_key *key, int activation);
+                    const gql_gw_key *key, int activation,
+                    const gql_gw_defer *dl);
 void pl_rep_merge(gql_gw_sel *dst, gql_gw_sel *src);
 bool pl_common(const gw_planner *p, const gql_gw_type *x, const gql_gw_sel *c);
 const gql_gw_type_graph *pl_view_types(const group *g);

@@ -44,6 +44,8 @@ int gw_plan_run(gw_planner *p) {
   int rc = gw_normalise(p, p->plan->root);
   if (!rc)
     rc = gw_plan_fetches(p);
+  if (!rc && p->plan->ndefers)
+    gw_defer_mark(p);
   if (!rc)
     rc = gw_make_batches(p);
   return rc;

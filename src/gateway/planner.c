@@ -93,6 +93,7 @@ static int emit_jump(gw_planner *p, pos *ps, uint32_t gi) {
   if (rc)
     return rc;
   f->type_name = e->name;
+  f->dl = g->dl;
   f->filter = ps->pseudo || ps->root ? NULL : ps->type;
   if (constant)
     f->rep_typename = e->name;
@@ -123,11 +124,12 @@ static int materialise(gw_planner *p, pos *ps, uint32_t gi) {
   int rc = 0;
   switch (g->how) {
   case HOW_ROOT: {
-    gql_gw_fetch *f = pl_root_fetch(p, g->graph);
+    gql_gw_fetch *f = pl_root_fetch(p, g->graph, g->dl);
     if (!f) {
       rc = pl_new_fetch(p, g->graph, 0, &f);
       if (rc)
         return rc;
+      f->dl = g->dl;
     }
     g->fetch = f;
     g->dst = &f->root;
@@ -210,7 +212,8 @@ static int child_cost(gw_planner *p, const pos *ps, const gql_gw_sel *c,
              .provided = prov,
              .real = true,
              .in_entity = in_entity,
-             .how = HOW_REAL};
+             .how = HOW_REAL,
+             .dl = internal ? NULL : c->dl};
   rc = pl_add_group(p, ch, &g, &gi);
   int cost = 0;
   if (!rc)
@@ -272,15 +275,16 @@ static int key_cost(gw_planner *p, const pos *ps, uint32_t graph,
 /* The cost of a new or existing entity fetch (graph, e) here (exact below
  * `limit`). */
 static int entity_cost(gw_planner *p, const pos *ps, uint32_t graph,
-                       const gql_gw_type *e, const gql_gw_key **key,
-                       int limit) {
+                       const gql_gw_type *e, const gql_gw_key **key, int limit,
+                       const gql_gw_defer *dl) {
   *key = NULL;
-  uint32_t gi = pl_entity_group(ps, graph, e);
+  uint32_t gi = pl_entity_group(ps, graph, e, dl);
   if (gi != UINT32_MAX)
     return ps->g[gi].real ? 0 : ps->g[gi].activation;
   if (ps->root) {
     for (uint32_t i = 0; i < ps->n; i++)
-      if (ps->g[i].graph == graph && !ps->g[i].busy)
+      if (ps->g[i].graph == graph && !ps->g[i].busy &&
+          pl_dl_fits(&ps->g[i], dl))
         return ps->g[i].real ? 0 : ps->g[i].activation;
     return FETCH;
   }
@@ -318,7 +322,8 @@ static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
   if (ps->root || pl_guarded(p, fg, UINT32_MAX))
     return 0;
   const gql_gw_key *key;
-  int ec = entity_cost(p, ps, graph, e, &key, o->cost);
+  const gql_gw_defer *dl = pl_want_dl(p, c, internal);
+  int ec = entity_cost(p, ps, graph, e, &key, o->cost, dl);
   if (ec >= o->cost)
     return 0;
   int rq = req_cost(p, ps, fg, sub_limit(o->cost, ec));
@@ -330,8 +335,9 @@ static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
     return rc;
   int cost = add_cost(add_cost(add_cost(ec, rq), cc), 1);
   if (cost < o->cost)
-    *o = (opt){cost, OPT_REQ, pl_entity_group(ps, graph, e), graph, e, key, fg,
-               NULL, view};
+    *o = (opt){cost,  OPT_REQ, pl_entity_group(ps, graph, e, dl),
+               graph, e,       key,
+               fg,    NULL,    view};
   return 0;
 }
 
@@ -340,12 +346,14 @@ static int req_option(gw_planner *p, const pos *ps, const gql_gw_sel *c,
 static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
                    bool internal, opt *o, int limit) {
   *o = (opt){.cost = limit, .kind = OPT_NONE};
+  const gql_gw_defer *dl = pl_want_dl(p, c, internal);
   for (uint32_t gi = 0; gi < ps->n; gi++) {
     const group *g = &ps->g[gi];
     const gql_gw_field_graph *fg;
     const gql_gw_sel *prov;
     const gql_gw_type *view;
-    if (g->busy || !pl_local_src(p, ps, g, c, internal, &fg, &prov, &view))
+    if (g->busy || !pl_dl_fits(g, dl) ||
+        !pl_local_src(p, ps, g, c, internal, &fg, &prov, &view))
       continue;
     int rc;
     if (fg && fg->requires && !prov) {
@@ -385,7 +393,7 @@ static int options(gw_planner *p, const pos *ps, const gql_gw_sel *c,
       continue;
     }
     const gql_gw_key *key;
-    int ec = entity_cost(p, ps, k->graph, k->etype, &key, o->cost);
+    int ec = entity_cost(p, ps, k->graph, k->etype, &key, o->cost, dl);
     if (ec >= o->cost)
       continue;
     int cc;
@@ -410,6 +418,10 @@ static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
   if (rc)
     return rc;
   group *g = &ps->g[gi];
+  if (!internal && !c->dl)
+    g->fetch->primary = true; /* the initial result needs it (@defer) */
+  else if (!internal && (rc = gw_defer_note(p, c->dl, g->fetch)))
+    return rc;
   gql_str tk = c->key;
   if (is_typename(c))
     tk = PL_TYPENAME;
@@ -447,7 +459,8 @@ static int emit_local(gw_planner *p, pos *ps, uint32_t gi, const gql_gw_sel *c,
               .dst = sel,
               .real = true,
               .in_entity = g->in_entity,
-              .how = HOW_REAL};
+              .how = HOW_REAL,
+              .dl = g->dl};
   uint32_t ci;
   rc = pl_add_group(p, ch, &cg, &ci);
   if (!rc && ch->abstract && typed_view(&cg) && !pl_add_typename(p, sel))
@@ -486,10 +499,11 @@ static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
             (int)ps->type->name.len, ps->type->name.ptr, (int)c->name.len,
             c->name.ptr);
   uint32_t gi = UINT32_MAX;
+  const gql_gw_defer *dl = pl_want_dl(p, c, internal);
   for (uint32_t i = 0; i < ps->n && gi == UINT32_MAX; i++) {
     group *g = &ps->g[i];
     if (!g->entity || !g->real || g->busy || g->graph != o->graph ||
-        g->etype != o->etype)
+        g->etype != o->etype || !pl_dl_fits(g, dl))
       continue;
     bool ok = true;
     for (uint32_t k = 0; k < d.n && ok; k++)
@@ -504,7 +518,7 @@ static int emit_req(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
               (int)o->etype->name.len, o->etype->name.ptr,
               (int)p->sg->graphs[o->graph].name.len,
               p->sg->graphs[o->graph].name.ptr);
-    group ng = pl_jump_group(ps, o->graph, o->etype, key, FETCH);
+    group ng = pl_jump_group(ps, o->graph, o->etype, key, FETCH, dl);
     if ((rc = pl_add_group(p, ps, &ng, &gi)) || (rc = materialise(p, ps, gi)))
       return rc;
   }
@@ -533,7 +547,8 @@ static group field_group(pos *w, uint32_t gi, const gql_gw_sel *c, gql_str tk,
                  .ptree_key = tk,
                  .pfg = fg,
                  .in_entity = g->in_entity,
-                 .activation = g->real ? 0 : g->activation};
+                 .activation = g->real ? 0 : g->activation,
+                 .dl = g->dl};
 }
 
 /* Split: c fetched from several groups (those that have it, and new
@@ -592,10 +607,11 @@ static int split(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     if (have || (k->fg && k->fg->requires))
       continue;
     const gql_gw_key *key;
-    int ec = entity_cost(p, w, k->graph, k->etype, &key, INF);
+    const gql_gw_defer *dl = pl_want_dl(p, c, internal);
+    int ec = entity_cost(p, w, k->graph, k->etype, &key, INF, dl);
     if (ec >= INF)
       continue;
-    group jg = pl_jump_group(w, k->graph, k->etype, key, ec);
+    group jg = pl_jump_group(w, k->graph, k->etype, key, ec, dl);
     uint32_t wi, ci;
     rc = pl_add_group(p, w, &jg, &wi);
     if (rc)
@@ -638,22 +654,24 @@ done:
 }
 
 /* In estimates: what the option takes here, for the siblings after it. */
-static int est_take(gw_planner *p, pos *ps, const opt *o) {
+static int est_take(gw_planner *p, pos *ps, const opt *o,
+                    const gql_gw_defer *dl) {
   if (o->kind == OPT_LOCAL) {
     ps->g[o->gi].real = true;
     return 0;
   }
   if (o->kind != OPT_JUMP && o->kind != OPT_REQ)
     return 0;
-  uint32_t gi = ps->root ? UINT32_MAX : pl_entity_group(ps, o->graph, o->etype);
+  uint32_t gi =
+      ps->root ? UINT32_MAX : pl_entity_group(ps, o->graph, o->etype, dl);
   for (uint32_t i = 0; ps->root && i < ps->n; i++)
-    if (ps->g[i].graph == o->graph)
+    if (ps->g[i].graph == o->graph && pl_dl_fits(&ps->g[i], dl))
       gi = i;
   if (gi != UINT32_MAX) {
     ps->g[gi].real = true;
     return 0;
   }
-  group g = pl_jump_group(ps, o->graph, o->etype, o->key, 0);
+  group g = pl_jump_group(ps, o->graph, o->etype, o->key, 0, dl);
   g.real = true;
   return pl_add_group(p, ps, &g, &gi);
 }
@@ -686,6 +704,16 @@ static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
   }
   if (rc)
     return rc;
+  if (o.kind == OPT_NONE && p->plan->ndefers && !p->defer_relaxed &&
+      !internal && c->dl) {
+    /* a deferred field no fetch of its own can give (a field of a value
+     * type with no key to ask it by): placed as if not deferred, with
+     * its selection; still delivered in its fragment's payload */
+    p->defer_relaxed = true;
+    rc = place_sel(p, ps, c, internal, emit, rep, cost, limit);
+    p->defer_relaxed = false;
+    return rc;
+  }
   if (o.kind == OPT_NONE) {
     if (bound >= INF)
       pl_note_fail(p, ps, c);
@@ -697,19 +725,20 @@ static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
     return 0;
   }
   *cost = add_cost(*cost, o.cost);
+  const gql_gw_defer *dl = pl_want_dl(p, c, internal);
   if (!emit)
-    return est_take(p, ps, &o);
+    return est_take(p, ps, &o, dl);
   uint32_t gi;
   switch (o.kind) {
   case OPT_LOCAL:
     return emit_local(p, ps, o.gi, c, internal, rep, o.fg, o.prov, o.view);
   case OPT_JUMP:
-    gi = ps->root ? UINT32_MAX : pl_entity_group(ps, o.graph, o.etype);
+    gi = ps->root ? UINT32_MAX : pl_entity_group(ps, o.graph, o.etype, dl);
     for (uint32_t i = 0; ps->root && i < ps->n; i++)
-      if (ps->g[i].graph == o.graph)
+      if (ps->g[i].graph == o.graph && pl_dl_fits(&ps->g[i], dl))
         gi = i;
     if (gi == UINT32_MAX) {
-      group g = pl_jump_group(ps, o.graph, o.etype, o.key, FETCH);
+      group g = pl_jump_group(ps, o.graph, o.etype, o.key, FETCH, dl);
       if ((rc = pl_add_group(p, ps, &g, &gi)))
         return rc;
     }
@@ -782,7 +811,8 @@ static int type_pos(gw_planner *p, const pos *aps, const gql_gw_type *r,
                .ppos = (pos *)aps,
                .pg = i,
                .in_entity = g->in_entity,
-               .activation = g->real ? 0 : g->activation};
+               .activation = g->real ? 0 : g->activation,
+               .dl = g->dl};
     d.real = !emit && g->real;
     if (pl_knows(g, r)) {
       d.view = r;

@@ -16,6 +16,10 @@ typedef enum proj { PROJ_OK, PROJ_NULL, PROJ_ERROR, PROJ_BUBBLED } proj;
 typedef struct projector {
   gql_gw_request *r;
   gql_buf *out;
+  /* @defer (r->ds): the payload being written; fields another payload
+   * delivers are left out, and the deferred fragments it announces are
+   * recorded (defer.c) */
+  const gql_gw_defer *cur;
 } projector;
 
 static bool is_leaf(const gql_gw_type *t) {
@@ -126,8 +130,13 @@ static proj project_object(projector *p, const gql_json_value *v,
   }
   gql_buf_putc(p->out, '{');
   bool first = true;
+  if (p->r->ds && sel->defers &&
+      gw_defer_announce(p->r, sel, p->cur, t, path, p->out->len))
+    return PROJ_ERROR;
   for (const gql_gw_sel *c = sel->first; c; c = c->next) {
     if (sel->has_cond && !applies(t, c, sel))
+      continue;
+    if (p->r->ds && c->dl != p->cur)
       continue;
     if (!first)
       gql_buf_putc(p->out, ',');
@@ -245,6 +254,8 @@ static proj project(projector *p, const gql_json_value *v,
   if (res == PROJ_OK)
     return PROJ_OK;
   p->out->len = mark;
+  if (p->r->ds)
+    gw_defer_drop(p->r, mark);
   if (non_null) {
     if (res == PROJ_NULL) {
       char *msg = gql_arena_sprintf(
@@ -282,7 +293,7 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
     write_response_errors(r, out);
   gql_buf_puts(out, "\"data\":");
   size_t data_at = out->len;
-  projector p = {r, out};
+  projector p = {r, out, NULL};
   const gql_gw_type *root = r->plan->root;
   proj res = root ? project_object(&p, r->data, root, &r->plan->client, NULL,
                                    root->name, root->name)
@@ -290,6 +301,8 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
   if (res != PROJ_OK) {
     out->len = data_at;
     gql_buf_puts(out, "null");
+    if (r->ds)
+      gw_defer_drop(r, 0);
   }
   gql_buf_putc(out, '}');
   if (r->nerrors != nerrors && !out->failed) {
@@ -312,4 +325,27 @@ int gql_gw_request_response(gql_gw_request *r, gql_buf *out) {
     gql_buf_free(&head);
   }
   return out->failed ? GQL_ENOMEM : 0;
+}
+
+/* ---------------------------------------------------------------- defer */
+
+const gql_gw_type *gw_concrete_type(const gql_gw_request *r,
+                                    const gql_json_value *v,
+                                    const gql_gw_type *named) {
+  const gql_json_value *tn = obj_get(v, GQL_STR("__typename"));
+  if (tn && tn->kind == GQL_JSON_STRING &&
+      !gql_str_eq(tn->string, named->name)) {
+    const gql_gw_type *t = gql_supergraph_type(r->plan->sg, tn->string);
+    return t ? t : named;
+  }
+  return named;
+}
+
+int gw_project_deferred(gql_gw_request *r, gql_buf *out,
+                        const gql_json_value *v, const gql_gw_type *named,
+                        const gql_gw_sel *sel, const seg *path,
+                        const gql_gw_defer *cur) {
+  projector p = {r, out, cur};
+  proj res = project_object(&p, v, named, sel, path, named->name, sel->name);
+  return res == PROJ_OK ? 0 : 1;
 }

@@ -80,6 +80,10 @@ typedef struct gw_exec {
   /* a subscription's event (subscribe.c): its response goes here */
   gql_gw_event_done event_done;
   void *event_ud;
+  /* @defer: the initial payload went out; the client went away; the
+   * wave started last and the last one whose fragments were delivered */
+  bool initial_sent, cancelled;
+  uint32_t wave, delivered;
 } gw_exec;
 
 typedef struct gw_fetch {
@@ -129,7 +133,67 @@ static void respond_error(gql_http_exec *req, const char *message) {
 
 static void gen_release(gw_gen *g);
 
+/* The answers, the plan and the generation are let go of. */
+static void release(gw_exec *e) {
+  for (uint32_t i = 0; i < e->plan->nbatches; i++)
+    free(e->answers[i]);
+  gql_gw_plan_cache_release(e->plan_ref);
+  gen_release(e->gen);
+}
+
+/* @defer: after deferred wave `level` (UINT32_MAX: the last), the
+ * payload of the fragments it made ready. True when that ended the
+ * response (nothing left to deliver, or the client went away). */
+static bool deliver(gw_exec *e, uint32_t level) {
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  bool more = false;
+  int rc = e->cancelled ? 0 : gql_gw_defer_next(e->gr, level, &out, &more);
+  bool end = e->cancelled || rc || out.failed || !more;
+  if (end) {
+    gql_trace_span_end(e->req->trace, e->span);
+    release(e);
+  }
+  if (e->cancelled || rc || out.failed)
+    gql_http_exec_payload(e->req, NULL, 0, false);
+  else if (out.len)
+    gql_http_exec_payload(e->req, out.data, out.len, more);
+  gql_buf_free(&out);
+  return end;
+}
+
+/* @defer: the initial payload, once the primary waves are merged. True
+ * when that ended the response (nothing was deferred after all). */
+static bool send_initial(gw_exec *e) {
+  e->initial_sent = true;
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  bool plain = false;
+  int rc = gql_gw_defer_initial(e->gr, &out, &plain);
+  if (rc || out.failed || plain) {
+    gql_trace_span_end(e->req->trace, e->span);
+    release(e);
+    if (rc || out.failed)
+      respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
+    else
+      gql_http_exec_done(e->req, out.data, out.len);
+  } else {
+    gql_http_exec_payload(e->req, out.data, out.len, true);
+  }
+  gql_buf_free(&out);
+  return rc || plain;
+}
+
+static void on_cancel(void *ud) {
+  gw_exec *e = ud;
+  e->cancelled = true; /* no further waves; ended when those in flight are */
+}
+
 static void finish(gw_exec *e) {
+  if (e->initial_sent) {
+    deliver(e, UINT32_MAX);
+    return;
+  }
   gql_trace_span_end(e->req->trace, e->span);
   gql_buf out;
   gql_buf_init(&out, NULL);
@@ -301,12 +365,28 @@ static void run(gw_exec *e) {
   gql_buf body;
   gql_buf_init(&body, NULL);
   while (!e->pending) {
-    if (e->next >= plan->nbatches) {
+    if (plan->ndefers && !e->initial_sent &&
+        (e->next >= plan->nbatches ||
+         plan->batches[e->next].level > plan->primary_levels) &&
+        send_initial(e)) {
+      gql_buf_free(&body);
+      return;
+    }
+    if (e->initial_sent && e->wave > plan->primary_levels &&
+        e->delivered != e->wave && e->next < plan->nbatches) {
+      e->delivered = e->wave; /* the fragments that wave made ready */
+      if (deliver(e, e->wave)) {
+        gql_buf_free(&body);
+        return;
+      }
+    }
+    if (e->next >= plan->nbatches || e->cancelled) {
       gql_buf_free(&body);
       finish(e);
       return;
     }
     uint32_t level = plan->batches[e->next].level;
+    e->wave = level;
     e->pending++; /* no wave ends while it starts */
     for (; e->next < plan->nbatches && plan->batches[e->next].level == level;
          e->next++) {
@@ -699,6 +779,12 @@ static int execute(void *worker, gql_http_exec *req) {
   }
   if (gql_prepared_operation(req->prepared) == GQL_OP_SUBSCRIPTION)
     return subscribe(w, gen, req, plan, ref, variables);
+  if (plan->ndefers && !gql_http_exec_streams(req)) {
+    /* graphql-http's refusal: the client does not read several payloads */
+    gql_http_exec_payload(req, NULL, 0, false);
+    gql_gw_plan_cache_release(ref);
+    return 0;
+  }
   gw_exec *e = gql_arena_alloc(req->arena, sizeof *e);
   if (e)
     e->answers =
@@ -743,6 +829,8 @@ static int execute(void *worker, gql_http_exec *req) {
     }
   }
   gen->refs++; /* released by finish */
+  if (plan->ndefers)
+    gql_http_exec_on_cancel(req, on_cancel, e);
   run(e);
   return 0;
 }

@@ -5,6 +5,7 @@
  * is executed against them, and the merged answer must be byte-identical
  * to expected_response.json.
  */
+#include "gateway/execute_internal.h"
 #include "helpers.h"
 #include "json/json.h"
 
@@ -1005,4 +1006,458 @@ Test(gateway_execute, introspection_is_answered_beside_subgraph_fields) {
   gql_buf_free(&out);
   gql_arena_free(arena);
   gql_supergraph_free(sg);
+}
+
+/* ---------------------------------------------------------------- @defer */
+
+/* The transport of the @defer tests: as send_to_subgraph, and the number
+ * of payload lines written when each request went out. */
+typedef struct defer_fx {
+  fixture fx;
+  const gql_buf *out;
+  char sent[64][16]; /* "graph@payloads" per request */
+  uint32_t nsent;
+} defer_fx;
+
+static int send_counting(void *ud, const gql_gw_batch *b, const char *body,
+                         size_t len, gql_str *response) {
+  defer_fx *d = ud;
+  uint32_t lines = 0;
+  for (size_t i = 0; i < d->out->len; i++)
+    lines += d->out->data[i] == '\n';
+  if (d->nsent < 64)
+    snprintf(d->sent[d->nsent++], sizeof d->sent[0], "%u@%u", b->graph, lines);
+  return send_to_subgraph(&d->fx, b, body, len, response);
+}
+
+/* Equal JSON, members in any order (a merged result has the deferred
+ * fields after the others). */
+static bool json_same(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind != b->kind)
+    return false;
+  if (a->kind == GQL_JSON_ARRAY) {
+    if (a->array.count != b->array.count)
+      return false;
+    for (size_t i = 0; i < a->array.count; i++)
+      if (!json_same(&a->array.items[i], &b->array.items[i]))
+        return false;
+    return true;
+  }
+  if (a->kind != GQL_JSON_OBJECT)
+    return gql_json_equal(a, b);
+  if (a->object.count != b->object.count)
+    return false;
+  for (size_t i = 0; i < a->object.count; i++) {
+    const gql_json_value *o = obj_get(b, a->object.members[i].key);
+    if (!o || !json_same(&a->object.members[i].value, o))
+      return false;
+  }
+  return true;
+}
+
+static gql_json_value *json_at(gql_json_value *v, const gql_json_value *path) {
+  for (size_t i = 0; v && path && i < path->array.count; i++) {
+    const gql_json_value *k = &path->array.items[i];
+    if (k->kind == GQL_JSON_STRING)
+      v = obj_get(v, k->string);
+    else if (v->kind == GQL_JSON_ARRAY && (size_t)k->number.i < v->array.count)
+      v = &v->array.items[k->number.i];
+    else
+      v = NULL;
+  }
+  return v;
+}
+
+/* The final data of a payload sequence (one per line), as a client merges
+ * it (tests/incremental/merge.py): every pending id completed, each
+ * entry's data merged at its fragment's path + subPath; *nerrors counts
+ * the errors of all payloads. */
+static gql_json_value *merge_payloads(gql_arena *a, const char *lines,
+                                      size_t *nerrors) {
+  gql_json_value *data = NULL;
+  const gql_json_value *paths[64] = {0};
+  bool done[64] = {0};
+  *nerrors = 0;
+  for (const char *l = lines; *l;) {
+    const char *end = strchr(l, '\n');
+    cr_assert_not_null(end);
+    gql_json_value *p;
+    gql_json_error je;
+    cr_assert_eq(gql_json_parse(a, l, (size_t)(end - l), NULL, &p, &je), 0);
+    const gql_json_value *errs = obj_get(p, GQL_STR("errors"));
+    *nerrors += errs ? errs->array.count : 0;
+    if (!data)
+      data = obj_get(p, GQL_STR("data"));
+    const gql_json_value *pend = obj_get(p, GQL_STR("pending"));
+    for (size_t i = 0; pend && i < pend->array.count; i++) {
+      const gql_json_value *e = &pend->array.items[i];
+      int id = atoi(obj_get(e, GQL_STR("id"))->string.ptr);
+      cr_assert(id < 64 && !paths[id], "pending id %d twice", id);
+      paths[id] = obj_get(e, GQL_STR("path"));
+    }
+    const gql_json_value *inc = obj_get(p, GQL_STR("incremental"));
+    for (size_t i = 0; inc && i < inc->array.count; i++) {
+      const gql_json_value *e = &inc->array.items[i];
+      int id = atoi(obj_get(e, GQL_STR("id"))->string.ptr);
+      cr_assert(id < 64 && paths[id] && !done[id], "entry of id %d", id);
+      gql_json_value *at = json_at(data, paths[id]);
+      at = json_at(at, obj_get(e, GQL_STR("subPath")));
+      cr_assert_not_null(at, "no place for the entry of id %d", id);
+      const gql_json_value *ed = obj_get(e, GQL_STR("data"));
+      bool oom = false;
+      gw_deep_merge(a, at, ed, &oom);
+      const gql_json_value *ee = obj_get(e, GQL_STR("errors"));
+      *nerrors += ee ? ee->array.count : 0;
+    }
+    const gql_json_value *comp = obj_get(p, GQL_STR("completed"));
+    for (size_t i = 0; comp && i < comp->array.count; i++) {
+      const gql_json_value *e = &comp->array.items[i];
+      int id = atoi(obj_get(e, GQL_STR("id"))->string.ptr);
+      cr_assert(id < 64 && paths[id] && !done[id], "completed id %d", id);
+      done[id] = true;
+      const gql_json_value *ee = obj_get(e, GQL_STR("errors"));
+      *nerrors += ee ? ee->array.count : 0;
+    }
+    const gql_json_value *hn = obj_get(p, GQL_STR("hasNext"));
+    l = end + 1;
+    cr_assert(!*l == !(hn && hn->boolean),
+              "hasNext true exactly until the last");
+  }
+  for (int i = 0; i < 64; i++)
+    cr_assert(!paths[i] || done[i], "id %d never completed", i);
+  return data;
+}
+
+/* Runs `query` with @defer: the payloads must merge into the data (and
+ * as many errors) the same plan gives without incremental delivery.
+ * Returns the payloads, one per line. */
+static char *run_deferred(defer_fx *d, const gql_supergraph *sg,
+                          gql_arena *arena, const char *query) {
+  gql_gw_plan *plan = gw_plan(sg, arena, query, NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  d->out = &out;
+  d->nsent = 0;
+  int rc =
+      gql_gw_execute_incremental(plan, NULL, arena, send_counting, d, &out);
+  cr_assert_eq(rc, 0);
+  char *s = gw_cstr((gql_str){out.data, out.len});
+  gql_buf_free(&out);
+  gql_buf plain;
+  gql_buf_init(&plain, NULL);
+  cr_assert_eq(
+      gql_gw_execute(plan, NULL, arena, send_to_subgraph, &d->fx, &plain, NULL),
+      0);
+  gql_json_value *pv;
+  gql_json_error je;
+  cr_assert_eq(gql_json_parse(arena, plain.data, plain.len, NULL, &pv, &je), 0);
+  size_t nerr;
+  gql_json_value *merged = merge_payloads(arena, s, &nerr);
+  const gql_json_value *pe = obj_get(pv, GQL_STR("errors"));
+  cr_expect(json_same(merged, obj_get(pv, GQL_STR("data"))),
+            "merged payloads differ from %.*s:\n%s", (int)plain.len, plain.data,
+            s);
+  cr_expect_eq(nerr, pe ? pe->array.count : 0, "errors: %s", s);
+  gql_buf_free(&plain);
+  return s;
+}
+
+/* What was sent when: "graph@payloads written before", space-separated
+ * (graphs: 0 accounts, 1 inventory, 2 products, 3 reviews). */
+static void expect_sent(const defer_fx *d, const char *want) {
+  char got[512] = "";
+  for (uint32_t k = 0; k < d->nsent; k++) {
+    if (k)
+      strcat(got, " ");
+    strcat(got, d->sent[k]);
+  }
+  cr_expect_str_eq(got, want);
+}
+
+static void defer_setup(defer_fx *d, gql_supergraph **sg, gql_arena **arena) {
+  memset(d, 0, sizeof *d);
+  fixture_init(&d->fx);
+  *sg = gw_load_bench();
+  *arena = gql_arena_new(NULL);
+}
+
+static void defer_teardown(defer_fx *d, gql_supergraph *sg, gql_arena *arena) {
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+  fixture_fini(&d->fx);
+}
+
+Test(gateway_defer,
+     another_subgraphs_fields_are_fetched_after_the_initial_payload) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got =
+      run_deferred(&d, sg, arena,
+                   "{ topProducts(first: 2) { name ... @defer { inStock } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"topProducts\":[{\"name\":\"Table\"},{\"name\":\"Couch\"}]},"
+      "\"pending\":[{\"id\":\"0\",\"path\":[\"topProducts\",0]},{\"id\":\"1\","
+      "\"path\":[\"topProducts\",1]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"inStock\":"
+      "true}},{\"id\":\"1\",\"data\":{\"inStock\":false}}],\"completed\":[{"
+      "\"id\":\"0\"},{\"id\":\"1\"}]}\n");
+  expect_sent(&d, "2@0 1@1"); /* inventory once the initial payload is out */
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer, the_parents_subgraph_is_asked_again_for_deferred_fields) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  const char *q =
+      "{ topProducts(first: 2) { name ... @defer(label: \"p\") { price } } }";
+  char *got = run_deferred(&d, sg, arena, q);
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"topProducts\":[{\"name\":\"Table\"},{\"name\":\"Couch\"}]},"
+      "\"pending\":[{\"id\":\"0\",\"path\":[\"topProducts\",0],\"label\":"
+      "\"p\"},{\"id\":\"1\",\"path\":[\"topProducts\",1],\"label\":\"p\"}],"
+      "\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"price\":"
+      "899}},{\"id\":\"1\",\"data\":{\"price\":1299}}],\"completed\":[{\"id\":"
+      "\"0\"},{\"id\":\"1\"}]}\n");
+  expect_sent(&d, "2@0 2@1");
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->primary_levels, 1);
+  /* the primary query without price, then an entity fetch for it */
+  gw_expect_op(plan, "products", 1,
+               "query{topProducts(first:2){name __typename upc}}");
+  cr_expect_not_null(strstr(gw_batch(plan, "products", 3)->operation.ptr,
+                            "...on Product{price}"),
+                     "%s", gw_batch(plan, "products", 3)->operation.ptr);
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer, nested_defers_under_lists_get_an_id_per_object) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got =
+      run_deferred(&d, sg, arena,
+                   "{ me { username ... @defer { reviews { product { name "
+                   "... @defer(label: \"in\") { inStock } } } } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[\"me\"]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"pending\":[{\"id\":\"1\",\"path\":[\"me\","
+      "\"reviews\",0,\"product\"],\"label\":\"in\"},{\"id\":\"2\",\"path\":["
+      "\"me\",\"reviews\",1,\"product\"],\"label\":\"in\"}],\"incremental\":[{"
+      "\"id\":\"0\",\"data\":{\"reviews\":[{\"product\":{\"name\":\"Table\"}},"
+      "{\"product\":{\"name\":\"Table\"}}]}},{\"id\":\"1\",\"data\":{"
+      "\"inStock\":true}},{\"id\":\"2\",\"data\":{\"inStock\":true}}],"
+      "\"completed\":[{\"id\":\"0\"},{\"id\":\"1\"},{\"id\":\"2\"}]}\n");
+  /* accounts first; reviews, products and inventory after the initial
+   * payload */
+  expect_sent(&d, "0@0 3@1 2@1 1@1");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer, a_deferred_root_field_has_a_fetch_of_its_own) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(
+      &d, sg, arena,
+      "{ ... @defer { me { name } } topProducts(first: 1) { name } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"topProducts\":[{\"name\":\"Table\"}]},\"pending\":[{"
+      "\"id\":\"0\",\"path\":[]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"me\":{"
+      "\"name\":\"Uri Goldshtein\"}}}],\"completed\":[{\"id\":\"0\"}]}\n");
+  expect_sent(&d, "2@0 0@1");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer,
+     fields_delivered_before_are_not_repeated_and_subpath_says_where) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(
+      &d, sg, arena, "{ me { username } ... @defer { me { username name } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"name\":"
+      "\"Uri Goldshtein\"},\"subPath\":[\"me\"]}],\"completed\":[{\"id\":"
+      "\"0\"}]}\n");
+  expect_sent(&d, "0@0 0@1");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer, if_false_and_nothing_deferred_give_the_plain_response) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  const char *q =
+      "{ topProducts(first: 1) { name ... @defer(if: false) { inStock } } }";
+  char *got = run_deferred(&d, sg, arena, q);
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[{\"name\":\"Table\","
+                        "\"inStock\":true}]}}\n");
+  gql_gw_plan *plan = gw_plan(sg, arena, q, NULL);
+  cr_expect_eq(plan->ndefers, 0);
+  free(got);
+  /* a fragment on objects that are not there: nothing pending */
+  got =
+      run_deferred(&d, sg, arena,
+                   "{ topProducts(first: 0) { name ... @defer { inStock } } }");
+  cr_expect_str_eq(got, "{\"data\":{\"topProducts\":[]}}\n");
+  expect_sent(&d, "2@0");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+Test(gateway_defer, a_failed_deferred_fetch_errors_in_its_fragments_payload) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  d.fx.fail_inventory = true;
+  char *got =
+      run_deferred(&d, sg, arena,
+                   "{ topProducts(first: 1) { name ... @defer { inStock } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"topProducts\":[{\"name\":\"Table\"}]},\"pending\":[{"
+      "\"id\":\"0\",\"path\":[\"topProducts\",0]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"inStock\":"
+      "null},\"errors\":[{\"message\":\"HTTP fetch failed from 'inventory': "
+      "the request failed\",\"extensions\":{\"service\":\"inventory\","
+      "\"reason\":\"the request failed\",\"code\":\"SUBREQUEST_HTTP_ERROR\"}}]"
+      "}],\"completed\":[{\"id\":\"0\"}]}\n");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+/* A non-null field's null inside a deferred fragment nulls the fragment:
+ * completed with its error, no data (graphql-js 17). The deferred id is
+ * asked again by an entity fetch, whose answer here is null. */
+static int null_id(void *ud, const gql_gw_batch *b, const char *body,
+                   size_t len, gql_str *response) {
+  (void)ud;
+  (void)body;
+  (void)len;
+  *response =
+      gql_cstr(b->level == 1 ? "{\"data\":{\"me\":{\"username\":\"urigo\","
+                               "\"__typename\":\"User\",\"id\":\"1\"}}}"
+                             : "{\"data\":{\"_entities\":[{\"id\":null}]}}");
+  return 0;
+}
+
+Test(gateway_defer,
+     a_null_in_a_non_null_field_completes_the_fragment_with_errors) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan =
+      gw_plan(sg, arena, "{ me { username ... @defer { id } } }", NULL);
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute_incremental(plan, NULL, arena, null_id, NULL, &out), 0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[\"me\"]}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"completed\":[{\"id\":\"0\",\"errors\":[{"
+      "\"message\":\"Cannot return null for non-nullable field User.id.\","
+      "\"path\":[\"me\",\"id\"]}]}]}\n");
+  free(got);
+  gql_buf_free(&out);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+Test(gateway_defer, if_with_a_variable_plans_a_variant_per_value) {
+  gql_supergraph *sg = gw_load_bench();
+  gql_arena *arena = gql_arena_new(NULL);
+  gql_gw_plan *plan = gw_plan(sg, arena,
+                              "query($d: Boolean! = true) { topProducts(first: "
+                              "1) { name ... @defer(if: $d) { inStock } } }",
+                              NULL);
+  cr_expect_eq(plan->ndefers, 1, "the default: deferred");
+  const gql_value *off = json_in(arena, "{\"d\":false}");
+  const gql_gw_plan *v;
+  const char *err;
+  cr_assert_eq(gql_gw_plan_for(plan, off, 0, arena, &v, &err), 0);
+  cr_expect_eq(v->ndefers, 0);
+  cr_expect_eq(v->primary_levels, 0);
+  const gql_value *on = json_in(arena, "{\"d\":true}");
+  cr_assert_eq(gql_gw_plan_for(plan, on, 0, arena, &v, &err), 0);
+  cr_expect_eq(v, plan);
+  gql_arena_free(arena);
+  gql_supergraph_free(sg);
+}
+
+/* The later waves add members to the root and to `me`: the fragment on
+ * `me` finds its object again after the root's members moved. Each
+ * fragment's payload goes as soon as its wave is merged: topProducts
+ * (a root fetch) before the entity fetch of the user's name is sent. */
+Test(gateway_defer, fragments_on_an_object_and_on_its_parent_both_arrive) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(&d, sg, arena,
+                           "{ ... @defer { topProducts(first: 1) { name } } "
+                           "me { username ... @defer { name } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"username\":\"urigo\"}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[]},{\"id\":\"1\",\"path\":[\"me\"]}],\"hasNext\":true}\n"
+      "{\"hasNext\":true,\"incremental\":[{\"id\":\"0\",\"data\":{"
+      "\"topProducts\":[{\"name\":\"Table\"}]}}],\"completed\":[{\"id\":"
+      "\"0\"}]}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"1\",\"data\":{"
+      "\"name\":\"Uri Goldshtein\"}}],\"completed\":[{\"id\":\"1\"}]}\n");
+  expect_sent(&d, "0@0 2@1 0@2");
+  free(got);
+  defer_teardown(&d, sg, arena);
+}
+
+/* A field in two sibling fragments goes with the payload enclosing both
+ * (here the initial result): each fragment's fields below it arrive. */
+Test(gateway_defer, a_field_in_sibling_fragments_is_delivered_before_both) {
+  defer_fx d;
+  gql_supergraph *sg;
+  gql_arena *arena;
+  defer_setup(&d, &sg, &arena);
+  char *got = run_deferred(&d, sg, arena,
+                           "{ me { ... @defer(label: \"a\") { reviews { id } } "
+                           "... @defer(label: \"b\") { reviews { product { "
+                           "upc } } } } }");
+  cr_expect_str_eq(
+      got,
+      "{\"data\":{\"me\":{\"reviews\":[{},{}]}},\"pending\":[{\"id\":\"0\","
+      "\"path\":[\"me\"],\"label\":\"a\"},{\"id\":\"1\",\"path\":[\"me\"],"
+      "\"label\":\"b\"}],\"hasNext\":true}\n"
+      "{\"hasNext\":false,\"incremental\":[{\"id\":\"0\",\"data\":{\"id\":"
+      "\"1\"},\"subPath\":[\"reviews\",0]},{\"id\":\"0\",\"data\":{\"id\":"
+      "\"2\"},\"subPath\":[\"reviews\",1]},{\"id\":\"1\",\"data\":{"
+      "\"product\":{\"upc\":\"1\"}},\"subPath\":[\"reviews\",0]},{\"id\":"
+      "\"1\",\"data\":{\"product\":{\"upc\":\"1\"}},\"subPath\":[\"reviews\","
+      "1]}],\"completed\":[{\"id\":\"0\"},{\"id\":\"1\"}]}\n");
+  free(got);
+  defer_teardown(&d, sg, arena);
 }
