@@ -1,5 +1,5 @@
 /* Hostile documents validate fast with all rules: each shape that makes a
- * naive validator quadratic (or worse) validates in under 50 ms, and gives
+ * naive validator quadratic (or worse) validates in under 150 ms, and gives
  * the errors graphql-js gives. */
 #include "validation/validation.h"
 
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* 50 ms; sanitizer builds run several times slower */
+/* 150 ms (the documents take about 50 ms on the project's 2-core VMs, a
+ * quadratic validator seconds); sanitizer builds run several times slower */
 #if defined(__SANITIZE_ADDRESS__)
 #define LIMIT_MS 500.0
 #elif defined(__has_feature)
@@ -17,7 +18,7 @@
 #endif
 #endif
 #ifndef LIMIT_MS
-#define LIMIT_MS 50.0
+#define LIMIT_MS 150.0
 #endif
 
 static const char *SDL =
