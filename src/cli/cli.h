@@ -42,6 +42,11 @@ void gql_cli_print_errors_text(FILE *f, const gql_error *items, uint32_t n,
  * false after printing "CMD: OPT needs a number up to MAX, not 'S'". */
 bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
                        unsigned long long max, unsigned long long *out);
+/* The same, also refusing a number below `min` (with the range in the
+ * message). */
+bool gql_cli_parse_range(const char *cmd, const char *opt, const char *v,
+                         unsigned long long min, unsigned long long max,
+                         unsigned long long *out);
 /* The trace options gql exec and gql serve share. --trace-collapse takes
  * "on" or "off"; --trace-depth a number from -1 (unlimited) to 100,000. */
 bool gql_cli_trace_collapse_ok(const char *v);
@@ -263,7 +268,7 @@ const gql_cfg_headers *gql_cli_generation_headers(void *ud);
 typedef struct gql_cli_hooks {
   gql_http_hooks hooks;
   gql_http_admission admission; /* demand control, per generation */
-  gql_cli_redis *redis; /* --redis URL's clients (NULL: none) */
+  gql_cli_redis *redis;         /* --redis URL's clients (NULL: none) */
   gql_cli_persisted *persisted;
   gql_cli_graphiql *graphiql;
   gql_cli_live *first; /* the settings at start: the first generation's */

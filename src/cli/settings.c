@@ -50,9 +50,9 @@ gql_settings *gql_cli_settings_load(const char *cmd, int argc, char **argv) {
   return st;
 }
 
-static bool num(const char *cmd, const char *opt, const char *v,
-                unsigned long long min, unsigned long long max,
-                unsigned long long *out) {
+bool gql_cli_parse_range(const char *cmd, const char *opt, const char *v,
+                         unsigned long long min, unsigned long long max,
+                         unsigned long long *out) {
   if (!gql_cli_parse_num(cmd, opt, v, max, out))
     return false;
   if (*out < min) {
@@ -131,7 +131,7 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       st->supergraph.listen.port = 4000;
     st->supergraph.listen.set = true;
   } else if (strcmp(a, "--port") == 0) {
-    if ((ok = num(cmd, a, v, 0, 65535, &n))) {
+    if ((ok = gql_cli_parse_range(cmd, a, v, 0, 65535, &n))) {
       if (!st->supergraph.listen.set || st->supergraph.listen.unix_path)
         st->supergraph.listen.host = "127.0.0.1";
       st->supergraph.listen.unix_path = NULL;
@@ -139,37 +139,37 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       st->supergraph.listen.set = true;
     }
   } else if (strcmp(a, "--threads") == 0) {
-    ok = num(cmd, a, v, 1, 256, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 256, &n);
     s->threads = (uint32_t)n;
   } else if (strcmp(a, "--max-body") == 0) {
-    ok = num(cmd, a, v, 1, (size_t)1 << 32, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, (size_t)1 << 32, &n);
     l->http_max_request_bytes = n;
   } else if (strcmp(a, "--max-header-bytes") == 0) {
-    ok = num(cmd, a, v, 1, 1 << 24, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 1 << 24, &n);
     l->http1_max_request_buf_size = n;
   } else if (strcmp(a, "--max-headers") == 0) {
-    ok = num(cmd, a, v, 1, 100000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 100000, &n);
     l->http1_max_request_headers = (uint32_t)n;
   } else if (strcmp(a, "--max-depth") == 0) {
-    ok = num(cmd, a, v, 1, 100000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 100000, &n);
     l->parser_max_recursion = (uint32_t)n;
   } else if (strcmp(a, "--max-tokens") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->parser_max_tokens = (uint32_t)n;
   } else if (strcmp(a, "--max-fields") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_fields = (uint32_t)n;
   } else if (strcmp(a, "--max-connections") == 0) {
-    ok = num(cmd, a, v, 1, 1000000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 1000000, &n);
     s->max_connections = (uint32_t)n;
   } else if (strcmp(a, "--idle-timeout") == 0) {
-    ok = num(cmd, a, v, 1, 86400000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 86400000, &n);
     s->idle_timeout_ms = n;
   } else if (strcmp(a, "--request-timeout") == 0) {
-    ok = num(cmd, a, v, 1, 86400000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 86400000, &n);
     s->request_timeout_ms = n;
   } else if (strcmp(a, "--cache-bytes") == 0) {
-    ok = num(cmd, a, v, 1, (size_t)1 << 40, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, (size_t)1 << 40, &n);
     s->document_cache_bytes = n;
   } else if (strcmp(a, "--log-format") == 0) {
     if (!(ok = !strcmp(v, "text") || !strcmp(v, "json")))
@@ -182,16 +182,16 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
               cmd);
     s->metrics_path = v;
   } else if (strcmp(a, "--max-query-depth") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_depth = (uint32_t)n;
   } else if (strcmp(a, "--max-height") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_height = (uint32_t)n;
   } else if (strcmp(a, "--max-aliases") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_aliases = (uint32_t)n;
   } else if (strcmp(a, "--max-root-fields") == 0) {
-    ok = num(cmd, a, v, 1, UINT32_MAX, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, UINT32_MAX, &n);
     l->max_root_fields = (uint32_t)n;
   } else if (strcmp(a, "--introspection") == 0) {
     ok = strcmp(v, "on") == 0 || strcmp(v, "off") == 0;

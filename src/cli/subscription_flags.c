@@ -16,18 +16,7 @@ static const char *const with_value[] = {
     "--subscription-channel-prefix",
 };
 
-/* A number from min to max. */
-static bool num(const char *cmd, const char *opt, const char *v,
-                unsigned long long min, unsigned long long max,
-                unsigned long long *out) {
-  if (!gql_cli_parse_num(cmd, opt, v, max, out))
-    return false;
-  if (*out < min) {
-    fprintf(stderr, "%s: %s needs a number from %llu to %llu, not '%s'\n", cmd,
-            opt, min, max, v);
-    return false;
-  }
-  return true;
+return true;
 }
 
 int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
@@ -48,22 +37,22 @@ int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
               v);
     sb->enabled = strcmp(v, "on") == 0 ? GQL_CFG_TRUE : GQL_CFG_FALSE;
   } else if (strcmp(a, "--max-opened-subscriptions") == 0) {
-    ok = num(cmd, a, v, 1, 10000000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 10000000, &n);
     sb->max_opened_subscriptions = (uint32_t)n;
   } else if (strcmp(a, "--max-subscriptions-per-connection") == 0) {
-    ok = num(cmd, a, v, 1, 100000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 100000, &n);
     sb->max_subscriptions_per_connection = (uint32_t)n;
   } else if (strcmp(a, "--subscription-queue-capacity") == 0) {
-    ok = num(cmd, a, v, 1, 1000000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 1000000, &n);
     sb->queue_capacity = (uint32_t)n;
   } else if (strcmp(a, "--subscription-ping-interval") == 0) {
-    ok = num(cmd, a, v, 100, 3600000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 100, 3600000, &n);
     sb->ping_interval_ms = n;
   } else if (strcmp(a, "--subscription-init-timeout") == 0) {
-    ok = num(cmd, a, v, 1, 3600000, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 1, 3600000, &n);
     sb->init_timeout_ms = n;
   } else if (strcmp(a, "--subscription-max-message") == 0) {
-    ok = num(cmd, a, v, 64, (unsigned long long)1 << 30, &n);
+    ok = gql_cli_parse_range(cmd, a, v, 64, (unsigned long long)1 << 30, &n);
     sb->max_message_bytes = n;
   } else {
     ok = strlen(v) <= 256;

@@ -454,20 +454,20 @@ static void dispatch(target *t) {
 
 /* ------------------------------------------------------------ public */
 
-static int parse_url(gql_str url, target *t) {
+int gql_gw_url_split(gql_str url, bool ws, gql_gw_url *out) {
   const char *p = url.ptr, *end = url.ptr + url.len;
-  if (url.len < 7 || strncmp(p, "http://", 7) != 0)
+  if (url.len > 7 && strncmp(p, "http://", 7) == 0)
+    p += 7;
+  else if (ws && url.len > 5 && strncmp(p, "ws://", 5) == 0)
+    p += 5;
+  else
     return GQL_EINVAL;
-  p += 7;
   const char *hs = p;
   while (p < end && *p != '/' && *p != ':')
     p++;
   size_t hlen = (size_t)(p - hs);
   if (!hlen || hlen > 255)
     return GQL_EINVAL;
-  char host[256];
-  memcpy(host, hs, hlen);
-  host[hlen] = 0;
   int port = 80;
   if (p < end && *p == ':') {
     p++;
@@ -480,18 +480,33 @@ static int parse_url(gql_str url, target *t) {
   }
   if (p < end && *p != '/')
     return GQL_EINVAL;
-  size_t plen = (size_t)(end - p);
+  *out = (gql_gw_url){.host = {hs, hlen},
+                      .host_port = {hs, (size_t)(p - hs)},
+                      .port = port,
+                      .path = {p, (size_t)(end - p)}};
+  return 0;
+}
+
+static int parse_url(gql_str url, target *t) {
+  gql_gw_url u;
+  if (gql_gw_url_split(url, false, &u) < 0)
+    return GQL_EINVAL;
+  char host[256];
+  memcpy(host, u.host.ptr, u.host.len);
+  host[u.host.len] = 0;
+  int port = u.port;
+  size_t plen = u.path.len;
   t->path = malloc(plen + 2);
-  t->host = malloc((size_t)(p - hs) + 1);
+  t->host = malloc(u.host_port.len + 1);
   if (!t->path || !t->host)
     return GQL_ENOMEM;
   if (plen)
-    memcpy(t->path, p, plen);
+    memcpy(t->path, u.path.ptr, plen);
   else
     t->path[plen++] = '/';
   t->path[plen] = 0;
-  memcpy(t->host, hs, (size_t)(p - hs));
-  t->host[p - hs] = 0;
+  memcpy(t->host, u.host_port.ptr, u.host_port.len);
+  t->host[u.host_port.len] = 0;
   if (uv_ip4_addr(host, port, (struct sockaddr_in *)&t->addr) == 0)
     return 0;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};

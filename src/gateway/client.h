@@ -21,6 +21,16 @@
 
 typedef struct gql_gw_client gql_gw_client;
 
+/* A subgraph's URL, http://HOST[:PORT][/PATH] (also ws:// when `ws`), in
+ * pieces pointing into it: the host (at most 255 bytes), the host with
+ * its port as written (a Host header), the port (80 without one) and the
+ * path ("" when none). 0 or GQL_EINVAL. */
+typedef struct gql_gw_url {
+  gql_str host, host_port, path;
+  int port;
+} gql_gw_url;
+int gql_gw_url_split(gql_str url, bool ws, gql_gw_url *out);
+
 typedef struct gql_gw_client_options {
   unsigned connect_timeout_ms; /* default 2,000 */
   unsigned request_timeout_ms; /* send to complete answer; default 10,000 */

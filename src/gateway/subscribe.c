@@ -397,37 +397,18 @@ static void on_cancel(void *ud) {
 
 /* ws://HOST[:PORT]/PATH from the subgraph's http://HOST[:PORT]/PATH. */
 static int parse_url(gw_sub *s, gql_str url) {
-  const char *p = url.ptr, *end = url.ptr + url.len;
-  int port = 80;
-  if (url.len > 7 && strncmp(p, "http://", 7) == 0)
-    p += 7;
-  else if (url.len > 5 && strncmp(p, "ws://", 5) == 0)
-    p += 5;
-  else
-    return GQL_EINVAL;
-  const char *hs = p;
-  while (p < end && *p != '/' && *p != ':')
-    p++;
-  size_t hlen = (size_t)(p - hs);
-  if (!hlen || hlen > 255)
+  gql_gw_url u;
+  if (gql_gw_url_split(url, true, &u) < 0)
     return GQL_EINVAL;
   char name[256];
-  memcpy(name, hs, hlen);
-  name[hlen] = 0;
-  if (p < end && *p == ':') {
-    p++;
-    port = 0;
-    const char *ps = p;
-    while (p < end && *p >= '0' && *p <= '9' && port <= 65535)
-      port = port * 10 + (*p++ - '0');
-    if (p == ps || port < 1 || port > 65535)
-      return GQL_EINVAL;
-  }
-  if (p < end && *p != '/')
-    return GQL_EINVAL;
-  snprintf(s->host, sizeof s->host, "%.*s", (int)(p - hs), hs);
+  memcpy(name, u.host.ptr, u.host.len);
+  name[u.host.len] = 0;
+  int port = u.port;
+  snprintf(s->host, sizeof s->host, "%.*s", (int)u.host_port.len,
+           u.host_port.ptr);
   snprintf(s->port, sizeof s->port, "%d", port);
-  size_t plen = (size_t)(end - p);
+  const char *p = u.path.ptr;
+  size_t plen = u.path.len;
   s->path = malloc(plen + 2);
   if (!s->path)
     return GQL_ENOMEM;

@@ -426,6 +426,8 @@ int gql_http_stream_execute(gql_http_request *r, const gql_prepared *p,
 
 bool gql_http_exec_streams(const gql_http_exec *req) {
   const gql_http_request *r = req->internal_;
+  if (r && r->ws_exec) /* a graphql-ws operation (ws_exec.c) */
+    return true;
   return r && servable(r);
 }
 
@@ -434,12 +436,20 @@ void gql_http_exec_payload(gql_http_exec *req, const char *json, size_t len,
   gql_http_request *r = req->internal_;
   if (!r)
     return;
+  if (r->ws_exec) {
+    gql_http_ws_exec_payload(r, json, len, has_next);
+    return;
+  }
   emit(r, json, json ? len : 0, has_next, true); /* errors: not known */
 }
 
 void gql_http_exec_on_cancel(gql_http_exec *req, void (*cancel)(void *ud),
                              void *ud) {
   gql_http_request *r = req->internal_;
+  if (r && r->ws_exec) {
+    gql_http_ws_exec_on_cancel(r, cancel, ud);
+    return;
+  }
   gql_http_stream *s = r && !r->done ? stream_of(r) : NULL;
   if (!s)
     return;
