@@ -16,9 +16,6 @@ static const char *const with_value[] = {
     "--subscription-channel-prefix",
 };
 
-return true;
-}
-
 int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
                               char **argv, int *i) {
   const char *a = argv[*i];

@@ -1,5 +1,6 @@
 /* The gateway's subscription relay on libuv (see subscribe.h). */
 #include "gateway/subscribe.h"
+#include "gateway/client.h"
 
 #include "gateway/ws_client.h"
 #include "json/json.h"

@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* A subscription over plain HTTP or multipart to an executor. */
+static const char sub_refusal[] =
+    "{\"errors\":[{\"message\":\"Subscriptions are served over WebSocket "
+    "(graphql-transport-ws) or server-sent events (Accept: "
+    "text/event-stream).\"}]}";
+
 /* A copy of s[0..n), NUL-terminated, in the arena (NULL: out of memory). */
 static char *arena_strndup(gql_arena *a, const char *s, size_t n) {
   char *d = gql_arena_alloc(a, n + 1);
@@ -633,6 +639,14 @@ static void run_params(gql_http_request *r, params *p) {
   r->op_type = (int8_t)gql_prepared_operation(e->prepared);
   if (x->opt->executor) {
     gql_http_stream_negotiate_request(r); /* gql_http_exec_streams */
+    if (r->op_type == GQL_OP_SUBSCRIPTION &&
+        !(r->stream_only && r->stream_fmt == GQL_HTTP_STREAM_SSE)) {
+      /* an executor gets subscriptions over a transport of events only
+       * (WebSocket, graphql-sse): not as a multipart or plain response */
+      finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL,
+             sub_refusal, sizeof sub_refusal - 1);
+      return;
+    }
     r->exec = (gql_http_exec){.arena = r->slot->arena,
                               .loop = x->loop,
                               .query = p->query,

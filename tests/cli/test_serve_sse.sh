@@ -53,11 +53,13 @@ else
 fi
 
 # a stream open at SIGTERM: it completes and the server exits
-curl -sN -X POST -H 'content-type: application/json' -H 'accept: text/event-stream' \
+curl -sN -D "$tmp/open.head" -X POST -H 'content-type: application/json' -H 'accept: text/event-stream' \
   --data '{"query":"subscription { messages { text } }"}' "http://127.0.0.1:$porta/graphql" >"$tmp/open.out" &
 cpid=$!
-for _ in $(seq 100); do
-  [[ $(redis-cli -p "$rport" PUBSUB NUMSUB gql:messages | sed -n 2p) -ge 1 ]] && break
+# the head goes out once the subscription is made (the channel's NUMSUB
+# may count an earlier subscriber's: gql does not unsubscribe a channel)
+for _ in $(seq 200); do
+  grep -q '^HTTP/1.1 200' "$tmp/open.head" 2>/dev/null && break
   sleep 0.05
 done
 for p in "$pa" "$pn"; do
