@@ -260,8 +260,12 @@ gql_cli_live *gql_cli_live_new(const char *cmd, const gql_settings *st,
                                gql_settings *owned, uint64_t serial);
 void gql_cli_live_free(gql_cli_live *l);
 /* The live settings of a generation of gql serve or gql gateway (its ud;
- * reload.c), NULL when it has none. */
-const gql_cli_live *gql_cli_generation_live(void *ud);
+ * reload.c, whose generations begin with that pointer), NULL when it has
+ * none. Inline: the hooks and setups read it without depending on the
+ * loader. */
+static inline const gql_cli_live *gql_cli_generation_live(void *ud) {
+  return ud ? *(gql_cli_live *const *)ud : NULL;
+}
 /* The headers section of a gql gateway generation (NULL: none). */
 const gql_cfg_headers *gql_cli_generation_headers(void *ud);
 

@@ -110,6 +110,19 @@ bool gql_cli_parse_num(const char *cmd, const char *opt, const char *s,
   return true;
 }
 
+bool gql_cli_parse_range(const char *cmd, const char *opt, const char *v,
+                         unsigned long long min, unsigned long long max,
+                         unsigned long long *out) {
+  if (!gql_cli_parse_num(cmd, opt, v, max, out))
+    return false;
+  if (*out < min) {
+    fprintf(stderr, "%s: %s needs a number from %llu to %llu, not '%s'\n", cmd,
+            opt, min, max, v);
+    return false;
+  }
+  return true;
+}
+
 int gql_cli_take_value(const char *cmd, int argc, char **argv, int *i,
                        const char *const *names, size_t n, const char **v) {
   const char *a = argv[*i];

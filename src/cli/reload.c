@@ -19,13 +19,14 @@
 
 /* What one generation owns. */
 typedef struct loaded {
+  /* first: gql_cli_generation_live (cli.h) reads it there */
+  gql_cli_live *live; /* NULL: the first generation's settings */
   gql_schema *schema; /* NULL with sg or supergraph: theirs */
   gql_subgraph *sg;
   gql_supergraph *supergraph;
   gql_arena *arena;
   char *text, *data;
   size_t text_len;
-  gql_cli_live *live; /* NULL: the first generation's settings */
 } loaded;
 
 static void loaded_free(void *ud) {
@@ -131,10 +132,6 @@ static int gateway_files(const gql_cli_reload *r, gql_http_generation *out) {
 
 const gql_supergraph *gql_cli_generation_supergraph(void *ud) {
   return ud ? ((loaded *)ud)->supergraph : NULL;
-}
-
-const gql_cli_live *gql_cli_generation_live(void *ud) {
-  return ud ? ((loaded *)ud)->live : NULL;
 }
 
 const gql_cfg_headers *gql_cli_generation_headers(void *ud) {

@@ -50,19 +50,6 @@ gql_settings *gql_cli_settings_load(const char *cmd, int argc, char **argv) {
   return st;
 }
 
-bool gql_cli_parse_range(const char *cmd, const char *opt, const char *v,
-                         unsigned long long min, unsigned long long max,
-                         unsigned long long *out) {
-  if (!gql_cli_parse_num(cmd, opt, v, max, out))
-    return false;
-  if (*out < min) {
-    fprintf(stderr, "%s: %s needs a number from %llu to %llu, not '%s'\n", cmd,
-            opt, min, max, v);
-    return false;
-  }
-  return true;
-}
-
 bool gql_cli_log_level(const char *cmd, const char *v, gql_settings *st) {
   static const char *const levels[] = {"error", "warn", "info", "debug"};
   for (int l = 0; l < 4; l++)
