@@ -57,6 +57,17 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+uint64_t bench_trial_clock_ns(bool wall) {
+  struct timespec ts;
+  clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double bench_median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
 double bench_median_ns(void (*fn)(void *), void *arg, int iters, int trials) {
   for (int i = 0; i < iters; i++)
     fn(arg);

@@ -5,6 +5,7 @@
 
 #include "gql.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,13 @@ char *bench_read_file(const char *path, size_t *len);
 /* How many calls of fn(arg) take about `target_ns` (at least 1), from one
  * timed call. */
 int bench_iters_for(void (*fn)(void *), void *arg, uint64_t target_ns);
+
+/* The clock a timed trial reads: the thread's CPU time, or the wall clock
+ * when `wall` (BENCH_CLOCK=wall), in nanoseconds. */
+uint64_t bench_trial_clock_ns(bool wall);
+
+/* The median of t[0..n) (sorts t). */
+double bench_median(double *t, int n);
 
 /* Runs fn(arg) `iters` times per trial for `trials` trials after a warm-up
  * and returns the median nanoseconds per call. */

@@ -198,6 +198,8 @@ static int cmd_dump(const bench_ops *ops, const char *dir) {
 }
 
 static int cmd_time(const bench_ops *ops, int trials, char **only, int nonly) {
+  const char *clock_env = getenv("BENCH_CLOCK");
+  bool wall = clock_env && strcmp(clock_env, "wall") == 0;
   printf("op\tplain_ns\tdefer_ns\tpayloads\n");
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
@@ -215,22 +217,18 @@ static int cmd_time(const bench_ops *ops, int trials, char **only, int nonly) {
       iters[m] = bench_iters_for(run_once, &r[m], 20 * 1000 * 1000);
       bench_defer_loop(&r[m], iters[m]); /* warm-up */
     }
-    /* the two take turns, a trial each, so that load hits both alike */
-    for (int k = 0; k < trials && k < 64; k++)
-      for (int m = 0; m < M_COUNT; m++)
-        t[m][k] = bench_median_ns(run_once, &r[m], iters[m], 1);
+    /* the two take turns, a trial each, so that load hits both alike;
+     * CPU time, as the peer's (BENCH_CLOCK=wall: the wall clock) */
+    int n = trials < 64 ? trials : 64;
+    for (int k = 0; k < n; k++)
+      for (int m = 0; m < M_COUNT; m++) {
+        uint64_t start = bench_trial_clock_ns(wall);
+        bench_defer_loop(&r[m], iters[m]);
+        t[m][k] = (double)(bench_trial_clock_ns(wall) - start) / iters[m];
+      }
     printf("%s", op->name);
-    for (int m = 0; m < M_COUNT; m++) {
-      int n = trials < 64 ? trials : 64;
-      for (int a = 1; a < n; a++) /* insertion sort: n is small */
-        for (int b = a; b > 0 && t[m][b - 1] > t[m][b]; b--) {
-          double x = t[m][b];
-          t[m][b] = t[m][b - 1];
-          t[m][b - 1] = x;
-        }
-      printf("\t%.1f",
-             n % 2 ? t[m][n / 2] : (t[m][n / 2 - 1] + t[m][n / 2]) / 2);
-    }
+    for (int m = 0; m < M_COUNT; m++)
+      printf("\t%.1f", bench_median(t[m], n));
     printf("\t%u\n", r[M_DEFER].npay);
     for (int m = 0; m < M_COUNT; m++)
       runner_free(&r[m]);

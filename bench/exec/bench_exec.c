@@ -193,22 +193,6 @@ static int calibrate(runner *r, double ms) {
 /* Trials are timed in thread CPU time: on a shared machine the time this
  * thread waits for a core is the scheduler's, not the engine's.
  * BENCH_CLOCK=wall times them by the monotonic clock instead. */
-static uint64_t trial_clock_ns(bool wall) {
-  struct timespec ts;
-  clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_double);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-
 static int cmd_time(int trials, char **only, int nonly) {
   const char *ms_env = getenv("BENCH_TRIAL_MS");
   double ms = ms_env ? atof(ms_env) : 20;
@@ -247,14 +231,14 @@ static int cmd_time(int trials, char **only, int nonly) {
       for (int m = 0; m < M_COUNT; m++) {
         if (!t[m])
           continue;
-        uint64_t start = trial_clock_ns(wall);
+        uint64_t start = bench_trial_clock_ns(wall);
         bench_exec_loop(&r[m], iters[m]);
-        t[m][k] = (double)(trial_clock_ns(wall) - start) / iters[m];
+        t[m][k] = (double)(bench_trial_clock_ns(wall) - start) / iters[m];
       }
     for (int m = 0; m < M_COUNT; m++) {
       if (!t[m])
         continue;
-      ns[m] = median(t[m], trials);
+      ns[m] = bench_median(t[m], trials);
       free(t[m]);
       /* Steady state: the arena and the output keep their memory. */
       uint64_t before = r[m].cnt.calls;
