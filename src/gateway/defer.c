@@ -30,103 +30,6 @@
 
 const gql_gw_defer gw_dl_any; /* DL_ANY: its address only */
 
-/* Whether directives `ds` hold an active @defer; its label. */
-static bool defer_directive(gw_planner *p, const gql_ast_directives *ds,
-                            gql_str *label) {
-  for (uint32_t i = 0; i < ds->count; i++) {
-    const gql_ast_directive *d = ds->items[i];
-    if (!gql_str_eq_cstr(gql_ast_name_str(d->name), "defer"))
-      continue;
-    bool on = true;
-    *label = (gql_str){NULL, 0};
-    for (uint32_t j = 0; j < d->args.count; j++) {
-      gql_str an = gql_ast_name_str(d->args.items[j]->name);
-      const gql_ast_value *v = d->args.items[j]->value;
-      if (gql_str_eq_cstr(an, "if")) {
-        if (v->h.kind == GQL_AST_BOOLEAN_VALUE)
-          on = v->u.boolean;
-        else if (v->h.kind == GQL_AST_VARIABLE)
-          on = gw_condition_variable(p, gql_ast_name_str(v->u.name));
-      } else if (gql_str_eq_cstr(an, "label") &&
-                 v->h.kind == GQL_AST_STRING_VALUE) {
-        *label = v->u.string.value;
-      }
-    }
-    return on;
-  }
-  return false;
-}
-
-int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
-                      const gql_gw_sel *at, const gql_gw_type *cond,
-                      const gql_gw_type *cond2, const gql_gw_defer *parent,
-                      const gql_gw_defer **dl) {
-  gql_str label;
-  *dl = parent;
-  if (!frag->directives.count || !defer_directive(p, &frag->directives, &label))
-    return 0;
-  gql_gw_plan *plan = p->plan;
-  if (p->op->operation == GQL_OP_SUBSCRIPTION)
-    return 0; /* validation refuses it; planned as without */
-  for (uint32_t i = 0; i < plan->ndefers; i++) {
-    gql_gw_defer *d = plan->defers[i];
-    if (d->node == frag && d->at == at && d->parent == parent &&
-        d->cond == cond && d->cond2 == cond2) {
-      *dl = d;
-      return 0;
-    }
-  }
-  gql_gw_defer *d = gql_arena_alloc(p->arena, sizeof *d);
-  uint32_t cap = plan->ndefers; /* doubles at powers of two */
-  if (!d)
-    return GQL_ENOMEM;
-  if ((cap & (cap - 1)) == 0) {
-    gql_gw_defer **n =
-        gql_arena_alloc(p->arena, (cap ? 2 * cap : 4) * sizeof *n);
-    if (!n)
-      return GQL_ENOMEM;
-    if (cap)
-      memcpy(n, plan->defers, cap * sizeof *n);
-    plan->defers = n;
-  }
-  gql_gw_sel *node = (gql_gw_sel *)at; /* the client tree, being built */
-  *d = (gql_gw_defer){.index = plan->ndefers,
-                      .label = label,
-                      .parent = parent,
-                      .at = at,
-                      .cond = cond,
-                      .cond2 = cond2,
-                      .node = frag};
-  gql_gw_defer *last = (gql_gw_defer *)node->defers; /* document order */
-  while (last && last->next_at)
-    last = (gql_gw_defer *)last->next_at;
-  if (last)
-    last->next_at = d;
-  else
-    node->defers = d;
-  plan->defers[plan->ndefers++] = d;
-  *dl = d;
-  return 0;
-}
-
-static bool defer_within(const gql_gw_defer *outer, const gql_gw_defer *d) {
-  for (; d; d = d->parent)
-    if (d == outer)
-      return true;
-  return outer == NULL;
-}
-
-/* A field in two fragments goes with the one that encloses the other; in
- * two apart (siblings), with the innermost fragment enclosing both: each
- * fragment's payload can then only need fields delivered before it. */
-const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
-                                     const gql_gw_defer *b) {
-  for (; a; a = a->parent)
-    if (defer_within(a, b))
-      return a;
-  return NULL;
-}
-
 static void mark_primary(gql_gw_fetch *f) {
   if (!f || f->mark == UINT32_MAX)
     return;
@@ -193,62 +96,6 @@ void gw_defer_ready_levels(gw_planner *p) {
 
 /* ----------------------------------------------------------- execution */
 
-/* One deferred fragment on one object: a pending id. The object is found
- * again by its path once the later waves are merged (merging moves the
- * values of an object whose members grow). */
-typedef struct inst {
-  const gql_gw_defer *d;
-  gql_json_value *path;
-  const gql_gw_type *type;
-  size_t at;   /* output offset where it was announced */
-  bool dead;   /* its parent was nulled: never announced */
-  bool failed; /* a non-null field's null reached it */
-  bool done;   /* delivered (or being delivered: now) */
-  bool now;
-  gql_buf entries;
-  uint32_t nentries;
-  gql_json_value *errors; /* its errors, as they are assigned */
-  uint32_t nerrors, errors_cap;
-} inst;
-
-struct gw_defer_state {
-  inst *items;
-  uint32_t n, cap;
-  uint32_t session; /* the first instance the current output announced */
-  uint32_t errors;  /* r->errors up to here are in payloads */
-};
-
-int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
-                      const gql_gw_defer *cur, const gql_gw_type *t,
-                      const seg *path, size_t at) {
-  gw_defer_state *ds = r->ds;
-  for (const gql_gw_defer *d = sel->defers; d; d = d->next_at) {
-    if (d->parent != cur ||
-        (d->cond && !gql_supergraph_satisfies(t, d->cond)) ||
-        (d->cond2 && !gql_supergraph_satisfies(t, d->cond2)))
-      continue;
-    /* one instance per place: the projection meets a place once (an
-     * object may be met at several places: merged entities share their
-     * members) */
-    if (!GQL_ARRAY_RESERVE(r->arena, ds->items, ds->cap, ds->n + 1))
-      return 1;
-    gql_json_value *pj = gw_path_json(r->arena, path, NULL, 0);
-    if (!pj)
-      return 1;
-    inst *in = &ds->items[ds->n++];
-    memset(in, 0, sizeof *in);
-    *in = (inst){.d = d, .path = pj, .type = t, .at = at};
-  }
-  return 0;
-}
-
-void gw_defer_drop(gql_gw_request *r, size_t at) {
-  gw_defer_state *ds = r->ds;
-  for (uint32_t i = ds->session; i < ds->n; i++)
-    if (ds->items[i].at >= at)
-      ds->items[i].dead = true;
-}
-
 static void write_id(gql_buf *out, uint32_t i) {
   gql_buf_printf(out, "{\"id\":\"%u\"", i);
 }
@@ -258,7 +105,7 @@ static void write_pending(gql_buf *out, const gw_defer_state *ds, uint32_t from,
   gql_buf_puts(out, "\"pending\":[");
   bool first = true;
   for (uint32_t i = from; i < to; i++) {
-    const inst *in = &ds->items[i];
+    const gw_defer_inst *in = &ds->items[i];
     if (in->dead)
       continue;
     if (!first)
@@ -414,7 +261,7 @@ static int write_at(writer *w, const gql_json_value *obj,
   if (w->tmp.failed)
     return GQL_ENOMEM;
   if (!(w->tmp.len == 2 && w->tmp.data[0] == '{')) { /* not `{}` */
-    inst *in = &w->r->ds->items[w->id];
+    gw_defer_inst *in = &w->r->ds->items[w->id];
     gql_buf *e = &in->entries;
     if (in->nentries++)
       gql_buf_putc(e, ',');
@@ -426,7 +273,7 @@ static int write_at(writer *w, const gql_json_value *obj,
     gql_buf_putc(e, '}');
   }
   for (const gql_gw_sel *c = node->first; c; c = c->next) {
-    if (c->dl == d || !defer_within(c->dl, d) || !c->def ||
+    if (c->dl == d || !gql_gw_defer_within(c->dl, d) || !c->def ||
         !gw_sel_applies(t, c) || !needs(c, d))
       continue; /* delivered here, later, or by another fragment */
     seg s = {path, c->key, 0};
@@ -453,14 +300,15 @@ static bool path_prefix(const gql_json_value *pre, const gql_json_value *path) {
   return true;
 }
 
-static int inst_error(gql_gw_request *r, inst *in, const gql_json_value *e) {
+static int inst_error(gql_gw_request *r, gw_defer_inst *in,
+                      const gql_json_value *e) {
   if (!GQL_ARRAY_RESERVE(r->arena, in->errors, in->errors_cap, in->nerrors + 1))
     return GQL_ENOMEM;
   in->errors[in->nerrors++] = *e;
   return 0;
 }
 
-static void write_errors(gql_buf *out, const inst *in) {
+static void write_errors(gql_buf *out, const gw_defer_inst *in) {
   gql_buf_puts(out, ",\"errors\":[");
   for (uint32_t k = 0; k < in->nerrors; k++) {
     if (k)
@@ -476,15 +324,15 @@ static void write_errors(gql_buf *out, const inst *in) {
 static int assign_fetch_errors(gql_gw_request *r, uint32_t from, uint32_t e0,
                                uint32_t e1) {
   gw_defer_state *ds = r->ds;
-  inst *any = NULL;
+  gw_defer_inst *any = NULL;
   for (uint32_t i = from; i < ds->n && !any; i++)
     if (ds->items[i].now && !ds->items[i].dead)
       any = &ds->items[i];
   for (uint32_t k = e0; k < e1 && any; k++) {
     const gql_json_value *ep = gql_json_get(&r->errors[k], GQL_STR("path"));
-    inst *best = NULL;
+    gw_defer_inst *best = NULL;
     for (uint32_t i = from; i < ds->n; i++) {
-      inst *in = &ds->items[i];
+      gw_defer_inst *in = &ds->items[i];
       if (!in->now || in->dead || !path_prefix(in->path, ep))
         continue;
       if (!best || in->path->array.count > best->path->array.count)
@@ -499,7 +347,7 @@ static int assign_fetch_errors(gql_gw_request *r, uint32_t from, uint32_t e0,
 /* Projects instance i's fields (and announces the fragments in them). */
 static int deliver(gql_gw_request *r, writer *w, uint32_t i) {
   gw_defer_state *ds = r->ds;
-  inst *in = &ds->items[i];
+  gw_defer_inst *in = &ds->items[i];
   w->id = i;
   uint32_t first = ds->n, nerr = r->nerrors;
   const seg *path = path_segs(r->arena, in->path);
@@ -524,7 +372,7 @@ static int deliver(gql_gw_request *r, writer *w, uint32_t i) {
 }
 
 /* Writes the entries of instance in (its errors with the first). */
-static void write_entries(gql_buf *out, const inst *in) {
+static void write_entries(gql_buf *out, const gw_defer_inst *in) {
   if (!in->nerrors) {
     gql_buf_append(out, in->entries.data, in->entries.len);
     return;
@@ -557,7 +405,7 @@ int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
   /* the fragments ready at this level, and those they announce */
   int rc = 0;
   for (uint32_t i = 0; i < ds->n && !rc; i++) {
-    inst *in = &ds->items[i];
+    gw_defer_inst *in = &ds->items[i];
     if (in->dead || in->done || (in->d->level > level && level != UINT32_MAX))
       continue;
     in->now = in->done = true;
@@ -591,7 +439,7 @@ int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
   }
   bool first = true;
   for (uint32_t i = from; i < ds->n; i++) {
-    inst *in = &ds->items[i];
+    gw_defer_inst *in = &ds->items[i];
     if (!in->now || in->dead || in->failed || !in->nentries)
       continue;
     gql_buf_puts(out, first ? ",\"incremental\":[" : ",");
@@ -602,7 +450,7 @@ int gql_gw_defer_next(gql_gw_request *r, uint32_t level, gql_buf *out,
     gql_buf_putc(out, ']');
   first = true;
   for (uint32_t i = from; i < ds->n; i++) {
-    inst *in = &ds->items[i];
+    gw_defer_inst *in = &ds->items[i];
     if (!in->now || in->dead)
       continue;
     gql_buf_puts(out, first ? ",\"completed\":[" : ",");

@@ -24,7 +24,7 @@ typedef struct fetch_state {
   uint32_t nreps, reps_cap;
 } fetch_state;
 
-typedef struct gw_defer_state gw_defer_state;
+typedef struct gw_defer_state gw_defer_state; /* below */
 
 struct gql_gw_request {
   const gql_gw_plan *plan;
@@ -98,7 +98,33 @@ void gql_gw_add_error(gql_gw_request *r, gql_str message,
                       const gql_json_value *path);
 /* "Unauthorized field or type", code UNAUTHORIZED_FIELD_OR_TYPE. */
 void gql_gw_add_unauthorized(gql_gw_request *r, const gql_json_value *path);
-/* defer.c, for the projection: the deferred fragments of client node
+/* @defer's state of a request (defer.c; recorded by the projection). One
+ * deferred fragment on one object: a pending id. The object is found
+ * again by its path once the later waves are merged (merging moves the
+ * values of an object whose members grow). */
+typedef struct gw_defer_inst {
+  const gql_gw_defer *d;
+  gql_json_value *path;
+  const gql_gw_type *type;
+  size_t at;   /* output offset where it was announced */
+  bool dead;   /* its parent was nulled: never announced */
+  bool failed; /* a non-null field's null reached it */
+  bool done;   /* delivered (or being delivered: now) */
+  bool now;
+  gql_buf entries;
+  uint32_t nentries;
+  gql_json_value *errors; /* its errors, as they are assigned */
+  uint32_t nerrors, errors_cap;
+} gw_defer_inst;
+
+struct gw_defer_state {
+  gw_defer_inst *items;
+  uint32_t n, cap;
+  uint32_t session; /* the first instance the current output announced */
+  uint32_t errors;  /* r->errors up to here are in payloads */
+};
+
+/* project.c: the deferred fragments of client node
  * `sel` that payload `cur` announces on an object of type t at `path`,
  * recorded while its output is at offset `at`; nonzero when out of
  * memory. gw_defer_drop forgets those recorded at or after offset `at`

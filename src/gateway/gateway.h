@@ -81,6 +81,16 @@ struct gql_gw_defer {
   uint32_t level;
 };
 
+/* Whether fragment d is `outer` or within it (every fragment is within
+ * the initial result, NULL). */
+static inline bool gql_gw_defer_within(const gql_gw_defer *outer,
+                                       const gql_gw_defer *d) {
+  for (; d; d = d->parent)
+    if (d == outer)
+      return true;
+  return outer == NULL;
+}
+
 typedef struct gql_gw_graph {
   gql_str enum_value; /* ACCOUNTS */
   gql_str name;       /* accounts */

@@ -66,9 +66,99 @@ static bool variable_value(gw_planner *p, gql_str name) {
   return false;
 }
 
-bool gw_condition_variable(gw_planner *p, gql_str name) {
-  return variable_value(p, name);
+/* ------------------------------------------------------------ @defer */
+
+/* Whether directives `ds` hold an active @defer; its label. */
+static bool defer_directive(gw_planner *p, const gql_ast_directives *ds,
+                            gql_str *label) {
+  for (uint32_t i = 0; i < ds->count; i++) {
+    const gql_ast_directive *d = ds->items[i];
+    if (!gql_str_eq_cstr(gql_ast_name_str(d->name), "defer"))
+      continue;
+    bool on = true;
+    *label = (gql_str){NULL, 0};
+    for (uint32_t j = 0; j < d->args.count; j++) {
+      gql_str an = gql_ast_name_str(d->args.items[j]->name);
+      const gql_ast_value *v = d->args.items[j]->value;
+      if (gql_str_eq_cstr(an, "if")) {
+        if (v->h.kind == GQL_AST_BOOLEAN_VALUE)
+          on = v->u.boolean;
+        else if (v->h.kind == GQL_AST_VARIABLE)
+          on = variable_value(p, gql_ast_name_str(v->u.name));
+      } else if (gql_str_eq_cstr(an, "label") &&
+                 v->h.kind == GQL_AST_STRING_VALUE) {
+        *label = v->u.string.value;
+      }
+    }
+    return on;
+  }
+  return false;
 }
+
+int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
+                      const gql_gw_sel *at, const gql_gw_type *cond,
+                      const gql_gw_type *cond2, const gql_gw_defer *parent,
+                      const gql_gw_defer **dl) {
+  gql_str label;
+  *dl = parent;
+  if (!frag->directives.count || !defer_directive(p, &frag->directives, &label))
+    return 0;
+  gql_gw_plan *plan = p->plan;
+  if (p->op->operation == GQL_OP_SUBSCRIPTION)
+    return 0; /* validation refuses it; planned as without */
+  for (uint32_t i = 0; i < plan->ndefers; i++) {
+    gql_gw_defer *d = plan->defers[i];
+    if (d->node == frag && d->at == at && d->parent == parent &&
+        d->cond == cond && d->cond2 == cond2) {
+      *dl = d;
+      return 0;
+    }
+  }
+  gql_gw_defer *d = gql_arena_alloc(p->arena, sizeof *d);
+  uint32_t cap = plan->ndefers; /* doubles at powers of two */
+  if (!d)
+    return GQL_ENOMEM;
+  if ((cap & (cap - 1)) == 0) {
+    gql_gw_defer **n =
+        gql_arena_alloc(p->arena, (cap ? 2 * cap : 4) * sizeof *n);
+    if (!n)
+      return GQL_ENOMEM;
+    if (cap)
+      memcpy(n, plan->defers, cap * sizeof *n);
+    plan->defers = n;
+  }
+  gql_gw_sel *node = (gql_gw_sel *)at; /* the client tree, being built */
+  *d = (gql_gw_defer){.index = plan->ndefers,
+                      .label = label,
+                      .parent = parent,
+                      .at = at,
+                      .cond = cond,
+                      .cond2 = cond2,
+                      .node = frag};
+  gql_gw_defer *last = (gql_gw_defer *)node->defers; /* document order */
+  while (last && last->next_at)
+    last = (gql_gw_defer *)last->next_at;
+  if (last)
+    last->next_at = d;
+  else
+    node->defers = d;
+  plan->defers[plan->ndefers++] = d;
+  *dl = d;
+  return 0;
+}
+
+/* A field in two fragments goes with the one that encloses the other; in
+ * two apart (siblings), with the innermost fragment enclosing both: each
+ * fragment's payload can then only need fields delivered before it. */
+const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
+                                     const gql_gw_defer *b) {
+  for (; a; a = a->parent)
+    if (gql_gw_defer_within(a, b))
+      return a;
+  return NULL;
+}
+
+/* ------------------------------------------------------------ fields */
 
 /* @skip / @include: whether the selection is kept. */
 static bool included(gw_planner *p, const gql_ast_directives *ds) {

@@ -73,11 +73,7 @@ static inline bool gw_applies(const gql_gw_type *t, const gql_gw_sel *s) {
          (!s->cond2 || gql_supergraph_satisfies(t, s->cond2));
 }
 
-/* The value of condition variable `name` for this plan (recorded in the
- * plan's key). */
-bool gw_condition_variable(gw_planner *p, gql_str name);
-
-/* defer.c: a fragment's @defer (if: true) into *dl: a deferred fragment
+/* normalize.c: a fragment's @defer (if: true) into *dl: a deferred fragment
  * on the objects of `at`, delivered after `parent`'s payload. */
 int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
                       const gql_gw_sel *at, const gql_gw_type *cond,
@@ -88,7 +84,7 @@ int gw_defer_fragment(gw_planner *p, const gql_ast_selection *frag,
  * result). */
 const gql_gw_defer *gw_defer_earlier(const gql_gw_defer *a,
                                      const gql_gw_defer *b);
-/* After placement: the fetches the initial result needs (primary), the
+/* defer.c. After placement: the fetches the initial result needs (primary), the
  * others' waves moved after theirs (plan->primary_levels). */
 void gw_defer_mark(gw_planner *p);
 int gw_defer_levels(gw_planner *p);

@@ -349,3 +349,36 @@ int gw_project_deferred(gql_gw_request *r, gql_buf *out,
   proj res = project_object(&p, v, named, sel, path, named->name, sel->name);
   return res == PROJ_OK ? 0 : 1;
 }
+
+/* ---------------------------------------------------- pending fragments */
+
+int gw_defer_announce(gql_gw_request *r, const gql_gw_sel *sel,
+                      const gql_gw_defer *cur, const gql_gw_type *t,
+                      const seg *path, size_t at) {
+  gw_defer_state *ds = r->ds;
+  for (const gql_gw_defer *d = sel->defers; d; d = d->next_at) {
+    if (d->parent != cur ||
+        (d->cond && !gql_supergraph_satisfies(t, d->cond)) ||
+        (d->cond2 && !gql_supergraph_satisfies(t, d->cond2)))
+      continue;
+    /* one instance per place: the projection meets a place once (an
+     * object may be met at several places: merged entities share their
+     * members) */
+    if (!GQL_ARRAY_RESERVE(r->arena, ds->items, ds->cap, ds->n + 1))
+      return 1;
+    gql_json_value *pj = gw_path_json(r->arena, path, NULL, 0);
+    if (!pj)
+      return 1;
+    gw_defer_inst *in = &ds->items[ds->n++];
+    memset(in, 0, sizeof *in);
+    *in = (gw_defer_inst){.d = d, .path = pj, .type = t, .at = at};
+  }
+  return 0;
+}
+
+void gw_defer_drop(gql_gw_request *r, size_t at) {
+  gw_defer_state *ds = r->ds;
+  for (uint32_t i = ds->session; i < ds->n; i++)
+    if (ds->items[i].at >= at)
+      ds->items[i].dead = true;
+}
