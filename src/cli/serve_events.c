@@ -11,7 +11,9 @@
  * is made then, so a schema without subscriptions makes none. An event is
  * parsed once per worker and handed to that worker's subscribers without
  * locks; every gql sharing the Redis delivers to its own subscribers.
- * Redis restarting: the client resubscribes with backoff; what is
+ * A worker's last subscriber of a field leaving unsubscribes its channel
+ * (events.c). Redis restarting: the client resubscribes with backoff to
+ * the channels still listened to; what is
  * published meanwhile is lost (at most once). Without --redis a
  * subscription answers a clear error. */
 #include "cli.h"

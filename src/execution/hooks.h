@@ -74,6 +74,21 @@ static inline const gql_exec_hooks *gql_exec_trace_hooks(const gql_trace *tr) {
   return (const gql_exec_hooks *)(const void *)tr;
 }
 
+/* A tracer's protocol with subscriptions (gql_subscribe_params.tracer): a
+ * gql_tracer begins with this (its first member), so that each event's
+ * execution begins and ends a trace of its own through the tracer's
+ * functions, never by calling into src/trace. */
+typedef struct gql_exec_tracer {
+  /* A trace of `p` for one execution (NULL: none, out of memory). */
+  gql_trace *(*begin)(gql_tracer *t, const gql_trace_options *o,
+                      const gql_prepared *p);
+  void (*end)(gql_trace *tr); /* queues its spans; NULL is allowed */
+} gql_exec_tracer;
+
+static inline const gql_exec_tracer *gql_exec_tracer_of(const gql_tracer *t) {
+  return (const gql_exec_tracer *)(const void *)t;
+}
+
 /* gql_execute with the protocol given directly (params->hooks and
  * params->trace are not read): what the tracer's tests use. */
 int gql_exec_run(const gql_prepared *p, const gql_execute_params *params,

@@ -85,8 +85,15 @@ static void drop_queue(gql_subscription *s) {
   s->nq = 0;
 }
 
+/* The tracer's end of a trace (hooks.h): the executor calls nothing of
+ * src/trace. */
+static void trace_end(gql_subscription *s, gql_trace *tr) {
+  if (tr)
+    gql_exec_tracer_of(s->tracer)->end(tr);
+}
+
 static void destroy(gql_subscription *s) {
-  gql_trace_end(s->pended_trace);
+  trace_end(s, s->pended_trace);
   drop_queue(s);
   slot_free(&s->cur);
   gql_arena_free(s->vars_arena);
@@ -177,10 +184,10 @@ static int run_event(gql_subscription *s, const gql_json_value *event) {
   gql_trace *tr = NULL;
   if (s->tracer) {
     /* the last pended execution has completed (nothing runs now) */
-    gql_trace_end(s->pended_trace);
+    trace_end(s, s->pended_trace);
     s->pended_trace = NULL;
-    if ((tr = gql_trace_begin(s->tracer, s->trace_options)))
-      gql_trace_set_operation(tr, s->p, NULL, 0);
+    tr =
+        gql_exec_tracer_of(s->tracer)->begin(s->tracer, s->trace_options, s->p);
   }
   gql_execute_params prm = {.variables = s->vars,
                             .context = s->context,
@@ -198,7 +205,7 @@ static int run_event(gql_subscription *s, const gql_json_value *event) {
   if (tr && rc == 0 && s->busy)
     s->pended_trace = tr; /* the executor still runs with it */
   else
-    gql_trace_end(tr);
+    trace_end(s, tr);
   if (rc == 0 && s->busy) {
     /* pended (gql_execute returns 0 either way; event_done has not run):
      * the execution takes the slot (its executor frees it after

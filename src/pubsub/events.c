@@ -12,7 +12,8 @@ typedef struct chan {
   gql_events *ev;
   gql_events_listener *head, *tail;
   uint32_t listeners;
-  size_t len; /* of name: prefix + field */
+  bool subscribed; /* on the Redis client: while it has listeners */
+  size_t len;      /* of name: prefix + field */
   char name[];
 } chan;
 
@@ -263,9 +264,7 @@ static chan *channel_for(gql_events *ev, gql_str field) {
   c->ev = ev;
   c->len = n;
   memcpy(c->name, name, n);
-  if ((ev->redis &&
-       gql_redis_subscribe(ev->redis, (gql_str){c->name, n}) < 0) ||
-      gql_strmap_put(&ev->map, (gql_str){c->name, n}, ev->nchans) < 0) {
+  if (gql_strmap_put(&ev->map, (gql_str){c->name, n}, ev->nchans) < 0) {
     free(c);
     c = NULL;
     goto done;
@@ -290,12 +289,19 @@ gql_events_listener *gql_events_listen(gql_events *ev, gql_str field,
       return NULL;
     extra += ALIGN(sizeof(gql_json_value));
   }
-  chan *c = channel_for(ev, field);
-  if (!c)
-    return NULL;
   gql_events_listener *l = malloc(ALIGN(sizeof *l) + extra);
   if (!l)
     return NULL;
+  chan *c = channel_for(ev, field);
+  /* The channel's first listener (again) subscribes it. */
+  if (c && !c->subscribed && ev->redis &&
+      gql_redis_subscribe(ev->redis, (gql_str){c->name, c->len}) < 0)
+    c = NULL;
+  if (!c) {
+    free(l);
+    return NULL;
+  }
+  c->subscribed = true;
   *l = (gql_events_listener){.ch = c, .cb = cb, .ud = ud};
   if (has_args) {
     char *p = (char *)l + ALIGN(sizeof *l);
@@ -329,8 +335,15 @@ static void unlink_free(gql_events_listener *l) {
 void gql_events_unlisten(gql_events_listener *l) {
   if (!l || l->dead)
     return;
-  gql_events *ev = l->ch->ev;
-  l->ch->listeners--;
+  chan *c = l->ch;
+  gql_events *ev = c->ev;
+  /* The channel's last listener unsubscribes it: the worker no longer
+   * receives (and skips) every message of a channel nobody here hears. */
+  if (--c->listeners == 0 && c->subscribed) {
+    c->subscribed = false;
+    if (ev->redis)
+      gql_redis_unsubscribe(ev->redis, (gql_str){c->name, c->len});
+  }
   if (!ev->delivering) {
     unlink_free(l);
     return;

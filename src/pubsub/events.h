@@ -45,8 +45,11 @@ void gql_events_free(gql_events *ev);
 
 /* Listens to `field`'s events that match `args` (an object of argument
  * name -> value, copied; NULL or {} for every event). The first listener
- * of a field subscribes to its channel. NULL when out of memory, when the
- * args nest deeper than 64 or when Redis refuses another channel. */
+ * of a field subscribes to its channel, and its last one's unlisten
+ * unsubscribes it (a bus keeps the name, not the subscription, of a
+ * channel it heard once: a field's, so as many as the schema has). NULL
+ * when out of memory, when the args nest deeper than 64 or when Redis
+ * refuses another channel. */
 gql_events_listener *gql_events_listen(gql_events *ev, gql_str field,
                                        const gql_json_value *args,
                                        gql_events_cb cb, void *ud);

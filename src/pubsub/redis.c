@@ -217,7 +217,13 @@ typedef struct conn {
   char detail[160];
 } conn;
 
+/* A channel of the subscriber connection. Unwanted ones stay listed
+ * while their UNSUBSCRIBE is in flight: a channel wanted again meanwhile
+ * is subscribed once the UNSUBSCRIBE is answered, never before (hiredis
+ * drops its callback of the channel at that answer). */
 typedef struct channel {
+  bool wanted;        /* some caller subscribed and did not unsubscribe */
+  bool unsubscribing; /* an UNSUBSCRIBE on this connection awaits its answer */
   size_t len;
   char name[];
 } channel;
@@ -229,9 +235,10 @@ struct gql_redis {
   conn c;
   conn s; /* the subscriber: started by the first gql_redis_subscribe */
   bool sub_started;
-  bool cmd_started; /* (lazy_commands: at gql_redis_start_commands) */
-  channel **channels;
+  bool cmd_started;   /* (lazy_commands: at gql_redis_start_commands) */
+  channel **channels; /* wanted, and unwanted being unsubscribed */
   uint32_t nchannels, channels_cap;
+  uint32_t nwanted;
   gql_redis_message_cb on_message;
   void *message_ud;
   uv_timer_t deadlines;
@@ -694,9 +701,41 @@ static bool is_channel(const redisReply *e, const char *name, size_t n) {
          memcmp(e->str, name, n) == 0;
 }
 
+static int find_channel(const gql_redis *r, gql_str ch) {
+  for (uint32_t i = 0; i < r->nchannels; i++)
+    if (r->channels[i]->len == ch.len &&
+        memcmp(r->channels[i]->name, ch.ptr, ch.len) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* (the order of the channels does not matter) */
+static void remove_channel(gql_redis *r, uint32_t i) {
+  free(r->channels[i]);
+  r->channels[i] = r->channels[--r->nchannels];
+}
+
+static bool send_subscribe(conn *c, channel **chs, uint32_t n, bool heartbeat);
+static void drop_subscriber(conn *c, const char *why);
+
+/* Redis answered an UNSUBSCRIBE: hiredis has forgotten the channel, so a
+ * channel wanted again meanwhile is subscribed now; else it goes. */
+static void unsubscribed(conn *c, gql_str name) {
+  gql_redis *r = c->r;
+  int i = find_channel(r, name);
+  if (i < 0 || !r->channels[i]->unsubscribing)
+    return;
+  channel *ch = r->channels[i];
+  ch->unsubscribing = false;
+  if (!ch->wanted)
+    remove_channel(r, (uint32_t)i);
+  else if (!send_subscribe(c, &ch, 1, false))
+    drop_subscriber(c, "cannot subscribe");
+}
+
 /* Every reply on a subscribed channel comes here (hiredis keeps one
- * callback per channel): messages, and the confirmations of SUBSCRIBE,
- * the heartbeat's among them. NULL when the context goes. */
+ * callback per channel): messages, and the confirmations of SUBSCRIBE
+ * (the heartbeat's among them) and UNSUBSCRIBE. NULL when the context goes. */
 static void on_sub_reply(redisAsyncContext *ac, void *reply, void *pd) {
   conn *c = pd;
   redisReply *rep = reply;
@@ -719,6 +758,8 @@ static void on_sub_reply(redisAsyncContext *ac, void *reply, void *pd) {
   } else if (kind->len == 9 && memcmp(kind->str, "subscribe", 9) == 0 &&
              is_channel(ch, HEARTBEAT_CHANNEL, sizeof HEARTBEAT_CHANNEL - 1)) {
     c->beating = false;
+  } else if (kind->len == 11 && memcmp(kind->str, "unsubscribe", 11) == 0) {
+    unsubscribed(c, (gql_str){ch->str, (size_t)ch->len});
   }
 }
 
@@ -764,10 +805,16 @@ static void on_heartbeat(uv_timer_t *t) {
     drop_subscriber(c, "cannot send the heartbeat");
 }
 
-/* Ready: every channel again (after a reconnect Redis knows none of
- * them), and the heartbeat starts. */
+/* Ready: every wanted channel again (after a reconnect Redis knows none
+ * of them; the unwanted ones go, their UNSUBSCRIBE went with the old
+ * connection), and the heartbeat starts. */
 static void subscribe_all(conn *c) {
   gql_redis *r = c->r;
+  for (uint32_t i = r->nchannels; i-- > 0;) {
+    r->channels[i]->unsubscribing = false;
+    if (!r->channels[i]->wanted)
+      remove_channel(r, i);
+  }
   bool ok = send_subscribe(c, NULL, 0, true);
   for (uint32_t i = 0; ok && i < r->nchannels; i += SUBSCRIBE_BATCH) {
     uint32_t n = r->nchannels - i;
@@ -787,13 +834,27 @@ void gql_redis_on_message(gql_redis *r, gql_redis_message_cb cb, void *ud) {
   r->message_ud = ud;
 }
 
+static bool subscriber_ready(const gql_redis *r) {
+  return r->s.state == GQL_REDIS_STATE_READY && r->s.ac;
+}
+
 int gql_redis_subscribe(gql_redis *r, gql_str ch) {
   if (r->closing || !ch.len || ch.len > MAX_CHANNEL)
     return GQL_EINVAL;
-  for (uint32_t i = 0; i < r->nchannels; i++)
-    if (r->channels[i]->len == ch.len &&
-        memcmp(r->channels[i]->name, ch.ptr, ch.len) == 0)
+  int i = find_channel(r, ch);
+  if (i >= 0) {
+    channel *c = r->channels[i];
+    if (c->wanted)
       return GQL_EINVAL;
+    /* Being unsubscribed: subscribed again once that is answered (when
+     * not ready, by subscribe_all). */
+    c->wanted = true;
+    r->nwanted++;
+    if (!c->unsubscribing && subscriber_ready(r) &&
+        !send_subscribe(&r->s, &c, 1, false))
+      drop_subscriber(&r->s, "cannot subscribe");
+    return 0;
+  }
   if (r->nchannels >= r->o.max_channels)
     return GQL_ELIMIT;
   if (r->nchannels == r->channels_cap) {
@@ -807,17 +868,43 @@ int gql_redis_subscribe(gql_redis *r, gql_str ch) {
   channel *c = malloc(sizeof *c + ch.len + 1);
   if (!c)
     return GQL_ENOMEM;
-  c->len = ch.len;
+  *c = (channel){.wanted = true, .len = ch.len};
   memcpy(c->name, ch.ptr, ch.len);
   c->name[ch.len] = 0;
   r->channels[r->nchannels++] = c;
+  r->nwanted++;
   if (!r->sub_started) {
     r->sub_started = true;
     start_connect(&r->s);
-  } else if (r->s.state == GQL_REDIS_STATE_READY && r->s.ac &&
-             !send_subscribe(&r->s, &c, 1, false)) {
+  } else if (subscriber_ready(r) && !send_subscribe(&r->s, &c, 1, false)) {
     drop_subscriber(&r->s, "cannot subscribe");
   }
+  return 0;
+}
+
+int gql_redis_unsubscribe(gql_redis *r, gql_str ch) {
+  int i = r->closing ? -1 : find_channel(r, ch);
+  if (i < 0 || !r->channels[i]->wanted)
+    return GQL_EINVAL;
+  channel *c = r->channels[i];
+  c->wanted = false;
+  r->nwanted--;
+  r->st.unsubscribes++;
+  if (!subscriber_ready(r)) {
+    /* Not subscribed on any connection now; an UNSUBSCRIBE in flight
+     * went with the old one. */
+    remove_channel(r, (uint32_t)i);
+    return 0;
+  }
+  if (c->unsubscribing)
+    return 0;
+  if (redisAsyncCommandArgv(r->s.ac, NULL, NULL, 2,
+                            (const char *[]){"UNSUBSCRIBE", c->name},
+                            (size_t[]){11, c->len}) != REDIS_OK) {
+    drop_subscriber(&r->s, "cannot unsubscribe");
+    return 0;
+  }
+  c->unsubscribing = true;
   return 0;
 }
 
@@ -939,7 +1026,7 @@ void gql_redis_stats_get(const gql_redis *r, gql_redis_stats *out) {
   *out = r->st;
   out->attempt = r->c.attempt;
   out->sub_attempt = r->s.attempt;
-  out->channels = r->nchannels;
+  out->channels = r->nwanted;
 }
 
 static void on_handle_closed(uv_handle_t *h) {

@@ -125,7 +125,8 @@ typedef struct gql_redis_stats {
   uint64_t sub_connects;    /* handshakes completed (each resubscribes) */
   uint64_t sub_disconnects; /* lost, or dropped for a missed heartbeat */
   uint64_t messages;        /* published messages received */
-  uint32_t channels;        /* subscribed to */
+  uint32_t channels;        /* subscribed to (wanted) */
+  uint64_t unsubscribes;    /* gql_redis_unsubscribe calls taken */
   uint32_t sub_attempt;     /* its consecutive failed attempts */
 } gql_redis_stats;
 
@@ -177,12 +178,17 @@ typedef void (*gql_redis_message_cb)(void *ud, gql_str channel,
 void gql_redis_on_message(gql_redis *r, gql_redis_message_cb cb, void *ud);
 /* Adds `channel` to the subscriber connection's channels: subscribed now
  * when the connection is ready, on every (re)connect otherwise. The first
- * call makes the connection. A channel stays subscribed until the client
- * closes (hiredis 0.14 cannot take a SUBSCRIBE back safely: an UNSUBSCRIBE
- * answered after a new SUBSCRIBE of the channel would drop its
- * messages). 0, or GQL_EINVAL (empty, over 1 KiB, already subscribed,
- * closing), GQL_ELIMIT (max_channels), GQL_ENOMEM. */
+ * call makes the connection. 0, or GQL_EINVAL (empty, over 1 KiB, already
+ * subscribed, closing), GQL_ELIMIT (max_channels, counting the channels
+ * still being unsubscribed), GQL_ENOMEM. */
 int gql_redis_subscribe(gql_redis *r, gql_str channel);
+/* Takes `channel` back: UNSUBSCRIBEd now when the connection is ready,
+ * not resubscribed on a reconnect. Subscribing it again while the
+ * UNSUBSCRIBE is in flight sends the new SUBSCRIBE once Redis has
+ * answered the UNSUBSCRIBE (hiredis 0.14 drops a channel's callback at
+ * that answer: a SUBSCRIBE sent before it would be lost), so the channel
+ * ends subscribed. 0, or GQL_EINVAL (not subscribed, closing). */
+int gql_redis_unsubscribe(gql_redis *r, gql_str channel);
 /* The subscriber connection's state (DOWN before the first subscribe). */
 gql_redis_state gql_redis_subscriber_state(const gql_redis *r);
 

@@ -105,6 +105,7 @@ typedef struct pin_entry {
 enum { TRACE_POOL = 64 };
 
 struct gql_tracer {
+  gql_exec_tracer exec; /* first: the executor's way in (hooks.h) */
   gql_tracer_config c;
   /* one pooled trace taken and given back with an atomic exchange; the
    * mutex-guarded pool behind it */

@@ -16,11 +16,21 @@
 
 /* ---- the tracer */
 
+/* A subscription event's trace (gql_exec_tracer.begin). */
+static gql_trace *exec_begin(gql_tracer *t, const gql_trace_options *o,
+                             const gql_prepared *p) {
+  gql_trace *tr = gql_trace_begin(t, o);
+  if (tr)
+    gql_trace_set_operation(tr, p, NULL, 0);
+  return tr;
+}
+
 int gql_tracer_new(const gql_tracer_config *config, gql_tracer **out) {
   *out = NULL;
   gql_tracer *t = calloc(1, sizeof *t);
   if (!t)
     return GQL_ENOMEM;
+  t->exec = (gql_exec_tracer){.begin = exec_begin, .end = gql_trace_end};
   int rc = gql_tracer_start(t, config);
   if (rc < 0) {
     free(t);

@@ -1,8 +1,10 @@
 // The npm graphql-ws 6 client against two `gql serve --redis` instances
 // sharing one redis-server (test_serve_redis.sh): events published with
 // redis-cli reach the subscribers of both, filtered by their arguments;
-// after a Redis restart they arrive again (resubscribed); a third gql
-// without --redis answers a clear error.
+// after a Redis restart they arrive again (resubscribed); a worker whose
+// last subscriber of a channel leaves unsubscribes it (PUBSUB NUMSUB) and
+// subscribes it again for a new one; a third gql without --redis answers
+// a clear error.
 // Usage: node serve_redis_client.cjs PORT_A PORT_B PORT_NONE REDIS_PORT
 //        (NODE_PATH: graphql-ws, ws; env RESTART_REDIS: a command).
 'use strict';
@@ -135,6 +137,28 @@ function open(port, query) {
     publish('gql:messages', { room: 'a', text: 'still' });
     assert.deepEqual(await a2.next(), { data: { messages: { room: 'a', text: 'still' } } });
     assert.equal(b2.got.length, 0);
+  });
+
+  await check("a worker's last subscriber leaving unsubscribes the channel; a new one subscribes it again", 20000, async () => {
+    // B keeps a2 only, A keeps a1 and all (one worker each)
+    await a2.c.dispose();
+    a2 = null;
+    await until(() => numsub('gql:messages') === 1, 'B unsubscribed, A still subscribed');
+    await a1.c.dispose();
+    await all.c.dispose();
+    a1 = all = null;
+    await until(() => numsub('gql:messages') === 0, 'nobody subscribed');
+    assert.equal(Number(publish('gql:messages', { room: 'a', text: 'nobody' })), 0);
+    const again = open(portA, q('a'));
+    await until(() => numsub('gql:messages') === 1, 'A subscribed again');
+    await until(() => {
+      if (again.got.length) return true;
+      publish('gql:messages', { room: 'a', text: 'again' });
+      return false;
+    }, 'an event after subscribing again');
+    assert.deepEqual(await again.next(), { data: { messages: { room: 'a', text: 'again' } } });
+    await again.c.dispose();
+    await until(() => numsub('gql:messages') === 0, 'unsubscribed again');
   });
 
   await check('without --redis a subscription answers a clear error', 10000, async () => {

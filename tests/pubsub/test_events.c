@@ -139,26 +139,43 @@ static long long publish(fixture *f, const char *channel, const char *msg) {
   return n;
 }
 
-/* Runs the loop until Redis counts our subscription to `channel`. */
-static void wait_subscribed(fixture *f, const char *channel, uint64_t ms) {
+static long long numsub(fixture *f, const char *channel) {
+  redisContext *c = test_redis_sync(&f->srv);
+  if (!c)
+    return -1;
+  redisReply *r = redisCommand(c, "PUBSUB NUMSUB %s", channel);
+  long long n = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2
+                    ? r->element[1]->integer
+                    : -1;
+  if (r)
+    freeReplyObject(r);
+  redisFree(c);
+  return n;
+}
+
+/* Runs the loop until Redis counts `want` subscribers of `channel`. */
+static void wait_numsub(fixture *f, const char *channel, long long want,
+                        uint64_t ms) {
   uint64_t end = test_now_ms() + ms;
+  long long n = -1;
   while (test_now_ms() < end) {
     bool never = false;
     test_run_until(&f->loop, &never, 20);
-    redisContext *c = test_redis_sync(&f->srv);
-    if (!c)
-      continue;
-    redisReply *r = redisCommand(c, "PUBSUB NUMSUB %s", channel);
-    bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-              r->element[1]->integer > 0;
-    if (r)
-      freeReplyObject(r);
-    redisFree(c);
-    if (ok)
+    if ((n = numsub(f, channel)) == want)
       return;
   }
-  cr_assert_fail("not subscribed to %s within %llu ms", channel,
-                 (unsigned long long)ms);
+  cr_assert_fail("%s: %lld subscribers, not %lld, after %llu ms", channel, n,
+                 want, (unsigned long long)ms);
+}
+
+/* Runs the loop until Redis counts our subscription to `channel`. */
+static void wait_subscribed(fixture *f, const char *channel, uint64_t ms) {
+  wait_numsub(f, channel, 1, ms);
+}
+
+static void run_for(fixture *f, uint64_t ms) {
+  bool never = false;
+  test_run_until(&f->loop, &never, ms);
 }
 
 static void wait_events(fixture *f, got *g, int n, uint64_t ms) {
@@ -354,8 +371,127 @@ Test(events, channels_are_refused_past_the_limit_or_twice) {
   gql_redis_stats st;
   gql_redis_stats_get(r, &st);
   cr_assert_eq(st.channels, 2);
+  /* taken back (not connected: at once), then the room is there */
+  cr_assert_eq(gql_redis_unsubscribe(r, GQL_STR("c")), GQL_EINVAL);
+  cr_assert_eq(gql_redis_unsubscribe(r, GQL_STR("b")), 0);
+  cr_assert_eq(gql_redis_unsubscribe(r, GQL_STR("b")), GQL_EINVAL);
+  cr_assert_eq(gql_redis_subscribe(r, GQL_STR("c")), 0);
+  gql_redis_stats_get(r, &st);
+  cr_assert_eq(st.channels, 2);
   bool closed = false;
   gql_redis_close(r, on_closed, &closed);
   cr_assert(test_run_until(&loop, &closed, 2000));
   cr_assert_eq(uv_loop_close(&loop), 0);
+}
+
+Test(events, the_last_listener_unsubscribes_and_a_new_one_subscribes_again) {
+  fixture f;
+  start(&f, 0);
+  got g1 = {0}, g2 = {0}, g3 = {0};
+  gql_events_listener *l1 =
+      gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g1);
+  gql_events_listener *l2 =
+      gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g2);
+  gql_events_listener *other =
+      gql_events_listen(f.ev, GQL_STR("other"), NULL, on_event, &g3);
+  wait_subscribed(&f, "gql:tick", 3000);
+  wait_subscribed(&f, "gql:other", 3000);
+  gql_events_unlisten(l1);
+  run_for(&f, 100);
+  cr_assert_eq(numsub(&f, "gql:tick"), 1, "a listener is left");
+  gql_events_unlisten(l2);
+  wait_numsub(&f, "gql:tick", 0, 3000);
+  cr_assert_eq(numsub(&f, "gql:other"), 1, "only the channel nobody hears");
+  gql_redis_stats rs;
+  gql_redis_stats_get(f.r, &rs);
+  cr_assert_eq(rs.channels, 1);
+  cr_assert_eq(publish(&f, "gql:tick", "0"), 0, "Redis sends us nothing");
+  l1 = gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g1);
+  cr_assert_not_null(l1);
+  wait_subscribed(&f, "gql:tick", 3000);
+  cr_assert_eq(publish(&f, "gql:tick", "1"), 1);
+  wait_events(&f, &g1, 1, 2000);
+  cr_assert_str_eq(g1.last, "1");
+  cr_assert_eq(g2.n, 0);
+  gql_events_unlisten(l1);
+  gql_events_unlisten(other);
+  stop(&f);
+}
+
+Test(events, a_listener_coming_while_the_unsubscribe_is_in_flight_is_heard) {
+  fixture f;
+  start(&f, 0);
+  got g = {0};
+  gql_events_listener *l =
+      gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g);
+  wait_subscribed(&f, "gql:tick", 3000);
+  /* In one loop turn: UNSUBSCRIBE sent, then wanted again before Redis
+   * answers it; then the same twice more. */
+  for (int i = 0; i < 3; i++) {
+    gql_events_unlisten(l);
+    l = gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g);
+    cr_assert_not_null(l);
+  }
+  run_for(&f, 200);
+  cr_assert_eq(numsub(&f, "gql:tick"), 1, "ends subscribed");
+  cr_assert_eq(publish(&f, "gql:tick", "\"still\""), 1);
+  wait_events(&f, &g, 1, 2000);
+  cr_assert_str_eq(g.last, "\"still\"");
+  /* Away, back and away again in one loop turn: ends unsubscribed. */
+  gql_events_unlisten(l);
+  l = gql_events_listen(f.ev, GQL_STR("tick"), NULL, on_event, &g);
+  gql_events_unlisten(l);
+  wait_numsub(&f, "gql:tick", 0, 3000);
+  gql_redis_stats rs;
+  gql_redis_stats_get(f.r, &rs);
+  cr_assert_eq(rs.channels, 0);
+  cr_assert_eq(rs.unsubscribes, 5);
+  stop(&f);
+}
+
+Test(events, a_restarted_redis_gets_back_only_the_channels_still_heard) {
+  fixture f;
+  start(&f, 0);
+  got ga = {0}, gb = {0}, gc = {0};
+  gql_events_listener *la =
+      gql_events_listen(f.ev, GQL_STR("a"), NULL, on_event, &ga);
+  gql_events_listener *lb =
+      gql_events_listen(f.ev, GQL_STR("b"), NULL, on_event, &gb);
+  gql_events_listener *lc =
+      gql_events_listen(f.ev, GQL_STR("c"), NULL, on_event, &gc);
+  wait_subscribed(&f, "gql:a", 3000);
+  wait_subscribed(&f, "gql:b", 3000);
+  wait_subscribed(&f, "gql:c", 3000);
+  gql_events_unlisten(lb); /* while connected: its UNSUBSCRIBE may be in
+                              flight when Redis goes */
+  test_redis_stop(&f.srv);
+  gql_events_unlisten(lc); /* while down */
+  gql_redis_stats st;
+  uint64_t end = test_now_ms() + 3000;
+  do {
+    run_for(&f, 20);
+    gql_redis_stats_get(f.r, &st);
+  } while (st.sub_attempt < 1 && test_now_ms() < end);
+  test_redis_start(&f.srv); /* same port */
+  wait_subscribed(&f, "gql:a", 3000);
+  end = test_now_ms() + 3000;
+  while (gql_redis_subscriber_state(f.r) != GQL_REDIS_STATE_READY &&
+         test_now_ms() < end)
+    run_for(&f, 20);
+  run_for(&f, 100);
+  cr_assert_eq(numsub(&f, "gql:b"), 0);
+  cr_assert_eq(numsub(&f, "gql:c"), 0);
+  gql_redis_stats_get(f.r, &st);
+  cr_assert_eq(st.channels, 1);
+  /* b wanted again after the restart */
+  lb = gql_events_listen(f.ev, GQL_STR("b"), NULL, on_event, &gb);
+  wait_subscribed(&f, "gql:b", 3000);
+  cr_assert_eq(publish(&f, "gql:b", "2"), 1);
+  cr_assert_eq(publish(&f, "gql:a", "1"), 1);
+  wait_events(&f, &gb, 1, 2000);
+  wait_events(&f, &ga, 1, 2000);
+  cr_assert_eq(gc.n, 0);
+  gql_events_unlisten(la);
+  gql_events_unlisten(lb);
+  stop(&f);
 }
