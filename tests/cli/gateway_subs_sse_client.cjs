@@ -3,7 +3,9 @@
 // events with the price of the other subgraph, proof that products served
 // the subscription over SSE, the client's complete ending the subgraph's
 // stream, products dying ending the subscriptions with the gateway's error.
-// Usage: node gateway_subs_sse_client.cjs GATEWAY_PORT REDIS_PORT PRODUCTS_PORT PRODUCTS_PID
+// PHASE: "sse" (products over SSE), "reload-ws" / "reload-sse" (after a
+// reload that set products' protocol: new subscriptions go over it), "dying".
+// Usage: node gateway_subs_sse_client.cjs PHASE GATEWAY_PORT REDIS_PORT PRODUCTS_PORT PRODUCTS_PID
 'use strict';
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -11,7 +13,7 @@ const ws = require('graphql-ws/client');
 const sse = require('graphql-sse');
 const WebSocket = require('ws');
 
-const [port, rport, productsPort, productsPid] = process.argv.slice(2);
+const [phase, port, rport, productsPort, productsPid] = process.argv.slice(2);
 let failures = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const channel = 'gql:productAdded';
@@ -113,6 +115,29 @@ async function opened(c, value) {
 }
 
 (async () => {
+  if (phase === 'sse') await sseChecks();
+  else if (phase.startsWith('reload-')) await reloadChecks(phase === 'reload-ws' ? 1 : 0);
+  else await dyingChecks();
+  process.exit(failures ? 1 : 0);
+})();
+
+async function reloadChecks(want) {
+  await check(`after the reload, products is reached over ${want ? 'WebSocket' : 'SSE'}`, async () => {
+    const c = wsClient();
+    let ws = -1;
+    for (let i = 0; i < 50 && ws !== want; i++) {
+      const { s, first } = await opened(c, { upc: '1', name: 'Table' });
+      assert.deepEqual(first, { data: { productAdded: { upc: '1', name: 'Table', price: 100 } } });
+      ws = await wsConnections();
+      s.dispose();
+      if (ws !== want) await sleep(100); // the reload is not applied yet
+    }
+    assert.equal(ws, want, 'WebSocket connections to products after the reload');
+    await c.dispose();
+  });
+}
+
+async function sseChecks() {
   await check('graphql-ws client, SSE subgraph: events with the other subgraph\'s price', async () => {
     const c = wsClient();
     const before = await httpSubscriptions();
@@ -150,6 +175,9 @@ async function opened(c, value) {
     c.dispose();
   });
 
+}
+
+async function dyingChecks() {
   await check('products dying ends both clients\' subscriptions with the gateway\'s error', async () => {
     const cw = wsClient();
     const cs = sseClient();
@@ -178,6 +206,4 @@ async function opened(c, value) {
     await cw.dispose();
     cs.dispose();
   });
-
-  process.exit(failures ? 1 : 0);
-})();
+}

@@ -8,7 +8,8 @@
 # price of the other subgraph; products must have served the subscription
 # over SSE (its metrics: an HTTP request of operation type subscription, no
 # WebSocket connection); the client's complete must end the subgraph's
-# stream (the Redis channel's NUMSUB drops to 0); products dying ends the
+# stream (products' open connections drop); a reload setting products back
+# to graphql_ws applies to new subscriptions; products dying ends the
 # subscriptions with the gateway's error, and a new one gets "cannot
 # connect". Bad subscription.mode values are refused with FILE:LINE:COLUMN.
 # Usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
@@ -94,11 +95,25 @@ for _ in $(seq 200); do
 done
 [[ -n ${portg:-} ]] || { fail "gateway: no banner: $(cat "$tmp/gw.out" "$tmp/gw.err")"; exit 1; }
 
-if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" "$portg" "$rport" "$portp" "$pp"; then
-  ok
-else
-  fail "the npm clients' checks: gateway log: $(cat "$tmp/gw.err")"
-fi
+client() { # PHASE: the npm clients' checks of that phase
+  if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" "$1" "$portg" "$rport" "$portp" "$pp"; then
+    ok
+  else
+    fail "the npm clients' checks ($1): gateway log: $(cat "$tmp/gw.err")"
+  fi
+}
+client sse
+# subscription.mode is applied on a reload (no "needs a restart" warning):
+# products set back to graphql_ws, new subscriptions go over WebSocket
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: graphql_ws\n' >"$tmp/gw.yaml"
+kill -HUP "$pg"
+client reload-ws
+if grep -q 'needs a restart' "$tmp/gw.err"; then fail "reload: $(cat "$tmp/gw.err")"; else ok; fi
+# back to SSE for the streams cut by products dying
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: sse\n' >"$tmp/gw.yaml"
+kill -HUP "$pg"
+client reload-sse
+client dying
 
 kill -0 "$pg" 2>/dev/null && ok || fail "the gateway died: $(cat "$tmp/gw.err")"
 kill -TERM "$pg"
