@@ -263,6 +263,10 @@ static void on_connect(uv_connect_t *c, int status) {
     close_socket(s);
     return;
   }
+  if (s->sse) { /* no pings over SSE: TCP's keep-alive notices a dead peer */
+    uint32_t ms = s->p.ping_interval_ms ? s->p.ping_interval_ms : 12000;
+    uv_tcp_keepalive(&s->tcp, 1, ms < 1000 ? 1 : ms / 1000);
+  }
   uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
   flush(s); /* the upgrade request, or the SSE request */
 }

@@ -117,9 +117,56 @@ async function opened(c, value) {
 (async () => {
   if (phase === 'sse') await sseChecks();
   else if (phase.startsWith('reload-')) await reloadChecks(phase === 'reload-ws' ? 1 : 0);
+  else if (phase === 'ends') await endChecks();
   else await dyingChecks();
   process.exit(failures ? 1 : 0);
 })();
+
+// Through the gateway over sse_subgraph.py: the x-mode header (a header
+// rule propagates it) picks how the subgraph's stream ends.
+async function endChecks() {
+  const run = async (mode) => {
+    const c = sse.createClient({
+      url: `http://127.0.0.1:${port}/graphql`, singleConnection: false, retryAttempts: 0,
+      headers: { 'x-mode': mode },
+    });
+    const got = [];
+    const ended = await new Promise((resolve) => {
+      c.subscribe({ query: 'subscription { ticks { n seen } }' }, {
+        next: (v) => got.push(v),
+        error: (e) => resolve({ error: String(e && e.message ? e.message : JSON.stringify(e)) }),
+        complete: () => resolve({ complete: true }),
+      });
+    });
+    c.dispose();
+    assert.ok(ended.complete, `${mode}: ${JSON.stringify(ended)}`);
+    return got;
+  };
+  const tick = (n) => ({ data: { ticks: { n, seen: 'text/event-stream|gateway' } } });
+  await check('the subgraph\'s complete event completes the client\'s subscription', async () => {
+    assert.deepEqual(await run('complete'), [tick(1), tick(2)]);
+  });
+  await check('the end of the subgraph\'s stream completes it too', async () => {
+    assert.deepEqual(await run('end'), [tick(1), tick(2)]);
+  });
+  const failed = (got, n, re) => {
+    assert.equal(got.length, n + 1, JSON.stringify(got));
+    for (let i = 0; i < n; i++) assert.deepEqual(got[i], tick(i + 1));
+    const e = got[n].errors[0];
+    assert.match(e.message, re);
+    assert.equal(e.extensions.code, 'SUBREQUEST_HTTP_ERROR');
+    assert.equal(e.extensions.service, 'fake');
+  };
+  await check('a stream cut mid-way ends it with the error', async () => {
+    failed(await run('cut'), 1, /^Subscription from subgraph fake ended: the subgraph closed the connection before the stream's end$/);
+  });
+  await check('an error status ends it with the subgraph\'s message', async () => {
+    failed(await run('status'), 0, /^Subscription from subgraph fake ended: the subgraph answered HTTP 503: overloaded$/);
+  });
+  await check('a JSON answer instead of the event stream ends it with the error', async () => {
+    failed(await run('json'), 0, /ended: the subgraph answered with Content-Type application\/json, not text\/event-stream$/);
+  });
+}
 
 async function reloadChecks(want) {
   await check(`after the reload, products is reached over ${want ? 'WebSocket' : 'SSE'}`, async () => {

@@ -11,7 +11,10 @@
 # stream (products' open connections drop); a reload setting products back
 # to graphql_ws applies to new subscriptions; products dying ends the
 # subscriptions with the gateway's error, and a new one gets "cannot
-# connect". Bad subscription.mode values are refused with FILE:LINE:COLUMN.
+# connect". A second gateway over tests/gateway/sse_subgraph.py meets each
+# way a stream can end (complete event, body end, cut, error status, JSON
+# instead of a stream), with the SSE path and header rules applied. Bad
+# subscription.mode values are refused with FILE:LINE:COLUMN.
 # Usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
 set -uo pipefail
 gql=${1:?usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
@@ -114,6 +117,55 @@ printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        prod
 kill -HUP "$pg"
 client reload-sse
 client dying
+
+# a second gateway over tests/gateway/sse_subgraph.py, whose x-mode header
+# (propagated by a header rule) picks how its stream ends; the SSE path
+# comes from subscription.mode (/stream: the supergraph's /graphql is 404)
+fport=$(free_port)
+python3 "$2/tests/gateway/sse_subgraph.py" "$fport" >"$tmp/fake.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q listening "$tmp/fake.out" && break; sleep 0.05; done
+cat >"$tmp/sg2.graphql" <<SDL
+enum join__Graph {
+  FAKE @join__graph(name: "fake", url: "http://127.0.0.1:$fport/graphql")
+}
+type Query @join__type(graph: FAKE) { _unused: Int @join__field(graph: FAKE) }
+type Subscription @join__type(graph: FAKE) { ticks: Tick @join__field(graph: FAKE) }
+type Tick @join__type(graph: FAKE) { n: Int seen: String }
+SDL
+cat >"$tmp/gw2.yaml" <<'YAML'
+subscription:
+  mode:
+    passthrough:
+      all:
+        protocol: sse
+        path: /stream
+headers:
+  subgraphs:
+    fake:
+      request:
+        - propagate:
+            named: x-mode
+        - insert:
+            name: x-from
+            value: gateway
+YAML
+"$gql" gateway --config "$tmp/gw2.yaml" --port 0 --threads 1 --supergraph "$tmp/sg2.graphql" \
+  >"$tmp/gw2.out" 2>"$tmp/gw2.err" &
+pg2=$!
+pids+=("$pg2")
+for _ in $(seq 200); do
+  portg2=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw2.out" 2>/dev/null)
+  [[ -n $portg2 ]] && break
+  sleep 0.05
+done
+if [[ -z ${portg2:-} ]]; then
+  fail "gateway 2: no banner: $(cat "$tmp/gw2.out" "$tmp/gw2.err")"
+elif NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" ends "$portg2"; then
+  ok
+else
+  fail "the stream endings: gateway 2 log: $(cat "$tmp/gw2.err")"
+fi
 
 kill -0 "$pg" 2>/dev/null && ok || fail "the gateway died: $(cat "$tmp/gw.err")"
 kill -TERM "$pg"

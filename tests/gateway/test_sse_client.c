@@ -275,3 +275,16 @@ Test(sse_client, fail_ends_once_with_the_reason) {
   cr_assert_str_eq(f.why, "cannot connect (connection refused)");
   gql_gw_ssec_free(&f.c);
 }
+
+/* An interim 100 answer is skipped: the real one follows. */
+Test(sse_client, an_interim_answer_is_skipped) {
+  fixture f;
+  start(&f, NULL, 0);
+  feed(&f,
+       "HTTP/1.1 100 Continue\r\n\r\n" HEAD CHUNK(
+           "16", "event: next\ndata: {}\n\n") "0\r\n\r\n",
+       3);
+  cr_assert_eq(f.nevents, 1, "%s", f.why);
+  cr_assert(f.clean_end, "%s", f.why);
+  gql_gw_ssec_free(&f.c);
+}
