@@ -306,8 +306,9 @@ static void on_resolved(uv_getaddrinfo_t *g, int status, struct addrinfo *ai) {
 
 /* Deadlines: the upgrade to connection_ack (SSE: the request to the
  * event stream's head) within ack_timeout_ms after connect_timeout_ms to
- * connect; then over WebSocket keep-alive pings (an SSE subgraph sends its
- * own keep-alive comments, and its connection's loss ends the stream). */
+ * connect; then over WebSocket keep-alive pings. An SSE stream may be
+ * quiet for any time (gql serve sends nothing between events): TCP's
+ * keep-alive (on_connect) notices a peer that is gone. */
 static void on_timer(uv_timer_t *t) {
   gw_sub *s = t->data;
   if (up_ended(s))

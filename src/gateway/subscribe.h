@@ -50,7 +50,7 @@ typedef struct gql_gw_sub_params {
    * for that subgraph), each ending in CRLF; NULL: none */
   const char *headers;
   uint32_t queue_capacity;     /* events waiting (0: 64) */
-  uint32_t ping_interval_ms;   /* keep-alive (0: 12,000) */
+  uint32_t ping_interval_ms;   /* keep-alive (0: 12,000; SSE: TCP's) */
   uint32_t connect_timeout_ms; /* 0: 2,000 */
   uint32_t ack_timeout_ms;     /* upgrade to connection_ack (0: 10,000) */
   /* subscription.mode.passthrough: graphql-sse instead of graphql-ws, and
