@@ -44,9 +44,9 @@ static void dispatch(gql_gw_ssec *c) {
   gql_arena_reset(c->arena);
   gql_json_value *v = NULL;
   gql_json_options jo = {.max_depth = SSEC_MAX_DEPTH};
-  int rc = has_data ? gql_json_parse(c->arena, c->data.data, c->data.len, &jo,
-                                     &v, NULL)
-                    : GQL_EINVAL;
+  int rc = has_data && c->data.len ? gql_json_parse(c->arena, c->data.data,
+                                                    c->data.len, &jo, &v, NULL)
+                                   : GQL_EINVAL; /* no data: not an object */
   if (rc == GQL_ENOMEM) {
     end(c, "out of memory");
     return;

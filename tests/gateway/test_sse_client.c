@@ -193,9 +193,12 @@ Test(sse_client, text_event_streamer_is_not_the_event_stream) {
 }
 
 Test(sse_client, a_next_that_is_not_a_json_object_ends_it) {
-  static const char *const bad[] = {
-      "event: next\ndata: [1]\n\n", "event: next\ndata: {\"a\":\n\n",
-      "event: next\n\n", "data: {}\n\n", "event: ping\ndata: {}\n\n"};
+  static const char *const bad[] = {"event: next\ndata: [1]\n\n",
+                                    "event: next\ndata: {\"a\":\n\n",
+                                    "event: next\n\n",
+                                    "event: next\ndata:\n\n",
+                                    "data: {}\n\n",
+                                    "event: ping\ndata: {}\n\n"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     fixture f;
     start(&f, NULL, 0);
@@ -207,7 +210,7 @@ Test(sse_client, a_next_that_is_not_a_json_object_ends_it) {
     cr_assert_eq(f.nevents, 0, "%s", bad[i]);
     cr_assert_eq(f.ends, 1, "%s", bad[i]);
     cr_assert(!f.clean_end, "%s", bad[i]);
-    cr_assert(strstr(f.why, i < 3 ? "not a JSON object" : "not graphql-sse"),
+    cr_assert(strstr(f.why, i < 4 ? "not a JSON object" : "not graphql-sse"),
               "%s: %s", bad[i], f.why);
     gql_gw_ssec_free(&f.c);
   }
