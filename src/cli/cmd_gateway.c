@@ -171,6 +171,13 @@ static void client_of(void *generation, gql_gw_client_options *co) {
   co->max_connections = l->st->gateway.max_subgraph_connections;
 }
 
+/* The subscription section of a generation's settings (hot reload: its
+ * mode, each subgraph's subscription protocol). */
+static const gql_cfg_subscription *subscription_mode_of(void *generation) {
+  const gql_cli_live *l = gql_cli_generation_live(generation);
+  return l ? &l->st->subscription : NULL;
+}
+
 /* Every flag of gql gateway, to read argv again on a reload. */
 static int reload_flag(gql_settings *st, int argc, char **argv, int *i) {
   const char *plan_path = NULL, *op_name = NULL;
@@ -210,6 +217,8 @@ static int run(int argc, char **argv) {
   so.headers = &st->headers;
   so.headers_of = gql_cli_generation_headers; /* hot reload */
   so.client_of = client_of;
+  so.subscription_mode = &st->subscription;
+  so.subscription_mode_of = subscription_mode_of;
   so.claims = gql_cli_request_claims;
   const char *sg_path = st->gateway.supergraph;
   if (!bad && !sg_path)

@@ -244,7 +244,12 @@ void gql_cli_warn_unapplied(const char *cmd, const gql_settings *st,
     bool set;
     const char *what;
   } parts[] = {{!gateway && (st->headers.all.count || st->headers.nsubgraphs),
-                "headers (propagation to subgraphs: gql gateway only)"}};
+                "headers (propagation to subgraphs: gql gateway only)"},
+               {!gateway && (st->subscription.mode.all.protocol ||
+                             st->subscription.mode.all.path ||
+                             st->subscription.mode.nsubgraphs),
+                "subscription.mode (subscriptions to subgraphs: gql gateway "
+                "only)"}};
   for (size_t i = 0; i < GQL_ARRAY_LEN(parts); i++)
     if (parts[i].set)
       fprintf(stderr,

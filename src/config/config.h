@@ -186,6 +186,27 @@ typedef struct gql_cfg_server {
   const char *metrics_path; /* NULL: /metrics */
 } gql_cfg_server;
 
+/* subscription.mode.passthrough (Router's shape): how the gateway opens a
+ * subscription to a subgraph. */
+typedef enum gql_cfg_sub_protocol {
+  GQL_CFG_SUB_PROTOCOL_UNSET = 0, /* graphql_ws */
+  GQL_CFG_SUB_GRAPHQL_WS, /* Router's graphql_ws: graphql-transport-ws */
+  GQL_CFG_SUB_SSE         /* gql's sse: graphql-sse, distinct mode */
+} gql_cfg_sub_protocol;
+
+typedef struct gql_cfg_sub_passthrough {
+  const char *name; /* the subgraph (NULL in `all`) */
+  uint8_t protocol; /* gql_cfg_sub_protocol */
+  const char *path; /* replaces the subgraph URL's path (NULL: its own) */
+  gql_location loc;
+} gql_cfg_sub_passthrough;
+
+typedef struct gql_cfg_sub_mode {
+  gql_cfg_sub_passthrough all;
+  gql_cfg_sub_passthrough *subgraphs;
+  uint32_t nsubgraphs;
+} gql_cfg_sub_mode;
+
 /* subscription: Router's names where it has them, gql's own besides. */
 typedef struct gql_cfg_subscription {
   gql_cfg_bool enabled;                      /* unset: on */
@@ -196,7 +217,13 @@ typedef struct gql_cfg_subscription {
   uint64_t init_timeout_ms;                  /* gql's: connection_init */
   uint64_t max_message_bytes;                /* gql's */
   const char *channel_prefix;                /* gql's: Redis channels */
+  gql_cfg_sub_mode mode;                     /* Router's: the gateway's */
 } gql_cfg_subscription;
+
+/* Subgraph `name`'s subscription protocol and path: its entry of
+ * mode.passthrough.subgraphs, whose unset keys are `all`'s. */
+gql_cfg_sub_passthrough
+gql_cfg_sub_passthrough_of(const gql_cfg_subscription *s, gql_str name);
 
 typedef struct gql_cfg_serve {
   const char *schema; /* paths, relative ones resolved from the file */

@@ -581,6 +581,10 @@ static const cfg_key subscription_keys[] = {
      .min = 64,
      .max = (uint64_t)1 << 30},
     {.name = "channel_prefix", .type = K_STRING, .offset = SUB(channel_prefix)},
+    {.name = "mode",
+     .type = K_SECTION,
+     .offset = SUB(mode),
+     .sub = gql_cfg_subscription_mode_keys},
     {0}};
 
 static const cfg_key top_keys[] = {{.name = "supergraph",

@@ -65,5 +65,7 @@ extern const cfg_key gql_cfg_persisted_keys[];
 extern const cfg_key gql_cfg_demand_control_keys[];
 extern const cfg_key gql_cfg_redis_keys[];
 extern const cfg_key gql_cfg_graphiql_keys[]; /* from gql_settings.graphiql */
+/* keys_subscription.c: subscription.mode (from gql_cfg_subscription.mode) */
+extern const cfg_key gql_cfg_subscription_mode_keys[];
 
 #endif

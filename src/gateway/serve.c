@@ -692,6 +692,17 @@ static int subscribe(gw_worker *w, gw_gen *gen, gql_http_exec *req,
       return GQL_ENOMEM;
     }
   }
+  /* the subgraph's protocol and path (subscription.mode.passthrough) */
+  const gql_cfg_subscription *sm =
+      o->subscription_mode_of && req->generation
+          ? o->subscription_mode_of(req->generation)
+          : NULL;
+  if (!sm)
+    sm = o->subscription_mode;
+  gql_cfg_sub_passthrough pt = {0};
+  if (sm && plan->nbatches)
+    pt = gql_cfg_sub_passthrough_of(
+        sm, gen->sg->graphs[plan->batches[0].graph].name);
   gql_gw_sub_params p = {.req = req,
                          .plan = plan,
                          .plan_ref = ref,
@@ -703,6 +714,9 @@ static int subscribe(gw_worker *w, gw_gen *gen, gql_http_exec *req,
                          .ping_interval_ms = o->subscription.ping_interval_ms,
                          .connect_timeout_ms = o->client.connect_timeout_ms,
                          .ack_timeout_ms = o->client.request_timeout_ms,
+                         .sse = pt.protocol == GQL_CFG_SUB_SSE,
+                         .path = pt.path,
+                         .max_event = o->client.max_response,
                          .host = {gen, run_event, host_release}};
   gen->refs++; /* the subscription's: host_release */
   const char *why = NULL;

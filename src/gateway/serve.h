@@ -43,6 +43,11 @@ typedef struct gql_gw_serve_options {
   /* Subscriptions (subscribe.c): the server's limits, whose queue
    * capacity and ping interval apply to the subgraph side too. */
   gql_http_subscription_limits subscription;
+  /* subscription.mode: each subgraph's subscription protocol (graphql-ws
+   * or graphql-sse) and path (NULL: graphql-ws at its URL); hot reload:
+   * that of the request's generation (NULL, or NULL returned: this). */
+  const gql_cfg_subscription *subscription_mode;
+  const gql_cfg_subscription *(*subscription_mode_of)(void *generation);
 } gql_gw_serve_options;
 
 /* Fills `ex` so that a gql_http_server built on sg->api with

@@ -2,6 +2,7 @@
 #include "gateway/subscribe.h"
 #include "gateway/client.h"
 
+#include "gateway/sse_client.h"
 #include "gateway/ws_client.h"
 #include "json/json.h"
 
@@ -17,7 +18,9 @@ typedef struct gw_event {
 typedef struct gw_sub {
   gql_gw_sub_params p;
   uv_loop_t *loop;
-  gql_gw_wsc wsc;
+  bool sse;         /* the subgraph's protocol: graphql-sse, else graphql-ws */
+  gql_gw_wsc wsc;   /* with !sse */
+  gql_gw_ssec ssec; /* with sse */
   uv_tcp_t tcp;
   uv_timer_t timer;
   uv_connect_t creq;
@@ -47,6 +50,40 @@ static void sub_check(gw_sub *s);
 static void pump(gw_sub *s);
 static void on_linger(uv_timer_t *t);
 
+/* ------------------------------------------------- the protocol machine */
+
+/* The subgraph's side is one of two pure machines (ws_client.c,
+ * sse_client.c) with the same shape: bytes in, bytes out, event and end
+ * through the same handler functions; these pick the one in use. */
+
+static bool up_ended(const gw_sub *s) {
+  return s->sse ? s->ssec.state == GQL_GW_SSEC_ENDED
+                : s->wsc.state == GQL_GW_WSC_ENDED;
+}
+
+static bool up_running(const gw_sub *s) {
+  return s->sse ? s->ssec.state == GQL_GW_SSEC_RUNNING
+                : s->wsc.state == GQL_GW_WSC_RUNNING;
+}
+
+static void up_fail(gw_sub *s, const char *why) {
+  if (s->sse)
+    gql_gw_ssec_fail(&s->ssec, why);
+  else
+    gql_gw_wsc_fail(&s->wsc, why);
+}
+
+static http_buf *up_out(gw_sub *s) {
+  return s->sse ? &s->ssec.out : &s->wsc.out;
+}
+
+static void up_free(gw_sub *s) {
+  if (s->sse)
+    gql_gw_ssec_free(&s->ssec);
+  else
+    gql_gw_wsc_free(&s->wsc);
+}
+
 /* ------------------------------------------------------------ the end */
 
 static void sub_free(gw_sub *s) {
@@ -56,7 +93,7 @@ static void sub_free(gw_sub *s) {
     s->qhead = e->next;
     free(e);
   }
-  gql_gw_wsc_free(&s->wsc);
+  up_free(s);
   http_buf_free(&s->wbuf);
   gql_gw_plan_cache_release(s->p.plan_ref);
   s->p.host.release(s->p.host.ud);
@@ -150,7 +187,7 @@ static void on_write(uv_write_t *w, int status) {
   s->writing = false;
   s->wbuf.o.len = 0;
   if (status < 0) {
-    gql_gw_wsc_fail(&s->wsc, "the subgraph connection was lost");
+    up_fail(s, "the subgraph connection was lost");
     close_socket(s);
     sub_check(s);
     return;
@@ -165,23 +202,25 @@ static void on_write(uv_write_t *w, int status) {
 static void flush(gw_sub *s) {
   if (!s->tcp_open || uv_is_closing((uv_handle_t *)&s->tcp) || s->writing)
     return;
-  http_buf *out = &s->wsc.out;
+  http_buf *out = up_out(s);
   if (out->o.len) {
     http_buf t = s->wbuf; /* swap: the machine appends to an empty one */
     s->wbuf = *out;
     *out = t;
     out->o.len = 0;
-    s->wsc.ws.inflight = s->wbuf.o.len;
+    if (!s->sse)
+      s->wsc.ws.inflight = s->wbuf.o.len;
     uv_buf_t b = uv_buf_init(s->wbuf.o.data, (unsigned)s->wbuf.o.len);
     s->wreq.data = s;
     if (uv_write(&s->wreq, (uv_stream_t *)&s->tcp, &b, 1, on_write) == 0) {
       s->writing = true;
       return;
     }
-    gql_gw_wsc_fail(&s->wsc, "the subgraph connection was lost");
+    up_fail(s, "the subgraph connection was lost");
   }
-  s->wsc.ws.inflight = 0;
-  if (s->wsc.state == GQL_GW_WSC_ENDED)
+  if (!s->sse)
+    s->wsc.ws.inflight = 0;
+  if (up_ended(s))
     close_socket(s);
 }
 
@@ -194,12 +233,17 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf) {
   gw_sub *s = st->data;
-  if (n > 0)
+  if (n > 0 && s->sse)
+    gql_gw_ssec_feed(&s->ssec, buf->base, (size_t)n);
+  else if (n > 0)
     gql_gw_wsc_feed(&s->wsc, buf->base, (size_t)n);
   free(buf->base);
   if (n < 0) {
-    gql_gw_wsc_fail(&s->wsc, n == UV_EOF ? "the subgraph closed the connection"
-                                         : "the subgraph connection was lost");
+    if (n == UV_EOF && s->sse)
+      gql_gw_ssec_eof(&s->ssec); /* complete only at the stream's end */
+    else
+      up_fail(s, n == UV_EOF ? "the subgraph closed the connection"
+                             : "the subgraph connection was lost");
     close_socket(s);
     return;
   }
@@ -211,21 +255,25 @@ static void on_connect(uv_connect_t *c, int status) {
   if (status < 0) {
     char m[120];
     snprintf(m, sizeof m, "cannot connect (%s)", uv_strerror(status));
-    gql_gw_wsc_fail(&s->wsc, m);
+    up_fail(s, m);
     close_socket(s);
     return;
   }
-  if (s->wsc.state == GQL_GW_WSC_ENDED) { /* cancelled meanwhile */
+  if (up_ended(s)) { /* cancelled meanwhile */
     close_socket(s);
     return;
+  }
+  if (s->sse) { /* no pings over SSE: TCP's keep-alive notices a dead peer */
+    uint32_t ms = s->p.ping_interval_ms ? s->p.ping_interval_ms : 12000;
+    uv_tcp_keepalive(&s->tcp, 1, ms < 1000 ? 1 : ms / 1000);
   }
   uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
-  flush(s); /* the upgrade request */
+  flush(s); /* the upgrade request, or the SSE request */
 }
 
 static void connect_to(gw_sub *s, const struct sockaddr *addr) {
   if (uv_tcp_init(s->loop, &s->tcp) < 0) {
-    gql_gw_wsc_fail(&s->wsc, "cannot make a socket");
+    up_fail(s, "cannot make a socket");
     return;
   }
   s->tcp.data = s;
@@ -236,7 +284,7 @@ static void connect_to(gw_sub *s, const struct sockaddr *addr) {
   if (rc < 0) {
     char m[120];
     snprintf(m, sizeof m, "cannot connect (%s)", uv_strerror(rc));
-    gql_gw_wsc_fail(&s->wsc, m);
+    up_fail(s, m);
     close_socket(s);
   }
 }
@@ -244,29 +292,35 @@ static void connect_to(gw_sub *s, const struct sockaddr *addr) {
 static void on_resolved(uv_getaddrinfo_t *g, int status, struct addrinfo *ai) {
   gw_sub *s = g->data;
   s->resolving = false;
-  if (s->wsc.state == GQL_GW_WSC_ENDED) {
+  if (up_ended(s)) {
     uv_freeaddrinfo(ai);
     sub_check(s);
     return;
   }
   if (status < 0 || !ai)
-    gql_gw_wsc_fail(&s->wsc, "cannot resolve its host");
+    up_fail(s, "cannot resolve its host");
   else
     connect_to(s, ai->ai_addr);
   uv_freeaddrinfo(ai);
 }
 
-/* Deadlines: the upgrade to connection_ack within ack_timeout_ms (after
- * connect_timeout_ms to connect), then keep-alive pings. */
+/* Deadlines: the upgrade to connection_ack (SSE: the request to the
+ * event stream's head) within ack_timeout_ms after connect_timeout_ms to
+ * connect; then over WebSocket keep-alive pings. An SSE stream may be
+ * quiet for any time (gql serve sends nothing between events): TCP's
+ * keep-alive (on_connect) notices a peer that is gone. */
 static void on_timer(uv_timer_t *t) {
   gw_sub *s = t->data;
-  if (s->wsc.state == GQL_GW_WSC_ENDED)
+  if (up_ended(s))
     return;
-  if (s->wsc.state != GQL_GW_WSC_RUNNING) {
-    gql_gw_wsc_fail(&s->wsc, "no connection_ack in time");
+  if (!up_running(s)) {
+    up_fail(s,
+            s->sse ? "no event stream in time" : "no connection_ack in time");
     close_socket(s);
     return;
   }
+  if (s->sse)
+    return;
   if (!gql_gw_wsc_keepalive(&s->wsc)) {
     close_socket(s);
     return;
@@ -376,6 +430,7 @@ static void w_end(void *ud, const char *why, const char *errors, size_t len) {
 }
 
 static const gql_gw_wsc_handler wsc_handler = {w_event, w_end};
+static const gql_gw_ssec_handler ssec_handler = {w_event, w_end};
 
 /* The client's `complete`, or its socket closed. */
 static void on_cancel(void *ud) {
@@ -388,7 +443,12 @@ static void on_cancel(void *ud) {
   }
   s->qtail = NULL;
   s->nqueued = 0;
-  gql_gw_wsc_complete(&s->wsc); /* `complete` and a close frame */
+  if (s->sse) { /* closing the connection aborts the request */
+    gql_gw_ssec_complete(&s->ssec);
+    s->writing = false; /* nothing of the request is worth finishing */
+  } else {
+    gql_gw_wsc_complete(&s->wsc); /* `complete` and a close frame */
+  }
   flush(s);
   if (!s->pumping)
     pump(s);
@@ -396,8 +456,9 @@ static void on_cancel(void *ud) {
 
 /* ------------------------------------------------------------ start */
 
-/* ws://HOST[:PORT]/PATH from the subgraph's http://HOST[:PORT]/PATH. */
-static int parse_url(gw_sub *s, gql_str url) {
+/* ws://HOST[:PORT]/PATH from the subgraph's http://HOST[:PORT]/PATH (the
+ * path replaced by `path` when set). */
+static int parse_url(gw_sub *s, gql_str url, const char *path) {
   gql_gw_url u;
   if (gql_gw_url_split(url, true, &u) < 0)
     return GQL_EINVAL;
@@ -408,8 +469,8 @@ static int parse_url(gw_sub *s, gql_str url) {
   snprintf(s->host, sizeof s->host, "%.*s", (int)u.host_port.len,
            u.host_port.ptr);
   snprintf(s->port, sizeof s->port, "%d", port);
-  const char *p = u.path.ptr;
-  size_t plen = u.path.len;
+  const char *p = path ? path : u.path.ptr;
+  size_t plen = path ? strlen(path) : u.path.len;
   s->path = malloc(plen + 2);
   if (!s->path)
     return GQL_ENOMEM;
@@ -458,8 +519,12 @@ int gql_gw_subscribe(const gql_gw_sub_params *p, const char **why) {
   s->loop = p->req->loop;
   uint32_t graph = p->plan->batches[0].graph;
   s->graph = p->sg->graphs[graph].name;
-  rc = parse_url(s, p->sg->graphs[graph].url);
-  if (!rc)
+  s->sse = p->sse;
+  rc = parse_url(s, p->sg->graphs[graph].url, p->path);
+  if (!rc && s->sse)
+    rc = gql_gw_ssec_init(&s->ssec, &ssec_handler, s, s->host, s->path,
+                          p->headers, body.data, body.len, p->max_event);
+  else if (!rc)
     rc = gql_gw_wsc_init(&s->wsc, p->pool, &wsc_handler, s, s->host, s->path,
                          p->headers, body.data, body.len);
   gql_buf_free(&body);
@@ -467,7 +532,7 @@ int gql_gw_subscribe(const gql_gw_sub_params *p, const char **why) {
     *why = rc == GQL_EINVAL
                ? "the subgraph's URL is not http://HOST[:PORT]/PATH"
                : NULL;
-    gql_gw_wsc_free(&s->wsc);
+    up_free(s);
     free(s->path);
     free(s);
     return rc;
@@ -494,7 +559,7 @@ int gql_gw_subscribe(const gql_gw_sub_params *p, const char **why) {
     if (uv_getaddrinfo(s->loop, &s->gai, on_resolved, name, s->port, &hints) <
         0) {
       s->resolving = false;
-      gql_gw_wsc_fail(&s->wsc, "cannot resolve its host");
+      up_fail(s, "cannot resolve its host");
     }
   }
   return 0;

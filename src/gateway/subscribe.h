@@ -12,9 +12,10 @@
  * client gets the merged response as a `next`. Events wait in a bounded
  * queue while the previous one's fetches run (the oldest dropped past
  * it). The client's `complete` or leaving closes the subgraph's
- * subscription (`complete`, close frame); the subgraph's `complete` ends
- * the client's; an error, a refusal or a lost connection ends it with a
- * GraphQL error naming the subgraph.
+ * subscription (`complete`, close frame; over SSE the connection closes);
+ * the subgraph's `complete` (or its event stream's end) ends the client's; an
+ * error, a refusal or a lost connection ends it with a GraphQL error naming the
+ * subgraph.
  */
 #ifndef GQL_GATEWAY_SUBSCRIBE_H
 #define GQL_GATEWAY_SUBSCRIBE_H
@@ -49,9 +50,14 @@ typedef struct gql_gw_sub_params {
    * for that subgraph), each ending in CRLF; NULL: none */
   const char *headers;
   uint32_t queue_capacity;     /* events waiting (0: 64) */
-  uint32_t ping_interval_ms;   /* keep-alive (0: 12,000) */
+  uint32_t ping_interval_ms;   /* keep-alive (0: 12,000; SSE: TCP's) */
   uint32_t connect_timeout_ms; /* 0: 2,000 */
   uint32_t ack_timeout_ms;     /* upgrade to connection_ack (0: 10,000) */
+  /* subscription.mode.passthrough: graphql-sse instead of graphql-ws, and
+   * the path that replaces the URL's (NULL: the URL's) */
+  bool sse;
+  const char *path;
+  size_t max_event; /* over SSE: bytes of one event (0: 1 MiB) */
   gql_gw_sub_host host;
 } gql_gw_sub_params;
 

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# gql gateway and graphql-sse on both sides: the products subgraph (gql serve
+# --subgraph --redis) is configured for SSE (subscription.mode.passthrough
+# .subgraphs.products.protocol: sse), prices is reached over HTTP per event.
+# gateway_subs_sse_client.cjs subscribes through the gateway with the npm
+# graphql-ws 6 client and with the npm graphql-sse 2 client (distinct
+# connections); events go in with redis-cli PUBLISH and must arrive with the
+# price of the other subgraph; products must have served the subscription
+# over SSE (its metrics: an HTTP request of operation type subscription, no
+# WebSocket connection); the client's complete must end the subgraph's
+# stream (products' open connections drop); a reload setting products back
+# to graphql_ws applies to new subscriptions; products dying ends the
+# subscriptions with the gateway's error, and a new one gets "cannot
+# connect". A second gateway over tests/gateway/sse_subgraph.py meets each
+# way a stream can end (complete event, body end, cut, error status, JSON
+# instead of a stream), with the SSE path and header rules applied. Bad
+# subscription.mode values are refused with FILE:LINE:COLUMN.
+# Usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
+set -uo pipefail
+gql=${1:?usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+peers=${3:-$(dirname "$gql")/subscription-peers}
+threads=2
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+mkdir -p "$peers"
+peers=$(cd "$peers" && pwd)
+if [[ ! -f $peers/node_modules/graphql-ws/package.json || ! -f $peers/node_modules/graphql-sse/package.json ]]; then
+  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
+  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
+fi
+
+rport=$(free_port)
+redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do
+  redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && break
+  sleep 0.05
+done
+redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG || { fail "redis-server did not start"; exit 1; }
+
+cat >"$tmp/products.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { topProducts: [Product] }
+type Product @key(fields: "upc") { upc: String! name: String }
+type Subscription { productAdded: Product }
+SDL
+echo '{"topProducts": [{"upc": "1", "name": "Table"}]}' >"$tmp/products.json"
+cat >"$tmp/prices.graphql" <<'SDL'
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+type Query { _unused: Int }
+type Product @key(fields: "upc") { upc: String! price: Int }
+SDL
+echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}, {"upc": "3", "price": 7}]}' >"$tmp/prices.json"
+
+serve products --subgraph --schema "$tmp/products.graphql" --data "$tmp/products.json" \
+  --redis "redis://127.0.0.1:$rport" || exit 1
+pp=$pid portp=$port
+serve prices --subgraph --schema "$tmp/prices.graphql" --data "$tmp/prices.json" || exit 1
+portq=$port
+
+cat >"$tmp/sg.graphql" <<SDL
+enum join__Graph {
+  PRODUCTS @join__graph(name: "products", url: "http://127.0.0.1:$portp/graphql")
+  PRICES @join__graph(name: "prices", url: "http://127.0.0.1:$portq/graphql")
+}
+type Query @join__type(graph: PRODUCTS) @join__type(graph: PRICES) {
+  topProducts: [Product] @join__field(graph: PRODUCTS)
+}
+type Subscription @join__type(graph: PRODUCTS) {
+  productAdded: Product @join__field(graph: PRODUCTS)
+}
+type Product @join__type(graph: PRODUCTS, key: "upc") @join__type(graph: PRICES, key: "upc") {
+  upc: String!
+  name: String @join__field(graph: PRODUCTS)
+  price: Int @join__field(graph: PRICES)
+}
+SDL
+
+# bad values of the new keys: refused at start, at their place
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: sses\n' >"$tmp/bad.yaml"
+out=$("$gql" gateway --config "$tmp/bad.yaml" --supergraph "$tmp/sg.graphql" --port 0 2>&1)
+if [[ $out == *'bad.yaml:6:21: subscription.mode.passthrough.subgraphs.products.protocol needs graphql_ws or sse'* ]]; then
+  ok
+else
+  fail "a bad protocol: $out"
+fi
+
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: sse\n' >"$tmp/gw.yaml"
+"$gql" gateway --config "$tmp/gw.yaml" --port 0 --threads "$threads" --supergraph "$tmp/sg.graphql" \
+  >"$tmp/gw.out" 2>"$tmp/gw.err" &
+pg=$!
+pids+=("$pg")
+for _ in $(seq 200); do
+  portg=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw.out" 2>/dev/null)
+  [[ -n $portg ]] && break
+  sleep 0.05
+done
+[[ -n ${portg:-} ]] || { fail "gateway: no banner: $(cat "$tmp/gw.out" "$tmp/gw.err")"; exit 1; }
+
+client() { # PHASE: the npm clients' checks of that phase
+  if NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" "$1" "$portg" "$rport" "$portp" "$pp"; then
+    ok
+  else
+    fail "the npm clients' checks ($1): gateway log: $(cat "$tmp/gw.err")"
+  fi
+}
+client sse
+# subscription.mode is applied on a reload (no "needs a restart" warning):
+# products set back to graphql_ws, new subscriptions go over WebSocket
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: graphql_ws\n' >"$tmp/gw.yaml"
+kill -HUP "$pg"
+client reload-ws
+if grep -q 'needs a restart' "$tmp/gw.err"; then fail "reload: $(cat "$tmp/gw.err")"; else ok; fi
+# back to SSE for the streams cut by products dying
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: sse\n' >"$tmp/gw.yaml"
+kill -HUP "$pg"
+client reload-sse
+client dying
+
+# a second gateway over tests/gateway/sse_subgraph.py, whose x-mode header
+# (propagated by a header rule) picks how its stream ends; the SSE path
+# comes from subscription.mode (/stream: the supergraph's /graphql is 404)
+fport=$(free_port)
+python3 "$2/tests/gateway/sse_subgraph.py" "$fport" >"$tmp/fake.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q listening "$tmp/fake.out" && break; sleep 0.05; done
+cat >"$tmp/sg2.graphql" <<SDL
+enum join__Graph {
+  FAKE @join__graph(name: "fake", url: "http://127.0.0.1:$fport/graphql")
+}
+type Query @join__type(graph: FAKE) { _unused: Int @join__field(graph: FAKE) }
+type Subscription @join__type(graph: FAKE) { ticks: Tick @join__field(graph: FAKE) }
+type Tick @join__type(graph: FAKE) { n: Int seen: String }
+SDL
+cat >"$tmp/gw2.yaml" <<'YAML'
+subscription:
+  mode:
+    passthrough:
+      all:
+        protocol: sse
+        path: /stream
+headers:
+  subgraphs:
+    fake:
+      request:
+        - propagate:
+            named: x-mode
+        - insert:
+            name: x-from
+            value: gateway
+YAML
+"$gql" gateway --config "$tmp/gw2.yaml" --port 0 --threads 1 --supergraph "$tmp/sg2.graphql" \
+  >"$tmp/gw2.out" 2>"$tmp/gw2.err" &
+pg2=$!
+pids+=("$pg2")
+for _ in $(seq 200); do
+  portg2=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw2.out" 2>/dev/null)
+  [[ -n $portg2 ]] && break
+  sleep 0.05
+done
+if [[ -z ${portg2:-} ]]; then
+  fail "gateway 2: no banner: $(cat "$tmp/gw2.out" "$tmp/gw2.err")"
+elif NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" ends "$portg2"; then
+  ok
+else
+  fail "the stream endings: gateway 2 log: $(cat "$tmp/gw2.err")"
+fi
+
+kill -0 "$pg" 2>/dev/null && ok || fail "the gateway died: $(cat "$tmp/gw.err")"
+kill -TERM "$pg"
+rc=0
+timeout 10 tail --pid="$pg" -f /dev/null || rc=1
+wait "$pg" || rc=$?
+[[ $rc == 0 ]] && ok || fail "gql gateway did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp/gw.err")"
+
+echo "passed $passed, failed $failures"
+[[ $failures == 0 ]]
