@@ -2,7 +2,9 @@
 #include "sse_single.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #define CT_JSON "application/json; charset=utf-8"
 
@@ -319,6 +321,13 @@ static void op_uncount(op *o) {
   o->counted = false;
 }
 
+/* The detached connection's buffers (a connection of no transport). */
+static void conn_free(gql_http_conn *c) {
+  http_buf_free(&c->hdrs);
+  http_buf_free(&c->hidx);
+  http_buf_free(&c->accept);
+}
+
 static void op_free(op *o) {
   gql_http_ctx *x = o->w->x;
   gql_http_log(x->opt, GQL_HTTP_LOG_DEBUG,
@@ -333,7 +342,7 @@ static void op_free(op *o) {
   gql_http_pin_release(o->pin);
   if (o->slot)
     gql_http_slot_give(x, o->slot);
-  gql_http_conn_free(&o->conn);
+  conn_free(&o->conn);
   hub_release(o->h);
   free(o);
 }
@@ -602,6 +611,21 @@ static void stop(gql_http_request *r, gql_sse_route *rt) {
   gql_http_request_finish(r, 200, "text/plain; charset=utf-8", NULL, "", 0);
 }
 
+/* The X-GraphQL-Event-Stream-Token header's value ("" when absent). */
+static gql_str token_header(const gql_http_conn *c) {
+  static const char name[] = GQL_SSE_TOKEN_HEADER;
+  size_t n = c->hidx.o.len / sizeof(gql_http_header_at);
+  for (size_t i = 0; i < n; i++) {
+    gql_http_header_at at;
+    memcpy(&at, c->hidx.o.data + i * sizeof at, sizeof at);
+    if (at.name_len == sizeof name - 1 &&
+        strncasecmp(c->hdrs.o.data + at.name, name, sizeof name - 1) == 0)
+      return http_str(at.value_len ? c->hdrs.o.data + at.value : "",
+                      at.value_len);
+  }
+  return (gql_str){"", 0};
+}
+
 bool gql_http_sse_route(gql_http_request *r) {
   gql_http_conn *c = r->conn;
   gql_http_sse_worker *w = c->x->sse;
@@ -610,9 +634,7 @@ bool gql_http_sse_route(gql_http_request *r) {
       .target = http_str(c->url.o.data ? c->url.o.data : "", c->url.o.len),
       .accept =
           http_str(c->accept.o.data ? c->accept.o.data : "", c->accept.o.len),
-      .token = gql_http_request_header(r, GQL_SSE_TOKEN_HEADER)};
-  if (!rq.token.ptr)
-    rq.token = (gql_str){"", 0};
+      .token = token_header(c)};
   gql_sse_route *rt = gql_arena_alloc(r->slot->arena, sizeof *rt);
   if (!rt) {
     answer(r, 503, NULL, "Out of memory.");
@@ -703,20 +725,27 @@ void gql_http_sse_execute(gql_http_request *r, gql_str query,
   /* the operation's request: the POST's, on a detached connection that
    * keeps its headers (the POST's connection goes on) */
   gql_http_request *q = gql_arena_alloc(r->slot->arena, sizeof *q);
-  gql_http_conn_init(&o->conn, x);
+  o->conn.x = x; /* (calloc: the rest empty; no parser, no transport) */
   http_buf_append(&o->conn.hdrs, c->hdrs.o.data, c->hdrs.o.len);
   http_buf_append(&o->conn.hidx, c->hidx.o.data, c->hidx.o.len);
   http_buf_append(&o->conn.accept, c->accept.o.data, c->accept.o.len);
   if (!q || o->conn.hdrs.failed || o->conn.hidx.failed ||
       o->conn.accept.failed) {
     gql_sse_registry_done(w->s->reg, op_token(o), id);
-    gql_http_conn_free(&o->conn);
+    conn_free(&o->conn);
     hub_release(o->h);
     free(o);
     answer(r, 503, NULL, "Out of memory.");
     return;
   }
-  (void)gql_http_request_peer(r); /* kept: the connection goes on */
+  char peer[80]; /* kept: the connection goes on without the operation */
+  if (!r->peer && x->peer && x->peer(c, peer, sizeof peer)) {
+    size_t n = strlen(peer);
+    char *p = gql_arena_alloc(r->slot->arena, n + 1);
+    if (p)
+      memcpy(p, peer, n + 1);
+    r->peer = p;
+  }
   gql_http_request_finish(r, 202, "text/plain; charset=utf-8", NULL, "", 0);
   *q = *r;
   q->conn = &o->conn;
