@@ -555,6 +555,10 @@ static void reserve(gql_http_request *r, gql_sse_route *rt) {
 static bool connect_stream(gql_http_request *r, gql_sse_route *rt) {
   gql_http_conn *c = r->conn;
   gql_http_sse_worker *w = c->x->sse;
+  if (c->x->stopping) { /* no stream would end: the stop has passed */
+    answer(r, 503, NULL, "The server is stopping.");
+    return true;
+  }
   void *owner = NULL;
   gql_sse_result res = gql_sse_registry_open_owned(w->s->reg, rt, &owner);
   if (rt->kind == GQL_SSE_DISTINCT)
@@ -872,7 +876,8 @@ static void on_tick(uv_timer_t *t) {
     gql_sse_registry_expire(w->s->reg, now_ms());
   if (++w->ticks % PING_TICKS)
     return;
-  for (hub *h = w->opened; h; h = h->next) {
+  for (hub *h = w->opened, *next; h; h = next) {
+    next = h->next; /* a failed write ends h's stream */
     gql_http_conn *c = h->stream->conn;
     gql_sse_write_ping(&c->out);
     if (c->inflight == h->stream && c->x->flush)
