@@ -796,7 +796,9 @@ void gql_http_sse_execute(gql_http_request *r, gql_str query,
     }
     return;
   }
-  if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION) {
+  /* (subscription.enabled false: as in distinct mode, executed once) */
+  if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION &&
+      !x->opt->subscription.disabled) {
     op_subscribe(o, variables);
     return;
   }
