@@ -52,11 +52,31 @@ static void check_chunks(const http_buf *b) {
   }
 }
 
+/* The reservations' owners, as the server's hubs: counted references
+ * (the registry's, and one per owner handed out, released at once); a
+ * reference too many or too few shows as a leak or a use after free. */
+typedef struct fz_owner {
+  int refs;
+} fz_owner;
+
+static void fz_retain(void *p) {
+  ((fz_owner *)p)->refs++;
+}
+
+static void fz_release(void *p) {
+  if (p && --((fz_owner *)p)->refs == 0)
+    free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gql_sse_registry *reg;
   static uint64_t now;
   if (!reg) {
-    gql_sse_limits lim = {.max_streams = 8, .max_operations = 4, .ttl_ms = 50};
+    gql_sse_limits lim = {.max_streams = 8,
+                          .max_operations = 4,
+                          .ttl_ms = 50,
+                          .retain = fz_retain,
+                          .drop = fz_release};
     reg = gql_sse_registry_new(&lim);
     CHECK(reg);
   }
@@ -80,29 +100,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(rt.token_len <= GQL_SSE_MAX_TOKEN);
     CHECK(rt.operation_id_len <= GQL_SSE_MAX_ID);
     gql_sse_result r = {0, NULL};
-    void *owner = NULL;
+    void *owner = NULL, *runner = NULL;
     static int conn;
     switch (rt.kind) {
     case GQL_SSE_REFUSE:
       CHECK(status_known(rt.status));
       break;
-    case GQL_SSE_RESERVE:
-      r = gql_sse_registry_reserve(reg, &rt, now);
+    case GQL_SSE_RESERVE: {
+      fz_owner *o = malloc(sizeof *o);
+      CHECK(o);
+      o->refs = 1;
+      r = gql_sse_registry_reserve_for(reg, &rt, now, o);
       if (!r.status)
         CHECK(rt.token_len > 0);
+      else
+        free(o);
       break;
+    }
     case GQL_SSE_CONNECT:
-      r = gql_sse_registry_open(reg, &rt, &conn);
+      r = gql_sse_registry_open_owned(reg, &rt, &owner);
+      CHECK(!owner == (r.status || rt.kind == GQL_SSE_DISTINCT));
+      fz_release(owner);
       if (f[5].len && f[5].ptr[0] == 'c') /* the client goes away */
         gql_sse_registry_close(reg, (gql_str){rt.token, rt.token_len});
       break;
     case GQL_SSE_EXECUTE:
-      r = gql_sse_registry_add(reg, &rt, f[4], &owner);
+      r = gql_sse_registry_add_run(reg, &rt, f[4], &conn, &owner);
+      CHECK(!owner == !!r.status);
+      fz_release(owner);
       if (!r.status && f[5].len && f[5].ptr[0] == 'd')
         gql_sse_registry_done(reg, (gql_str){rt.token, rt.token_len}, f[4]);
       break;
     case GQL_SSE_STOP:
-      r = gql_sse_registry_stop(reg, &rt, &owner);
+      r = gql_sse_registry_stop_run(reg, &rt, &owner, &runner);
+      CHECK(!runner || runner == &conn);
+      fz_release(owner);
       break;
     default:
       break;

@@ -6,6 +6,7 @@
  * with the latter). */
 #include "http.h"
 #include "incremental.h"
+#include "sse_single.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,39 +40,7 @@ static const char *content_type(const gql_http_request *r) {
 
 static void finish(gql_http_request *r, int status, const char *ctype,
                    const char *headers, const char *body, size_t len) {
-  gql_http_conn *c = r->conn;
-  if (r->socket) { /* a WebSocket's hooks: the verdict, no bytes */
-    r->answered = true;
-    r->socket_status = status;
-    return;
-  }
-  const gql_http_hooks *h = c->x->opt->hooks;
-  if (h && h->response && r->slot && !r->answered)
-    h->response(c->x->hook_worker, r, status);
-  r->answered = true;
-  if (r->headers.len) { /* the hooks' and resolvers' headers after ours */
-    size_t hl = headers ? strlen(headers) : 0;
-    char *all = gql_arena_alloc(r->slot->arena, hl + r->headers.len + 1);
-    if (all) {
-      if (hl)
-        memcpy(all, headers, hl);
-      memcpy(all + hl, r->headers.data, r->headers.len);
-      all[hl + r->headers.len] = 0;
-      headers = all;
-    }
-  }
-  gql_http_respond(c, status, ctype, headers, body, len, r->head);
-  gql_http_request_info info = {.method = r->method,
-                                .path = r->path,
-                                .status = status,
-                                .bytes = len,
-                                .operation_name = r->op_name,
-                                .operation_type = r->op_type,
-                                .document_cache = r->cache,
-                                .body = body,
-                                .errors = r->errors,
-                                .trace = r->trace};
-  gql_http_log_request(c, &info, r->start_ns);
+  gql_http_request_finish(r, status, ctype, headers, body, len);
 }
 
 /* A JSON string of s (quotes, escapes). */
@@ -109,31 +78,6 @@ static void fail(gql_http_request *r, int status, const char *headers,
   http_buf_free(&b);
 }
 
-/* A response without "data" is a request error (spec: 4xx with
- * graphql-response+json). The executor writes "errors" before or after
- * "data" depending on its mode, so look for a top-level "data" key. */
-static bool has_data(const char *json, size_t len) {
-  int depth = 0;
-  for (size_t i = 0; i < len; i++) {
-    char ch = json[i];
-    if (ch == '"') {
-      size_t start = i + 1;
-      for (i = start; i < len && json[i] != '"'; i++)
-        if (json[i] == '\\')
-          i++;
-      if (depth == 1 && i - start == 4 &&
-          memcmp(json + start, "data", 4) == 0 && i + 1 < len &&
-          json[i + 1] == ':')
-        return true;
-    } else if (ch == '{' || ch == '[') {
-      depth++;
-    } else if (ch == '}' || ch == ']') {
-      depth--;
-    }
-  }
-  return false;
-}
-
 void gql_http_request_end(gql_http_request *r) {
   gql_http_ctx *x = r->conn->x;
   /* The response is written: queue the request's spans (a pending
@@ -150,22 +94,14 @@ void gql_http_request_end(gql_http_request *r) {
     gql_http_slot_give(x, r->slot);
 }
 
-static void on_done(void *ud, const char *json, size_t len, bool has_errors) {
-  gql_http_request *r = ud;
-  r->errors = r->errors || has_errors;
-  int status = r->graphql_response && !has_data(json, len) ? 400 : 200;
-  finish(r, status, content_type(r), NULL, json, len);
-  r->done = true;
-  /* Completed later from the loop: the transport ends the request once the
-   * executor has returned (it still uses the request's memory now). */
-  if (r->conn->inflight == r && r->conn->x->resumed)
-    r->conn->x->resumed(r->conn);
-}
-
 void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
   gql_http_request *r = req->internal_;
   if (r && r->ws_exec) { /* a WebSocket operation's (ws_exec.c) */
     gql_http_ws_exec_payload(r, json, len, false);
+    return;
+  }
+  if (r && r->sse_op) { /* a graphql-sse operation's (sse_single.c) */
+    gql_http_sse_exec_payload(r, json, len, false);
     return;
   }
   if (!r || r->done)
@@ -174,18 +110,7 @@ void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
     gql_http_exec_payload(req, json, len, false);
     return;
   }
-  on_done(r, json, len, true); /* the executor's errors are not known */
-}
-
-void gql_http_request_done(void *r, const char *json, size_t len,
-                           bool has_errors) {
-  on_done(r, json, len, has_errors);
-}
-
-void gql_http_request_finish(gql_http_request *r, int status, const char *ctype,
-                             const char *headers, const char *body,
-                             size_t len) {
-  finish(r, status, ctype, headers, body, len);
+  gql_http_request_done(r, json, len, true); /* errors: not known */
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -637,6 +562,10 @@ static void run_params(gql_http_request *r, params *p) {
     return;
   }
   r->op_type = (int8_t)gql_prepared_operation(e->prepared);
+  if (r->sse_route) { /* for a graphql-sse reservation: its stream's */
+    gql_http_sse_execute(r, p->query, op, p->vars_value, p->ext_value);
+    return;
+  }
   if (x->opt->executor) {
     gql_http_stream_negotiate_request(r); /* gql_http_exec_streams */
     if (r->op_type == GQL_OP_SUBSCRIPTION &&
@@ -674,7 +603,7 @@ static void run_params(gql_http_request *r, params *p) {
                            .arena = r->slot->arena,
                            .output = &r->slot->output,
                            .trace = r->trace,
-                           .on_done = on_done,
+                           .on_done = gql_http_request_done,
                            .ud = r};
   /* @defer, @stream, a client accepting only streams (a subscription
    * over text/event-stream): stream.c */
@@ -813,6 +742,8 @@ void gql_http_handle(gql_http_conn *c) {
       finish(r, 200, CT_JSON, NULL, "{\"status\":\"ok\"}", 15);
   } else if (!http_str_is(r->path, x->opt->path)) {
     fail(r, 404, NULL, "Not found.");
+  } else if (x->sse && gql_http_sse_route(r)) {
+    /* graphql-sse's single connection mode: answered, or the stream */
   } else if (c->upgrade && m == HTTP_GET && gql_http_ws_upgrade(r)) {
     /* a WebSocket's handshake, answered */
   } else if (!is_get && m != HTTP_POST) {

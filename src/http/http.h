@@ -9,6 +9,8 @@
  *   conn.c     one connection's bytes in (llhttp); each complete request
  *              goes to the handler
  *   handler.c  what a complete request means: GraphQL over HTTP
+ *   sse_single.c  graphql-sse's single connection mode across workers
+ *   answer.c   a request's one answer (the response, the log)
  *   response.c a response's bytes out (status line, head, body)
  *   cache.c    per-thread document cache of prepared operations (LRU, bytes)
  *   log.c      the clock and the log lines */
@@ -161,6 +163,9 @@ typedef struct gql_http_ctx {
   /* A streamed response's payload is in conn->out: write it now (from
    * the loop, the request in flight; NULL without a transport). */
   void (*flush)(gql_http_conn *c);
+  /* graphql-sse's single connection mode (sse_single.c; NULL without a
+   * transport: not served). */
+  struct gql_http_sse_worker *sse;
 } gql_http_ctx;
 
 /* ---- a worker's state (context.c) */
@@ -286,6 +291,12 @@ struct gql_http_request {
   int8_t stream_fmt;
   bool stream_negotiated, stream_only;
   struct gql_http_stream *stream;
+  /* graphql-sse's single connection mode (sse_single.c): the route of an
+   * operation for a reservation, the operation it became (its answers go
+   * there), the reservation's stream this request carries. */
+  struct gql_sse_route *sse_route;
+  struct gql_http_sse_op *sse_op;
+  struct gql_http_sse_hub *sse_hub;
 };
 
 /* Handles the request whose head and body c holds. */
@@ -293,8 +304,9 @@ void gql_http_handle(gql_http_conn *c);
 /* Frees what a finished request holds. */
 void gql_http_request_end(gql_http_request *r);
 
-/* The request's response, as handler.c writes one (the hooks' headers, the
- * observer, the log). */
+/* ---- a request's one answer (answer.c) */
+
+/* The request's response (the hooks' headers, the observer, the log). */
 void gql_http_request_finish(gql_http_request *r, int status, const char *ctype,
                              const char *headers, const char *body, size_t len);
 /* The executor's one response (gql_execute's on_done): written with the

@@ -9,6 +9,10 @@ static const char *status_text(int status) {
     return "Continue";
   case 200:
     return "OK";
+  case 201:
+    return "Created";
+  case 202:
+    return "Accepted";
   case 204:
     return "No Content";
   case 304:
@@ -27,6 +31,8 @@ static const char *status_text(int status) {
     return "Not Acceptable";
   case 408:
     return "Request Timeout";
+  case 409:
+    return "Conflict";
   case 413:
     return "Content Too Large";
   case 414:

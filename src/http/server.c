@@ -5,6 +5,7 @@
  * byte: no slowloris), backpressure when a client does not read, and a
  * graceful stop. */
 #include "http.h"
+#include "sse_single.h"
 
 #include <arpa/inet.h>
 #include <assert.h>
@@ -56,6 +57,7 @@ struct gql_http_server {
   atomic_uint nconns;
   _Atomic uint64_t generations; /* published by gql_http_server_swap */
   atomic_uint nsubs;            /* subscriptions open over WebSocket */
+  gql_http_sse *sse;            /* graphql-sse's reservations */
 };
 
 struct worker {
@@ -626,6 +628,9 @@ static void on_stop(uv_async_t *a) {
   if (!uv_is_closing((uv_handle_t *)&w->listener))
     uv_close((uv_handle_t *)&w->listener, NULL);
   uv_close((uv_handle_t *)&w->stop_async, NULL);
+  /* the graphql-sse operations run here (`complete` for a stream here
+   * goes out with its end) */
+  gql_http_sse_worker_stop(&w->x);
   /* Idle connections close now; the others once their response is out
    * (it says Connection: close), and a request still arriving gets
    * request_timeout_ms to finish. */
@@ -833,6 +838,11 @@ int gql_http_server_start(gql_http_server *s) {
   s->workers = calloc(s->nworkers, sizeof *s->workers);
   if (!s->workers)
     return GQL_ENOMEM;
+  if (!(s->sse = gql_http_sse_new(&s->opt, s->nworkers, NULL))) {
+    free(s->workers);
+    s->workers = NULL;
+    return GQL_ENOMEM;
+  }
   /* Where a client writes to a closed socket we want EPIPE, not death. */
   signal(SIGPIPE, SIG_IGN);
   uint64_t seed = random_seed();
@@ -929,6 +939,7 @@ int gql_http_server_start(gql_http_server *s) {
     uv_timer_init(&w->loop, &w->wake_timer);
     w->wake_timer.data = w;
     uv_unref((uv_handle_t *)&w->wake_timer);
+    gql_http_sse_worker_start(s->sse, i, &w->x, &w->loop);
     int e = s->opt.unix_path ? uv_pipe_open(&w->listener.pipe, fd)
                              : uv_tcp_open(&w->listener.tcp, fd);
     if (e == 0)
@@ -1089,6 +1100,7 @@ void gql_http_server_free(gql_http_server *s) {
       worker *w = &s->workers[i];
       uv_close((uv_handle_t *)&w->gen_async, NULL);
       uv_close((uv_handle_t *)&w->wake_timer, NULL);
+      gql_http_sse_worker_close(&w->x);
       uv_run(&w->loop, UV_RUN_NOWAIT);
       const gql_http_executor *ex = s->opt.executor;
       if (ex && ex->worker_free && w->x.exec_worker)
@@ -1100,6 +1112,7 @@ void gql_http_server_free(gql_http_server *s) {
       const gql_http_observer *ob = s->opt.observer;
       if (ob && ob->worker_free && w->x.obs_worker)
         ob->worker_free(w->x.obs_worker);
+      gql_http_sse_worker_free(&w->x); /* before the pins' context */
       uv_loop_close(&w->loop);
       free_hook_worker(s, w);
       gql_http_ws_worker_free(w->x.ws_worker);
@@ -1107,6 +1120,7 @@ void gql_http_server_free(gql_http_server *s) {
     }
     free(s->workers);
   }
+  gql_http_sse_free(s->sse);
   if (s->unix_bound)
     unlink(s->opt.unix_path);
   free(s);

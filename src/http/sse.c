@@ -200,6 +200,7 @@ void gql_sse_route_request(const gql_sse_request *rq, gql_sse_route *out) {
 
 typedef struct op_id {
   struct op_id *next;
+  void *runner;
   uint32_t len;
   char id[];
 } op_id;
@@ -259,6 +260,20 @@ static void free_ops(res *s) {
   s->nops = 0;
 }
 
+/* A reservation goes: its owner is dropped. Under the lock. */
+static void forget(gql_sse_registry *r, res *s) {
+  if (s->owner && r->lim.drop)
+    r->lim.drop(s->owner);
+  free_ops(s);
+  free(s);
+}
+
+static void *retained(gql_sse_registry *r, void *owner) {
+  if (owner && r->lim.retain)
+    r->lim.retain(owner);
+  return owner;
+}
+
 void gql_sse_registry_free(gql_sse_registry *r) {
   if (!r)
     return;
@@ -266,8 +281,7 @@ void gql_sse_registry_free(gql_sse_registry *r) {
     while (r->buckets[i]) {
       res *s = r->buckets[i];
       r->buckets[i] = s->next;
-      free_ops(s);
-      free(s);
+      forget(r, s);
     }
   uv_mutex_destroy(&r->mu);
   free(r->buckets);
@@ -314,6 +328,19 @@ static bool fresh_token(gql_sse_route *rt) {
 
 gql_sse_result gql_sse_registry_reserve(gql_sse_registry *r, gql_sse_route *rt,
                                         uint64_t now_ms) {
+  return gql_sse_registry_reserve_for(r, rt, now_ms, NULL);
+}
+
+bool gql_sse_registry_has(gql_sse_registry *r, gql_str token) {
+  uv_mutex_lock(&r->mu);
+  bool has = *find(r, token.ptr, token.len) != NULL;
+  uv_mutex_unlock(&r->mu);
+  return has;
+}
+
+gql_sse_result gql_sse_registry_reserve_for(gql_sse_registry *r,
+                                            gql_sse_route *rt, uint64_t now_ms,
+                                            void *owner) {
   gql_sse_result out = ok();
   uv_mutex_lock(&r->mu);
   res **pp = NULL;
@@ -333,6 +360,7 @@ gql_sse_result gql_sse_registry_reserve(gql_sse_registry *r, gql_sse_route *rt,
     } else {
       s->hash = XXH3_64bits_withSeed(rt->token, rt->token_len, r->seed);
       s->created = now_ms;
+      s->owner = owner;
       s->token_len = (uint32_t)rt->token_len;
       memcpy(s->token, rt->token, rt->token_len);
       *pp = s;
@@ -360,6 +388,24 @@ gql_sse_result gql_sse_registry_open(gql_sse_registry *r, gql_sse_route *rt,
   return out;
 }
 
+gql_sse_result gql_sse_registry_open_owned(gql_sse_registry *r,
+                                           gql_sse_route *rt, void **owner) {
+  gql_sse_result out = ok();
+  *owner = NULL;
+  uv_mutex_lock(&r->mu);
+  res *s = *find(r, rt->token, rt->token_len);
+  if (!s)
+    rt->kind = GQL_SSE_DISTINCT;
+  else if (s->open)
+    out = fail(409, "Stream already open");
+  else {
+    s->open = true;
+    *owner = retained(r, s->owner);
+  }
+  uv_mutex_unlock(&r->mu);
+  return out;
+}
+
 static op_id **find_op(res *s, gql_str id) {
   op_id **pp = &s->ops;
   while (*pp &&
@@ -371,6 +417,12 @@ static op_id **find_op(res *s, gql_str id) {
 gql_sse_result gql_sse_registry_add(gql_sse_registry *r,
                                     const gql_sse_route *rt, gql_str id,
                                     void **owner) {
+  return gql_sse_registry_add_run(r, rt, id, NULL, owner);
+}
+
+gql_sse_result gql_sse_registry_add_run(gql_sse_registry *r,
+                                        const gql_sse_route *rt, gql_str id,
+                                        void *runner, void **owner) {
   *owner = NULL;
   if (!id.len)
     return fail(400, "Operation ID is missing");
@@ -391,11 +443,12 @@ gql_sse_result gql_sse_registry_add(gql_sse_registry *r,
     out = fail(503, "Out of memory");
   else {
     o->next = NULL;
+    o->runner = runner;
     o->len = (uint32_t)id.len;
     memcpy(o->id, id.ptr, id.len);
     *pp = o;
     s->nops++;
-    *owner = s->owner;
+    *owner = retained(r, s->owner);
   }
   uv_mutex_unlock(&r->mu);
   return out;
@@ -403,7 +456,14 @@ gql_sse_result gql_sse_registry_add(gql_sse_registry *r,
 
 gql_sse_result gql_sse_registry_stop(gql_sse_registry *r,
                                      const gql_sse_route *rt, void **owner) {
-  *owner = NULL;
+  void *runner;
+  return gql_sse_registry_stop_run(r, rt, owner, &runner);
+}
+
+gql_sse_result gql_sse_registry_stop_run(gql_sse_registry *r,
+                                         const gql_sse_route *rt, void **owner,
+                                         void **runner) {
+  *owner = *runner = NULL;
   gql_sse_result out = ok();
   uv_mutex_lock(&r->mu);
   res *s = *find(r, rt->token, rt->token_len);
@@ -416,10 +476,11 @@ gql_sse_result gql_sse_registry_stop(gql_sse_registry *r,
     if (*pp) {
       op_id *o = *pp;
       *pp = o->next;
+      *runner = o->runner;
       free(o);
       s->nops--;
     }
-    *owner = s->owner;
+    *owner = retained(r, s->owner);
   }
   uv_mutex_unlock(&r->mu);
   return out;
@@ -444,8 +505,7 @@ void gql_sse_registry_close(gql_sse_registry *r, gql_str token) {
   res *s = *pp;
   if (s) {
     *pp = s->next;
-    free_ops(s);
-    free(s);
+    forget(r, s);
     r->count--;
   }
   uv_mutex_unlock(&r->mu);
@@ -459,8 +519,7 @@ unsigned gql_sse_registry_expire(gql_sse_registry *r, uint64_t now_ms) {
       res *s = *pp;
       if (!s->open && now_ms - s->created >= r->lim.ttl_ms) {
         *pp = s->next;
-        free_ops(s);
-        free(s);
+        forget(r, s);
         r->count--;
         n++;
       } else {

@@ -84,6 +84,13 @@ typedef struct gql_sse_limits {
   uint32_t max_streams;    /* reservations (0: 10,000) */
   uint32_t max_operations; /* per reservation (0: 100) */
   uint32_t ttl_ms; /* a reservation no stream took is dropped (0: 30 s) */
+  /* A reservation's owner handed out (open, add, stop) gets retain(owner),
+   * under the registry's lock, so that it outlives the reservation while
+   * the caller holds it; a reservation that goes (close, expire, free)
+   * gives drop(owner), also under the lock. Both may be NULL (the owner
+   * is then a plain pointer). */
+  void (*retain)(void *owner);
+  void (*drop)(void *owner);
 } gql_sse_limits;
 
 /* Thread-safe: reservations are made and used by any worker. */
@@ -102,12 +109,24 @@ typedef struct gql_sse_result {
  * full. */
 gql_sse_result gql_sse_registry_reserve(gql_sse_registry *reg,
                                         gql_sse_route *rt, uint64_t now_ms);
+/* The same, with the reservation's owner from the start (the server's
+ * hub, where operations posted before the stream opens queue their
+ * events). The registry takes the caller's reference on success. */
+gql_sse_result gql_sse_registry_reserve_for(gql_sse_registry *reg,
+                                            gql_sse_route *rt, uint64_t now_ms,
+                                            void *owner);
+/* Whether `token` names a reservation. */
+bool gql_sse_registry_has(gql_sse_registry *reg, gql_str token);
 /* GET text/event-stream with a token: opens the reservation's stream for
  * `owner` (the server's handle of the stream's connection). When no
  * reservation has the token, rt->kind becomes DISTINCT. 409 "Stream
  * already open". */
 gql_sse_result gql_sse_registry_open(gql_sse_registry *reg, gql_sse_route *rt,
                                      void *owner);
+/* The same for a reservation made with an owner: *owner is it (retained);
+ * NULL when the route turned DISTINCT or on a refusal. */
+gql_sse_result gql_sse_registry_open_owned(gql_sse_registry *reg,
+                                           gql_sse_route *rt, void **owner);
 /* An operation for the reservation: `id` from extensions.operationId
  * (empty when absent). Sets *owner to the stream's owner (NULL while no
  * stream is open: the server keeps the operation until one is). 404
@@ -116,11 +135,19 @@ gql_sse_result gql_sse_registry_open(gql_sse_registry *reg, gql_sse_route *rt,
 gql_sse_result gql_sse_registry_add(gql_sse_registry *reg,
                                     const gql_sse_route *rt, gql_str id,
                                     void **owner);
+/* The same, noting who runs the operation (`runner`, for the DELETE). */
+gql_sse_result gql_sse_registry_add_run(gql_sse_registry *reg,
+                                        const gql_sse_route *rt, gql_str id,
+                                        void *runner, void **owner);
 /* DELETE: forgets operation rt->operation_id of the reservation (unknown
  * ids too, as graphql-sse); *owner as above, so the server can stop it.
  * 404 "Stream not found", 400 "Operation ID is missing". */
 gql_sse_result gql_sse_registry_stop(gql_sse_registry *reg,
                                      const gql_sse_route *rt, void **owner);
+/* The same, with the operation's runner (NULL: no such operation). */
+gql_sse_result gql_sse_registry_stop_run(gql_sse_registry *reg,
+                                         const gql_sse_route *rt, void **owner,
+                                         void **runner);
 /* The server completed an operation: its id is free again. */
 void gql_sse_registry_done(gql_sse_registry *reg, gql_str token, gql_str id);
 /* The stream of `token` ended (the client went away, or the server

@@ -18,6 +18,7 @@
  * payload, as every request does, which frees it. */
 #include "http.h"
 #include "incremental.h"
+#include "sse_single.h"
 
 #include <stdatomic.h>
 
@@ -277,6 +278,10 @@ void gql_http_stream_on_payload(void *ud, const char *json, size_t len,
 void gql_http_stream_gone(gql_http_conn *c) {
   gql_http_request *r = c->inflight;
   c->streaming = false;
+  if (r && r->sse_hub) { /* graphql-sse's single connection stream */
+    gql_http_sse_stream_gone(r);
+    return;
+  }
   if (!r || !r->stream || r->stream->gone || r->done)
     return;
   gql_http_stream *s = r->stream;
@@ -313,6 +318,10 @@ void gql_http_stream_release(gql_http_request *r) {
 
 void gql_http_stream_going_away(gql_http_conn *c) {
   gql_http_request *r = c->inflight;
+  if (r && r->sse_hub) {
+    gql_http_sse_stream_going_away(r);
+    return;
+  }
   gql_http_stream *s = r ? r->stream : NULL;
   if (!s || !s->sub || r->done)
     return;
@@ -426,7 +435,7 @@ int gql_http_stream_execute(gql_http_request *r, const gql_prepared *p,
 
 bool gql_http_exec_streams(const gql_http_exec *req) {
   const gql_http_request *r = req->internal_;
-  if (r && r->ws_exec) /* a graphql-ws operation (ws_exec.c) */
+  if (r && (r->ws_exec || r->sse_op)) /* graphql-ws, graphql-sse single */
     return true;
   return r && servable(r);
 }
@@ -440,6 +449,10 @@ void gql_http_exec_payload(gql_http_exec *req, const char *json, size_t len,
     gql_http_ws_exec_payload(r, json, len, has_next);
     return;
   }
+  if (r->sse_op) {
+    gql_http_sse_exec_payload(r, json, len, has_next);
+    return;
+  }
   emit(r, json, json ? len : 0, has_next, true); /* errors: not known */
 }
 
@@ -448,6 +461,10 @@ void gql_http_exec_on_cancel(gql_http_exec *req, void (*cancel)(void *ud),
   gql_http_request *r = req->internal_;
   if (r && r->ws_exec) {
     gql_http_ws_exec_on_cancel(r, cancel, ud);
+    return;
+  }
+  if (r && r->sse_op) {
+    gql_http_sse_exec_on_cancel(r, cancel, ud);
     return;
   }
   gql_http_stream *s = r && !r->done ? stream_of(r) : NULL;

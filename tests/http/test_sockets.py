@@ -378,7 +378,9 @@ def graphql_over_http_status_codes():
         (post(b'{"query":"{ n }"}', extra=gqlr), 200, b'{"data":{"n":7}}'),
         (post(b'{"query":"{ n }"}', extra=b"Accept: text/html\r\n"), 406, None),
         (post(b'{"query":"{ n }"}', path="/other"), 404, None),
-        (b"PUT /graphql HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405, None),
+        # PUT is graphql-sse's reservation (201, a token); other methods 405
+        (b"PUT /graphql HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 201, None),
+        (b"PATCH /graphql HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405, None),
         (get("/health"), 200, b'{"status":"ok"}'),
     ]
     for raw, want, body in checks:

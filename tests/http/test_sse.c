@@ -5,6 +5,7 @@
 #include "json/json.h"
 
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <uv.h>
@@ -245,6 +246,158 @@ Test(sse_registry, reservations_are_bounded_and_expire_unless_open) {
   cr_assert_eq(gql_sse_registry_reserve(reg, &d, 1000).status, 0);
   cr_assert_eq(gql_sse_registry_expire(reg, 1500), 1, "c");
   gql_sse_registry_free(reg);
+}
+
+/* The owners the registry hands out: references counted. */
+typedef struct counted {
+  atomic_int refs;
+  atomic_int drops;
+} counted;
+
+static void count_retain(void *p) {
+  atomic_fetch_add(&((counted *)p)->refs, 1);
+}
+
+static void count_drop(void *p) {
+  atomic_fetch_add(&((counted *)p)->drops, 1);
+  atomic_fetch_sub(&((counted *)p)->refs, 1);
+}
+
+static void count_release(void *p) {
+  if (p)
+    atomic_fetch_sub(&((counted *)p)->refs, 1);
+}
+
+Test(sse_registry, owners_are_retained_when_handed_out_and_dropped_once) {
+  gql_sse_limits lim = {
+      .ttl_ms = 100, .retain = count_retain, .drop = count_drop};
+  gql_sse_registry *reg = gql_sse_registry_new(&lim);
+  counted a = {1, 0}, b = {1, 0}; /* the registry's reference each */
+  gql_sse_route ra = with_token("a"), rb = with_token("b");
+  cr_assert_eq(gql_sse_registry_reserve_for(reg, &ra, 0, &a).status, 0);
+  cr_assert_eq(gql_sse_registry_reserve_for(reg, &rb, 0, &b).status, 0);
+  cr_assert(gql_sse_registry_has(reg, gql_cstr("a")));
+  cr_assert(!gql_sse_registry_has(reg, gql_cstr("c")));
+  void *owner = NULL, *runner = NULL;
+  /* an operation before the stream opens: the owner (its hub) already */
+  cr_assert_eq(
+      gql_sse_registry_add_run(reg, &ra, GQL_STR("1"), (void *)7, &owner)
+          .status,
+      0);
+  cr_assert_eq(owner, &a);
+  cr_assert_eq(atomic_load(&a.refs), 2, "retained for the caller");
+  count_release(owner);
+  cr_assert_eq(gql_sse_registry_open_owned(reg, &ra, &owner).status, 0);
+  cr_assert_eq(owner, &a);
+  cr_assert_eq(gql_sse_registry_open_owned(reg, &ra, &owner).status, 409);
+  cr_assert_null(owner, "a refusal hands out nothing");
+  cr_assert_eq(atomic_load(&a.refs), 2, "the stream's");
+  cr_assert_eq(gql_sse_registry_stop_run(reg, &ra, &owner, &runner).status, 400,
+               "no operationId");
+  ra.operation_id[0] = '1';
+  ra.operation_id_len = 1;
+  cr_assert_eq(gql_sse_registry_stop_run(reg, &ra, &owner, &runner).status, 0);
+  cr_assert_eq(runner, (void *)7, "who runs it");
+  count_release(owner);
+  cr_assert_eq(gql_sse_registry_stop_run(reg, &ra, &owner, &runner).status, 0);
+  cr_assert_null(runner, "stopped already: no runner");
+  count_release(owner);
+  gql_sse_route unknown = with_token("zz");
+  cr_assert_eq(gql_sse_registry_open_owned(reg, &unknown, &owner).status, 0);
+  cr_assert_eq(unknown.kind, GQL_SSE_DISTINCT);
+  cr_assert_null(owner);
+  /* b, never opened, expires: dropped once; a, open, stays */
+  cr_assert_eq(gql_sse_registry_expire(reg, 100), 1);
+  cr_assert_eq(atomic_load(&b.drops), 1);
+  cr_assert_eq(atomic_load(&b.refs), 0);
+  gql_sse_registry_close(reg, gql_cstr("a"));
+  cr_assert_eq(atomic_load(&a.drops), 1);
+  count_release(&a); /* the stream's */
+  cr_assert_eq(atomic_load(&a.refs), 0);
+  counted c = {1, 0};
+  gql_sse_route rc = with_token("c");
+  gql_sse_registry_reserve_for(reg, &rc, 0, &c);
+  gql_sse_registry_free(reg);
+  cr_assert_eq(atomic_load(&c.drops), 1, "freed with the registry");
+  cr_assert_eq(atomic_load(&c.refs), 0);
+}
+
+/* Workers racing on a few tokens: every owner handed out is released,
+ * every reservation dropped once; nothing is left. */
+typedef struct race {
+  gql_sse_registry *reg;
+  counted *owners;
+  unsigned seed;
+} race;
+
+#define RACE_TOKENS 8
+#define RACE_ROUNDS 20000
+
+static void race_worker(void *p) {
+  race *ra = p;
+  unsigned x = ra->seed;
+  for (int i = 0; i < RACE_ROUNDS; i++) {
+    x = x * 1103515245u + 12345u;
+    unsigned t = (x >> 8) % RACE_TOKENS;
+    char name[8];
+    snprintf(name, sizeof name, "t%u", t);
+    gql_sse_route rt = with_token(name);
+    void *owner = NULL, *runner = NULL;
+    char id[8];
+    snprintf(id, sizeof id, "%u", (x >> 16) % 4);
+    switch ((x >> 4) % 6) {
+    case 0: {
+      counted *o = &ra->owners[(size_t)t * RACE_ROUNDS * 4 +
+                               (size_t)(ra->seed % 4) * RACE_ROUNDS + i];
+      atomic_store(&o->refs, 1);
+      if (gql_sse_registry_reserve_for(ra->reg, &rt, i, o).status)
+        atomic_store(&o->refs, 0); /* not taken */
+      break;
+    }
+    case 1:
+      if (gql_sse_registry_open_owned(ra->reg, &rt, &owner).status == 0)
+        count_release(owner);
+      break;
+    case 2:
+      gql_sse_registry_add_run(ra->reg, &rt, gql_cstr(id), ra, &owner);
+      count_release(owner);
+      break;
+    case 3:
+      rt.operation_id_len = strlen(id);
+      memcpy(rt.operation_id, id, rt.operation_id_len);
+      gql_sse_registry_stop_run(ra->reg, &rt, &owner, &runner);
+      count_release(owner);
+      break;
+    case 4:
+      gql_sse_registry_done(ra->reg, gql_cstr(name), gql_cstr(id));
+      break;
+    default:
+      gql_sse_registry_close(ra->reg, gql_cstr(name));
+      break;
+    }
+  }
+}
+
+Test(sse_registry, concurrent_workers_leave_every_owner_released) {
+  gql_sse_limits lim = {
+      .max_operations = 3, .retain = count_retain, .drop = count_drop};
+  gql_sse_registry *reg = gql_sse_registry_new(&lim);
+  size_t n = (size_t)RACE_TOKENS * RACE_ROUNDS * 4;
+  counted *owners = calloc(n, sizeof *owners);
+  race ra[4];
+  uv_thread_t th[4];
+  for (unsigned i = 0; i < 4; i++) {
+    ra[i] = (race){reg, owners, i + 1};
+    cr_assert_eq(uv_thread_create(&th[i], race_worker, &ra[i]), 0);
+  }
+  for (unsigned i = 0; i < 4; i++)
+    uv_thread_join(&th[i]);
+  gql_sse_registry_free(reg);
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_eq(atomic_load(&owners[i].refs), 0, "owner %zu", i);
+    cr_assert_leq(atomic_load(&owners[i].drops), 1, "owner %zu", i);
+  }
+  free(owners);
 }
 
 typedef struct worker_arg {
