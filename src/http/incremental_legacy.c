@@ -325,7 +325,7 @@ static bool parse_path(work *w, const char *v, size_t n, size_t *first,
 /* ------------------------------------------------------------ output */
 
 static void put(gql_http_legacy *l, const char *s, size_t n) {
-  if (l->out_failed)
+  if (l->out_failed || !n)
     return;
   if (l->out_len + n > l->out_cap) {
     size_t c = l->out_cap ? l->out_cap : 256;
@@ -774,6 +774,11 @@ static bool entry_comps(work *w, const entry *e, size_t *first, size_t *count) {
   return parse_path(w, e->bytes + e->id_len, e->path_len, first, count);
 }
 
+/* Components from index i (NULL when there are none at all). */
+static const comp *comps_from(const work *w, size_t i) {
+  return w->comps ? w->comps + i : NULL;
+}
+
 /* ------------------------------------------------------------ writing */
 
 static void put_tail(gql_http_legacy *l, const char *errors, size_t elen,
@@ -802,7 +807,8 @@ static bool put_incremental(gql_http_legacy *l, work *w) {
     puts_(l, e->items ? "\"items\":" : "\"data\":");
     put(l, e->value, e->value_len);
     puts_(l, ",\"path\":");
-    put_path(l, e->e, &w->comps[e->sub0], e->nsub, e->items ? &e->start : NULL);
+    put_path(l, e->e, comps_from(w, e->sub0), e->nsub,
+             e->items ? &e->start : NULL);
     put_tail(l, e->errors, e->errors_len, e->e, e->extensions,
              e->extensions_len);
   }
@@ -885,9 +891,9 @@ static gql_http_legacy_status convert(gql_http_legacy *l, work *w,
     }
     uint64_t start = e->e ? e->e->count : p->count;
     if (w->npends)
-      walk_at(w, &w->comps[b0], nb, e->items ? NULL : &w->comps[e->sub0],
-              e->items ? 0 : e->nsub, e->value, e->value_len,
-              e->items ? start : 0);
+      walk_at(w, comps_from(w, b0), nb,
+              e->items ? NULL : comps_from(w, e->sub0), e->items ? 0 : e->nsub,
+              e->value, e->value_len, e->items ? start : 0);
     if (e->items) {
       e->start = start;
       uint64_t n = items_of(e->value, e->value_len);

@@ -203,22 +203,11 @@ def part_exec(gql, part):
         part.check(why is None, case["name"], why or "")
 
 
-# Cases where graphql-js 17's legacyExecuteIncrementally is not a
-# re-encoding of experimentalExecuteIncrementally: its branching executor
-# runs every deferred fragment on its own (no deduplication of fields
-# already sent, no merging of an error shared by the initial result and a
-# fragment). A converter of payloads answers what the payloads say; these
-# cases are checked against graphql-js 17's own format instead (the initial
-# payload the converted payloads[0], the merged result `merged`).
-BRANCHING = {
-    "defer-overlap-all-fields-already-sent":
-        "the fragment adds no field: graphql-js 17 answers one result, "
-        "its legacy executor a second payload repeating the fields",
-    "defer-shared-field-error-in-both":
-        "one error at two locations in graphql-js 17 (the field shared by "
-        "the initial result and the fragment); the legacy executor reports "
-        "it twice, once a location, the second in the fragment's entry",
-}
+# Cases where graphql-js 17's legacy executor answers otherwise than a
+# conversion of its incremental executor's payloads can (the reason with
+# each, shared with clients/clients.mjs).
+with open(os.path.join(HERE, "legacy_branching.json"), encoding="utf-8") as f:
+    BRANCHING = json.load(f)["cases"]
 
 
 def legacy_binary(gql):
