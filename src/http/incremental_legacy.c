@@ -35,8 +35,8 @@ typedef struct pend {
   size_t label_len;
   size_t comp0, ncomp;   /* in work->comps */
   size_t text, text_len; /* canonical path, in work->text */
-  bool resolved, stream;
-  uint64_t count;
+  bool resolved;         /* where its path points was found */
+  entry *e;              /* its table entry */
 } pend;
 
 /* An `incremental` entry of the payload at hand. */
@@ -600,8 +600,8 @@ static void walk(work *w, const char *v, size_t n, size_t lo, size_t hi,
     pend *p = &w->pends[w->order[lo++]];
     if (!p->resolved) {
       p->resolved = true;
-      p->stream = n && *v == '[';
-      p->count = p->stream ? items_of(v, n) : 0;
+      p->e->stream = n && *v == '[';
+      p->e->count = p->e->stream ? items_of(v, n) : 0;
     }
   }
   if (lo == hi || !n || (*v != '{' && *v != '['))
@@ -862,7 +862,11 @@ static gql_http_legacy_status convert(gql_http_legacy *l, work *w,
     return st;
   if (r < 0 || ws(it.p, json + len) != json + len)
     return GQL_HTTP_LEGACY_BAD_PAYLOAD;
-  /* 2. where the new pending paths point: in the data, or in an entry
+  /* 2. the new ids into the table */
+  for (size_t i = 0; i < w->npends; i++)
+    if ((st = add(l, &w->pends[i], w->text, &w->pends[i].e)))
+      return st;
+  /* 3. where the new pending paths point: in the data, or in an entry
    * delivered with them (for a stream: the list's length so far) */
   if (w->npends) {
     if (!grow((void **)&w->order, &w->cap_order, sizeof *w->order, w->npends))
@@ -873,48 +877,22 @@ static gql_http_legacy_status convert(gql_http_legacy *l, work *w,
     walk_at(w, NULL, 0, NULL, 0, data, data_len, 0);
   for (size_t i = 0; i < w->nincs; i++) {
     inc *e = &w->incs[i];
-    e->e = find(l, e->id, e->id_len);
-    pend *p = NULL;
-    for (size_t j = 0; !e->e && j < w->npends; j++)
-      if (w->pends[j].id_len == e->id_len &&
-          memcmp(w->pends[j].id, e->id, e->id_len) == 0)
-        p = &w->pends[j];
-    if (!e->e && !p)
+    if (!(e->e = find(l, e->id, e->id_len)))
       return GQL_HTTP_LEGACY_UNKNOWN_ID;
     size_t b0, nb;
-    if (e->e) {
-      if (!entry_comps(w, e->e, &b0, &nb))
-        return w->failed ? GQL_HTTP_LEGACY_ENOMEM : GQL_HTTP_LEGACY_BAD_PAYLOAD;
-    } else {
-      b0 = p->comp0;
-      nb = p->ncomp;
-    }
-    uint64_t start = e->e ? e->e->count : p->count;
+    if (w->npends && !entry_comps(w, e->e, &b0, &nb))
+      return w->failed ? GQL_HTTP_LEGACY_ENOMEM : GQL_HTTP_LEGACY_BAD_PAYLOAD;
+    uint64_t start = e->e->count;
     if (w->npends)
       walk_at(w, comps_from(w, b0), nb,
               e->items ? NULL : comps_from(w, e->sub0), e->items ? 0 : e->nsub,
               e->value, e->value_len, e->items ? start : 0);
     if (e->items) {
       e->start = start;
-      uint64_t n = items_of(e->value, e->value_len);
-      if (e->e)
-        e->e->count += n;
-      else
-        p->count += n, p->stream = true;
+      e->e->stream = true;
+      e->e->count += items_of(e->value, e->value_len);
     }
   }
-  /* 3. the new ids into the table, the entries to theirs */
-  for (size_t i = 0; i < w->npends; i++) {
-    pend *p = &w->pends[i];
-    entry *e;
-    if ((st = add(l, p, w->text, &e)))
-      return st;
-    e->stream = p->stream;
-    e->count = p->count;
-  }
-  for (size_t i = 0; i < w->nincs; i++)
-    if (!w->incs[i].e)
-      w->incs[i].e = find(l, w->incs[i].id, w->incs[i].id_len);
   for (size_t i = 0; i < w->ndones; i++) {
     done *d = &w->dones[i];
     if (!(d->e = find(l, d->id, d->id_len)))
