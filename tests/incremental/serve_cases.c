@@ -110,6 +110,7 @@ int main(int argc, char **argv) {
       closedir(d);
     qsort(names, n, sizeof *names, by_name);
   }
+  setvbuf(stdout, NULL, _IOLBF, 0); /* a reader sees whole lines */
   sigset_t sigs;
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
