@@ -593,12 +593,13 @@ static uint64_t items_of(const char *v, size_t n) {
 /* The pending paths order[lo, hi), which share their first `depth`
  * components with the place of value v, found in it: a list there makes
  * a stream (its length the next item's index), anything else a fragment.
- * `offset`: the index of v's first item (a stream's items). */
+ * `items`: v is a stream's items from index `offset` on (the list's
+ * items, not the value at its place). */
 static void walk(work *w, const char *v, size_t n, size_t lo, size_t hi,
-                 size_t depth, uint64_t offset) {
+                 size_t depth, bool items, uint64_t offset) {
   while (lo < hi && !comp_at(w, lo, depth)) {
     pend *p = &w->pends[w->order[lo++]];
-    if (!p->resolved) {
+    if (!p->resolved && !items) {
       p->resolved = true;
       p->e->stream = n && *v == '[';
       p->e->count = p->e->stream ? items_of(v, n) : 0;
@@ -617,14 +618,15 @@ static void walk(work *w, const char *v, size_t n, size_t lo, size_t hi,
     size_t a, b;
     range_of(w, lo, hi, depth, &c, &a, &b);
     if (a < b)
-      walk(w, x, xl, a, b, depth + 1, 0);
+      walk(w, x, xl, a, b, depth + 1, false, 0);
   }
 }
 
 /* Walks value v at the place `base` (+ `extra`) for the pending paths
- * under it. */
+ * under it (items: v is a stream's items from index offset on). */
 static void walk_at(work *w, const comp *base, size_t nbase, const comp *extra,
-                    size_t nextra, const char *v, size_t n, uint64_t offset) {
+                    size_t nextra, const char *v, size_t n, bool items,
+                    uint64_t offset) {
   size_t lo = 0, hi = w->npends;
   for (size_t d = 0; d < nbase + nextra && lo < hi; d++) {
     const comp *c = d < nbase ? &base[d] : &extra[d - nbase];
@@ -633,7 +635,7 @@ static void walk_at(work *w, const comp *base, size_t nbase, const comp *extra,
     range_of(w, lo, hi, d, c, &lo, &hi);
   }
   if (lo < hi)
-    walk(w, v, n, lo, hi, nbase + nextra, offset);
+    walk(w, v, n, lo, hi, nbase + nextra, items, offset);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -874,25 +876,30 @@ static gql_http_legacy_status convert(gql_http_legacy *l, work *w,
     sort_pends(w);
   }
   if (data && w->npends)
-    walk_at(w, NULL, 0, NULL, 0, data, data_len, 0);
-  for (size_t i = 0; i < w->nincs; i++) {
-    inc *e = &w->incs[i];
-    if (!(e->e = find(l, e->id, e->id_len)))
-      return GQL_HTTP_LEGACY_UNKNOWN_ID;
-    size_t b0, nb;
-    if (w->npends && !entry_comps(w, e->e, &b0, &nb))
-      return w->failed ? GQL_HTTP_LEGACY_ENOMEM : GQL_HTTP_LEGACY_BAD_PAYLOAD;
-    uint64_t start = e->e->count;
-    if (w->npends)
-      walk_at(w, comps_from(w, b0), nb,
-              e->items ? NULL : comps_from(w, e->sub0), e->items ? 0 : e->nsub,
-              e->value, e->value_len, e->items ? start : 0);
-    if (e->items) {
-      e->start = start;
-      e->e->stream = true;
-      e->e->count += items_of(e->value, e->value_len);
+    walk_at(w, NULL, 0, NULL, 0, data, data_len, false, 0);
+  /* the fragments' data first, then the streams' items in order (the
+   * list a new stream's items extend may come in a later entry) */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < w->nincs; i++) {
+      inc *e = &w->incs[i];
+      if (!pass && !(e->e = find(l, e->id, e->id_len)))
+        return GQL_HTTP_LEGACY_UNKNOWN_ID;
+      if (e->items != (pass == 1))
+        continue;
+      size_t b0, nb;
+      if (w->npends && !entry_comps(w, e->e, &b0, &nb))
+        return w->failed ? GQL_HTTP_LEGACY_ENOMEM : GQL_HTTP_LEGACY_BAD_PAYLOAD;
+      if (w->npends)
+        walk_at(w, comps_from(w, b0), nb,
+                e->items ? NULL : comps_from(w, e->sub0),
+                e->items ? 0 : e->nsub, e->value, e->value_len, e->items,
+                e->e->count);
+      if (e->items) {
+        e->start = e->e->count;
+        e->e->stream = true;
+        e->e->count += items_of(e->value, e->value_len);
+      }
     }
-  }
   for (size_t i = 0; i < w->ndones; i++) {
     done *d = &w->dones[i];
     if (!(d->e = find(l, d->id, d->id_len)))

@@ -200,3 +200,25 @@ Test(incremental_legacy, other_members_pass_through_in_place) {
   EXPECT(&l, "{\"data\":{\"plain\":true}}", "{\"data\":{\"plain\":true}}");
   gql_http_legacy_free(&l);
 }
+
+Test(incremental_legacy, a_new_streams_items_before_the_list_that_holds_it) {
+  gql_http_legacy l = {0};
+  EXPECT(&l,
+         "{\"data\":{\"o\":{}},\"pending\":[{\"id\":\"0\",\"path\":[\"o\"]}],"
+         "\"hasNext\":true}",
+         "{\"data\":{\"o\":{}},\"hasNext\":true}");
+  /* the stream announced with the fragment whose data holds its first
+   * two items, its third item listed before that data */
+  EXPECT(&l,
+         "{\"hasNext\":true,\"pending\":[{\"id\":\"1\",\"path\":[\"o\",\"l\"]}"
+         "],\"incremental\":[{\"id\":\"1\",\"items\":[3]},{\"id\":\"0\","
+         "\"data\":{\"l\":[1,2]}}],\"completed\":[{\"id\":\"0\"}]}",
+         "{\"hasNext\":true,\"incremental\":[{\"items\":[3],\"path\":[\"o\","
+         "\"l\",2]},{\"data\":{\"l\":[1,2]},\"path\":[\"o\"]}]}");
+  EXPECT(&l,
+         "{\"hasNext\":false,\"incremental\":[{\"id\":\"1\",\"items\":[4]}],"
+         "\"completed\":[{\"id\":\"1\"}]}",
+         "{\"hasNext\":false,\"incremental\":[{\"items\":[4],\"path\":[\"o\","
+         "\"l\",3]}]}");
+  gql_http_legacy_free(&l);
+}
