@@ -18,6 +18,7 @@
  * payload, as every request does, which frees it. */
 #include "http.h"
 #include "incremental.h"
+#include "incremental_legacy.h"
 #include "sse_single.h"
 
 #include <stdatomic.h>
@@ -39,6 +40,8 @@ typedef struct gql_http_stream {
   bool subscribing;      /* inside gql_subscribe */
   bool counted;          /* in x->open_subscriptions */
   bool paused;           /* its output waits for the client */
+
+  gql_http_legacy legacy; /* deferSpec=20220824: the payloads converted */
 } gql_http_stream;
 
 /* A subscription's events pause while this much output waits for the
@@ -129,41 +132,21 @@ static void put_head(gql_http_request *r, gql_http_stream *s) {
   c->streaming = true;
 }
 
-/* What gql writes: graphql-js 17's payloads (pending / incremental /
- * completed), not Apollo's deferSpec=20220824 ones. */
-static const char accept_served[] =
-    "multipart/mixed;incrementalSpec=v0.2, text/event-stream";
-static const char legacy_refusal[] =
-    "The operation uses incremental delivery (@defer or @stream), which gql "
-    "answers in graphql-js 17's format, not in Apollo's "
-    "multipart/mixed;deferSpec=20220824. To receive it, add the HTTP header "
-    "'Accept: multipart/mixed;incrementalSpec=v0.2' (or "
-    "'text/event-stream').";
-static const char refusal[] =
-    "The operation uses incremental delivery (@defer or @stream), but the "
-    "client accepts neither multipart/mixed nor text/event-stream "
-    "responses. To receive it, add the HTTP header 'Accept: "
-    "multipart/mixed;incrementalSpec=v0.2' (or 'text/event-stream').";
-
 /* Whether the stream can go out in the negotiated framing. */
 static bool servable(const gql_http_request *r) {
-  return r->stream_negotiated && r->stream_fmt != GQL_HTTP_STREAM_NONE &&
-         r->stream_fmt != GQL_HTTP_STREAM_MULTIPART_LEGACY;
+  return r->stream_negotiated && r->stream_fmt != GQL_HTTP_STREAM_NONE;
 }
 
 /* The client accepts no framing gql writes: graphql-http's 406, with the
  * Accept header that would do. */
 static void refuse(gql_http_request *r, gql_http_stream *s) {
   http_buf b = {0}, hdr = {0};
-  const char *msg =
-      r->stream_negotiated && r->stream_fmt == GQL_HTTP_STREAM_MULTIPART_LEGACY
-          ? legacy_refusal
-          : refusal;
+  const char *msg = gql_http_stream_refusal_message;
   http_buf_puts(&b, "{\"errors\":[{\"message\":");
   http_buf_json_string(&b, http_str(msg, strlen(msg)));
   http_buf_puts(&b, "}]}");
   http_buf_puts(&hdr, "Accept: ");
-  http_buf_puts(&hdr, accept_served);
+  http_buf_puts(&hdr, gql_http_stream_accept);
   http_buf_puts(&hdr, "\r\n");
   r->errors = true;
   s->refused = true;
@@ -238,6 +221,8 @@ static void emit(gql_http_request *r, const char *json, size_t len,
   if (s->started && !s->gone) {
     gql_http_stream_format f = r->stream_fmt;
     if (json) {
+      if (f == GQL_HTTP_STREAM_MULTIPART_LEGACY) /* Apollo's format */
+        gql_http_legacy_convert(&s->legacy, json, len, has_next, &json, &len);
       gql_http_frame fr = gql_http_stream_frame(f, first, !has_next);
       gql_str pieces[] = {
           {fr.head, fr.head_len}, {json, len}, {fr.tail, fr.tail_len}};
@@ -314,6 +299,7 @@ void gql_http_stream_release(gql_http_request *r) {
   s->counted = false;
   gql_subscription_free(s->sub); /* its source's cancel, if still open */
   s->sub = NULL;
+  gql_http_legacy_free(&s->legacy);
 }
 
 void gql_http_stream_going_away(gql_http_conn *c) {

@@ -174,6 +174,29 @@ assert labels == ["n", "n", "p", "p", "root"], labels
 assert merge(payloads) == plain, (merge(payloads), plain)
 PY
   fail "nested defers: $(cat "$tmp/nested.json")"
+# the same in Apollo's deferSpec=20220824 (Router's clients): full paths
+# and labels, no pending or ids, the same merged result
+python3 "$tmp/read.py" "$gp" "$q" "multipart/mixed;deferSpec=20220824, application/json" \
+  >"$tmp/legacy.json"
+python3 - "$tmp/legacy.json" "$tmp/plain2.json" "$root/tests/incremental" <<'PY' && ok ||
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from merge import merge_legacy
+got = json.load(open(sys.argv[1]))
+plain = json.load(open(sys.argv[2]))["parts"][0][1]
+payloads = [p[1] for p in got["parts"]]
+assert payloads[0] == {"data": {"topProducts": [{"upc": "1"}, {"upc": "2"}]},
+                       "hasNext": True}, payloads
+assert got["type"].endswith("deferSpec=20220824"), got["type"]
+entries = [e for x in payloads[1:] for e in x.get("incremental", [])]
+assert not any("pending" in x or "completed" in x for x in payloads), payloads
+# (the root fragment adds no field to the initial payload: no entry, as
+# tests/incremental/legacy_branching.json says of such fragments)
+assert sorted(e.get("label") for e in entries) == ["n", "n", "p", "p"], entries
+assert all("id" not in e and isinstance(e["path"], list) for e in entries), entries
+assert merge_legacy(payloads) == plain, (merge_legacy(payloads), plain)
+PY
+  fail "deferSpec=20220824: $(cat "$tmp/legacy.json")"
 
 # meros (npm) reads the same response
 peers=${GQL_DEFER_PEERS:-$tmp/peers}

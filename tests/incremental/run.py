@@ -17,6 +17,15 @@ Parts:
               pending ids with their paths and labels, the same completed
               ids with their errors, the last payload hasNext false, and
               the same merged result
+  legacy      Apollo's deferSpec=20220824 format: each case's recorded
+              payloads, and gql's (incremental_exec), through the converter
+              of src/http/incremental_legacy.c (the incremental_legacy
+              program, env GQL_INCREMENTAL_LEGACY, else next to
+              GQL_BINARY): the initial payload identical to graphql-js's
+              legacyExecuteIncrementally's, every payload but the last with
+              hasNext true, and the same merged result (merge_legacy);
+              BRANCHING lists the cases where graphql-js's legacy executor
+              answers otherwise, and why
 
 Usage: run.py GQL_BINARY [--verbose] [--only PART]
 """
@@ -194,6 +203,91 @@ def part_exec(gql, part):
         part.check(why is None, case["name"], why or "")
 
 
+# Cases where graphql-js 17's legacy executor answers otherwise than a
+# conversion of its incremental executor's payloads can (the reason with
+# each, shared with clients/clients.mjs).
+with open(os.path.join(HERE, "legacy_branching.json"), encoding="utf-8") as f:
+    BRANCHING = json.load(f)["cases"]
+
+
+def legacy_binary(gql):
+    return os.environ.get("GQL_INCREMENTAL_LEGACY") or os.path.join(
+        os.path.dirname(os.path.abspath(gql.binary)), "incremental_legacy")
+
+
+def to_legacy(binary, payloads):
+    """Converted payloads, or an error string."""
+    text = "".join(json.dumps(p, separators=(",", ":"), ensure_ascii=False)
+                   + "\n" for p in payloads)
+    p = subprocess.run([binary], input=text.encode("utf-8"),
+                       capture_output=True, timeout=60)
+    if p.returncode != 0:
+        return "exit %d: %s" % (p.returncode,
+                                p.stderr.decode("utf-8", "replace")[:400])
+    try:
+        return [json.loads(line) for line in
+                p.stdout.decode("utf-8").splitlines() if line.strip()]
+    except ValueError as e:
+        return "not JSON lines: %s" % e
+
+
+def check_legacy(case, got, recorded):
+    """None when converted payloads `got` answer as graphql-js's legacy
+    executor did (BRANCHING: as its incremental executor did)."""
+    if isinstance(got, str):
+        return got
+    if not got:
+        return "no payload"
+    branching = case["name"] in BRANCHING
+    want0 = recorded[0] if branching else case["legacyPayloads"][0]
+    if got[0] != want0:
+        return "initial payload\n want %s\n got  %s" % (json.dumps(want0),
+                                                        json.dumps(got[0]))
+    if len(got) > 1 and (got[-1].get("hasNext") is not False or any(
+            p.get("hasNext") is not True for p in got[:-1])):
+        return "hasNext: %s" % [p.get("hasNext") for p in got]
+    if any("pending" in p or "completed" in p or any(
+            "id" in e for e in p.get("incremental", [])) for p in got):
+        return "graphql-js 17's keys left: %s" % json.dumps(got)[:400]
+    try:
+        merged = merge.merge_legacy(got)
+    except merge.MergeError as e:
+        return "merge: %s" % e
+    want = case["merged"] if branching else case["legacyMerged"]
+    if merged != want:
+        return "merged\n want %s\n got  %s" % (json.dumps(want),
+                                               json.dumps(merged))
+    return None
+
+
+def part_legacy(gql, part):
+    binary = legacy_binary(gql)
+    exec_bin = exec_binary(gql)
+    folder = os.path.join(CASES, "exec")
+    identical = 0
+    for case in exec_cases():
+        # the recorded payloads (the converter alone)
+        recorded = to_legacy(binary, case["payloads"])
+        identical += recorded == case["legacyPayloads"]
+        why = check_legacy(case, recorded, recorded)
+        part.check(why is None, case["name"] + " (recorded)", why or "")
+        # gql's own payloads
+        path = os.path.join(folder, case["name"] + ".json")
+        p = subprocess.run([exec_bin, path], capture_output=True, timeout=60)
+        if p.returncode != 0:
+            part.check(False, case["name"], "incremental_exec: exit %d"
+                       % p.returncode)
+            continue
+        got = [json.loads(line) for line in
+               p.stdout.decode("utf-8").splitlines() if line.strip()]
+        why = check_legacy(case, to_legacy(binary, got),
+                           to_legacy(binary, case["payloads"]))
+        part.check(why is None, case["name"] + " (gql)", why or "")
+    print("incremental legacy: %d of the recorded cases converted byte for "
+          "byte as graphql-js's legacyPayloads; %d answered as graphql-js 17 "
+          "(BRANCHING)" % (identical, len(BRANCHING)))
+
+
 def diff(a, b):
     import difflib
     return "".join(list(difflib.unified_diff(
@@ -201,7 +295,8 @@ def diff(a, b):
 
 
 PARTS = [("merge", part_merge), ("schemas", part_schemas),
-         ("validation", part_validation), ("exec", part_exec)]
+         ("validation", part_validation), ("exec", part_exec),
+         ("legacy", part_legacy)]
 
 
 def main():

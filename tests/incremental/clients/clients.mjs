@@ -4,16 +4,22 @@
 // incremental handlers (GraphQL17Alpha9Handler: incrementalSpec=v0.2;
 // Defer20220824Handler: deferSpec=20220824), against the recorded corpus.
 //
-// Usage: node clients.mjs PEERS_DIR BASE_URL CASES_DIR [--case NAME] [--path TEMPLATE]
+// Usage: node clients.mjs PEERS_DIR BASE_URL CASES_DIR [--case NAME]
+//             [--path gql] [--urls FILE]
 //   PEERS_DIR  where run.sh installed the clients (its own package.json)
 //   BASE_URL   the server: each case is requested at BASE_URL/NAME (the
 //              replay server), or with --path gql, at BASE_URL with the
 //              case's document, variables and operation name in the body
-//              (gql serve): there gql's payloads need not be graphql-js's
-//              byte for byte after the first (ids, grouping); the initial
-//              payload must be identical and the merged result the same,
-//              and Apollo's deferSpec=20220824 (which gql does not write)
-//              must be refused
+//              (gql serve); --urls FILE: at the URL its line "NAME URL"
+//              gives (incremental_serve: every case, a server each; the
+//              cases of the file only). Executed by gql, the payloads need
+//              not be graphql-js's byte for byte after the first (ids,
+//              grouping): the initial payload must be identical and the
+//              merged result the same, in graphql-js 17's format and in
+//              Apollo's deferSpec=20220824 (against graphql-js's
+//              legacyPayloads, or for the cases of legacy_branching.json
+//              against its incremental executor's, for the reason given
+//              there)
 // Prints one line per failure and "N passed, N failed"; exits 1 on failure.
 import {createRequire} from 'node:module';
 import fs from 'node:fs';
@@ -22,7 +28,11 @@ import path from 'node:path';
 
 const [peers, base, casesDir, ...rest] = process.argv.slice(2);
 const only = rest.includes('--case') ? rest[rest.indexOf('--case') + 1] : null;
-const byBody = rest.includes('--path') && rest[rest.indexOf('--path') + 1] === 'gql';
+const urlsFile = rest.includes('--urls') ? rest[rest.indexOf('--urls') + 1] : null;
+const urls = new Map(urlsFile ? fs.readFileSync(urlsFile, 'utf8').split('\n')
+  .map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 2) : []);
+const byBody = urlsFile !== null ||
+  (rest.includes('--path') && rest[rest.indexOf('--path') + 1] === 'gql');
 const require = createRequire(path.join(path.resolve(peers), 'x.js'));
 const {meros} = require('meros/node');
 const {createClient} = require('graphql-sse');
@@ -30,7 +40,10 @@ const apollo = await import(require.resolve('@apollo/client'));
 const {GraphQL17Alpha9Handler, Defer20220824Handler} =
   await import(require.resolve('@apollo/client/incremental'));
 const {parse} = require('graphql');
-const {mergePayloads} = await import(new URL('../merge.mjs', import.meta.url));
+const {mergePayloads, mergeLegacyPayloads} =
+  await import(new URL('../merge.mjs', import.meta.url));
+const BRANCHING = JSON.parse(fs.readFileSync(
+  new URL('../legacy_branching.json', import.meta.url), 'utf8')).cases;
 
 let passed = 0, failed = 0;
 let current = '(none)';
@@ -48,7 +61,7 @@ function check(ok, label, why) {
   }
 }
 
-const urlOf = (c) => (byBody ? base : `${base}/${c.name}`);
+const urlOf = (c) => (urlsFile ? urls.get(c.name) : byBody ? base : `${base}/${c.name}`);
 const bodyOf = (c) => JSON.stringify({
   query: c.document, variables: c.variables ?? {},
   ...(c.operationName ? {operationName: c.operationName} : {}),
@@ -190,13 +203,12 @@ async function runCase(c) {
   } catch (e) {
     check(false, `${label} meros`, e.stack);
   }
-  // meros, Apollo's deferSpec=20220824 (gql serve: refused when it defers)
-  if (byBody) {
-    if (streamed) await checkRefusal(c, 'multipart/mixed;deferSpec=20220824', /deferSpec=20220824/);
-  } else try {
+  // meros, Apollo's deferSpec=20220824
+  try {
     const got = await within(LIMIT_MS, viaMeros(c, 'multipart/mixed;deferSpec=20220824'));
-    check(same(got.payloads, c.legacyPayloads), `${label} meros legacy`,
-      `want ${JSON.stringify(c.legacyPayloads)}\n got ${JSON.stringify(got.payloads)}`);
+    checkLegacyPayloads(got.payloads, c, `${label} meros legacy`);
+    check(/^multipart\/mixed; boundary="-"; deferSpec=20220824$/.test(got.contentType),
+      `${label} meros legacy content-type`, got.contentType);
   } catch (e) {
     check(false, `${label} meros legacy`, e.stack);
   }
@@ -210,7 +222,8 @@ async function runCase(c) {
   // Apollo Client 4, both handlers: the final data and errors
   for (const [name, handler, want] of [
     ['apollo', new GraphQL17Alpha9Handler(), c.merged],
-    ...(byBody ? [] : [['apollo legacy', new Defer20220824Handler(), c.legacyMerged]]),
+    ['apollo legacy', new Defer20220824Handler(),
+      byBody && BRANCHING[c.name] ? c.merged : c.legacyMerged],
   ]) {
     try {
       const emissions = await within(LIMIT_MS, viaApollo(c, handler));
@@ -256,6 +269,41 @@ function checkPayloads(got, c, label) {
     `want ${JSON.stringify(c.merged)}\n got ${JSON.stringify(merged)}`);
 }
 
+// The deferSpec=20220824 payloads a client read: the recorded ones
+// (replay), or (gql) graphql-js's legacy initial payload, every payload but
+// the last with hasNext true, none of graphql-js 17's keys, and the same
+// merged result (for the cases of legacy_branching.json: graphql-js 17's
+// initial payload without pending, and its merged result).
+function checkLegacyPayloads(got, c, label) {
+  if (!byBody) {
+    check(same(got, c.legacyPayloads), label,
+      `want ${JSON.stringify(c.legacyPayloads)}\n got ${JSON.stringify(got)}`);
+    return;
+  }
+  const branching = BRANCHING[c.name];
+  let want0 = c.legacyPayloads[0];
+  if (branching) {
+    want0 = {...c.payloads[0]};
+    delete want0.pending;
+  }
+  check(got.length >= 1 && same(got[0], want0), `${label} initial`,
+    `want ${JSON.stringify(want0)}\n got ${JSON.stringify(got[0])}`);
+  check(got.every((p, i) => (i === got.length - 1) === (p.hasNext !== true)),
+    `${label} hasNext`, JSON.stringify(got));
+  check(!got.some((p) => 'pending' in p || 'completed' in p ||
+    (p.incremental ?? []).some((e) => 'id' in e)), `${label} graphql-js 17's keys`,
+  JSON.stringify(got));
+  let merged;
+  try {
+    merged = mergeLegacyPayloads(got);
+  } catch (e) {
+    merged = String(e);
+  }
+  const want = branching ? c.merged : c.legacyMerged;
+  check(same(sortKeys(merged), sortKeys(want)), `${label} merged`,
+    `want ${JSON.stringify(want)}\n got ${JSON.stringify(merged)}`);
+}
+
 // Each payload reaches the client when it is written, not with the next:
 // with DELAY ms between payloads, the first arrives well before the last.
 async function checkFlushing(c, delay) {
@@ -279,7 +327,7 @@ async function checkRefusal(c, accept = 'application/json', why = /@defer or @st
 
 const cases = fs.readdirSync(path.join(casesDir, 'exec')).filter((f) => f.endsWith('.json')).sort()
   .map((f) => JSON.parse(fs.readFileSync(path.join(casesDir, 'exec', f), 'utf8')))
-  .filter((c) => !only || c.name === only);
+  .filter((c) => (!only || c.name === only) && (!urlsFile || urls.has(c.name)));
 for (const c of cases) await runCase(c);
 const delay = Number(process.env.GQL_REPLAY_DELAY_MS || 0);
 if (delay) {

@@ -4,12 +4,14 @@
 # recorded payloads of every case in tests/incremental/cases/exec, and
 # clients.mjs reads them with each client and compares with the recording.
 # Usage: run.sh REPLAY_BINARY PEERS_DIR
-#        run.sh --serve GQL_BINARY PEERS_DIR
-# With --serve the clients read gql serve itself: every case whose data
-# gql serve --data can hold (no $async / $error markers: those need C
-# resolvers, see exec_runner.c) against its own gql serve --schema --data
-# [--defer-stream]: the initial payload identical, the merged result the
-# same (clients.mjs --path gql).
+#        run.sh --serve GQL_BINARY PEERS_DIR INCREMENTAL_SERVE_BINARY
+# With --serve the clients read gql itself over HTTP: all 78 cases served
+# by incremental_serve (gql's HTTP server, the markers' C resolvers of
+# markers.c, a port a case; clients.mjs --urls), then every case whose data
+# gql serve --data can hold (no $async / $error markers) against its own
+# gql serve --schema --data [--defer-stream] (clients.mjs --path gql): the
+# initial payload identical, the merged result the same, in graphql-js
+# 17's format and in Apollo's deferSpec=20220824.
 # The clients go into PEERS_DIR (its own package.json) once; no npm or no
 # registry is a failure, never a skip.
 set -euo pipefail
@@ -44,6 +46,22 @@ trap '[[ -n $pid ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 
 if [[ -n $serve ]]; then
   gql=$replay
+  cases_server=$3
+  status=0
+  "$cases_server" "$here/../cases/exec" >"$work/urls" 2>"$work/cases_server.log" &
+  pid=$!
+  for _ in $(seq 600); do grep -q '^ready$' "$work/urls" && break; sleep 0.05; done
+  grep -q '^ready$' "$work/urls" ||
+    { echo "FAIL: incremental_serve did not start:"; cat "$work/cases_server.log"; exit 1; }
+  grep -v '^ready$' "$work/urls" >"$work/urls.txt"
+  served=$(wc -l <"$work/urls.txt")
+  echo "incremental_serve: $served cases"
+  [[ $served -eq $(ls "$here/../cases/exec"/*.json | wc -l) ]] ||
+    { echo "FAIL: incremental_serve serves $served cases"; status=1; }
+  node "$here/clients.mjs" "$peers" http://unused "$here/../cases" --urls "$work/urls.txt" || status=1
+  kill "$pid"
+  wait "$pid" 2>/dev/null || { echo "FAIL: incremental_serve did not stop cleanly"; status=1; }
+  pid=
   # each servable case's schema and data, and its flags
   python3 - "$here/../cases/exec" "$work" <<'PY' >"$work/cases.txt"
 import json, os, sys
@@ -58,7 +76,6 @@ for name in sorted(os.listdir(src)):
     json.dump(c.get("rootValue") or {}, open(os.path.join(dst, n + ".json"), "w"))
     print(n, "--defer-stream" if c["deferStreamDirectives"] else "")
 PY
-  status=0
   count=0
   while read -r name flag; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
