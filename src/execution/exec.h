@@ -166,6 +166,9 @@ typedef struct plan_field {
   uint32_t nocc, occ_cap;
   bool conditional; /* included only when one of its occurrences is */
   bool has_args;
+  /* no occurrence has a @stream and its sub-plans are inc_free (only
+   * set in an incremental document) */
+  bool inc_free;
   /* Arguments: coerced once at prepare when they use no variable
    * (args_const), else per execution in slot `arg_slot`. */
   const gql_json_value *args_const;
@@ -209,6 +212,9 @@ struct plan_set {
    * incremental execution splits the set (incremental.c). Implies
    * any_cond. */
   bool any_defer;
+  /* An incremental document's set with no @defer or @stream in it or below
+   * (plan_inc_free): its objects are written as in a plain execution. */
+  bool inc_free;
   const plan_defer **defers;
   uint32_t ndefers;
 };
