@@ -212,11 +212,12 @@ struct plan_set {
    * incremental execution splits the set (incremental.c). Implies
    * any_cond. */
   bool any_defer;
-  /* An incremental document's set with no @defer or @stream in it or below
-   * (plan_inc_free): its objects are written as in a plain execution. */
-  bool inc_free;
   const plan_defer **defers;
   uint32_t ndefers;
+  /* An incremental document's set with no @defer or @stream in it or below
+   * (plan_inc_free): its objects are written as in a plain execution. (In
+   * the padding: a set stays 64 bytes.) */
+  bool inc_free;
 };
 
 typedef struct plan_var {
