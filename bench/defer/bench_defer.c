@@ -248,6 +248,11 @@ static int cmd_loop(const bench_ops *ops, const char *name, const char *mode,
   runner_init(&r, bench_ops_get(ops, i), i, m);
   runner_check(&r);
   bench_defer_loop(&r, n);
+  /* what a request used (stderr: callgrind's runs discard it) */
+  fprintf(stderr,
+          "%s %s: %u payloads, %zu bytes, arena %zu used, %zu reserved\n", name,
+          mode, r.npay, r.bytes, gql_arena_used(r.arena),
+          gql_arena_reserved(r.arena));
   runner_free(&r);
   return 0;
 }

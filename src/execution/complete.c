@@ -16,9 +16,10 @@ static void complete_object(gql_out *o, const void *obj, uint32_t concrete) {
       gql_exec_value_failed(o);
     return;
   }
-  /* (an incremental execution's objects are all in the tree: defer.c
-   * splits their fields) */
-  if (ctx->s->types[concrete].sync && !ctx->inc) {
+  /* (an incremental execution's objects are in the tree where defer.c
+   * may split their fields: in sets with a @defer or @stream at or below
+   * them) */
+  if (ctx->s->types[concrete].sync && (!ctx->inc || ps->inc_free)) {
     size_t start = ctx->out->len;
     if (exec_object_direct(ctx, ps, obj, o->own.path)) {
       ctx->out->len = start;

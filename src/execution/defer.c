@@ -103,7 +103,7 @@ static inc_made *made_by(exec_ctx *ctx) {
 }
 
 /* Appends `r` (made by ctx) to the execution's records, its usage's and
- * its creator's. */
+ * its maker's. */
 static void link_record(exec_ctx *ctx, inc_record *r) {
   inc_state *st = ctx->inc;
   *st->rtail = r;
@@ -155,7 +155,7 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
                       .label = u->label,
                       .path = path,
                       .parent = pu ? find_record(ctx, pu, path) : NULL,
-                      .creator = ctx,
+                      .maker = ctx->group,
                       .node = node,
                       .id = -1};
     link_record(ctx, r);
@@ -180,7 +180,7 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                    .parent = parent,
                    .path = copy_path(ctx->arena, path),
                    .path_json = path_json,
-                   .creator = ctx,
+                   .maker = ctx->group,
                    .node = node};
   if (path && !g->path)
     return NULL;
@@ -204,6 +204,9 @@ struct split_memo {
   const plan_defer *const *cur;
   uint32_t ncur;
   bool group_root;
+  /* a group root's: its fields can be written straight (the type is
+   * synchronous, no @defer or @stream below them) */
+  bool direct;
   bool *keep;
   const plan_defer ***sets;
   uint32_t *nset, nsets;
@@ -237,7 +240,8 @@ static split_memo *make_memo(exec_ctx *ctx, const plan_set *ps,
                     .group_root = group_root,
                     .keep = keep,
                     .sets = sets,
-                    .nset = nset};
+                    .nset = nset,
+                    .direct = group_root && ctx->s->types[ps->type].sync};
   for (uint32_t i = 0; i < ps->nentries; i++) {
     keep[i] = false;
     if (!field_included(ctx, ps, ps->entries[i]))
@@ -249,6 +253,7 @@ static split_memo *make_memo(exec_ctx *ctx, const plan_set *ps,
     uint32_t n = field_set(ctx, pf, set);
     if (same_set(set, n, cur, ncur) || (n == 0 && !group_root)) {
       keep[i] = true;
+      m->direct &= pf->inc_free;
       continue;
     }
     if (group_root) /* another group's field, or the initial result's */
@@ -287,6 +292,16 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
     if (!add_group(ctx, ps, parent, path, path_json, node, m->sets[i],
                    m->nset[i]))
       return NULL;
+  return m->keep;
+}
+
+const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
+                                        bool *direct) {
+  const inc_group *run = ctx->group;
+  split_memo *m = find_memo(ctx->inc, ps, run->set, run->nset, true);
+  if (!m && !(m = make_memo(ctx, ps, run->set, run->nset, true)))
+    return NULL;
+  *direct = m->direct;
   return m->keep;
 }
 
@@ -377,7 +392,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                                  : (gql_str){0},
                     .first = initial,
                     .path = path_json,
-                    .creator = ctx,
+                    .maker = ctx->group,
                     .node = o->node,
                     .ngroups = (uint32_t)(count - initial),
                     .id = -1};
@@ -397,7 +412,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                      .info = info,
                      .path = path,
                      .path_json = path_json,
-                     .creator = ctx,
+                     .maker = ctx->group,
                      .node = o->node};
     link_group(ctx, g);
   }

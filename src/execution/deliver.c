@@ -81,13 +81,10 @@ void gql_exec_finish(exec_ctx *ctx) {
   gql_buf_puts(r, "\"data\":");
   write_tree(ctx, r, ctx->root);
   gql_buf_putc(r, '}');
-  if (GQL_UNLIKELY(ctx->group && !ctx->inc->spare_bytes.data &&
-                   !ctx->bytes.failed)) {
-    ctx->inc->spare_bytes = ctx->bytes; /* the next group's */
-    ctx->bytes = (gql_buf){0};
-  } else {
+  /* (an incremental execution's contexts keep theirs: incremental.c
+   * reuses and frees them) */
+  if (GQL_LIKELY(!ctx->inc))
     gql_buf_free(&ctx->bytes);
-  }
   ctx->done = true;
   deliver(ctx);
 }

@@ -166,6 +166,9 @@ typedef struct plan_field {
   uint32_t nocc, occ_cap;
   bool conditional; /* included only when one of its occurrences is */
   bool has_args;
+  /* no occurrence has a @stream and its sub-plans are inc_free (only
+   * set in an incremental document) */
+  bool inc_free;
   /* Arguments: coerced once at prepare when they use no variable
    * (args_const), else per execution in slot `arg_slot`. */
   const gql_json_value *args_const;
@@ -211,6 +214,10 @@ struct plan_set {
   bool any_defer;
   const plan_defer **defers;
   uint32_t ndefers;
+  /* An incremental document's set with no @defer or @stream in it or below
+   * (plan_inc_free): its objects are written as in a plain execution. (In
+   * the padding: a set stays 64 bytes.) */
+  bool inc_free;
 };
 
 typedef struct plan_var {

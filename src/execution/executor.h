@@ -141,8 +141,9 @@ typedef struct inc_record {
   size_t first;              /* a stream: its first item's index */
   const char *path;          /* JSON array */
   struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
-  exec_ctx *creator;         /* the context whose walk made it */
-  const rnode *node;         /* its object in the creator's tree */
+  struct inc_group *maker;   /* the group whose walk made it (NULL: the
+                              * initial result's) */
+  const rnode *node;         /* its object in the maker's tree */
   uint32_t ngroups, ndone;
   int32_t id; /* -1 until announced in `pending` */
   bool dead;  /* its object was nulled, or its parent failed */
@@ -150,7 +151,7 @@ typedef struct inc_record {
   const char *errors; /* failed: the JSON array */
   struct inc_record *next;
   /* the record made before it for the same usage (newest first, from
-   * inc_state.latest) and the next one its creator made */
+   * inc_state.latest) and the next one its maker made */
   struct inc_record *prev_same, *next_made;
 } inc_record;
 
@@ -180,9 +181,9 @@ typedef struct inc_group {
   const void *parent;
   const path_frame *path; /* copied */
   const char *path_json;
-  exec_ctx *creator;
-  const rnode *node; /* its object in the creator's tree */
-  exec_ctx *ctx;     /* its own, once started */
+  struct inc_group *maker; /* as inc_record's */
+  const rnode *node;       /* its object in the maker's tree */
+  exec_ctx *ctx; /* its own while it runs (a finished one's is reused) */
   rnode *root;
   bool dead, started, done, failed, delivered;
   gql_str data;   /* done: the data object's JSON */
@@ -218,9 +219,19 @@ typedef struct inc_state {
   const gql_exec_hooks *finish_hooks;
   bool any_errs;            /* a payload had errors */
   struct split_memo *memos; /* defer.c's */
-  /* the buffers of a finished group, for the next one to start (groups
-   * that run one after the other malloc nothing for them) */
-  gql_buf spare_bytes, spare_resp;
+  /* A group's context that finished while it started, with its buffers,
+   * for the next group (groups that run one after the other allocate one
+   * context); in_start: a group is starting. */
+  exec_ctx *spare;
+  bool in_start;
+  /* incr is the initial result's response buffer (the caller's output's),
+   * taken once the initial result is out; in_initial: on_initial runs */
+  bool took_resp, in_initial;
+  /* progress's loops start at these links: to the first group not
+   * delivered (nor dead), record not completed, record not announced,
+   * group not started (each list's prefix before it is done with) */
+  inc_group **gdeliv, **gstart;
+  inc_record **rcomp, **rdue;
 } inc_state;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
@@ -292,6 +303,11 @@ void gql_exec_pending_done(gql_out *o);
 int gql_exec_tree(exec_ctx *ctx, const void *root_value);
 
 /* defer.c */
+/* The fields of group ctx->group's object (a deferred group, not a
+ * stream's item), and in *direct whether they can be written straight
+ * (gql_exec_object_direct_keep). NULL when out of memory. */
+const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
+                                        bool *direct);
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
                            const void *parent, const path_frame *path,
                            rnode *node);
@@ -310,6 +326,9 @@ bool gql_exec_members_object(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path);
 bool gql_exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path);
+bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
+                                 const void *parent, const path_frame *path,
+                                 const bool *keep);
 void gql_exec_object_array(gql_out *o, const void *base, size_t count,
                            size_t stride, uint32_t type,
                            gql_exec_array_fn general);

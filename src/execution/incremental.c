@@ -13,11 +13,14 @@
  * at once. */
 #include "deliver.h"
 
+/* Appends a string literal (its length known at compile time). */
+#define PUT_LIT(b, lit) gql_buf_put((b), (lit), sizeof(lit) - 1)
+
 static void pump(inc_state *st);
 
-/* Whether node `n` of `creator`'s tree is still in the response. */
-static bool alive(const exec_ctx *creator, const rnode *n) {
-  if (creator->group && creator->group->failed)
+/* Whether node `n` of `maker`'s tree is still in the response. */
+static bool alive(const inc_group *maker, const rnode *n) {
+  if (maker && maker->failed)
     return false;
   for (; n; n = n->parent)
     if (n->kind == R_NULL)
@@ -50,15 +53,15 @@ static void kill_record(inc_state *st, inc_record *r) {
 static void settle(inc_state *st, exec_ctx *ctx) {
   const inc_made *m = ctx->group ? &ctx->group->made : &st->made;
   for (inc_record *r = m->recs; r; r = r->next_made)
-    if (!r->dead && !alive(ctx, r->node))
+    if (!r->dead && !alive(ctx->group, r->node))
       kill_record(st, r);
   for (inc_group *g = m->groups; g; g = g->next_made)
-    if (!alive(ctx, g->node))
+    if (!alive(ctx->group, g->node))
       kill_group(g);
 }
 
 static void id_json(gql_buf *b, int32_t id) {
-  gql_buf_puts(b, "\"id\":\"");
+  PUT_LIT(b, "\"id\":\"");
   gql_json_write_int(b, id);
   gql_buf_putc(b, '"');
 }
@@ -68,20 +71,24 @@ static void entry_start(gql_buf *b) {
   gql_buf_putc(b, '{');
 }
 
-/* Whether the payload of what `c` ran has gone out. */
-static bool delivered(const inc_state *st, const exec_ctx *c) {
-  return c == st->ctx ? st->initial_sent
-                      : c->group->delivered && !c->group->failed;
+/* Whether what `maker` made (NULL: the initial result) is all made. */
+static bool made(const inc_state *st, const inc_group *maker) {
+  return maker ? maker->done : st->ctx->done;
+}
+
+/* Whether the payload of what `maker` ran has gone out. */
+static bool delivered(const inc_state *st, const inc_group *maker) {
+  return maker ? maker->delivered && !maker->failed : st->initial_sent;
 }
 
 /* Whether `r` is to be announced now: its parent fragment has completed,
  * or without one (a stream, an outermost @defer), the payload of the
  * context that made it has gone out. */
 static bool due(const inc_state *st, const inc_record *r) {
-  if (r->id >= 0 || r->dead || r->completed || !r->creator->done)
+  if (r->id >= 0 || r->dead || r->completed || !made(st, r->maker))
     return false;
   return r->parent ? r->parent->completed && !r->parent->failed
-                   : delivered(st, r->creator);
+                   : delivered(st, r->maker);
 }
 
 /* Announces `r` in the payload's pending, or, a fragment without groups
@@ -95,18 +102,18 @@ static bool announce(inc_state *st, inc_record *r) {
   gql_buf *b = &st->pend;
   entry_start(b);
   id_json(b, r->id);
-  gql_buf_puts(b, ",\"path\":");
+  PUT_LIT(b, ",\"path\":");
   gql_buf_puts(b, r->path);
   if (r->label.ptr) {
-    gql_buf_puts(b, ",\"label\":");
+    PUT_LIT(b, ",\"label\":");
     gql_json_write_string(b, r->label);
   }
   gql_buf_putc(b, '}');
   return true;
 }
 
-static bool runnable(const inc_group *g) {
-  if (g->started || g->dead || !g->creator->done)
+static bool runnable(const inc_state *st, const inc_group *g) {
+  if (g->started || g->dead || !made(st, g->maker))
     return false;
   for (uint32_t i = 0; i < g->nrecs; i++)
     if (g->recs[i]->id < 0 || g->recs[i]->completed)
@@ -115,22 +122,28 @@ static bool runnable(const inc_group *g) {
 }
 
 static void on_group(void *ud, const char *json, size_t len, bool errs);
+static void group_done(inc_state *st, inc_group *g, exec_ctx *c, bool failed,
+                       const char *data, size_t len);
 
-static void start(inc_state *st, inc_group *g) {
-  exec_ctx *c = gql_arena_alloc(st->ctx->arena, sizeof *c);
-  rnode *root = gql_arena_alloc(st->ctx->arena, sizeof *root);
-  g->started = true;
-  if (!c || !root) {
-    g->done = g->failed = true;
-    g->errors = GQL_STR("[{\"message\":\"Out of memory.\"}]");
-    return;
+/* A context for group `g`: the spare one, or a copy of the initial
+ * result's (the operation, variables and arena); NULL when out of memory. */
+static exec_ctx *take_ctx(inc_state *st, inc_group *g) {
+  exec_ctx *c = st->spare;
+  st->spare = NULL;
+  if (!c) {
+    c = gql_arena_alloc(st->ctx->arena, sizeof *c);
+    rnode *root = gql_arena_alloc(st->ctx->arena, sizeof *root);
+    if (!c || !root)
+      return NULL;
+    *c = *st->ctx;
+    c->own_output = (gql_output){0};
+    c->output = &c->own_output;
+    c->resp = (gql_buf){0};
+    c->bytes = (gql_buf){0};
+    c->root = root;
   }
-  *c = *st->ctx; /* the operation, variables and arena */
-  c->owns = OWN_OUTPUT;
-  c->own_output = (gql_output){0};
-  c->output = &c->own_output;
-  c->resp = st->spare_resp; /* the last group's buffers, when free */
-  st->spare_resp = (gql_buf){0};
+  c->owns = 0; /* (the buffers are incremental.c's) */
+  c->aborted = st->ctx->aborted;
   c->errs = NULL;
   c->nerrs = c->cap = 0;
   /* the trace's hooks (without execute_finish): a deferred field's span
@@ -143,17 +156,24 @@ static void start(inc_state *st, inc_group *g) {
   c->walking = c->done = false;
   c->pending = 0;
   c->serial = (serial_walk){0};
-  *root = (rnode){.kind = R_EMPTY, .nullable = true};
-  c->root = g->root = root;
-  c->bytes = st->spare_bytes;
+  *c->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  c->resp.len = 0;
   c->bytes.len = 0;
-  st->spare_bytes = (gql_buf){0};
-  if (!c->bytes.data)
-    gql_buf_init(&c->bytes, NULL);
   c->out = &c->bytes;
-  g->ctx = c;
-  st->running++;
-  c->walking = true;
+  return c;
+}
+
+static void free_ctx_buffers(exec_ctx *c) {
+  gql_buf_free(&c->bytes);
+  gql_buf_free(&c->resp);
+}
+
+/* A group whose fields can be written straight (no @defer or @stream
+ * below, a synchronous type) is, as in a plain execution, into its
+ * context's response buffer; the others, and streamed items, in tree
+ * mode. */
+static void run(inc_state *st, inc_group *g, exec_ctx *c) {
+  rnode *root = c->root;
   if (g->stream) {
     path_frame *fr = gql_arena_alloc(c->arena, sizeof *fr);
     if (!fr) {
@@ -170,12 +190,54 @@ static void start(inc_state *st, inc_group *g) {
         gql_exec_complete_null(&io);
       }
     }
-  } else {
-    gql_exec_object_tree(c, g->ps, g->parent, g->path, root, false);
+    return;
   }
+  bool direct = false;
+  const bool *keep = gql_exec_defer_group_fields(c, g->ps, &direct);
+  if (keep && direct) {
+    c->out = &c->resp;
+    bool failed =
+        gql_exec_object_direct_keep(c, g->ps, g->parent, g->path, keep);
+    c->walking = false;
+    c->done = true;
+    if (c->hooks)
+      gql_exec_deliver_hooks(c, c->hooks);
+    if (c->resp.failed) {
+      failed = true;
+      gql_exec_add_error(c, "Out of memory.", NULL, UINT32_MAX, NULL);
+    }
+    group_done(st, g, c, failed, c->resp.data, c->resp.len);
+    return;
+  }
+  gql_exec_object_tree(c, g->ps, g->parent, g->path, root, false);
+}
+
+static void start(inc_state *st, inc_group *g) {
+  g->started = true;
+  exec_ctx *c = take_ctx(st, g);
+  if (!c) {
+    g->done = g->failed = true;
+    g->errors = GQL_STR("[{\"message\":\"Out of memory.\"}]");
+    return;
+  }
+  g->root = c->root;
+  g->ctx = c;
+  st->running++;
+  bool in_start = st->in_start;
+  st->in_start = true;
+  c->walking = true;
+  run(st, g, c);
   c->walking = false;
   if (!c->done && c->pending == 0)
     gql_exec_finish(c);
+  st->in_start = in_start;
+  if (!c->done) /* fields pend: the context is the group's until then */
+    return;
+  g->ctx = NULL;
+  if (!st->spare)
+    st->spare = c;
+  else
+    free_ctx_buffers(c);
 }
 
 /* The fragment a group's data is delivered at: the deepest of its
@@ -192,7 +254,7 @@ static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
   r->failed = r->completed = true;
   entry_start(&st->comp);
   id_json(&st->comp, r->id);
-  gql_buf_puts(&st->comp, ",\"errors\":");
+  PUT_LIT(&st->comp, ",\"errors\":");
   gql_buf_append(&st->comp, errors.ptr, errors.len);
   gql_buf_putc(&st->comp, '}');
   st->errs = true;
@@ -216,11 +278,11 @@ static void deliver_item(inc_state *st, inc_group *g) {
   gql_buf *b = &st->incr;
   entry_start(b);
   id_json(b, r->id);
-  gql_buf_puts(b, ",\"items\":[");
+  PUT_LIT(b, ",\"items\":[");
   gql_buf_append(b, g->data.ptr, g->data.len);
   gql_buf_putc(b, ']');
   if (g->errors.len) {
-    gql_buf_puts(b, ",\"errors\":");
+    PUT_LIT(b, ",\"errors\":");
     gql_buf_append(b, g->errors.ptr, g->errors.len);
     st->errs = true;
   }
@@ -246,16 +308,16 @@ static void deliver_group(inc_state *st, inc_group *g) {
   gql_buf *b = &st->incr;
   entry_start(b);
   id_json(b, r->id);
-  gql_buf_puts(b, ",\"data\":");
+  PUT_LIT(b, ",\"data\":");
   gql_buf_append(b, g->data.ptr, g->data.len);
   if (g->errors.len) {
-    gql_buf_puts(b, ",\"errors\":");
+    PUT_LIT(b, ",\"errors\":");
     gql_buf_append(b, g->errors.ptr, g->errors.len);
     st->errs = true;
   }
   size_t rl = strlen(r->path), gl = strlen(g->path_json);
   if (gl > rl) { /* [..., "a", 0] below [...]: ["a", 0] */
-    gql_buf_puts(b, ",\"subPath\":[");
+    PUT_LIT(b, ",\"subPath\":[");
     size_t from = rl == 2 ? 1 : rl; /* past the fragment's path and ',' */
     gql_buf_append(b, g->path_json + from, gl - from);
   }
@@ -267,7 +329,10 @@ static void deliver_group(inc_state *st, inc_group *g) {
 /* Delivers what has completed; true when something changed. */
 static bool progress(inc_state *st) {
   bool moved = false;
-  for (inc_group *g = st->groups; g; g = g->next) {
+  /* (each loop starts past the prefix it is done with) */
+  while (*st->gdeliv && ((*st->gdeliv)->delivered || (*st->gdeliv)->dead))
+    st->gdeliv = &(*st->gdeliv)->next;
+  for (inc_group *g = *st->gdeliv; g; g = g->next) {
     if (!g->done || g->delivered || g->dead)
       continue;
     bool open = true;
@@ -284,11 +349,13 @@ static bool progress(inc_state *st) {
     moved = true;
     /* what it made is announced with it, in delivery order (the
      * fragments of a stream's items in the items' order) */
-    for (inc_record *r = g->made.recs; r && g->ctx; r = r->next_made)
+    for (inc_record *r = g->made.recs; r; r = r->next_made)
       if (due(st, r))
         announce(st, r);
   }
-  for (inc_record *r = st->recs; r; r = r->next) {
+  while (*st->rcomp && ((*st->rcomp)->completed || (*st->rcomp)->dead))
+    st->rcomp = &(*st->rcomp)->next;
+  for (inc_record *r = *st->rcomp; r; r = r->next) {
     if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
       continue;
     r->completed = true;
@@ -297,11 +364,16 @@ static bool progress(inc_state *st) {
     gql_buf_putc(&st->comp, '}');
     moved = true;
   }
-  for (inc_record *r = st->recs; r; r = r->next)
+  while (*st->rdue &&
+         ((*st->rdue)->id >= 0 || (*st->rdue)->completed || (*st->rdue)->dead))
+    st->rdue = &(*st->rdue)->next;
+  for (inc_record *r = *st->rdue; r; r = r->next)
     if (due(st, r))
       moved |= announce(st, r);
-  for (inc_group *g = st->groups; g; g = g->next)
-    if (runnable(g)) {
+  while (*st->gstart && ((*st->gstart)->started || (*st->gstart)->dead))
+    st->gstart = &(*st->gstart)->next;
+  for (inc_group *g = *st->gstart; g; g = g->next)
+    if (runnable(st, g)) {
       start(st, g);
       moved = true;
     }
@@ -309,7 +381,7 @@ static bool progress(inc_state *st) {
 }
 
 static bool has_next(const inc_state *st) {
-  for (const inc_record *r = st->recs; r; r = r->next)
+  for (const inc_record *r = *st->rcomp; r; r = r->next)
     if (r->id >= 0 && !r->completed && !r->dead)
       return true;
   return false;
@@ -336,11 +408,25 @@ static void release(inc_state *st) {
   if (st->sync_done)
     *st->sync_done = true;
   gql_buf_free(&st->pend);
-  gql_buf_free(&st->incr);
+  if (!st->took_resp) {
+    gql_buf_free(&st->incr);
+  } else if (st->in_initial) { /* deliver hands it to the output */
+    st->ctx->resp = st->incr;
+  } else if (st->sync_done) { /* in gql_execute_incremental: the output is
+                               * still the caller's */
+    gql_output *go = st->ctx->output;
+    go->data = st->incr.data;
+    go->cap = st->incr.cap;
+    go->len = 0;
+  } else {
+    gql_buf_free(&st->incr);
+  }
+  st->incr = (gql_buf){0};
   gql_buf_free(&st->comp);
   gql_buf_free(&st->scratch);
-  gql_buf_free(&st->spare_bytes);
-  gql_buf_free(&st->spare_resp);
+  if (st->spare)
+    free_ctx_buffers(st->spare);
+  st->spare = NULL;
   exec_ctx *c = st->current;
   if (st->owns & OWN_OUTPUT) {
     if (c == st->ctx)
@@ -361,15 +447,47 @@ static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
   b->len = 0;
 }
 
-/* Hands payload `pay` to on_done and frees it. */
-static void send_payload(inc_state *st, gql_buf *pay, bool errs) {
+/* Hands payload `pay` to on_done. */
+static void send_payload(inc_state *st, const gql_buf *pay, bool errs) {
   static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
   st->any_errs |= errs || pay->failed;
   if (pay->failed)
     st->on_payload(st->ud, oom, sizeof oom - 1, true);
   else
     st->on_payload(st->ud, pay->data, pay->len, errs);
-  gql_buf_free(pay);
+}
+
+/* Makes the payload around the incremental entries in st->incr (they stay
+ * where they are written: the head goes before them, the completed
+ * entries after): {"hasNext", "pending", "incremental", "completed"}. */
+static gql_buf *payload(inc_state *st, bool more) {
+  gql_buf *b = &st->incr;
+  size_t n = b->len, np = st->pend.len;
+  size_t hlen = (more ? 15 : 16) + (np ? 11 + np + 1 : 0) + (n ? 15 : 0);
+  if (b->failed || st->pend.failed || st->comp.failed ||
+      !gql_buf_reserve(b, hlen + 1 + st->comp.len + 16)) {
+    b->failed = true;
+    return b;
+  }
+  memmove(b->data + hlen, b->data, n);
+  char *w = b->data;
+  memcpy(w, more ? "{\"hasNext\":true" : "{\"hasNext\":false", more ? 15 : 16);
+  w += more ? 15 : 16;
+  if (np) {
+    memcpy(w, ",\"pending\":", 11);
+    memcpy(w + 11, st->pend.data, np);
+    w[11 + np] = ']';
+    w += 11 + np + 1;
+    st->pend.len = 0;
+  }
+  if (n)
+    memcpy(w, ",\"incremental\":", 15);
+  b->len = hlen + n;
+  if (n)
+    gql_buf_putc(b, ']');
+  close_list(&st->comp, b, "\"completed\":");
+  gql_buf_putc(b, '}');
+  return b;
 }
 
 static void pump(inc_state *st) {
@@ -382,22 +500,44 @@ static void pump(inc_state *st) {
   if (!st->pend.len && !st->incr.len && !st->comp.len)
     return;
   bool more = has_next(st);
-  gql_buf pay;
-  gql_buf_init(&pay, NULL);
-  gql_buf_puts(&pay, more ? "{\"hasNext\":true" : "{\"hasNext\":false");
-  close_list(&st->pend, &pay, "\"pending\":");
-  close_list(&st->incr, &pay, "\"incremental\":");
-  close_list(&st->comp, &pay, "\"completed\":");
-  gql_buf_putc(&pay, '}');
+  gql_buf *pay = payload(st, more);
   bool errs = st->errs;
   st->errs = false;
-  send_payload(st, &pay, errs);
+  send_payload(st, pay, errs);
+  pay->len = 0;
+  pay->failed = false; /* (that payload said so) */
   if (!more)
     release(st);
 }
 
-/* A group's context has finished: its data and errors, out of
- * `{"errors":[...],"data":...}`. */
+/* Group `g` has finished in context `c`: its data (the object's JSON,
+ * unless `failed`: the object was nulled) and errors are kept for its
+ * delivery. */
+static void group_done(inc_state *st, inc_group *g, exec_ctx *c, bool failed,
+                       const char *data, size_t len) {
+  g->done = true;
+  st->running--;
+  g->failed = failed;
+  if (c->nerrs) {
+    gql_buf e;
+    gql_buf_init(&e, NULL);
+    gql_exec_write_errors(c, &e);
+    char *copy =
+        e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
+    g->errors = copy ? (gql_str){copy, e.len - 9}
+                     : GQL_STR("[{\"message\":\"Out of memory.\"}]");
+    gql_buf_free(&e);
+  }
+  if (!failed) {
+    char *d = gql_arena_strndup(c->arena, data, len);
+    g->data = d ? (gql_str){d, len} : GQL_STR("{}");
+  }
+  settle(st, c);
+  pump(st);
+}
+
+/* A group's context in tree mode has finished: its data and errors, out
+ * of `{"errors":[...],"data":...}`. */
 static void on_group(void *ud, const char *json, size_t len, bool errs) {
   (void)errs;
   inc_group *g = ud;
@@ -407,40 +547,28 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
    * delivery of the one that started it */
   exec_ctx *prev = st->current;
   st->current = c;
-  g->done = true;
-  st->running--;
   if (st->finished) { /* after the last payload: only the memory is left */
+    g->done = true;
+    st->running--;
+    free_ctx_buffers(c);
     release(st);
     st->current = prev;
     return;
   }
   /* a group whose object was nulled; a non-null item that failed */
-  g->failed = c->root->kind == R_NULL && (!g->stream || !c->root->nullable);
+  bool failed = c->root->kind == R_NULL && (!g->stream || !c->root->nullable);
   size_t off = 8; /* {"data": */
   if (c->nerrs) {
     gql_buf e;
     gql_buf_init(&e, NULL);
     gql_exec_write_errors(c, &e);
-    size_t elen = e.len;
-    char *copy =
-        e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, elen - 9);
+    off = 1 + e.len + 1 + 7;
     gql_buf_free(&e);
-    g->errors = copy ? (gql_str){copy, elen - 9}
-                     : GQL_STR("[{\"message\":\"Out of memory.\"}]");
-    off = 1 + elen + 1 + 7;
   }
-  if (!g->failed && len > off) {
-    char *d = gql_arena_strndup(c->arena, json + off, len - off - 1);
-    g->data = d ? (gql_str){d, len - off - 1} : GQL_STR("{}");
-  }
-  /* copied: the response buffer goes to the next group (deliver, after
-   * this returns, then hands the output an empty one) */
-  if (!st->spare_resp.data && !c->resp.failed) {
-    st->spare_resp = c->resp;
-    c->resp = (gql_buf){0};
-  }
-  settle(st, c);
-  pump(st);
+  bool fresh = !st->in_start; /* (a started one's buffers are reused) */
+  group_done(st, g, c, failed, json + off, len > off ? len - off - 1 : 0);
+  if (fresh)
+    free_ctx_buffers(c);
   if (!st->finished || st->running)
     st->current = prev;
 }
@@ -450,6 +578,7 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
 static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = ud;
   st->current = st->ctx;
+  gql_buf_free(&st->ctx->bytes); /* (its tree is written) */
   settle(st, st->ctx);
   st->initial_sent = true;
   /* what the initial result announces: its fragments, and those nested in
@@ -466,13 +595,28 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
     release(st);
     return;
   }
-  gql_buf pay;
-  gql_buf_init(&pay, NULL);
-  gql_buf_append(&pay, json, len - 1);
-  close_list(&st->pend, &pay, "\"pending\":");
-  gql_buf_puts(&pay, ",\"hasNext\":true}");
-  send_payload(st, &pay, errs);
+  /* the pending entries go into the response buffer after the result
+   * (its '}' dropped), which then holds the later payloads (release gives
+   * it back) */
+  gql_buf *r = &st->ctx->resp;
+  if (json != r->data || len != r->len) { /* out of memory */
+    send_payload(st, &(gql_buf){.failed = true}, true);
+    release(st);
+    return;
+  }
+  r->len--;
+  close_list(&st->pend, r, "\"pending\":");
+  PUT_LIT(r, ",\"hasNext\":true}");
+  send_payload(st, r, errs);
+  gql_buf_free(&st->incr);
+  st->incr = *r;
+  st->incr.len = 0;
+  st->incr.failed = false;
+  *r = (gql_buf){0};
+  st->took_resp = true;
+  st->in_initial = true;
   pump(st);
+  st->in_initial = false;
 }
 
 int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
@@ -497,6 +641,10 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
       (inc_state){.ctx = ctx,
                   .rtail = &st->recs,
                   .gtail = &st->groups,
+                  .gdeliv = &st->groups,
+                  .gstart = &st->groups,
+                  .rcomp = &st->recs,
+                  .rdue = &st->recs,
                   .made = {.rtail = &st->made.recs, .gtail = &st->made.groups},
                   .latest = latest,
                   .owns = ctx->owns,
@@ -507,8 +655,6 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
   gql_buf_init(&st->incr, NULL);
   gql_buf_init(&st->comp, NULL);
   gql_buf_init(&st->scratch, NULL);
-  gql_buf_init(&st->spare_bytes, NULL);
-  gql_buf_init(&st->spare_resp, NULL);
   ctx->owns = 0;
   ctx->on_done = on_initial;
   ctx->ud = st;

@@ -978,6 +978,25 @@ static bool has_defer_or_stream(gql_str text) {
   return false;
 }
 
+/* Sets inc_free on `ps` and everything below it: true when no field has a
+ * @stream and no set a @defer (an incremental execution then writes its
+ * objects as a plain one does). */
+static bool plan_inc_free(plan_set *ps) {
+  bool free_ = !ps->any_defer;
+  for (uint32_t i = 0; i < ps->nfields; i++) {
+    plan_field *pf = &ps->fields[i];
+    bool f = true;
+    for (uint32_t j = 0; j < pf->nocc && f; j++)
+      f = !gql_ast_find_directive(&pf->occs[j].node->directives, "stream");
+    for (uint32_t j = 0; j < pf->nsubs; j++)
+      f &= plan_inc_free(pf->subs[j]);
+    pf->inc_free = f;
+    free_ &= f;
+  }
+  ps->inc_free = free_;
+  return free_;
+}
+
 static int select_operation(gql_prepared *p, const char *name,
                             const char **msg) {
   const gql_ast_operation *op = NULL;
@@ -1165,6 +1184,8 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
+  if (p->incremental && p->root)
+    plan_inc_free(p->root);
   if (p->kind == GQL_OP_SUBSCRIPTION && p->root) {
     /* the root field's value is its stream's event, per event (see
      * gql_exec_sub_resolver): never a member written in place */

@@ -288,6 +288,39 @@ __attribute__((noinline)) bool gql_exec_object_direct(exec_ctx *ctx,
   return object_fields(ctx, ctx->out, ps, parent, &fr, &o);
 }
 
+/* An execution group's object (incremental.c): the fields of conditional
+ * set `ps` that `keep` marks (by entry), written straight into the
+ * buffer; true when the object must become null. */
+bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
+                                 const void *parent, const path_frame *path,
+                                 const bool *keep) {
+  path_frame fr;
+  fr.parent = path;
+  gql_out o;
+  object_out_init(&o, ctx, &fr);
+  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
+      gql_exec_conditions_fail(ctx, ps->type, path))
+    return true;
+  gql_buf *b = ctx->out;
+  bool members = !ctx->hooks && parent; /* as exec_object_direct */
+  char sep = '{';
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!keep[i])
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    put_key(b, sep, pf);
+    sep = ',';
+    if (members && pf->member != MEMBER_NONE
+            ? member_field(ctx, b, pf, parent, path)
+            : field_direct(ctx, b, pf, parent, &fr, &o))
+      return true;
+  }
+  if (sep == '{')
+    gql_buf_putc(b, '{');
+  gql_buf_putc(b, '}');
+  return false;
+}
+
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan
  * set `ps`; a failed item becomes null, or when items are non-null, the
  * call returns true (the list must become null). `members`: ps is
