@@ -1,6 +1,7 @@
 # Shared by the shell tests that run `gql serve` (sourced, not a test):
 # a scratch folder and background processes cleaned up on exit (KEEP_TMP=1
-# keeps the folder), pass/fail counters, a free port, `serve` and `echo_subgraph`.
+# keeps the folder), pass/fail counters, a free port, `serve`, `echo_subgraph`,
+# `start_redis` and the subscription tests' npm clients.
 # Needs $gql set before it is sourced.
 tmp=$(mktemp -d)
 [[ -n ${KEEP_TMP:-} ]] && echo "tmp: $tmp"
@@ -30,6 +31,37 @@ serve() {
   done
   fail "$name: no banner: $(cat "$tmp/$name.out" "$tmp/$name.err")"
   return 1
+}
+
+# start_redis: redis-server on $rport (a free port when unset; the same one
+# again after a kill, for the tests that restart it), its pid in $rpid;
+# FAIL and exit when it does not answer PING.
+start_redis() {
+  rport=${rport:-$(free_port)}
+  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >>"$tmp/redis.log" 2>&1 &
+  rpid=$!
+  pids+=("$rpid")
+  for _ in $(seq 100); do
+    redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && return 0
+    sleep 0.05
+  done
+  fail "redis-server did not start: $(cat "$tmp/redis.log")"
+  exit 1
+}
+
+# subscription_peers: the npm clients of the subscription tests (graphql 16,
+# graphql-ws 6, ws 8, graphql-sse 2) installed into $peers unless there,
+# and $peers made absolute.
+subscription_peers() {
+  mkdir -p "$peers"
+  peers=$(cd "$peers" && pwd)
+  local m
+  for m in graphql graphql-ws ws graphql-sse; do
+    [[ -f $peers/node_modules/$m/package.json ]] && continue
+    [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
+    (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
+    return
+  done
 }
 
 # echo_subgraph ROOT: starts tests/gateway/echo_subgraph.py (it answers with

@@ -15,20 +15,9 @@ peers=${3:-$(dirname "$gql")/subscription-peers}
 threads=1 # one worker: every socket may join the same group
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-mkdir -p "$peers"
-peers=$(cd "$peers" && pwd)
-if [[ ! -f $peers/node_modules/ws/package.json ]]; then
-  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
-  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
-fi
+subscription_peers
 
-rport=$(free_port)
-redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 100); do
-  redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && break
-  sleep 0.05
-done
+start_redis
 
 # ---- an HS256 key set and tokens
 b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }

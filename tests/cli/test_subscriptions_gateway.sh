@@ -18,21 +18,9 @@ peers=${3:-$(dirname "$gql")/subscription-peers}
 threads=2
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-mkdir -p "$peers"
-peers=$(cd "$peers" && pwd)
-if [[ ! -f $peers/node_modules/graphql-ws/package.json || ! -f $peers/node_modules/ws/package.json ]]; then
-  [[ -f $peers/package.json ]] || echo '{"name":"gql-subscription-peers","private":true}' >"$peers/package.json"
-  (cd "$peers" && timeout 300 npm install --silent --no-audit --no-fund graphql@16 graphql-ws@6 ws@8 graphql-sse@2)
-fi
+subscription_peers
 
-rport=$(free_port)
-redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-  redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG && break
-  sleep 0.05
-done
-redis-cli -p "$rport" PING 2>/dev/null | grep -q PONG || { fail "redis-server did not start"; exit 1; }
+start_redis
 
 cat >"$tmp/products.graphql" <<'SDL'
 extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
