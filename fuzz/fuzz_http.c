@@ -86,7 +86,9 @@ static void observe_request(void *worker, const gql_http_request_info *i) {
   read_str(i->path);
   read_str(i->client);
   read_str(i->operation_name);
-  read_str((gql_str){i->body, i->bytes});
+  /* NULL for a streamed response: its bytes are several payloads' */
+  if (i->body)
+    read_str((gql_str){i->body, i->bytes});
   char id[33];
   gql_trace_id(i->trace, id);
   if (i->trace && strlen(id) != 32)
