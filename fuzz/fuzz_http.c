@@ -325,6 +325,39 @@ static harness *harness_get(bool waiting, bool docs) {
   return h;
 }
 
+static int hex_digit(char ch) {
+  if (ch >= '0' && ch <= '9')
+    return ch - '0';
+  if (ch >= 'a' && ch <= 'f')
+    return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F')
+    return ch - 'A' + 10;
+  return -1;
+}
+
+/* A chunked body from p: past its last (empty) chunk, or `end` when the
+ * connection's end cut the stream at a chunk's boundary. */
+static const char *skip_chunks(const char *p, const char *end) {
+  while (p < end) {
+    size_t len = 0;
+    const char *q = p;
+    for (int d; q < end && (d = hex_digit(*q)) >= 0; q++) {
+      len = len * 16 + (size_t)d;
+      if (len > (size_t)(end - p))
+        abort(); /* a chunk longer than what was written */
+    }
+    if (q == p || end - q < 2 || memcmp(q, "\r\n", 2) != 0)
+      abort();
+    q += 2;
+    if ((size_t)(end - q) < len + 2 || memcmp(q + len, "\r\n", 2) != 0)
+      abort();
+    p = q + len + 2;
+    if (len == 0)
+      return p;
+  }
+  return end;
+}
+
 static void check_responses(const http_buf *out) {
   if (!out->o.data)
     return;
@@ -342,6 +375,14 @@ static void check_responses(const http_buf *out) {
     /* at a line's start: an echoed header value may hold the words */
     const char *cl =
         memmem(p, (size_t)(head_end - p), "\r\nContent-Length: ", 18);
+    if (memmem(p, (size_t)(head_end - p), "\r\nTransfer-Encoding: chunked",
+               28)) { /* a streamed response (SSE, multipart) */
+      p = skip_chunks(head_end + 4, end);
+      continue;
+    }
+    if (!cl && (memmem(p, (size_t)(head_end - p), "text/event-stream", 17) ||
+                memmem(p, (size_t)(head_end - p), "multipart/mixed", 15)))
+      return; /* HTTP/1.0's streamed response: to the connection's end */
     size_t n = cl ? strtoul(cl + 18, NULL, 10) : 0; /* none: HEAD's, 204 */
     if ((size_t)(end - (head_end + 4)) < n)
       abort();
