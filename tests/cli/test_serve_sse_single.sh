@@ -161,41 +161,7 @@ wait "$cpid" || rc=$? # curl: 0 once the chunked body ended properly
 [[ $rc == 0 ]] || fail "the open stream did not end at the stop (rc $rc): $(cat "$tmp/open.out")"
 
 # ---- the gateway: a subscription relayed from a gql subgraph
-cat >"$tmp/products.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { topProducts: [Product] }
-type Product @key(fields: "upc") { upc: String! name: String }
-type Subscription { productAdded: Product }
-SDL
-echo '{"topProducts": [{"upc": "1", "name": "Table"}]}' >"$tmp/products.json"
-cat >"$tmp/prices.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { _unused: Int }
-type Product @key(fields: "upc") { upc: String! price: Int }
-SDL
-echo '{"Product": [{"upc": "1", "price": 100}]}' >"$tmp/prices.json"
-serve products --subgraph --schema "$tmp/products.graphql" --data "$tmp/products.json" \
-  --redis "redis://127.0.0.1:$rport" || exit 1
-portp=$port
-serve prices --subgraph --schema "$tmp/prices.graphql" --data "$tmp/prices.json" || exit 1
-portq=$port
-cat >"$tmp/sg.graphql" <<SDL
-enum join__Graph {
-  PRODUCTS @join__graph(name: "products", url: "http://127.0.0.1:$portp/graphql")
-  PRICES @join__graph(name: "prices", url: "http://127.0.0.1:$portq/graphql")
-}
-type Query @join__type(graph: PRODUCTS) @join__type(graph: PRICES) {
-  topProducts: [Product] @join__field(graph: PRODUCTS)
-}
-type Subscription @join__type(graph: PRODUCTS) {
-  productAdded: Product @join__field(graph: PRODUCTS)
-}
-type Product @join__type(graph: PRODUCTS, key: "upc") @join__type(graph: PRICES, key: "upc") {
-  upc: String!
-  name: String @join__field(graph: PRODUCTS)
-  price: Int @join__field(graph: PRICES)
-}
-SDL
+subscription_subgraphs
 "$gql" gateway --port 0 --threads "$threads" --supergraph "$tmp/sg.graphql" --log-level debug \
   >"$tmp/gw.out" 2>"$tmp/gw.err" &
 pids+=($!)

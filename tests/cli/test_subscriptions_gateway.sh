@@ -22,50 +22,9 @@ subscription_peers
 
 start_redis
 
-cat >"$tmp/products.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { topProducts: [Product] }
-type Mutation { ping: String }
-type Product @key(fields: "upc") { upc: String! name: String }
-type Subscription { productAdded: Product, productsOf(maker: String): Product }
-SDL
-echo '{"topProducts": [{"upc": "1", "name": "Table"}, {"upc": "2", "name": "Couch"}], "ping": "pong"}' >"$tmp/products.json"
-cat >"$tmp/prices.graphql" <<'SDL'
-extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-type Query { _unused: Int }
-type Product @key(fields: "upc") { upc: String! price: Int }
-SDL
-echo '{"Product": [{"upc": "1", "price": 100}, {"upc": "2", "price": 250}, {"upc": "3", "price": 7}]}' >"$tmp/prices.json"
 # one open subscription at a time on the products subgraph
 printf 'subscription:\n  max_opened_subscriptions: 1\n' >"$tmp/products.yaml"
-
-serve products --subgraph --config "$tmp/products.yaml" --schema "$tmp/products.graphql" \
-  --data "$tmp/products.json" --redis "redis://127.0.0.1:$rport" || exit 1
-pp=$pid portp=$port
-serve prices --subgraph --schema "$tmp/prices.graphql" --data "$tmp/prices.json" || exit 1
-pq=$pid portq=$port
-
-cat >"$tmp/sg.graphql" <<SDL
-enum join__Graph {
-  PRODUCTS @join__graph(name: "products", url: "http://127.0.0.1:$portp/graphql")
-  PRICES @join__graph(name: "prices", url: "http://127.0.0.1:$portq/graphql")
-}
-type Query @join__type(graph: PRODUCTS) @join__type(graph: PRICES) {
-  topProducts: [Product] @join__field(graph: PRODUCTS)
-}
-type Mutation @join__type(graph: PRODUCTS) {
-  ping: String @join__field(graph: PRODUCTS)
-}
-type Subscription @join__type(graph: PRODUCTS) {
-  productAdded: Product @join__field(graph: PRODUCTS)
-  productsOf(maker: String): Product @join__field(graph: PRODUCTS)
-}
-type Product @join__type(graph: PRODUCTS, key: "upc") @join__type(graph: PRICES, key: "upc") {
-  upc: String!
-  name: String @join__field(graph: PRODUCTS)
-  price: Int @join__field(graph: PRICES)
-}
-SDL
+subscription_subgraphs --config "$tmp/products.yaml"
 
 "$gql" gateway --port 0 --threads "$threads" --supergraph "$tmp/sg.graphql" >"$tmp/gw.out" 2>"$tmp/gw.err" &
 pg=$!
