@@ -125,6 +125,10 @@ void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
  * 0, or a negative gql_err after saying why. Release it with
  * out->release(out->ud) once the server is freed. */
 int gql_cli_reload_first(gql_cli_reload *r, gql_http_generation *out);
+/* The built-in Star Wars demo (gql serve without --schema, gql exec
+ * --example starwars); defer_stream: with graphql-js 17's @defer and
+ * @stream (--defer-stream). 0 or a negative gql_err. */
+int gql_cli_starwars(bool defer_stream, gql_schema **out);
 /* The supergraph of a gql gateway generation (gql_http_exec.generation). */
 const struct gql_supergraph *gql_cli_generation_supergraph(void *ud);
 /* The observer of gql serve's and gql gateway's servers (observer.c):

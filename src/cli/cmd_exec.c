@@ -151,7 +151,7 @@ static int run(int argc, char **argv) {
       fprintf(stderr, "gql exec: unknown example %s\n", example);
       goto done;
     }
-    if (gql_starwars_schema(&schema) < 0) {
+    if (gql_cli_starwars(defer_stream, &schema) < 0) {
       fprintf(stderr, "gql exec: cannot build the example\n");
       goto done;
     }

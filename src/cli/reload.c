@@ -45,6 +45,19 @@ static void loaded_free(void *ud) {
   free(l);
 }
 
+int gql_cli_starwars(bool defer_stream, gql_schema **out) {
+  if (!defer_stream)
+    return gql_starwars_schema(out);
+  gql_str sdl = gql_starwars_sdl();
+  gql_schema_build_options bo = {.defer_stream = true};
+  int rc = gql_schema_build(sdl.ptr, sdl.len, NULL, &bo, out, NULL);
+  if (rc >= 0 && (rc = gql_starwars_set_resolvers(*out, false)) < 0) {
+    gql_schema_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 /* gql serve's schema (the Star Wars demo without a path) and data. */
 static int serve_files(const gql_cli_reload *r, gql_http_generation *out) {
   const char *cmd = r->cmd;
@@ -56,7 +69,7 @@ static int serve_files(const gql_cli_reload *r, gql_http_generation *out) {
   }
   int rc = GQL_EINVAL;
   if (!r->schema) {
-    if ((rc = gql_starwars_schema(&l->schema)) < 0)
+    if ((rc = gql_cli_starwars(r->defer_stream, &l->schema)) < 0)
       fprintf(stderr, "%s: cannot build the Star Wars example\n", cmd);
   } else {
     size_t len = 0;

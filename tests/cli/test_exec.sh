@@ -117,6 +117,9 @@ echo '{"list":[{"id":1,"name":"a"},{"name":"b"}]}' >"$tmp/d2.json"
 expect "a deferred fragment nulled: completed with its errors, exit 1" 1 \
   '{"data":{"list":[{"name":"a"},{"name":"b"}]},"pending":[{"id":"0","path":["list",0]},{"id":"1","path":["list",1]}],"hasNext":true}'"$nl"'{"hasNext":false,"incremental":[{"id":"0","data":{"id":1}}],"completed":[{"id":"1","errors":[{"message":"Cannot return null for non-nullable field Item.id.","locations":[{"line":1,"column":28}],"path":["list",1,"id"]}]},{"id":"0"}]}' \
   '{ list { name ... @defer { id } } }' --defer-stream --schema "$tmp/schema.graphql" --data "$tmp/d2.json"
+expect "the Star Wars example with --defer-stream" 0 \
+  '{"data":{"hero":{"name":"R2-D2"}},"pending":[{"id":"0","path":["hero"]}],"hasNext":true}'"$nl"'{"hasNext":false,"incremental":[{"id":"0","data":{"id":"2001"}}],"completed":[{"id":"0"}]}' \
+  '{ hero { name ... @defer { id } } }' --example starwars --defer-stream
 printf '{ list { ... @defer { n: id } } }' | "$gql" exec "${data[@]}" - >"$tmp/got" 2>&1
 [[ $? -eq 1 ]] && grep -q 'Unknown directive \\"@defer\\"' "$tmp/got" &&
   passed=$((passed + 1)) || fail "@defer without --defer-stream: $(cat "$tmp/got")"

@@ -37,6 +37,30 @@ if serve demo; then
   wait "$pid" && ok || fail "demo: SIGINT exit status $?"
 fi
 
+# The demo with --defer-stream: @defer is known and answers incrementally
+# (without it the directive is unknown, as in the demo above).
+if serve demo_defer --defer-stream; then
+  got=$(curl -s -H 'content-type: application/json' -H 'accept: text/event-stream' \
+    --data-binary '{"query":"{ hero { name ... @defer { id } } }"}' "http://127.0.0.1:$port/graphql")
+  want='event: next
+data: {"data":{"hero":{"name":"R2-D2"}},"pending":[{"id":"0","path":["hero"]}],"hasNext":true}
+
+event: next
+data: {"hasNext":false,"incremental":[{"id":"0","data":{"id":"2001"}}],"completed":[{"id":"0"}]}
+
+event: complete
+data:'
+  [[ $got == "$want"* ]] && ok || fail "demo --defer-stream: $got"
+  kill -TERM "$pid"
+  wait "$pid" && ok || fail "demo --defer-stream: SIGTERM exit status $?"
+fi
+if serve demo_plain; then
+  got=$(post "$port" '{"query":"{ hero { ... @defer { id } } }"}')
+  [[ $got == *'Unknown directive \"@defer\"'* ]] && ok || fail "demo without --defer-stream: $got"
+  kill -TERM "$pid"
+  wait "$pid" || fail "demo_plain: SIGTERM exit status $?"
+fi
+
 # A second server on a port in use fails instead of sharing it (SO_REUSEPORT);
 # a host name resolves.
 if serve first --host localhost; then
