@@ -216,6 +216,7 @@ typedef struct gql_cfg_subscription {
   uint64_t ping_interval_ms;                 /* gql's */
   uint64_t init_timeout_ms;                  /* gql's: connection_init */
   uint64_t max_message_bytes;                /* gql's */
+  uint64_t sse_reservation_ttl_ms;           /* gql's: graphql-sse PUT */
   const char *channel_prefix;                /* gql's: Redis channels */
   gql_cfg_sub_mode mode;                     /* Router's: the gateway's */
 } gql_cfg_subscription;
