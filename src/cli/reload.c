@@ -269,6 +269,8 @@ static int load(void *ud, gql_http_generation *out) {
     return rc;
   }
   loaded *l = out->ud;
+  if (l->supergraph)
+    gql_cli_warn_subgraph_names(r->cmd, st, l->supergraph);
   /* demand control on the new schema's weights (the gateway's: the
    * supergraph's, which keeps @cost and @listSize) */
   if (!gql_cli_demand_control_init(

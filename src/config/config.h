@@ -335,4 +335,13 @@ bool gql_cfg_parse_duration_ms(const char *s, uint64_t *ms);
 /* The JWS algorithm names gql accepts in jwks.algorithms. */
 bool gql_cfg_is_jws_algorithm(const char *name);
 
+/* The entries of st naming a subgraph that is none of `names` (the
+ * supergraph's): subscription.mode.passthrough.subgraphs.NAME and
+ * headers.subgraphs.NAME. Returns their count with *out (malloc'ed, free
+ * it; NULL for none) holding one line each, "PATH:LINE:COLUMN: KEY.NAME
+ * names no subgraph of the supergraph (a, b): it applies to none", or
+ * GQL_ENOMEM. */
+int gql_cfg_unknown_subgraphs(const gql_settings *st, const gql_str *names,
+                              uint32_t n, char **out);
+
 #endif
