@@ -224,29 +224,14 @@ kill "$d2"
 until_open "$porta" 0 "the last client gone"
 
 # ---- a reservation no stream opened expires: subscription.sse_reservation_ttl
-# (300 ms here; expiry is checked each second) and its flag; 30 s by default
+# (1.5 s here, time enough for a stream to open under load; expiry is checked
+# each second, so it goes within 2.5 s) and its flag; 30 s by default
 cat >"$tmp/ttl.yaml" <<'YAML'
 subscription:
-  sse_reservation_ttl: 300ms
+  sse_reservation_ttl: 1500ms
 YAML
 serve b --config "$tmp/ttl.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
 urlb=http://127.0.0.1:$port/graphql
-idle=$(curl -s -X PUT "$urlb")
-idle_a=$(curl -s -X PUT "$url") # server a: the default time-to-live
-kept=$(curl -s -X PUT "$urlb")
-curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $kept" "$urlb" >"$tmp/kept.out" &
-pids+=($!)
-postb() { # postb TOKEN ID: a query's POST on server b
-  curl -s -o "$tmp/post.out" -w '%{http_code}' -X POST -H 'content-type: application/json' \
-    -H "x-graphql-event-stream-token: $1" --data "{\"query\":\"{ ok }\",\"extensions\":{\"operationId\":\"$2\"}}" "$urlb"
-}
-expect "a fresh reservation takes operations" 202 "$(postb "$idle" i1)"
-sleep 2.2
-expect "a reservation never opened, past its 300 ms" 404 "$(postb "$idle" i2)"
-grep -q 'Stream not found' "$tmp/post.out" || fail "expired: $(cat "$tmp/post.out")"
-expect "a reservation whose stream opened in time, past 300 ms" 202 "$(postb "$kept" k1)"
-wait_for "$tmp/kept.out" '^data: \{"id":"k1","payload":\{"data":\{"ok":true\}\}\}$' "k1's result on the kept stream" && ok
-expect "server a's reservation, 2 s on (30 s by default)" 202 "$(post "$idle_a" ia '{ ok }')"
 for bad in "--subscription-sse-reservation-ttl 99" "--subscription-sse-reservation-ttl 3600001"; do
   # shellcheck disable=SC2086
   "$gql" serve $bad >"$tmp/bad.out" 2>&1
@@ -257,15 +242,30 @@ for bad in "--subscription-sse-reservation-ttl 99" "--subscription-sse-reservati
     fail "gql serve $bad: exit $rc, $(cat "$tmp/bad.out")"
   fi
 done
-# the flag over the file's key: 60 s, so the reservation outlives 300 ms
+# server c: the flag over the file's key, 60 s
 serve c --config "$tmp/ttl.yaml" --subscription-sse-reservation-ttl 60000 \
   --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
 urlc=http://127.0.0.1:$port/graphql
-tc=$(curl -s -X PUT "$urlc")
-sleep 2.2
-expect "the flag over the file's key" 202 "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X POST \
-  -H 'content-type: application/json' -H "x-graphql-event-stream-token: $tc" \
-  --data '{"query":"{ ok }","extensions":{"operationId":"c1"}}' "$urlc")"
+# post_to URL TOKEN ID: a query's POST
+post_to() {
+  curl -s -o "$tmp/post.out" -w '%{http_code}' -X POST -H 'content-type: application/json' \
+    -H "x-graphql-event-stream-token: $2" --data "{\"query\":\"{ ok }\",\"extensions\":{\"operationId\":\"$3\"}}" "$1"
+}
+kept=$(curl -s -X PUT "$urlb")
+curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $kept" "$urlb" >"$tmp/kept.out" &
+pids+=($!)
+idle=$(curl -s -X PUT "$urlb")
+idle_a=$(curl -s -X PUT "$url") # server a: the default time-to-live
+idle_c=$(curl -s -X PUT "$urlc")
+expect "a fresh reservation takes operations" 202 "$(post_to "$urlb" "$idle" i1)"
+sleep 3.5
+expect "a reservation never opened, past its 1.5 s" 404 "$(post_to "$urlb" "$idle" i2)"
+grep -q 'Stream not found' "$tmp/post.out" || fail "expired: $(cat "$tmp/post.out")"
+expect "a reservation whose stream opened in time, past 1.5 s" 202 "$(post_to "$urlb" "$kept" k1)"
+wait_for "$tmp/kept.out" '^data: \{"id":"k1","payload":\{"data":\{"ok":true\}\}\}$' "k1's result on the kept stream" && ok
+expect "server a's reservation, 3.5 s on (30 s by default)" 202 "$(post_to "$url" "$idle_a" ia)"
+expect "server c's reservation, 3.5 s on (the flag's 60 s over the file's 1.5 s)" 202 \
+  "$(post_to "$urlc" "$idle_c" c1)"
 
 # ---- a stream open at SIGTERM: it ends, the server exits
 tok=$(curl -s -X PUT "$url")
