@@ -128,10 +128,10 @@ typedef struct gql_http_request_info {
 /* What GraphQL over WebSocket tells an observer (gql_http_observer.
  * websocket), each a number to add. */
 typedef enum gql_http_ws_count {
-  GQL_HTTP_WS_CONNECTIONS,   /* sockets open: +1 upgraded, -1 closed */
+  GQL_HTTP_WS_CONNECTIONS, /* sockets open: +1 upgraded, -1 closed */
   /* subscriptions open (over graphql-sse too): +1 started, -1 ended */
   GQL_HTTP_WS_SUBSCRIPTIONS,
-  GQL_HTTP_WS_EVENTS,        /* events written to subscribers (a `next`) */
+  GQL_HTTP_WS_EVENTS, /* events written to subscribers (a `next`) */
   /* events a subscriber did not get: its queue overflowed, or it stopped
    * reading (its output bound was reached and the socket dropped) */
   GQL_HTTP_WS_DROPPED,
