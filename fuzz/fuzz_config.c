@@ -1,7 +1,8 @@
 /* Loads arbitrary bytes as a configuration file, with a fixed environment.
  * A refusal must carry error lines naming the file; accepted settings must
  * compile into the CORS and header policies, which then decide for a fixed
- * request without failing. */
+ * request without failing, and their subgraph names be checked against a
+ * fixed supergraph's (one line per unknown one, naming the file). */
 #include "config/config.h"
 #include "config/cors.h"
 #include "config/headers.h"
@@ -46,6 +47,15 @@ static void decide(const gql_settings *st) {
   gql_arena_free(arena);
   gql_header_policy_free(hp);
   gql_cors_free(cors);
+  static const gql_str names[] = {GQL_STR("products"), GQL_STR("reviews")};
+  char *lines = NULL;
+  int n = gql_cfg_unknown_subgraphs(st, names, 2, &lines);
+  CHECK(n >= 0 && (n == 0) == (lines == NULL));
+  int nl = 0;
+  for (const char *p = lines; p && (p = strstr(p, "fuzz.yaml:")); p++)
+    nl++;
+  CHECK(nl >= n); /* (a name may itself hold "fuzz.yaml:") */
+  free(lines);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

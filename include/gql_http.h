@@ -128,9 +128,10 @@ typedef struct gql_http_request_info {
 /* What GraphQL over WebSocket tells an observer (gql_http_observer.
  * websocket), each a number to add. */
 typedef enum gql_http_ws_count {
-  GQL_HTTP_WS_CONNECTIONS,   /* sockets open: +1 upgraded, -1 closed */
-  GQL_HTTP_WS_SUBSCRIPTIONS, /* subscriptions open: +1 started, -1 ended */
-  GQL_HTTP_WS_EVENTS,        /* events written to subscribers (a `next`) */
+  GQL_HTTP_WS_CONNECTIONS, /* sockets open: +1 upgraded, -1 closed */
+  /* subscriptions open (over graphql-sse too): +1 started, -1 ended */
+  GQL_HTTP_WS_SUBSCRIPTIONS,
+  GQL_HTTP_WS_EVENTS, /* events written to subscribers (a `next`) */
   /* events a subscriber did not get: its queue overflowed, or it stopped
    * reading (its output bound was reached and the socket dropped) */
   GQL_HTTP_WS_DROPPED,
@@ -178,6 +179,9 @@ typedef struct gql_http_subscription_limits {
                                 * for a whole interval is dropped */
   uint32_t init_timeout_ms;    /* connection_init wait (3,000): 4408 */
   uint32_t max_message;        /* bytes of a client message (1 MiB): 1009 */
+  /* graphql-sse's single connection mode: a reservation (PUT) whose
+   * stream no GET opened within this is dropped (30,000) */
+  uint32_t sse_reservation_ttl_ms;
   /* Subscribers of a worker running the same operation with the same
    * variables share one execution per event: its response is framed for
    * each with its own id. A connection whose hook set a context or claims

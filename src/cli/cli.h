@@ -131,6 +131,10 @@ int gql_cli_reload_first(gql_cli_reload *r, gql_http_generation *out);
 int gql_cli_starwars(bool defer_stream, gql_schema **out);
 /* The supergraph of a gql gateway generation (gql_http_exec.generation). */
 const struct gql_supergraph *gql_cli_generation_supergraph(void *ud);
+/* Warns on stderr of each entry of st (subscription.mode.passthrough.
+ * subgraphs, headers.subgraphs) naming no subgraph of sg (subgraph_names.c). */
+void gql_cli_warn_subgraph_names(const char *cmd, const gql_settings *st,
+                                 const struct gql_supergraph *sg);
 /* The observer of gql serve's and gql gateway's servers (observer.c):
  * the Prometheus metrics (unless server.metrics is false), JSON log lines
  * (server.log_format json) and readiness (ready(ready_ud), NULL: ready). */

@@ -262,6 +262,7 @@ static int run(int argc, char **argv) {
     status = print_plan(sg, plan_path, op_name, arena);
   gql_cli_hooks hooks;
   if (!print_api && !plan_path) {
+    gql_cli_warn_subgraph_names(cmd, st, sg);
     if (gql_cli_hooks_init(cmd, st, &hooks, &o)) {
       /* on the API schema's weights */
       if (gql_cli_demand_control_init(cmd, st, sg->api, sdl, len,

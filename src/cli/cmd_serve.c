@@ -89,6 +89,8 @@ static const char usage[] =
     "  --subscription-ping-interval MS  keep-alive ping (12000)\n"
     "  --subscription-init-timeout MS  connection_init wait (3000): 4408\n"
     "  --subscription-max-message BYTES  a client message (1048576): 1009\n"
+    "  --subscription-sse-reservation-ttl MS  a graphql-sse reservation\n"
+    "                         no stream opened is dropped (30000)\n"
     "  --subscription-channel-prefix P  Redis channels P + field (gql:)\n\n"
     "Tracing (a trace per GraphQL request, continuing a client's W3C\n"
     "traceparent; /metrics adds the tracer's counters; at exit a line on\n"

@@ -241,6 +241,7 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
            u->ping_interval_ms != u0->ping_interval_ms ||
            u->init_timeout_ms != u0->init_timeout_ms ||
            u->max_message_bytes != u0->max_message_bytes ||
+           u->sse_reservation_ttl_ms != u0->sse_reservation_ttl_ms ||
            !same(u->channel_prefix, u0->channel_prefix),
        "the subscription settings (subscription)"},
       {!same(t->otlp, t0->otlp) || !same(t->file, t0->file) ||
@@ -281,6 +282,8 @@ static int load(void *ud, gql_http_generation *out) {
     return rc;
   }
   loaded *l = out->ud;
+  if (l->supergraph)
+    gql_cli_warn_subgraph_names(r->cmd, st, l->supergraph);
   /* demand control on the new schema's weights (the gateway's: the
    * supergraph's, which keeps @cost and @listSize) */
   if (!gql_cli_demand_control_init(

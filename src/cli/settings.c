@@ -227,7 +227,8 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
       .queue_capacity = sb->queue_capacity,
       .ping_interval_ms = (uint32_t)sb->ping_interval_ms,
       .init_timeout_ms = (uint32_t)sb->init_timeout_ms,
-      .max_message = (uint32_t)sb->max_message_bytes};
+      .max_message = (uint32_t)sb->max_message_bytes,
+      .sse_reservation_ttl_ms = (uint32_t)sb->sse_reservation_ttl_ms};
   if (st->server.log_level) {
     o->log_level = (gql_http_log_level)(st->server.log_level - 1);
     o->log_level_set = true;

@@ -13,6 +13,7 @@ static const char *const with_value[] = {
     "--subscription-ping-interval",
     "--subscription-init-timeout",
     "--subscription-max-message",
+    "--subscription-sse-reservation-ttl",
     "--subscription-channel-prefix",
 };
 
@@ -51,6 +52,9 @@ int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
   } else if (strcmp(a, "--subscription-max-message") == 0) {
     ok = gql_cli_parse_range(cmd, a, v, 64, (unsigned long long)1 << 30, &n);
     sb->max_message_bytes = n;
+  } else if (strcmp(a, "--subscription-sse-reservation-ttl") == 0) {
+    ok = gql_cli_parse_range(cmd, a, v, 100, 3600000, &n);
+    sb->sse_reservation_ttl_ms = n;
   } else {
     ok = strlen(v) <= 256;
     if (!ok)

@@ -216,6 +216,7 @@ typedef struct gql_cfg_subscription {
   uint64_t ping_interval_ms;                 /* gql's */
   uint64_t init_timeout_ms;                  /* gql's: connection_init */
   uint64_t max_message_bytes;                /* gql's */
+  uint64_t sse_reservation_ttl_ms;           /* gql's: graphql-sse PUT */
   const char *channel_prefix;                /* gql's: Redis channels */
   gql_cfg_sub_mode mode;                     /* Router's: the gateway's */
 } gql_cfg_subscription;
@@ -333,5 +334,14 @@ bool gql_cfg_parse_duration_ms(const char *s, uint64_t *ms);
 
 /* The JWS algorithm names gql accepts in jwks.algorithms. */
 bool gql_cfg_is_jws_algorithm(const char *name);
+
+/* The entries of st naming a subgraph that is none of `names` (the
+ * supergraph's): subscription.mode.passthrough.subgraphs.NAME and
+ * headers.subgraphs.NAME. Returns their count with *out (malloc'ed, free
+ * it; NULL for none) holding one line each, "PATH:LINE:COLUMN: KEY.NAME
+ * names no subgraph of the supergraph (a, b): it applies to none", or
+ * GQL_ENOMEM. */
+int gql_cfg_unknown_subgraphs(const gql_settings *st, const gql_str *names,
+                              uint32_t n, char **out);
 
 #endif

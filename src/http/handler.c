@@ -38,6 +38,16 @@ static const char *content_type(const gql_http_request *r) {
   return r->graphql_response ? CT_GQL_RESPONSE : CT_JSON;
 }
 
+/* The status of a request error (an operation that does not parse or
+ * validate, or is refused before it runs): 400 with graphql-response+json,
+ * 200 with application/json, as graphql-http says; 400 for an operation
+ * posted to a graphql-sse reservation, whatever it accepts, as graphql-sse's
+ * handler answers (a 200 there reads as a success to a client other than
+ * graphql-sse's, which takes anything but 202 for a failure). */
+static int request_error_status(const gql_http_request *r) {
+  return r->graphql_response || r->sse_route ? 400 : 200;
+}
+
 static void finish(gql_http_request *r, int status, const char *ctype,
                    const char *headers, const char *body, size_t len) {
   gql_http_request_finish(r, status, ctype, headers, body, len);
@@ -393,7 +403,7 @@ static void refuse_operation(gql_http_request *r, const char *message,
   if (b.failed)
     fail(r, 503, NULL, "Out of memory.");
   else
-    finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, b.o.data,
+    finish(r, request_error_status(r), content_type(r), NULL, b.o.data,
            b.o.len);
   http_buf_free(&b);
 }
@@ -526,7 +536,7 @@ static void run_params(gql_http_request *r, params *p) {
       r->errors = true;
       if (errors.count &&
           gql_errors_response(&errors, code, r->slot->arena, &json) == 0) {
-        int st = r->graphql_response ? 400 : 200;
+        int st = request_error_status(r);
         finish(r, st, content_type(r), NULL, json.ptr, json.len);
       } else {
         fail(r, rc == GQL_ENOMEM ? 503 : 400, NULL, gql_strerror(rc));
@@ -551,8 +561,7 @@ static void run_params(gql_http_request *r, params *p) {
     const char *no = x->opt->admission->admit(x->opt->admission->ud, r,
                                               e->prepared, p->vars_value, &len);
     if (no) {
-      finish(r, r->graphql_response ? 400 : 200, content_type(r), NULL, no,
-             len);
+      finish(r, request_error_status(r), content_type(r), NULL, no, len);
       return;
     }
   }
@@ -586,6 +595,8 @@ static void run_params(gql_http_request *r, params *p) {
                               .internal_ = r,
                               .request = r,
                               .generation = pin->gen->g.ud};
+    if (r->op_type == GQL_OP_SUBSCRIPTION)
+      gql_http_stream_observe(r); /* gql_subscriptions_open */
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {
       fail(r, 500, NULL, gql_strerror(rc));

@@ -348,6 +348,10 @@ void gql_http_stream_going_away(gql_http_conn *c);
 void gql_http_stream_writable(gql_http_conn *c);
 /* The request ends: its subscription, if any, is freed. */
 void gql_http_stream_release(gql_http_request *r);
+/* The request is a subscription over text/event-stream (an executor's
+ * too): counted in the observer's open subscriptions until its stream
+ * ends. */
+void gql_http_stream_observe(gql_http_request *r);
 
 /* ---- pages (pages.c) */
 

@@ -1,6 +1,8 @@
 /* graphql-sse's single connection mode across workers (sse_single.h). */
 #include "sse_single.h"
 
+#include "fanout.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +93,8 @@ struct gql_http_sse_op {
   bool busy;     /* an execution will still call back */
   bool finished; /* `complete` sent or due never: nothing more goes out */
   bool dead;
-  bool counted; /* in x->open_subscriptions */
+  bool counted;  /* in x->open_subscriptions */
+  bool observed; /* in the observer's open subscriptions */
   bool cancelled;
   void (*cancel)(void *ud); /* the executor's */
   void *cancel_ud;
@@ -297,6 +300,15 @@ static void op_maybe_dead(op *o) {
     uv_async_send(&w->async);
 }
 
+/* gql_subscriptions_open: a subscription counts from its start until
+ * nothing more goes out. */
+static void op_observe(op *o, int delta) {
+  if (o->observed == (delta > 0))
+    return;
+  o->observed = delta > 0;
+  gql_http_ws_counted(o->w->x, GQL_HTTP_WS_SUBSCRIPTIONS, delta);
+}
+
 /* Nothing more goes out; `complete` when asked (graphql-sse sends it
  * also after a DELETE). */
 static void op_finish(op *o, bool complete) {
@@ -305,6 +317,7 @@ static void op_finish(op *o, bool complete) {
     return;
   }
   o->finished = true;
+  op_observe(o, -1);
   if (complete) {
     http_buf b = {0};
     gql_sse_write_complete(&b, op_id(o), true);
@@ -337,6 +350,7 @@ static void op_free(op *o) {
   gql_subscription_free(o->sub);
   o->sub = NULL;
   op_uncount(o);
+  op_observe(o, -1);
   gql_trace_end(o->trace);
   gql_http_cache_release(o->entry);
   gql_http_pin_release(o->pin);
@@ -467,6 +481,7 @@ static void op_subscribe(op *o, const gql_value *variables) {
     return;
   }
   o->sub = sub;
+  op_observe(o, 1);
 }
 
 void gql_http_sse_exec_payload(gql_http_request *r, const char *json,
@@ -789,6 +804,8 @@ void gql_http_sse_execute(gql_http_request *r, gql_str query,
                               .request = q,
                               .generation = o->pin->gen->g.ud};
     o->busy = true;
+    if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION)
+      op_observe(o, 1);
     int rc = x->opt->executor->execute(x->exec_worker, &q->exec);
     if (rc < 0 && o->busy) {
       o->busy = false;
@@ -896,6 +913,7 @@ gql_http_sse *gql_http_sse_new(const gql_http_options *opt, unsigned nworkers,
   if (!limits) {
     lim.max_streams = opt->max_connections;
     lim.max_operations = opt->subscription.max_per_connection;
+    lim.ttl_ms = opt->subscription.sse_reservation_ttl_ms;
   }
   lim.retain = hub_retain;
   lim.drop = hub_drop;

@@ -16,6 +16,7 @@
  * response streams, and tells gql_http_stream_gone) stops the writing and
  * runs the executor's cancel; the request still ends with its last
  * payload, as every request does, which frees it. */
+#include "fanout.h"
 #include "http.h"
 #include "incremental.h"
 #include "incremental_legacy.h"
@@ -39,6 +40,7 @@ typedef struct gql_http_stream {
   gql_subscription *sub; /* a subscription's (freed with the request) */
   bool subscribing;      /* inside gql_subscribe */
   bool counted;          /* in x->open_subscriptions */
+  bool observed;         /* in the observer's open subscriptions */
   bool paused;           /* its output waits for the client */
 
   gql_http_legacy legacy; /* deferSpec=20220824: the payloads converted */
@@ -160,11 +162,28 @@ static void refuse(gql_http_request *r, gql_http_stream *s) {
   http_buf_free(&hdr);
 }
 
+/* gql_subscriptions_open: a subscription's stream counts from its start
+ * to its end (or the request's, if the end never came). */
+static void unobserve(gql_http_request *r, gql_http_stream *s) {
+  if (s->observed)
+    gql_http_ws_counted(r->conn->x, GQL_HTTP_WS_SUBSCRIPTIONS, -1);
+  s->observed = false;
+}
+
+void gql_http_stream_observe(gql_http_request *r) {
+  gql_http_stream *s = stream_of(r);
+  if (s && !s->observed && !r->done) {
+    s->observed = true;
+    gql_http_ws_counted(r->conn->x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
+  }
+}
+
 /* The stream's end: the access log and the observer, and the request
  * done (ended by the transport once the executor returned). */
 static void end(gql_http_request *r, gql_http_stream *s) {
   gql_http_conn *c = r->conn;
   r->done = true;
+  unobserve(r, s);
   if (s->started) {
     c->streaming = false;
     if (!s->chunked)
@@ -297,6 +316,7 @@ void gql_http_stream_release(gql_http_request *r) {
   if (s->counted)
     atomic_fetch_sub(r->conn->x->open_subscriptions, 1);
   s->counted = false;
+  unobserve(r, s);
   gql_subscription_free(s->sub); /* its source's cancel, if still open */
   s->sub = NULL;
   gql_http_legacy_free(&s->legacy);
@@ -397,6 +417,7 @@ void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
     return;
   }
   if (!r->done) { /* the head now: the client sees the stream open */
+    gql_http_stream_observe(r);
     s->cancel = sub_cancel;
     s->cancel_ud = r;
     if (!s->started && !s->gone)

@@ -277,6 +277,8 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
       }
     }
     if (x->opt->executor) { /* the executor's (ws_exec.c) */
+      o->observed = true;   /* till the executor ends it (op_release) */
+      gql_http_ws_counted(x, GQL_HTTP_WS_SUBSCRIPTIONS, 1);
       gql_http_ws_exec_start(o, rq, name);
       return;
     }

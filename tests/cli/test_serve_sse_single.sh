@@ -9,9 +9,16 @@
 #   over both workers: operations run on another worker than their stream
 #   (the debug log says where each runs) and their events arrive; a DELETE
 #   stops a subscription; the stream closing stops the operations of every
-#   worker; graphql-sse's refusals (404, 409, 400, 405, 406);
+#   worker; graphql-sse's refusals (404, 409, 400, 405, 406), and 400
+#   application/json for an operation that does not parse or validate,
+#   whatever the POST accepts (graphql-sse 2.6.1's handler);
+# - gql_subscriptions_open counting SSE subscriptions of both modes, down
+#   again after a DELETE, a client gone, a stream closed;
+# - subscription.sse_reservation_ttl (and its flag): a reservation no
+#   stream opened expires;
 # - a stream open at SIGTERM ends and the server exits;
-# - the gateway: a subscription relayed from a gql subgraph.
+# - the gateway: a subscription relayed from a gql subgraph, and its
+#   gql_subscriptions_open (SSE both modes, WebSocket, across a reload).
 # Usage: test_serve_sse_single.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
 set -uo pipefail
 gql=${1:?usage: test_serve_sse_single.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
@@ -121,8 +128,28 @@ expect "PUT accepting JSON only" 406 \
   "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X PUT -H 'accept: application/json' "$url")"
 expect "a token with a space" 400 \
   "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X DELETE "$url?token=a+b&operationId=1")"
-expect "a query with an error: the POST's answer" 200 "$(post "$tok" bad '{ nope }')"
-grep -q 'Cannot query field' "$tmp/post.out" || fail "validation error: $(cat "$tmp/post.out")"
+# an operation that does not validate, parse, or name an operation of its
+# document: 400 application/json with the errors, as graphql-sse 2.6.1's
+# handler answers, with no Accept, with */* and with application/json (not
+# graphql-http's 200 for application/json)
+# post_as ACCEPT TOKEN ID QUERY [OPERATION]: the status and content type
+post_as() {
+  curl -s -o "$tmp/post.out" -w '%{http_code} %{content_type}' -X POST -H 'content-type: application/json' \
+    ${1:+-H "accept: $1"} -H "x-graphql-event-stream-token: $2" \
+    --data "{\"query\":\"$4\",\"operationName\":${5:-null},\"extensions\":{\"operationId\":\"$3\"}}" "$url"
+}
+jct='application/json; charset=utf-8'
+for acc in '' '*/*' 'application/json'; do
+  expect "a query that does not validate (accept '$acc')" "400 $jct" "$(post_as "$acc" "$tok" "bad$acc" '{ nope }')"
+  grep -q '^{"errors":\[{"message":"Cannot query field' "$tmp/post.out" || fail "validation error: $(cat "$tmp/post.out")"
+  expect "a query that does not parse (accept '$acc')" "400 $jct" "$(post_as "$acc" "$tok" "syn$acc" '{ ok ')"
+  grep -q '^{"errors":\[{"message":' "$tmp/post.out" || fail "syntax error: $(cat "$tmp/post.out")"
+  expect "an unknown operation name (accept '$acc')" "400 $jct" \
+    "$(post_as "$acc" "$tok" "unk$acc" 'query A { ok }' '"B"')"
+done
+# the refused ids were never taken: the same id runs now
+expect "an id of a refused operation, reused" 202 "$(post "$tok" bad '{ ok }')"
+wait_for "$tmp/stream.out" '^data: \{"id":"bad","payload":\{"data":\{"ok":true\}\}\}$' "bad's result" && ok
 # DELETE stops one subscription (with `complete`, as graphql-sse); the
 # token in the query string this time
 expect "DELETE xs1" 200 \
@@ -144,6 +171,102 @@ for i in $(seq 2 6); do
 done
 expect "the closed stream's token" 404 "$(post "$tok" z '{ ok }')"
 
+# ---- gql_subscriptions_open counts the subscriptions over SSE, both modes
+# (summed over the workers), and each way of ending one takes it off
+# subs_open PORT: the gauge's value on that server's /metrics
+subs_open() { curl -s "http://127.0.0.1:$1/metrics" | sed -n 's/^gql_subscriptions_open \([0-9.e+]*\)$/\1/p'; }
+# until_open PORT N WHAT: until the gauge is N (5 s)
+until_open() {
+  local v=
+  for _ in $(seq 200); do
+    v=$(subs_open "$1")
+    [[ $v == "$2" ]] && { ok; return 0; }
+    sleep 0.025
+  done
+  fail "gql_subscriptions_open: want $2 ($3), got '$v'"
+  return 1
+}
+# distinct URL FILE QUERY: a distinct connections subscription by curl (pid in $dpid)
+distinct() {
+  curl -sN -H 'accept: text/event-stream' -H 'content-type: application/json' \
+    --data "{\"query\":\"$3\"}" "$1" >"$2" &
+  dpid=$!
+  pids+=("$dpid")
+}
+until_open "$porta" 0 "every subscription above ended"
+distinct "$url" "$tmp/d1.out" 'subscription { messages(room: \"m\") { text } }'
+d1=$dpid
+distinct "$url" "$tmp/d2.out" 'subscription { messages(room: \"m\") { text } }'
+d2=$dpid
+until_open "$porta" 2 "two distinct connections subscriptions"
+tok=$(curl -s -X PUT "$url")
+curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $tok" "$url" >"$tmp/m.out" &
+mpid=$!
+pids+=("$mpid")
+wait_for "$log" "stream $tok open" "the metrics' stream open"
+for i in 1 2 3; do
+  expect "POST subscription ms$i" 202 "$(post "$tok" "ms$i" 'subscription { messages(room: \"m\") { text } }')"
+done
+expect "POST query mq" 202 "$(post "$tok" mq '{ ok }')"
+wait_for "$tmp/m.out" '^data: \{"id":"mq"\}$' "mq's complete"
+until_open "$porta" 5 "and three on a reservation's stream (not its query)"
+# an event reaches all five, each counted as written
+redis-cli -p "$rport" PUBLISH gql:messages '{"room":"m","text":"counted"}' >/dev/null
+wait_for "$tmp/m.out" '"id":"ms3","payload":\{"data":\{"messages":\{"text":"counted"' "ms3's event"
+wait_for "$tmp/d2.out" '"text":"counted"' "d2's event"
+expect "DELETE ms1" 200 "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X DELETE "$url?token=$tok&operationId=ms1")"
+until_open "$porta" 4 "a DELETE ends one"
+kill "$d1"
+until_open "$porta" 3 "a distinct client gone ends its one"
+kill "$mpid"
+until_open "$porta" 1 "the reservation's stream closing ends its two"
+kill "$d2"
+until_open "$porta" 0 "the last client gone"
+
+# ---- a reservation no stream opened expires: subscription.sse_reservation_ttl
+# (1.5 s here, time enough for a stream to open under load; expiry is checked
+# each second, so it goes within 2.5 s) and its flag; 30 s by default
+cat >"$tmp/ttl.yaml" <<'YAML'
+subscription:
+  sse_reservation_ttl: 1500ms
+YAML
+serve b --config "$tmp/ttl.yaml" --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+urlb=http://127.0.0.1:$port/graphql
+for bad in "--subscription-sse-reservation-ttl 99" "--subscription-sse-reservation-ttl 3600001"; do
+  # shellcheck disable=SC2086
+  "$gql" serve $bad >"$tmp/bad.out" 2>&1
+  rc=$?
+  if [[ $rc == 2 ]] && grep -q "^gql serve: --subscription-sse-reservation-ttl" "$tmp/bad.out"; then
+    ok
+  else
+    fail "gql serve $bad: exit $rc, $(cat "$tmp/bad.out")"
+  fi
+done
+# server c: the flag over the file's key, 60 s
+serve c --config "$tmp/ttl.yaml" --subscription-sse-reservation-ttl 60000 \
+  --schema "$tmp/chat.graphql" --data "$tmp/data.json" || exit 1
+urlc=http://127.0.0.1:$port/graphql
+# post_to URL TOKEN ID: a query's POST
+post_to() {
+  curl -s -o "$tmp/post.out" -w '%{http_code}' -X POST -H 'content-type: application/json' \
+    -H "x-graphql-event-stream-token: $2" --data "{\"query\":\"{ ok }\",\"extensions\":{\"operationId\":\"$3\"}}" "$1"
+}
+kept=$(curl -s -X PUT "$urlb")
+curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $kept" "$urlb" >"$tmp/kept.out" &
+pids+=($!)
+idle=$(curl -s -X PUT "$urlb")
+idle_a=$(curl -s -X PUT "$url") # server a: the default time-to-live
+idle_c=$(curl -s -X PUT "$urlc")
+expect "a fresh reservation takes operations" 202 "$(post_to "$urlb" "$idle" i1)"
+sleep 3.5
+expect "a reservation never opened, past its 1.5 s" 404 "$(post_to "$urlb" "$idle" i2)"
+grep -q 'Stream not found' "$tmp/post.out" || fail "expired: $(cat "$tmp/post.out")"
+expect "a reservation whose stream opened in time, past 1.5 s" 202 "$(post_to "$urlb" "$kept" k1)"
+wait_for "$tmp/kept.out" '^data: \{"id":"k1","payload":\{"data":\{"ok":true\}\}\}$' "k1's result on the kept stream" && ok
+expect "server a's reservation, 3.5 s on (30 s by default)" 202 "$(post_to "$url" "$idle_a" ia)"
+expect "server c's reservation, 3.5 s on (the flag's 60 s over the file's 1.5 s)" 202 \
+  "$(post_to "$urlc" "$idle_c" c1)"
+
 # ---- a stream open at SIGTERM: it ends, the server exits
 tok=$(curl -s -X PUT "$url")
 curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $tok" "$url" >"$tmp/open.out" &
@@ -164,7 +287,8 @@ wait "$cpid" || rc=$? # curl: 0 once the chunked body ended properly
 subscription_subgraphs
 "$gql" gateway --port 0 --threads "$threads" --supergraph "$tmp/sg.graphql" --log-level debug \
   >"$tmp/gw.out" 2>"$tmp/gw.err" &
-pids+=($!)
+gwpid=$!
+pids+=("$gwpid")
 for _ in $(seq 200); do
   portg=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw.out" 2>/dev/null)
   [[ -n $portg ]] && break
@@ -177,6 +301,52 @@ if NODE_PATH=$peers/node_modules timeout 120 node "$here/serve_sse_single_client
 else
   fail "the npm graphql-sse client through the gateway: $(grep -v debug "$tmp/gw.err" | tail -5)"
 fi
+
+# gql_subscriptions_open on the gateway: its subscriptions over SSE (both
+# modes) and over WebSocket, through a reload, each end taking one off
+urlg=http://127.0.0.1:$portg/graphql
+gsub='subscription { productAdded { upc name price } }'
+until_open "$portg" 0 "the gateway: none open"
+distinct "$urlg" "$tmp/gd.out" "$gsub"
+gd=$dpid
+tg=$(curl -s -X PUT "$urlg")
+curl -sN -H 'accept: text/event-stream' -H "x-graphql-event-stream-token: $tg" "$urlg" >"$tmp/gs.out" &
+gs=$!
+pids+=("$gs")
+wait_for "$tmp/gw.err" "stream $tg open" "the gateway's stream open"
+for i in 1 2; do
+  expect "the gateway: POST subscription gs$i" 202 "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X POST \
+    -H 'content-type: application/json' -H "x-graphql-event-stream-token: $tg" \
+    --data "{\"query\":\"$gsub\",\"extensions\":{\"operationId\":\"gs$i\"}}" "$urlg")"
+done
+NODE_PATH=$peers/node_modules node -e "
+const { createClient } = require('graphql-ws/client');
+const c = createClient({ url: 'ws://127.0.0.1:$portg/graphql', webSocketImpl: require('ws'), retryAttempts: 0 });
+c.subscribe({ query: '$gsub' }, { next: (v) => console.log(JSON.stringify(v)), error: (e) => { console.error(e); process.exit(1); }, complete: () => {} });
+setInterval(() => {}, 1000);" >"$tmp/gw_ws.out" 2>&1 &
+gw_ws=$!
+pids+=("$gw_ws")
+until_open "$portg" 4 "the gateway: one distinct, two on a stream, one over WebSocket"
+kill -HUP "$gwpid"
+wait_for "$tmp/gw.err" 'reload \(SIGHUP\)' "the gateway's reload"
+until_open "$portg" 4 "the gateway: the same after a reload"
+for _ in $(seq 100); do
+  redis-cli -p "$rport" PUBLISH gql:productAdded '{"upc":"2","name":"Couch"}' >/dev/null
+  grep -q '"price":250' "$tmp/gw_ws.out" && grep -q '"id":"gs2","payload".*"price":250' "$tmp/gs.out" &&
+    grep -q '"price":250' "$tmp/gd.out" && break
+  sleep 0.05
+done
+grep -q '"price":250' "$tmp/gw_ws.out" && grep -q '"price":250' "$tmp/gd.out" &&
+  grep -q '"id":"gs1","payload".*"price":250' "$tmp/gs.out" && ok || fail "the gateway's four got no event"
+expect "the gateway: DELETE gs1" 200 \
+  "$(curl -s -o "$tmp/post.out" -w '%{http_code}' -X DELETE "$urlg?token=$tg&operationId=gs1")"
+until_open "$portg" 3 "the gateway: a DELETE ends one"
+kill "$gd"
+until_open "$portg" 2 "the gateway: a distinct client gone"
+kill "$gw_ws"
+until_open "$portg" 1 "the gateway: a WebSocket client gone"
+kill "$gs"
+until_open "$portg" 0 "the gateway: the reservation's stream closing"
 kill "$rpid" 2>/dev/null
 
 echo "passed $passed, failed $failures"

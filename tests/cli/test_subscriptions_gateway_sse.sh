@@ -14,7 +14,9 @@
 # connect". A second gateway over tests/gateway/sse_subgraph.py meets each
 # way a stream can end (complete event, body end, cut, error status, JSON
 # instead of a stream), with the SSE path and header rules applied. Bad
-# subscription.mode values are refused with FILE:LINE:COLUMN.
+# subscription.mode values are refused with FILE:LINE:COLUMN; an entry of
+# subscription.mode.passthrough.subgraphs or headers.subgraphs naming no
+# subgraph of the supergraph is warned of at the start and at a reload.
 # Usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]
 set -uo pipefail
 gql=${1:?usage: test_subscriptions_gateway_sse.sh GQL_BINARY REPO_ROOT [PEERS_DIR]}
@@ -58,12 +60,19 @@ client() { # PHASE: the npm clients' checks of that phase
   fi
 }
 client sse
+if grep -q 'names no subgraph' "$tmp/gw.err"; then fail "a warning for known names: $(cat "$tmp/gw.err")"; else ok; fi
 # subscription.mode is applied on a reload (no "needs a restart" warning):
-# products set back to graphql_ws, new subscriptions go over WebSocket
-printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: graphql_ws\n' >"$tmp/gw.yaml"
+# products set back to graphql_ws, new subscriptions go over WebSocket; an
+# entry naming no subgraph of the supergraph (a typo) is warned of at the
+# reload, naming the supergraph's subgraphs, as one of headers.subgraphs
+printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: graphql_ws\n        prodcuts:\n          protocol: sse\nheaders:\n  subgraphs:\n    pricse:\n      request:\n        - propagate:\n            named: x-a\n' >"$tmp/gw.yaml"
 kill -HUP "$pg"
 client reload-ws
 if grep -q 'needs a restart' "$tmp/gw.err"; then fail "reload: $(cat "$tmp/gw.err")"; else ok; fi
+for w in "gw.yaml:7:9: subscription.mode.passthrough.subgraphs.prodcuts names no subgraph of the supergraph (products, prices): it applies to none" \
+  "gw.yaml:11:5: headers.subgraphs.pricse names no subgraph of the supergraph (products, prices): it applies to none"; do
+  if grep -qF "gql gateway: warning: $tmp/$w" "$tmp/gw.err"; then ok; else fail "reload: no warning '$w': $(cat "$tmp/gw.err")"; fi
+done
 # back to SSE for the streams cut by products dying
 printf 'subscription:\n  mode:\n    passthrough:\n      subgraphs:\n        products:\n          protocol: sse\n' >"$tmp/gw.yaml"
 kill -HUP "$pg"
@@ -92,6 +101,9 @@ subscription:
       all:
         protocol: sse
         path: /stream
+      subgraphs:
+        reviews:
+          protocol: graphql_ws
 headers:
   subgraphs:
     fake:
@@ -111,6 +123,12 @@ for _ in $(seq 200); do
   [[ -n $portg2 ]] && break
   sleep 0.05
 done
+# its subgraphs.reviews names no subgraph: warned of at the start
+if grep -qF "gql gateway: warning: $tmp/gw2.yaml:8:9: subscription.mode.passthrough.subgraphs.reviews names no subgraph of the supergraph (fake): it applies to none" "$tmp/gw2.err"; then
+  ok
+else
+  fail "gateway 2: no warning at start: $(cat "$tmp/gw2.err")"
+fi
 if [[ -z ${portg2:-} ]]; then
   fail "gateway 2: no banner: $(cat "$tmp/gw2.out" "$tmp/gw2.err")"
 elif NODE_PATH=$peers/node_modules timeout 120 node "$here/gateway_subs_sse_client.cjs" ends "$portg2"; then

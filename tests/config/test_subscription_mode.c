@@ -107,3 +107,58 @@ Test(subscription_mode, bad_values_point_at_their_place) {
                "subscription.mode.passthrough.subgraphs needs a map of "
                "subgraph names");
 }
+
+/* gql_cfg_unknown_subgraphs (src/config/subgraph_names.c): the entries
+ * naming no subgraph of the supergraph, passthrough's and headers', each a
+ * FILE:LINE:COLUMN line listing the supergraph's subgraphs. */
+Test(subscription_mode, unknown_subgraph_names_are_warned) {
+  gql_settings *st = load_ok("subscription:\n"
+                             "  mode:\n"
+                             "    passthrough:\n"
+                             "      subgraphs:\n"
+                             "        reviews:\n"
+                             "          protocol: sse\n"
+                             "        revews:\n"
+                             "          protocol: sse\n"
+                             "headers:\n"
+                             "  subgraphs:\n"
+                             "    products:\n"
+                             "      request:\n"
+                             "        - propagate:\n"
+                             "            named: x-a\n"
+                             "    prodcts:\n"
+                             "      request:\n"
+                             "        - propagate:\n"
+                             "            named: x-a\n");
+  const gql_str names[] = {GQL_STR("reviews"), GQL_STR("products")};
+  char *lines = NULL;
+  int n = gql_cfg_unknown_subgraphs(st, names, 2, &lines);
+  cr_assert_eq(n, 2);
+  cr_assert_str_eq(lines,
+                   "c.yaml:7:9: subscription.mode.passthrough.subgraphs.revews "
+                   "names no subgraph of the supergraph (reviews, products): "
+                   "it applies to none\n"
+                   "c.yaml:15:5: headers.subgraphs.prodcts names no subgraph "
+                   "of the supergraph (reviews, products): it applies to "
+                   "none\n");
+  free(lines);
+  /* every name known: nothing */
+  const gql_str more[] = {GQL_STR("reviews"), GQL_STR("products"),
+                          GQL_STR("revews"), GQL_STR("prodcts")};
+  lines = (char *)"x";
+  cr_assert_eq(gql_cfg_unknown_subgraphs(st, more, 4, &lines), 0);
+  cr_assert_null(lines);
+  gql_settings_free(st);
+}
+
+Test(subscription_mode, no_subgraph_entries_no_warning) {
+  gql_settings *st = load_ok("subscription:\n"
+                             "  mode:\n"
+                             "    passthrough:\n"
+                             "      all:\n"
+                             "        protocol: sse\n");
+  char *lines = (char *)"x";
+  cr_assert_eq(gql_cfg_unknown_subgraphs(st, NULL, 0, &lines), 0);
+  cr_assert_null(lines);
+  gql_settings_free(st);
+}
