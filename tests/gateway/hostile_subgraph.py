@@ -24,6 +24,7 @@ Queries (POST /graphql), answering `{ topProducts { name inStock } }`:
   redirect      302 with a Location to elsewhere
   continue      100 Continue, then the right answer
   garbage       bytes that are not HTTP
+(A request for slowCount, whatever the mode, is answered 1 s late.)
 Subscriptions (graphql-sse: POST /graphql with Accept: text/event-stream;
 graphql-transport-ws: GET /graphql with Upgrade), `subscription { ticks { n } }`:
   sse_normal    three next events, then complete
@@ -32,12 +33,12 @@ graphql-transport-ws: GET /graphql with Upgrade), `subscription { ticks { n } }`
   sse_badjson   a next event whose data is not JSON
   sse_unknown   an event that is neither next nor complete
   sse_endless   a next event every 0.2 s, for half an hour
-  sse_flood     next events as fast as the socket takes them, for 7 s
+  sse_flood     next events as fast as the socket takes them, for 5 s
   ws_normal     ack, three next, complete
   ws_noack      upgrade, then never connection_ack
   ws_unknown_id ack, then a next for an id the gateway never used
   ws_huge       ack, then one 4 MiB text message
-  ws_flood      ack, then next messages as fast as the socket takes them, for 7 s
+  ws_flood      ack, then next messages as fast as the socket takes them, for 5 s
 Prints "listening PORT" once ready. Usage: hostile_subgraph.py PORT
 """
 import base64
@@ -97,7 +98,11 @@ def chunk(b):
 
 # ------------------------------------------------------------ queries
 
-def query(s, mode):
+def query(s, mode, body=b""):
+    if b"slowCount" in body:  # the deferred fragment's request answers late
+        time.sleep(1.0)
+        respond(s, "200 OK", "application/json", b'{"data":{"slowCount":5}}')
+        return True
     if mode == "huge_declared":
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
                b"Content-Length: 1073741824\r\n\r\n{\"data\":{\"topProducts\":["
@@ -195,7 +200,7 @@ def sse(s, mode, body):
         elif mode == "sse_unknown":
             event(tick(1), b"surprise")
         elif mode == "sse_flood":
-            end = time.monotonic() + 7
+            end = time.monotonic() + 5
             n = 0
             while time.monotonic() < end:
                 n += 1
@@ -289,7 +294,7 @@ def ws(s, headers, mode):
             s.sendall(ws_frame(json.dumps({"id": sid, "type": "next", "payload": {
                 "data": {"ticks": {"n": 1, "pad": "x" * (4 << 20)}}}})))
         elif mode == "ws_flood":
-            end = time.monotonic() + 7
+            end = time.monotonic() + 5
             n = 0
             while time.monotonic() < end:
                 n += 1
@@ -319,7 +324,7 @@ def serve(s):
             if "text/event-stream" in headers.get("accept", ""):
                 sse(s, mode if mode.startswith("sse_") else "sse_normal", body)
                 return
-            if not query(s, mode):
+            if not query(s, mode, body):
                 return
     except OSError:
         pass
