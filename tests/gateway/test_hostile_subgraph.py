@@ -386,6 +386,64 @@ def case_sigterm_completes_open_sse_subscriptions(env):
     assert rc == 0 and time.monotonic() - t0 < 5, (rc, time.monotonic() - t0)
 
 
+def ws_client_frame(text):
+    b = text.encode()
+    mask = os.urandom(4)
+    n = len(b)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126
+                            else bytes([0x80 | 126]) + struct.pack("!H", n))
+    return head + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(b))
+
+
+def case_ws_flood_to_a_graphql_ws_client_that_does_not_read(env):
+    """The client subscribes over graphql-transport-ws and reads nothing
+    while the subgraph floods: the gateway closes the client's connection
+    once its output limit is queued (1 MiB), its memory stays bounded, and
+    it keeps serving."""
+    s = socket.create_connection(("127.0.0.1", env.port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(b"GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+              b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+              b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n"
+              b"x-mode: ws_flood\r\n\r\n")
+    s.settimeout(5)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += s.recv(1)
+    assert got.startswith(b"HTTP/1.1 101"), got
+    s.sendall(ws_client_frame('{"type":"connection_init"}'))
+    got = b""
+    while b"connection_ack" not in got:
+        got += s.recv(1)
+    s.sendall(ws_client_frame(json.dumps({"id": "a", "type": "subscribe", "payload": {
+        "query": "subscription { ticks { n } }"}})))
+    before = rss_kib(env.gw.pid)
+    peak = before
+    for _ in range(16):
+        time.sleep(0.25)
+        peak = max(peak, rss_kib(env.gw.pid))
+    env.still_serves("ws client not reading")
+    assert peak - before < 48 * 1024, "RSS grew by %d KiB" % (peak - before)
+    # the gateway gave up on the connection (the kernel may still hold
+    # bytes it sends on)
+    state = tcp_state(env.port, s.getsockname()[1])
+    s.close()
+    assert state not in ("01", None), "the gateway's socket is still open (%s)" % state
+    env.still_serves("after the ws client")
+
+
+def tcp_state(local_port, remote_port):
+    """The state of the loopback TCP socket local_port -> remote_port in
+    /proc/net/tcp ("01" established, "04" FIN-WAIT-1...), or None."""
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            cols = line.split()
+            if int(cols[1].split(":")[1], 16) == local_port and \
+                    int(cols[2].split(":")[1], 16) == remote_port:
+                return cols[3]
+    return None
+
+
 DEFER_Q = "{ topProducts { name } ... @defer { slowCount } }"
 
 
@@ -471,6 +529,7 @@ CASES = [case_oversized_bodies_are_cut_at_the_response_cap,
          case_ws_subscription_faults_end_it_with_an_error,
          case_sse_flood_to_a_client_that_does_not_read,
          case_ws_flood_to_a_client_that_does_not_read,
+         case_ws_flood_to_a_graphql_ws_client_that_does_not_read,
          case_sigterm_completes_open_sse_subscriptions,
          case_defer_client_leaves_while_the_deferred_fetch_runs,
          case_requests_pipelined_behind_a_deferred_one]
