@@ -31,6 +31,8 @@ graphql-transport-ws: GET /graphql with Upgrade), `subscription { ticks { n } }`
   sse_huge      one next event whose data is 4 MiB
   sse_longline  a line that never ends
   sse_badjson   a next event whose data is not JSON
+  sse_silent    no answer at all for 10 s
+  sse_badchunk  a chunk size that is not hex
   sse_unknown   an event that is neither next nor complete
   sse_endless   a next event every 0.2 s, for half an hour
   sse_flood     next events as fast as the socket takes them, for 5 s
@@ -181,6 +183,9 @@ def query(s, mode, body=b""):
 
 def sse(s, mode, body):
     field = "sseTicks" if b"sseTicks" in body else "ticks"
+    if mode == "sse_silent":
+        time.sleep(10)
+        return
     s.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
               b"Transfer-Encoding: chunked\r\n\r\n")
 
@@ -197,6 +202,8 @@ def sse(s, mode, body):
             send_all_until_gone(s, chunk(b"data: "), chunk(b"y" * 65536), 10)
         elif mode == "sse_badjson":
             event(b"{not json")
+        elif mode == "sse_badchunk":
+            s.sendall(b"zz\r\nevent: next\r\n")
         elif mode == "sse_unknown":
             event(tick(1), b"surprise")
         elif mode == "sse_flood":
