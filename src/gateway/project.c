@@ -244,13 +244,19 @@ static builtin builtin_of(const gql_ast_type *t, const gql_gw_type *named) {
                                          : B_NONE;
 }
 
+/* Number.isInteger (a double past 2^53 always is one; no cast before the
+ * range is known: a cast out of range is undefined, as fuzz_gateway_execute
+ * found with 1.5e94). */
 static bool integral(const gql_json_value *v) {
-  return v->is_int || (v->number.d == (double)(int64_t)v->number.d &&
-                       v->number.d > -9.2e18 && v->number.d < 9.2e18);
+  double d = v->number.d;
+  if (v->is_int || d >= 9007199254740992.0 || d <= -9007199254740992.0)
+    return true;
+  return d == (double)(int64_t)d;
 }
 
-static int64_t int_of(const gql_json_value *v) {
-  return v->is_int ? v->number.i : (int64_t)v->number.d;
+static bool in_int32(const gql_json_value *v) {
+  return v->is_int ? v->number.i >= INT32_MIN && v->number.i <= INT32_MAX
+                   : v->number.d >= INT32_MIN && v->number.d <= INT32_MAX;
 }
 
 /* A string JavaScript's Number() reads as a decimal number (graphql-js's
@@ -303,8 +309,8 @@ static proj builtin_coerce(projector *p, builtin b, const gql_json_value *v,
   case B_ID:
     if (v->kind == GQL_JSON_NUMBER && (b == B_STRING || integral(v))) {
       gql_buf_putc(out, '"');
-      if (integral(v))
-        gql_json_write_int(out, int_of(v));
+      if (v->is_int)
+        gql_json_write_int(out, v->number.i);
       else
         gql_json_write_double(out, v->number.d);
       gql_buf_putc(out, '"');
@@ -345,11 +351,11 @@ static proj builtin_coerce(projector *p, builtin b, const gql_json_value *v,
     if (!integral(v))
       return shape_error(p, v, path,
                          "Int cannot represent non-integer value: %s");
-    if (int_of(v) < INT32_MIN || int_of(v) > INT32_MAX)
+    if (!in_int32(v))
       return shape_error(
           p, v, path,
           "Int cannot represent non 32-bit signed integer value: %s");
-    gql_json_write_int(out, int_of(v));
+    gql_json_write_int(out, v->is_int ? v->number.i : (int64_t)v->number.d);
     return PROJ_OK;
   case B_NONE:
     break;
