@@ -16,6 +16,7 @@ Queries (POST /graphql), answering `{ topProducts { name inStock } }`:
   html          200 text/html with an HTML page
   wrong_list    data.topProducts an object where a list is expected
   wrong_leaf    name an object, inStock a string
+  wrong_ints    rank (an Int) as numbers, strings and booleans
   wrong_items   list items that are not objects, leaves graphql-js coerces
   wrong_data    data a list
   wrong_errors  errors a string, data null
@@ -148,6 +149,11 @@ def query(s, mode, body=b""):
     if mode == "wrong_items":
         respond(s, "200 OK", "application/json",
                 b'{"data":{"topProducts":[1,"x",{"name":5.5,"inStock":0},{"name":true,"inStock":[]}]}}')
+        return True
+    if mode == "wrong_ints":
+        respond(s, "200 OK", "application/json",
+                b'{"data":{"topProducts":[{"rank":1.5e94},{"rank":"12"},{"rank":3.0},'
+                b'{"rank":true},{"rank":2147483648},{"rank":"x"},{"rank":2.5}]}}')
         return True
     if mode == "wrong_data":
         respond(s, "200 OK", "application/json", b'{"data":[1,2,3]}')

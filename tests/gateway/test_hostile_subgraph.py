@@ -80,7 +80,7 @@ type Query @join__type(graph: H) @join__type(graph: S) {
   topProducts: [Product] @join__field(graph: H)
   slowCount: Int @join__field(graph: S)
 }
-type Product @join__type(graph: H) { name: String inStock: Boolean }
+type Product @join__type(graph: H) { name: String inStock: Boolean rank: Int }
 type Subscription @join__type(graph: H) @join__type(graph: S) {
   ticks: Tick @join__field(graph: H)
   sseTicks: Tick @join__field(graph: S)
@@ -253,8 +253,16 @@ def case_wrong_shapes_are_nulls_with_errors(env):
             err('Boolean cannot represent a non boolean value: []',
                 ["topProducts", 3, "inStock"])]),
     }
+    ranks = ["Int cannot represent non 32-bit signed integer value: 1.5e+94", None, None, None,
+             "Int cannot represent non 32-bit signed integer value: 2147483648",
+             'Int cannot represent non-integer value: "x"',
+             "Int cannot represent non-integer value: 2.5"]
+    cases["wrong_ints"] = (
+        {"topProducts": [{"rank": r} for r in (None, 12, 3, 1, None, None, None)]},
+        [err(m, ["topProducts", i, "rank"]) for i, m in enumerate(ranks) if m])
     for mode, (data, errors) in cases.items():
-        status, body = env.post(QUERY, mode)
+        status, body = env.post("{ topProducts { rank } }" if mode == "wrong_ints" else QUERY,
+                                mode)
         assert status == 200, (mode, status, body[:300])
         assert json.loads(body) == {"errors": errors, "data": data}, (mode, body[:600])
         env.still_serves(mode)
