@@ -236,12 +236,21 @@ static builtin builtin_of(const gql_ast_type *t, const gql_gw_type *named) {
       t->h.kind != GQL_AST_NAMED_TYPE)
     return B_NONE;
   gql_str n = named ? named->name : (gql_str){t->name.ptr, t->name.len};
-  return gql_str_eq_cstr(n, "String")    ? B_STRING
-         : gql_str_eq_cstr(n, "Int")     ? B_INT
-         : gql_str_eq_cstr(n, "Float")   ? B_FLOAT
-         : gql_str_eq_cstr(n, "Boolean") ? B_BOOLEAN
-         : gql_str_eq_cstr(n, "ID")      ? B_ID
-                                         : B_NONE;
+  /* per leaf value: one compare, picked by the length */
+  switch (n.len) {
+  case 6:
+    return memcmp(n.ptr, "String", 6) == 0 ? B_STRING : B_NONE;
+  case 3:
+    return memcmp(n.ptr, "Int", 3) == 0 ? B_INT : B_NONE;
+  case 5:
+    return memcmp(n.ptr, "Float", 5) == 0 ? B_FLOAT : B_NONE;
+  case 7:
+    return memcmp(n.ptr, "Boolean", 7) == 0 ? B_BOOLEAN : B_NONE;
+  case 2:
+    return memcmp(n.ptr, "ID", 2) == 0 ? B_ID : B_NONE;
+  default:
+    return B_NONE;
+  }
 }
 
 /* Number.isInteger (a double past 2^53 always is one; no cast before the
