@@ -213,9 +213,17 @@ static void conn_fail(conn *k, const char *fmt, const char *detail) {
 static int on_headers_complete(llhttp_t *p) {
   conn *k = p->data;
   k->status = p->status_code;
+  if (k->status >= 100 && k->status < 200)
+    return 0; /* an interim answer (100 Continue): the real one follows */
+  /* a declared length over the cap is refused before any byte of it is
+   * read (it was read, and buffered, up to the cap) */
+  if ((p->flags & F_CONTENT_LENGTH) &&
+      p->content_length > k->c->opt.max_response) {
+    k->too_large = true;
+    return -1;
+  }
   /* a declared length sizes the body buffer once (no regrowing) */
-  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > k->body.cap &&
-      p->content_length <= k->c->opt.max_response)
+  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > k->body.cap)
     gql_buf_reserve(&k->body, (size_t)p->content_length);
   return 0;
 }
@@ -239,6 +247,10 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
 
 static int on_message_complete(llhttp_t *p) {
   conn *k = p->data;
+  if (k->status >= 100 && k->status < 200 && k->status != 101) {
+    k->status = 0; /* the interim answer's end: parse on */
+    return 0;
+  }
   k->complete = true;
   return HPE_PAUSED; /* no pipelining: anything after it is bogus */
 }

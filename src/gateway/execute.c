@@ -705,6 +705,16 @@ int gql_gw_request_merge(gql_gw_request *r, uint32_t bi, const char *json,
   }
   const gql_json_value *errors = obj_get(resp, GQL_STR("errors"));
   gql_json_value *data = obj_get(resp, GQL_STR("data"));
+  /* a `data` or `errors` of another kind was dropped without a word */
+  if (data && data->kind != GQL_JSON_OBJECT && data->kind != GQL_JSON_NULL) {
+    fail_code(r, bi, true, "\"data\" is not an object or null");
+    return 0;
+  }
+  if (errors && errors->kind != GQL_JSON_ARRAY &&
+      errors->kind != GQL_JSON_NULL) {
+    fail_code(r, bi, true, "\"errors\" is not a list");
+    return 0;
+  }
   bool oom = false, root_done = false;
   if (data && data->kind == GQL_JSON_OBJECT) {
     for (uint32_t i = 0; i < b->nfetches; i++) {

@@ -7,6 +7,9 @@
  */
 #include "execute_internal.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* ---------------------------------------------------------- projection */
 
 /* PROJ_ERROR: null with an error already recorded (a value the type
@@ -198,6 +201,177 @@ static proj enum_error(projector *p, const gql_json_value *v,
   return PROJ_ERROR;
 }
 
+/* A subgraph value the field's type cannot hold: null and `msg` (its
+ * %s the value as JSON), as graphql-js reports what a resolver returned
+ * (a subgraph answering a list where an object is expected, a string for
+ * an Int, ...: before, passed through as it was, or nulled silently). */
+static proj shape_error(projector *p, const gql_json_value *v, const seg *path,
+                        const char *msg) {
+  gql_buf b;
+  gql_buf_init(&b, NULL);
+  const char *at = strstr(msg, "%s");
+  gql_buf_append(&b, msg, (size_t)(at - msg));
+  gql_json_write_value(&b, v);
+  gql_buf_puts(&b, at + 2);
+  char *m = b.failed ? NULL : gql_arena_strndup(p->r->arena, b.data, b.len);
+  gql_buf_free(&b);
+  if (m)
+    gql_gw_add_error(p->r, gql_cstr(m),
+                     gw_path_json(p->r->arena, path, NULL, 0));
+  return PROJ_ERROR;
+}
+
+typedef enum builtin {
+  B_NONE,
+  B_STRING,
+  B_INT,
+  B_FLOAT,
+  B_BOOLEAN,
+  B_ID
+} builtin;
+
+/* `t` is the field's named type (built-in scalars have no gql_gw_type). */
+static builtin builtin_of(const gql_ast_type *t, const gql_gw_type *named) {
+  if ((named && named->kind != GQL_AST_SCALAR_TYPE_DEFINITION) ||
+      t->h.kind != GQL_AST_NAMED_TYPE)
+    return B_NONE;
+  gql_str n = named ? named->name : (gql_str){t->name.ptr, t->name.len};
+  /* per leaf value: one compare, picked by the length */
+  switch (n.len) {
+  case 6:
+    return memcmp(n.ptr, "String", 6) == 0 ? B_STRING : B_NONE;
+  case 3:
+    return memcmp(n.ptr, "Int", 3) == 0 ? B_INT : B_NONE;
+  case 5:
+    return memcmp(n.ptr, "Float", 5) == 0 ? B_FLOAT : B_NONE;
+  case 7:
+    return memcmp(n.ptr, "Boolean", 7) == 0 ? B_BOOLEAN : B_NONE;
+  case 2:
+    return memcmp(n.ptr, "ID", 2) == 0 ? B_ID : B_NONE;
+  default:
+    return B_NONE;
+  }
+}
+
+/* Number.isInteger (a double past 2^53 always is one; no cast before the
+ * range is known: a cast out of range is undefined, as fuzz_gateway_execute
+ * found with 1.5e94). */
+static bool integral(const gql_json_value *v) {
+  double d = v->number.d;
+  if (v->is_int || d >= 9007199254740992.0 || d <= -9007199254740992.0)
+    return true;
+  return d == (double)(int64_t)d;
+}
+
+static bool in_int32(const gql_json_value *v) {
+  return v->is_int ? v->number.i >= INT32_MIN && v->number.i <= INT32_MAX
+                   : v->number.d >= INT32_MIN && v->number.d <= INT32_MAX;
+}
+
+/* A string JavaScript's Number() reads as a decimal number (graphql-js's
+ * Int and Float serialisers coerce those); false for others. */
+static bool numeric_string(gql_arena *a, gql_str s, gql_json_value *out) {
+  if (!s.len || s.len > 64)
+    return false;
+  for (size_t i = 0; i < s.len; i++)
+    if (!s.ptr[i] || !strchr("0123456789+-.eE", s.ptr[i]))
+      return false;
+  char *z = gql_arena_strndup(a, s.ptr, s.len), *end = NULL;
+  if (!z)
+    return false;
+  double d = strtod(z, &end);
+  if (*end || d != d || d - d != 0)
+    return false;
+  *out = (gql_json_value){.kind = GQL_JSON_NUMBER, .number.d = d};
+  return true;
+}
+
+/* Whether v is already what built-in scalar b serialises to. */
+static bool builtin_fits(builtin b, const gql_json_value *v) {
+  switch (b) {
+  case B_STRING:
+  case B_ID:
+    return v->kind == GQL_JSON_STRING;
+  case B_INT:
+    return v->kind == GQL_JSON_NUMBER && v->is_int &&
+           v->number.i >= INT32_MIN && v->number.i <= INT32_MAX;
+  case B_FLOAT:
+    return v->kind == GQL_JSON_NUMBER;
+  case B_BOOLEAN:
+    return v->kind == GQL_JSON_BOOL;
+  case B_NONE:
+    break;
+  }
+  return true;
+}
+
+/* A built-in scalar's value of another kind, as graphql-js's serialiser
+ * takes it: coerced where it coerces (a number or boolean for a String,
+ * an integral number for an ID, a boolean or numeric string for an Int or
+ * Float, a number for a Boolean), else null with its error. */
+static proj builtin_coerce(projector *p, builtin b, const gql_json_value *v,
+                           const seg *path) {
+  gql_buf *out = p->out;
+  gql_json_value num;
+  switch (b) {
+  case B_STRING:
+  case B_ID:
+    if (v->kind == GQL_JSON_NUMBER && (b == B_STRING || integral(v))) {
+      gql_buf_putc(out, '"');
+      if (v->is_int)
+        gql_json_write_int(out, v->number.i);
+      else
+        gql_json_write_double(out, v->number.d);
+      gql_buf_putc(out, '"');
+      return PROJ_OK;
+    }
+    if (b == B_STRING && v->kind == GQL_JSON_BOOL) {
+      gql_buf_puts(out, v->boolean ? "\"true\"" : "\"false\"");
+      return PROJ_OK;
+    }
+    return shape_error(p, v, path,
+                       b == B_STRING ? "String cannot represent value: %s"
+                                     : "ID cannot represent value: %s");
+  case B_BOOLEAN:
+    if (v->kind == GQL_JSON_NUMBER) {
+      gql_buf_puts(out, v->number.d != 0 ? "true" : "false");
+      return PROJ_OK;
+    }
+    return shape_error(p, v, path,
+                       "Boolean cannot represent a non boolean value: %s");
+  case B_INT:
+  case B_FLOAT:
+    if (v->kind == GQL_JSON_BOOL) {
+      gql_buf_putc(out, v->boolean ? '1' : '0');
+      return PROJ_OK;
+    }
+    if (v->kind == GQL_JSON_STRING &&
+        numeric_string(p->r->arena, v->string, &num))
+      v = &num;
+    if (v->kind != GQL_JSON_NUMBER)
+      return shape_error(p, v, path,
+                         b == B_INT
+                             ? "Int cannot represent non-integer value: %s"
+                             : "Float cannot represent non numeric value: %s");
+    if (b == B_FLOAT) {
+      gql_json_write_double(out, v->number.d);
+      return PROJ_OK;
+    }
+    if (!integral(v))
+      return shape_error(p, v, path,
+                         "Int cannot represent non-integer value: %s");
+    if (!in_int32(v))
+      return shape_error(
+          p, v, path,
+          "Int cannot represent non 32-bit signed integer value: %s");
+    gql_json_write_int(out, v->is_int ? v->number.i : (int64_t)v->number.d);
+    return PROJ_OK;
+  case B_NONE:
+    break;
+  }
+  return PROJ_OK;
+}
+
 static proj project_inner(projector *p, const gql_json_value *v,
                           const gql_ast_type *t, const gql_gw_type *named,
                           const gql_gw_sel *sel, const seg *path,
@@ -205,8 +379,16 @@ static proj project_inner(projector *p, const gql_json_value *v,
   if (!v || v->kind == GQL_JSON_NULL)
     return PROJ_NULL;
   if (t->h.kind == GQL_AST_LIST_TYPE) {
-    if (v->kind != GQL_JSON_ARRAY)
-      return PROJ_NULL;
+    if (v->kind != GQL_JSON_ARRAY) {
+      char *m = gql_arena_sprintf(
+          p->r->arena,
+          "Expected Iterable, but did not find one for field \"%.*s.%.*s\".",
+          (int)parent_type.len, parent_type.ptr, (int)field.len, field.ptr);
+      if (m)
+        gql_gw_add_error(p->r, gql_cstr(m),
+                         gw_path_json(p->r->arena, path, NULL, 0));
+      return PROJ_ERROR;
+    }
     gql_buf_putc(p->out, '[');
     for (size_t i = 0; i < v->array.count; i++) {
       if (i)
@@ -225,6 +407,9 @@ static proj project_inner(projector *p, const gql_json_value *v,
         (v->kind != GQL_JSON_STRING ||
          !gql_supergraph_enum_has(named, v->string)))
       return enum_error(p, v, named, path);
+    builtin b = builtin_of(t, named);
+    if (b != B_NONE && !builtin_fits(b, v))
+      return builtin_coerce(p, b, v, path);
     if (v->kind == GQL_JSON_STRING && v->verbatim) {
       /* as gql_json_write_string would write it, without the scan */
       if (gql_buf_reserve(p->out, v->string.len + 2)) {
@@ -239,6 +424,12 @@ static proj project_inner(projector *p, const gql_json_value *v,
       gql_json_write_value(p->out, v);
     }
     return PROJ_OK;
+  }
+  if (v->kind != GQL_JSON_OBJECT) {
+    char *m = gql_arena_sprintf(p->r->arena,
+                                "Expected value of type \"%.*s\" but got: %%s.",
+                                (int)named->name.len, named->name.ptr);
+    return m ? shape_error(p, v, path, m) : PROJ_ERROR;
   }
   return project_object(p, v, named, sel, path, parent_type, field);
 }

@@ -329,6 +329,17 @@ void gql_http_stream_going_away(gql_http_conn *c) {
     return;
   }
   gql_http_stream *s = r ? r->stream : NULL;
+  if (s && !s->sub && !r->done && r->op_type == GQL_OP_SUBSCRIPTION &&
+      s->cancel) {
+    /* an executor's subscription (the gateway's relay; before, the stop
+     * waited for it, for ever while the subgraph kept sending): its cancel
+     * ends it, and it ends the request with `complete` */
+    void (*cancel)(void *) = s->cancel;
+    s->cancel = NULL; /* once */
+    c->close_after = true;
+    cancel(s->cancel_ud);
+    return;
+  }
   if (!s || !s->sub || r->done)
     return;
   c->close_after = true;
@@ -460,6 +471,15 @@ void gql_http_exec_payload(gql_http_exec *req, const char *json, size_t len,
     gql_http_sse_exec_payload(r, json, len, has_next);
     return;
   }
+  /* A subscription's event (the gateway's relay) for a client whose output
+   * already piles up: dropped, not buffered, as gql serve's own
+   * subscriptions drop past their queue (a subgraph flooding events to a
+   * client that does not read grew the gateway by 35 MB a second). */
+  gql_http_stream *s = r->stream;
+  if (has_next && json && s && s->started && !s->sub &&
+      r->op_type == GQL_OP_SUBSCRIPTION &&
+      r->conn->out.o.len + r->conn->out_inflight > STREAM_PAUSE_BYTES)
+    return;
   emit(r, json, json ? len : 0, has_next, true); /* errors: not known */
 }
 
