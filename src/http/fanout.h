@@ -28,6 +28,23 @@ static inline void gql_http_ws_counted(const gql_http_ctx *x,
     ob->websocket(x->obs_worker, what, n);
 }
 
+#define GQL_HTTP_TOO_MANY_SUBSCRIPTIONS                                        \
+  "Too many subscriptions are open on this server "                            \
+  "(subscription.max_opened_subscriptions)."
+
+/* Counts a new subscription against subscription.max_opened_subscriptions
+ * (*counted set when counted: its end uncounts it). false when it is one
+ * too many: the caller refuses it with GQL_HTTP_TOO_MANY_SUBSCRIPTIONS. */
+static inline bool gql_http_subscription_count(const gql_http_ctx *x,
+                                               bool *counted) {
+  if (!x->open_subscriptions)
+    return true;
+  unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
+  *counted = true;
+  uint32_t max = x->opt->subscription.max_opened;
+  return !max || n < max;
+}
+
 typedef struct gql_http_fans gql_http_fans;
 typedef struct gql_http_fan gql_http_fan;
 typedef struct gql_http_fan_member gql_http_fan_member;

@@ -595,8 +595,11 @@ static void run_params(gql_http_request *r, params *p) {
                               .internal_ = r,
                               .request = r,
                               .generation = pin->gen->g.ud};
-    if (r->op_type == GQL_OP_SUBSCRIPTION)
+    if (r->op_type == GQL_OP_SUBSCRIPTION) {
+      if (!gql_http_stream_admit(r))
+        return;
       gql_http_stream_observe(r); /* gql_subscriptions_open */
+    }
     int rc = x->opt->executor->execute(x->exec_worker, &r->exec);
     if (rc < 0 && !r->done) {
       fail(r, 500, NULL, gql_strerror(rc));

@@ -352,6 +352,10 @@ void gql_http_stream_release(gql_http_request *r);
  * too): counted in the observer's open subscriptions until its stream
  * ends. */
 void gql_http_stream_observe(gql_http_request *r);
+/* Counts r's subscription against subscription.max_opened_subscriptions
+ * (uncounted when its stream is released); false after refusing it, one
+ * too many, with an error as its one event. */
+bool gql_http_stream_admit(gql_http_request *r);
 
 /* ---- pages (pages.c) */
 

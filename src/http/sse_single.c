@@ -446,15 +446,9 @@ static void on_end(void *ud, const char *errors, size_t len) {
 
 static void op_subscribe(op *o, const gql_value *variables) {
   gql_http_ctx *x = o->w->x;
-  uint32_t max = x->opt->subscription.max_opened;
-  if (x->open_subscriptions) {
-    unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
-    o->counted = true;
-    if (max && n >= max) {
-      op_error(o, "Too many subscriptions are open on this server "
-                  "(subscription.max_opened_subscriptions).");
-      return;
-    }
+  if (!gql_http_subscription_count(x, &o->counted)) {
+    op_error(o, GQL_HTTP_TOO_MANY_SUBSCRIPTIONS);
+    return;
   }
   gql_subscribe_params sp = {.variables = variables,
                              .root_value = o->pin->gen->g.root_value,
@@ -803,9 +797,14 @@ void gql_http_sse_execute(gql_http_request *r, gql_str query,
                               .internal_ = q,
                               .request = q,
                               .generation = o->pin->gen->g.ud};
-    o->busy = true;
-    if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION)
+    if (gql_prepared_operation(p) == GQL_OP_SUBSCRIPTION) {
+      if (!gql_http_subscription_count(x, &o->counted)) {
+        op_error(o, GQL_HTTP_TOO_MANY_SUBSCRIPTIONS);
+        return;
+      }
       op_observe(o, 1);
+    }
+    o->busy = true;
     int rc = x->opt->executor->execute(x->exec_worker, &q->exec);
     if (rc < 0 && o->busy) {
       o->busy = false;

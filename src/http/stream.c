@@ -389,6 +389,14 @@ static void sub_refuse(gql_http_request *r, const char *message) {
   http_buf_free(&b);
 }
 
+bool gql_http_stream_admit(gql_http_request *r) {
+  gql_http_stream *s = stream_of(r);
+  if (!s || gql_http_subscription_count(r->conn->x, &s->counted))
+    return true;
+  sub_refuse(r, GQL_HTTP_TOO_MANY_SUBSCRIPTIONS);
+  return false;
+}
+
 void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
                                const gql_value *variables,
                                const void *root_value) {
@@ -399,16 +407,8 @@ void gql_http_stream_subscribe(gql_http_request *r, const gql_prepared *p,
     emit(r, NULL, 0, false, true);
     return;
   }
-  uint32_t max = x->opt->subscription.max_opened;
-  if (x->open_subscriptions) {
-    unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
-    s->counted = true;
-    if (max && n >= max) {
-      sub_refuse(r, "Too many subscriptions are open on this server "
-                    "(subscription.max_opened_subscriptions).");
-      return;
-    }
-  }
+  if (!gql_http_stream_admit(r))
+    return;
   gql_subscribe_params sp = {.variables = variables,
                              .root_value = root_value,
                              .context = r,

@@ -263,18 +263,12 @@ static void g_subscribe(void *ud, gql_gws_op *op, const gql_gws_request *rq) {
     return;
   }
   if (gql_prepared_operation(e->prepared) == GQL_OP_SUBSCRIPTION) {
-    uint32_t max = x->opt->subscription.max_opened;
-    if (x->open_subscriptions) {
-      unsigned n = atomic_fetch_add(x->open_subscriptions, 1);
-      o->counted = true;
-      if (max && n >= max) {
-        op->user = NULL;
-        o->op = NULL;
-        op_release(o);
-        op_error(op, "Too many subscriptions are open on this server "
-                     "(subscription.max_opened_subscriptions).");
-        return;
-      }
+    if (!gql_http_subscription_count(x, &o->counted)) {
+      op->user = NULL;
+      o->op = NULL;
+      op_release(o);
+      op_error(op, GQL_HTTP_TOO_MANY_SUBSCRIPTIONS);
+      return;
     }
     if (x->opt->executor) { /* the executor's (ws_exec.c) */
       o->observed = true;   /* till the executor ends it (op_release) */

@@ -137,6 +137,53 @@ else
   fail "the stream endings: gateway 2 log: $(cat "$tmp/gw2.err")"
 fi
 
+# subscription.max_opened_subscriptions holds for subscriptions the
+# gateway relays over SSE: a second one is refused while the first is
+# open, and taken again once the first has gone.
+sed 's/^subscription:$/subscription:\n  max_opened_subscriptions: 1/' "$tmp/gw2.yaml" >"$tmp/gw3.yaml"
+"$gql" gateway --config "$tmp/gw3.yaml" --port 0 --threads 2 --supergraph "$tmp/sg2.graphql" \
+  >"$tmp/gw3.out" 2>"$tmp/gw3.err" &
+pg3=$!
+pids+=("$pg3")
+for _ in $(seq 200); do
+  portg3=$(sed -n 's|.* on http://127.0.0.1:\([0-9]*\)/graphql$|\1|p' "$tmp/gw3.out" 2>/dev/null)
+  [[ -n $portg3 ]] && break
+  sleep 0.05
+done
+sse_sub() { # MODE OUT [CURL ARGS...]: a subscription to ticks over SSE
+  local mode=$1 out=$2
+  shift 2
+  curl -sN "$@" -H 'content-type: application/json' -H 'accept: text/event-stream' -H "x-mode: $mode" \
+    --data '{"query":"subscription { ticks { n } }"}' "http://127.0.0.1:$portg3/graphql" >"$out" 2>&1
+}
+if [[ -z ${portg3:-} ]]; then
+  fail "gateway 3: no banner: $(cat "$tmp/gw3.out" "$tmp/gw3.err")"
+else
+  curl -sN --max-time 20 -H 'content-type: application/json' -H 'accept: text/event-stream' -H 'x-mode: hold' \
+    --data '{"query":"subscription { ticks { n } }"}' "http://127.0.0.1:$portg3/graphql" >"$tmp/hold.out" 2>&1 &
+  holder=$!
+  pids+=("$holder")
+  for _ in $(seq 200); do grep -q '"n":1' "$tmp/hold.out" && break; sleep 0.05; done
+  grep -q '"n":1' "$tmp/hold.out" && ok || fail "the first subscription: $(cat "$tmp/hold.out")"
+  sse_sub complete "$tmp/second.out" --max-time 10
+  if grep -q 'Too many subscriptions are open on this server (subscription.max_opened_subscriptions).' "$tmp/second.out" &&
+    ! grep -q '"n":' "$tmp/second.out"; then
+    ok
+  else
+    fail "a second subscription over the limit: $(cat "$tmp/second.out")"
+  fi
+  kill "$holder" 2>/dev/null
+  wait "$holder" 2>/dev/null
+  got=
+  for _ in $(seq 100); do
+    sse_sub complete "$tmp/third.out" --max-time 10
+    got=$(grep -c '"n":' "$tmp/third.out")
+    [[ $got == 2 ]] && break
+    sleep 0.1
+  done
+  [[ $got == 2 ]] && ok || fail "a subscription once the first has gone: $(cat "$tmp/third.out")"
+fi
+
 kill -0 "$pg" 2>/dev/null && ok || fail "the gateway died: $(cat "$tmp/gw.err")"
 kill -TERM "$pg"
 rc=0

@@ -6,6 +6,8 @@ says, so the gateway's SSE client meets each ending a real server can give:
   cut:      one next event, then the connection closed mid-stream
   status:   503 with a GraphQL error in JSON
   json:     200 application/json instead of the event stream
+  hold:     one next event, then nothing until the gateway closes the
+            connection (or 30 s)
 Each event is {"data":{"ticks":{"n":N,"seen":"ACCEPT|X-FROM"}}}: the
 request's Accept and x-from headers, to check what the gateway sent. Other
 paths get 404. Prints "listening PORT" once ready.
@@ -50,10 +52,18 @@ class Stream(BaseHTTPRequestHandler):
         self.end_headers()
         self.chunk(":\n\n")
         seen = "%s|%s" % (self.headers.get("accept", ""), self.headers.get("x-from", ""))
-        for i in range(1 if mode == "cut" else 2):
+        for i in range(1 if mode in ("cut", "hold") else 2):
             data = json.dumps({"data": {"ticks": {"n": i + 1, "seen": seen}}})
             self.chunk("event: next\r\ndata: %s\r\n\r\n" % data)
         if mode == "cut":
+            self.close_connection = True
+            return
+        if mode == "hold":
+            self.connection.settimeout(30)
+            try:
+                self.connection.recv(1)  # b"" (or an error) once closed
+            except OSError:
+                pass
             self.close_connection = True
             return
         if mode == "complete":
