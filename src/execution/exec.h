@@ -205,7 +205,8 @@ struct plan_set {
   /* Collecting the set met a @skip or @include whose `if` is a variable
    * (or, unvalidated, not a boolean literal): an execution whose such
    * variables may lack a value checks the set as graphql-js's collectFields
-   * would (gql_exec_conditions_fail). Implies any_cond. */
+   * would (gql_exec_conditions_fail). Implies any_cond. Also set on a set
+   * with any_defer: the direct walk looks at both first (cond_check). */
   bool check_conds;
   /* An occurrence of a field is under a @defer, or the set's selections
    * have one (`defers`: the usages met collecting this set): an
@@ -248,6 +249,8 @@ struct gql_prepared {
   bool answer_early;
   /* the document has a @defer or @stream (plan sets are then not shared) */
   bool incremental;
+  bool any_stream; /* a field of the plan has a @stream (in an incremental
+                    * document) */
   const plan_defer **defers; /* the usages (plan_occ.defer) */
   uint32_t ndefers, defers_cap;
 };

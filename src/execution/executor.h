@@ -93,12 +93,16 @@ typedef struct exec_ctx {
   bool aborted;
   bool last_stamps; /* the hooks' last_stamps, in direct mode */
   bool owed; /* a stamp may be GQL_STAMP_OWED (see gql_exec_stamps_settle) */
-  /* a @skip or @include's `if` may have no boolean value (a variable
-   * without one, unvalidated literals): sets with check_conds are checked
-   * (gql_exec_conditions_fail) */
+  /* the walks look at sets with check_conds before their fields: a @skip
+   * or @include's `if` may have no boolean value (conds_bad: a variable
+   * without one, unvalidated literals), and sets with check_conds are
+   * checked (gql_exec_conditions_fail); or an incremental execution's
+   * initial result runs in direct mode, and its sets with a @defer split
+   * (gql_exec_object_checked) */
   bool cond_check;
-  gql_buf *out; /* where values are written: the response, or the bytes of
-                 * tree mode */
+  bool conds_bad; /* (read only when cond_check) */
+  gql_buf *out;   /* where values are written: the response, or the bytes of
+                   * tree mode */
   gql_buf resp;
   gql_output *output;
   const gql_json_value **vars;
@@ -203,6 +207,7 @@ typedef struct inc_state {
   inc_record **latest;
   int32_t next_id;
   bool initial_sent, finished, pumping;
+  bool direct;       /* the initial result runs in direct mode (no tree) */
   uint32_t running;  /* groups started and not done */
   uint8_t owns;      /* the initial context's owns, released at the end */
   exec_ctx *current; /* the context delivering now */
@@ -291,6 +296,9 @@ void gql_exec_out_bool_slow(gql_out *o, bool b);
 void gql_exec_write_errors(exec_ctx *ctx, gql_buf *b);
 void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
+/* Direct mode: the data is written after `{"data":` (null when
+ * `data_null`); the errors go in front and the response is delivered. */
+void gql_exec_finish_direct(exec_ctx *ctx, bool data_null);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
 /* incremental.c */
@@ -326,6 +334,8 @@ bool gql_exec_members_object(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path);
 bool gql_exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path);
+bool gql_exec_object_checked(exec_ctx *ctx, const plan_set *ps,
+                             const void *parent, const path_frame *path);
 bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
                                  const void *parent, const path_frame *path,
                                  const bool *keep);

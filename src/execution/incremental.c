@@ -48,6 +48,48 @@ static void kill_record(inc_state *st, inc_record *r) {
       kill_record(st, c);
 }
 
+/* Whether the value at JSON path `path` (`[...]`) of `data` is an object. */
+static bool object_at(gql_arena *a, const gql_json_value *data,
+                      const char *path) {
+  gql_json_value *segs;
+  const gql_json_options o = {.max_depth = 2};
+  if (gql_json_parse(a, path, strlen(path), &o, &segs, NULL) != 0)
+    return false;
+  const gql_json_value *v = data;
+  for (size_t i = 0; v && i < segs->array.count; i++) {
+    const gql_json_value *s = &segs->array.items[i];
+    if (s->kind == GQL_JSON_STRING)
+      v = gql_json_get(v, s->string);
+    else if (v->kind == GQL_JSON_ARRAY && s->number.i >= 0 &&
+             (uint64_t)s->number.i < v->array.count)
+      v = &v->array.items[s->number.i];
+    else
+      v = NULL;
+  }
+  return v && v->kind == GQL_JSON_OBJECT;
+}
+
+/* settle for an initial result written in direct mode (without a tree),
+ * `json` its response: with no error nothing was nulled; else an object
+ * stayed when the response still has one at its path. */
+static void settle_direct(inc_state *st, const char *json, size_t len) {
+  exec_ctx *ctx = st->ctx;
+  if (!ctx->nerrs)
+    return;
+  gql_json_value *resp;
+  const gql_json_options o = {.max_depth = UINT32_MAX, .max_size = len + 1};
+  const gql_json_value *data =
+      gql_json_parse(ctx->arena, json, len, &o, &resp, NULL) == 0
+          ? gql_json_get(resp, GQL_STR("data"))
+          : NULL;
+  for (inc_record *r = st->made.recs; r; r = r->next_made)
+    if (!r->dead && !object_at(ctx->arena, data, r->path))
+      kill_record(st, r);
+  for (inc_group *g = st->made.groups; g; g = g->next_made)
+    if (!object_at(ctx->arena, data, g->path_json))
+      kill_group(g);
+}
+
 /* What context `ctx` made, once it has finished: the fragments and groups
  * whose object did not stay in its response. */
 static void settle(inc_state *st, exec_ctx *ctx) {
@@ -579,7 +621,10 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = ud;
   st->current = st->ctx;
   gql_buf_free(&st->ctx->bytes); /* (its tree is written) */
-  settle(st, st->ctx);
+  if (st->direct)
+    settle_direct(st, json, len);
+  else
+    settle(st, st->ctx);
   st->initial_sent = true;
   /* what the initial result announces: its fragments, and those nested in
    * ones without groups of their own (announce completes those) */
@@ -673,11 +718,28 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
     }
   }
   gql_buf_init(&ctx->bytes, ctx->output->alc);
-  ctx->out = &ctx->bytes;
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  /* direct mode as gql_execute's when no field can pend, none streams and
+   * nothing is traced: defer.c splits the objects as the walk meets them
+   * (a stream's list and the tracer's hooks need tree mode) */
+  st->direct = !p->any_stream && !ctx->hooks && p->kind == GQL_OP_QUERY &&
+               ctx->s->types[p->root_type].sync;
   ctx->walking = true;
-  gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
-                       p->kind == GQL_OP_MUTATION);
+  if (st->direct) {
+    ctx->conds_bad = ctx->cond_check;
+    ctx->cond_check = true; /* (the groups' contexts copy it) */
+    ctx->out = &ctx->resp;
+    ctx->resp.len = 0;
+    gql_buf_put(&ctx->resp, "{\"data\":", 8);
+    bool failed = gql_exec_object_direct(ctx, p->root, root_value, NULL);
+    ctx->walking = false;
+    ctx->done = true;
+    gql_exec_finish_direct(ctx, failed);
+  } else {
+    ctx->out = &ctx->bytes;
+    gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
+                         p->kind == GQL_OP_MUTATION);
+  }
   ctx->walking = false;
   if (!ctx->done && ctx->pending == 0)
     gql_exec_finish(ctx);
