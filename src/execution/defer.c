@@ -68,32 +68,70 @@ static bool same_set(const plan_defer *const *a, uint32_t na,
   return true;
 }
 
-/* Whether JSON path `prefix` is `path` or a path above it. */
-static bool path_within(const char *prefix, const char *path) {
-  size_t n = strlen(prefix) - 1; /* without its ']' */
-  if (strncmp(prefix, path, n) != 0)
+/* Whether JSON path `prefix` (`plen` bytes) is `path` (`len`) or a path
+ * above it. */
+static bool path_within(const char *prefix, size_t plen, const char *path,
+                        size_t len) {
+  size_t n = plen - 1; /* without its ']' */
+  if (n >= len || memcmp(prefix, path, n) != 0)
     return false;
   return path[n] == ']' || (n == 1 || path[n] == ',');
 }
 
-/* The index of usage `u` in gql_prepared.defers (a document has few). */
-static uint32_t usage_index(const exec_ctx *ctx, const plan_defer *u) {
-  uint32_t i = 0;
-  while (ctx->p->defers[i] != u)
-    i++;
-  return i;
-}
-
 /* The fragment of usage `u` whose object is at `path` or above it: among
  * the usage's records, newest first (the walk is depth first, so it is
- * the newest one but where pending fields interleave the walks). */
+ * the newest one but where pending fields interleave the walks); the
+ * records and groups of one object share their path's string. */
 static inc_record *find_record(const exec_ctx *ctx, const plan_defer *u,
-                               const char *path) {
+                               const char *path, size_t len) {
   const inc_state *st = ctx->inc;
-  for (inc_record *r = st->latest[usage_index(ctx, u)]; r; r = r->prev_same)
-    if (path_within(r->path, path))
+  for (inc_record *r = st->latest[u->index]; r; r = r->prev_same)
+    if (r->path == path || path_within(r->path, r->path_len, path, len))
       return r;
   return NULL;
+}
+
+static uint32_t digits(uint64_t v) {
+  uint32_t n = 1;
+  for (; v >= 10; v /= 10)
+    n++;
+  return n;
+}
+
+/* The response path `f` as JSON (`[...]`, in the arena; *len its length),
+ * as gql_exec_path_json writes it: a key is a GraphQL name (nothing to
+ * escape), an index is not negative. Written from its end, as the frames
+ * go up. */
+static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
+  size_t n = 2;
+  for (const path_frame *p = f; p; p = p->parent)
+    n += (p->key ? p->key->len + 2 : digits((uint64_t)p->index)) +
+         (p->parent != NULL);
+  char *s = gql_arena_alloc(a, n + 1);
+  if (!s)
+    return NULL;
+  char *w = s + n;
+  *w = 0;
+  *--w = ']';
+  for (const path_frame *p = f; p; p = p->parent) {
+    if (p->key) {
+      *--w = '"';
+      w -= p->key->len;
+      memcpy(w, p->key->ptr, p->key->len);
+      *--w = '"';
+    } else {
+      uint64_t v = (uint64_t)p->index;
+      do
+        *--w = (char)('0' + v % 10);
+      while ((v /= 10));
+    }
+    if (p->parent)
+      *--w = ',';
+  }
+  *--w = '[';
+  assert(w == s);
+  *len = (uint32_t)n;
+  return s;
 }
 
 /* What the running context made: its group's list, or the initial
@@ -112,7 +150,7 @@ static void link_record(exec_ctx *ctx, inc_record *r) {
   *m->rtail = r;
   m->rtail = &r->next_made;
   if (r->usage) {
-    inc_record **head = &st->latest[usage_index(ctx, r->usage)];
+    inc_record **head = &st->latest[r->usage->index];
     r->prev_same = *head;
     *head = r;
   }
@@ -129,20 +167,24 @@ static void link_group(exec_ctx *ctx, inc_group *g) {
   m->gtail = &g->next_made;
 }
 
+/* A copy of path `f` in one allocation (NULL: out of memory, or f NULL). */
 static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
-  if (!f)
-    return NULL;
-  path_frame *c = gql_arena_alloc(a, sizeof *c);
+  uint32_t n = 0;
+  for (const path_frame *p = f; p; p = p->parent)
+    n++;
+  path_frame *c = n ? gql_arena_alloc(a, sizeof *c * n) : NULL;
   if (!c)
     return NULL;
-  *c = *f;
-  c->parent = copy_path(a, f->parent);
+  for (uint32_t i = 0; i < n; i++, f = f->parent) {
+    c[i] = *f;
+    c[i].parent = i + 1 < n ? &c[i + 1] : NULL;
+  }
   return c;
 }
 
 /* Records the fragments of the usages met collecting `ps` at `path`. */
 static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
-                        rnode *node) {
+                        uint32_t len, rnode *node) {
   for (uint32_t i = 0; i < ps->ndefers; i++) {
     const plan_defer *u = ps->defers[i];
     if (!usage_on(ctx, u))
@@ -154,7 +196,8 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
     *r = (inc_record){.usage = u,
                       .label = u->label,
                       .path = path,
-                      .parent = pu ? find_record(ctx, pu, path) : NULL,
+                      .path_len = len,
+                      .parent = pu ? find_record(ctx, pu, path, len) : NULL,
                       .maker = ctx->group,
                       .node = node,
                       .id = -1};
@@ -166,12 +209,12 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
 /* `set` is kept as it is (a memo's: it lives as long as the execution). */
 static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path,
-                            const char *path_json, rnode *node,
+                            const char *path_json, uint32_t len, rnode *node,
                             const plan_defer **set, uint32_t n) {
-  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g);
-  inc_record **recs = gql_arena_alloc(ctx->arena, sizeof *recs * n);
-  if (!g || !recs)
+  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g + sizeof(void *) * n);
+  if (!g)
     return NULL;
+  inc_record **recs = (inc_record **)(g + 1);
   *g = (inc_group){.set = set,
                    .recs = recs,
                    .nset = n,
@@ -180,12 +223,13 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                    .parent = parent,
                    .path = copy_path(ctx->arena, path),
                    .path_json = path_json,
+                   .path_len = len,
                    .maker = ctx->group,
                    .node = node};
   if (path && !g->path)
     return NULL;
   for (uint32_t i = 0; i < n; i++) {
-    recs[i] = find_record(ctx, set[i], path_json);
+    recs[i] = find_record(ctx, set[i], path_json, len);
     if (!recs[i])
       g->dead = true; /* (unvalidated documents only) */
     else
@@ -285,11 +329,12 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
     return NULL;
   if (group_root) /* nothing to record: its fragments are made */
     return m->keep;
-  const char *path_json = gql_exec_path_json_in(ctx, path, &ctx->inc->scratch);
-  if (!path_json || !add_records(ctx, ps, path_json, node))
+  uint32_t len;
+  const char *pj = path_json(ctx->arena, path, &len);
+  if (!pj || !add_records(ctx, ps, pj, len, node))
     return NULL;
   for (uint32_t i = 0; i < m->nsets; i++)
-    if (!add_group(ctx, ps, parent, path, path_json, node, m->sets[i],
+    if (!add_group(ctx, ps, parent, path, pj, len, node, m->sets[i],
                    m->nset[i]))
       return NULL;
   return m->keep;
@@ -392,6 +437,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                                  : (gql_str){0},
                     .first = initial,
                     .path = path_json,
+                    .path_len = (uint32_t)strlen(path_json),
                     .maker = ctx->group,
                     .node = o->node,
                     .ngroups = (uint32_t)(count - initial),
@@ -412,6 +458,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                      .info = info,
                      .path = path,
                      .path_json = path_json,
+                     .path_len = r->path_len,
                      .maker = ctx->group,
                      .node = o->node};
     link_group(ctx, g);

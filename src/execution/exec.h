@@ -62,6 +62,7 @@ typedef struct plan_defer {
   const gql_ast_selection *node;
   gql_str label; /* ptr NULL: no label */
   uint32_t var;
+  uint32_t index; /* in gql_prepared.defers */
 } plan_defer;
 
 /* One place a merged field was written in the document. */

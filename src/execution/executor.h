@@ -140,10 +140,11 @@ typedef struct exec_ctx {
 /* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
  * usage at one object of the response. */
 typedef struct inc_record {
-  const plan_defer *usage;   /* NULL: a stream */
-  gql_str label;             /* ptr NULL: none */
-  size_t first;              /* a stream: its first item's index */
-  const char *path;          /* JSON array */
+  const plan_defer *usage; /* NULL: a stream */
+  gql_str label;           /* ptr NULL: none */
+  size_t first;            /* a stream: its first item's index */
+  const char *path;        /* JSON array */
+  uint32_t path_len;
   struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
   struct inc_group *maker;   /* the group whose walk made it (NULL: the
                               * initial result's) */
@@ -185,6 +186,7 @@ typedef struct inc_group {
   const void *parent;
   const path_frame *path; /* copied */
   const char *path_json;
+  uint32_t path_len;       /* path_json's */
   struct inc_group *maker; /* as inc_record's */
   const rnode *node;       /* its object in the maker's tree */
   exec_ctx *ctx; /* its own while it runs (a finished one's is reused) */

@@ -102,15 +102,20 @@ static void settle(inc_state *st, exec_ctx *ctx) {
       kill_group(g);
 }
 
-static void id_json(gql_buf *b, int32_t id) {
-  PUT_LIT(b, "\"id\":\"");
-  gql_json_write_int(b, id);
-  gql_buf_putc(b, '"');
-}
-
-static void entry_start(gql_buf *b) {
-  gql_buf_putc(b, b->len ? ',' : '[');
-  gql_buf_putc(b, '{');
+/* Opens an entry of a pending, incremental or completed list in `b` with
+ * its id: `[{"id":"N"` or `,{"id":"N"`, in one append. */
+static void entry_start(gql_buf *b, int32_t id) {
+  char t[48] = ",{\"id\":\"";
+  t[0] = b->len ? ',' : '[';
+  char d[12], *w = d + sizeof d;
+  uint32_t v = (uint32_t)id; /* (ids are not negative) */
+  do
+    *--w = (char)('0' + v % 10);
+  while ((v /= 10));
+  size_t n = (size_t)(d + sizeof d - w);
+  memcpy(t + 8, w, n);
+  t[8 + n] = '"';
+  gql_buf_put(b, t, 9 + n);
 }
 
 /* Whether what `maker` made (NULL: the initial result) is all made. */
@@ -142,10 +147,9 @@ static bool announce(inc_state *st, inc_record *r) {
   }
   r->id = st->next_id++;
   gql_buf *b = &st->pend;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"path\":");
-  gql_buf_puts(b, r->path);
+  gql_buf_put(b, r->path, r->path_len);
   if (r->label.ptr) {
     PUT_LIT(b, ",\"label\":");
     gql_json_write_string(b, r->label);
@@ -287,15 +291,14 @@ static void start(inc_state *st, inc_group *g) {
 static const inc_record *best(const inc_group *g) {
   const inc_record *b = g->recs[0];
   for (uint32_t i = 1; i < g->nrecs; i++)
-    if (strlen(g->recs[i]->path) > strlen(b->path))
+    if (g->recs[i]->path_len > b->path_len)
       b = g->recs[i];
   return b;
 }
 
 static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
   r->failed = r->completed = true;
-  entry_start(&st->comp);
-  id_json(&st->comp, r->id);
+  entry_start(&st->comp, r->id);
   PUT_LIT(&st->comp, ",\"errors\":");
   gql_buf_append(&st->comp, errors.ptr, errors.len);
   gql_buf_putc(&st->comp, '}');
@@ -318,8 +321,7 @@ static void deliver_item(inc_state *st, inc_group *g) {
     return;
   }
   gql_buf *b = &st->incr;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"items\":[");
   gql_buf_append(b, g->data.ptr, g->data.len);
   gql_buf_putc(b, ']');
@@ -348,8 +350,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
   }
   const inc_record *r = best(g);
   gql_buf *b = &st->incr;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"data\":");
   gql_buf_append(b, g->data.ptr, g->data.len);
   if (g->errors.len) {
@@ -357,7 +358,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
     gql_buf_append(b, g->errors.ptr, g->errors.len);
     st->errs = true;
   }
-  size_t rl = strlen(r->path), gl = strlen(g->path_json);
+  size_t rl = r->path_len, gl = g->path_len;
   if (gl > rl) { /* [..., "a", 0] below [...]: ["a", 0] */
     PUT_LIT(b, ",\"subPath\":[");
     size_t from = rl == 2 ? 1 : rl; /* past the fragment's path and ',' */
@@ -401,8 +402,7 @@ static bool progress(inc_state *st) {
     if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
       continue;
     r->completed = true;
-    entry_start(&st->comp);
-    id_json(&st->comp, r->id);
+    entry_start(&st->comp, r->id);
     gql_buf_putc(&st->comp, '}');
     moved = true;
   }

@@ -400,8 +400,10 @@ defer_usage(pb *b, set_builder *sb, const gql_ast_selection *sel,
     b->err = GQL_ENOMEM;
     return defer;
   }
-  *u = (plan_defer){
-      .parent = defer ? p->defers[defer - 1] : NULL, .node = sel, .var = var};
+  *u = (plan_defer){.parent = defer ? p->defers[defer - 1] : NULL,
+                    .node = sel,
+                    .var = var,
+                    .index = p->ndefers};
   if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
     u->label = l->value->u.string.value;
   sb->defers[sb->ndefers++] = u;
