@@ -254,6 +254,9 @@ struct split_memo {
   bool *keep;
   const plan_defer ***sets;
   uint32_t *nset, nsets;
+  /* made at gql_prepare (not a group root's): each group's root split, by
+   * set, for its group (inc_group.memo) */
+  struct split_memo **groups;
   struct split_memo *next;
 };
 
@@ -324,7 +327,12 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   bool group_root = run && !run->stream && node == run->root;
   const plan_defer *const *cur = run ? run->set : NULL;
   uint32_t ncur = run ? run->nset : 0;
-  split_memo *m = find_memo(ctx->inc, ps, cur, ncur, group_root);
+  /* gql_prepare's: the initial result's, a group's root's */
+  split_memo *m = !run && ps->memo_slot ? ctx->p->memos[ps->memo_slot - 1]
+                  : group_root          ? run->memo
+                                        : NULL;
+  if (!m)
+    m = find_memo(ctx->inc, ps, cur, ncur, group_root);
   if (!m && !(m = make_memo(ctx, ps, cur, ncur, group_root)))
     return NULL;
   if (group_root) /* nothing to record: its fragments are made */
@@ -333,21 +341,97 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   const char *pj = path_json(ctx->arena, path, &len);
   if (!pj || !add_records(ctx, ps, pj, len, node))
     return NULL;
-  for (uint32_t i = 0; i < m->nsets; i++)
-    if (!add_group(ctx, ps, parent, path, pj, len, node, m->sets[i],
-                   m->nset[i]))
+  for (uint32_t i = 0; i < m->nsets; i++) {
+    inc_group *g =
+        add_group(ctx, ps, parent, path, pj, len, node, m->sets[i], m->nset[i]);
+    if (!g)
       return NULL;
+    g->memo = m->groups ? m->groups[i] : NULL;
+  }
   return m->keep;
 }
 
 const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
                                         bool *direct) {
   const inc_group *run = ctx->group;
-  split_memo *m = find_memo(ctx->inc, ps, run->set, run->nset, true);
+  split_memo *m = run->memo;
+  if (!m)
+    m = find_memo(ctx->inc, ps, run->set, run->nset, true);
   if (!m && !(m = make_memo(ctx, ps, run->set, run->nset, true)))
     return NULL;
   *direct = m->direct;
   return m->keep;
+}
+
+static void clear_slots(plan_set *ps) {
+  ps->memo_slot = 0;
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      clear_slots(ps->fields[i].subs[j]);
+}
+
+/* Whether a split of `ps` depends on no variable: no field of it has a
+ * @skip or @include (the document's @defer have no variable `if`). */
+static bool fixed_split(const plan_set *ps) {
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nocc; j++)
+      if (ps->fields[i].occs[j].nconds)
+        return false;
+  return true;
+}
+
+/* Makes the initial result's split of every set with a @defer at or below
+ * `ps` that depends on no variable, and its groups' root splits; false
+ * when out of memory. */
+static bool prepare_sets(exec_ctx *ctx, gql_prepared *p, plan_set *ps,
+                         uint32_t *n) {
+  if (ps->any_defer && fixed_split(ps) && *n < UINT16_MAX) {
+    split_memo *m = make_memo(ctx, ps, NULL, 0, false);
+    split_memo **gm =
+        m ? gql_arena_alloc(ctx->arena, sizeof *gm * (m->nsets + 1)) : NULL;
+    if (!gm)
+      return false;
+    for (uint32_t i = 0; i < m->nsets; i++)
+      if (!(gm[i] = make_memo(ctx, ps, m->sets[i], m->nset[i], true)))
+        return false;
+    m->groups = gm;
+    p->memos[*n] = m;
+    ps->memo_slot = (uint16_t)++ * n;
+  }
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      if (!prepare_sets(ctx, p, ps->fields[i].subs[j], n))
+        return false;
+  return true;
+}
+
+static uint32_t count_sets(const plan_set *ps) {
+  uint32_t n = ps->any_defer;
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      n += count_sets(ps->fields[i].subs[j]);
+  return n;
+}
+
+/* (make_memo reads of the context only what a split without variables
+ * needs: the operation, schema and arena, and a list for its memos) */
+void gql_exec_defer_prepare(gql_prepared *p) {
+  if (p->bad_condition || !p->root)
+    return;
+  for (uint32_t i = 0; i < p->ndefers; i++)
+    if (p->defers[i]->var != UINT32_MAX)
+      return;
+  uint32_t total = count_sets(p->root);
+  if (!total)
+    return;
+  p->memos = gql_arena_alloc(p->arena, sizeof *p->memos * total);
+  if (!p->memos)
+    return;
+  inc_state st = {0};
+  exec_ctx ctx = {.p = p, .s = p->s, .arena = p->arena, .inc = &st};
+  uint32_t n = 0;
+  if (!prepare_sets(&ctx, p, p->root, &n)) /* out of memory: per request */
+    clear_slots(p->root);
 }
 
 /* The value of an argument of a @stream: its variable's (NULL: none), or

@@ -220,6 +220,10 @@ struct plan_set {
    * (plan_inc_free): its objects are written as in a plain execution. (In
    * the padding: a set stays 64 bytes.) */
   bool inc_free;
+  /* A set with any_defer whose split gql_prepare made (defer.c): its
+   * split_memo is gql_prepared.memos[memo_slot - 1]; 0: none (also in the
+   * padding). */
+  uint16_t memo_slot;
 };
 
 typedef struct plan_var {
@@ -254,7 +258,14 @@ struct gql_prepared {
                     * document) */
   const plan_defer **defers; /* the usages (plan_occ.defer) */
   uint32_t ndefers, defers_cap;
+  /* the splits of the sets with a memo_slot in the initial result (and
+   * their groups'), made once when no variable decides them */
+  struct split_memo **memos;
 };
+
+/* At gql_prepare of an incremental document (defer.c): the splits that do
+ * not depend on variables, kept with the plan (plan_set.memo_slot). */
+void gql_exec_defer_prepare(gql_prepared *p);
 
 /* ---- coercion (coerce.c) */
 

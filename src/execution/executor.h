@@ -183,6 +183,7 @@ typedef struct inc_group {
   gql_type_ref item;
   const gql_resolve_info *info;
   const plan_set *ps;
+  struct split_memo *memo; /* its root's split when gql_prepare made it */
   const void *parent;
   const path_frame *path; /* copied */
   const char *path_json;

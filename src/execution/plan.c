@@ -1187,8 +1187,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
-  if (p->incremental && p->root)
+  if (p->incremental && p->root) {
     plan_inc_free(p->root, &p->any_stream);
+    gql_exec_defer_prepare(p);
+  }
   if (p->kind == GQL_OP_SUBSCRIPTION && p->root) {
     /* the root field's value is its stream's event, per event (see
      * gql_exec_sub_resolver): never a member written in place */
