@@ -220,6 +220,8 @@ typedef struct inc_state {
   /* the payload being made: its pending, incremental and completed
    * entries, and whether one has errors */
   gql_buf pend, incr, comp;
+  gql_allocator alc; /* the arena's: pend's, comp's, scratch's, the groups'
+                      * contexts' */
   bool errs;
   gql_buf scratch; /* gql_exec_path_json's */
   /* The hooks (a trace) whose execute_finish comes with the last payload,

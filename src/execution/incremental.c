@@ -184,8 +184,8 @@ static exec_ctx *take_ctx(inc_state *st, inc_group *g) {
     *c = *st->ctx;
     c->own_output = (gql_output){0};
     c->output = &c->own_output;
-    c->resp = (gql_buf){0};
-    c->bytes = (gql_buf){0};
+    gql_buf_init(&c->resp, &st->alc);
+    gql_buf_init(&c->bytes, &st->alc);
     c->root = root;
   }
   c->owns = 0; /* (the buffers are incremental.c's) */
@@ -696,10 +696,14 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
                   .sync_done = &sync_done,
                   .on_payload = ctx->on_done,
                   .ud = ctx->ud};
-  gql_buf_init(&st->pend, NULL);
+  /* the buffers the execution keeps to itself (entries, the groups'
+   * contexts) die with the arena: no malloc and free of a few hundred bytes
+   * each per request */
+  st->alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&st->pend, &st->alc);
   gql_buf_init(&st->incr, NULL);
-  gql_buf_init(&st->comp, NULL);
-  gql_buf_init(&st->scratch, NULL);
+  gql_buf_init(&st->comp, &st->alc);
+  gql_buf_init(&st->scratch, &st->alc);
   ctx->owns = 0;
   ctx->on_done = on_initial;
   ctx->ud = st;
