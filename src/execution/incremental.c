@@ -103,19 +103,22 @@ static void settle(inc_state *st, exec_ctx *ctx) {
 }
 
 /* Opens an entry of a pending, incremental or completed list in `b` with
- * its id: `[{"id":"N"` or `,{"id":"N"`, in one append. */
+ * its id: `[{"id":"N"` or `,{"id":"N"`, written in place. */
 static void entry_start(gql_buf *b, int32_t id) {
-  char t[48] = ",{\"id\":\"";
-  t[0] = b->len ? ',' : '[';
-  char d[12], *w = d + sizeof d;
-  uint32_t v = (uint32_t)id; /* (ids are not negative) */
+  if (GQL_UNLIKELY(b->cap - b->len < 24) && !gql_buf_reserve(b, 24))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, ",{\"id\":\"", 8);
+  w[0] = b->len ? ',' : '[';
+  uint32_t v = (uint32_t)id, n = 1; /* (ids are not negative) */
+  for (uint32_t t = v; t >= 10; t /= 10)
+    n++;
+  w += 8 + n;
+  *w = '"';
   do
     *--w = (char)('0' + v % 10);
   while ((v /= 10));
-  size_t n = (size_t)(d + sizeof d - w);
-  memcpy(t + 8, w, n);
-  t[8 + n] = '"';
-  gql_buf_put(b, t, 9 + n);
+  b->len += 9 + n;
 }
 
 /* Whether what `maker` made (NULL: the initial result) is all made. */
@@ -209,11 +212,6 @@ static exec_ctx *take_ctx(inc_state *st, inc_group *g) {
   return c;
 }
 
-static void free_ctx_buffers(exec_ctx *c) {
-  gql_buf_free(&c->bytes);
-  gql_buf_free(&c->resp);
-}
-
 /* A group whose fields can be written straight (no @defer or @stream
  * below, a synchronous type) is, as in a plain execution, into its
  * context's response buffer; the others, and streamed items, in tree
@@ -280,10 +278,8 @@ static void start(inc_state *st, inc_group *g) {
   if (!c->done) /* fields pend: the context is the group's until then */
     return;
   g->ctx = NULL;
-  if (!st->spare)
+  if (!st->spare) /* (its buffers are the arena's) */
     st->spare = c;
-  else
-    free_ctx_buffers(c);
 }
 
 /* The fragment a group's data is delivered at: the deepest of its
@@ -449,7 +445,7 @@ static void release(inc_state *st) {
     return;
   if (st->sync_done)
     *st->sync_done = true;
-  gql_buf_free(&st->pend);
+  /* (pend, comp, scratch and the groups' buffers are the arena's) */
   if (!st->took_resp) {
     gql_buf_free(&st->incr);
   } else if (st->in_initial) { /* deliver hands it to the output */
@@ -464,10 +460,6 @@ static void release(inc_state *st) {
     gql_buf_free(&st->incr);
   }
   st->incr = (gql_buf){0};
-  gql_buf_free(&st->comp);
-  gql_buf_free(&st->scratch);
-  if (st->spare)
-    free_ctx_buffers(st->spare);
   st->spare = NULL;
   exec_ctx *c = st->current;
   if (st->owns & OWN_OUTPUT) {
@@ -479,13 +471,18 @@ static void release(inc_state *st) {
   c->owns |= st->owns & OWN_ARENA;
 }
 
-static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
+/* Appends `,KEY[ENTRIES]` (the entries in `b`, which it empties) to pay. */
+static void close_list(gql_buf *b, gql_buf *pay, const char *key, size_t klen) {
   if (!b->len)
     return;
-  gql_buf_putc(pay, ',');
-  gql_buf_puts(pay, key);
-  gql_buf_append(pay, b->data, b->len);
-  gql_buf_putc(pay, ']');
+  if (gql_buf_reserve(pay, klen + b->len + 2)) {
+    char *w = pay->data + pay->len;
+    *w++ = ',';
+    memcpy(w, key, klen);
+    memcpy(w + klen, b->data, b->len);
+    w[klen + b->len] = ']';
+    pay->len += klen + b->len + 2;
+  }
   b->len = 0;
 }
 
@@ -527,7 +524,7 @@ static gql_buf *payload(inc_state *st, bool more) {
   b->len = hlen + n;
   if (n)
     gql_buf_putc(b, ']');
-  close_list(&st->comp, b, "\"completed\":");
+  close_list(&st->comp, b, "\"completed\":", 12);
   gql_buf_putc(b, '}');
   return b;
 }
@@ -592,7 +589,6 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   if (st->finished) { /* after the last payload: only the memory is left */
     g->done = true;
     st->running--;
-    free_ctx_buffers(c);
     release(st);
     st->current = prev;
     return;
@@ -607,10 +603,7 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
     off = 1 + e.len + 1 + 7;
     gql_buf_free(&e);
   }
-  bool fresh = !st->in_start; /* (a started one's buffers are reused) */
   group_done(st, g, c, failed, json + off, len > off ? len - off - 1 : 0);
-  if (fresh)
-    free_ctx_buffers(c);
   if (!st->finished || st->running)
     st->current = prev;
 }
@@ -650,7 +643,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
     return;
   }
   r->len--;
-  close_list(&st->pend, r, "\"pending\":");
+  close_list(&st->pend, r, "\"pending\":", 10);
   PUT_LIT(r, ",\"hasNext\":true}");
   send_payload(st, r, errs);
   gql_buf_free(&st->incr);
@@ -703,6 +696,13 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
   gql_buf_init(&st->pend, &st->alc);
   gql_buf_init(&st->incr, NULL);
   gql_buf_init(&st->comp, &st->alc);
+  /* room for a few entries each, without the growth's calls */
+  char *room = gql_arena_alloc(ctx->arena, 512);
+  if (room) {
+    st->pend.data = room;
+    st->comp.data = room + 256;
+    st->pend.cap = st->comp.cap = 256;
+  }
   gql_buf_init(&st->scratch, &st->alc);
   ctx->owns = 0;
   ctx->on_done = on_initial;
