@@ -91,13 +91,6 @@ static inc_record *find_record(const exec_ctx *ctx, const plan_defer *u,
   return NULL;
 }
 
-static uint32_t digits(uint64_t v) {
-  uint32_t n = 1;
-  for (; v >= 10; v /= 10)
-    n++;
-  return n;
-}
-
 /* The response path `f` as JSON (`[...]`, in the arena; *len its length),
  * as gql_exec_path_json writes it: a key is a GraphQL name (nothing to
  * escape), an index is not negative. Written from its end, as the frames
@@ -105,7 +98,7 @@ static uint32_t digits(uint64_t v) {
 static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
   size_t n = 2;
   for (const path_frame *p = f; p; p = p->parent)
-    n += (p->key ? p->key->len + 2 : digits((uint64_t)p->index)) +
+    n += (p->key ? p->key->len + 2 : inc_digits((uint64_t)p->index)) +
          (p->parent != NULL);
   char *s = gql_arena_alloc(a, n + 1);
   if (!s)
@@ -120,10 +113,8 @@ static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
       memcpy(w, p->key->ptr, p->key->len);
       *--w = '"';
     } else {
-      uint64_t v = (uint64_t)p->index;
-      do
-        *--w = (char)('0' + v % 10);
-      while ((v /= 10));
+      inc_put_digits(w, (uint64_t)p->index);
+      w -= inc_digits((uint64_t)p->index);
     }
     if (p->parent)
       *--w = ',';

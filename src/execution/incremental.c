@@ -110,14 +110,9 @@ static void entry_start(gql_buf *b, int32_t id) {
   char *w = b->data + b->len;
   memcpy(w, ",{\"id\":\"", 8);
   w[0] = b->len ? ',' : '[';
-  uint32_t v = (uint32_t)id, n = 1; /* (ids are not negative) */
-  for (uint32_t t = v; t >= 10; t /= 10)
-    n++;
-  w += 8 + n;
-  *w = '"';
-  do
-    *--w = (char)('0' + v % 10);
-  while ((v /= 10));
+  uint32_t n = inc_digits((uint32_t)id); /* (ids are not negative) */
+  inc_put_digits(w + 8 + n, (uint32_t)id);
+  w[8 + n] = '"';
   b->len += 9 + n;
 }
 
