@@ -110,7 +110,7 @@ static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
     if (p->key) {
       *--w = '"';
       w -= p->key->len;
-      memcpy(w, p->key->ptr, p->key->len);
+      gql_copy_short(w, p->key->ptr, p->key->len);
       *--w = '"';
     } else {
       inc_put_digits(w, (uint64_t)p->index);
@@ -304,6 +304,10 @@ static split_memo *make_memo(exec_ctx *ctx, const plan_set *ps,
       nset[m->nsets++] = n;
     }
   }
+  /* keep[nentries]: no field is kept (the object is {}) */
+  keep[ps->nentries] = true;
+  for (uint32_t i = 0; i < ps->nentries; i++)
+    keep[ps->nentries] &= !keep[i];
   m->next = st->memos;
   st->memos = m;
   return m;

@@ -347,6 +347,9 @@ int gql_exec_tree(exec_ctx *ctx, const void *root_value);
  * (gql_exec_object_direct_keep). NULL when out of memory. */
 const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
                                         bool *direct);
+/* The fields of `ps` the running context keeps at this object, by entry
+ * (keep[nentries]: none is); its fragments and groups recorded. NULL when
+ * out of memory. */
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
                            const void *parent, const path_frame *path,
                            rnode *node);

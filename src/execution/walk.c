@@ -339,11 +339,16 @@ __attribute__((noinline)) bool gql_exec_object_checked(exec_ctx *ctx,
   if (ctx->conds_bad && gql_exec_conditions_fail(ctx, ps->type, path))
     return true;
   const bool *keep = NULL;
-  if (ps->any_defer && ctx->inc &&
-      !(keep = gql_exec_defer_split(ctx, ps, parent, path, NULL))) {
-    /* an error, for incremental.c's settle_direct */
-    gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
-    return true;
+  if (ps->any_defer && ctx->inc) {
+    if (!(keep = gql_exec_defer_split(ctx, ps, parent, path, NULL))) {
+      /* an error, for incremental.c's settle_direct */
+      gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
+      return true;
+    }
+    if (keep[ps->nentries]) { /* every field deferred */
+      gql_buf_put(ctx->out, "{}", 2);
+      return false;
+    }
   }
   return keep_fields(ctx, ps, parent, path, keep);
 }
