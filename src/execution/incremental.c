@@ -734,6 +734,10 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
     ctx->walking = false;
     ctx->done = true;
     gql_exec_finish_direct(ctx, failed);
+    if (sync_done) /* (the arena, ctx's and st's, may be freed) */
+      return 0;
+    st->sync_done = NULL;
+    return 1;
   } else {
     ctx->out = &ctx->bytes;
     gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
