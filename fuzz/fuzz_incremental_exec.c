@@ -5,7 +5,9 @@
  * plus a pending field and a list with a pending item, completed after the
  * walk (one with a value, one with an error). Every payload must be valid
  * JSON; every one but the last must say "hasNext":true, the last must not;
- * the execution must end once nothing is pending. */
+ * the execution must end once nothing is pending. Each input runs twice:
+ * against that schema, and against one with no resolver of its own (every
+ * type synchronous: the initial result in direct mode, incremental.c). */
 #include "execution/exec.h"
 #include "schema/schema.h"
 
@@ -48,7 +50,7 @@ static void later(const gql_resolve_info *info, const void *parent,
     gql_out_error(out, "too many");
 }
 
-static gql_schema *schema;
+static gql_schema *schema, *schema_sync;
 static gql_arena *data_arena;
 static const gql_value *root;
 
@@ -77,6 +79,8 @@ static void setup(void) {
     __builtin_trap();
   gql_schema_set_resolver(schema, "Query", "later", later, NULL, 0);
   gql_schema_set_resolver(schema, "Query", "laterList", later_list, NULL, 0);
+  if (gql_schema_build(sdl, sizeof sdl - 1, NULL, &bo, &schema_sync, NULL) < 0)
+    __builtin_trap();
   data_arena = gql_arena_new(NULL);
   if (gql_value_parse(data_arena, json, sizeof json - 1, &root) < 0)
     __builtin_trap();
@@ -104,8 +108,7 @@ static void on_done(void *ud, const char *out, size_t len, bool errors) {
   gql_arena_free(a);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  setup();
+static void run(gql_schema *s, const uint8_t *data, size_t size) {
   const char *src = (const char *)data;
   size_t qlen = strnlen(src, size);
   const char *vars = qlen < size ? src + qlen + 1 : NULL;
@@ -114,13 +117,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                             .max_plan_size = 5000};
   gql_arena *arena = gql_arena_new(NULL);
   if (!arena)
-    return 0;
+    return;
   gql_arena_set_limit(arena, 64u << 20);
   gql_prepared *p;
   gql_errors errors = {.arena = arena};
-  if (gql_prepare(schema, src, qlen, NULL, &po, &p, &errors) < 0) {
+  if (gql_prepare(s, src, qlen, NULL, &po, &p, &errors) < 0) {
     gql_arena_free(arena);
-    return 0;
+    return;
   }
   fuzz_ctx c = {0};
   current = &c;
@@ -144,5 +147,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   current = NULL;
   gql_prepared_free(p);
   gql_arena_free(arena);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  setup();
+  run(schema, data, size);
+  run(schema_sync, data, size);
   return 0;
 }

@@ -7,7 +7,7 @@
  * without one (unvalidated). The collection of that selection set stops
  * there: at the root, the response is that error and no data; below, the
  * field (or list item) whose object it is becomes null with the error at
- * its path. So when an execution has such a variable (exec_ctx.cond_check),
+ * its path. So when an execution has such a variable (exec_ctx.conds_bad),
  * each set that uses one (plan_set.check_conds) is walked here first, in
  * collectFields's order: a selection's @skip before its @include, a
  * fragment's conditions before its type condition, a spread already met not

@@ -68,32 +68,61 @@ static bool same_set(const plan_defer *const *a, uint32_t na,
   return true;
 }
 
-/* Whether JSON path `prefix` is `path` or a path above it. */
-static bool path_within(const char *prefix, const char *path) {
-  size_t n = strlen(prefix) - 1; /* without its ']' */
-  if (strncmp(prefix, path, n) != 0)
+/* Whether JSON path `prefix` (`plen` bytes) is `path` (`len`) or a path
+ * above it. */
+static bool path_within(const char *prefix, size_t plen, const char *path,
+                        size_t len) {
+  size_t n = plen - 1; /* without its ']' */
+  if (n >= len || memcmp(prefix, path, n) != 0)
     return false;
   return path[n] == ']' || (n == 1 || path[n] == ',');
 }
 
-/* The index of usage `u` in gql_prepared.defers (a document has few). */
-static uint32_t usage_index(const exec_ctx *ctx, const plan_defer *u) {
-  uint32_t i = 0;
-  while (ctx->p->defers[i] != u)
-    i++;
-  return i;
-}
-
 /* The fragment of usage `u` whose object is at `path` or above it: among
  * the usage's records, newest first (the walk is depth first, so it is
- * the newest one but where pending fields interleave the walks). */
+ * the newest one but where pending fields interleave the walks); the
+ * records and groups of one object share their path's string. */
 static inc_record *find_record(const exec_ctx *ctx, const plan_defer *u,
-                               const char *path) {
+                               const char *path, size_t len) {
   const inc_state *st = ctx->inc;
-  for (inc_record *r = st->latest[usage_index(ctx, u)]; r; r = r->prev_same)
-    if (path_within(r->path, path))
+  for (inc_record *r = st->latest[u->index]; r; r = r->prev_same)
+    if (r->path == path || path_within(r->path, r->path_len, path, len))
       return r;
   return NULL;
+}
+
+/* The response path `f` as JSON (`[...]`, in the arena; *len its length),
+ * as gql_exec_path_json writes it: a key is a GraphQL name (nothing to
+ * escape), an index is not negative. Written from its end, as the frames
+ * go up. */
+static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
+  size_t n = 2;
+  for (const path_frame *p = f; p; p = p->parent)
+    n += (p->key ? p->key->len + 2 : inc_digits((uint64_t)p->index)) +
+         (p->parent != NULL);
+  char *s = gql_arena_alloc(a, n + 1);
+  if (!s)
+    return NULL;
+  char *w = s + n;
+  *w = 0;
+  *--w = ']';
+  for (const path_frame *p = f; p; p = p->parent) {
+    if (p->key) {
+      *--w = '"';
+      w -= p->key->len;
+      gql_copy_short(w, p->key->ptr, p->key->len);
+      *--w = '"';
+    } else {
+      inc_put_digits(w, (uint64_t)p->index);
+      w -= inc_digits((uint64_t)p->index);
+    }
+    if (p->parent)
+      *--w = ',';
+  }
+  *--w = '[';
+  assert(w == s);
+  *len = (uint32_t)n;
+  return s;
 }
 
 /* What the running context made: its group's list, or the initial
@@ -112,7 +141,7 @@ static void link_record(exec_ctx *ctx, inc_record *r) {
   *m->rtail = r;
   m->rtail = &r->next_made;
   if (r->usage) {
-    inc_record **head = &st->latest[usage_index(ctx, r->usage)];
+    inc_record **head = &st->latest[r->usage->index];
     r->prev_same = *head;
     *head = r;
   }
@@ -129,20 +158,24 @@ static void link_group(exec_ctx *ctx, inc_group *g) {
   m->gtail = &g->next_made;
 }
 
+/* A copy of path `f` in one allocation (NULL: out of memory, or f NULL). */
 static const path_frame *copy_path(gql_arena *a, const path_frame *f) {
-  if (!f)
-    return NULL;
-  path_frame *c = gql_arena_alloc(a, sizeof *c);
+  uint32_t n = 0;
+  for (const path_frame *p = f; p; p = p->parent)
+    n++;
+  path_frame *c = n ? gql_arena_alloc(a, sizeof *c * n) : NULL;
   if (!c)
     return NULL;
-  *c = *f;
-  c->parent = copy_path(a, f->parent);
+  for (uint32_t i = 0; i < n; i++, f = f->parent) {
+    c[i] = *f;
+    c[i].parent = i + 1 < n ? &c[i + 1] : NULL;
+  }
   return c;
 }
 
 /* Records the fragments of the usages met collecting `ps` at `path`. */
 static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
-                        rnode *node) {
+                        uint32_t len, rnode *node) {
   for (uint32_t i = 0; i < ps->ndefers; i++) {
     const plan_defer *u = ps->defers[i];
     if (!usage_on(ctx, u))
@@ -154,7 +187,8 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
     *r = (inc_record){.usage = u,
                       .label = u->label,
                       .path = path,
-                      .parent = pu ? find_record(ctx, pu, path) : NULL,
+                      .path_len = len,
+                      .parent = pu ? find_record(ctx, pu, path, len) : NULL,
                       .maker = ctx->group,
                       .node = node,
                       .id = -1};
@@ -166,12 +200,12 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
 /* `set` is kept as it is (a memo's: it lives as long as the execution). */
 static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path,
-                            const char *path_json, rnode *node,
+                            const char *path_json, uint32_t len, rnode *node,
                             const plan_defer **set, uint32_t n) {
-  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g);
-  inc_record **recs = gql_arena_alloc(ctx->arena, sizeof *recs * n);
-  if (!g || !recs)
+  inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g + sizeof(void *) * n);
+  if (!g)
     return NULL;
+  inc_record **recs = (inc_record **)(g + 1);
   *g = (inc_group){.set = set,
                    .recs = recs,
                    .nset = n,
@@ -180,12 +214,13 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                    .parent = parent,
                    .path = copy_path(ctx->arena, path),
                    .path_json = path_json,
+                   .path_len = len,
                    .maker = ctx->group,
                    .node = node};
   if (path && !g->path)
     return NULL;
   for (uint32_t i = 0; i < n; i++) {
-    recs[i] = find_record(ctx, set[i], path_json);
+    recs[i] = find_record(ctx, set[i], path_json, len);
     if (!recs[i])
       g->dead = true; /* (unvalidated documents only) */
     else
@@ -210,6 +245,9 @@ struct split_memo {
   bool *keep;
   const plan_defer ***sets;
   uint32_t *nset, nsets;
+  /* made at gql_prepare (not a group root's): each group's root split, by
+   * set, for its group (inc_group.memo) */
+  struct split_memo **groups;
   struct split_memo *next;
 };
 
@@ -266,6 +304,10 @@ static split_memo *make_memo(exec_ctx *ctx, const plan_set *ps,
       nset[m->nsets++] = n;
     }
   }
+  /* keep[nentries]: no field is kept (the object is {}) */
+  keep[ps->nentries] = true;
+  for (uint32_t i = 0; i < ps->nentries; i++)
+    keep[ps->nentries] &= !keep[i];
   m->next = st->memos;
   st->memos = m;
   return m;
@@ -280,29 +322,111 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
   bool group_root = run && !run->stream && node == run->root;
   const plan_defer *const *cur = run ? run->set : NULL;
   uint32_t ncur = run ? run->nset : 0;
-  split_memo *m = find_memo(ctx->inc, ps, cur, ncur, group_root);
+  /* gql_prepare's: the initial result's, a group's root's */
+  split_memo *m = !run && ps->memo_slot ? ctx->p->memos[ps->memo_slot - 1]
+                  : group_root          ? run->memo
+                                        : NULL;
+  if (!m)
+    m = find_memo(ctx->inc, ps, cur, ncur, group_root);
   if (!m && !(m = make_memo(ctx, ps, cur, ncur, group_root)))
     return NULL;
   if (group_root) /* nothing to record: its fragments are made */
     return m->keep;
-  const char *path_json = gql_exec_path_json_in(ctx, path, &ctx->inc->scratch);
-  if (!path_json || !add_records(ctx, ps, path_json, node))
+  uint32_t len;
+  const char *pj = path_json(ctx->arena, path, &len);
+  if (!pj || !add_records(ctx, ps, pj, len, node))
     return NULL;
-  for (uint32_t i = 0; i < m->nsets; i++)
-    if (!add_group(ctx, ps, parent, path, path_json, node, m->sets[i],
-                   m->nset[i]))
+  for (uint32_t i = 0; i < m->nsets; i++) {
+    inc_group *g =
+        add_group(ctx, ps, parent, path, pj, len, node, m->sets[i], m->nset[i]);
+    if (!g)
       return NULL;
+    g->memo = m->groups ? m->groups[i] : NULL;
+  }
   return m->keep;
 }
 
 const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
                                         bool *direct) {
   const inc_group *run = ctx->group;
-  split_memo *m = find_memo(ctx->inc, ps, run->set, run->nset, true);
+  split_memo *m = run->memo;
+  if (!m)
+    m = find_memo(ctx->inc, ps, run->set, run->nset, true);
   if (!m && !(m = make_memo(ctx, ps, run->set, run->nset, true)))
     return NULL;
   *direct = m->direct;
   return m->keep;
+}
+
+static void clear_slots(plan_set *ps) {
+  ps->memo_slot = 0;
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      clear_slots(ps->fields[i].subs[j]);
+}
+
+/* Whether a split of `ps` depends on no variable: no field of it has a
+ * @skip or @include (the document's @defer have no variable `if`). */
+static bool fixed_split(const plan_set *ps) {
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nocc; j++)
+      if (ps->fields[i].occs[j].nconds)
+        return false;
+  return true;
+}
+
+/* Makes the initial result's split of every set with a @defer at or below
+ * `ps` that depends on no variable, and its groups' root splits; false
+ * when out of memory. */
+static bool prepare_sets(exec_ctx *ctx, gql_prepared *p, plan_set *ps,
+                         uint32_t *n) {
+  if (ps->any_defer && fixed_split(ps) && *n < UINT16_MAX) {
+    split_memo *m = make_memo(ctx, ps, NULL, 0, false);
+    split_memo **gm =
+        m ? gql_arena_alloc(ctx->arena, sizeof *gm * (m->nsets + 1)) : NULL;
+    if (!gm)
+      return false;
+    for (uint32_t i = 0; i < m->nsets; i++)
+      if (!(gm[i] = make_memo(ctx, ps, m->sets[i], m->nset[i], true)))
+        return false;
+    m->groups = gm;
+    p->memos[*n] = m;
+    ps->memo_slot = (uint16_t)++ * n;
+  }
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      if (!prepare_sets(ctx, p, ps->fields[i].subs[j], n))
+        return false;
+  return true;
+}
+
+static uint32_t count_sets(const plan_set *ps) {
+  uint32_t n = ps->any_defer;
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      n += count_sets(ps->fields[i].subs[j]);
+  return n;
+}
+
+/* (make_memo reads of the context only what a split without variables
+ * needs: the operation, schema and arena, and a list for its memos) */
+void gql_exec_defer_prepare(gql_prepared *p) {
+  if (p->bad_condition || !p->root)
+    return;
+  for (uint32_t i = 0; i < p->ndefers; i++)
+    if (p->defers[i]->var != UINT32_MAX)
+      return;
+  uint32_t total = count_sets(p->root);
+  if (!total)
+    return;
+  p->memos = gql_arena_alloc(p->arena, sizeof *p->memos * total);
+  if (!p->memos)
+    return;
+  inc_state st = {0};
+  exec_ctx ctx = {.p = p, .s = p->s, .arena = p->arena, .inc = &st};
+  uint32_t n = 0;
+  if (!prepare_sets(&ctx, p, p->root, &n)) /* out of memory: per request */
+    clear_slots(p->root);
 }
 
 /* The value of an argument of a @stream: its variable's (NULL: none), or
@@ -392,6 +516,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                                  : (gql_str){0},
                     .first = initial,
                     .path = path_json,
+                    .path_len = (uint32_t)strlen(path_json),
                     .maker = ctx->group,
                     .node = o->node,
                     .ngroups = (uint32_t)(count - initial),
@@ -412,6 +537,7 @@ void gql_exec_stream_add(gql_out *o, const void *list, size_t count,
                      .info = info,
                      .path = path,
                      .path_json = path_json,
+                     .path_len = r->path_len,
                      .maker = ctx->group,
                      .node = o->node};
     link_group(ctx, g);

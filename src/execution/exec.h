@@ -62,6 +62,7 @@ typedef struct plan_defer {
   const gql_ast_selection *node;
   gql_str label; /* ptr NULL: no label */
   uint32_t var;
+  uint32_t index; /* in gql_prepared.defers */
 } plan_defer;
 
 /* One place a merged field was written in the document. */
@@ -205,7 +206,8 @@ struct plan_set {
   /* Collecting the set met a @skip or @include whose `if` is a variable
    * (or, unvalidated, not a boolean literal): an execution whose such
    * variables may lack a value checks the set as graphql-js's collectFields
-   * would (gql_exec_conditions_fail). Implies any_cond. */
+   * would (gql_exec_conditions_fail). Implies any_cond. Also set on a set
+   * with any_defer: the direct walk looks at both first (cond_check). */
   bool check_conds;
   /* An occurrence of a field is under a @defer, or the set's selections
    * have one (`defers`: the usages met collecting this set): an
@@ -218,6 +220,10 @@ struct plan_set {
    * (plan_inc_free): its objects are written as in a plain execution. (In
    * the padding: a set stays 64 bytes.) */
   bool inc_free;
+  /* A set with any_defer whose split gql_prepare made (defer.c): its
+   * split_memo is gql_prepared.memos[memo_slot - 1]; 0: none (also in the
+   * padding). */
+  uint16_t memo_slot;
 };
 
 typedef struct plan_var {
@@ -248,9 +254,18 @@ struct gql_prepared {
   bool answer_early;
   /* the document has a @defer or @stream (plan sets are then not shared) */
   bool incremental;
+  bool any_stream; /* a field of the plan has a @stream (in an incremental
+                    * document) */
   const plan_defer **defers; /* the usages (plan_occ.defer) */
   uint32_t ndefers, defers_cap;
+  /* the splits of the sets with a memo_slot in the initial result (and
+   * their groups'), made once when no variable decides them */
+  struct split_memo **memos;
 };
+
+/* At gql_prepare of an incremental document (defer.c): the splits that do
+ * not depend on variables, kept with the plan (plan_set.memo_slot). */
+void gql_exec_defer_prepare(gql_prepared *p);
 
 /* ---- coercion (coerce.c) */
 

@@ -40,6 +40,11 @@ static void finish_direct(exec_ctx *ctx, bool data_null) {
   deliver(ctx);
 }
 
+__attribute__((noinline)) void gql_exec_finish_direct(exec_ctx *ctx,
+                                                      bool data_null) {
+  finish_direct(ctx, data_null);
+}
+
 /* Sets the members every execution reads (tree mode's are gql_exec_tree's, the
  * variables' vars_init's). */
 static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
@@ -200,6 +205,9 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   for (uint32_t i = 0; i < p->nvars && !ctx->cond_check; i++)
     ctx->cond_check = p->vars[i].in_condition &&
                       (!ctx->vars[i] || ctx->vars[i]->kind != GQL_JSON_BOOL);
+  ctx->conds_bad = ctx->cond_check;
+  ctx->inc = NULL; /* (read where the walk looks first: a direct-mode
+                    * context's is set only here and by incremental.c) */
   if (p->root_error) {
     uint32_t off = p->op->h.start;
     gql_exec_add_error(ctx, p->root_error, NULL, off, NULL);

@@ -93,12 +93,16 @@ typedef struct exec_ctx {
   bool aborted;
   bool last_stamps; /* the hooks' last_stamps, in direct mode */
   bool owed; /* a stamp may be GQL_STAMP_OWED (see gql_exec_stamps_settle) */
-  /* a @skip or @include's `if` may have no boolean value (a variable
-   * without one, unvalidated literals): sets with check_conds are checked
-   * (gql_exec_conditions_fail) */
+  /* the walks look at sets with check_conds before their fields: a @skip
+   * or @include's `if` may have no boolean value (conds_bad: a variable
+   * without one, unvalidated literals), and sets with check_conds are
+   * checked (gql_exec_conditions_fail); or an incremental execution's
+   * initial result runs in direct mode, and its sets with a @defer split
+   * (gql_exec_object_checked) */
   bool cond_check;
-  gql_buf *out; /* where values are written: the response, or the bytes of
-                 * tree mode */
+  bool conds_bad; /* (read only when cond_check) */
+  gql_buf *out;   /* where values are written: the response, or the bytes of
+                   * tree mode */
   gql_buf resp;
   gql_output *output;
   const gql_json_value **vars;
@@ -133,13 +137,40 @@ typedef struct exec_ctx {
 
 /* ---- incremental delivery (defer.c records, incremental.c delivers) */
 
+/* The number of decimal digits of v (ids and list indices: mostly few). */
+static inline uint32_t inc_digits(uint64_t v) {
+  uint32_t n = 1;
+  for (; v >= 10000; v /= 10000)
+    n += 4;
+  return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* Writes the `n` (inc_digits) decimal digits of v ending at `end`, two at
+ * a time. */
+static inline void inc_put_digits(char *end, uint64_t v) {
+  static const char pairs[] =
+      "00010203040506070809101112131415161718192021222324"
+      "25262728293031323334353637383940414243444546474849"
+      "50515253545556575859606162636465666768697071727374"
+      "75767778798081828384858687888990919293949596979899";
+  for (; v >= 100; v /= 100) {
+    end -= 2;
+    memcpy(end, pairs + 2 * (v % 100), 2);
+  }
+  if (v >= 10)
+    memcpy(end - 2, pairs + 2 * v, 2);
+  else
+    end[-1] = (char)('0' + v);
+}
+
 /* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
  * usage at one object of the response. */
 typedef struct inc_record {
-  const plan_defer *usage;   /* NULL: a stream */
-  gql_str label;             /* ptr NULL: none */
-  size_t first;              /* a stream: its first item's index */
-  const char *path;          /* JSON array */
+  const plan_defer *usage; /* NULL: a stream */
+  gql_str label;           /* ptr NULL: none */
+  size_t first;            /* a stream: its first item's index */
+  const char *path;        /* JSON array */
+  uint32_t path_len;
   struct inc_record *parent; /* the enclosing fragment's (NULL: none) */
   struct inc_group *maker;   /* the group whose walk made it (NULL: the
                               * initial result's) */
@@ -178,9 +209,11 @@ typedef struct inc_group {
   gql_type_ref item;
   const gql_resolve_info *info;
   const plan_set *ps;
+  struct split_memo *memo; /* its root's split when gql_prepare made it */
   const void *parent;
   const path_frame *path; /* copied */
   const char *path_json;
+  uint32_t path_len;       /* path_json's */
   struct inc_group *maker; /* as inc_record's */
   const rnode *node;       /* its object in the maker's tree */
   exec_ctx *ctx; /* its own while it runs (a finished one's is reused) */
@@ -203,6 +236,7 @@ typedef struct inc_state {
   inc_record **latest;
   int32_t next_id;
   bool initial_sent, finished, pumping;
+  bool direct;       /* the initial result runs in direct mode (no tree) */
   uint32_t running;  /* groups started and not done */
   uint8_t owns;      /* the initial context's owns, released at the end */
   exec_ctx *current; /* the context delivering now */
@@ -212,6 +246,8 @@ typedef struct inc_state {
   /* the payload being made: its pending, incremental and completed
    * entries, and whether one has errors */
   gql_buf pend, incr, comp;
+  gql_allocator alc; /* the arena's: pend's, comp's, scratch's, the groups'
+                      * contexts' */
   bool errs;
   gql_buf scratch; /* gql_exec_path_json's */
   /* The hooks (a trace) whose execute_finish comes with the last payload,
@@ -291,6 +327,9 @@ void gql_exec_out_bool_slow(gql_out *o, bool b);
 void gql_exec_write_errors(exec_ctx *ctx, gql_buf *b);
 void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
+/* Direct mode: the data is written after `{"data":` (null when
+ * `data_null`); the errors go in front and the response is delivered. */
+void gql_exec_finish_direct(exec_ctx *ctx, bool data_null);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
 /* incremental.c */
@@ -308,6 +347,9 @@ int gql_exec_tree(exec_ctx *ctx, const void *root_value);
  * (gql_exec_object_direct_keep). NULL when out of memory. */
 const bool *gql_exec_defer_group_fields(exec_ctx *ctx, const plan_set *ps,
                                         bool *direct);
+/* The fields of `ps` the running context keeps at this object, by entry
+ * (keep[nentries]: none is); its fragments and groups recorded. NULL when
+ * out of memory. */
 bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
                            const void *parent, const path_frame *path,
                            rnode *node);
@@ -326,6 +368,8 @@ bool gql_exec_members_object(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path);
 bool gql_exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path);
+bool gql_exec_object_checked(exec_ctx *ctx, const plan_set *ps,
+                             const void *parent, const path_frame *path);
 bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
                                  const void *parent, const path_frame *path,
                                  const bool *keep);

@@ -48,6 +48,48 @@ static void kill_record(inc_state *st, inc_record *r) {
       kill_record(st, c);
 }
 
+/* Whether the value at JSON path `path` (`[...]`) of `data` is an object. */
+static bool object_at(gql_arena *a, const gql_json_value *data,
+                      const char *path) {
+  gql_json_value *segs;
+  const gql_json_options o = {.max_depth = 2};
+  if (gql_json_parse(a, path, strlen(path), &o, &segs, NULL) != 0)
+    return false;
+  const gql_json_value *v = data;
+  for (size_t i = 0; v && i < segs->array.count; i++) {
+    const gql_json_value *s = &segs->array.items[i];
+    if (s->kind == GQL_JSON_STRING)
+      v = gql_json_get(v, s->string);
+    else if (v->kind == GQL_JSON_ARRAY && s->number.i >= 0 &&
+             (uint64_t)s->number.i < v->array.count)
+      v = &v->array.items[s->number.i];
+    else
+      v = NULL;
+  }
+  return v && v->kind == GQL_JSON_OBJECT;
+}
+
+/* settle for an initial result written in direct mode (without a tree),
+ * `json` its response: with no error nothing was nulled; else an object
+ * stayed when the response still has one at its path. */
+static void settle_direct(inc_state *st, const char *json, size_t len) {
+  exec_ctx *ctx = st->ctx;
+  if (!ctx->nerrs)
+    return;
+  gql_json_value *resp;
+  const gql_json_options o = {.max_depth = UINT32_MAX, .max_size = len + 1};
+  const gql_json_value *data =
+      gql_json_parse(ctx->arena, json, len, &o, &resp, NULL) == 0
+          ? gql_json_get(resp, GQL_STR("data"))
+          : NULL;
+  for (inc_record *r = st->made.recs; r; r = r->next_made)
+    if (!r->dead && !object_at(ctx->arena, data, r->path))
+      kill_record(st, r);
+  for (inc_group *g = st->made.groups; g; g = g->next_made)
+    if (!object_at(ctx->arena, data, g->path_json))
+      kill_group(g);
+}
+
 /* What context `ctx` made, once it has finished: the fragments and groups
  * whose object did not stay in its response. */
 static void settle(inc_state *st, exec_ctx *ctx) {
@@ -60,15 +102,18 @@ static void settle(inc_state *st, exec_ctx *ctx) {
       kill_group(g);
 }
 
-static void id_json(gql_buf *b, int32_t id) {
-  PUT_LIT(b, "\"id\":\"");
-  gql_json_write_int(b, id);
-  gql_buf_putc(b, '"');
-}
-
-static void entry_start(gql_buf *b) {
-  gql_buf_putc(b, b->len ? ',' : '[');
-  gql_buf_putc(b, '{');
+/* Opens an entry of a pending, incremental or completed list in `b` with
+ * its id: `[{"id":"N"` or `,{"id":"N"`, written in place. */
+static void entry_start(gql_buf *b, int32_t id) {
+  if (GQL_UNLIKELY(b->cap - b->len < 24) && !gql_buf_reserve(b, 24))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, ",{\"id\":\"", 8);
+  w[0] = b->len ? ',' : '[';
+  uint32_t n = inc_digits((uint32_t)id); /* (ids are not negative) */
+  inc_put_digits(w + 8 + n, (uint32_t)id);
+  w[8 + n] = '"';
+  b->len += 9 + n;
 }
 
 /* Whether what `maker` made (NULL: the initial result) is all made. */
@@ -100,10 +145,9 @@ static bool announce(inc_state *st, inc_record *r) {
   }
   r->id = st->next_id++;
   gql_buf *b = &st->pend;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"path\":");
-  gql_buf_puts(b, r->path);
+  gql_buf_put(b, r->path, r->path_len);
   if (r->label.ptr) {
     PUT_LIT(b, ",\"label\":");
     gql_json_write_string(b, r->label);
@@ -138,8 +182,8 @@ static exec_ctx *take_ctx(inc_state *st, inc_group *g) {
     *c = *st->ctx;
     c->own_output = (gql_output){0};
     c->output = &c->own_output;
-    c->resp = (gql_buf){0};
-    c->bytes = (gql_buf){0};
+    gql_buf_init(&c->resp, &st->alc);
+    gql_buf_init(&c->bytes, &st->alc);
     c->root = root;
   }
   c->owns = 0; /* (the buffers are incremental.c's) */
@@ -161,11 +205,6 @@ static exec_ctx *take_ctx(inc_state *st, inc_group *g) {
   c->bytes.len = 0;
   c->out = &c->bytes;
   return c;
-}
-
-static void free_ctx_buffers(exec_ctx *c) {
-  gql_buf_free(&c->bytes);
-  gql_buf_free(&c->resp);
 }
 
 /* A group whose fields can be written straight (no @defer or @stream
@@ -234,10 +273,8 @@ static void start(inc_state *st, inc_group *g) {
   if (!c->done) /* fields pend: the context is the group's until then */
     return;
   g->ctx = NULL;
-  if (!st->spare)
+  if (!st->spare) /* (its buffers are the arena's) */
     st->spare = c;
-  else
-    free_ctx_buffers(c);
 }
 
 /* The fragment a group's data is delivered at: the deepest of its
@@ -245,15 +282,14 @@ static void start(inc_state *st, inc_group *g) {
 static const inc_record *best(const inc_group *g) {
   const inc_record *b = g->recs[0];
   for (uint32_t i = 1; i < g->nrecs; i++)
-    if (strlen(g->recs[i]->path) > strlen(b->path))
+    if (g->recs[i]->path_len > b->path_len)
       b = g->recs[i];
   return b;
 }
 
 static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
   r->failed = r->completed = true;
-  entry_start(&st->comp);
-  id_json(&st->comp, r->id);
+  entry_start(&st->comp, r->id);
   PUT_LIT(&st->comp, ",\"errors\":");
   gql_buf_append(&st->comp, errors.ptr, errors.len);
   gql_buf_putc(&st->comp, '}');
@@ -276,8 +312,7 @@ static void deliver_item(inc_state *st, inc_group *g) {
     return;
   }
   gql_buf *b = &st->incr;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"items\":[");
   gql_buf_append(b, g->data.ptr, g->data.len);
   gql_buf_putc(b, ']');
@@ -306,8 +341,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
   }
   const inc_record *r = best(g);
   gql_buf *b = &st->incr;
-  entry_start(b);
-  id_json(b, r->id);
+  entry_start(b, r->id);
   PUT_LIT(b, ",\"data\":");
   gql_buf_append(b, g->data.ptr, g->data.len);
   if (g->errors.len) {
@@ -315,7 +349,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
     gql_buf_append(b, g->errors.ptr, g->errors.len);
     st->errs = true;
   }
-  size_t rl = strlen(r->path), gl = strlen(g->path_json);
+  size_t rl = r->path_len, gl = g->path_len;
   if (gl > rl) { /* [..., "a", 0] below [...]: ["a", 0] */
     PUT_LIT(b, ",\"subPath\":[");
     size_t from = rl == 2 ? 1 : rl; /* past the fragment's path and ',' */
@@ -359,8 +393,7 @@ static bool progress(inc_state *st) {
     if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
       continue;
     r->completed = true;
-    entry_start(&st->comp);
-    id_json(&st->comp, r->id);
+    entry_start(&st->comp, r->id);
     gql_buf_putc(&st->comp, '}');
     moved = true;
   }
@@ -407,7 +440,7 @@ static void release(inc_state *st) {
     return;
   if (st->sync_done)
     *st->sync_done = true;
-  gql_buf_free(&st->pend);
+  /* (pend, comp, scratch and the groups' buffers are the arena's) */
   if (!st->took_resp) {
     gql_buf_free(&st->incr);
   } else if (st->in_initial) { /* deliver hands it to the output */
@@ -422,10 +455,6 @@ static void release(inc_state *st) {
     gql_buf_free(&st->incr);
   }
   st->incr = (gql_buf){0};
-  gql_buf_free(&st->comp);
-  gql_buf_free(&st->scratch);
-  if (st->spare)
-    free_ctx_buffers(st->spare);
   st->spare = NULL;
   exec_ctx *c = st->current;
   if (st->owns & OWN_OUTPUT) {
@@ -437,13 +466,18 @@ static void release(inc_state *st) {
   c->owns |= st->owns & OWN_ARENA;
 }
 
-static void close_list(gql_buf *b, gql_buf *pay, const char *key) {
+/* Appends `,KEY[ENTRIES]` (the entries in `b`, which it empties) to pay. */
+static void close_list(gql_buf *b, gql_buf *pay, const char *key, size_t klen) {
   if (!b->len)
     return;
-  gql_buf_putc(pay, ',');
-  gql_buf_puts(pay, key);
-  gql_buf_append(pay, b->data, b->len);
-  gql_buf_putc(pay, ']');
+  if (gql_buf_reserve(pay, klen + b->len + 2)) {
+    char *w = pay->data + pay->len;
+    *w++ = ',';
+    memcpy(w, key, klen);
+    memcpy(w + klen, b->data, b->len);
+    w[klen + b->len] = ']';
+    pay->len += klen + b->len + 2;
+  }
   b->len = 0;
 }
 
@@ -485,7 +519,7 @@ static gql_buf *payload(inc_state *st, bool more) {
   b->len = hlen + n;
   if (n)
     gql_buf_putc(b, ']');
-  close_list(&st->comp, b, "\"completed\":");
+  close_list(&st->comp, b, "\"completed\":", 12);
   gql_buf_putc(b, '}');
   return b;
 }
@@ -550,7 +584,6 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
   if (st->finished) { /* after the last payload: only the memory is left */
     g->done = true;
     st->running--;
-    free_ctx_buffers(c);
     release(st);
     st->current = prev;
     return;
@@ -565,10 +598,7 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
     off = 1 + e.len + 1 + 7;
     gql_buf_free(&e);
   }
-  bool fresh = !st->in_start; /* (a started one's buffers are reused) */
   group_done(st, g, c, failed, json + off, len > off ? len - off - 1 : 0);
-  if (fresh)
-    free_ctx_buffers(c);
   if (!st->finished || st->running)
     st->current = prev;
 }
@@ -579,7 +609,10 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   inc_state *st = ud;
   st->current = st->ctx;
   gql_buf_free(&st->ctx->bytes); /* (its tree is written) */
-  settle(st, st->ctx);
+  if (st->direct)
+    settle_direct(st, json, len);
+  else
+    settle(st, st->ctx);
   st->initial_sent = true;
   /* what the initial result announces: its fragments, and those nested in
    * ones without groups of their own (announce completes those) */
@@ -605,7 +638,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
     return;
   }
   r->len--;
-  close_list(&st->pend, r, "\"pending\":");
+  close_list(&st->pend, r, "\"pending\":", 10);
   PUT_LIT(r, ",\"hasNext\":true}");
   send_payload(st, r, errs);
   gql_buf_free(&st->incr);
@@ -651,10 +684,21 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
                   .sync_done = &sync_done,
                   .on_payload = ctx->on_done,
                   .ud = ctx->ud};
-  gql_buf_init(&st->pend, NULL);
+  /* the buffers the execution keeps to itself (entries, the groups'
+   * contexts) die with the arena: no malloc and free of a few hundred bytes
+   * each per request */
+  st->alc = gql_arena_allocator(ctx->arena);
+  gql_buf_init(&st->pend, &st->alc);
   gql_buf_init(&st->incr, NULL);
-  gql_buf_init(&st->comp, NULL);
-  gql_buf_init(&st->scratch, NULL);
+  gql_buf_init(&st->comp, &st->alc);
+  /* room for a few entries each, without the growth's calls */
+  char *room = gql_arena_alloc(ctx->arena, 512);
+  if (room) {
+    st->pend.data = room;
+    st->comp.data = room + 256;
+    st->pend.cap = st->comp.cap = 256;
+  }
+  gql_buf_init(&st->scratch, &st->alc);
   ctx->owns = 0;
   ctx->on_done = on_initial;
   ctx->ud = st;
@@ -673,11 +717,32 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
     }
   }
   gql_buf_init(&ctx->bytes, ctx->output->alc);
-  ctx->out = &ctx->bytes;
   *ctx->root = (rnode){.kind = R_EMPTY, .nullable = true};
+  /* direct mode as gql_execute's when no field can pend, none streams and
+   * nothing is traced: defer.c splits the objects as the walk meets them
+   * (a stream's list and the tracer's hooks need tree mode) */
+  st->direct = !p->any_stream && !ctx->hooks && p->kind == GQL_OP_QUERY &&
+               ctx->s->types[p->root_type].sync;
   ctx->walking = true;
-  gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
-                       p->kind == GQL_OP_MUTATION);
+  if (st->direct) {
+    ctx->conds_bad = ctx->cond_check;
+    ctx->cond_check = true; /* (the groups' contexts copy it) */
+    ctx->out = &ctx->resp;
+    ctx->resp.len = 0;
+    gql_buf_put(&ctx->resp, "{\"data\":", 8);
+    bool failed = gql_exec_object_direct(ctx, p->root, root_value, NULL);
+    ctx->walking = false;
+    ctx->done = true;
+    gql_exec_finish_direct(ctx, failed);
+    if (sync_done) /* (the arena, ctx's and st's, may be freed) */
+      return 0;
+    st->sync_done = NULL;
+    return 1;
+  } else {
+    ctx->out = &ctx->bytes;
+    gql_exec_object_tree(ctx, p->root, root_value, NULL, ctx->root,
+                         p->kind == GQL_OP_MUTATION);
+  }
   ctx->walking = false;
   if (!ctx->done && ctx->pending == 0)
     gql_exec_finish(ctx);

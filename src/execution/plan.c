@@ -400,8 +400,10 @@ defer_usage(pb *b, set_builder *sb, const gql_ast_selection *sel,
     b->err = GQL_ENOMEM;
     return defer;
   }
-  *u = (plan_defer){
-      .parent = defer ? p->defers[defer - 1] : NULL, .node = sel, .var = var};
+  *u = (plan_defer){.parent = defer ? p->defers[defer - 1] : NULL,
+                    .node = sel,
+                    .var = var,
+                    .index = p->ndefers};
   if (l && l->value->h.kind == GQL_AST_STRING_VALUE)
     u->label = l->value->u.string.value;
   sb->defers[sb->ndefers++] = u;
@@ -904,7 +906,7 @@ build_set_new(pb *b, const plan_occ *parents, uint32_t nparents, uint32_t type,
                    .entries = entries,
                    .nentries = any_cond ? sb.nentries : 0,
                    .any_cond = any_cond,
-                   .check_conds = sb.check_conds,
+                   .check_conds = sb.check_conds || sb.any_defer,
                    .any_defer = sb.any_defer,
                    .defers = sb.defers,
                    .ndefers = sb.ndefers};
@@ -981,15 +983,16 @@ static bool has_defer_or_stream(gql_str text) {
 /* Sets inc_free on `ps` and everything below it: true when no field has a
  * @stream and no set a @defer (an incremental execution then writes its
  * objects as a plain one does). */
-static bool plan_inc_free(plan_set *ps) {
+static bool plan_inc_free(plan_set *ps, bool *stream) {
   bool free_ = !ps->any_defer;
   for (uint32_t i = 0; i < ps->nfields; i++) {
     plan_field *pf = &ps->fields[i];
     bool f = true;
     for (uint32_t j = 0; j < pf->nocc && f; j++)
       f = !gql_ast_find_directive(&pf->occs[j].node->directives, "stream");
+    *stream |= !f;
     for (uint32_t j = 0; j < pf->nsubs; j++)
-      f &= plan_inc_free(pf->subs[j]);
+      f &= plan_inc_free(pf->subs[j], stream);
     pf->inc_free = f;
     free_ &= f;
   }
@@ -1184,8 +1187,10 @@ int gql_prepare(gql_schema *s, const char *query, size_t len,
     gql_arena_free(arena);
     return rc;
   }
-  if (p->incremental && p->root)
-    plan_inc_free(p->root);
+  if (p->incremental && p->root) {
+    plan_inc_free(p->root, &p->any_stream);
+    gql_exec_defer_prepare(p);
+  }
   if (p->kind == GQL_OP_SUBSCRIPTION && p->root) {
     /* the root field's value is its stream's event, per event (see
      * gql_exec_sub_resolver): never a member written in place */

@@ -37,7 +37,7 @@ static void serial_continue(exec_ctx *ctx) {
  * one after the other, each after the previous one has completed. */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial) {
-  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
+  if (GQL_UNLIKELY(ctx->cond_check) && ctx->conds_bad && ps->check_conds &&
       gql_exec_conditions_fail(ctx, ps->type, path)) {
     gql_exec_tree_fail(ctx, node);
     if (serial)

@@ -160,11 +160,8 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
     gql_buf_putc(b, '}');
     return false;
   }
-  /* graphql-js's collectFields throws for a condition without a value:
-   * the object is null, with the error */
-  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
-      gql_exec_conditions_fail(ctx, ps->type, fr->parent))
-    return true;
+  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds)
+    return gql_exec_object_checked(ctx, ps, parent, fr->parent);
   char sep = '{';
   for (uint32_t i = 0; i < ps->nentries; i++) {
     if (!field_included(ctx, ps, ps->entries[i]))
@@ -288,24 +285,20 @@ __attribute__((noinline)) bool gql_exec_object_direct(exec_ctx *ctx,
   return object_fields(ctx, ctx->out, ps, parent, &fr, &o);
 }
 
-/* An execution group's object (incremental.c): the fields of conditional
- * set `ps` that `keep` marks (by entry), written straight into the
- * buffer; true when the object must become null. */
-bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
-                                 const void *parent, const path_frame *path,
-                                 const bool *keep) {
+/* The fields of conditional set `ps` that `keep` marks (by entry; NULL:
+ * those included) written straight into the buffer; true when the object
+ * must become null. */
+static bool keep_fields(exec_ctx *ctx, const plan_set *ps, const void *parent,
+                        const path_frame *path, const bool *keep) {
   path_frame fr;
   fr.parent = path;
   gql_out o;
   object_out_init(&o, ctx, &fr);
-  if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds &&
-      gql_exec_conditions_fail(ctx, ps->type, path))
-    return true;
   gql_buf *b = ctx->out;
   bool members = !ctx->hooks && parent; /* as exec_object_direct */
   char sep = '{';
   for (uint32_t i = 0; i < ps->nentries; i++) {
-    if (!keep[i])
+    if (keep ? !keep[i] : !field_included(ctx, ps, ps->entries[i]))
       continue;
     const plan_field *pf = &ps->fields[ps->entries[i].field];
     put_key(b, sep, pf);
@@ -319,6 +312,45 @@ bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
     gql_buf_putc(b, '{');
   gql_buf_putc(b, '}');
   return false;
+}
+
+/* An execution group's object (incremental.c): the fields of conditional
+ * set `ps` that `keep` marks (by entry), written straight into the
+ * buffer; true when the object must become null. */
+bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
+                                 const void *parent, const path_frame *path,
+                                 const bool *keep) {
+  if (GQL_UNLIKELY(ctx->cond_check) && ctx->conds_bad && ps->check_conds &&
+      gql_exec_conditions_fail(ctx, ps->type, path))
+    return true;
+  return keep_fields(ctx, ps, parent, path, keep);
+}
+
+/* An object of a set with check_conds when the walk looks first
+ * (ctx->cond_check): graphql-js's collectFields throws for a condition
+ * without a value (the object is null, with the error); an incremental
+ * execution's initial result in direct mode keeps the fields that defer.c
+ * does not split off into execution groups. True when the object must
+ * become null. */
+__attribute__((noinline)) bool gql_exec_object_checked(exec_ctx *ctx,
+                                                       const plan_set *ps,
+                                                       const void *parent,
+                                                       const path_frame *path) {
+  if (ctx->conds_bad && gql_exec_conditions_fail(ctx, ps->type, path))
+    return true;
+  const bool *keep = NULL;
+  if (ps->any_defer && ctx->inc) {
+    if (!(keep = gql_exec_defer_split(ctx, ps, parent, path, NULL))) {
+      /* an error, for incremental.c's settle_direct */
+      gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
+      return true;
+    }
+    if (keep[ps->nentries]) { /* every field deferred */
+      gql_buf_put(ctx->out, "{}", 2);
+      return false;
+    }
+  }
+  return keep_fields(ctx, ps, parent, path, keep);
 }
 
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan

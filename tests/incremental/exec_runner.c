@@ -3,7 +3,13 @@
  * through gql_execute_incremental and prints each payload as a line of
  * compact JSON, for run.py to check against what graphql-js 17.1 answered.
  *
- * Usage: incremental_exec CASE.json
+ * Usage: incremental_exec [--now | --sync] CASE.json
+ *
+ * --now writes an $async value at once (nothing pends); --sync does too
+ * and registers the resolvers synchronous (GQL_RESOLVER_SYNC), so that an
+ * operation over synchronous types runs its initial result in direct mode
+ * rather than tree mode: run.py requires the same payloads of both, byte
+ * for byte.
  *
  * The fields resolve as markers.h says (the corpus's data with its $error
  * and $async markers); a tick is one turn of this program's loop.
@@ -12,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void resolve(const gql_resolve_info *info, const void *parent,
                     gql_out *out) {
@@ -26,16 +33,20 @@ static void on_payload(void *ud, const char *json, size_t len, bool errs) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: incremental_exec CASE.json\n");
+  bool sync = argc == 3 && strcmp(argv[1], "--sync") == 0;
+  bool now = sync || (argc == 3 && strcmp(argv[1], "--now") == 0);
+  if (argc != 2 + now) {
+    fprintf(stderr, "usage: incremental_exec [--now | --sync] CASE.json\n");
     return 2;
   }
+  const char *path = argv[1 + now];
   gql_arena *arena = gql_arena_new(NULL);
-  inc_markers m = {0};
+  inc_markers m = {.at_once = now};
   inc_ctx x = {&m, arena};
   char *text = NULL;
   inc_case c;
-  if (!arena || inc_case_load(argv[1], arena, &text, &c, resolve, &x) < 0)
+  if (!arena || inc_case_load(path, arena, &text, &c, resolve, &x,
+                              sync ? GQL_RESOLVER_SYNC : 0) < 0)
     return 2;
   gql_prepared *p;
   gql_errors errs = {0};

@@ -46,7 +46,11 @@ void inc_markers_write(inc_ctx x, gql_out *out, const gql_value *v) {
     free(msg);
     return;
   }
-  if ((m = member(v, "$async"))) {
+  if ((m = member(v, "$async")) && x.m->at_once) {
+    inc_markers_write(x, out, m);
+    return;
+  }
+  if (m) {
     const gql_value *d = member(v, "$delay");
     int64_t delay = 1;
     if (d)
@@ -131,7 +135,7 @@ static char *read_file(const char *path, size_t *len) {
 }
 
 int inc_case_load(const char *path, gql_arena *arena, char **text, inc_case *c,
-                  gql_resolver_fn resolve, void *data) {
+                  gql_resolver_fn resolve, void *data, unsigned flags) {
   size_t len;
   *c = (inc_case){0};
   if (!(*text = read_file(path, &len)) ||
@@ -164,7 +168,7 @@ int inc_case_load(const char *path, gql_arena *arena, char **text, inc_case *c,
       char fn[256];
       snprintf(fn, sizeof fn, "%.*s", (int)ty->fields[f].name.len,
                ty->fields[f].name.ptr);
-      gql_schema_set_resolver(s, tn, fn, resolve, data, 0);
+      gql_schema_set_resolver(s, tn, fn, resolve, data, flags);
     }
   }
   gql_schema_finalize(s);

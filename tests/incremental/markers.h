@@ -25,6 +25,8 @@ typedef struct inc_markers {
    * tick */
   void (*wake)(void *ud);
   void *wake_ud;
+  /* an $async value is written at once, as if it were not pending */
+  bool at_once;
 } inc_markers;
 
 /* What a resolver writes with: the loop's markers and memory that lives
@@ -59,8 +61,9 @@ typedef struct inc_case {
 } inc_case;
 
 /* Reads CASE.json into *c (memory in `arena`, the file's text `*text` to
- * free); 0, or -1 with a message on stderr. */
+ * free), every field resolved by `resolve` registered with `flags`
+ * (gql_schema_set_resolver's); 0, or -1 with a message on stderr. */
 int inc_case_load(const char *path, gql_arena *arena, char **text, inc_case *c,
-                  gql_resolver_fn resolve, void *data);
+                  gql_resolver_fn resolve, void *data, unsigned flags);
 
 #endif

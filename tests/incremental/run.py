@@ -17,6 +17,10 @@ Parts:
               pending ids with their paths and labels, the same completed
               ids with their errors, the last payload hasNext false, and
               the same merged result
+  sync        every execution case with its $async values written at once,
+              in tree mode (incremental_exec --now) and with synchronous
+              resolvers (--sync: the initial result in direct mode where
+              the types allow): the same payloads, byte for byte
   legacy      Apollo's deferSpec=20220824 format: each case's recorded
               payloads, and gql's (incremental_exec), through the converter
               of src/http/incremental_legacy.c (the incremental_legacy
@@ -214,6 +218,28 @@ def part_exec(gql, part):
         part.check(why is None, case["name"], why or "")
 
 
+def part_sync(gql, part):
+    """Every case with its $async values written at once, tree mode
+    (incremental_exec --now) against direct mode where the types allow
+    (--sync: synchronous resolvers): the same payloads, byte for byte."""
+    binary = exec_binary(gql)
+    folder = os.path.join(CASES, "exec")
+    for case in exec_cases():
+        path = os.path.join(folder, case["name"] + ".json")
+        runs = [subprocess.run([binary, flag, path], capture_output=True,
+                               timeout=60) for flag in ("--now", "--sync")]
+        bad = [r for r in runs if r.returncode != 0]
+        if bad:
+            part.check(False, case["name"], "exit %d: %s" % (
+                bad[0].returncode,
+                bad[0].stderr.decode("utf-8", "replace")[:400]))
+            continue
+        part.check(runs[0].stdout == runs[1].stdout, case["name"],
+                   "--now\n %s\n--sync\n %s" % (
+                       runs[0].stdout.decode("utf-8", "replace")[:600],
+                       runs[1].stdout.decode("utf-8", "replace")[:600]))
+
+
 # Cases where graphql-js 17's legacy executor answers otherwise than a
 # conversion of its incremental executor's payloads can (the reason with
 # each, shared with clients/clients.mjs).
@@ -314,7 +340,7 @@ def diff(a, b):
 
 PARTS = [("merge", part_merge), ("schemas", part_schemas),
          ("validation", part_validation), ("exec", part_exec),
-         ("legacy", part_legacy)]
+         ("sync", part_sync), ("legacy", part_legacy)]
 
 
 def main():

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n && !rc; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", argv[1], names[i]);
-    if (inc_case_load(path, arena, &s[i].text, &s[i].c, resolve, NULL) < 0) {
+    if (inc_case_load(path, arena, &s[i].text, &s[i].c, resolve, NULL, 0) < 0) {
       rc = 1;
       break;
     }
