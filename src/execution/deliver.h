@@ -1,5 +1,6 @@
-/* The hand-over of a response (deliver.c), inline into the two places a
- * response is finished: direct mode's gql_execute and deliver.c. */
+/* The hand-over of a response (deliver.c), inline into the places a
+ * response is finished: direct mode's gql_execute, incremental.c's direct
+ * initial result and deliver.c. */
 #ifndef GQL_EXEC_DELIVER_H
 #define GQL_EXEC_DELIVER_H
 
@@ -8,7 +9,7 @@
 /* Hands the response to on_done and the output buffer back to the caller;
  * then frees what the execution made for itself. With its own arena, the
  * context is freed here too (tree mode's is in the arena). Inline: every
- * request ends here, most of them from finish_direct. */
+ * request ends here, most of them from gql_exec_finish_direct. */
 static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
   gql_buf *r = &ctx->resp;
   if (GQL_UNLIKELY(ctx->hooks != NULL))
@@ -30,6 +31,40 @@ static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
     if (ctx->owns & OWN_ARENA)
       gql_arena_free(ctx->arena);
   }
+}
+
+/* Direct mode: the data is in place after `{"data":` (null when
+ * `data_null`); puts the errors in front when there are some and delivers
+ * the response. Inline: gql_execute's direct mode and incremental.c's
+ * direct initial result end here. */
+static inline void gql_exec_finish_direct(exec_ctx *ctx, bool data_null) {
+  gql_buf *r = &ctx->resp;
+  const size_t head = 8; /* {"data": */
+  if (data_null) {
+    r->len = head;
+    gql_buf_puts(r, "null");
+  }
+  gql_buf_putc(r, '}');
+  if (ctx->nerrs && !r->failed) {
+    size_t data_len = r->len - head;
+    size_t before = r->len;
+    gql_buf_putc(r, '{');
+    gql_exec_write_errors(ctx, r);
+    gql_buf_putc(r, ',');
+    if (!r->failed) {
+      size_t elen = r->len - before;
+      /* room to copy `"data":DATA}` (data_len + head - 1 bytes) after the
+       * errors */
+      if (gql_buf_reserve(r, data_len + head - 1)) {
+        /* [{"data":DATA}][{ERRORS,] → [{ERRORS,"data":DATA}] */
+        memmove(r->data + before + elen, r->data + 1, data_len + head - 1);
+        memmove(r->data, r->data + before, elen);
+        memmove(r->data + elen, r->data + before + elen, data_len + head - 1);
+        r->len = elen + data_len + head - 1;
+      }
+    }
+  }
+  deliver(ctx);
 }
 
 #endif

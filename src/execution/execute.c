@@ -8,43 +8,6 @@
 #include "deliver.h"
 #include "walk.h"
 
-/* Direct mode: the data is in place after `{"data":`; put the errors in
- * front when there are some. */
-static void finish_direct(exec_ctx *ctx, bool data_null) {
-  gql_buf *r = &ctx->resp;
-  const size_t head = 8; /* {"data": */
-  if (data_null) {
-    r->len = head;
-    gql_buf_puts(r, "null");
-  }
-  gql_buf_putc(r, '}');
-  if (ctx->nerrs && !r->failed) {
-    size_t data_len = r->len - head;
-    size_t before = r->len;
-    gql_buf_putc(r, '{');
-    gql_exec_write_errors(ctx, r);
-    gql_buf_putc(r, ',');
-    if (!r->failed) {
-      size_t elen = r->len - before;
-      /* room to copy `"data":DATA}` (data_len + head - 1 bytes) after the
-       * errors */
-      if (gql_buf_reserve(r, data_len + head - 1)) {
-        /* [{"data":DATA}][{ERRORS,] → [{ERRORS,"data":DATA}] */
-        memmove(r->data + before + elen, r->data + 1, data_len + head - 1);
-        memmove(r->data, r->data + before, elen);
-        memmove(r->data + elen, r->data + before + elen, data_len + head - 1);
-        r->len = elen + data_len + head - 1;
-      }
-    }
-  }
-  deliver(ctx);
-}
-
-__attribute__((noinline)) void gql_exec_finish_direct(exec_ctx *ctx,
-                                                      bool data_null) {
-  finish_direct(ctx, data_null);
-}
-
 /* Sets the members every execution reads (tree mode's are gql_exec_tree's, the
  * variables' vars_init's). */
 static inline void ctx_init(exec_ctx *ctx, const gql_prepared *p,
@@ -248,7 +211,7 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
   }
   gql_buf_put(&ctx->resp, "{\"data\":", 8);
   bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
-  finish_direct(ctx, failed);
+  gql_exec_finish_direct(ctx, failed);
   return 0;
 }
 

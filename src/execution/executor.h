@@ -327,9 +327,6 @@ void gql_exec_out_bool_slow(gql_out *o, bool b);
 void gql_exec_write_errors(exec_ctx *ctx, gql_buf *b);
 void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
-/* Direct mode: the data is written after `{"data":` (null when
- * `data_null`); the errors go in front and the response is delivered. */
-void gql_exec_finish_direct(exec_ctx *ctx, bool data_null);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
 /* incremental.c */
