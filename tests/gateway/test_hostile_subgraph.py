@@ -27,36 +27,13 @@ GQL = sys.argv[1]
 ROOT = sys.argv[2]
 ONLY = set(sys.argv[3:])
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from peerkit import child_env, free_port, rss_kib, run_cases, terminate  # noqa: E402
 SUBGRAPH_TIMEOUT_MS = 1500
 QUERY = "{ topProducts { name inStock } }"
 OK = {"data": {"topProducts": [{"name": "Table", "inStock": True},
                                {"name": "Couch", "inStock": False}]}}
 MiB = 1 << 20
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def child_env():
-    """The environment for gql: under ASan, a small quarantine, so that
-    freed memory (dropped events) does not count as growth."""
-    env = dict(os.environ)
-    opts = env.get("ASAN_OPTIONS", "")
-    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "quarantine_size_mb=4"
-    return env
-
-
-def rss_kib(pid, field="VmRSS"):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 class Env:
@@ -167,14 +144,7 @@ headers:
 
     def stop(self):
         """SIGTERM: the gateway must exit 0 (under ASan: no leak)."""
-        rc = None
-        if self.gw.poll() is None:
-            self.gw.send_signal(signal.SIGTERM)
-        try:
-            rc = self.gw.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.gw.kill()
-            self.gw.wait()
+        rc = terminate(self.gw)
         self.sub.kill()
         self.sub.wait()
         log = self.log()
@@ -551,27 +521,7 @@ CASES = [case_oversized_bodies_are_cut_at_the_response_cap,
 
 
 def main():
-    failed = 0
-    for case in CASES:
-        name = case.__name__[5:]
-        if ONLY and name not in ONLY:
-            continue
-        t0 = time.monotonic()
-        env = Env()
-        try:
-            case(env)
-            env.stop()
-            print("ok   %s (%.2f s)" % (name, time.monotonic() - t0))
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            print("FAIL %s: %s" % (name, e))
-            try:
-                print("  gateway log: " + env.log())
-                env.stop()
-            except Exception as e2:  # noqa: BLE001
-                print("  stop: %s" % e2)
-    print("%d failed" % failed)
-    return 1 if failed else 0
+    return run_cases(CASES, Env, ONLY)
 
 
 if __name__ == "__main__":

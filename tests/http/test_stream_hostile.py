@@ -17,7 +17,6 @@ import http.client
 import io
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,8 @@ import time
 
 GQL = sys.argv[1]
 ONLY = set(sys.argv[2:])
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from peerkit import child_env, rss_kib, run_cases, terminate  # noqa: E402
 NITEMS = 20000
 NAME = "n" * 200
 IDLE_TIMEOUT = "4s"
@@ -33,23 +34,6 @@ DEFER = '{ item { id ... @defer(label: "L") { name } } }'
 STREAM = "{ items @stream(initialCount: 1) { id name } }"
 REFUSAL = ("The operation uses incremental delivery (@defer or @stream), but the client "
            "accepts neither multipart/mixed nor text/event-stream responses.")
-
-
-def child_env():
-    """The environment for gql: under ASan, a small quarantine, so that
-    freed memory (dropped events) does not count as growth."""
-    env = dict(os.environ)
-    opts = env.get("ASAN_OPTIONS", "")
-    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "quarantine_size_mb=4"
-    return env
-
-
-def rss_kib(pid, field="VmRSS"):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 class Serve:
@@ -96,14 +80,7 @@ class Serve:
         assert self.proc.poll() is None, (what, "gql serve died", self.log())
 
     def stop(self):
-        rc = None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        rc = terminate(self.proc)
         log = self.log()
         self.err.close()
         self.dir.cleanup()
@@ -323,27 +300,7 @@ CASES = [case_accept_parameters,
 
 
 def main():
-    failed = 0
-    for case in CASES:
-        name = case.__name__[5:]
-        if ONLY and name not in ONLY:
-            continue
-        t0 = time.monotonic()
-        srv = Serve()
-        try:
-            case(srv)
-            srv.stop()
-            print("ok   %s (%.2f s)" % (name, time.monotonic() - t0))
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            print("FAIL %s: %r" % (name, e))
-            try:
-                print("  log: " + srv.log())
-                srv.stop()
-            except Exception as e2:  # noqa: BLE001
-                print("  stop: %s" % e2)
-    print("%d failed" % failed)
-    return 1 if failed else 0
+    return run_cases(CASES, Serve, ONLY)
 
 
 if __name__ == "__main__":

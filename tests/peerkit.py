@@ -1,0 +1,72 @@
+"""What the Python socket tests share (tests/gateway/test_hostile_subgraph.py,
+tests/http/test_stream_hostile.py): free ports, gql's environment, RSS
+readings, a SIGTERM stop, and the loop that runs each case on a fresh
+server. Imported with tests/ on sys.path."""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def child_env():
+    """The environment for gql: under ASan, a small quarantine, so that
+    freed memory (dropped events) does not count as growth."""
+    env = dict(os.environ)
+    opts = env.get("ASAN_OPTIONS", "")
+    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "quarantine_size_mb=4"
+    return env
+
+
+def rss_kib(pid, field="VmRSS"):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def terminate(proc, timeout=20):
+    """SIGTERM, then the exit status (None when it had to be killed)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+
+
+def run_cases(cases, make, only):
+    """Runs each case(env) on env = make(), then env.stop(); prints ok or
+    FAIL with env.log(). The exit status: 1 when a case failed."""
+    failed = 0
+    for case in cases:
+        name = case.__name__[5:]
+        if only and name not in only:
+            continue
+        t0 = time.monotonic()
+        env = make()
+        try:
+            case(env)
+            env.stop()
+            print("ok   %s (%.2f s)" % (name, time.monotonic() - t0))
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            print("FAIL %s: %r" % (name, e))
+            try:
+                print("  log: " + env.log())
+                env.stop()
+            except Exception as e2:  # noqa: BLE001
+                print("  stop: %s" % e2)
+    print("%d failed" % failed)
+    return 1 if failed else 0
