@@ -182,25 +182,6 @@ static proj project_object(projector *p, const gql_json_value *v,
   return PROJ_OK;
 }
 
-/* An enum value the API schema cannot represent (an @inaccessible value,
- * or one only a subgraph knows): null and graphql-js's serialisation
- * error. */
-static proj enum_error(projector *p, const gql_json_value *v,
-                       const gql_gw_type *named, const seg *path) {
-  gql_buf b;
-  gql_buf_init(&b, NULL);
-  gql_buf_printf(&b,
-                 "Enum \"%.*s\" cannot represent value: ", (int)named->name.len,
-                 named->name.ptr);
-  gql_json_write_value(&b, v);
-  char *msg = b.failed ? NULL : gql_arena_strndup(p->r->arena, b.data, b.len);
-  gql_buf_free(&b);
-  if (msg)
-    gql_gw_add_error(p->r, gql_cstr(msg),
-                     gw_path_json(p->r->arena, path, NULL, 0));
-  return PROJ_ERROR;
-}
-
 /* A subgraph value the field's type cannot hold: null and `msg` (its
  * %s the value as JSON), as graphql-js reports what a resolver returned
  * (a subgraph answering a list where an object is expected, a string for
@@ -219,6 +200,21 @@ static proj shape_error(projector *p, const gql_json_value *v, const seg *path,
     gql_gw_add_error(p->r, gql_cstr(m),
                      gw_path_json(p->r->arena, path, NULL, 0));
   return PROJ_ERROR;
+}
+
+/* An enum value the API schema cannot represent (an @inaccessible value,
+ * or one only a subgraph knows): null and graphql-js's serialisation
+ * error. */
+static proj enum_error(projector *p, const gql_json_value *v,
+                       const gql_gw_type *named, const seg *path) {
+  gql_buf m;
+  gql_buf_init(&m, NULL);
+  gql_buf_printf(&m, "Enum \"%.*s\" cannot represent value: %%s",
+                 (int)named->name.len, named->name.ptr);
+  gql_buf_putc(&m, 0);
+  proj r = m.failed ? PROJ_ERROR : shape_error(p, v, path, m.data);
+  gql_buf_free(&m);
+  return r;
 }
 
 typedef enum builtin {
