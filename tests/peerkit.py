@@ -2,6 +2,8 @@
 tests/http/test_stream_hostile.py): free ports, gql's environment, RSS
 readings, a SIGTERM stop, and the loop that runs each case on a fresh
 server. Imported with tests/ on sys.path."""
+import http.client
+import io
 import os
 import signal
 import socket
@@ -44,6 +46,40 @@ def terminate(proc, timeout=20):
         proc.kill()
         proc.wait()
         return None
+
+
+class _Bytes(io.BytesIO):
+    def close(self):  # http.client closes its file after each body
+        pass
+
+
+class _Sock:
+    def __init__(self, f):
+        self.f = f
+
+    def makefile(self, *args, **kwargs):
+        return self.f
+
+
+def read_responses(data, n):
+    """The first n HTTP responses of `data`: (status, content type, body)."""
+    f = _Bytes(data)
+    out = []
+    for _ in range(n):
+        r = http.client.HTTPResponse(_Sock(f))
+        r.begin()
+        out.append((r.status, r.getheader("Content-Type"), r.read()))
+    return out, f.read()
+
+
+def read_to_end(s, timeout=10):
+    s.settimeout(timeout)
+    got = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            return got
+        got += d
 
 
 def run_cases(cases, make, only):

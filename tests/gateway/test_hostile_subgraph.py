@@ -12,7 +12,6 @@ answering the next request correctly.
 Usage: test_hostile_subgraph.py GQL_BINARY REPO_ROOT [CASE...]
 """
 import http.client
-import io
 import json
 import os
 import signal
@@ -28,7 +27,8 @@ ROOT = sys.argv[2]
 ONLY = set(sys.argv[3:])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from peerkit import child_env, free_port, rss_kib, run_cases, terminate  # noqa: E402
+from peerkit import (child_env, free_port, read_responses, read_to_end,  # noqa: E402
+                     rss_kib, run_cases, terminate)
 SUBGRAPH_TIMEOUT_MS = 1500
 QUERY = "{ topProducts { name inStock } }"
 OK = {"data": {"topProducts": [{"name": "Table", "inStock": True},
@@ -467,21 +467,11 @@ def case_requests_pipelined_behind_a_deferred_one(env):
     s.sendall(raw_post(DEFER_Q, "multipart/mixed") + raw_post(QUERY, "application/json") +
               raw_post(DEFER_Q, "multipart/mixed;deferSpec=20220824",
                        b"Connection: close\r\n"))
-    s.settimeout(10)
-    data = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        data += d
+    data = read_to_end(s)
     s.close()
-    f = _Bytes(data)
-    got = []
-    for _ in range(3):
-        r = http.client.HTTPResponse(_Sock(f))
-        r.begin()
-        got.append((r.status, r.read()))
-    assert f.read() == b""
+    responses, rest = read_responses(data, 3)
+    got = [(status, body) for status, _, body in responses]
+    assert rest == b""
     first = b'{"data":{"topProducts":[{"name":"Table"},{"name":"Couch"}]}'
     assert got[0][0] == 200 and got[0][1].count(first) == 1 and \
         got[0][1].endswith(b'"incremental":[{"id":"0","data":{"slowCount":5}}],'
@@ -490,19 +480,6 @@ def case_requests_pipelined_behind_a_deferred_one(env):
     assert got[2][0] == 200 and got[2][1].endswith(
         b'{"hasNext":false,"incremental":[{"data":{"slowCount":5},"path":[]}]}'
         b'\r\n-----\r\n'), got[2]
-
-
-class _Bytes(io.BytesIO):
-    def close(self):  # http.client closes its file after each body
-        pass
-
-
-class _Sock:
-    def __init__(self, f):
-        self.f = f
-
-    def makefile(self, *args, **kwargs):
-        return self.f
 
 
 CASES = [case_oversized_bodies_are_cut_at_the_response_cap,

@@ -14,7 +14,6 @@ body ends with the connection).
 Usage: test_stream_hostile.py GQL_BINARY [CASE...]
 """
 import http.client
-import io
 import json
 import os
 import socket
@@ -26,7 +25,7 @@ import time
 GQL = sys.argv[1]
 ONLY = set(sys.argv[2:])
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from peerkit import child_env, rss_kib, run_cases, terminate  # noqa: E402
+from peerkit import child_env, read_responses, read_to_end, rss_kib, run_cases, terminate  # noqa: E402
 NITEMS = 20000
 NAME = "n" * 200
 IDLE_TIMEOUT = "4s"
@@ -158,40 +157,6 @@ def case_accept_parameters(srv):
             assert body.startswith(b"event: next\ndata: ") and \
                 body.endswith(b"event: complete\ndata:\n\n"), body
     srv.still_serves("accept")
-
-
-class _Bytes(io.BytesIO):
-    def close(self):  # http.client closes its file after each body
-        pass
-
-
-class _Sock:
-    def __init__(self, f):
-        self.f = f
-
-    def makefile(self, *args, **kwargs):
-        return self.f
-
-
-def read_responses(data, n):
-    """The first n HTTP responses of `data`: (status, content type, body)."""
-    f = _Bytes(data)
-    out = []
-    for _ in range(n):
-        r = http.client.HTTPResponse(_Sock(f))
-        r.begin()
-        out.append((r.status, r.getheader("Content-Type"), r.read()))
-    return out, f.read()
-
-
-def read_to_end(s, timeout=10):
-    s.settimeout(timeout)
-    got = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            return got
-        got += d
 
 
 def case_pipelined_requests_behind_a_stream(srv):
