@@ -77,6 +77,11 @@ typedef struct gql_http_executor {
  * with the status the negotiated media type calls for. */
 GQL_API void gql_http_exec_done(gql_http_exec *req, const char *json,
                                 size_t len);
+/* gql_http_exec_done from an executor that knows whether the response has
+ * errors (gql_http_exec_done assumes it may, so that the observer's
+ * gql_graphql_errors_total reads the response back to look). */
+GQL_API void gql_http_exec_done_errors(gql_http_exec *req, const char *json,
+                                       size_t len, bool has_errors);
 
 /* Whether the request's transport carries more than one payload: a
  * WebSocket operation (graphql-transport-ws), a graphql-sse request, or an

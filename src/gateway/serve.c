@@ -209,8 +209,10 @@ static void finish(gw_exec *e) {
     e->event_done(e->event_ud, rc || out.failed ? NULL : out.data, out.len);
   else if (rc || out.failed)
     respond_error(e->req, gql_strerror(rc ? rc : GQL_ENOMEM));
-  else
-    gql_http_exec_done(e->req, out.data, out.len);
+  else /* errors first, when there are some (gql_gw_request_response) */
+    gql_http_exec_done_errors(e->req, out.data, out.len,
+                              out.len >= 10 &&
+                                  memcmp(out.data, "{\"errors\":", 10) == 0);
   gql_buf_free(&out);
 }
 

@@ -105,6 +105,11 @@ void gql_http_request_end(gql_http_request *r) {
 }
 
 void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
+  gql_http_exec_done_errors(req, json, len, true); /* errors: not known */
+}
+
+void gql_http_exec_done_errors(gql_http_exec *req, const char *json, size_t len,
+                               bool has_errors) {
   gql_http_request *r = req->internal_;
   if (r && r->ws_exec) { /* a WebSocket operation's (ws_exec.c) */
     gql_http_ws_exec_payload(r, json, len, false);
@@ -120,7 +125,7 @@ void gql_http_exec_done(gql_http_exec *req, const char *json, size_t len) {
     gql_http_exec_payload(req, json, len, false);
     return;
   }
-  gql_http_request_done(r, json, len, true); /* errors: not known */
+  gql_http_request_done(r, json, len, has_errors);
 }
 
 /* ------------------------------------------------------------- decoding */

@@ -106,6 +106,10 @@ expect "gateway /ready, b down" \
   "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$gp/ready")" 503
 expect "gateway /health, b down" \
   "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$gp/health")" 200
+# an execution error (b is down): counted by its code, which the gateway
+# tells the server it has (gql_http_exec_done_errors)
+got=$(post "$gp" '{"query":"{ topProducts { name price } }"}')
+[[ $got == *SUBREQUEST_HTTP_ERROR* ]] && ok || fail "gateway, b down: $got"
 "$gql" serve --subgraph --schema "$tmp/b.graphql" --data "$tmp/b.json" --port "$pb" \
   --threads 1 >"$tmp/sub_b.out" 2>"$tmp/sub_b.err" &
 pids+=($!)
@@ -121,15 +125,19 @@ post "$gp" '{"query":"{ topProducts { nope } }"}' >/dev/null
 scrape "$gp" >"$tmp/g1.txt"
 promtool check metrics <"$tmp/g1.txt" >"$tmp/promtool_g.out" 2>&1 && ok ||
   fail "promtool (gateway): $(cat "$tmp/promtool_g.out")"
-expect "subgraph a requests" "$(value "$tmp/g1.txt" 'gql_subgraph_requests_total{subgraph="a",status="200"}')" 2
+expect "subgraph a requests" "$(value "$tmp/g1.txt" 'gql_subgraph_requests_total{subgraph="a",status="200"}')" 3
 expect "subgraph b requests" "$(value "$tmp/g1.txt" 'gql_subgraph_requests_total{subgraph="b",status="200"}')" 2
-expect "subgraph b durations" "$(value "$tmp/g1.txt" 'gql_subgraph_request_duration_seconds_count{subgraph="b"}')" 2
-# two threads: each plans once or hits its own cache
+expect "subgraph b durations" "$(value "$tmp/g1.txt" 'gql_subgraph_request_duration_seconds_count{subgraph="b"}')" 3
+# two threads: each plans once or hits its own cache (3 requests planned)
 hits=$(value "$tmp/g1.txt" gql_plan_cache_hits_total)
 misses=$(value "$tmp/g1.txt" gql_plan_cache_misses_total)
-[[ $((hits + misses)) == 2 && $misses -ge 1 ]] && ok || fail "plan cache: $hits hits, $misses misses"
+[[ $((hits + misses)) == 3 && $misses -ge 1 ]] && ok || fail "plan cache: $hits hits, $misses misses"
 expect "gateway validation error code" \
   "$(value "$tmp/g1.txt" 'gql_graphql_errors_total{code="GRAPHQL_VALIDATION_FAILED"}')" 1
+expect "gateway execution error code" \
+  "$(value "$tmp/g1.txt" 'gql_graphql_errors_total{code="SUBREQUEST_HTTP_ERROR"}')" 1
+expect "gateway errors without a code" \
+  "$(value "$tmp/g1.txt" 'gql_graphql_errors_total{code="none"}')" 0
 
 # ---- JSON access lines (the gateway above ran with --log-format json)
 python3 - "$tmp/gw.err" <<'PY' && ok || fail "json log lines: $(head -c 2000 "$tmp/gw.err")"
