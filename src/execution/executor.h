@@ -137,30 +137,14 @@ typedef struct exec_ctx {
 
 /* ---- incremental delivery (defer.c records, incremental.c delivers) */
 
-/* The number of decimal digits of v (ids and list indices: mostly few). */
+/* Ids and list indices: the JSON writer's digits (json.h). */
 static inline uint32_t inc_digits(uint64_t v) {
-  uint32_t n = 1;
-  for (; v >= 10000; v /= 10000)
-    n += 4;
-  return n + (v >= 10) + (v >= 100) + (v >= 1000);
+  return (uint32_t)gql_json_count_digits(v);
 }
 
-/* Writes the `n` (inc_digits) decimal digits of v ending at `end`, two at
- * a time. */
+/* Writes the `n` (inc_digits) decimal digits of v ending at `end`. */
 static inline void inc_put_digits(char *end, uint64_t v) {
-  static const char pairs[] =
-      "00010203040506070809101112131415161718192021222324"
-      "25262728293031323334353637383940414243444546474849"
-      "50515253545556575859606162636465666768697071727374"
-      "75767778798081828384858687888990919293949596979899";
-  for (; v >= 100; v /= 100) {
-    end -= 2;
-    memcpy(end, pairs + 2 * (v % 100), 2);
-  }
-  if (v >= 10)
-    memcpy(end - 2, pairs + 2 * v, 2);
-  else
-    end[-1] = (char)('0' + v);
+  gql_json_utoa_back(end, v);
 }
 
 /* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's

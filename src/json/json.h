@@ -155,4 +155,46 @@ int gql_json_write_value(gql_buf *buf, const gql_json_value *v);
 int gql_json_write_value_pretty(gql_buf *buf, const gql_json_value *v,
                                 int indent);
 
+/* ---- integers' digits (the writer's, shared with the executor's paths
+ * and ids) */
+
+/* "00" to "99", two characters each. */
+extern const char gql_json_digit_pairs[201];
+
+/* The number of decimal digits of u. */
+static inline size_t gql_json_count_digits(uint64_t u) {
+  size_t n = 1;
+  for (;;) {
+    if (u < 10)
+      return n;
+    if (u < 100)
+      return n + 1;
+    if (u < 1000)
+      return n + 2;
+    if (u < 10000)
+      return n + 3;
+    u /= 10000;
+    n += 4;
+  }
+}
+
+/* Writes the decimal digits of u ending at `end`, two at a time; returns
+ * the start. */
+static inline char *gql_json_utoa_back(char *end, uint64_t u) {
+  char *p = end;
+  while (u >= 100) {
+    unsigned r = (unsigned)(u % 100);
+    u /= 100;
+    p -= 2;
+    memcpy(p, gql_json_digit_pairs + 2 * r, 2);
+  }
+  if (u >= 10) {
+    p -= 2;
+    memcpy(p, gql_json_digit_pairs + 2 * u, 2);
+  } else {
+    *--p = (char)('0' + u);
+  }
+  return p;
+}
+
 #endif

@@ -222,50 +222,16 @@ void gql_json_write_string(gql_buf *b, gql_str s) {
 
 /* ---------------------------------------------------------------- numbers */
 
-static const char digit_pairs[] = "00010203040506070809"
-                                  "10111213141516171819"
-                                  "20212223242526272829"
-                                  "30313233343536373839"
-                                  "40414243444546474849"
-                                  "50515253545556575859"
-                                  "60616263646566676869"
-                                  "70717273747576777879"
-                                  "80818283848586878889"
-                                  "90919293949596979899";
-
-/* Writes the decimal digits of u ending at `end`; returns the start. */
-static char *utoa_back(char *end, uint64_t u) {
-  char *p = end;
-  while (u >= 100) {
-    unsigned r = (unsigned)(u % 100);
-    u /= 100;
-    p -= 2;
-    memcpy(p, digit_pairs + 2 * r, 2);
-  }
-  if (u >= 10) {
-    p -= 2;
-    memcpy(p, digit_pairs + 2 * u, 2);
-  } else {
-    *--p = (char)('0' + u);
-  }
-  return p;
-}
-
-static inline size_t count_digits(uint64_t u) {
-  size_t n = 1;
-  for (;;) {
-    if (u < 10)
-      return n;
-    if (u < 100)
-      return n + 1;
-    if (u < 1000)
-      return n + 2;
-    if (u < 10000)
-      return n + 3;
-    u /= 10000;
-    n += 4;
-  }
-}
+const char gql_json_digit_pairs[201] = "00010203040506070809"
+                                       "10111213141516171819"
+                                       "20212223242526272829"
+                                       "30313233343536373839"
+                                       "40414243444546474849"
+                                       "50515253545556575859"
+                                       "60616263646566676869"
+                                       "70717273747576777879"
+                                       "80818283848586878889"
+                                       "90919293949596979899";
 
 /* The general case, any sign and magnitude: the length first, then the
  * digits backward. */
@@ -281,8 +247,8 @@ static __attribute__((noinline)) void write_int_any(gql_buf *b, int64_t v) {
     neg = 1;
   }
   d += neg;
-  size_t n = count_digits(u);
-  utoa_back(d + n, u);
+  size_t n = gql_json_count_digits(u);
+  gql_json_utoa_back(d + n, u);
   b->len += neg + n;
 }
 
@@ -298,17 +264,17 @@ static inline bool write_small_uint(gql_buf *b, uint64_t v) {
     d[0] = (char)('0' + u);
     b->len += 1;
   } else if (u < 100) {
-    memcpy(d, digit_pairs + 2 * u, 2);
+    memcpy(d, gql_json_digit_pairs + 2 * u, 2);
     b->len += 2;
   } else {
     uint32_t q = (u * 5243) >> 19, r = u - q * 100;
     if (u < 1000) {
       d[0] = (char)('0' + q);
-      memcpy(d + 1, digit_pairs + 2 * r, 2);
+      memcpy(d + 1, gql_json_digit_pairs + 2 * r, 2);
       b->len += 3;
     } else {
-      memcpy(d, digit_pairs + 2 * q, 2);
-      memcpy(d + 2, digit_pairs + 2 * r, 2);
+      memcpy(d, gql_json_digit_pairs + 2 * q, 2);
+      memcpy(d + 2, gql_json_digit_pairs + 2 * r, 2);
       b->len += 4;
     }
   }
@@ -346,11 +312,11 @@ static bool write_short_decimal(gql_buf *b, double d) {
       continue;
     char tmp[40];
     char *end = tmp + sizeof tmp;
-    char *p = utoa_back(end, m % pow10_int[k]);
+    char *p = gql_json_utoa_back(end, m % pow10_int[k]);
     while (end - p < k) /* leading zeros of the fraction */
       *--p = '0';
     *--p = '.';
-    p = utoa_back(p, m / pow10_int[k]);
+    p = gql_json_utoa_back(p, m / pow10_int[k]);
     if (d < 0)
       *--p = '-';
     gql_buf_put(b, p, (size_t)(end - p));
