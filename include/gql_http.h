@@ -71,6 +71,10 @@ typedef struct gql_http_executor {
    * (plans of the hot operations) rather than in its first request. Its
    * requests carry it as gql_http_exec.generation. May be NULL. */
   void (*generation)(void *worker, void *ud);
+  /* The stop's deadline passed (gql_http_options.shutdown_timeout_ms) and
+   * the connections still open were closed: end the work still in flight
+   * now (each request still ends exactly once). May be NULL. */
+  void (*worker_deadline)(void *worker);
 } gql_http_executor;
 
 /* The response of an executor's request: a GraphQL response (JSON), sent
@@ -343,6 +347,10 @@ typedef struct gql_http_options {
   unsigned max_headers;     /* header count; default 100 (431) */
   unsigned max_connections; /* open connections in all; default 10,000 */
   unsigned idle_timeout_ms; /* keep-alive idle; default 30 s */
+  /* A stop (gql_http_server_stop, SIGINT, SIGTERM) waits this long for
+   * the requests and streams in flight, then closes every connection
+   * still open; default 10 s */
+  unsigned shutdown_timeout_ms;
   unsigned
       request_timeout_ms;  /* a request's bytes, first to last; default 10 s */
   size_t cache_bytes;      /* per-thread document cache; default 16 MiB */

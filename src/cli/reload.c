@@ -212,9 +212,11 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
        "the parser limits (limits.parser_*, limits.max_fields)"},
       {o->max_connections != f->max_connections ||
            o->idle_timeout_ms != f->idle_timeout_ms ||
-           o->request_timeout_ms != f->request_timeout_ms,
+           o->request_timeout_ms != f->request_timeout_ms ||
+           o->shutdown_timeout_ms != f->shutdown_timeout_ms,
        "the connection settings (server.max_connections, "
-       "server.idle_timeout, server.request_timeout)"},
+       "server.idle_timeout, server.request_timeout, "
+       "server.shutdown_timeout)"},
       {o->cache_bytes != f->cache_bytes ||
            st->gateway.plan_cache_bytes != s0->gateway.plan_cache_bytes,
        "the cache sizes (server.document_cache_bytes, "

@@ -83,11 +83,11 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
       "--max-depth",        "--max-tokens",
       "--max-fields",       "--max-connections",
       "--idle-timeout",     "--request-timeout",
-      "--cache-bytes",      "--log-level",
-      "--log-format",       "--metrics-path",
-      "--max-query-depth",  "--max-height",
-      "--max-aliases",      "--max-root-fields",
-      "--introspection"};
+      "--shutdown-timeout", "--cache-bytes",
+      "--log-level",        "--log-format",
+      "--metrics-path",     "--max-query-depth",
+      "--max-height",       "--max-aliases",
+      "--max-root-fields",  "--introspection"};
   if (strcmp(a, "--no-metrics") == 0) {
     st->server.metrics = GQL_CFG_FALSE;
     return 1;
@@ -155,6 +155,9 @@ int gql_cli_server_flag(const char *cmd, gql_settings *st, int argc,
   } else if (strcmp(a, "--request-timeout") == 0) {
     ok = gql_cli_parse_range(cmd, a, v, 1, 86400000, &n);
     s->request_timeout_ms = n;
+  } else if (strcmp(a, "--shutdown-timeout") == 0) {
+    ok = gql_cli_parse_range(cmd, a, v, 1, 3600000, &n);
+    s->shutdown_timeout_ms = n;
   } else if (strcmp(a, "--cache-bytes") == 0) {
     ok = gql_cli_parse_range(cmd, a, v, 1, (size_t)1 << 40, &n);
     s->document_cache_bytes = n;
@@ -207,6 +210,7 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
   o->max_connections = st->server.max_connections;
   o->idle_timeout_ms = (unsigned)st->server.idle_timeout_ms;
   o->request_timeout_ms = (unsigned)st->server.request_timeout_ms;
+  o->shutdown_timeout_ms = (unsigned)st->server.shutdown_timeout_ms;
   o->cache_bytes = st->server.document_cache_bytes;
   o->max_body = st->limits.http_max_request_bytes;
   o->max_header_bytes = st->limits.http1_max_request_buf_size;

@@ -179,6 +179,7 @@ typedef struct gql_cfg_server {
   uint32_t max_connections;
   uint64_t idle_timeout_ms;
   uint64_t request_timeout_ms;
+  uint64_t shutdown_timeout_ms;
   uint64_t document_cache_bytes;
   uint8_t log_level;        /* gql_cfg_log_level */
   uint8_t log_format;       /* 0 unset, 1 text, 2 json */

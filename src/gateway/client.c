@@ -59,6 +59,7 @@ struct conn {
   char why_buf[128];
   int open_handles;
   conn *next_idle;
+  conn *prev, *next; /* in the client's list of every connection */
 };
 
 struct gql_gw_client {
@@ -68,8 +69,10 @@ struct gql_gw_client {
   target *targets;
   uint32_t ntargets;
   unsigned live; /* connections not yet freed */
+  conn *conns;   /* every connection not yet freed (for abort) */
   uint64_t connects;
   bool closing;
+  bool aborted;      /* gql_gw_client_abort: no more requests */
   conn *answering;   /* whose answer a callback is reading (status 0) */
   int answer_status; /* the HTTP status of the answer a callback reads */
   bool read_buf_busy;
@@ -166,6 +169,12 @@ static void on_handle_closed(uv_handle_t *h) {
   gql_buf_free(&k->body);
   t->nconns--;
   c->live--;
+  if (k->prev)
+    k->prev->next = k->next;
+  else
+    c->conns = k->next;
+  if (k->next)
+    k->next->prev = k->prev;
   if (r) {
     /* A kept-alive connection the server closed before answering: send
      * once more on a fresh one. */
@@ -436,6 +445,10 @@ static void conn_open(gql_gw_client *c, target *t, creq *r) {
   k->open_handles = 2;
   t->nconns++;
   c->live++;
+  k->next = c->conns;
+  if (c->conns)
+    c->conns->prev = k;
+  c->conns = k;
   c->connects++;
   uv_timer_start(&k->timer, on_timer, c->opt.connect_timeout_ms, 0);
   int e = uv_tcp_connect(&k->connect_req, &k->tcp,
@@ -582,6 +595,8 @@ int gql_gw_client_post(gql_gw_client *c, uint32_t graph, const char *headers,
                        void *ud) {
   if (graph >= c->ntargets)
     return GQL_EINVAL;
+  if (c->aborted)
+    return GQL_EIO;
   target *t = &c->targets[graph];
   creq *r = calloc(1, sizeof *r);
   if (!r)
@@ -619,6 +634,24 @@ void gql_gw_client_close(gql_gw_client *c) {
   for (uint32_t i = 0; i < c->ntargets; i++)
     while (c->targets[i].idle)
       conn_close(c->targets[i].idle, NULL);
+}
+
+void gql_gw_client_abort(gql_gw_client *c, const char *why) {
+  c->closing = c->aborted = true;
+  for (uint32_t i = 0; i < c->ntargets; i++) {
+    target *t = &c->targets[i];
+    while (t->qhead) { /* not sent yet (their callbacks may post more) */
+      creq *r = t->qhead;
+      t->qhead = r->next;
+      if (!t->qhead)
+        t->qtail = NULL;
+      r->cb(r->ud, GQL_EIO, why, NULL, 0);
+      req_free(r);
+    }
+  }
+  /* closing frees nothing before the loop's next turn: the list holds */
+  for (conn *k = c->conns; k; k = k->next)
+    conn_close(k, why);
 }
 
 bool gql_gw_client_closed(const gql_gw_client *c) {

@@ -70,6 +70,10 @@ int gql_gw_client_answer_status(const gql_gw_client *c);
 /* Stops pooling: idle connections close now, busy ones after their
  * response. Requests in flight still end with their callback. */
 void gql_gw_client_close(gql_gw_client *c);
+/* Closes it at once: every request in flight or waiting ends now with
+ * GQL_EIO and `why` (a static string), every connection closes; a later
+ * gql_gw_client_post is refused with GQL_EIO. */
+void gql_gw_client_abort(gql_gw_client *c, const char *why);
 /* True when a closed client has no connection and no request left (it
  * may be freed). */
 bool gql_gw_client_closed(const gql_gw_client *c);

@@ -29,6 +29,7 @@ typedef struct gw_gen {
   gql_header_rules **rules;   /* per subgraph (with headers) */
   gw_sub_metrics *subs;       /* per subgraph (with w->sh) */
   unsigned refs;
+  struct gw_gen *prev, *next; /* in w->gens: every generation held */
 } gw_gen;
 
 /* A closed client whose connections may still be closing: freed with the
@@ -42,6 +43,8 @@ struct gw_worker {
   gql_gw_executor *ge;
   uv_loop_t *loop;
   gw_gen *cur;
+  gw_gen *gens; /* every generation still held (the current, and older
+                   ones requests in flight hold) */
   gw_retired *retired;
   size_t response_hint; /* the last response's size: the next buffer's */
   uint64_t rng;         /* progressive override draws */
@@ -491,6 +494,12 @@ static void sweep_retired(gw_worker *w) {
 static void gen_release(gw_gen *g) {
   if (!g || --g->refs)
     return;
+  if (g->prev)
+    g->prev->next = g->next;
+  else
+    g->w->gens = g->next;
+  if (g->next)
+    g->next->prev = g->prev;
   retire(g->w, g->client);
   gql_gw_plan_cache_free(g->plans);
   gql_header_policy_free(g->headers);
@@ -539,7 +548,11 @@ static gw_gen *gen_new(gw_worker *w, const gql_supergraph *sg,
     free(g);
     return NULL;
   }
-  *g = (gw_gen){.w = w, .sg = sg, .client = g->client, .refs = 1};
+  *g = (gw_gen){
+      .w = w, .sg = sg, .client = g->client, .refs = 1, .next = w->gens};
+  if (w->gens)
+    w->gens->prev = g;
+  w->gens = g;
   bool ok = (g->plans = gql_gw_plan_cache_new(sg, ge->opt.plan_cache_bytes));
   gql_server_metrics *sm = ge->opt.metrics;
   if (ok && w->sh) {
@@ -1002,6 +1015,14 @@ static void worker_stop(void *worker) {
     gql_gw_client_close(w->probe_client);
 }
 
+/* The stop's deadline: the fetches still waiting on subgraphs end now
+ * (their requests' clients are gone). */
+static void worker_deadline(void *worker) {
+  gw_worker *w = worker;
+  for (gw_gen *g = w->gens; g; g = g->next)
+    gql_gw_client_abort(g->client, "the gateway is stopping");
+}
+
 static void worker_free(void *worker) {
   gw_worker *w = worker;
   gen_release(w->cur); /* its client closed by worker_stop: retired */
@@ -1029,7 +1050,8 @@ int gql_gw_executor_init(gql_gw_executor *e, const gql_supergraph *sg,
                               .worker_stop = worker_stop,
                               .worker_free = worker_free,
                               .execute = execute,
-                              .generation = on_generation};
+                              .generation = on_generation,
+                              .worker_deadline = worker_deadline};
   return 0;
 }
 

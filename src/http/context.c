@@ -27,6 +27,8 @@ void gql_http_options_resolve(const gql_http_options *opt,
     out->idle_timeout_ms = 30000;
   if (!out->request_timeout_ms)
     out->request_timeout_ms = 10000;
+  if (!out->shutdown_timeout_ms)
+    out->shutdown_timeout_ms = 10000;
   if (!out->cache_bytes)
     out->cache_bytes = (size_t)16 << 20;
   if (!out->log_level_set)

@@ -72,6 +72,9 @@ struct worker {
    * subscribers is one timer, not 10,000. */
   uv_timer_t wake_timer;
   struct tconn *woken;
+  /* A stop's deadline (opt.shutdown_timeout_ms; unreferenced: the loop
+   * ends before it once every connection is closed). */
+  uv_timer_t stop_timer;
   uv_thread_t thread;
   bool thread_started;
   struct tconn *conns; /* every open connection, for the stop */
@@ -618,9 +621,34 @@ static void on_connection(uv_stream_t *server, int status) {
   conn_update(t);
 }
 
+/* The stop's deadline: the connections still open (a response still
+ * running or not read, a stream, a WebSocket peer that did not answer its
+ * close) are closed now; their executions end as a client's going does. */
+static void on_stop_deadline(uv_timer_t *h) {
+  worker *w = h->data;
+  unsigned n = 0;
+  for (tconn *t = w->conns; t; t = t->next)
+    n += !t->tcp_closed;
+  if (n)
+    gql_http_log(w->x.opt, GQL_HTTP_LOG_WARN,
+                 "stop: closing %u connection%s still open after %u ms "
+                 "(server.shutdown_timeout)",
+                 n, n == 1 ? "" : "s", w->srv->opt.shutdown_timeout_ms);
+  for (tconn *t = w->conns, *next; t; t = next) {
+    next = t->next;
+    if (!t->tcp_closed)
+      conn_close(t);
+  }
+  const gql_http_executor *ex = w->srv->opt.executor;
+  if (ex && ex->worker_deadline && w->x.exec_worker)
+    ex->worker_deadline(w->x.exec_worker);
+}
+
 static void on_stop(uv_async_t *a) {
   worker *w = a->data;
   w->x.stopping = true;
+  uv_timer_start(&w->stop_timer, on_stop_deadline,
+                 w->srv->opt.shutdown_timeout_ms, 0);
   const gql_http_executor *ex = w->srv->opt.executor;
   if (ex && ex->worker_stop && w->x.exec_worker)
     ex->worker_stop(w->x.exec_worker);
@@ -939,6 +967,9 @@ int gql_http_server_start(gql_http_server *s) {
     uv_timer_init(&w->loop, &w->wake_timer);
     w->wake_timer.data = w;
     uv_unref((uv_handle_t *)&w->wake_timer);
+    uv_timer_init(&w->loop, &w->stop_timer);
+    w->stop_timer.data = w;
+    uv_unref((uv_handle_t *)&w->stop_timer);
     gql_http_sse_worker_start(s->sse, i, &w->x, &w->loop);
     int e = s->opt.unix_path ? uv_pipe_open(&w->listener.pipe, fd)
                              : uv_tcp_open(&w->listener.tcp, fd);
@@ -1100,6 +1131,7 @@ void gql_http_server_free(gql_http_server *s) {
       worker *w = &s->workers[i];
       uv_close((uv_handle_t *)&w->gen_async, NULL);
       uv_close((uv_handle_t *)&w->wake_timer, NULL);
+      uv_close((uv_handle_t *)&w->stop_timer, NULL);
       gql_http_sse_worker_close(&w->x);
       uv_run(&w->loop, UV_RUN_NOWAIT);
       const gql_http_executor *ex = s->opt.executor;

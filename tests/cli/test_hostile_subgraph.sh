@@ -7,7 +7,8 @@
 # oversized events, bad JSON, unknown events or ids, no connection_ack, and
 # floods to a client that does not read. Each gives a clear error in time,
 # bounded memory, and a gateway that answers the next request; the gateway
-# exits 0 on SIGTERM. The cases are in tests/gateway/test_hostile_subgraph.py.
+# exits 0 on SIGTERM, within --shutdown-timeout when a subgraph holds a
+# fetch past it (the fetch aborted), after a fetch that ends in time. The cases are in tests/gateway/test_hostile_subgraph.py.
 # Usage: test_hostile_subgraph.sh GQL_BINARY REPO_ROOT [CASE...]
 set -uo pipefail
 gql=${1:?usage: test_hostile_subgraph.sh GQL_BINARY REPO_ROOT [CASE...]}

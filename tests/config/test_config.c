@@ -73,6 +73,7 @@ Test(config, gql_sections_and_relative_paths) {
                              "  threads: 3\n"
                              "  idle_timeout: 1m 30s\n"
                              "  request_timeout: 250ms\n"
+                             "  shutdown_timeout: 2s\n"
                              "  document_cache: 8mib\n"
                              "  log_level: info\n"
                              "serve:\n"
@@ -89,6 +90,7 @@ Test(config, gql_sections_and_relative_paths) {
   cr_assert_eq(st->server.threads, 3);
   cr_assert_eq(st->server.idle_timeout_ms, 90000);
   cr_assert_eq(st->server.request_timeout_ms, 250);
+  cr_assert_eq(st->server.shutdown_timeout_ms, 2000);
   cr_assert_eq(st->server.document_cache_bytes, 8u << 20);
   cr_assert_eq(st->server.log_level, GQL_CFG_LOG_INFO);
   cr_assert_str_eq(st->serve.schema, "/etc/gql/schema.graphql");

@@ -41,7 +41,7 @@ class Env:
     queries and graphql-ws subscriptions, graph `hostile_sse` (the same
     server) for graphql-sse ones; x-mode is propagated to both."""
 
-    def __init__(self):
+    def __init__(self, extra=()):
         self.dir = tempfile.TemporaryDirectory()
         self.sub_port = free_port()
         self.sub = subprocess.Popen(
@@ -86,7 +86,7 @@ headers:
         self.gw = subprocess.Popen(
             [GQL, "gateway", "--config", cfg, "--supergraph", sg, "--port", str(self.port),
              "--threads", "1", "--subgraph-timeout", str(SUBGRAPH_TIMEOUT_MS),
-             "--connect-timeout", "1000"],
+             "--connect-timeout", "1000"] + list(extra),
             env=child_env(), stdout=subprocess.PIPE, stderr=self.err)
         line = self.gw.stdout.readline().decode()
         if "on http://" not in line:
@@ -482,6 +482,58 @@ def case_requests_pipelined_behind_a_deferred_one(env):
         b'\r\n-----\r\n'), got[2]
 
 
+# ------------------------------------------------- the stop's deadline
+
+# a subgraph timeout far past the stop's deadline (--shutdown-timeout)
+DEADLINE_S = 2.5
+DEADLINE_ARGS = ["--subgraph-timeout", "20000", "--shutdown-timeout", "2500"]
+
+
+def case_stop_deadline_ends_a_fetch_the_subgraph_holds(env):
+    """SIGTERM while a query waits on a subgraph that trickles its answer
+    (it would take far longer than the 20 s subgraph timeout): at the
+    deadline (2.5 s) the client's connection is closed, the fetch is
+    aborted, and the gateway exits 0 at once, not after the subgraph
+    timeout."""
+    s = socket.create_connection(("127.0.0.1", env.port))
+    s.sendall(raw_post(QUERY, "application/json", b"x-mode: trickle\r\n"))
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    env.gw.send_signal(signal.SIGTERM)
+    got = read_to_end(s, timeout=15)
+    closed = time.monotonic() - t0
+    s.close()
+    rc = env.gw.wait(timeout=15)
+    took = time.monotonic() - t0
+    assert got == b"", got[:200]
+    assert DEADLINE_S - 0.2 < closed < DEADLINE_S + 1, "closed after %.2f s" % closed
+    assert rc == 0 and took < DEADLINE_S + 1.5, (rc, "exit after %.2f s" % took)
+    assert "stop: closing 1 connection still open after 2500 ms" in env.log(), env.log()
+
+
+def case_stop_waits_for_a_fetch_that_ends_in_time(env):
+    """SIGTERM while a query waits on a subgraph that answers 1 s late:
+    the client gets the whole answer, then the gateway exits 0, before
+    the deadline and without its warning."""
+    s = socket.create_connection(("127.0.0.1", env.port))
+    s.sendall(raw_post("{ slowCount }", "application/json"))
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    env.gw.send_signal(signal.SIGTERM)
+    got = read_to_end(s, timeout=10)
+    s.close()
+    [(status, _, body)], _ = read_responses(got, 1)
+    assert status == 200 and json.loads(body) == {"data": {"slowCount": 5}}, (status, body)
+    rc = env.gw.wait(timeout=10)
+    took = time.monotonic() - t0
+    assert rc == 0 and took < DEADLINE_S, (rc, "exit after %.2f s" % took)
+    assert "server.shutdown_timeout" not in env.log(), env.log()
+
+
+DEADLINE_CASES = [case_stop_deadline_ends_a_fetch_the_subgraph_holds,
+                  case_stop_waits_for_a_fetch_that_ends_in_time]
+
+
 CASES = [case_oversized_bodies_are_cut_at_the_response_cap,
          case_slow_or_endless_heads_time_out,
          case_bad_json_is_a_malformed_response,
@@ -498,7 +550,8 @@ CASES = [case_oversized_bodies_are_cut_at_the_response_cap,
 
 
 def main():
-    return run_cases(CASES, Env, ONLY)
+    failed = run_cases(CASES, Env, ONLY)
+    return run_cases(DEADLINE_CASES, lambda: Env(DEADLINE_ARGS), ONLY) or failed
 
 
 if __name__ == "__main__":

@@ -8,14 +8,17 @@ that disconnects mid-stream (the server serves on; under ASan, exits 0
 without leaks), Accept headers with odd parameters (q=0, unknown
 deferSpec / incrementalSpec values, a boundary of the client's, quoted
 values, garbage), requests pipelined behind a streamed one (answered after
-the stream's last part, in order) and HTTP/1.0 streams (no chunking, the
-body ends with the connection).
+the stream's last part, in order), HTTP/1.0 streams (no chunking, the
+body ends with the connection), and a stop (SIGTERM) with a stream nobody
+reads (closed at server.shutdown_timeout) or a request still arriving
+(answered first).
 
 Usage: test_stream_hostile.py GQL_BINARY [CASE...]
 """
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -29,6 +32,7 @@ from peerkit import child_env, read_responses, read_to_end, rss_kib, run_cases, 
 NITEMS = 20000
 NAME = "n" * 200
 IDLE_TIMEOUT = "4s"
+SHUTDOWN_TIMEOUT_S = 1.5  # server.shutdown_timeout, below the idle timeout
 DEFER = '{ item { id ... @defer(label: "L") { name } } }'
 STREAM = "{ items @stream(initialCount: 1) { id name } }"
 REFUSAL = ("The operation uses incremental delivery (@defer or @stream), but the client "
@@ -46,7 +50,8 @@ class Serve:
             json.dump({"item": {"id": 7, "name": "seven"},
                        "items": [{"id": i, "name": NAME} for i in range(NITEMS)]}, f)
         with open(os.path.join(d, "c.yaml"), "w") as f:
-            f.write("server:\n  idle_timeout: %s\n" % IDLE_TIMEOUT)
+            f.write("server:\n  idle_timeout: %s\n  shutdown_timeout: %dms\n"
+                    % (IDLE_TIMEOUT, SHUTDOWN_TIMEOUT_S * 1000))
         self.err = open(os.path.join(d, "err"), "w+")
         self.proc = subprocess.Popen(
             [GQL, "serve", "--config", os.path.join(d, "c.yaml"), "--port", "0",
@@ -257,11 +262,59 @@ def case_disconnect_mid_stream(srv):
     assert after - base < 32 * 1024, "RSS %d -> %d KiB" % (base, after)
 
 
+def case_stop_deadline_closes_a_stuck_stream(srv):
+    """SIGTERM while a client holds a large @stream it does not read: the
+    stop waits server.shutdown_timeout (1.5 s, not the idle timeout's 4 s,
+    nor for ever), then closes the connection, says so, and exits 0."""
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(raw_request(STREAM, "multipart/mixed"))
+    s.settimeout(10)
+    assert s.recv(1024).startswith(b"HTTP/1.1 200")
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    srv.proc.send_signal(signal.SIGTERM)
+    rc = srv.proc.wait(timeout=10)
+    took = time.monotonic() - t0
+    s.close()
+    assert rc == 0, (rc, srv.log())
+    assert SHUTDOWN_TIMEOUT_S - 0.2 < took < SHUTDOWN_TIMEOUT_S + 1.5, "exit after %.2f s" % took
+    assert "stop: closing 1 connection still open after 1500 ms (server.shutdown_timeout)" \
+        in srv.log(), srv.log()
+
+
+def case_stop_finishes_a_request_still_arriving(srv):
+    """SIGTERM while a request's body is still arriving: the request is
+    answered in full once its last byte comes (0.5 s later, within the
+    deadline), the connection then closes, and gql serve exits 0 without
+    the deadline's warning."""
+    body = json.dumps({"query": "{ item { id name } }"}).encode()
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    s.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:5]))
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    s.sendall(body[5:])
+    got = read_to_end(s, timeout=5)
+    s.close()
+    [(status, _, resp)], _ = read_responses(got, 1)
+    assert status == 200 and json.loads(resp) == {"data": {"item": {"id": 7, "name": "seven"}}}, \
+        (status, resp)
+    rc = srv.proc.wait(timeout=10)
+    took = time.monotonic() - t0
+    assert rc == 0 and took < SHUTDOWN_TIMEOUT_S, (rc, "exit after %.2f s" % took)
+    assert "server.shutdown_timeout" not in srv.log(), srv.log()
+
+
 CASES = [case_accept_parameters,
          case_pipelined_requests_behind_a_stream,
          case_http10_stream_ends_with_the_connection,
          case_client_that_stops_reading,
-         case_disconnect_mid_stream]
+         case_disconnect_mid_stream,
+         case_stop_deadline_closes_a_stuck_stream,
+         case_stop_finishes_a_request_still_arriving]
 
 
 def main():
