@@ -14,10 +14,12 @@
  * the connection's buffers); past it the stream ends (a client that does
  * not read). */
 #define HUB_MAX_BYTES ((size_t)8 << 20)
-/* What all the hubs' queues may hold together: a hub whose event would
- * pass it overflows (its stream ends once it takes what was kept). Without
- * it, reservations no stream opens (up to max_connections of them, each
- * for its time-to-live) could each keep HUB_MAX_BYTES. */
+/* What all the hubs' queues may hold together before a hub whose stream
+ * is not open overflows (its stream ends once it takes what was kept).
+ * Without it, reservations no stream opens (up to max_connections of
+ * them, each for its time-to-live) could each keep HUB_MAX_BYTES. An open
+ * stream's hub is drained on its owner's next turn: a burst (an event
+ * fanned out to many streams) may pass it and is kept. */
 #define QUEUED_MAX_BYTES ((size_t)32 << 20)
 /* graphql-sse pings every 12 s; the workers' tick is 1 s. */
 #define TICK_MS 1000
@@ -193,8 +195,10 @@ static void hub_send(hub *h, const http_buf *b) {
   if (!h->closed) {
     /* after a lost event, what comes is lost too (the stream ends) */
     bool fits = !h->overflow && h->queue.o.len + b->o.len <= HUB_MAX_BYTES;
-    if (fits && atomic_fetch_add(&h->s->queued, b->o.len) + b->o.len >
-                    QUEUED_MAX_BYTES) {
+    if (fits &&
+        atomic_fetch_add(&h->s->queued, b->o.len) + b->o.len >
+            QUEUED_MAX_BYTES &&
+        !h->owner) {
       hub_unqueued(h, b->o.len);
       fits = false;
     }

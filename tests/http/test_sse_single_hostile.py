@@ -22,8 +22,9 @@ subscriptions) with a real redis-server feeding the subscriptions:
   thousands of queries on one token all answered on the stream;
 - DELETE of unknown ids (200, as graphql-sse), without an id (400), of an
   unknown token (404), of a running subscription (200, its `complete`);
-- results queued for a stream never opened: bounded, and the stream, once
-  opened, gets what was kept and ends;
+- results queued for streams never opened: bounded per stream and in all,
+  and each stream, once opened, gets what was kept and ends; a burst of a
+  600 KB event to 100 open streams is not cut by that shared bound;
 - a stream client that stops reading while its subscriptions produce
   events: the output it may hold is bounded, the stream ends, its
   subscriptions stop (gql_subscriptions_open back to 0), the reservation
@@ -599,6 +600,35 @@ def case_queued_before_the_stream(srv):
     srv.still_serves("after the overflow")
 
 
+def case_event_burst_to_many_streams(srv):
+    """100 open streams, a subscription each, one event of 600 KB (gql
+    serve's events are at most 1 MiB): 60 MB queued at once in the hubs (a
+    worker fans the event out before the streams' owners drain), past what
+    unopened streams may hold together (32 MiB),
+    yet every stream gets it and stays open: the shared bound is for
+    streams not open."""
+    streams = []
+    for i in range(100):
+        tok = srv.reserve()
+        s = Stream(srv, tok)
+        refusal(srv.post(tok, "s"), 202, None)
+        streams.append(s)
+    srv.until_open(100, "100 streams subscribed")
+    for s in streams:  # every subscription hears events
+        feed(s, "gql:messages", WARM, has_next("s"), "a warm event")
+    big = "e" * 600000
+    REDIS.publish("gql:messages", json.dumps({"text": big}))
+    for i, s in enumerate(streams):
+        evs, ended = s.read_until(
+            lambda e, _: any(x[0] == "next" and x[1]["payload"]["data"]["messages"]["text"] == big
+                             for x in e), timeout=20, what="the 600 KB event on stream %d" % i)
+        assert not ended, i
+    assert srv.subs_open() == 100
+    for s in streams:
+        s.close()
+    srv.until_open(0, "the streams closed")
+
+
 def tcp_state(local_port, remote_port):
     with open("/proc/net/tcp") as f:
         for line in f.readlines()[1:]:
@@ -826,6 +856,7 @@ SERVE_CASES = [
     (case_delete, ()),
     (case_thousands_of_operations, ()),
     (case_queued_before_the_stream, ()),
+    (case_event_burst_to_many_streams, ()),
     (case_stream_client_stops_reading, ()),
     (case_clients_leave_mid_stream, ()),
     (case_reservation_expires, ("--subscription-sse-reservation-ttl", "500")),
