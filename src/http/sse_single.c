@@ -14,6 +14,13 @@
  * the connection's buffers); past it the stream ends (a client that does
  * not read). */
 #define HUB_MAX_BYTES ((size_t)8 << 20)
+/* What all the hubs' queues may hold together before a hub whose stream
+ * is not open overflows (its stream ends once it takes what was kept).
+ * Without it, reservations no stream opens (up to max_connections of
+ * them, each for its time-to-live) could each keep HUB_MAX_BYTES. An open
+ * stream's hub is drained on its owner's next turn: a burst (an event
+ * fanned out to many streams) may pass it and is kept. */
+#define QUEUED_MAX_BYTES ((size_t)32 << 20)
 /* graphql-sse pings every 12 s; the workers' tick is 1 s. */
 #define TICK_MS 1000
 #define PING_TICKS 12
@@ -36,6 +43,7 @@ struct gql_http_sse {
   unsigned n;
   gql_http_sse_worker **workers;
   const gql_http_options *opt;
+  atomic_size_t queued; /* bytes in all the hubs' queues */
   bool freeing;
 };
 
@@ -116,8 +124,15 @@ static void hub_retain(void *p) {
   atomic_fetch_add(&((hub *)p)->refs, 1);
 }
 
+/* The hub's queue was emptied of n bytes (under h->mu). */
+static void hub_unqueued(hub *h, size_t n) {
+  if (n)
+    atomic_fetch_sub(&h->s->queued, n);
+}
+
 static void hub_release(hub *h) {
   if (h && atomic_fetch_sub(&h->refs, 1) == 1) {
+    hub_unqueued(h, h->queue.o.len);
     uv_mutex_destroy(&h->mu);
     http_buf_free(&h->queue);
     free(h);
@@ -149,6 +164,7 @@ static void hub_drop(void *p) {
   hub *h = p;
   uv_mutex_lock(&h->mu);
   h->closed = true;
+  hub_unqueued(h, h->queue.o.len);
   http_buf_free(&h->queue);
   uv_mutex_unlock(&h->mu);
   gql_http_sse *s = h->s;
@@ -177,11 +193,23 @@ static void hub_send(hub *h, const http_buf *b) {
   uv_mutex_lock(&h->mu);
   gql_http_sse_worker *kick = NULL;
   if (!h->closed) {
-    if (h->queue.o.len + b->o.len > HUB_MAX_BYTES)
-      h->overflow = true;
-    else
+    /* after a lost event, what comes is lost too (the stream ends) */
+    bool fits = !h->overflow && h->queue.o.len + b->o.len <= HUB_MAX_BYTES;
+    if (fits &&
+        atomic_fetch_add(&h->s->queued, b->o.len) + b->o.len >
+            QUEUED_MAX_BYTES &&
+        !h->owner) {
+      hub_unqueued(h, b->o.len);
+      fits = false;
+    }
+    if (fits) {
       http_buf_append(&h->queue, b->o.data, b->o.len);
-    if (h->queue.failed)
+      if (h->queue.failed) {
+        hub_unqueued(h, b->o.len);
+        fits = false;
+      }
+    }
+    if (!fits)
       h->overflow = true;
     if (h->owner && !h->kicked) {
       h->kicked = true;
@@ -214,6 +242,7 @@ static void stream_end(hub *h, bool end) {
   if (end && !c->gone) { /* what came before the end goes first */
     uv_mutex_lock(&h->mu);
     http_buf_append(&c->out, h->queue.o.data, h->queue.o.len);
+    hub_unqueued(h, h->queue.o.len);
     h->queue.o.len = 0;
     uv_mutex_unlock(&h->mu);
   }
@@ -242,6 +271,7 @@ static void stream_drain(hub *h) {
   h->kicked = false;
   q = h->queue;
   h->queue = (http_buf){0};
+  hub_unqueued(h, q.o.len);
   bool overflow = h->overflow;
   uv_mutex_unlock(&h->mu);
   gql_http_request *r = h->stream;
@@ -595,7 +625,8 @@ static bool connect_stream(gql_http_request *r, gql_sse_route *rt) {
   w->opened = h;
   uv_mutex_lock(&h->mu);
   h->owner = w;
-  bool kick = h->queue.o.len && !h->kicked;
+  /* (an overflow with nothing kept: the stream ends at once) */
+  bool kick = (h->queue.o.len || h->overflow) && !h->kicked;
   if (kick)
     h->kicked = true;
   uv_mutex_unlock(&h->mu);
@@ -917,6 +948,7 @@ gql_http_sse *gql_http_sse_new(const gql_http_options *opt, unsigned nworkers,
   lim.retain = hub_retain;
   lim.drop = hub_drop;
   s->opt = opt;
+  atomic_init(&s->queued, 0);
   s->n = nworkers;
   s->workers = calloc(nworkers ? nworkers : 1, sizeof *s->workers);
   s->reg = gql_sse_registry_new(&lim);
