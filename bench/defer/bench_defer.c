@@ -22,6 +22,7 @@
  * C, no GraphQL; minimal, flat_list, nested_lists and star_wars). The
  * operations are prepared once, as bench/exec's "gql prepared". */
 #include "bench_util.h"
+#include "deferred.h"
 #include "floor.h"
 #include "ops.h"
 
@@ -33,59 +34,10 @@ enum { M_PLAIN, M_DEFER, M_FLOOR_PLAIN, M_FLOOR_DEFER, M_COUNT };
 static const char *const mode_names[M_COUNT] = {"plain", "defer", "floor-plain",
                                                 "floor-defer"};
 
-/* Where each operation's deepest selection set opens: the last occurrence
- * of this text (its last character is the selection's "{"). */
-static const char *const deepest[OP_COUNT] = {
-    [OP_MINIMAL] = "{",
-    [OP_FLAT_LIST] = "items {",
-    [OP_NESTED_LISTS] = "leaves {",
-    [OP_STAR_WARS] = "friends {",
-    [OP_FRAGMENTS] = "FriendFields on Character {",
-    /* the innermost "ofType {" never runs (no type is wrapped that
-     * deep): the selection of every type reference instead */
-    [OP_INTROSPECTION] = "fragment TypeRef on __Type {",
-    [OP_INTROSPECTION_WITHOUT_ONE_OF] = "fragment TypeRef on __Type {",
-};
-
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "bench_defer: %s%s%s\n", what, detail ? ": " : "",
           detail ? detail : "");
   exit(2);
-}
-
-/* `q` with "... @defer { " + the deepest selection's contents + " }" in
- * place of those contents (malloc'ed). */
-static char *deferred_text(const char *q, size_t len, const char *anchor,
-                           size_t *out_len) {
-  const char *at = NULL;
-  for (const char *p = q; (p = strstr(p, anchor)); p++)
-    at = p;
-  if (!at)
-    die("no deepest selection in", q);
-  size_t open = (size_t)(at - q) + strlen(anchor); /* after the "{" */
-  size_t close = open;
-  for (int depth = 1; close < len; close++) {
-    if (q[close] == '{')
-      depth++;
-    else if (q[close] == '}' && --depth == 0)
-      break;
-  }
-  if (close >= len)
-    die("unbalanced selection in", q);
-  static const char pre[] = " ... @defer {", post[] = "} ";
-  size_t n = len + sizeof pre - 1 + sizeof post - 1;
-  char *t = malloc(n + 1);
-  if (!t)
-    die("out of memory", NULL);
-  size_t k = 0;
-  memcpy(t + k, q, open), k += open;
-  memcpy(t + k, pre, sizeof pre - 1), k += sizeof pre - 1;
-  memcpy(t + k, q + open, close - open), k += close - open;
-  memcpy(t + k, post, sizeof post - 1), k += sizeof post - 1;
-  memcpy(t + k, q + close, len - close), k += len - close;
-  t[k] = 0;
-  *out_len = k;
-  return t;
 }
 
 typedef struct runner {
@@ -124,8 +76,7 @@ static void run_once(void *arg) {
   runner *r = arg;
   r->npay = 0, r->bytes = 0, r->errors = false;
   if (r->mode == M_FLOOR_PLAIN) { /* handed on as gql_execute does */
-    r->floor.plain(&r->fb, r->floor_data);
-    on_payload(r, r->fb.data, r->fb.len, false);
+    bench_defer_floor_plain(&r->floor, &r->fb, r->floor_data, on_payload, r);
     r->rc = r->fb.failed ? GQL_ENOMEM : 0;
     return;
   }
@@ -162,8 +113,8 @@ static void runner_init(runner *r, const bench_ops *ops, int op_index,
     return;
   }
   if (mode == M_DEFER)
-    r->text = deferred_text(op->query, op->query_len, deepest[op_index],
-                            &r->text_len);
+    if (!(r->text = bench_defer_text(op, op_index, &r->text_len)))
+      die("no deferred text for", op->name);
   const char *text = r->text ? r->text : op->query;
   size_t len = r->text ? r->text_len : op->query_len;
   if (!(r->arena = gql_arena_new(NULL)))
@@ -216,7 +167,9 @@ static int cmd_texts(const bench_ops *ops, const char *dir) {
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
     size_t n;
-    char *t = deferred_text(op->query, op->query_len, deepest[i], &n);
+    char *t = bench_defer_text(op, i, &n);
+    if (!t)
+      die("no deferred text for", op->name);
     write_file(dir, op->name, "plain.graphql", op->query, op->query_len);
     write_file(dir, op->name, "defer.graphql", t, n);
     free(t);

@@ -6,7 +6,7 @@
 #ifndef GQL_BENCH_DEFER_FLOOR_H
 #define GQL_BENCH_DEFER_FLOOR_H
 
-#include "ops.h"
+#include "../exec/ops.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +22,10 @@ typedef struct defer_floor {
    * len reset first) and handed to `on`; NULL: no floor. */
   void (*defer)(floor_buf *b, const void *data, floor_payload_fn on, void *ud);
 } defer_floor;
+
+/* Runs f->plain and hands its response to `on`. */
+void bench_defer_floor_plain(const defer_floor *f, floor_buf *b,
+                             const void *data, floor_payload_fn on, void *ud);
 
 /* The floors of `op` (OP_*) over bench_ops_floor_data(ops): minimal,
  * flat_list, nested_lists and star_wars have both, the others none. */
