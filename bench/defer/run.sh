@@ -36,7 +36,8 @@ if [[ $(node -p "try{require('$peers/node_modules/graphql/package.json').version
   npm_install "$peers" "graphql@$version"
 fi
 export NODE_PATH=$peers/node_modules
-echo "== peer: graphql $(node -p 'require("graphql/package.json").version'), node $(node --version)"
+# (by its path: graphql 17's exports do not list package.json)
+echo "== peer: graphql $(node -p "require('$peers/node_modules/graphql/package.json').version"), node $(node --version)"
 
 out=$root/bench/.peers/defer-out
 rm -rf "$out"
