@@ -6,78 +6,38 @@
  *   bench_defer texts DIR          writes DIR/OP.plain.graphql and
  *                                  DIR/OP.defer.graphql (for peers17.js)
  *   bench_defer dump DIR           writes DIR/OP.gql-plain.json and
- *                                  DIR/OP.gql-defer.jsonl (a payload a line)
+ *                                  DIR/OP.gql-defer.jsonl (a payload a line),
+ *                                  and the C floor's OP.floor-plain.json and
+ *                                  OP.floor-defer.jsonl; fails when a floor's
+ *                                  bytes differ from gql's
  *   bench_defer time TRIALS [OP..] one line per op: median ns per request of
- *                                  plain and defer (all payloads), payloads
+ *                                  plain and defer (all payloads), payloads,
+ *                                  floor-plain and floor-defer ("-": none)
  *   bench_defer loop OP MODE N     N requests inside bench_defer_loop (for
  *                                  valgrind --toggle-collect=bench_defer_loop)
  *
- * MODE: plain (gql_execute of the operation as written) or defer
- * (gql_execute_incremental of the deferred text; every payload is written).
- * The operations are prepared once, as bench/exec's "gql prepared". */
+ * MODE: plain (gql_execute of the operation as written), defer
+ * (gql_execute_incremental of the deferred text; every payload is written),
+ * floor-plain and floor-defer (floor.c: the same bytes written by straight
+ * C, no GraphQL; minimal, flat_list, nested_lists and star_wars). The
+ * operations are prepared once, as bench/exec's "gql prepared". */
 #include "bench_util.h"
+#include "deferred.h"
+#include "floor.h"
 #include "ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { M_PLAIN, M_DEFER, M_COUNT };
-static const char *const mode_names[M_COUNT] = {"plain", "defer"};
-
-/* Where each operation's deepest selection set opens: the last occurrence
- * of this text (its last character is the selection's "{"). */
-static const char *const deepest[OP_COUNT] = {
-    [OP_MINIMAL] = "{",
-    [OP_FLAT_LIST] = "items {",
-    [OP_NESTED_LISTS] = "leaves {",
-    [OP_STAR_WARS] = "friends {",
-    [OP_FRAGMENTS] = "FriendFields on Character {",
-    /* the innermost "ofType {" never runs (no type is wrapped that
-     * deep): the selection of every type reference instead */
-    [OP_INTROSPECTION] = "fragment TypeRef on __Type {",
-    [OP_INTROSPECTION_WITHOUT_ONE_OF] = "fragment TypeRef on __Type {",
-};
+enum { M_PLAIN, M_DEFER, M_FLOOR_PLAIN, M_FLOOR_DEFER, M_COUNT };
+static const char *const mode_names[M_COUNT] = {"plain", "defer", "floor-plain",
+                                                "floor-defer"};
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "bench_defer: %s%s%s\n", what, detail ? ": " : "",
           detail ? detail : "");
   exit(2);
-}
-
-/* `q` with "... @defer { " + the deepest selection's contents + " }" in
- * place of those contents (malloc'ed). */
-static char *deferred_text(const char *q, size_t len, const char *anchor,
-                           size_t *out_len) {
-  const char *at = NULL;
-  for (const char *p = q; (p = strstr(p, anchor)); p++)
-    at = p;
-  if (!at)
-    die("no deepest selection in", q);
-  size_t open = (size_t)(at - q) + strlen(anchor); /* after the "{" */
-  size_t close = open;
-  for (int depth = 1; close < len; close++) {
-    if (q[close] == '{')
-      depth++;
-    else if (q[close] == '}' && --depth == 0)
-      break;
-  }
-  if (close >= len)
-    die("unbalanced selection in", q);
-  static const char pre[] = " ... @defer {", post[] = "} ";
-  size_t n = len + sizeof pre - 1 + sizeof post - 1;
-  char *t = malloc(n + 1);
-  if (!t)
-    die("out of memory", NULL);
-  size_t k = 0;
-  memcpy(t + k, q, open), k += open;
-  memcpy(t + k, pre, sizeof pre - 1), k += sizeof pre - 1;
-  memcpy(t + k, q + open, close - open), k += close - open;
-  memcpy(t + k, post, sizeof post - 1), k += sizeof post - 1;
-  memcpy(t + k, q + close, len - close), k += len - close;
-  t[k] = 0;
-  *out_len = k;
-  return t;
 }
 
 typedef struct runner {
@@ -88,10 +48,14 @@ typedef struct runner {
   gql_prepared *p;
   gql_arena *arena;
   gql_output out;
-  FILE *dump;    /* dump: each payload a line */
-  unsigned npay; /* payloads of the last request */
-  size_t bytes;  /* their bytes */
-  bool errors;   /* a payload with errors */
+  defer_floor floor; /* the floor modes */
+  const void *floor_data;
+  floor_buf fb;
+  FILE *dump;       /* dump: each payload a line */
+  gql_buf *capture; /* dump: the same lines, for the comparison */
+  unsigned npay;    /* payloads of the last request */
+  size_t bytes;     /* their bytes */
+  bool errors;      /* a payload with errors */
   int rc;
 } runner;
 
@@ -102,23 +66,55 @@ static void on_payload(void *ud, const char *json, size_t len, bool errors) {
   r->errors |= errors;
   if (r->dump)
     fprintf(r->dump, "%.*s\n", (int)len, json);
+  if (r->capture) {
+    gql_buf_append(r->capture, json, len);
+    gql_buf_append(r->capture, "\n", 1);
+  }
 }
 
 static void run_once(void *arg) {
   runner *r = arg;
-  gql_arena_reset(r->arena);
   r->npay = 0, r->bytes = 0, r->errors = false;
+  if (r->mode == M_FLOOR_PLAIN) { /* handed on as gql_execute does */
+    bench_defer_floor_plain(&r->floor, &r->fb, r->floor_data, on_payload, r);
+    r->rc = r->fb.failed ? GQL_ENOMEM : 0;
+    return;
+  }
+  if (r->mode == M_FLOOR_DEFER) {
+    r->floor.defer(&r->fb, r->floor_data, on_payload, r);
+    r->rc = r->fb.failed ? GQL_ENOMEM : 0;
+    return;
+  }
+  gql_arena_reset(r->arena);
   gql_execute_params params = {
       .arena = r->arena, .output = &r->out, .on_done = on_payload, .ud = r};
   r->rc = r->mode == M_DEFER ? gql_execute_incremental(r->p, &params)
                              : gql_execute(r->p, &params);
 }
 
-static void runner_init(runner *r, const bench_op *op, int op_index, int mode) {
+/* Whether `mode` runs for op `i` (the floors exist for four ops). */
+static bool mode_runs(const bench_ops *ops, int i, int mode) {
+  defer_floor f = bench_defer_floor(ops, i);
+  return mode == M_FLOOR_PLAIN   ? f.plain != NULL
+         : mode == M_FLOOR_DEFER ? f.defer != NULL
+                                 : true;
+}
+
+static void runner_init(runner *r, const bench_ops *ops, int op_index,
+                        int mode) {
+  const bench_op *op = bench_ops_get(ops, op_index);
   *r = (runner){.op = op, .mode = mode};
+  if (mode == M_FLOOR_PLAIN || mode == M_FLOOR_DEFER) {
+    if (!mode_runs(ops, op_index, mode))
+      die("no floor for", op->name);
+    r->floor = bench_defer_floor(ops, op_index);
+    r->floor_data = bench_ops_floor_data(ops);
+    gql_buf_init(&r->fb, NULL);
+    return;
+  }
   if (mode == M_DEFER)
-    r->text = deferred_text(op->query, op->query_len, deepest[op_index],
-                            &r->text_len);
+    if (!(r->text = bench_defer_text(op, op_index, &r->text_len)))
+      die("no deferred text for", op->name);
   const char *text = r->text ? r->text : op->query;
   size_t len = r->text ? r->text_len : op->query_len;
   if (!(r->arena = gql_arena_new(NULL)))
@@ -134,7 +130,7 @@ static void runner_check(runner *r) {
   if (r->rc != 0 || r->errors)
     die(r->rc < 0 ? gql_strerror(r->rc) : "pending work or errors",
         r->op->name);
-  if (r->mode == M_DEFER && r->npay < 2)
+  if ((r->mode == M_DEFER || r->mode == M_FLOOR_DEFER) && r->npay < 2)
     die("the deferred operation sent one payload", r->op->name);
 }
 
@@ -142,6 +138,7 @@ static void runner_free(runner *r) {
   gql_prepared_free(r->p);
   gql_arena_free(r->arena);
   gql_output_free(&r->out);
+  gql_buf_free(&r->fb);
   free(r->text);
 }
 
@@ -170,7 +167,9 @@ static int cmd_texts(const bench_ops *ops, const char *dir) {
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
     size_t n;
-    char *t = deferred_text(op->query, op->query_len, deepest[i], &n);
+    char *t = bench_defer_text(op, i, &n);
+    if (!t)
+      die("no deferred text for", op->name);
     write_file(dir, op->name, "plain.graphql", op->query, op->query_len);
     write_file(dir, op->name, "defer.graphql", t, n);
     free(t);
@@ -178,21 +177,60 @@ static int cmd_texts(const bench_ops *ops, const char *dir) {
   return 0;
 }
 
+/* The first difference between a floor's payloads and gql's (each a
+ * line): stops the run. */
+static void compare(const char *name, int mode, const gql_buf *floor,
+                    const gql_buf *gql) {
+  size_t n = floor->len < gql->len ? floor->len : gql->len, at = 0;
+  while (at < n && floor->data[at] == gql->data[at])
+    at++;
+  if (at == n && floor->len == gql->len)
+    return;
+  unsigned line = 1;
+  for (size_t k = 0; k < at; k++)
+    line += gql->data[k] == '\n';
+  size_t from = at > 30 ? at - 30 : 0;
+  fprintf(stderr,
+          "bench_defer: %s %s differs from gql's payloads at byte %zu "
+          "(payload %u; %zu bytes against %zu)\n  floor: ...%.*s\n  gql:   "
+          "...%.*s\n",
+          name, mode_names[mode], at, line, floor->len, gql->len,
+          (int)((floor->len - from) < 70 ? floor->len - from : 70),
+          floor->data + from,
+          (int)((gql->len - from) < 70 ? gql->len - from : 70),
+          gql->data + from);
+  exit(1);
+}
+
 static int cmd_dump(const bench_ops *ops, const char *dir) {
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
+    gql_buf got[M_COUNT];
     for (int m = 0; m < M_COUNT; m++) {
+      gql_buf_init(&got[m], NULL);
+      if (!mode_runs(ops, i, m))
+        continue;
       runner r;
-      runner_init(&r, op, i, m);
+      runner_init(&r, ops, i, m);
       char path[4096];
-      snprintf(path, sizeof path, "%s/%s.gql-%s.%s", dir, op->name,
-               mode_names[m], m == M_PLAIN ? "json" : "jsonl");
+      snprintf(path, sizeof path, "%s/%s.%s%s.%s", dir, op->name,
+               m < M_FLOOR_PLAIN ? "gql-" : "", mode_names[m],
+               m == M_PLAIN || m == M_FLOOR_PLAIN ? "json" : "jsonl");
+      run_once(&r); /* then the buffers' second use, as in the loop */
       if (!(r.dump = fopen(path, "w")))
         die("cannot write", path);
+      r.capture = &got[m];
       runner_check(&r);
       fclose(r.dump);
       runner_free(&r);
     }
+    /* the floor writes gql's bytes, or its figures mean nothing */
+    if (mode_runs(ops, i, M_FLOOR_PLAIN))
+      compare(op->name, M_FLOOR_PLAIN, &got[M_FLOOR_PLAIN], &got[M_PLAIN]);
+    if (mode_runs(ops, i, M_FLOOR_DEFER))
+      compare(op->name, M_FLOOR_DEFER, &got[M_FLOOR_DEFER], &got[M_DEFER]);
+    for (int m = 0; m < M_COUNT; m++)
+      gql_buf_free(&got[m]);
   }
   return 0;
 }
@@ -200,7 +238,7 @@ static int cmd_dump(const bench_ops *ops, const char *dir) {
 static int cmd_time(const bench_ops *ops, int trials, char **only, int nonly) {
   const char *clock_env = getenv("BENCH_CLOCK");
   bool wall = clock_env && strcmp(clock_env, "wall") == 0;
-  printf("op\tplain_ns\tdefer_ns\tpayloads\n");
+  printf("op\tplain_ns\tdefer_ns\tpayloads\tfloor_plain_ns\tfloor_defer_ns\n");
   for (int i = 0; i < OP_COUNT; i++) {
     const bench_op *op = bench_ops_get(ops, i);
     bool wanted = nonly == 0;
@@ -211,27 +249,37 @@ static int cmd_time(const bench_ops *ops, int trials, char **only, int nonly) {
     runner r[M_COUNT];
     int iters[M_COUNT];
     double t[M_COUNT][64];
+    bool runs[M_COUNT];
     for (int m = 0; m < M_COUNT; m++) {
-      runner_init(&r[m], op, i, m);
+      if (!(runs[m] = mode_runs(ops, i, m)))
+        continue;
+      runner_init(&r[m], ops, i, m);
       runner_check(&r[m]);
       iters[m] = bench_iters_for(run_once, &r[m], 20 * 1000 * 1000);
       bench_defer_loop(&r[m], iters[m]); /* warm-up */
     }
-    /* the two take turns, a trial each, so that load hits both alike;
-     * CPU time, as the peer's (BENCH_CLOCK=wall: the wall clock) */
+    /* they take turns, a trial each, so that load hits all alike; CPU
+     * time, as the peer's (BENCH_CLOCK=wall: the wall clock) */
     int n = trials < 64 ? trials : 64;
     for (int k = 0; k < n; k++)
       for (int m = 0; m < M_COUNT; m++) {
+        if (!runs[m])
+          continue;
         uint64_t start = bench_trial_clock_ns(wall);
         bench_defer_loop(&r[m], iters[m]);
         t[m][k] = (double)(bench_trial_clock_ns(wall) - start) / iters[m];
       }
-    printf("%s", op->name);
+    printf("%s\t%.1f\t%.1f\t%u", op->name, bench_median(t[M_PLAIN], n),
+           bench_median(t[M_DEFER], n), r[M_DEFER].npay);
+    for (int m = M_FLOOR_PLAIN; m < M_COUNT; m++)
+      if (runs[m])
+        printf("\t%.1f", bench_median(t[m], n));
+      else
+        printf("\t-");
+    printf("\n");
     for (int m = 0; m < M_COUNT; m++)
-      printf("\t%.1f", bench_median(t[m], n));
-    printf("\t%u\n", r[M_DEFER].npay);
-    for (int m = 0; m < M_COUNT; m++)
-      runner_free(&r[m]);
+      if (runs[m])
+        runner_free(&r[m]);
   }
   return 0;
 }
@@ -245,14 +293,15 @@ static int cmd_loop(const bench_ops *ops, const char *name, const char *mode,
   if (i < 0 || m < 0 || n < 1)
     die("unknown op or mode", name);
   runner r;
-  runner_init(&r, bench_ops_get(ops, i), i, m);
+  runner_init(&r, ops, i, m);
   runner_check(&r);
   bench_defer_loop(&r, n);
   /* what a request used (stderr: callgrind's runs discard it) */
-  fprintf(stderr,
-          "%s %s: %u payloads, %zu bytes, arena %zu used, %zu reserved\n", name,
-          mode, r.npay, r.bytes, gql_arena_used(r.arena),
-          gql_arena_reserved(r.arena));
+  fprintf(stderr, "%s %s: %u payloads, %zu bytes", name, mode, r.npay, r.bytes);
+  if (r.arena)
+    fprintf(stderr, ", arena %zu used, %zu reserved", gql_arena_used(r.arena),
+            gql_arena_reserved(r.arena));
+  fprintf(stderr, "\n");
   runner_free(&r);
   return 0;
 }

@@ -3,8 +3,10 @@
 # ../shared/bench/README.md with a @defer around their deepest selection,
 # against the same operations without it, in gql (bench_defer) and in
 # graphql-js 17 (execute / experimentalExecuteIncrementally, peers17.js),
-# in one run. The payloads are checked (merged, they equal the plain
-# response) before anything is timed. See bench/defer/README.md.
+# and against a hand-written C floor writing gql's payloads (floor.c), in
+# one run. The payloads are checked (merged, they equal the plain response;
+# the floor's are gql's bytes) before anything is timed. See
+# bench/defer/README.md.
 #
 # Usage: bench/defer/run.sh [--trials N] [--no-callgrind]
 set -euo pipefail
@@ -34,20 +36,28 @@ if [[ $(node -p "try{require('$peers/node_modules/graphql/package.json').version
   npm_install "$peers" "graphql@$version"
 fi
 export NODE_PATH=$peers/node_modules
-echo "== peer: graphql $(node -p 'require("graphql/package.json").version'), node $(node --version)"
+# (by its path: graphql 17's exports do not list package.json)
+echo "== peer: graphql $(node -p "require('$peers/node_modules/graphql/package.json').version"), node $(node --version)"
 
 out=$root/bench/.peers/defer-out
 rm -rf "$out"
 mkdir -p "$out"
 "$bin" texts "$out"
-"$bin" dump "$out"
+echo "== the C floor's payloads against gql's (byte for byte)"
+"$bin" dump "$out" # fails at the first byte where a floor's differ
+floored=(minimal flat_list nested_lists star_wars)
+for op in "${floored[@]}"; do
+  cmp "$out/$op.gql-plain.json" "$out/$op.floor-plain.json"
+  cmp "$out/$op.gql-defer.jsonl" "$out/$op.floor-defer.jsonl"
+done
+echo "   identical: ${floored[*]} (plain and @defer)"
 echo "== checking the payloads (merged, each system's equals its plain response and gql's)"
 node "$root/bench/defer/peers17.js" check "$out"
 echo "   all payloads check"
 
 ops=(minimal flat_list nested_lists star_wars fragments introspection introspection_without_one_of)
 echo "== timing, op by op ($trials trials per system, CPU time)"
-printf 'op\tplain_ns\tdefer_ns\tpayloads\n' >"$out/gql.tsv"
+printf 'op\tplain_ns\tdefer_ns\tpayloads\tfloor_plain_ns\tfloor_defer_ns\n' >"$out/gql.tsv"
 printf 'op\tplain_ns\tdefer_ns\tpayloads\n' >"$out/js.tsv"
 for op in "${ops[@]}"; do
   "$bin" time "$trials" "$op" | tail -n +2 | tee -a "$out/gql.tsv" | tr '\t' ' ' | sed 's/^/   gql         /'
@@ -59,10 +69,14 @@ if (( callgrind )) && command -v valgrind >/dev/null; then
   echo "== gql's instructions per request under callgrind"
   declare -A iters=([minimal]=2000 [flat_list]=20 [nested_lists]=50 [star_wars]=1000
     [fragments]=300 [introspection]=40 [introspection_without_one_of]=40)
-  printf 'op\tir_plain\tir_defer\n' >"$cg"
+  printf 'op\tir_plain\tir_defer\tir_floor_plain\tir_floor_defer\n' >"$cg"
   for op in "${ops[@]}"; do
     row=$op
-    for mode in plain defer; do
+    for mode in plain defer floor-plain floor-defer; do
+      if [[ $mode == floor-* && " ${floored[*]} " != *" $op "* ]]; then
+        row+=$'\t-'
+        continue
+      fi
       f=$out/callgrind.$op.$mode.out
       valgrind --tool=callgrind --toggle-collect=bench_defer_loop \
         --callgrind-out-file="$f" "$bin" loop "$op" "$mode" "${iters[$op]}" >/dev/null 2>&1
@@ -77,9 +91,9 @@ echo
 echo "== results ($(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg))"
 awk -F'\t' -v cgfile="$cg" '
   FNR == 1 { next }
-  FILENAME ~ /gql.tsv$/ { gp[$1] = $2; gd[$1] = $3; n[$1] = $4; order[++k] = $1; next }
+  FILENAME ~ /gql.tsv$/ { gp[$1] = $2; gd[$1] = $3; n[$1] = $4; fp[$1] = $5; fd[$1] = $6; order[++k] = $1; next }
   FILENAME ~ /js.tsv$/ { jp[$1] = $2; jd[$1] = $3; jn[$1] = $4; next }
-  FILENAME == cgfile { ip[$1] = $2; id[$1] = $3 }
+  FILENAME == cgfile { ip[$1] = $2; id[$1] = $3; ifp[$1] = $4; ifd[$1] = $5 }
   END {
     printf "%-29s %9s %11s %9s %11s %9s %8s %9s %9s %6s\n", "op", "payloads", "gql plain", "gql defer",
       "defer/plain", "Ir ratio", "js17 plain", "js17 defer", "margin plain", "defer"
@@ -94,4 +108,28 @@ awk -F'\t' -v cgfile="$cg" '
       if (md < mp) { bad = 1; printf "   target missed: %s margin over graphql-js 17 with @defer %.1fx < plain %.1fx\n", o, md, mp }
     }
     print bad ? "targets: NOT all met (see above)" : "targets: defer/plain within 1.3x, and the margin over graphql-js 17 with @defer at least the plain one, on every op"
+    floor_table("Ir a request (callgrind)", ip, id, ifp, ifd, "%11.0f")
+    floor_table("CPU ns a request (median)", gp, gd, fp, fd, "%11.1f")
+  }
+  # The C floor (floor.c) beside gql: what the format itself costs, and the
+  # bound it implies for defer/plain. A gql whose plain cost stays as it is
+  # and whose deferral costs no more than the extra of the floor (floor
+  # defer - floor plain) would run at 1 + extra / gql plain.
+  function floor_table(title, p, d, f0, f1, fmt,    i, o, any, extra) {
+    for (i = 1; i <= k; i++)
+      if (f0[order[i]] != "" && f0[order[i]] != "-" && p[order[i]] > 0)
+        any = 1
+    if (!any)
+      return
+    printf "\n== the C floor (floor.c, the same bytes), %s\n", title
+    printf "%-13s %11s %11s %11s %11s %9s %11s %11s %11s %9s\n", "op", "gql plain", "gql defer", "floor plain",
+      "floor defer", "floor d/p", "gql/floor p", "gql/floor d", "extra/gql p", "bound"
+    for (i = 1; i <= k; i++) {
+      o = order[i]
+      if (f0[o] == "" || f0[o] == "-" || !(p[o] > 0))
+        continue
+      extra = (f1[o] - f0[o]) / p[o]
+      printf "%-13s " fmt " " fmt " " fmt " " fmt " %9.2f %11.2f %11.2f %11.2f %9.2f%s\n", o, p[o], d[o], f0[o], f1[o],
+        f1[o] / f0[o], p[o] / f0[o], d[o] / f1[o], extra, 1 + extra, (1 + extra > 1.3) ? "  (over 1.3 even so)" : ""
+    }
   }' "$out/gql.tsv" "$out/js.tsv" ${cg:+$([[ -f $cg ]] && echo "$cg")}

@@ -1,6 +1,6 @@
 /* Schemas, data, resolvers, JSON documents and the C floor of the seven
  * execution operations (see ops.h and ../shared/bench/README.md). */
-#include "ops.h"
+#include "ops_data.h"
 
 #include "../../examples/starwars/starwars.h"
 #include "schema/schema.h"
@@ -14,52 +14,11 @@
 
 /* ------------------------------------------------------------------ data */
 
-static const gql_str roles[] = {{"ADMIN", 5}, {"USER", 4}, {"GUEST", 5}};
-
-typedef struct item {
-  int64_t id;
-  gql_str name, email;
-  bool active;
-  double score;
-  uint8_t role;
-} item;
-
-typedef struct leaf {
-  int64_t id;
-  double value;
-} leaf;
-
-/* A child and a group carry the type index of their list's items, which
- * their list resolvers cannot get from a resolve info. */
-typedef struct child {
-  int64_t id;
-  gql_str name;
-  uint32_t leaf_type;
-  uint8_t nleaves; /* 10, for the list member */
-  leaf leaves[10];
-} child;
-
-typedef struct group {
-  int64_t id;
-  gql_str name;
-  uint32_t child_type;
-  uint8_t nchildren; /* 10, for the list member */
-  child children[10];
-} group;
-
-/* Star Wars for the floor: the same table as examples/starwars, with the
- * friends as pointers (the best a hand-written server could do). */
-typedef struct sw_char {
-  gql_str typename, id, name, extra; /* extra.ptr NULL: null */
-  const char *extra_key;             /* homePlanet or primaryFunction */
-  int friends[4];
-  int nfriends;
-  int nepisodes;
-} sw_char;
+const gql_str bench_roles[3] = {{"ADMIN", 5}, {"USER", 4}, {"GUEST", 5}};
 
 /* clang-format off */
 #define S(lit) {lit, sizeof lit - 1}
-static const sw_char sw[] = {
+const sw_char bench_sw[7] = {
     {S("Human"), S("1000"), S("Luke Skywalker"), S("Tatooine"), "homePlanet", {2, 3, 5, 6}, 4, 3},
     {S("Human"), S("1001"), S("Darth Vader"), S("Tatooine"), "homePlanet", {4}, 1, 3},
     {S("Human"), S("1002"), S("Han Solo"), {NULL, 0}, "homePlanet", {0, 3, 6}, 3, 3},
@@ -69,15 +28,8 @@ static const sw_char sw[] = {
     {S("Droid"), S("2001"), S("R2-D2"), S("Astromech"), "primaryFunction", {0, 2, 3}, 3, 3},
 };
 /* clang-format on */
-static const gql_str sw_episodes[] = {S("NEW_HOPE"), S("EMPIRE"), S("JEDI")};
+const gql_str bench_sw_episodes[3] = {S("NEW_HOPE"), S("EMPIRE"), S("JEDI")};
 #undef S
-
-typedef struct data {
-  item items[1000];
-  group groups[10];
-  uint32_t item_type, group_type;
-  char *strings; /* every name and email */
-} data;
 
 struct bench_ops {
   bench_op ops[OP_COUNT];
@@ -319,25 +271,6 @@ static void set_resolvers(gql_schema *s, const resolver_def *defs, size_t n,
 
 /* ------------------------------------------------------------- the floor */
 
-/* The floor: straight C over the data, writing with the JSON writer's
- * string, integer and double primitives (what any response costs). */
-#define FB_LIT(b, lit) fb_raw((b), (lit), sizeof(lit) - 1)
-static inline void fb_raw(floor_buf *b, const char *s, size_t n) {
-  if (b->cap - b->len < n && !gql_buf_reserve(b, n))
-    return;
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-}
-static inline void fb_str(floor_buf *b, gql_str s) {
-  gql_json_write_string(b, s);
-}
-static inline void fb_int(floor_buf *b, int64_t v) {
-  gql_json_write_int(b, v);
-}
-static inline void fb_double(floor_buf *b, double d) {
-  gql_json_write_double(b, d);
-}
-
 static void floor_minimal(floor_buf *b, const void *unused) {
   b->len = 0;
   FB_LIT(b, "{\"data\":{\"hello\":\"world\"}}");
@@ -363,7 +296,7 @@ static void floor_flat(floor_buf *b, const void *dp) {
       FB_LIT(b, ",\"active\":false,\"score\":");
     fb_double(b, it->score);
     FB_LIT(b, ",\"role\":");
-    fb_str(b, roles[it->role]);
+    fb_str(b, bench_roles[it->role]);
     FB_LIT(b, "}");
   }
   FB_LIT(b, "]}}");
@@ -409,7 +342,7 @@ static void floor_nested(floor_buf *b, const void *dp) {
 
 /* { hero { id name friends { name appearsIn friends { name } } } } */
 static void floor_star_wars(floor_buf *b, const void *unused) {
-  const sw_char *hero = &sw[6]; /* R2-D2: no episode given */
+  const sw_char *hero = &bench_sw[6]; /* R2-D2: no episode given */
   b->len = 0;
   FB_LIT(b, "{\"data\":{\"hero\":{\"id\":");
   fb_str(b, hero->id);
@@ -417,7 +350,7 @@ static void floor_star_wars(floor_buf *b, const void *unused) {
   fb_str(b, hero->name);
   FB_LIT(b, ",\"friends\":[");
   for (int i = 0; i < hero->nfriends; i++) {
-    const sw_char *f = &sw[hero->friends[i]];
+    const sw_char *f = &bench_sw[hero->friends[i]];
     if (i)
       FB_LIT(b, ",");
     FB_LIT(b, "{\"name\":");
@@ -426,14 +359,14 @@ static void floor_star_wars(floor_buf *b, const void *unused) {
     for (int e = 0; e < f->nepisodes; e++) {
       if (e)
         FB_LIT(b, ",");
-      fb_str(b, sw_episodes[f->nepisodes == 1 ? 0 : e]);
+      fb_str(b, bench_sw_episodes[f->nepisodes == 1 ? 0 : e]);
     }
     FB_LIT(b, "],\"friends\":[");
     for (int j = 0; j < f->nfriends; j++) {
       if (j)
         FB_LIT(b, ",");
       FB_LIT(b, "{\"name\":");
-      fb_str(b, sw[f->friends[j]].name);
+      fb_str(b, bench_sw[f->friends[j]].name);
       FB_LIT(b, "}");
     }
     FB_LIT(b, "]}");
@@ -454,7 +387,7 @@ static void sw_json(floor_buf *b, const sw_char *c, int depth) {
   for (int e = 0; e < c->nepisodes; e++) {
     if (e)
       FB_LIT(b, ",");
-    fb_str(b, sw_episodes[c->nepisodes == 1 ? 0 : e]);
+    fb_str(b, bench_sw_episodes[c->nepisodes == 1 ? 0 : e]);
   }
   FB_LIT(b, "],\"");
   fb_raw(b, c->extra_key, strlen(c->extra_key));
@@ -467,7 +400,7 @@ static void sw_json(floor_buf *b, const sw_char *c, int depth) {
   for (int i = 0; depth > 0 && i < c->nfriends; i++) {
     if (i)
       FB_LIT(b, ",");
-    sw_json(b, &sw[c->friends[i]], depth - 1);
+    sw_json(b, &bench_sw[c->friends[i]], depth - 1);
   }
   FB_LIT(b, "]}");
 }
@@ -664,7 +597,7 @@ bench_ops *bench_ops_new_with(const char *shared, bool defer_stream) {
   json[2] = parse_doc(o->json_arena, &b, "data");
   b.len = 0;
   FB_LIT(&b, "{\"hero\":");
-  sw_json(&b, &sw[6], 2);
+  sw_json(&b, &bench_sw[6], 2);
   FB_LIT(&b, "}");
   json[3] = parse_doc(o->json_arena, &b, NULL);
   gql_buf_free(&b);
