@@ -78,7 +78,8 @@ struct gql_http_sse_hub {
   bool kicked;                /* in owner->ready */
   bool closed;                /* the reservation is gone */
   bool overflow;
-  hub *next_ready; /* under owner->mu */
+  bool overflow_unopened; /* it overflowed before its stream opened */
+  hub *next_ready;        /* under owner->mu */
   /* the owner's thread only: */
   gql_http_request *stream;
   hub *prev, *next; /* in owner->opened */
@@ -209,8 +210,10 @@ static void hub_send(hub *h, const http_buf *b) {
         fits = false;
       }
     }
-    if (!fits)
+    if (!fits) {
+      h->overflow_unopened |= !h->owner && !h->overflow;
       h->overflow = true;
+    }
     if (h->owner && !h->kicked) {
       h->kicked = true;
       kick = h->owner;
@@ -272,7 +275,7 @@ static void stream_drain(hub *h) {
   q = h->queue;
   h->queue = (http_buf){0};
   hub_unqueued(h, q.o.len);
-  bool overflow = h->overflow;
+  bool overflow = h->overflow, unopened = h->overflow_unopened;
   uv_mutex_unlock(&h->mu);
   gql_http_request *r = h->stream;
   if (r && q.o.len) {
@@ -286,8 +289,12 @@ static void stream_drain(hub *h) {
   }
   http_buf_free(&q);
   if (r && overflow) {
-    gql_http_log(r->conn->x->opt, GQL_HTTP_LOG_WARN,
-                 "graphql-sse: a stream's client does not read: it ends");
+    gql_http_log(r->conn->x->opt, GQL_HTTP_LOG_WARN, "%s",
+                 unopened ? "graphql-sse: events came for a stream not yet "
+                            "open past the queues' limit (8 MiB a stream, "
+                            "32 MiB in all): the rest were dropped, it ends"
+                          : "graphql-sse: a stream's client does not read: "
+                            "it ends");
     stream_end(h, true);
   }
 }

@@ -598,6 +598,9 @@ def case_queued_before_the_stream(srv):
     s.read_until(lambda e, _: completed(e, "b"), what="b after the overflows")
     s.close()
     srv.still_serves("after the overflow")
+    # the log says why those streams ended (not "does not read")
+    assert "events came for a stream not yet open past the queues' limit" in srv.log(), \
+        srv.log()
 
 
 def case_event_burst_to_many_streams(srv):
