@@ -1,7 +1,8 @@
 """What the Python socket tests share (tests/gateway/test_hostile_subgraph.py,
-tests/http/test_stream_hostile.py): free ports, gql's environment, RSS
-readings, a SIGTERM stop, and the loop that runs each case on a fresh
-server. Imported with tests/ on sys.path."""
+tests/http/test_stream_hostile.py, tests/http/test_sse_single_hostile.py):
+free ports, gql's environment, RSS readings, a loopback socket's TCP state,
+a SIGTERM stop, and the loop that runs each case on a fresh server.
+Imported with tests/ on sys.path."""
 import http.client
 import io
 import os
@@ -34,6 +35,18 @@ def rss_kib(pid, field="VmRSS"):
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def tcp_state(local_port, remote_port):
+    """The state of the loopback TCP socket local_port -> remote_port in
+    /proc/net/tcp ("01" established, "04" FIN-WAIT-1...), or None."""
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            cols = line.split()
+            if int(cols[1].split(":")[1], 16) == local_port and \
+                    int(cols[2].split(":")[1], 16) == remote_port:
+                return cols[3]
+    return None
 
 
 def terminate(proc, timeout=20):

@@ -28,7 +28,7 @@ ONLY = set(sys.argv[3:])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from peerkit import (child_env, free_port, read_responses, read_to_end,  # noqa: E402
-                     rss_kib, run_cases, terminate)
+                     rss_kib, run_cases, tcp_state, terminate)
 SUBGRAPH_TIMEOUT_MS = 1500
 QUERY = "{ topProducts { name inStock } }"
 OK = {"data": {"topProducts": [{"name": "Table", "inStock": True},
@@ -415,18 +415,6 @@ def case_ws_flood_to_a_graphql_ws_client_that_does_not_read(env):
     s.close()
     assert state not in ("01", None), "the gateway's socket is still open (%s)" % state
     env.still_serves("after the ws client")
-
-
-def tcp_state(local_port, remote_port):
-    """The state of the loopback TCP socket local_port -> remote_port in
-    /proc/net/tcp ("01" established, "04" FIN-WAIT-1...), or None."""
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            cols = line.split()
-            if int(cols[1].split(":")[1], 16) == local_port and \
-                    int(cols[2].split(":")[1], 16) == remote_port:
-                return cols[3]
-    return None
 
 
 DEFER_Q = "{ topProducts { name } ... @defer { slowCount } }"

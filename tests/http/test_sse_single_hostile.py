@@ -58,7 +58,7 @@ GQL = sys.argv[1]
 ONLY = set(sys.argv[2:])
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from peerkit import (child_env, free_port, read_responses, read_to_end, rss_kib,  # noqa: E402
-                     run_cases, terminate)
+                     run_cases, tcp_state, terminate)
 
 TOKEN_HDR = "X-GraphQL-Event-Stream-Token"
 UUID = re.compile(rb"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -630,16 +630,6 @@ def case_event_burst_to_many_streams(srv):
     for s in streams:
         s.close()
     srv.until_open(0, "the streams closed")
-
-
-def tcp_state(local_port, remote_port):
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            cols = line.split()
-            if int(cols[1].split(":")[1], 16) == local_port and \
-                    int(cols[2].split(":")[1], 16) == remote_port:
-                return cols[3]
-    return None
 
 
 def stuck_stream(srv, n_subs, publish, count_on, query=SUB):

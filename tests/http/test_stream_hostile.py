@@ -28,7 +28,8 @@ import time
 GQL = sys.argv[1]
 ONLY = set(sys.argv[2:])
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from peerkit import child_env, read_responses, read_to_end, rss_kib, run_cases, terminate  # noqa: E402
+from peerkit import (child_env, read_responses, read_to_end, rss_kib, run_cases,  # noqa: E402
+                     tcp_state, terminate)
 NITEMS = 20000
 NAME = "n" * 200
 IDLE_TIMEOUT = "4s"
@@ -195,18 +196,6 @@ def case_http10_stream_ends_with_the_connection(srv):
     assert head.startswith(b"HTTP/1.1 200"), head
     assert b"transfer-encoding" not in head.lower() and b"connection: close" in head.lower(), head
     assert parts(body) == DEFER_PARTS, body[:300]
-
-
-def tcp_state(local_port, remote_port):
-    """The state of the loopback TCP socket local_port -> remote_port in
-    /proc/net/tcp ("01" established, "04" FIN-WAIT-1...), or None."""
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            cols = line.split()
-            if int(cols[1].split(":")[1], 16) == local_port and \
-                    int(cols[2].split(":")[1], 16) == remote_port:
-                return cols[3]
-    return None
 
 
 def case_client_that_stops_reading(srv):
