@@ -191,7 +191,11 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
                       .parent = pu ? find_record(ctx, pu, path, len) : NULL,
                       .maker = ctx->group,
                       .node = node,
-                      .id = -1};
+                      .id = -1,
+                      .pred = -1};
+    /* (an eager group's fragments are all of this kind) */
+    if (!ctx->group && !r->parent && ctx->inc->direct)
+      r->pred = ctx->inc->npred++;
     link_record(ctx, r);
   }
   return true;
@@ -201,7 +205,7 @@ static bool add_records(exec_ctx *ctx, const plan_set *ps, const char *path,
 static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path,
                             const char *path_json, uint32_t len, rnode *node,
-                            const plan_defer **set, uint32_t n) {
+                            const plan_defer **set, uint32_t n, bool eager) {
   inc_group *g = gql_arena_alloc(ctx->arena, sizeof *g + sizeof(void *) * n);
   if (!g)
     return NULL;
@@ -212,12 +216,13 @@ static inc_group *add_group(exec_ctx *ctx, const plan_set *ps,
                    .nrecs = n,
                    .ps = ps,
                    .parent = parent,
-                   .path = copy_path(ctx->arena, path),
+                   .path = eager ? NULL : copy_path(ctx->arena, path),
                    .path_json = path_json,
                    .path_len = len,
                    .maker = ctx->group,
-                   .node = node};
-  if (path && !g->path)
+                   .node = node,
+                   .eager = eager};
+  if (path && !g->path && !eager) /* (an eager group runs now) */
     return NULL;
   for (uint32_t i = 0; i < n; i++) {
     recs[i] = find_record(ctx, set[i], path_json, len);
@@ -246,8 +251,10 @@ struct split_memo {
   const plan_defer ***sets;
   uint32_t *nset, nsets;
   /* made at gql_prepare (not a group root's): each group's root split, by
-   * set, for its group (inc_group.memo) */
+   * set, for its group (inc_group.memo), and whether the group can run
+   * eagerly in a direct-mode initial result (eager_group) */
   struct split_memo **groups;
+  bool *eager;
   struct split_memo *next;
 };
 
@@ -334,15 +341,39 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
     return m->keep;
   uint32_t len;
   const char *pj = path_json(ctx->arena, path, &len);
+  inc_record **made = made_by(ctx)->rtail; /* the first made here */
   if (!pj || !add_records(ctx, ps, pj, len, node))
     return NULL;
+  inc_state *st = ctx->inc;
+  /* eager groups: in a direct-mode initial result, run by
+   * gql_exec_inc_eager once the object's own fields are written; one of a
+   * single fragment made here is the fragment's (no inc_group) */
+  const bool *eager = !run && st->direct ? m->eager : NULL;
+  inc_eager_at at = {0};
   for (uint32_t i = 0; i < m->nsets; i++) {
-    inc_group *g =
-        add_group(ctx, ps, parent, path, pj, len, node, m->sets[i], m->nset[i]);
+    bool e = eager && eager[i];
+    if (e && m->nset[i] == 1) {
+      inc_record *r = find_record(ctx, m->sets[i][0], pj, len);
+      if (r && r->path == pj) {
+        r->eager = true;
+        r->ekeep = m->groups[i]->keep;
+        r->ngroups++;
+        at.recs = *made;
+        continue;
+      }
+    }
+    inc_group *g = add_group(ctx, ps, parent, path, pj, len, node, m->sets[i],
+                             m->nset[i], e);
     if (!g)
       return NULL;
     g->memo = m->groups ? m->groups[i] : NULL;
+    g->ekeep = e ? m->groups[i]->keep : NULL;
+    if (e && !at.groups) {
+      at.groups = g;
+      at.ngroups = m->nsets - i;
+    }
   }
+  st->eager_at = at;
   return m->keep;
 }
 
@@ -375,6 +406,52 @@ static bool fixed_split(const plan_set *ps) {
   return true;
 }
 
+/* Whether the objects of `ps`, below a group's field whose usages are
+ * `cur`, keep every field as a plain execution would: each of its fields
+ * has the usages `cur` (inherited from the group's field), no @defer is
+ * met, no @skip or @include, and the same below (an eager group then
+ * writes them without a split). */
+static bool inherits(exec_ctx *ctx, const plan_set *ps,
+                     const plan_defer *const *cur, uint32_t ncur) {
+  if (ps->inc_free)
+    return true;
+  if (ps->ndefers || !fixed_split(ps))
+    return false;
+  for (uint32_t i = 0; i < ps->nfields; i++) {
+    const plan_field *pf = &ps->fields[i];
+    const plan_defer **set =
+        gql_arena_alloc(ctx->arena, sizeof *set * pf->nocc);
+    if (!set || !same_set(set, field_set(ctx, pf, set), cur, ncur))
+      return false;
+    for (uint32_t j = 0; j < pf->nsubs; j++)
+      if (!inherits(ctx, pf->subs[j], cur, ncur))
+        return false;
+  }
+  return true;
+}
+
+/* Whether group root split `gm` (of `ps`) can run eagerly: its type is
+ * synchronous, none of its usages has a parent (its fragments are
+ * announced with the initial result) and its fields' objects keep their
+ * fields (inherits). */
+static bool eager_group(exec_ctx *ctx, const plan_set *ps,
+                        const split_memo *gm) {
+  if (!ctx->s->types[ps->type].sync)
+    return false;
+  for (uint32_t k = 0; k < gm->ncur; k++)
+    if (gm->cur[k]->parent)
+      return false;
+  for (uint32_t i = 0; i < ps->nentries; i++) {
+    if (!gm->keep[i])
+      continue;
+    const plan_field *pf = &ps->fields[ps->entries[i].field];
+    for (uint32_t j = 0; j < pf->nsubs && !pf->inc_free; j++)
+      if (!inherits(ctx, pf->subs[j], gm->cur, gm->ncur))
+        return false;
+  }
+  return true;
+}
+
 /* Makes the initial result's split of every set with a @defer at or below
  * `ps` that depends on no variable, and its groups' root splits; false
  * when out of memory. */
@@ -386,10 +463,16 @@ static bool prepare_sets(exec_ctx *ctx, gql_prepared *p, plan_set *ps,
         m ? gql_arena_alloc(ctx->arena, sizeof *gm * (m->nsets + 1)) : NULL;
     if (!gm)
       return false;
-    for (uint32_t i = 0; i < m->nsets; i++)
+    bool *eager = gql_arena_alloc(ctx->arena, sizeof *eager * (m->nsets + 1));
+    if (!eager)
+      return false;
+    for (uint32_t i = 0; i < m->nsets; i++) {
       if (!(gm[i] = make_memo(ctx, ps, m->sets[i], m->nset[i], true)))
         return false;
+      eager[i] = eager_group(ctx, ps, gm[i]);
+    }
     m->groups = gm;
+    m->eager = eager;
     p->memos[*n] = m;
     ps->memo_slot = (uint16_t)++ * n;
   }

@@ -147,6 +147,15 @@ static inline void inc_put_digits(char *end, uint64_t v) {
   gql_json_utoa_back(end, v);
 }
 
+/* An eager group's entry in inc_state.eager (gql_exec_inc_eager): at
+ * [off, end) `,"data":...}` after its id (walked and not failed); errs:
+ * it has errors; failed: its object became null (errors: why). */
+typedef struct inc_entry {
+  uint32_t off, end;
+  bool walked, failed, errs;
+  gql_str errors;
+} inc_entry;
+
 /* A deferred fragment (graphql-js's DeferredFragmentRecord): a @defer's
  * usage at one object of the response. */
 typedef struct inc_record {
@@ -161,7 +170,16 @@ typedef struct inc_record {
   const rnode *node;         /* its object in the maker's tree */
   uint32_t ngroups, ndone;
   int32_t id; /* -1 until announced in `pending` */
-  bool dead;  /* its object was nulled, or its parent failed */
+  /* the initial result's in direct mode, without a parent fragment: the id
+   * it is expected to get (eager groups write it before it is announced) */
+  int32_t pred;
+  /* eager: its one group at its own object is eager and is not an
+   * inc_group (counted in ngroups): `ekeep` the fields it writes, `entry`
+   * what it wrote */
+  bool eager;
+  const bool *ekeep;
+  inc_entry entry;
+  bool dead; /* its object was nulled, or its parent failed */
   bool failed, completed;
   const char *errors; /* failed: the JSON array */
   struct inc_record *next;
@@ -187,11 +205,21 @@ typedef struct inc_group {
   /* a streamed item's: the stream (its one record), the item's index, the
    * list and item function, the item type and the field's info */
   inc_record *stream;
-  size_t index;
-  const void *list;
-  gql_list_item_fn fn;
-  gql_type_ref item;
-  const gql_resolve_info *info;
+  union {
+    struct {
+      size_t index;
+      const void *list;
+      gql_list_item_fn fn;
+      gql_type_ref item;
+      const gql_resolve_info *info;
+    };
+    /* eager: run at once by the initial result in direct mode (its entry:
+     * failed and errors are the group's own; ekeep: its fields) */
+    struct {
+      inc_entry entry;
+      const bool *ekeep;
+    };
+  };
   const plan_set *ps;
   struct split_memo *memo; /* its root's split when gql_prepare made it */
   const void *parent;
@@ -203,6 +231,7 @@ typedef struct inc_group {
   exec_ctx *ctx; /* its own while it runs (a finished one's is reused) */
   rnode *root;
   bool dead, started, done, failed, delivered;
+  bool eager;     /* (entry and ekeep above) */
   gql_str data;   /* done: the data object's JSON */
   gql_str errors; /* done: the errors array (len 0: none) */
   struct inc_group *next, *next_made;
@@ -210,6 +239,15 @@ typedef struct inc_group {
 } inc_group;
 
 typedef struct split_memo split_memo;
+
+/* The eager groups gql_exec_defer_split made at the object it split last:
+ * the records made there, among which those with eager, and `ngroups`
+ * groups from `groups`, among which those with eager (NULL: none). */
+typedef struct inc_eager_at {
+  inc_record *recs;
+  inc_group *groups;
+  uint32_t ngroups;
+} inc_eager_at;
 
 typedef struct inc_state {
   exec_ctx *ctx; /* the initial result's */
@@ -252,6 +290,12 @@ typedef struct inc_state {
    * group not started (each list's prefix before it is done with) */
   inc_group **gdeliv, **gstart;
   inc_record **rcomp, **rdue;
+  /* Eager groups (gql_exec_inc_eager): their incremental entries, written
+   * with the ids their fragments are expected to get (npred: the next),
+   * and those of the object split last. */
+  gql_buf eager;
+  int32_t npred;
+  inc_eager_at eager_at;
 } inc_state;
 
 enum { OWN_ARENA = 1, OWN_OUTPUT = 2 };
@@ -315,6 +359,13 @@ void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 
 /* incremental.c */
 int gql_exec_incremental(exec_ctx *ctx, const void *root_value);
+/* Runs the eager groups `at` (of an object of `ps` over `parent` at
+ * `path`, its own fields written): each writes its incremental entry into
+ * inc_state.eager, with errors of its own; one whose object becomes null
+ * fails its fragments (on_initial). */
+void gql_exec_inc_eager(exec_ctx *ctx, const inc_eager_at *at,
+                        const plan_set *ps, const void *parent,
+                        const path_frame *path);
 
 /* tree.c */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,

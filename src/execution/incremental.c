@@ -287,6 +287,97 @@ static const inc_record *best(const inc_group *g) {
   return b;
 }
 
+/* The errors of context `c` as a JSON array in its arena (NULL: out of
+ * memory). */
+static gql_str errors_array(exec_ctx *c) {
+  gql_buf e;
+  gql_buf_init(&e, NULL);
+  gql_exec_write_errors(c, &e);
+  char *copy =
+      e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
+  gql_str r = copy ? (gql_str){copy, e.len - 9}
+                   : GQL_STR("[{\"message\":\"Out of memory.\"}]");
+  gql_buf_free(&e);
+  return r;
+}
+
+/* Writes an eager group's entry into st->eager: the fields of `ps` that
+ * `keep` marks over `parent` at `path` (the group's object, JSON `gpath`,
+ * `glen` bytes), at fragment `r`'s expected id. The group runs in the
+ * initial result's context, which lends it its walk with st->eager as the
+ * output and an error list of its own. */
+static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
+                        const plan_set *ps, const bool *keep,
+                        const void *parent, const path_frame *path,
+                        const char *gpath, uint32_t glen) {
+  inc_state *st = ctx->inc;
+  gql_buf *b = &st->eager;
+  size_t start = b->len;
+  /* as much room as the output has, which in a loop of requests is about
+   * what the last one's entries took */
+  if (GQL_UNLIKELY(!b->data) && ctx->resp.cap > 256)
+    gql_buf_reserve(b, ctx->resp.cap);
+  entry_start(b, r->pred);
+  size_t off = b->len;
+  PUT_LIT(b, ",\"data\":");
+  gql_buf *out = ctx->out;
+  exec_error *errs = ctx->errs;
+  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
+  ctx->out = b;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  /* the objects below keep all their fields (defer.c's eager_group): no
+   * split */
+  ctx->inc = NULL;
+  e->walked = true;
+  if (gql_exec_object_direct_keep(ctx, ps, parent, path, keep)) {
+    b->len = start;
+    e->failed = true;
+    e->errors = errors_array(ctx);
+  } else {
+    if (GQL_UNLIKELY(ctx->nerrs)) {
+      gql_buf_putc(b, ',');
+      gql_exec_write_errors(ctx, b);
+      e->errs = true;
+    }
+    size_t rl = r->path_len;
+    if (glen > rl) { /* as deliver_group's */
+      PUT_LIT(b, ",\"subPath\":[");
+      size_t from = rl == 2 ? 1 : rl;
+      gql_buf_put(b, gpath + from, glen - from);
+    }
+    gql_buf_putc(b, '}');
+    e->off = (uint32_t)off;
+    e->end = (uint32_t)b->len;
+  }
+  ctx->out = out;
+  ctx->errs = errs;
+  ctx->nerrs = nerrs;
+  ctx->cap = cap;
+  ctx->inc = st;
+}
+
+void gql_exec_inc_eager(exec_ctx *ctx, const inc_eager_at *at,
+                        const plan_set *ps, const void *parent,
+                        const path_frame *path) {
+  for (inc_record *r = at->recs; r && r->path == at->recs->path;
+       r = r->next_made)
+    if (r->eager)
+      eager_write(ctx, &r->entry, r, ps, r->ekeep, parent, path, r->path,
+                  r->path_len);
+  inc_group *g = at->groups;
+  for (uint32_t i = 0; i < at->ngroups && g; i++, g = g->next_made)
+    if (g->eager && !g->dead) {
+      g->started = g->done = true;
+      eager_write(ctx, &g->entry, best(g), ps, g->ekeep, parent, path,
+                  g->path_json, g->path_len);
+      if (g->entry.failed) { /* its fragments fail (deliver_group) */
+        g->failed = true;
+        g->errors = g->entry.errors;
+      }
+    }
+}
+
 static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
   r->failed = r->completed = true;
   entry_start(&st->comp, r->id);
@@ -552,16 +643,8 @@ static void group_done(inc_state *st, inc_group *g, exec_ctx *c, bool failed,
   g->done = true;
   st->running--;
   g->failed = failed;
-  if (c->nerrs) {
-    gql_buf e;
-    gql_buf_init(&e, NULL);
-    gql_exec_write_errors(c, &e);
-    char *copy =
-        e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
-    g->errors = copy ? (gql_str){copy, e.len - 9}
-                     : GQL_STR("[{\"message\":\"Out of memory.\"}]");
-    gql_buf_free(&e);
-  }
+  if (c->nerrs)
+    g->errors = errors_array(c);
   if (!failed) {
     char *d = gql_arena_strndup(c->arena, data, len);
     g->data = d ? (gql_str){d, len} : GQL_STR("{}");
@@ -603,6 +686,86 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
     st->current = prev;
 }
 
+/* Appends the entry `e` of st->eager to st->incr at id `id`. */
+static void put_entry(inc_state *st, const inc_entry *e, int32_t id) {
+  entry_start(&st->incr, id);
+  gql_buf_append(&st->incr, st->eager.data + e->off, e->end - e->off);
+}
+
+/* The eager groups' entries (st->eager), once the initial result has
+ * announced its fragments: a group whose fragments are not all pending is
+ * dropped, one that failed fails its fragments, the others are delivered
+ * here (progress completes their fragments). Their
+ * entries go into st->incr as written when each fragment got the id it
+ * was expected to, else one by one with its id. */
+static void eager_entries(inc_state *st) {
+  gql_buf *e = &st->eager;
+  static const gql_str oom = GQL_STR("[{\"message\":\"Out of memory.\"}]");
+  bool as_is = !e->failed;
+  for (inc_record *r = st->made.recs; r; r = r->next_made) {
+    if (!r->eager)
+      continue;
+    inc_entry *en = &r->entry;
+    bool written = en->walked && !en->failed;
+    if (r->dead || r->id < 0 || r->completed || !en->walked) {
+      as_is &= !written; /* (its entry is left out) */
+      en->walked = false;
+      continue;
+    }
+    if (en->failed || e->failed) {
+      en->walked = false;
+      fail_record(st, r, en->failed ? en->errors : oom);
+      continue;
+    }
+    as_is &= r->id == r->pred;
+    st->errs |= en->errs;
+    r->ndone++; /* (progress completes it: after the failed ones) */
+  }
+  for (inc_group *g = st->made.groups; g; g = g->next_made) {
+    if (!g->eager)
+      continue;
+    if (g->dead) { /* (its object was nulled: settle_direct) */
+      as_is = false;
+      continue;
+    }
+    bool open = g->started;
+    for (uint32_t i = 0; i < g->nrecs && open; i++)
+      open = g->recs[i]->id >= 0 && !g->recs[i]->completed;
+    if (!open) {
+      kill_group(g);
+      as_is = false;
+      continue;
+    }
+    if (g->failed)
+      continue;
+    if (e->failed) {
+      g->failed = true;
+      g->errors = oom;
+      continue;
+    }
+    const inc_record *r = best(g);
+    as_is &= r->id == r->pred;
+    g->delivered = true;
+    st->errs |= g->entry.errs;
+    for (uint32_t i = 0; i < g->nrecs; i++)
+      g->recs[i]->ndone++;
+  }
+  if (e->failed) {
+  } else if (as_is) { /* (the same allocator: the output's) */
+    gql_buf b = st->incr;
+    st->incr = *e;
+    *e = b;
+  } else {
+    for (inc_record *r = st->made.recs; r; r = r->next_made)
+      if (r->eager && r->entry.walked)
+        put_entry(st, &r->entry, r->id);
+    for (inc_group *g = st->made.groups; g; g = g->next_made)
+      if (g->eager && g->delivered)
+        put_entry(st, &g->entry, best(g)->id);
+  }
+  gql_buf_free(e);
+}
+
 /* The initial result has finished: it goes out with the fragments it
  * announces, or alone when there are none. */
 static void on_initial(void *ud, const char *json, size_t len, bool errs) {
@@ -623,6 +786,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
         again = true;
   }
   if (!st->pend.len) {
+    gql_buf_free(&st->eager);
     st->any_errs |= errs;
     st->on_payload(st->ud, json, len, errs);
     release(st);
@@ -633,6 +797,7 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
    * it back) */
   gql_buf *r = &st->ctx->resp;
   if (json != r->data || len != r->len) { /* out of memory */
+    gql_buf_free(&st->eager);
     send_payload(st, &(gql_buf){.failed = true}, true);
     release(st);
     return;
@@ -647,6 +812,8 @@ static void on_initial(void *ud, const char *json, size_t len, bool errs) {
   st->incr.failed = false;
   *r = (gql_buf){0};
   st->took_resp = true;
+  if (st->eager.data || st->eager.failed)
+    eager_entries(st);
   st->in_initial = true;
   pump(st);
   st->in_initial = false;
@@ -699,6 +866,9 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
     st->pend.cap = st->comp.cap = 256;
   }
   gql_buf_init(&st->scratch, &st->alc);
+  /* (the output's memory: eager_entries may make it st->incr; freed by
+   * on_initial) */
+  gql_buf_init(&st->eager, ctx->resp.alc);
   ctx->owns = 0;
   ctx->on_done = on_initial;
   ctx->ud = st;

@@ -339,18 +339,28 @@ __attribute__((noinline)) bool gql_exec_object_checked(exec_ctx *ctx,
   if (ctx->conds_bad && gql_exec_conditions_fail(ctx, ps->type, path))
     return true;
   const bool *keep = NULL;
+  inc_eager_at eager = {0};
   if (ps->any_defer && ctx->inc) {
     if (!(keep = gql_exec_defer_split(ctx, ps, parent, path, NULL))) {
       /* an error, for incremental.c's settle_direct */
       gql_exec_add_error(ctx, "Out of memory.", NULL, UINT32_MAX, NULL);
       return true;
     }
+    /* the groups to run at once, after the object's own fields (the walk
+     * below splits other objects) */
+    eager = ctx->inc->eager_at;
     if (keep[ps->nentries]) { /* every field deferred */
       gql_buf_put(ctx->out, "{}", 2);
+      if (eager.recs || eager.groups)
+        gql_exec_inc_eager(ctx, &eager, ps, parent, path);
       return false;
     }
   }
-  return keep_fields(ctx, ps, parent, path, keep);
+  if (keep_fields(ctx, ps, parent, path, keep))
+    return true; /* (its groups die with it: settle_direct) */
+  if (eager.recs || eager.groups)
+    gql_exec_inc_eager(ctx, &eager, ps, parent, path);
+  return false;
 }
 
 /* Writes [{...},...] for `count` objects `stride` bytes apart, each by plan

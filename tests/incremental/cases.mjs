@@ -462,6 +462,35 @@ fragment NameFragment on Hero { name }`,
     document: `{ hero { id ... @defer { name } } }`,
     rootValue: {hero: {id: '1', name: error('bad name')}},
   },
+  // (direct mode runs a group without nested fragments while the initial
+  // result is written: one whose object is nulled after it ran is
+  // dropped, and its fragments' ids are the announced ones)
+  {
+    name: 'defer-eager-group-object-nulled-after',
+    schema: HEROES,
+    document: `{ hero { id friends { planet { name } nonNullName } ... @defer(label: "D") { friends { planet { population } } } } }`,
+    rootValue: {hero: {id: '1', friends: [
+      {planet: {name: 'Tatooine', population: 200000}, nonNullName: error('bad name')},
+      {planet: {name: 'Naboo', population: 4500}, nonNullName: 'Leia'}]}},
+  },
+  {
+    name: 'defer-eager-fragment-object-nulled-after',
+    schema: HEROES,
+    document: `{ heroes { id ... @defer { name } } hero { nonNullFriends { id ... @defer { name } } nonNullName } }`,
+    rootValue: {hero: {nonNullFriends: [{id: '2', name: 'Han'}], nonNullName: error('bad name')}, heroes: [{id: '3', name: 'Leia'}]},
+  },
+  {
+    name: 'defer-eager-beside-a-shared-field-split-below',
+    schema: HEROES,
+    document: `{ hero { ... @defer(label: "a") { friends { name } } ... @defer(label: "b") { friends { id } homeWorld { name } } } }`,
+    rootValue: {hero: {friends: [{id: '2', name: 'Han'}, {id: '3', name: 'Leia'}], homeWorld: {name: 'Tatooine'}}},
+  },
+  {
+    name: 'defer-eager-fragment-without-fields-first',
+    schema: HEROES,
+    document: `{ hero { id ... @defer(label: "A") { id } ... @defer(label: "B") { name } } heroes { ... @defer(label: "C") { name } } }`,
+    rootValue: {hero: {id: '1', name: 'Luke'}, heroes: [{name: 'Han'}, {name: 'Leia'}]},
+  },
   {
     name: 'defer-error-non-null-field-nulls-fragment',
     schema: HEROES,

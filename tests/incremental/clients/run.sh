@@ -5,7 +5,7 @@
 # clients.mjs reads them with each client and compares with the recording.
 # Usage: run.sh REPLAY_BINARY PEERS_DIR
 #        run.sh --serve GQL_BINARY PEERS_DIR INCREMENTAL_SERVE_BINARY
-# With --serve the clients read gql itself over HTTP: all 78 cases served
+# With --serve the clients read gql itself over HTTP: all 82 cases served
 # by incremental_serve (gql's HTTP server, the markers' C resolvers of
 # markers.c, a port a case; clients.mjs --urls), then every case whose data
 # gql serve --data can hold (no $async / $error markers) against its own
