@@ -346,7 +346,7 @@ bool *gql_exec_defer_split(exec_ctx *ctx, const plan_set *ps,
     return NULL;
   inc_state *st = ctx->inc;
   /* eager groups: in a direct-mode initial result, run by
-   * gql_exec_inc_eager once the object's own fields are written; one of a
+   * walk.c's inc_eager once the object's own fields are written; one of a
    * single fragment made here is the fragment's (no inc_group) */
   const bool *eager = !run && st->direct ? m->eager : NULL;
   inc_eager_at at = {0};

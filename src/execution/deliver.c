@@ -99,3 +99,15 @@ void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data) {
   gql_buf_putc(r, '}');
   deliver(ctx);
 }
+
+gql_str gql_exec_errors_array(exec_ctx *c) {
+  gql_buf e;
+  gql_buf_init(&e, NULL);
+  gql_exec_write_errors(c, &e);
+  char *copy =
+      e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
+  gql_str r = copy ? (gql_str){copy, e.len - 9}
+                   : GQL_STR("[{\"message\":\"Out of memory.\"}]");
+  gql_buf_free(&e);
+  return r;
+}

@@ -147,7 +147,7 @@ static inline void inc_put_digits(char *end, uint64_t v) {
   gql_json_utoa_back(end, v);
 }
 
-/* An eager group's entry in inc_state.eager (gql_exec_inc_eager): at
+/* An eager group's entry in inc_state.eager (walk.c's inc_eager): at
  * [off, end) `,"data":...}` after its id (walked and not failed); errs:
  * it has errors; failed: its object became null (errors: why). */
 typedef struct inc_entry {
@@ -290,7 +290,7 @@ typedef struct inc_state {
    * group not started (each list's prefix before it is done with) */
   inc_group **gdeliv, **gstart;
   inc_record **rcomp, **rdue;
-  /* Eager groups (gql_exec_inc_eager): their incremental entries, written
+  /* Eager groups (walk.c's inc_eager): their incremental entries, written
    * with the ids their fragments are expected to get (npred: the next),
    * and those of the object split last. */
   gql_buf eager;
@@ -356,17 +356,36 @@ void gql_exec_write_errors(exec_ctx *ctx, gql_buf *b);
 void gql_exec_deliver_hooks(exec_ctx *ctx, const gql_exec_hooks *h);
 void gql_exec_finish(exec_ctx *ctx);
 void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
+/* The errors of context `c` as a JSON array in its arena (an out-of-memory
+ * error's array when it cannot). */
+gql_str gql_exec_errors_array(exec_ctx *c);
+
+/* Opens an entry of a pending, incremental or completed list in `b` with
+ * its id: `[{"id":"N"` or `,{"id":"N"`, written in place. */
+static inline void gql_exec_inc_entry_start(gql_buf *b, int32_t id) {
+  if (GQL_UNLIKELY(b->cap - b->len < 24) && !gql_buf_reserve(b, 24))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, ",{\"id\":\"", 8);
+  w[0] = b->len ? ',' : '[';
+  uint32_t n = inc_digits((uint32_t)id); /* (ids are not negative) */
+  inc_put_digits(w + 8 + n, (uint32_t)id);
+  w[8 + n] = '"';
+  b->len += 9 + n;
+}
+
+/* The fragment a group's data is delivered at: the deepest of its
+ * fragments (the shortest subPath), the first among equals. */
+static inline const inc_record *gql_exec_inc_best(const inc_group *g) {
+  const inc_record *b = g->recs[0];
+  for (uint32_t i = 1; i < g->nrecs; i++)
+    if (g->recs[i]->path_len > b->path_len)
+      b = g->recs[i];
+  return b;
+}
 
 /* incremental.c */
 int gql_exec_incremental(exec_ctx *ctx, const void *root_value);
-/* Runs the eager groups `at` (of an object of `ps` over `parent` at
- * `path`, its own fields written): each writes its incremental entry into
- * inc_state.eager, with errors of its own; one whose object becomes null
- * fails its fragments (on_initial). */
-void gql_exec_inc_eager(exec_ctx *ctx, const inc_eager_at *at,
-                        const plan_set *ps, const void *parent,
-                        const path_frame *path);
-
 /* tree.c */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial);

@@ -102,20 +102,6 @@ static void settle(inc_state *st, exec_ctx *ctx) {
       kill_group(g);
 }
 
-/* Opens an entry of a pending, incremental or completed list in `b` with
- * its id: `[{"id":"N"` or `,{"id":"N"`, written in place. */
-static void entry_start(gql_buf *b, int32_t id) {
-  if (GQL_UNLIKELY(b->cap - b->len < 24) && !gql_buf_reserve(b, 24))
-    return;
-  char *w = b->data + b->len;
-  memcpy(w, ",{\"id\":\"", 8);
-  w[0] = b->len ? ',' : '[';
-  uint32_t n = inc_digits((uint32_t)id); /* (ids are not negative) */
-  inc_put_digits(w + 8 + n, (uint32_t)id);
-  w[8 + n] = '"';
-  b->len += 9 + n;
-}
-
 /* Whether what `maker` made (NULL: the initial result) is all made. */
 static bool made(const inc_state *st, const inc_group *maker) {
   return maker ? maker->done : st->ctx->done;
@@ -145,7 +131,7 @@ static bool announce(inc_state *st, inc_record *r) {
   }
   r->id = st->next_id++;
   gql_buf *b = &st->pend;
-  entry_start(b, r->id);
+  gql_exec_inc_entry_start(b, r->id);
   PUT_LIT(b, ",\"path\":");
   gql_buf_put(b, r->path, r->path_len);
   if (r->label.ptr) {
@@ -277,110 +263,9 @@ static void start(inc_state *st, inc_group *g) {
     st->spare = c;
 }
 
-/* The fragment a group's data is delivered at: the deepest of its
- * fragments (the shortest subPath), the first among equals. */
-static const inc_record *best(const inc_group *g) {
-  const inc_record *b = g->recs[0];
-  for (uint32_t i = 1; i < g->nrecs; i++)
-    if (g->recs[i]->path_len > b->path_len)
-      b = g->recs[i];
-  return b;
-}
-
-/* The errors of context `c` as a JSON array in its arena (NULL: out of
- * memory). */
-static gql_str errors_array(exec_ctx *c) {
-  gql_buf e;
-  gql_buf_init(&e, NULL);
-  gql_exec_write_errors(c, &e);
-  char *copy =
-      e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
-  gql_str r = copy ? (gql_str){copy, e.len - 9}
-                   : GQL_STR("[{\"message\":\"Out of memory.\"}]");
-  gql_buf_free(&e);
-  return r;
-}
-
-/* Writes an eager group's entry into st->eager: the fields of `ps` that
- * `keep` marks over `parent` at `path` (the group's object, JSON `gpath`,
- * `glen` bytes), at fragment `r`'s expected id. The group runs in the
- * initial result's context, which lends it its walk with st->eager as the
- * output and an error list of its own. */
-static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
-                        const plan_set *ps, const bool *keep,
-                        const void *parent, const path_frame *path,
-                        const char *gpath, uint32_t glen) {
-  inc_state *st = ctx->inc;
-  gql_buf *b = &st->eager;
-  size_t start = b->len;
-  /* as much room as the output has, which in a loop of requests is about
-   * what the last one's entries took */
-  if (GQL_UNLIKELY(!b->data) && ctx->resp.cap > 256)
-    gql_buf_reserve(b, ctx->resp.cap);
-  entry_start(b, r->pred);
-  size_t off = b->len;
-  PUT_LIT(b, ",\"data\":");
-  gql_buf *out = ctx->out;
-  exec_error *errs = ctx->errs;
-  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->out = b;
-  ctx->errs = NULL;
-  ctx->nerrs = ctx->cap = 0;
-  /* the objects below keep all their fields (defer.c's eager_group): no
-   * split */
-  ctx->inc = NULL;
-  e->walked = true;
-  if (gql_exec_object_direct_keep(ctx, ps, parent, path, keep)) {
-    b->len = start;
-    e->failed = true;
-    e->errors = errors_array(ctx);
-  } else {
-    if (GQL_UNLIKELY(ctx->nerrs)) {
-      gql_buf_putc(b, ',');
-      gql_exec_write_errors(ctx, b);
-      e->errs = true;
-    }
-    size_t rl = r->path_len;
-    if (glen > rl) { /* as deliver_group's */
-      PUT_LIT(b, ",\"subPath\":[");
-      size_t from = rl == 2 ? 1 : rl;
-      gql_buf_put(b, gpath + from, glen - from);
-    }
-    gql_buf_putc(b, '}');
-    e->off = (uint32_t)off;
-    e->end = (uint32_t)b->len;
-  }
-  ctx->out = out;
-  ctx->errs = errs;
-  ctx->nerrs = nerrs;
-  ctx->cap = cap;
-  ctx->inc = st;
-}
-
-void gql_exec_inc_eager(exec_ctx *ctx, const inc_eager_at *at,
-                        const plan_set *ps, const void *parent,
-                        const path_frame *path) {
-  for (inc_record *r = at->recs; r && r->path == at->recs->path;
-       r = r->next_made)
-    if (r->eager)
-      eager_write(ctx, &r->entry, r, ps, r->ekeep, parent, path, r->path,
-                  r->path_len);
-  inc_group *g = at->groups;
-  for (uint32_t i = 0; i < at->ngroups && g; i++, g = g->next_made)
-    if (g->eager && !g->dead) {
-      g->started = g->done = true;
-      eager_write(ctx, &g->entry, best(g), ps, g->ekeep, parent, path,
-                  g->path_json, g->path_len);
-      if (g->entry.failed) { /* its fragments fail (deliver_group) */
-        g->failed = true;
-        g->errors = g->entry.errors;
-      }
-    }
-}
-
 static void fail_record(inc_state *st, inc_record *r, gql_str errors) {
   r->failed = r->completed = true;
-  entry_start(&st->comp, r->id);
+  gql_exec_inc_entry_start(&st->comp, r->id);
   PUT_LIT(&st->comp, ",\"errors\":");
   gql_buf_append(&st->comp, errors.ptr, errors.len);
   gql_buf_putc(&st->comp, '}');
@@ -403,7 +288,7 @@ static void deliver_item(inc_state *st, inc_group *g) {
     return;
   }
   gql_buf *b = &st->incr;
-  entry_start(b, r->id);
+  gql_exec_inc_entry_start(b, r->id);
   PUT_LIT(b, ",\"items\":[");
   gql_buf_append(b, g->data.ptr, g->data.len);
   gql_buf_putc(b, ']');
@@ -430,9 +315,9 @@ static void deliver_group(inc_state *st, inc_group *g) {
     }
     return;
   }
-  const inc_record *r = best(g);
+  const inc_record *r = gql_exec_inc_best(g);
   gql_buf *b = &st->incr;
-  entry_start(b, r->id);
+  gql_exec_inc_entry_start(b, r->id);
   PUT_LIT(b, ",\"data\":");
   gql_buf_append(b, g->data.ptr, g->data.len);
   if (g->errors.len) {
@@ -484,7 +369,7 @@ static bool progress(inc_state *st) {
     if (r->id < 0 || r->completed || r->dead || r->ndone < r->ngroups)
       continue;
     r->completed = true;
-    entry_start(&st->comp, r->id);
+    gql_exec_inc_entry_start(&st->comp, r->id);
     gql_buf_putc(&st->comp, '}');
     moved = true;
   }
@@ -644,7 +529,7 @@ static void group_done(inc_state *st, inc_group *g, exec_ctx *c, bool failed,
   st->running--;
   g->failed = failed;
   if (c->nerrs)
-    g->errors = errors_array(c);
+    g->errors = gql_exec_errors_array(c);
   if (!failed) {
     char *d = gql_arena_strndup(c->arena, data, len);
     g->data = d ? (gql_str){d, len} : GQL_STR("{}");
@@ -688,7 +573,7 @@ static void on_group(void *ud, const char *json, size_t len, bool errs) {
 
 /* Appends the entry `e` of st->eager to st->incr at id `id`. */
 static void put_entry(inc_state *st, const inc_entry *e, int32_t id) {
-  entry_start(&st->incr, id);
+  gql_exec_inc_entry_start(&st->incr, id);
   gql_buf_append(&st->incr, st->eager.data + e->off, e->end - e->off);
 }
 
@@ -743,7 +628,7 @@ static void eager_entries(inc_state *st) {
       g->errors = oom;
       continue;
     }
-    const inc_record *r = best(g);
+    const inc_record *r = gql_exec_inc_best(g);
     as_is &= r->id == r->pred;
     g->delivered = true;
     st->errs |= g->entry.errs;
@@ -761,7 +646,7 @@ static void eager_entries(inc_state *st) {
         put_entry(st, &r->entry, r->id);
     for (inc_group *g = st->made.groups; g; g = g->next_made)
       if (g->eager && g->delivered)
-        put_entry(st, &g->entry, best(g)->id);
+        put_entry(st, &g->entry, gql_exec_inc_best(g)->id);
   }
   gql_buf_free(e);
 }

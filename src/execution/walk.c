@@ -6,7 +6,9 @@
  * gql_out_object_ptrs's items) without an output per item. Everything
  * written here is either a value or, through errors.c, an error: the
  * general path of a value is the writers' (out.c), which call down into
- * this walk and never the other way. */
+ * this walk and never the other way. An incremental execution's eager
+ * groups (@defer) borrow the walk, right after their object's own fields,
+ * with a second output (inc_eager). */
 #include "executor.h"
 
 static __attribute__((noinline)) void
@@ -326,6 +328,89 @@ bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
   return keep_fields(ctx, ps, parent, path, keep);
 }
 
+/* Appends a string literal (its length known at compile time). */
+#define PUT_LIT(b, lit) gql_buf_put((b), (lit), sizeof(lit) - 1)
+
+/* Writes an eager group's entry into st->eager: the fields of `ps` that
+ * `keep` marks over `parent` at `path` (the group's object, JSON `gpath`,
+ * `glen` bytes), at fragment `r`'s expected id. The group runs in the
+ * initial result's context, which lends it its walk with st->eager as the
+ * output and an error list of its own. */
+static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
+                        const plan_set *ps, const bool *keep,
+                        const void *parent, const path_frame *path,
+                        const char *gpath, uint32_t glen) {
+  inc_state *st = ctx->inc;
+  gql_buf *b = &st->eager;
+  size_t start = b->len;
+  /* as much room as the output has, which in a loop of requests is about
+   * what the last one's entries took */
+  if (GQL_UNLIKELY(!b->data) && ctx->resp.cap > 256)
+    gql_buf_reserve(b, ctx->resp.cap);
+  gql_exec_inc_entry_start(b, r->pred);
+  size_t off = b->len;
+  PUT_LIT(b, ",\"data\":");
+  gql_buf *out = ctx->out;
+  exec_error *errs = ctx->errs;
+  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
+  ctx->out = b;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  /* the objects below keep all their fields (defer.c's eager_group): no
+   * split */
+  ctx->inc = NULL;
+  e->walked = true;
+  if (gql_exec_object_direct_keep(ctx, ps, parent, path, keep)) {
+    b->len = start;
+    e->failed = true;
+    e->errors = gql_exec_errors_array(ctx);
+  } else {
+    if (GQL_UNLIKELY(ctx->nerrs)) {
+      gql_buf_putc(b, ',');
+      gql_exec_write_errors(ctx, b);
+      e->errs = true;
+    }
+    size_t rl = r->path_len;
+    if (glen > rl) { /* as deliver_group's */
+      PUT_LIT(b, ",\"subPath\":[");
+      size_t from = rl == 2 ? 1 : rl;
+      gql_buf_put(b, gpath + from, glen - from);
+    }
+    gql_buf_putc(b, '}');
+    e->off = (uint32_t)off;
+    e->end = (uint32_t)b->len;
+  }
+  ctx->out = out;
+  ctx->errs = errs;
+  ctx->nerrs = nerrs;
+  ctx->cap = cap;
+  ctx->inc = st;
+}
+
+/* Runs the eager groups `at` (of an object of `ps` over `parent` at
+ * `path`, its own fields written): each writes its incremental entry into
+ * inc_state.eager, with errors of its own; one whose object becomes null
+ * fails its fragments (incremental.c's on_initial). */
+static void inc_eager(exec_ctx *ctx, const inc_eager_at *at, const plan_set *ps,
+                      const void *parent, const path_frame *path) {
+  for (inc_record *r = at->recs; r && r->path == at->recs->path;
+       r = r->next_made)
+    if (r->eager)
+      eager_write(ctx, &r->entry, r, ps, r->ekeep, parent, path, r->path,
+                  r->path_len);
+  inc_group *g = at->groups;
+  for (uint32_t i = 0; i < at->ngroups && g; i++, g = g->next_made)
+    if (g->eager && !g->dead) {
+      g->started = g->done = true;
+      eager_write(ctx, &g->entry, gql_exec_inc_best(g), ps, g->ekeep, parent,
+                  path, g->path_json, g->path_len);
+      if (g->entry.failed) { /* its fragments fail (deliver_group) */
+        g->failed = true;
+        g->errors = g->entry.errors;
+      }
+    }
+}
+
 /* An object of a set with check_conds when the walk looks first
  * (ctx->cond_check): graphql-js's collectFields throws for a condition
  * without a value (the object is null, with the error); an incremental
@@ -352,14 +437,14 @@ __attribute__((noinline)) bool gql_exec_object_checked(exec_ctx *ctx,
     if (keep[ps->nentries]) { /* every field deferred */
       gql_buf_put(ctx->out, "{}", 2);
       if (eager.recs || eager.groups)
-        gql_exec_inc_eager(ctx, &eager, ps, parent, path);
+        inc_eager(ctx, &eager, ps, parent, path);
       return false;
     }
   }
   if (keep_fields(ctx, ps, parent, path, keep))
     return true; /* (its groups die with it: settle_direct) */
   if (eager.recs || eager.groups)
-    gql_exec_inc_eager(ctx, &eager, ps, parent, path);
+    inc_eager(ctx, &eager, ps, parent, path);
   return false;
 }
 
