@@ -563,12 +563,12 @@ typedef struct gql_execute_params {
   bool subscription_once;
 } gql_execute_params;
 
-/* Runs a prepared operation. Returns 0 when it completed (on_done called),
- * 1 when fields are pending (on_done comes when the last completes), or a
- * negative code. Mutation root fields run one after the other, also when
- * they pend. A subscription operation answers an error (see
- * subscription_once). Without params->arena the execution's memory
- * is freed after on_done, so every pending field must be completed. */
+/* Runs a prepared operation. Returns 0 (on_done has been called, or, when
+ * fields pend, is called when the last completes) or a negative code. Mutation
+ * root fields run one after the other, also when they pend. A subscription
+ * operation answers an error (see subscription_once). Without params->arena the
+ * execution's memory is freed after on_done, so every pending field must be
+ * completed. */
 GQL_API int gql_execute(const gql_prepared *p,
                         const gql_execute_params *params);
 

@@ -180,7 +180,10 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   return 0;
 }
 
-int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
+/* gql_execute, telling also whether fields pend: 1 when they do (on_done
+ * comes when the last completes), as gql_execute_incremental tells. */
+__attribute__((always_inline)) static inline int
+execute(const gql_prepared *p, const gql_execute_params *params) {
   if (!p || !params || !params->on_done)
     return GQL_EINVAL;
   gql_arena *arena = params->arena;
@@ -205,22 +208,25 @@ int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
     if (rc)
       return rc < 0 ? rc : 0;
   }
-  if (GQL_UNLIKELY(tree)) {
-    gql_exec_tree(ctx, params->root_value);
-    return 0;
-  }
+  if (GQL_UNLIKELY(tree))
+    return gql_exec_tree(ctx, params->root_value);
   gql_buf_put(&ctx->resp, "{\"data\":", 8);
   bool failed = exec_object_direct(ctx, p->root, params->root_value, NULL);
   gql_exec_finish_direct(ctx, failed);
   return 0;
 }
 
+int gql_execute(const gql_prepared *p, const gql_execute_params *params) {
+  int rc = execute(p, params);
+  return rc > 0 ? 0 : rc; /* pending: on_done tells */
+}
+
 int gql_execute_incremental(const gql_prepared *p,
                             const gql_execute_params *params) {
   if (!p || !params || !params->on_done)
     return GQL_EINVAL;
-  if (!p->incremental || p->root_error)
-    return gql_execute(p, params);
+  if (!p->incremental || p->root_error) /* 1 too when fields pend */
+    return execute(p, params);
   gql_arena *arena = params->arena;
   bool own_arena = !arena;
   if (own_arena && !(arena = gql_arena_new(NULL)))

@@ -148,3 +148,27 @@ Test(errors_api, execute_returns_0_also_when_fields_pend) {
   gql_arena_free(a);
   gql_schema_free(s);
 }
+
+/* gql_execute_incremental tells whether fields pend (1), as it documents,
+ * also for an operation that defers nothing (gql_execute's path): it
+ * returned 0 there, and a caller waiting for 1 (the fuzz harness, gql exec)
+ * never completed the field (fuzz_incremental_exec found it). */
+Test(errors_api, execute_incremental_returns_1_when_fields_pend) {
+  gql_schema *s = schema();
+  cr_assert_eq(gql_schema_set_resolver(s, "Query", "a", pend, NULL, 0), 0);
+  gql_prepared *p = NULL;
+  cr_assert_eq(gql_prepare(s, "{ a }", 5, NULL, NULL, &p, NULL), 0);
+  later l = {0};
+  gql_arena *a = gql_arena_new(NULL);
+  gql_execute_params params = {
+      .context = &l, .arena = a, .on_done = on_done, .ud = &l};
+  cr_assert_eq(gql_execute_incremental(p, &params), 1);
+  cr_assert_eq(l.done, 0);
+  cr_assert_not_null(l.p);
+  gql_out_int(gql_pending_out(l.p), 4);
+  cr_assert_eq(l.done, 1);
+  cr_assert_str_eq(l.json, "{\"data\":{\"a\":4}}");
+  gql_prepared_free(p);
+  gql_arena_free(a);
+  gql_schema_free(s);
+}
