@@ -106,8 +106,7 @@ gql_str gql_exec_errors_array(exec_ctx *c) {
   gql_exec_write_errors(c, &e);
   char *copy =
       e.failed ? NULL : gql_arena_strndup(c->arena, e.data + 9, e.len - 9);
-  gql_str r = copy ? (gql_str){copy, e.len - 9}
-                   : GQL_STR("[{\"message\":\"Out of memory.\"}]");
+  gql_str r = copy ? (gql_str){copy, e.len - 9} : GQL_EXEC_OOM_ERRORS;
   gql_buf_free(&e);
   return r;
 }

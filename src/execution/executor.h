@@ -374,6 +374,24 @@ static inline void gql_exec_inc_entry_start(gql_buf *b, int32_t id) {
   b->len += 9 + n;
 }
 
+/* Appends a string literal (its length known at compile time). */
+#define PUT_LIT(b, lit) gql_buf_put((b), (lit), sizeof(lit) - 1)
+
+/* A group's `errors` when they cannot be written. */
+#define GQL_EXEC_OOM_ERRORS GQL_STR("[{\"message\":\"Out of memory.\"}]")
+
+/* Writes the `subPath` of a group at JSON path `gpath` (`glen` bytes)
+ * delivered at a fragment whose path is `rlen` bytes long: [..., "a", 0]
+ * below [...] gives ["a", 0]; nothing when they are the same. */
+static inline void gql_exec_inc_sub_path(gql_buf *b, size_t rlen,
+                                         const char *gpath, size_t glen) {
+  if (glen <= rlen)
+    return;
+  PUT_LIT(b, ",\"subPath\":[");
+  size_t from = rlen == 2 ? 1 : rlen; /* past the fragment's path and ',' */
+  gql_buf_put(b, gpath + from, glen - from);
+}
+
 /* The fragment a group's data is delivered at: the deepest of its
  * fragments (the shortest subPath), the first among equals. */
 static inline const inc_record *gql_exec_inc_best(const inc_group *g) {

@@ -13,9 +13,6 @@
  * at once. */
 #include "deliver.h"
 
-/* Appends a string literal (its length known at compile time). */
-#define PUT_LIT(b, lit) gql_buf_put((b), (lit), sizeof(lit) - 1)
-
 static void pump(inc_state *st);
 
 /* Whether node `n` of `maker`'s tree is still in the response. */
@@ -242,7 +239,7 @@ static void start(inc_state *st, inc_group *g) {
   exec_ctx *c = take_ctx(st, g);
   if (!c) {
     g->done = g->failed = true;
-    g->errors = GQL_STR("[{\"message\":\"Out of memory.\"}]");
+    g->errors = GQL_EXEC_OOM_ERRORS;
     return;
   }
   g->root = c->root;
@@ -325,12 +322,7 @@ static void deliver_group(inc_state *st, inc_group *g) {
     gql_buf_append(b, g->errors.ptr, g->errors.len);
     st->errs = true;
   }
-  size_t rl = r->path_len, gl = g->path_len;
-  if (gl > rl) { /* [..., "a", 0] below [...]: ["a", 0] */
-    PUT_LIT(b, ",\"subPath\":[");
-    size_t from = rl == 2 ? 1 : rl; /* past the fragment's path and ',' */
-    gql_buf_append(b, g->path_json + from, gl - from);
-  }
+  gql_exec_inc_sub_path(b, r->path_len, g->path_json, g->path_len);
   gql_buf_putc(b, '}');
   for (uint32_t i = 0; i < g->nrecs; i++)
     g->recs[i]->ndone++;
@@ -585,7 +577,6 @@ static void put_entry(inc_state *st, const inc_entry *e, int32_t id) {
  * was expected to, else one by one with its id. */
 static void eager_entries(inc_state *st) {
   gql_buf *e = &st->eager;
-  static const gql_str oom = GQL_STR("[{\"message\":\"Out of memory.\"}]");
   bool as_is = !e->failed;
   for (inc_record *r = st->made.recs; r; r = r->next_made) {
     if (!r->eager)
@@ -599,7 +590,7 @@ static void eager_entries(inc_state *st) {
     }
     if (en->failed || e->failed) {
       en->walked = false;
-      fail_record(st, r, en->failed ? en->errors : oom);
+      fail_record(st, r, en->failed ? en->errors : GQL_EXEC_OOM_ERRORS);
       continue;
     }
     as_is &= r->id == r->pred;
@@ -625,7 +616,7 @@ static void eager_entries(inc_state *st) {
       continue;
     if (e->failed) {
       g->failed = true;
-      g->errors = oom;
+      g->errors = GQL_EXEC_OOM_ERRORS;
       continue;
     }
     const inc_record *r = gql_exec_inc_best(g);
@@ -635,12 +626,11 @@ static void eager_entries(inc_state *st) {
     for (uint32_t i = 0; i < g->nrecs; i++)
       g->recs[i]->ndone++;
   }
-  if (e->failed) {
-  } else if (as_is) { /* (the same allocator: the output's) */
+  if (!e->failed && as_is) { /* (the same allocator: the output's) */
     gql_buf b = st->incr;
     st->incr = *e;
     *e = b;
-  } else {
+  } else if (!e->failed) {
     for (inc_record *r = st->made.recs; r; r = r->next_made)
       if (r->eager && r->entry.walked)
         put_entry(st, &r->entry, r->id);

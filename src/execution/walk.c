@@ -328,9 +328,6 @@ bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
   return keep_fields(ctx, ps, parent, path, keep);
 }
 
-/* Appends a string literal (its length known at compile time). */
-#define PUT_LIT(b, lit) gql_buf_put((b), (lit), sizeof(lit) - 1)
-
 /* Writes an eager group's entry into st->eager: the fields of `ps` that
  * `keep` marks over `parent` at `path` (the group's object, JSON `gpath`,
  * `glen` bytes), at fragment `r`'s expected id. The group runs in the
@@ -370,12 +367,7 @@ static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
       gql_exec_write_errors(ctx, b);
       e->errs = true;
     }
-    size_t rl = r->path_len;
-    if (glen > rl) { /* as deliver_group's */
-      PUT_LIT(b, ",\"subPath\":[");
-      size_t from = rl == 2 ? 1 : rl;
-      gql_buf_put(b, gpath + from, glen - from);
-    }
+    gql_exec_inc_sub_path(b, r->path_len, gpath, glen);
     gql_buf_putc(b, '}');
     e->off = (uint32_t)off;
     e->end = (uint32_t)b->len;
