@@ -96,32 +96,13 @@ static inc_record *find_record(const exec_ctx *ctx, const plan_defer *u,
  * escape), an index is not negative. Written from its end, as the frames
  * go up. */
 static const char *path_json(gql_arena *a, const path_frame *f, uint32_t *len) {
-  size_t n = 2;
-  for (const path_frame *p = f; p; p = p->parent)
-    n += (p->key ? p->key->len + 2 : inc_digits((uint64_t)p->index)) +
-         (p->parent != NULL);
+  uint32_t n = gql_exec_path_json_len(f);
   char *s = gql_arena_alloc(a, n + 1);
   if (!s)
     return NULL;
-  char *w = s + n;
-  *w = 0;
-  *--w = ']';
-  for (const path_frame *p = f; p; p = p->parent) {
-    if (p->key) {
-      *--w = '"';
-      w -= p->key->len;
-      gql_copy_short(w, p->key->ptr, p->key->len);
-      *--w = '"';
-    } else {
-      inc_put_digits(w, (uint64_t)p->index);
-      w -= inc_digits((uint64_t)p->index);
-    }
-    if (p->parent)
-      *--w = ',';
-  }
-  *--w = '[';
-  assert(w == s);
-  *len = (uint32_t)n;
+  gql_exec_path_json_put(s, n, f);
+  s[n] = 0;
+  *len = n;
   return s;
 }
 
@@ -483,6 +464,48 @@ static bool prepare_sets(exec_ctx *ctx, gql_prepared *p, plan_set *ps,
   return true;
 }
 
+/* Whether `ps`, a set with a @defer, is an object an eager_only execution
+ * defers whole: its one usage is its own, not nested, and takes every
+ * field (nothing is kept), in one group that runs eagerly (eager_group:
+ * nothing below is deferred or conditional). */
+static bool whole_object(const gql_prepared *p, const plan_set *ps) {
+  if (!ps->memo_slot || ps->ndefers != 1 || ps->defers[0]->parent)
+    return false;
+  const split_memo *m = p->memos[ps->memo_slot - 1];
+  return m->keep[ps->nentries] && m->nsets == 1 && m->nset[0] == 1 &&
+         m->sets[0][0] == ps->defers[0] && m->eager[0];
+}
+
+/* Whether every set with a @defer at or below `ps`, outside the objects
+ * deferred whole, is such an object; each gets its twin (the set as a
+ * plain execution walks it, sharing its fields). */
+static bool eager_sets(gql_prepared *p, const plan_set *ps) {
+  if (ps->any_defer) {
+    if (!whole_object(p, ps))
+      return false;
+    plan_set *t = gql_arena_alloc(p->arena, sizeof *t);
+    if (!t)
+      return false;
+    *t = *ps;
+    t->entries = NULL;
+    t->nentries = 0;
+    t->any_cond = t->check_conds = t->any_defer = false;
+    t->defers = NULL;
+    t->ndefers = 0;
+    t->memo_slot = 0;
+    t->all_members = t->nfields > 0;
+    for (uint32_t i = 0; i < t->nfields; i++)
+      t->all_members &= t->fields[i].member != MEMBER_NONE;
+    p->twins[ps->memo_slot - 1] = t;
+    return true;
+  }
+  for (uint32_t i = 0; i < ps->nfields; i++)
+    for (uint32_t j = 0; j < ps->fields[i].nsubs; j++)
+      if (!eager_sets(p, ps->fields[i].subs[j]))
+        return false;
+  return true;
+}
+
 static uint32_t count_sets(const plan_set *ps) {
   uint32_t n = ps->any_defer;
   for (uint32_t i = 0; i < ps->nfields; i++)
@@ -508,8 +531,18 @@ void gql_exec_defer_prepare(gql_prepared *p) {
   inc_state st = {0};
   exec_ctx ctx = {.p = p, .s = p->s, .arena = p->arena, .inc = &st};
   uint32_t n = 0;
-  if (!prepare_sets(&ctx, p, p->root, &n)) /* out of memory: per request */
+  if (!prepare_sets(&ctx, p, p->root, &n)) { /* out of memory: per request */
     clear_slots(p->root);
+    return;
+  }
+  if (p->any_stream || p->kind != GQL_OP_QUERY || p->bad_condition ||
+      !p->s->types[p->root_type].sync)
+    return;
+  p->twins = gql_arena_alloc(p->arena, sizeof *p->twins * total);
+  if (!p->twins)
+    return;
+  memset(p->twins, 0, sizeof *p->twins * total);
+  p->eager_only = eager_sets(p, p->root);
 }
 
 /* The value of an argument of a @stream: its variable's (NULL: none), or

@@ -110,3 +110,29 @@ gql_str gql_exec_errors_array(exec_ctx *c) {
   gql_buf_free(&e);
   return r;
 }
+
+const gql_json_value *gql_exec_value_at(const gql_json_value *data,
+                                        const gql_json_value *segs) {
+  const gql_json_value *v = data;
+  for (size_t i = 0; v && i < segs->array.count; i++) {
+    const gql_json_value *s = &segs->array.items[i];
+    if (s->kind == GQL_JSON_STRING)
+      v = gql_json_get(v, s->string);
+    else if (v->kind == GQL_JSON_ARRAY && s->kind == GQL_JSON_NUMBER &&
+             s->number.i >= 0 && (uint64_t)s->number.i < v->array.count)
+      v = &v->array.items[s->number.i];
+    else
+      v = NULL;
+  }
+  return v;
+}
+
+bool gql_exec_object_at(gql_arena *a, const gql_json_value *data,
+                        const char *path) {
+  gql_json_value *segs;
+  const gql_json_options o = {.max_depth = 2};
+  if (gql_json_parse(a, path, strlen(path), &o, &segs, NULL) != 0)
+    return false;
+  const gql_json_value *v = gql_exec_value_at(data, segs);
+  return v && v->kind == GQL_JSON_OBJECT;
+}

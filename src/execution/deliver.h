@@ -34,10 +34,9 @@ static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
 }
 
 /* Direct mode: the data is in place after `{"data":` (null when
- * `data_null`); puts the errors in front when there are some and delivers
- * the response. Inline: gql_execute's direct mode and incremental.c's
- * direct initial result end here. */
-static inline void gql_exec_finish_direct(exec_ctx *ctx, bool data_null) {
+ * `data_null`); closes the response, with the errors in front when there
+ * are some. */
+static inline void gql_exec_close_direct(exec_ctx *ctx, bool data_null) {
   gql_buf *r = &ctx->resp;
   const size_t head = 8; /* {"data": */
   if (data_null) {
@@ -64,6 +63,12 @@ static inline void gql_exec_finish_direct(exec_ctx *ctx, bool data_null) {
       }
     }
   }
+}
+
+/* gql_exec_close_direct, then deliver. Inline: gql_execute's direct mode
+ * and incremental.c's direct initial result end here. */
+static inline void gql_exec_finish_direct(exec_ctx *ctx, bool data_null) {
+  gql_exec_close_direct(ctx, data_null);
   deliver(ctx);
 }
 

@@ -261,6 +261,17 @@ struct gql_prepared {
   /* the splits of the sets with a memo_slot in the initial result (and
    * their groups'), made once when no variable decides them */
   struct split_memo **memos;
+  /* Every deferred fragment runs with the initial result (eager.c): the
+   * document's @defer wrap whole objects (each a set with one usage, no
+   * field of its own left, none nested, nothing conditional below), no
+   * @stream, a synchronous query. twins (by memo_slot - 1, NULL for a set
+   * that is not such an object): the set without its @defer, as a plain
+   * execution walks it. The hints: the sizes of the last execution's
+   * pending and incremental entries (relaxed atomics; a guess for the
+   * next one's buffers). */
+  bool eager_only;
+  const struct plan_set **twins;
+  uint32_t hint_pend, hint_eager;
 };
 
 /* At gql_prepare of an incremental document (defer.c): the splits that do

@@ -171,6 +171,7 @@ answer_early(exec_ctx *ctx, const gql_execute_params *params) {
   ctx->conds_bad = ctx->cond_check;
   ctx->inc = NULL; /* (read where the walk looks first: a direct-mode
                     * context's is set only here and by incremental.c) */
+  ctx->fast = NULL;
   if (p->root_error) {
     uint32_t off = p->op->h.start;
     gql_exec_add_error(ctx, p->root_error, NULL, off, NULL);
@@ -231,7 +232,11 @@ int gql_execute_incremental(const gql_prepared *p,
   bool own_arena = !arena;
   if (own_arena && !(arena = gql_arena_new(NULL)))
     return GQL_ENOMEM;
-  exec_ctx *ctx = gql_arena_alloc(arena, sizeof *ctx);
+  /* an untraced eager_only operation ends in this call, and its context
+   * is on the stack; incremental.c's may outlive the call */
+  bool eager = p->eager_only && !params->hooks && !params->trace;
+  exec_ctx stack;
+  exec_ctx *ctx = eager ? &stack : gql_arena_alloc(arena, sizeof *ctx);
   if (!ctx) {
     gql_arena_free(own_arena ? arena : NULL);
     return GQL_ENOMEM;
@@ -245,6 +250,8 @@ int gql_execute_incremental(const gql_prepared *p,
     if (rc)
       return rc < 0 ? rc : 0;
   }
+  if (eager)
+    return gql_exec_eager(ctx, params->root_value);
   return gql_exec_incremental(ctx, params->root_value);
 }
 

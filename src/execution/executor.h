@@ -11,6 +11,8 @@
  *               a subscription root field's value (gql_exec_sub_resolver)
  *   incremental.c gql_execute_incremental's payloads: execution groups
  *               and streamed items run in contexts of their own
+ *   eager.c     gql_execute_incremental of an eager_only operation: the
+ *               walk writes the payloads' entries (fast_defer)
  *   complete.c  general completion: objects, abstract types, lists, JSON
  *   deliver.c   the response: errors, the tree written out, on_done
  *   tree.c      tree mode: the response tree, pending fields, mutations
@@ -133,6 +135,10 @@ typedef struct exec_ctx {
    * the execution group this context runs (NULL: the initial result). */
   struct inc_state *inc;
   struct inc_group *group;
+  /* An incremental execution of an eager_only operation (eager.c): its
+   * payloads' entries, written by the walk (NULL: none; set where inc
+   * is) */
+  struct inc_fast *fast;
 } exec_ctx;
 
 /* ---- incremental delivery (defer.c records, incremental.c delivers) */
@@ -145,6 +151,76 @@ static inline uint32_t inc_digits(uint64_t v) {
 /* Writes the `n` (inc_digits) decimal digits of v ending at `end`. */
 static inline void inc_put_digits(char *end, uint64_t v) {
   gql_json_utoa_back(end, v);
+}
+
+/* A failed fragment of an eager_only execution: its object became null. */
+typedef struct inc_fast_fail {
+  struct inc_fast_fail *next;
+  uint32_t id;
+  gql_str errors;
+} inc_fast_fail;
+
+/* An eager_only execution's entries, as the walk writes them (walk.c's
+ * fast_defer): the fragments' ids count up in the walk's order. */
+typedef struct inc_fast {
+  gql_buf pend;  /* [{"id":"0","path":[...]},... */
+  gql_buf eager; /* {"hasNext":false,"incremental":[ and the entries */
+  size_t head;   /* eager's head */
+  uint32_t n;    /* fragments met (the next id) */
+  bool errs;     /* an entry has errors, or a fragment failed */
+  inc_fast_fail *fails, **ftail; /* in id order */
+  /* the next id's decimal digits, then `"` (copied 16 bytes at a time) */
+  char id[16];
+  uint32_t idlen;
+} inc_fast;
+
+/* The id after the one in `id` (`len` digits, then `"` and one more
+ * byte, which move with them): counted up in place, a digit more after 9,
+ * 99, ... (ids stay under 10^13). */
+static inline void gql_exec_fast_id_next(char *id, uint32_t *len) {
+  uint32_t i = *len;
+  while (i > 0 && id[i - 1] == '9')
+    id[--i] = '0';
+  if (i > 0) {
+    id[i - 1]++;
+    return;
+  }
+  memmove(id + 1, id, *len + 2);
+  id[0] = '1';
+  ++*len;
+}
+
+/* The length of response path `f` as JSON ([...], as gql_exec_path_json
+ * writes it: a key is a GraphQL name, nothing to escape). */
+static inline uint32_t gql_exec_path_json_len(const path_frame *f) {
+  uint32_t n = 2;
+  for (const path_frame *p = f; p; p = p->parent)
+    n += (p->key ? (uint32_t)p->key->len + 2 : inc_digits((uint64_t)p->index)) +
+         (p->parent != NULL);
+  return n;
+}
+
+/* Writes path `f` as JSON into s, its gql_exec_path_json_len `n` bytes:
+ * from the end, as the frames go up. */
+static inline void gql_exec_path_json_put(char *s, uint32_t n,
+                                          const path_frame *f) {
+  char *w = s + n;
+  *--w = ']';
+  for (const path_frame *p = f; p; p = p->parent) {
+    if (p->key) {
+      *--w = '"';
+      w -= p->key->len;
+      gql_copy_short(w, p->key->ptr, p->key->len);
+      *--w = '"';
+    } else {
+      inc_put_digits(w, (uint64_t)p->index);
+      w -= inc_digits((uint64_t)p->index);
+    }
+    if (p->parent)
+      *--w = ',';
+  }
+  *--w = '[';
+  assert(w == s);
 }
 
 /* An eager group's entry in inc_state.eager (walk.c's inc_eager): at
@@ -359,6 +435,13 @@ void gql_exec_errors_only(exec_ctx *ctx, bool with_null_data);
 /* The errors of context `c` as a JSON array in its arena (an out-of-memory
  * error's array when it cannot). */
 gql_str gql_exec_errors_array(exec_ctx *c);
+/* The value at path `segs` (a JSON array of keys and indices) of `data`
+ * (NULL: none). */
+const gql_json_value *gql_exec_value_at(const gql_json_value *data,
+                                        const gql_json_value *segs);
+/* Whether the value at JSON path `path` (`[...]`) of `data` is an object. */
+bool gql_exec_object_at(gql_arena *a, const gql_json_value *data,
+                        const char *path);
 
 /* Opens an entry of a pending, incremental or completed list in `b` with
  * its id: `[{"id":"N"` or `,{"id":"N"`, written in place. */
@@ -404,6 +487,8 @@ static inline const inc_record *gql_exec_inc_best(const inc_group *g) {
 
 /* incremental.c */
 int gql_exec_incremental(exec_ctx *ctx, const void *root_value);
+/* eager.c: an eager_only operation, untraced */
+int gql_exec_eager(exec_ctx *ctx, const void *root_value);
 /* tree.c */
 void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
                           const path_frame *path, rnode *node, bool serial);
@@ -439,6 +524,8 @@ bool gql_exec_object_direct(exec_ctx *ctx, const plan_set *ps,
                             const void *parent, const path_frame *path);
 bool gql_exec_object_checked(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path);
+bool gql_exec_fast_defer(exec_ctx *ctx, const plan_set *ps, const void *parent,
+                         const path_frame *path);
 bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
                                  const void *parent, const path_frame *path,
                                  const bool *keep);

@@ -45,27 +45,6 @@ static void kill_record(inc_state *st, inc_record *r) {
       kill_record(st, c);
 }
 
-/* Whether the value at JSON path `path` (`[...]`) of `data` is an object. */
-static bool object_at(gql_arena *a, const gql_json_value *data,
-                      const char *path) {
-  gql_json_value *segs;
-  const gql_json_options o = {.max_depth = 2};
-  if (gql_json_parse(a, path, strlen(path), &o, &segs, NULL) != 0)
-    return false;
-  const gql_json_value *v = data;
-  for (size_t i = 0; v && i < segs->array.count; i++) {
-    const gql_json_value *s = &segs->array.items[i];
-    if (s->kind == GQL_JSON_STRING)
-      v = gql_json_get(v, s->string);
-    else if (v->kind == GQL_JSON_ARRAY && s->number.i >= 0 &&
-             (uint64_t)s->number.i < v->array.count)
-      v = &v->array.items[s->number.i];
-    else
-      v = NULL;
-  }
-  return v && v->kind == GQL_JSON_OBJECT;
-}
-
 /* settle for an initial result written in direct mode (without a tree),
  * `json` its response: with no error nothing was nulled; else an object
  * stayed when the response still has one at its path. */
@@ -80,10 +59,10 @@ static void settle_direct(inc_state *st, const char *json, size_t len) {
           ? gql_json_get(resp, GQL_STR("data"))
           : NULL;
   for (inc_record *r = st->made.recs; r; r = r->next_made)
-    if (!r->dead && !object_at(ctx->arena, data, r->path))
+    if (!r->dead && !gql_exec_object_at(ctx->arena, data, r->path))
       kill_record(st, r);
   for (inc_group *g = st->made.groups; g; g = g->next_made)
-    if (!object_at(ctx->arena, data, g->path_json))
+    if (!gql_exec_object_at(ctx->arena, data, g->path_json))
       kill_group(g);
 }
 
@@ -751,6 +730,7 @@ int gql_exec_incremental(exec_ctx *ctx, const void *root_value) {
   ctx->pending = 0;
   ctx->serial = (serial_walk){0};
   ctx->inc = st;
+  ctx->fast = NULL;
   ctx->group = NULL;
   if (ctx->hooks && ctx->hooks->pub.execute_finish) {
     gql_exec_hooks *h = gql_arena_alloc(ctx->arena, sizeof *h);

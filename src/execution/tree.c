@@ -169,6 +169,7 @@ __attribute__((noinline)) int gql_exec_tree(exec_ctx *ctx,
   ctx->walking = ctx->done = false;
   ctx->pending = 0;
   ctx->inc = NULL;
+  ctx->fast = NULL;
   ctx->group = NULL;
   ctx->serial = (serial_walk){0};
   gql_buf_init(&ctx->bytes, ctx->output->alc);

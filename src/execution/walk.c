@@ -163,7 +163,9 @@ object_fields(exec_ctx *ctx, gql_buf *b, const plan_set *ps, const void *parent,
     return false;
   }
   if (GQL_UNLIKELY(ctx->cond_check) && ps->check_conds)
-    return gql_exec_object_checked(ctx, ps, parent, fr->parent);
+    return ctx->fast && ps->any_defer
+               ? gql_exec_fast_defer(ctx, ps, parent, fr->parent)
+               : gql_exec_object_checked(ctx, ps, parent, fr->parent);
   char sep = '{';
   for (uint32_t i = 0; i < ps->nentries; i++) {
     if (!field_included(ctx, ps, ps->entries[i]))
@@ -401,6 +403,93 @@ static void inc_eager(exec_ctx *ctx, const inc_eager_at *at, const plan_set *ps,
         g->errors = g->entry.errors;
       }
     }
+}
+
+/* An object of an eager_only execution's set deferred whole (eager.c), at
+ * `path`: {} in the initial result; its fragment's pending entry, with the
+ * next id; and its incremental entry, every field written by the set's
+ * twin as a plain execution writes them, with errors of its own. When
+ * the object becomes null, its fragment fails instead (inc_fast.fails).
+ * True when the object itself must become null (a condition without a
+ * value, as gql_exec_object_checked). */
+__attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
+                                                   const plan_set *ps,
+                                                   const void *parent,
+                                                   const path_frame *path) {
+  if (ctx->conds_bad && gql_exec_conditions_fail(ctx, ps->type, path))
+    return true;
+  inc_fast *f = ctx->fast;
+  const plan_defer *u = ps->defers[0];
+  uint32_t id = f->n++, nd = f->idlen;
+  gql_buf_put(ctx->out, "{}", 2);
+  /* [,]{"id":"N","path":P[,"label":L]} (the id and its quote copied as 16
+   * bytes: room for them) */
+  gql_buf *b = &f->pend;
+  uint32_t plen = gql_exec_path_json_len(path);
+  size_t need = 34 + plen;
+  if (GQL_LIKELY(b->cap - b->len >= need) || gql_buf_reserve(b, need)) {
+    char *w = b->data + b->len;
+    memcpy(w, ",{\"id\":\"", 8);
+    w[0] = id ? ',' : '[';
+    memcpy(w + 8, f->id, 16);
+    memcpy(w + 9 + nd, ",\"path\":", 8);
+    gql_exec_path_json_put(w + 17 + nd, plen, path);
+    b->len += 17 + nd + plen;
+    if (GQL_UNLIKELY(u->label.ptr != NULL)) {
+      PUT_LIT(b, ",\"label\":");
+      gql_json_write_string(b, u->label);
+    }
+    gql_buf_putc(b, '}');
+  }
+  /* [,]{"id":"N","data":{...}[,"errors":[...]]} */
+  b = &f->eager;
+  size_t start = b->len;
+  if (GQL_LIKELY(b->cap - b->len >= 40) || gql_buf_reserve(b, 40)) {
+    char *w = b->data + b->len;
+    *w = ',';
+    w += start != f->head;
+    memcpy(w, "{\"id\":\"", 7);
+    memcpy(w + 7, f->id, 16);
+    memcpy(w + 8 + nd, ",\"data\":", 8);
+    b->len = (size_t)(w + 16 + nd - b->data);
+  }
+  gql_exec_fast_id_next(f->id, &f->idlen);
+  gql_buf *out = ctx->out;
+  exec_error *errs = ctx->errs;
+  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
+  ctx->out = b;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  ctx->fast = NULL; /* (nothing below is deferred: keep_fields' walk) */
+  const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
+  /* (untraced: as exec_object_direct) */
+  if (twin->all_members && parent
+          ? gql_exec_members_object(ctx, twin, parent, path)
+          : gql_exec_object_direct(ctx, twin, parent, path)) {
+    b->len = start;
+    inc_fast_fail *x = gql_arena_alloc(ctx->arena, sizeof *x);
+    if (x) {
+      *x = (inc_fast_fail){.id = id, .errors = gql_exec_errors_array(ctx)};
+      *f->ftail = x;
+      f->ftail = &x->next;
+    } else {
+      b->failed = true; /* (eager.c answers out of memory) */
+    }
+    f->errs = true;
+  } else {
+    if (GQL_UNLIKELY(ctx->nerrs)) {
+      gql_buf_putc(b, ',');
+      gql_exec_write_errors(ctx, b);
+      f->errs = true;
+    }
+    gql_buf_putc(b, '}');
+  }
+  ctx->fast = f;
+  ctx->out = out;
+  ctx->errs = errs;
+  ctx->nerrs = nerrs;
+  ctx->cap = cap;
+  return false;
 }
 
 /* An object of a set with check_conds when the walk looks first

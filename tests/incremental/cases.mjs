@@ -491,6 +491,78 @@ fragment NameFragment on Hero { name }`,
     document: `{ hero { id ... @defer(label: "A") { id } ... @defer(label: "B") { name } } heroes { ... @defer(label: "C") { name } } }`,
     rootValue: {hero: {id: '1', name: 'Luke'}, heroes: [{name: 'Han'}, {name: 'Leia'}]},
   },
+  // (eager_only: every @defer wraps a whole object, so one walk writes
+  // both payloads; an error in the initial result drops the fragments
+  // whose object went and numbers the others again)
+  {
+    name: 'defer-whole-root',
+    schema: HEROES,
+    document: `{ ... @defer(label: "root") { scalar count } }`,
+    rootValue: {scalar: 'a', count: 3},
+  },
+  {
+    name: 'defer-whole-list-items-null-item',
+    schema: HEROES,
+    document: `{ heroes { ... @defer(label: "h") { id name } } }`,
+    rootValue: {heroes: [{id: '1', name: 'Luke'}, null, {id: '3', name: 'Leia'}]},
+  },
+  {
+    name: 'defer-whole-errors-inside',
+    schema: HEROES,
+    document: `{ heroes { ... @defer { id name nonNullName } } }`,
+    rootValue: {heroes: [
+      {id: '1', name: error('bad name'), nonNullName: 'Luke'},
+      {id: '2', name: 'Han', nonNullName: error('bad non-null name')},
+      {id: '3', name: 'Leia', nonNullName: 'Leia'},
+      {id: '4', name: 'Chewie', nonNullName: error('bad again')}]},
+  },
+  {
+    name: 'defer-whole-every-fragment-fails',
+    schema: HEROES,
+    document: `{ heroes { ... @defer { nonNullName } } }`,
+    rootValue: {heroes: [{nonNullName: error('a')}, {nonNullName: error('b')}]},
+  },
+  {
+    name: 'defer-whole-initial-error-drops-fragments',
+    schema: HEROES,
+    document: `{ heroes { friends { ... @defer { name } } nonNullName } hero { bestFriend { ... @defer(label: "best") { name } } } }`,
+    rootValue: {heroes: [
+      {friends: [{name: 'Han'}, {name: 'Leia'}], nonNullName: error('bad name')},
+      {friends: [{name: 'Luke'}], nonNullName: 'Leia'},
+      {friends: [{name: 'R2'}], nonNullName: error('bad again')}],
+      hero: {bestFriend: {name: 'Han'}}},
+  },
+  {
+    name: 'defer-whole-initial-error-and-failed-fragments',
+    schema: HEROES,
+    document: `{ heroes { friends { ... @defer { id nonNullName } } nonNullName } }`,
+    rootValue: {heroes: [
+      {friends: [{id: '2', nonNullName: error('dropped with its hero')}, {id: '3', nonNullName: 'Leia'}], nonNullName: error('bad name')},
+      {friends: [{id: '4', nonNullName: error('bad friend')}, {id: '5', nonNullName: 'Luke'}], nonNullName: 'Leia'}]},
+  },
+  {
+    name: 'defer-whole-initial-error-keeps-fragments',
+    schema: HEROES,
+    document: `{ scalar heroes { ... @defer { name } } }`,
+    rootValue: {scalar: error('bad scalar'), heroes: [{name: 'Luke'}, {name: 'Han'}]},
+  },
+  {
+    name: 'defer-whole-initial-error-nulls-data',
+    schema: HEROES,
+    document: `{ nonNullHero { friends { ... @defer { name } } nonNullName } }`,
+    rootValue: {nonNullHero: {friends: [{name: 'Han'}], nonNullName: error('bad name')}},
+  },
+  {
+    name: 'defer-whole-abstract-and-nested',
+    schema: HEROES,
+    document: `{ characters { ... @defer(label: "c") { ... on Hero { name friends { name planet { name } } } ... on Droid { primaryFunction } } } hero { bestFriend { ... @defer { name } } friends { ... @defer { id planet { nonNullPopulation } } } } }`,
+    rootValue: {characters: [
+      {__typename: 'Hero', name: 'Luke', friends: [{name: 'Han', planet: {name: 'Corellia'}}]},
+      {__typename: 'Droid', primaryFunction: 'Astromech'}],
+      hero: {bestFriend: {name: 'Han'}, friends: [
+        {id: '2', planet: {nonNullPopulation: 5}},
+        {id: '3', planet: {nonNullPopulation: error('bad population')}}]}},
+  },
   {
     name: 'defer-error-non-null-field-nulls-fragment',
     schema: HEROES,

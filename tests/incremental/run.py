@@ -25,7 +25,10 @@ Parts:
               payloads, byte for byte; or where they differ, the initial
               payload byte for byte and the payloads after it as part exec
               judges them (the same pending and completed entries, hasNext,
-              the same merged result)
+              the same merged result); a case without $async values is
+              also judged against its recording as part exec judges it
+              (operations whose @defer all wrap whole objects run in one
+              walk there: src/execution/eager.c)
   legacy      Apollo's deferSpec=20220824 format: each case's recorded
               payloads, and gql's (incremental_exec), through the converter
               of src/http/incremental_legacy.c (the incremental_legacy
@@ -259,6 +262,17 @@ def part_sync(gql, part):
                 bad[0].stderr.decode("utf-8", "replace")[:400]))
             continue
         why = same_payloads(runs[0].stdout, runs[1].stdout)
+        if why is None and "$async" not in json.dumps(case.get("rootValue")):
+            # nothing pends in the recording either: --sync (direct mode,
+            # eager_only operations' one walk) against graphql-js's payloads
+            try:
+                got = [json.loads(x) for x in
+                       runs[1].stdout.decode("utf-8").splitlines()
+                       if x.strip()]
+                why = check_exec(case, got)
+            except ValueError as e:
+                why = "--sync: not JSON lines: %s" % e
+            why = why and "--sync against the recording: " + why
         part.check(why is None, case["name"],
                    "%s\n--now\n %s\n--sync\n %s" % (
                        why, runs[0].stdout.decode("utf-8", "replace")[:600],
