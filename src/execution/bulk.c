@@ -24,8 +24,14 @@ static void object_array_general(gql_out *o, const void *base, size_t count,
     gql_out_null(o);
     return;
   }
-  object_array a = {base, stride, type};
-  gql_out_list(o, &a, count, object_array_item);
+  /* in the arena: a streamed list's items are written after this call */
+  object_array *a = gql_arena_alloc(o->own.ctx->arena, sizeof *a);
+  if (!a) {
+    gql_out_error(o, "Out of memory.");
+    return;
+  }
+  *a = (object_array){base, stride, type};
+  gql_out_list(o, a, count, object_array_item);
 }
 
 void gql_out_object_array(gql_out *o, const void *base, size_t count,
@@ -119,6 +125,10 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
       fr.last = items_last(
           pf->items_one || (item_non_null && type != GQL_TYPE_AUTO), count);
     set_written(o);
+    /* an eager_only execution's items' paths (gql_exec_fast_list) */
+    inc_fast *fast = GQL_UNLIKELY(ctx->cond_check) ? ctx->fast : NULL;
+    if (fast)
+      gql_exec_fast_list(fast, o->own.path);
     if (!count)
       gql_buf_putc(b, '[');
     for (size_t i = 0; i < count; i++) {
@@ -143,10 +153,14 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
         if (!bulk_item(o, &fr, obj, t, false))
           continue;
       }
+      if (fast)
+        fast->pfx_frame = NULL;
       gql_exec_value_failed(o);
       DONE(o);
       return;
     }
+    if (fast)
+      fast->pfx_frame = NULL;
     gql_buf_putc(b, ']');
     DONE(o);
     return;
@@ -155,8 +169,14 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
     gql_out_null(o);
     return;
   }
-  ptr_list l = {items, type};
-  gql_out_list(o, &l, count, ptr_item);
+  /* (in the arena, as object_array_general's) */
+  ptr_list *l = gql_arena_alloc(o->own.ctx->arena, sizeof *l);
+  if (!l) {
+    gql_out_error(o, "Out of memory.");
+    return;
+  }
+  *l = (ptr_list){items, type};
+  gql_out_list(o, l, count, ptr_item);
 }
 
 static void enum_item(const void *list, size_t i, gql_out *out) {

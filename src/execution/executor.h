@@ -172,6 +172,12 @@ typedef struct inc_fast {
   /* the next id's decimal digits, then `"` (copied 16 bytes at a time) */
   char id[16];
   uint32_t idlen;
+  /* While gql_exec_object_array writes a list whose items are deferred
+   * whole: its field's frame, and its items' paths up to their index
+   * (`["a",0,"b",`, pfx_len bytes; 0: not written yet); else NULL */
+  const path_frame *pfx_frame;
+  uint32_t pfx_len;
+  char pfx[128]; /* (copied 32 bytes at a time) */
 } inc_fast;
 
 /* The id after the one in `id` (`len` digits, then `"` and one more
@@ -526,6 +532,14 @@ bool gql_exec_object_checked(exec_ctx *ctx, const plan_set *ps,
                              const void *parent, const path_frame *path);
 bool gql_exec_fast_defer(exec_ctx *ctx, const plan_set *ps, const void *parent,
                          const path_frame *path);
+/* An eager_only execution starts writing the items of the list at frame
+ * `list` (its field's): gql_exec_fast_defer writes their paths up to the
+ * index once, into f->pfx, until the list's writer sets f->pfx_frame
+ * NULL. */
+static inline void gql_exec_fast_list(inc_fast *f, const path_frame *list) {
+  f->pfx_frame = list;
+  f->pfx_len = 0;
+}
 bool gql_exec_object_direct_keep(exec_ctx *ctx, const plan_set *ps,
                                  const void *parent, const path_frame *path,
                                  const bool *keep);

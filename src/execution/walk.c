@@ -405,6 +405,20 @@ static void inc_eager(exec_ctx *ctx, const inc_eager_at *at, const plan_set *ps,
     }
 }
 
+/* The paths of the items of list f->pfx_frame up to their index, at the
+ * first that gql_exec_fast_defer writes (false: too long to keep). */
+static __attribute__((noinline)) bool fast_prefix(inc_fast *f) {
+  uint32_t n = gql_exec_path_json_len(f->pfx_frame);
+  if (n > sizeof f->pfx) {
+    f->pfx_frame = NULL;
+    return false;
+  }
+  gql_exec_path_json_put(f->pfx, n, f->pfx_frame); /* [..."a"] as [..."a", */
+  f->pfx[n - 1] = ',';
+  f->pfx_len = n;
+  return true;
+}
+
 /* An object of an eager_only execution's set deferred whole (eager.c), at
  * `path`: {} in the initial result; its fragment's pending entry, with the
  * next id; and its incremental entry, every field written by the set's
@@ -425,15 +439,27 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
   /* [,]{"id":"N","path":P[,"label":L]} (the id and its quote copied as 16
    * bytes: room for them) */
   gql_buf *b = &f->pend;
-  uint32_t plen = gql_exec_path_json_len(path);
-  size_t need = 34 + plen;
+  /* a list item's path from its list's prefix (gql_exec_object_array) */
+  bool item = path && !path->key && path->parent == f->pfx_frame &&
+              (f->pfx_len || fast_prefix(f));
+  uint32_t plen = item ? f->pfx_len + inc_digits((uint64_t)path->index) + 1
+                       : gql_exec_path_json_len(path);
+  size_t need = 34 + plen + (item ? sizeof f->pfx : 0);
   if (GQL_LIKELY(b->cap - b->len >= need) || gql_buf_reserve(b, need)) {
     char *w = b->data + b->len;
     memcpy(w, ",{\"id\":\"", 8);
     w[0] = id ? ',' : '[';
     memcpy(w + 8, f->id, 16);
     memcpy(w + 9 + nd, ",\"path\":", 8);
-    gql_exec_path_json_put(w + 17 + nd, plen, path);
+    if (item) {
+      char *pw = w + 17 + nd;
+      for (uint32_t i = 0; i < f->pfx_len; i += 32)
+        memcpy(pw + i, f->pfx + i, 32);
+      inc_put_digits(pw + plen - 1, (uint64_t)path->index);
+      pw[plen - 1] = ']';
+    } else {
+      gql_exec_path_json_put(w + 17 + nd, plen, path);
+    }
     b->len += 17 + nd + plen;
     if (GQL_UNLIKELY(u->label.ptr != NULL)) {
       PUT_LIT(b, ",\"label\":");
@@ -580,6 +606,23 @@ members_array(exec_ctx *ctx, const plan_set *ps, const char *p, size_t count,
   return array_items(ctx, ps, p, count, stride, path, item_non_null, true);
 }
 
+/* gql_exec_object_array's list whose items an eager_only execution defers
+ * whole (gql_exec_fast_defer): the items' paths up to their index are
+ * written once, into inc_fast.pfx, for as long as the list is written
+ * (nothing below its items is deferred). */
+static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
+                                                 const char *p, size_t count,
+                                                 size_t stride,
+                                                 bool item_non_null) {
+  exec_ctx *ctx = o->own.ctx;
+  gql_exec_fast_list(ctx->fast, o->own.path);
+  bool failed =
+      array_items(ctx, ps, p, count, stride, o->own.path, item_non_null, false);
+  ctx->fast->pfx_frame = NULL;
+  if (failed)
+    gql_exec_value_failed(o);
+}
+
 /* gql_out_object_array: [T] or [T!] (nullable or not) of an object type T
  * written in place, each item by T's plan set as gql_out_object's fast
  * path would write it; anything else through `general` (bulk.c's: the
@@ -602,6 +645,10 @@ void gql_exec_object_array(gql_out *o, const void *base, size_t count,
                                                     : sub_plan(pf, it);
     if (ps) {
       set_written(o);
+      if (GQL_UNLIKELY(ctx->cond_check) && ctx->fast && ps->any_defer) {
+        fast_array(o, ps, base, count, stride, item.nmods == 1);
+        return;
+      }
       bool failed = ps->all_members && !ctx->hooks
                         ? members_array(ctx, ps, base, count, stride,
                                         o->own.path, item.nmods == 1)

@@ -8,8 +8,9 @@
  * --now writes an $async value at once (nothing pends); --sync does too
  * and registers the resolvers synchronous (GQL_RESOLVER_SYNC), so that an
  * operation over synchronous types runs its initial result in direct mode
- * rather than tree mode: run.py requires the same payloads of both, byte
- * for byte.
+ * rather than tree mode, and writes lists of plain objects with
+ * gql_out_object_ptrs (inc_markers.bulk): run.py requires the same payloads
+ * of both (see its part sync).
  *
  * The fields resolve as markers.h says (the corpus's data with its $error
  * and $async markers); a tick is one turn of this program's loop.
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
   }
   const char *path = argv[1 + now];
   gql_arena *arena = gql_arena_new(NULL);
-  inc_markers m = {.at_once = now};
+  inc_markers m = {.at_once = now, .bulk = sync};
   inc_ctx x = {&m, arena};
   char *text = NULL;
   inc_case c;

@@ -33,6 +33,33 @@ static const gql_value *member(const gql_value *v, const char *name) {
              : NULL;
 }
 
+/* inc_markers.bulk: list v through gql_out_object_ptrs when its items are
+ * objects (or null) that need no marker and name no type; false (nothing
+ * written) when they are not. */
+static bool bulk_objects(inc_ctx x, gql_out *out, const gql_value *v) {
+  size_t n = gql_value_count(v);
+  if (!n)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    const gql_value *it = gql_value_item(v, i);
+    gql_value_kind k = gql_value_kind_of(it);
+    if (k == GQL_VALUE_NULL)
+      continue;
+    if (k != GQL_VALUE_OBJECT || member(it, "$error") || member(it, "$async") ||
+        member(it, "__typename"))
+      return false;
+  }
+  const void **items = gql_arena_alloc(x.arena, sizeof *items * n);
+  if (!items)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    const gql_value *it = gql_value_item(v, i);
+    items[i] = gql_value_kind_of(it) == GQL_VALUE_NULL ? NULL : it;
+  }
+  gql_out_object_ptrs(out, items, n, GQL_TYPE_AUTO);
+  return true;
+}
+
 void inc_markers_write(inc_ctx x, gql_out *out, const gql_value *v) {
   if (!v || gql_value_kind_of(v) == GQL_VALUE_NULL) {
     gql_out_null(out);
@@ -70,6 +97,9 @@ void inc_markers_write(inc_ctx x, gql_out *out, const gql_value *v) {
       q->wake(q->wake_ud);
     return;
   }
+  if (gql_value_kind_of(v) == GQL_VALUE_LIST && x.m->bulk &&
+      bulk_objects(x, out, v))
+    return;
   if (gql_value_kind_of(v) == GQL_VALUE_LIST) {
     list_ref *ref = gql_arena_alloc(x.arena, sizeof *ref);
     if (!ref) {

@@ -27,6 +27,10 @@ typedef struct inc_markers {
   void *wake_ud;
   /* an $async value is written at once, as if it were not pending */
   bool at_once;
+  /* a list of objects without markers or __typename (and nulls) is
+   * written with gql_out_object_ptrs, the bulk writer's loop, as a C
+   * resolver over structs would write it */
+  bool bulk;
 } inc_markers;
 
 /* What a resolver writes with: the loop's markers and memory that lives
