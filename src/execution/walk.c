@@ -419,6 +419,86 @@ static __attribute__((noinline)) bool fast_prefix(inc_fast *f) {
   return true;
 }
 
+/* [,]{"id":"N","path":P[,"label":L]}: the pending entry of fragment `id`
+ * (f->id's text) of usage `u` at `path`; with `item`, a list item's path
+ * from its list's prefix (f->pfx). The id and its quote are copied as 16
+ * bytes, the prefix 32 at a time: room for them is reserved. */
+static inline void fast_pending(inc_fast *f, uint32_t id, const plan_defer *u,
+                                const path_frame *path, bool item) {
+  gql_buf *b = &f->pend;
+  uint32_t nd = f->idlen;
+  uint32_t plen = item ? f->pfx_len + inc_digits((uint64_t)path->index) + 1
+                       : gql_exec_path_json_len(path);
+  size_t need = 34 + plen + (item ? sizeof f->pfx : 0);
+  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, ",{\"id\":\"", 8);
+  w[0] = id ? ',' : '[';
+  memcpy(w + 8, f->id, 16);
+  memcpy(w + 9 + nd, ",\"path\":", 8);
+  if (item) {
+    char *pw = w + 17 + nd;
+    for (uint32_t i = 0; i < f->pfx_len; i += 32)
+      memcpy(pw + i, f->pfx + i, 32);
+    inc_put_digits(pw + plen - 1, (uint64_t)path->index);
+    pw[plen - 1] = ']';
+  } else {
+    gql_exec_path_json_put(w + 17 + nd, plen, path);
+  }
+  b->len += 17 + nd + plen;
+  if (GQL_UNLIKELY(u->label.ptr != NULL)) {
+    PUT_LIT(b, ",\"label\":");
+    gql_json_write_string(b, u->label);
+  }
+  gql_buf_putc(b, '}');
+}
+
+/* [,]{"id":"N","data": (the next fragment's incremental entry, its fields
+ * to follow); returns where it starts. */
+static inline size_t fast_entry_open(inc_fast *f) {
+  gql_buf *b = &f->eager;
+  size_t start = b->len;
+  if (GQL_LIKELY(b->cap - b->len >= 40) || gql_buf_reserve(b, 40)) {
+    char *w = b->data + b->len;
+    *w = ',';
+    w += start != f->head;
+    memcpy(w, "{\"id\":\"", 7);
+    memcpy(w + 7, f->id, 16);
+    memcpy(w + 8 + f->idlen, ",\"data\":", 8);
+    b->len = (size_t)(w + 16 + f->idlen - b->data);
+  }
+  return start;
+}
+
+/* The entry of fragment `id` opened at `start`, its fields written (the
+ * context's errors are the fragment's): closed with its errors, or, when
+ * its object became null (`failed`), dropped, the fragment failed. */
+static inline void fast_entry_close(exec_ctx *ctx, inc_fast *f, size_t start,
+                                    uint32_t id, bool failed) {
+  gql_buf *b = &f->eager;
+  if (GQL_LIKELY(!failed && !ctx->nerrs)) {
+    gql_buf_putc(b, '}');
+    return;
+  }
+  f->errs = true;
+  if (!failed) {
+    gql_buf_putc(b, ',');
+    gql_exec_write_errors(ctx, b);
+    gql_buf_putc(b, '}');
+    return;
+  }
+  b->len = start;
+  inc_fast_fail *x = gql_arena_alloc(ctx->arena, sizeof *x);
+  if (!x) {
+    b->failed = true; /* (eager.c answers out of memory) */
+    return;
+  }
+  *x = (inc_fast_fail){.id = id, .errors = gql_exec_errors_array(ctx)};
+  *f->ftail = x;
+  f->ftail = &x->next;
+}
+
 /* An object of an eager_only execution's set deferred whole (eager.c), at
  * `path`: {} in the initial result; its fragment's pending entry, with the
  * next id; and its incremental entry, every field written by the set's
@@ -433,83 +513,26 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
   if (ctx->conds_bad && gql_exec_conditions_fail(ctx, ps->type, path))
     return true;
   inc_fast *f = ctx->fast;
-  const plan_defer *u = ps->defers[0];
-  uint32_t id = f->n++, nd = f->idlen;
+  uint32_t id = f->n++;
   gql_buf_put(ctx->out, "{}", 2);
-  /* [,]{"id":"N","path":P[,"label":L]} (the id and its quote copied as 16
-   * bytes: room for them) */
-  gql_buf *b = &f->pend;
-  /* a list item's path from its list's prefix (gql_exec_object_array) */
-  bool item = path && !path->key && path->parent == f->pfx_frame &&
-              (f->pfx_len || fast_prefix(f));
-  uint32_t plen = item ? f->pfx_len + inc_digits((uint64_t)path->index) + 1
-                       : gql_exec_path_json_len(path);
-  size_t need = 34 + plen + (item ? sizeof f->pfx : 0);
-  if (GQL_LIKELY(b->cap - b->len >= need) || gql_buf_reserve(b, need)) {
-    char *w = b->data + b->len;
-    memcpy(w, ",{\"id\":\"", 8);
-    w[0] = id ? ',' : '[';
-    memcpy(w + 8, f->id, 16);
-    memcpy(w + 9 + nd, ",\"path\":", 8);
-    if (item) {
-      char *pw = w + 17 + nd;
-      for (uint32_t i = 0; i < f->pfx_len; i += 32)
-        memcpy(pw + i, f->pfx + i, 32);
-      inc_put_digits(pw + plen - 1, (uint64_t)path->index);
-      pw[plen - 1] = ']';
-    } else {
-      gql_exec_path_json_put(w + 17 + nd, plen, path);
-    }
-    b->len += 17 + nd + plen;
-    if (GQL_UNLIKELY(u->label.ptr != NULL)) {
-      PUT_LIT(b, ",\"label\":");
-      gql_json_write_string(b, u->label);
-    }
-    gql_buf_putc(b, '}');
-  }
-  /* [,]{"id":"N","data":{...}[,"errors":[...]]} */
-  b = &f->eager;
-  size_t start = b->len;
-  if (GQL_LIKELY(b->cap - b->len >= 40) || gql_buf_reserve(b, 40)) {
-    char *w = b->data + b->len;
-    *w = ',';
-    w += start != f->head;
-    memcpy(w, "{\"id\":\"", 7);
-    memcpy(w + 7, f->id, 16);
-    memcpy(w + 8 + nd, ",\"data\":", 8);
-    b->len = (size_t)(w + 16 + nd - b->data);
-  }
+  fast_pending(f, id, ps->defers[0], path,
+               path && !path->key && path->parent == f->pfx_frame &&
+                   (f->pfx_len || fast_prefix(f)));
+  size_t start = fast_entry_open(f);
   gql_exec_fast_id_next(f->id, &f->idlen);
   gql_buf *out = ctx->out;
   exec_error *errs = ctx->errs;
   uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->out = b;
+  ctx->out = &f->eager;
   ctx->errs = NULL;
   ctx->nerrs = ctx->cap = 0;
   ctx->fast = NULL; /* (nothing below is deferred: keep_fields' walk) */
   const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
   /* (untraced: as exec_object_direct) */
-  if (twin->all_members && parent
-          ? gql_exec_members_object(ctx, twin, parent, path)
-          : gql_exec_object_direct(ctx, twin, parent, path)) {
-    b->len = start;
-    inc_fast_fail *x = gql_arena_alloc(ctx->arena, sizeof *x);
-    if (x) {
-      *x = (inc_fast_fail){.id = id, .errors = gql_exec_errors_array(ctx)};
-      *f->ftail = x;
-      f->ftail = &x->next;
-    } else {
-      b->failed = true; /* (eager.c answers out of memory) */
-    }
-    f->errs = true;
-  } else {
-    if (GQL_UNLIKELY(ctx->nerrs)) {
-      gql_buf_putc(b, ',');
-      gql_exec_write_errors(ctx, b);
-      f->errs = true;
-    }
-    gql_buf_putc(b, '}');
-  }
+  fast_entry_close(ctx, f, start, id,
+                   twin->all_members && parent
+                       ? gql_exec_members_object(ctx, twin, parent, path)
+                       : gql_exec_object_direct(ctx, twin, parent, path));
   ctx->fast = f;
   ctx->out = out;
   ctx->errs = errs;
@@ -615,12 +638,61 @@ static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
                                                  size_t stride,
                                                  bool item_non_null) {
   exec_ctx *ctx = o->own.ctx;
-  gql_exec_fast_list(ctx->fast, o->own.path);
-  bool failed =
-      array_items(ctx, ps, p, count, stride, o->own.path, item_non_null, false);
-  ctx->fast->pfx_frame = NULL;
-  if (failed)
-    gql_exec_value_failed(o);
+  inc_fast *f = ctx->fast;
+  const path_frame *path = o->own.path;
+  gql_exec_fast_list(f, path);
+  if (GQL_UNLIKELY(ctx->conds_bad)) { /* (the items' conditions first) */
+    if (array_items(ctx, ps, p, count, stride, path, item_non_null, false))
+      gql_exec_value_failed(o);
+    f->pfx_frame = NULL;
+    return;
+  }
+  /* the initial result's items, every one {} */
+  gql_buf *b = ctx->out;
+  if (GQL_LIKELY(b->cap - b->len >= count * 3 + 2) ||
+      gql_buf_reserve(b, count * 3 + 2)) {
+    char *w = b->data + b->len;
+    *w = '[';
+    for (size_t i = 0; i < count; i++)
+      memcpy(w + 1 + 3 * i, "{},", 3);
+    w[count ? 3 * count : 1] = ']';
+    b->len += count ? 3 * count + 1 : 2;
+  }
+  /* each item's entries, its fields written by the twin into f->eager with
+   * errors of their own (the members' loop or object_fields, as
+   * array_items would) */
+  const plan_defer *u = ps->defers[0];
+  const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
+  bool pfx = fast_prefix(f), members = twin->all_members;
+  path_frame item = {path, NULL, 0, 0};
+  path_frame fr;
+  fr.parent = &item;
+  gql_out io;
+  object_out_init(&io, ctx, &fr);
+  exec_error *errs = ctx->errs;
+  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  ctx->out = &f->eager;
+  ctx->fast = NULL;
+  for (size_t i = 0; i < count; i++, p += stride) {
+    item.index = (int64_t)i;
+    uint32_t id = f->n++;
+    fast_pending(f, id, u, &item, pfx);
+    size_t start = fast_entry_open(f);
+    gql_exec_fast_id_next(f->id, &f->idlen);
+    fast_entry_close(ctx, f, start, id,
+                     members
+                         ? members_fields(ctx, &f->eager, twin, p, &item, 0)
+                         : object_fields(ctx, &f->eager, twin, p, &fr, &io));
+    ctx->nerrs = 0; /* (the array is the next item's) */
+  }
+  ctx->fast = f;
+  ctx->out = b;
+  ctx->errs = errs;
+  ctx->nerrs = nerrs;
+  ctx->cap = cap;
+  f->pfx_frame = NULL;
 }
 
 /* gql_out_object_array: [T] or [T!] (nullable or not) of an object type T
