@@ -112,59 +112,118 @@ static void ptr_item(const void *list, size_t i, gql_out *out) {
   gql_out_object(out, l->items[i], l->type);
 }
 
-void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
-                         uint32_t type) {
-  if (items && bulk_direct(o, LEAF_OBJECT)) {
-    exec_ctx *ctx = o->own.ctx;
-    const plan_field *pf = o->own.pf;
-    gql_buf *b = ctx->out;
-    bool item_non_null = pf->list_item.nmods == 1;
-    const gql_resolve_info *info = out_info(o);
-    path_frame fr = {o->own.path, NULL, 0, 0};
-    if (GQL_UNLIKELY(ctx->last_stamps))
-      fr.last = items_last(
-          pf->items_one || (item_non_null && type != GQL_TYPE_AUTO), count);
-    set_written(o);
-    /* an eager_only execution's items' paths (gql_exec_fast_list) */
-    inc_fast *fast = GQL_UNLIKELY(ctx->cond_check) ? ctx->fast : NULL;
-    if (fast)
-      gql_exec_fast_list(fast, o->own.path);
-    if (!count)
-      gql_buf_putc(b, '[');
-    for (size_t i = 0; i < count; i++) {
-      char open = i ? ',' : '[';
-      fr.index = (int64_t)i;
-      const void *obj = items[i];
-      uint32_t t = type;
-      const plan_set *ps = item_plan(info, pf, obj, &t);
-      size_t mark = b->len + 1; /* after `open` */
-      if (GQL_LIKELY(ps != NULL)) {
-        gql_buf_putc(b, open);
-        bool failed = exec_object_direct(ctx, ps, obj, &fr);
-        if (!failed)
-          continue;
-        if (!item_non_null) {
-          b->len = mark;
-          gql_buf_append(b, "null", 4);
-          continue;
-        }
-      } else {
-        gql_buf_putc(b, open);
-        if (!bulk_item(o, &fr, obj, t, false))
-          continue;
+/* An item of an eager_only execution's list deferred whole (its set `ps`
+ * has a @defer): {} in the list, its fragment's pending entry (the path
+ * from the list's prefix when `pfx`) and its incremental entry, the set's
+ * twin writing the fields, with errors of their own (as
+ * gql_exec_fast_defer, without its call and its look at the path). */
+static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
+                             const plan_set *ps, const void *obj,
+                             const path_frame *fr, bool pfx) {
+  if (GQL_LIKELY(b->cap - b->len >= 3) || gql_buf_reserve(b, 3)) {
+    char *w = b->data + b->len;
+    w[0] = open;
+    w[1] = '{';
+    w[2] = '}';
+    b->len += 3;
+  }
+  uint32_t id = f->n++;
+  gql_exec_fast_pending(f, id, ps->defers[0], fr, pfx);
+  size_t start = gql_exec_fast_entry_open(f);
+  gql_exec_fast_id_next(f->id, &f->idlen);
+  exec_error *errs = ctx->errs;
+  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
+  ctx->out = &f->eager;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  ctx->fast = NULL;
+  const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
+  gql_exec_fast_entry_close(ctx, f, start, id,
+                            twin->all_members
+                                ? gql_exec_members_object(ctx, twin, obj, fr)
+                                : gql_exec_object_direct(ctx, twin, obj, fr));
+  ctx->fast = f;
+  ctx->out = b;
+  ctx->errs = errs;
+  ctx->nerrs = nerrs;
+  ctx->cap = cap;
+}
+
+/* gql_out_object_ptrs in direct mode. `fast` (a constant in each copy):
+ * an eager_only execution's, whose items deferred whole go to fast_item;
+ * NULL: a plain one's loop. */
+static inline __attribute__((always_inline)) void
+ptrs_items(gql_out *o, const void *const *items, size_t count, uint32_t type,
+           inc_fast *fast) {
+  exec_ctx *ctx = o->own.ctx;
+  const plan_field *pf = o->own.pf;
+  gql_buf *b = ctx->out;
+  bool item_non_null = pf->list_item.nmods == 1;
+  const gql_resolve_info *info = out_info(o);
+  path_frame fr = {o->own.path, NULL, 0, 0};
+  if (GQL_UNLIKELY(ctx->last_stamps))
+    fr.last = items_last(
+        pf->items_one || (item_non_null && type != GQL_TYPE_AUTO), count);
+  set_written(o);
+  bool pfx = false;
+  if (fast) { /* the items' paths up to their index, written once */
+    gql_exec_fast_list(fast, o->own.path);
+    pfx = count && gql_exec_fast_prefix(fast);
+  }
+  if (!count)
+    gql_buf_putc(b, '[');
+  for (size_t i = 0; i < count; i++) {
+    char open = i ? ',' : '[';
+    fr.index = (int64_t)i;
+    const void *obj = items[i];
+    uint32_t t = type;
+    const plan_set *ps = item_plan(info, pf, obj, &t);
+    size_t mark = b->len + 1; /* after `open` */
+    if (GQL_LIKELY(ps != NULL)) {
+      if (fast && ps->any_defer) {
+        fast_item(ctx, fast, b, open, ps, obj, &fr, pfx);
+        continue;
       }
-      if (fast)
-        fast->pfx_frame = NULL;
-      gql_exec_value_failed(o);
-      DONE(o);
-      return;
+      gql_buf_putc(b, open);
+      bool failed = exec_object_direct(ctx, ps, obj, &fr);
+      if (!failed)
+        continue;
+      if (!item_non_null) {
+        b->len = mark;
+        gql_buf_append(b, "null", 4);
+        continue;
+      }
+    } else {
+      gql_buf_putc(b, open);
+      if (!bulk_item(o, &fr, obj, t, false))
+        continue;
     }
     if (fast)
       fast->pfx_frame = NULL;
-    gql_buf_putc(b, ']');
+    gql_exec_value_failed(o);
     DONE(o);
     return;
   }
+  if (fast)
+    fast->pfx_frame = NULL;
+  gql_buf_putc(b, ']');
+  DONE(o);
+}
+
+/* ptrs_items of an eager_only execution (its conditions checked: not
+ * conds_bad), out of line. */
+static __attribute__((noinline)) void
+fast_ptrs(gql_out *o, const void *const *items, size_t count, uint32_t type) {
+  ptrs_items(o, items, count, type, o->own.ctx->fast);
+}
+
+/* gql_out_object_ptrs outside direct mode: a NULL `items` is null, else
+ * the list through gql_out_list (out of line: the loop's function keeps
+ * its registers). */
+static __attribute__((noinline)) void ptrs_general(gql_out *o,
+                                                   const void *const *items,
+                                                   size_t count,
+                                                   uint32_t type) {
   if (!items) {
     gql_out_null(o);
     return;
@@ -177,6 +236,19 @@ void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
   }
   *l = (ptr_list){items, type};
   gql_out_list(o, l, count, ptr_item);
+}
+
+void gql_out_object_ptrs(gql_out *o, const void *const *items, size_t count,
+                         uint32_t type) {
+  if (!items || !bulk_direct(o, LEAF_OBJECT)) {
+    ptrs_general(o, items, count, type);
+    return;
+  }
+  const exec_ctx *ctx = o->own.ctx;
+  if (GQL_UNLIKELY(ctx->cond_check) && ctx->fast && !ctx->conds_bad)
+    fast_ptrs(o, items, count, type);
+  else
+    ptrs_items(o, items, count, type, NULL);
 }
 
 static void enum_item(const void *list, size_t i, gql_out *out) {

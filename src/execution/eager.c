@@ -54,28 +54,8 @@ static inline char *put_id(char *w, bool first, uint32_t id) {
  * then the others, each in id order (as incremental.c completes them);
  * `nid` maps the walk's ids to the payload's (NULL: the same), UINT32_MAX
  * for a fragment dropped. */
-static void put_completed(gql_buf *b, const inc_fast *f, const uint32_t *nid) {
-  if (GQL_LIKELY(!nid && !f->fails)) { /* ,{"id":"N"}: 20 bytes at most */
-    size_t need = (size_t)f->n * 20 + 32;
-    if (b->cap - b->len < need && !gql_buf_reserve(b, need))
-      return;
-    char *w = b->data + b->len;
-    memcpy(w, ",\"completed\":[", 14);
-    w += 13;
-    char id[16] = "0\"}";
-    uint32_t len = 1;
-    for (uint32_t k = 0; k < f->n; k++) {
-      memcpy(w, ",{\"id\":\"", 8);
-      memcpy(w + 8, id, 16);
-      w += 10 + len;
-      gql_exec_fast_id_next(id, &len);
-    }
-    *w++ = ']';
-    *w++ = '}';
-    b->data[b->len + 13] = '[';
-    b->len = (size_t)(w - b->data);
-    return;
-  }
+static __attribute__((noinline)) void
+put_completed(gql_buf *b, const inc_fast *f, const uint32_t *nid) {
   PUT_LIT(b, ",\"completed\":[");
   bool first = true;
   for (const inc_fast_fail *x = f->fails; x; x = x->next) {
@@ -107,6 +87,28 @@ static void put_completed(gql_buf *b, const inc_fast *f, const uint32_t *nid) {
   }
   memcpy(w, "]}", 2);
   b->len = (size_t)(w + 2 - b->data);
+}
+
+/* put_completed of fragments 0..n-1, none failed: {"id":"N"} each. */
+static inline void put_completed_all(gql_buf *b, uint32_t n) {
+  size_t need = (size_t)n * 20 + 32; /* ,{"id":"N"}: 20 bytes at most */
+  if (b->cap - b->len < need && !gql_buf_reserve(b, need))
+    return;
+  char *w = b->data + b->len;
+  memcpy(w, ",\"completed\":[", 14);
+  w += 13;
+  char id[16] = "0\"}";
+  uint32_t len = 1;
+  for (uint32_t k = 0; k < n; k++) {
+    memcpy(w, ",{\"id\":\"", 8);
+    memcpy(w + 8, id, 16);
+    w += 10 + len;
+    gql_exec_fast_id_next(id, &len);
+  }
+  *w++ = ']';
+  *w++ = '}';
+  b->data[b->len + 13] = '[';
+  b->len = (size_t)(w - b->data);
 }
 
 /* Past the JSON value at s[i] (written by gql: well formed), or len. */
@@ -251,11 +253,10 @@ static void copy_large(char *d, const char *s, size_t n) {
 }
 
 /* A size hint of the prepared operation's (relaxed: a guess, shared by the
- * threads that run it), stored when it changed much. */
+ * threads that run it), stored when it changed. */
 static inline void hint_store(const uint32_t *hint, size_t len) {
   uint32_t v = len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
-  uint32_t old = __atomic_load_n(hint, __ATOMIC_RELAXED);
-  if (v > old || v < old / 2)
+  if (v != __atomic_load_n(hint, __ATOMIC_RELAXED))
     __atomic_store_n((uint32_t *)hint, v, __ATOMIC_RELAXED);
 }
 
@@ -329,7 +330,10 @@ int gql_exec_eager(exec_ctx *ctx, const void *root_value) {
     e->len = HEAD_NEXT;
   else
     gql_buf_putc(e, ']');
-  put_completed(e, &f, NULL);
+  if (GQL_LIKELY(!f.fails))
+    put_completed_all(e, f.n);
+  else
+    put_completed(e, &f, NULL);
   if (r->failed || e->failed) {
     send_oom(ctx);
     return 0;

@@ -407,7 +407,7 @@ static void inc_eager(exec_ctx *ctx, const inc_eager_at *at, const plan_set *ps,
 
 /* The paths of the items of list f->pfx_frame up to their index, at the
  * first that gql_exec_fast_defer writes (false: too long to keep). */
-static __attribute__((noinline)) bool fast_prefix(inc_fast *f) {
+__attribute__((noinline)) bool gql_exec_fast_prefix(inc_fast *f) {
   uint32_t n = gql_exec_path_json_len(f->pfx_frame);
   if (n > sizeof f->pfx) {
     f->pfx_frame = NULL;
@@ -417,86 +417,6 @@ static __attribute__((noinline)) bool fast_prefix(inc_fast *f) {
   f->pfx[n - 1] = ',';
   f->pfx_len = n;
   return true;
-}
-
-/* [,]{"id":"N","path":P[,"label":L]}: the pending entry of fragment `id`
- * (f->id's text) of usage `u` at `path`; with `item`, a list item's path
- * from its list's prefix (f->pfx). The id and its quote are copied as 16
- * bytes, the prefix 32 at a time: room for them is reserved. */
-static inline void fast_pending(inc_fast *f, uint32_t id, const plan_defer *u,
-                                const path_frame *path, bool item) {
-  gql_buf *b = &f->pend;
-  uint32_t nd = f->idlen;
-  uint32_t plen = item ? f->pfx_len + inc_digits((uint64_t)path->index) + 1
-                       : gql_exec_path_json_len(path);
-  size_t need = 34 + plen + (item ? sizeof f->pfx : 0);
-  if (GQL_UNLIKELY(b->cap - b->len < need) && !gql_buf_reserve(b, need))
-    return;
-  char *w = b->data + b->len;
-  memcpy(w, ",{\"id\":\"", 8);
-  w[0] = id ? ',' : '[';
-  memcpy(w + 8, f->id, 16);
-  memcpy(w + 9 + nd, ",\"path\":", 8);
-  if (item) {
-    char *pw = w + 17 + nd;
-    for (uint32_t i = 0; i < f->pfx_len; i += 32)
-      memcpy(pw + i, f->pfx + i, 32);
-    inc_put_digits(pw + plen - 1, (uint64_t)path->index);
-    pw[plen - 1] = ']';
-  } else {
-    gql_exec_path_json_put(w + 17 + nd, plen, path);
-  }
-  b->len += 17 + nd + plen;
-  if (GQL_UNLIKELY(u->label.ptr != NULL)) {
-    PUT_LIT(b, ",\"label\":");
-    gql_json_write_string(b, u->label);
-  }
-  gql_buf_putc(b, '}');
-}
-
-/* [,]{"id":"N","data": (the next fragment's incremental entry, its fields
- * to follow); returns where it starts. */
-static inline size_t fast_entry_open(inc_fast *f) {
-  gql_buf *b = &f->eager;
-  size_t start = b->len;
-  if (GQL_LIKELY(b->cap - b->len >= 40) || gql_buf_reserve(b, 40)) {
-    char *w = b->data + b->len;
-    *w = ',';
-    w += start != f->head;
-    memcpy(w, "{\"id\":\"", 7);
-    memcpy(w + 7, f->id, 16);
-    memcpy(w + 8 + f->idlen, ",\"data\":", 8);
-    b->len = (size_t)(w + 16 + f->idlen - b->data);
-  }
-  return start;
-}
-
-/* The entry of fragment `id` opened at `start`, its fields written (the
- * context's errors are the fragment's): closed with its errors, or, when
- * its object became null (`failed`), dropped, the fragment failed. */
-static inline void fast_entry_close(exec_ctx *ctx, inc_fast *f, size_t start,
-                                    uint32_t id, bool failed) {
-  gql_buf *b = &f->eager;
-  if (GQL_LIKELY(!failed && !ctx->nerrs)) {
-    gql_buf_putc(b, '}');
-    return;
-  }
-  f->errs = true;
-  if (!failed) {
-    gql_buf_putc(b, ',');
-    gql_exec_write_errors(ctx, b);
-    gql_buf_putc(b, '}');
-    return;
-  }
-  b->len = start;
-  inc_fast_fail *x = gql_arena_alloc(ctx->arena, sizeof *x);
-  if (!x) {
-    b->failed = true; /* (eager.c answers out of memory) */
-    return;
-  }
-  *x = (inc_fast_fail){.id = id, .errors = gql_exec_errors_array(ctx)};
-  *f->ftail = x;
-  f->ftail = &x->next;
 }
 
 /* An object of an eager_only execution's set deferred whole (eager.c), at
@@ -515,10 +435,10 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
   inc_fast *f = ctx->fast;
   uint32_t id = f->n++;
   gql_buf_put(ctx->out, "{}", 2);
-  fast_pending(f, id, ps->defers[0], path,
-               path && !path->key && path->parent == f->pfx_frame &&
-                   (f->pfx_len || fast_prefix(f)));
-  size_t start = fast_entry_open(f);
+  gql_exec_fast_pending(f, id, ps->defers[0], path,
+                        path && !path->key && path->parent == f->pfx_frame &&
+                            (f->pfx_len || gql_exec_fast_prefix(f)));
+  size_t start = gql_exec_fast_entry_open(f);
   gql_exec_fast_id_next(f->id, &f->idlen);
   gql_buf *out = ctx->out;
   exec_error *errs = ctx->errs;
@@ -529,10 +449,11 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
   ctx->fast = NULL; /* (nothing below is deferred: keep_fields' walk) */
   const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
   /* (untraced: as exec_object_direct) */
-  fast_entry_close(ctx, f, start, id,
-                   twin->all_members && parent
-                       ? gql_exec_members_object(ctx, twin, parent, path)
-                       : gql_exec_object_direct(ctx, twin, parent, path));
+  gql_exec_fast_entry_close(
+      ctx, f, start, id,
+      twin->all_members && parent
+          ? gql_exec_members_object(ctx, twin, parent, path)
+          : gql_exec_object_direct(ctx, twin, parent, path));
   ctx->fast = f;
   ctx->out = out;
   ctx->errs = errs;
@@ -663,7 +584,7 @@ static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
    * array_items would) */
   const plan_defer *u = ps->defers[0];
   const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
-  bool pfx = fast_prefix(f), members = twin->all_members;
+  bool pfx = gql_exec_fast_prefix(f), members = twin->all_members;
   path_frame item = {path, NULL, 0, 0};
   path_frame fr;
   fr.parent = &item;
@@ -678,13 +599,13 @@ static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
   for (size_t i = 0; i < count; i++, p += stride) {
     item.index = (int64_t)i;
     uint32_t id = f->n++;
-    fast_pending(f, id, u, &item, pfx);
-    size_t start = fast_entry_open(f);
+    gql_exec_fast_pending(f, id, u, &item, pfx);
+    size_t start = gql_exec_fast_entry_open(f);
     gql_exec_fast_id_next(f->id, &f->idlen);
-    fast_entry_close(ctx, f, start, id,
-                     members
-                         ? members_fields(ctx, &f->eager, twin, p, &item, 0)
-                         : object_fields(ctx, &f->eager, twin, p, &fr, &io));
+    gql_exec_fast_entry_close(
+        ctx, f, start, id,
+        members ? members_fields(ctx, &f->eager, twin, p, &item, 0)
+                : object_fields(ctx, &f->eager, twin, p, &fr, &io));
     ctx->nerrs = 0; /* (the array is the next item's) */
   }
   ctx->fast = f;
