@@ -3,6 +3,7 @@
  * walk, walk.c, or here); an item that needs the general path (a null, an
  * error, a type to find from JSON) goes through an item output as
  * gql_out_list's would. */
+#include "fast.h"
 #include "walk.h"
 
 typedef struct object_array {

@@ -9,7 +9,7 @@
  * this walk and never the other way. An incremental execution's eager
  * groups (@defer) borrow the walk, right after their object's own fields,
  * with a second output (inc_eager). */
-#include "executor.h"
+#include "fast.h"
 
 static __attribute__((noinline)) void
 resolve_typename(exec_ctx *ctx, const plan_field *pf, gql_out *o) {
