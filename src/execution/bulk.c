@@ -117,7 +117,9 @@ static void ptr_item(const void *list, size_t i, gql_out *out) {
  * has a @defer): {} in the list, its fragment's pending entry (the path
  * from the list's prefix when `pfx`) and its incremental entry, the set's
  * twin writing the fields, with errors of their own (as
- * gql_exec_fast_defer, without its call and its look at the path). */
+ * gql_exec_fast_defer, without its call and its look at the path; the
+ * context lent as walk.c's fast_defer lends it, written again here: a call
+ * to it cost 22 Ir a fragment, fragments 1.39 -> 1.43 of plain). */
 static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
                              const plan_set *ps, const void *obj,
                              const path_frame *fr, bool pfx) {
