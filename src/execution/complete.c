@@ -166,10 +166,14 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
   node->kind = R_LIST;
   node->kids = kids;
   node->nkids = (uint32_t)count;
-  for (size_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < count; i++)
     kids[i] = (rnode){.kind = R_EMPTY,
                       .parent = node,
                       .nullable = !gql_type_ref_is_non_null(item)};
+  /* An item whose failure nulled the list stops the items after it, as
+   * graphql-js's completeListValue throws out of its loop (see
+   * gql_exec_object_tree); nor does its stream start. */
+  for (size_t i = 0; i < count && node->kind != R_NULL; i++) {
     path_frame fr = {o->own.path, NULL, (int64_t)i, 0};
     gql_out io;
     out_init(&io, ctx, o->own.pf, item, dleaf, &fr, &kids[i]);
@@ -180,7 +184,7 @@ void gql_exec_complete_list(gql_out *o, const void *list, size_t count,
       gql_exec_complete_null(&io);
     }
   }
-  if (GQL_UNLIKELY(streamed))
+  if (GQL_UNLIKELY(streamed) && node->kind != R_NULL)
     gql_exec_stream_add(o, list, total, fn, count, item);
 }
 

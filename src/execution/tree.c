@@ -23,7 +23,9 @@ static void serial_continue(exec_ctx *ctx) {
   serial_walk *w = &ctx->serial;
   bool walking = ctx->walking;
   ctx->walking = true;
-  while (w->next < w->count && ctx->pending == 0) {
+  /* (a field that nulled the data stops the rest, as graphql-js's
+   * executeFieldsSerially: its reduce throws, or its promise rejects) */
+  while (w->next < w->count && ctx->pending == 0 && w->node->kind != R_NULL) {
     uint32_t k = w->next++;
     tree_field(ctx, w->fields[k], w->parent, NULL, &w->node->kids[k]);
   }
@@ -89,7 +91,12 @@ void gql_exec_object_tree(exec_ctx *ctx, const plan_set *ps, const void *parent,
     serial_continue(ctx);
     return;
   }
-  for (k = 0; k < count; k++)
+  /* A field whose failure nulled the object stops the fields after it:
+   * graphql-js's executeFields throws out of its loop (a pending field's
+   * failure comes later, when the others have run). The null propagation
+   * marks each node up to the first nullable one, so a failure that went
+   * past this object marked it too. */
+  for (k = 0; k < count && node->kind != R_NULL; k++)
     tree_field(ctx, fields[k], parent, path, &kids[k]);
 }
 

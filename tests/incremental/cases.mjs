@@ -491,6 +491,34 @@ fragment NameFragment on Hero { name }`,
     document: `{ hero { id ... @defer(label: "A") { id } ... @defer(label: "B") { name } } heroes { ... @defer(label: "C") { name } } }`,
     rootValue: {hero: {id: '1', name: 'Luke'}, heroes: [{name: 'Han'}, {name: 'Leia'}]},
   },
+  // (a failure that nulls an object or a list stops the fields and items
+  // after it: graphql-js throws out of executeFields / completeListValue,
+  // and executeFieldsSerially's reduce stops; gql's tree mode, which the
+  // runner's default resolvers take, did run them and report their errors)
+  {
+    name: 'error-non-null-field-stops-the-fields-after-it',
+    schema: HEROES,
+    document: `{ hero { nonNullName name } scalar }`,
+    rootValue: {hero: {name: error('never asked')}, scalar: 's'},
+  },
+  {
+    name: 'error-non-null-item-stops-the-items-after-it',
+    schema: HEROES,
+    document: `{ hero { nonNullFriends { nonNullName } } }`,
+    rootValue: {hero: {nonNullFriends: [{id: '2'}, {id: '3', nonNullName: error('never asked')}]}},
+  },
+  {
+    name: 'defer-error-non-null-item-stops-the-items-after-it',
+    schema: HEROES,
+    document: `{ hero { nonNullFriends { ... @defer { id } } nonNullFriends { nonNullName } } }`,
+    rootValue: {hero: {nonNullFriends: [{id: '2'}, {id: '3'}]}},
+  },
+  {
+    name: 'error-non-null-mutation-field-stops-the-mutation',
+    schema: `type Query { scalar: String }\ntype Mutation { first: String! second: String }`,
+    document: `mutation { first second }`,
+    rootValue: {first: error('first failed'), second: error('never asked')},
+  },
   // (eager_only: every @defer wraps a whole object, so one walk writes
   // both payloads; an error in the initial result drops the fragments
   // whose object went and numbers the others again)

@@ -11,8 +11,10 @@
  * DIR/NAME.payloads (DIR/NAME.legacy when the Accept header asks for
  * deferSpec=20220824): one compact JSON payload a line, each sent and
  * flushed as its own chunk DELAY_MS apart. A client accepting neither
- * framing gets the 406 refusal. /quit ends the server. One connection at a
- * time, Connection: close.
+ * framing gets the 406 refusal, unless the case is one payload and the
+ * client accepts JSON: then one JSON response (as gql serve answers an
+ * operation without @defer or @stream). /quit ends the server. One connection
+ * at a time, Connection: close.
  */
 #include "http/incremental.h"
 
@@ -79,6 +81,15 @@ static void sleep_ms(int ms) {
 }
 
 /* Sends each line of `path` as one framed payload in its own chunk. */
+/* Whether the `len` bytes at h contain `what`. */
+static bool has(const char *h, size_t len, const char *what) {
+  size_t n = strlen(what);
+  for (size_t i = 0; h && i + n <= len; i++)
+    if (strncasecmp(h + i, what, n) == 0)
+      return true;
+  return false;
+}
+
 static void replay(int fd, FILE *f, gql_http_stream_format fmt, int delay) {
   char head[256];
   int n = snprintf(head, sizeof head,
@@ -156,7 +167,30 @@ static bool serve(int fd, const char *dir, int delay) {
     return false;
   }
   gql_http_stream_format fmt = gql_http_stream_negotiate(accept, accept_len);
+  char file[4096];
   if (fmt == GQL_HTTP_STREAM_NONE) {
+    /* a case of one payload (its document defers and streams nothing, as
+     * Apollo Client tells by asking for no stream) to a client that accepts
+     * JSON: the JSON response gql serve gives such an operation */
+    snprintf(file, sizeof file, "%s/%s.payloads", dir, name);
+    static char one[BODY_MAX];
+    FILE *f = k ? fopen(file, "r") : NULL;
+    size_t n = f ? fread(one, 1, sizeof one - 1, f) : 0;
+    if (f)
+      fclose(f);
+    one[n] = 0;
+    char *nl = memchr(one, '\n', n);
+    bool gql_json =
+        has(accept, accept_len, "application/graphql-response+json");
+    if (n < sizeof one - 1 && nl && nl == one + n - 1 &&
+        (gql_json || has(accept, accept_len, "application/json"))) {
+      *nl = 0;
+      respond(fd, "200 OK",
+              gql_json ? "application/graphql-response+json; charset=utf-8"
+                       : "application/json; charset=utf-8",
+              "", one);
+      return true;
+    }
     char body_json[1024], extra[256];
     snprintf(body_json, sizeof body_json, "{\"errors\":[{\"message\":\"%s\"}]}",
              gql_http_stream_refusal_message);
@@ -165,7 +199,6 @@ static bool serve(int fd, const char *dir, int delay) {
             body_json);
     return true;
   }
-  char file[4096];
   snprintf(file, sizeof file, "%s/%s.%s", dir, name,
            fmt == GQL_HTTP_STREAM_MULTIPART_LEGACY ? "legacy" : "payloads");
   FILE *f = k ? fopen(file, "r") : NULL;
