@@ -115,14 +115,16 @@ static void ptr_item(const void *list, size_t i, gql_out *out) {
 
 /* An item of an eager_only execution's list deferred whole (its set `ps`
  * has a @defer): {} in the list, its fragment's pending entry (the path
- * from the list's prefix when `pfx`) and its incremental entry, the set's
+ * from the list's prefix while it is this list's: an item of another type
+ * before it may have written a list of its own, which took f->pfx) and
+ * its incremental entry, the set's
  * twin writing the fields, with errors of their own (as
  * gql_exec_fast_defer, without its call and its look at the path; the
  * context lent as walk.c's fast_defer lends it, written again here: a call
  * to it cost 22 Ir a fragment, fragments 1.39 -> 1.43 of plain). */
 static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
                              const plan_set *ps, const void *obj,
-                             const path_frame *fr, bool pfx) {
+                             const path_frame *fr) {
   if (GQL_LIKELY(b->cap - b->len >= 3) || gql_buf_reserve(b, 3)) {
     char *w = b->data + b->len;
     w[0] = open;
@@ -131,7 +133,9 @@ static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
     b->len += 3;
   }
   uint32_t id = f->n++;
-  gql_exec_fast_pending(f, id, ps->defers[0], fr, pfx);
+  gql_exec_fast_pending(f, id, ps->defers[0], fr,
+                        fr->parent == f->pfx_frame &&
+                            (f->pfx_len || gql_exec_fast_prefix(f)));
   size_t start = gql_exec_fast_entry_open(f);
   gql_exec_fast_id_next(f->id, &f->idlen);
   exec_error *errs = ctx->errs;
@@ -168,11 +172,8 @@ ptrs_items(gql_out *o, const void *const *items, size_t count, uint32_t type,
     fr.last = items_last(
         pf->items_one || (item_non_null && type != GQL_TYPE_AUTO), count);
   set_written(o);
-  bool pfx = false;
-  if (fast) { /* the items' paths up to their index, written once */
+  if (fast) /* the items' paths up to their index, written once */
     gql_exec_fast_list(fast, o->own.path);
-    pfx = count && gql_exec_fast_prefix(fast);
-  }
   if (!count)
     gql_buf_putc(b, '[');
   for (size_t i = 0; i < count; i++) {
@@ -184,7 +185,7 @@ ptrs_items(gql_out *o, const void *const *items, size_t count, uint32_t type,
     size_t mark = b->len + 1; /* after `open` */
     if (GQL_LIKELY(ps != NULL)) {
       if (fast && ps->any_defer) {
-        fast_item(ctx, fast, b, open, ps, obj, &fr, pfx);
+        fast_item(ctx, fast, b, open, ps, obj, &fr);
         continue;
       }
       gql_buf_putc(b, open);

@@ -34,10 +34,25 @@ static const group groups[] = {
 
 enum { ARRAY, PTRS, LIST };
 
+static int64_t leaf_type, group_type; /* the types' indices */
+
 static const char sdl[] =
     "type Leaf { id: Int! name: String nonNull: String! }\n"
     "type Group { id: Int! leaves: [Leaf!]! tag: String! }\n"
-    "type Query { leaves: [Leaf!]! groups: [Group] one: Leaf }\n";
+    "union Thing = Leaf | Group\n"
+    "type Query { leaves: [Leaf!]! groups: [Group] one: Leaf things: [Thing] "
+    "}\n";
+
+/* things: leaf 0, group 3 (its 5 leaves), leaf 1, group 0, leaf 13 */
+typedef struct thing {
+  int is_group;
+  const void *obj;
+} thing;
+static const thing things[] = {{0, &leaves[0]},
+                               {1, &groups[3]},
+                               {0, &leaves[1]},
+                               {1, &groups[0]},
+                               {0, &leaves[13]}};
 
 static int mode_of(const gql_resolve_info *info) {
   return *(const int *)gql_info_context(info);
@@ -82,6 +97,33 @@ static void r_groups(const gql_resolve_info *info, const void *parent,
                      gql_out *out) {
   (void)parent;
   out_list(info, out, groups, 4, sizeof *groups, group_item);
+}
+
+/* things as the mode writes a list of an abstract type: the objects'
+ * pointers, or an item at a time (the array mode's general path) */
+static void thing_item(const void *list, size_t i, gql_out *out) {
+  gql_out_object(out, ((const thing *)list)[i].obj, GQL_TYPE_AUTO);
+}
+
+static void r_things(const gql_resolve_info *info, const void *parent,
+                     gql_out *out) {
+  (void)parent;
+  if (mode_of(info) == PTRS) {
+    const void **ptrs = gql_arena_alloc(gql_info_arena(info), sizeof *ptrs * 5);
+    for (size_t i = 0; i < 5; i++)
+      ptrs[i] = things[i].obj;
+    gql_out_object_ptrs(out, ptrs, 5, GQL_TYPE_AUTO);
+  } else {
+    gql_out_list(out, things, 5, thing_item);
+  }
+}
+
+static int64_t thing_type(const gql_resolve_info *info, const void *obj) {
+  (void)info;
+  for (size_t i = 0; i < 5; i++)
+    if (things[i].obj == obj)
+      return things[i].is_group ? group_type : leaf_type;
+  return -1;
 }
 
 static void r_one(const gql_resolve_info *info, const void *parent,
@@ -141,6 +183,11 @@ static gql_schema *schema(void) {
   gql_schema_set_resolver(s, "Leaf", "id", r_id, NULL, sync);
   gql_schema_set_resolver(s, "Leaf", "name", r_name, NULL, sync);
   gql_schema_set_resolver(s, "Leaf", "nonNull", r_non_null, NULL, sync);
+  gql_schema_set_resolver(s, "Query", "things", r_things, NULL, sync);
+  cr_assert_eq(gql_schema_set_resolve_type(s, "Thing", thing_type), 0);
+  leaf_type = gql_schema_type_by_name(s, "Leaf", 4);
+  group_type = gql_schema_type_by_name(s, "Group", 5);
+  cr_assert(leaf_type >= 0 && group_type >= 0);
   cr_assert_eq(gql_schema_finalize(s), 0);
   return s;
 }
@@ -288,4 +335,25 @@ Test(eager_lists, long_paths) {
   snprintf(want, sizeof want,
            "{\"id\":\"13\",\"path\":[\"%s\",3,\"leaves\",4]}", alias);
   cr_assert(strstr(p.text, want), "%s", p.text);
+}
+
+Test(eager_lists, a_list_of_things_some_deferred_some_with_lists) {
+  /* a pointer list of a union: leaves deferred whole, groups not, their
+   * own leaves deferred; a leaf after a group takes its path from its own
+   * list, not from the group's list that wrote a prefix meanwhile */
+  payloads p;
+  same_three("{ things { ... on Leaf { ... @defer { id } } ... on Group { "
+             "id leaves { ... @defer(label: \"g\") { name } } } } }",
+             &p);
+  cr_assert(strstr(p.text, "\"data\":{\"things\":[{},{\"id\":3,\"leaves\":[{},"
+                           "{},{},{},{}]},{},{\"id\":0,\"leaves\":[{},{},{},"
+                           "{},{}]},{}]}"),
+            "%s", p.text);
+  cr_assert(strstr(p.text, "{\"id\":\"6\",\"path\":[\"things\",2]}"), "%s",
+            p.text);
+  cr_assert(strstr(p.text, "{\"id\":\"12\",\"path\":[\"things\",4]}"), "%s",
+            p.text);
+  cr_assert(strstr(p.text, "{\"id\":\"11\",\"path\":[\"things\",3,"
+                           "\"leaves\",4],\"label\":\"g\"}"),
+            "%s", p.text);
 }
