@@ -117,11 +117,10 @@ static void ptr_item(const void *list, size_t i, gql_out *out) {
  * has a @defer): {} in the list, its fragment's pending entry (the path
  * from the list's prefix while it is this list's: an item of another type
  * before it may have written a list of its own, which took f->pfx) and
- * its incremental entry, the set's
- * twin writing the fields, with errors of their own (as
- * gql_exec_fast_defer, without its call and its look at the path; the
- * context lent as walk.c's fast_defer lends it, written again here: a call
- * to it cost 22 Ir a fragment, fragments 1.39 -> 1.43 of plain). */
+ * its incremental entry, the set's twin writing the fields with errors of
+ * their own (as gql_exec_fast_defer, without its call and its look at the
+ * path: the twin's write is written again here, a call to a shared one
+ * cost 22 Ir a fragment, fragments 1.39 -> 1.43 of plain). */
 static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
                              const plan_set *ps, const void *obj,
                              const path_frame *fr) {
@@ -138,11 +137,7 @@ static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
                             (f->pfx_len || gql_exec_fast_prefix(f)));
   size_t start = gql_exec_fast_entry_open(f);
   gql_exec_fast_id_next(f->id, &f->idlen);
-  exec_error *errs = ctx->errs;
-  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->out = &f->eager;
-  ctx->errs = NULL;
-  ctx->nerrs = ctx->cap = 0;
+  exec_lent lent = gql_exec_lend(ctx, &f->eager);
   ctx->fast = NULL;
   const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
   gql_exec_fast_entry_close(ctx, f, start, id,
@@ -150,10 +145,7 @@ static inline void fast_item(exec_ctx *ctx, inc_fast *f, gql_buf *b, char open,
                                 ? gql_exec_members_object(ctx, twin, obj, fr)
                                 : gql_exec_object_direct(ctx, twin, obj, fr));
   ctx->fast = f;
-  ctx->out = b;
-  ctx->errs = errs;
-  ctx->nerrs = nerrs;
-  ctx->cap = cap;
+  gql_exec_give_back(ctx, &lent);
 }
 
 /* gql_out_object_ptrs in direct mode. `fast` (a constant in each copy):

@@ -6,6 +6,20 @@
 
 #include "executor.h"
 
+/* The response buffer back to the caller's output `go` (ctx's); then what the
+ * execution made for itself freed (ctx too, when it is the arena's). */
+static inline __attribute__((always_inline)) void
+gql_exec_hand_back(exec_ctx *ctx, gql_output *go) {
+  go->data = ctx->resp.data;
+  go->cap = ctx->resp.cap;
+  if (GQL_UNLIKELY(ctx->owns)) {
+    if (ctx->owns & OWN_OUTPUT)
+      gql_output_free(go);
+    if (ctx->owns & OWN_ARENA)
+      gql_arena_free(ctx->arena);
+  }
+}
+
 /* Hands the response to on_done and the output buffer back to the caller;
  * then frees what the execution made for itself. With its own arena, the
  * context is freed here too (tree mode's is in the arena). Inline: every
@@ -19,18 +33,11 @@ static inline __attribute__((always_inline)) void deliver(exec_ctx *ctx) {
     ctx->on_done(ctx->ud, r->data, r->len, ctx->nerrs > 0);
     go->len = r->len;
   } else {
-    static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
-    ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
+    gql_str oom = GQL_EXEC_OOM_RESPONSE;
+    ctx->on_done(ctx->ud, oom.ptr, oom.len, true);
     go->len = 0;
   }
-  go->data = r->data;
-  go->cap = r->cap;
-  if (GQL_UNLIKELY(ctx->owns)) {
-    if (ctx->owns & OWN_OUTPUT)
-      gql_output_free(go);
-    if (ctx->owns & OWN_ARENA)
-      gql_arena_free(ctx->arena);
-  }
+  gql_exec_hand_back(ctx, go);
 }
 
 /* Direct mode: the data is in place after `{"data":` (null when

@@ -17,24 +17,16 @@
 /* {"hasNext":false,"incremental":[ */
 enum { HEAD_NEXT = 16, HEAD = 32 };
 
-/* The output's buffer back to the caller, and what the execution made for
- * itself freed (ctx too, when it is the arena's). */
+/* The end, after the last payload: the output holds no response (its
+ * buffer is the caller's again). */
 static void end(exec_ctx *ctx) {
-  gql_output *go = ctx->output;
-  go->data = ctx->resp.data;
-  go->cap = ctx->resp.cap;
-  go->len = 0;
-  if (GQL_UNLIKELY(ctx->owns)) {
-    if (ctx->owns & OWN_OUTPUT)
-      gql_output_free(go);
-    if (ctx->owns & OWN_ARENA)
-      gql_arena_free(ctx->arena);
-  }
+  ctx->output->len = 0;
+  gql_exec_hand_back(ctx, ctx->output);
 }
 
 static void send_oom(exec_ctx *ctx) {
-  static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
-  ctx->on_done(ctx->ud, oom, sizeof oom - 1, true);
+  gql_str oom = GQL_EXEC_OOM_RESPONSE;
+  ctx->on_done(ctx->ud, oom.ptr, oom.len, true);
   end(ctx);
 }
 

@@ -469,6 +469,35 @@ static inline void gql_exec_inc_entry_start(gql_buf *b, int32_t id) {
 
 /* A group's `errors` when they cannot be written. */
 #define GQL_EXEC_OOM_ERRORS GQL_STR("[{\"message\":\"Out of memory.\"}]")
+/* The response (or payload) when it cannot be written. */
+#define GQL_EXEC_OOM_RESPONSE                                                  \
+  GQL_STR("{\"errors\":[{\"message\":\"Out of memory.\"}]}")
+
+/* What a context had when its walk was lent to a deferred group or
+ * fragment (walk.c's eager_write and gql_exec_fast_defer, fast_array,
+ * bulk.c's fast_item): its output and errors. */
+typedef struct exec_lent {
+  gql_buf *out;
+  exec_error *errs;
+  uint32_t nerrs, cap;
+} exec_lent;
+
+/* Lends ctx's walk with `out` as its output and an error list of its
+ * own; gql_exec_give_back restores what it had. */
+static inline exec_lent gql_exec_lend(exec_ctx *ctx, gql_buf *out) {
+  exec_lent l = {ctx->out, ctx->errs, ctx->nerrs, ctx->cap};
+  ctx->out = out;
+  ctx->errs = NULL;
+  ctx->nerrs = ctx->cap = 0;
+  return l;
+}
+
+static inline void gql_exec_give_back(exec_ctx *ctx, const exec_lent *l) {
+  ctx->out = l->out;
+  ctx->errs = l->errs;
+  ctx->nerrs = l->nerrs;
+  ctx->cap = l->cap;
+}
 
 /* Writes the `subPath` of a group at JSON path `gpath` (`glen` bytes)
  * delivered at a fragment whose path is `rlen` bytes long: [..., "a", 0]

@@ -430,10 +430,10 @@ static void close_list(gql_buf *b, gql_buf *pay, const char *key, size_t klen) {
 
 /* Hands payload `pay` to on_done. */
 static void send_payload(inc_state *st, const gql_buf *pay, bool errs) {
-  static const char oom[] = "{\"errors\":[{\"message\":\"Out of memory.\"}]}";
+  gql_str oom = GQL_EXEC_OOM_RESPONSE;
   st->any_errs |= errs || pay->failed;
   if (pay->failed)
-    st->on_payload(st->ud, oom, sizeof oom - 1, true);
+    st->on_payload(st->ud, oom.ptr, oom.len, true);
   else
     st->on_payload(st->ud, pay->data, pay->len, errs);
 }

@@ -349,12 +349,7 @@ static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
   gql_exec_inc_entry_start(b, r->pred);
   size_t off = b->len;
   PUT_LIT(b, ",\"data\":");
-  gql_buf *out = ctx->out;
-  exec_error *errs = ctx->errs;
-  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->out = b;
-  ctx->errs = NULL;
-  ctx->nerrs = ctx->cap = 0;
+  exec_lent lent = gql_exec_lend(ctx, b);
   /* the objects below keep all their fields (defer.c's eager_group): no
    * split */
   ctx->inc = NULL;
@@ -374,10 +369,7 @@ static void eager_write(exec_ctx *ctx, inc_entry *e, const inc_record *r,
     e->off = (uint32_t)off;
     e->end = (uint32_t)b->len;
   }
-  ctx->out = out;
-  ctx->errs = errs;
-  ctx->nerrs = nerrs;
-  ctx->cap = cap;
+  gql_exec_give_back(ctx, &lent);
   ctx->inc = st;
 }
 
@@ -440,12 +432,7 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
                             (f->pfx_len || gql_exec_fast_prefix(f)));
   size_t start = gql_exec_fast_entry_open(f);
   gql_exec_fast_id_next(f->id, &f->idlen);
-  gql_buf *out = ctx->out;
-  exec_error *errs = ctx->errs;
-  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->out = &f->eager;
-  ctx->errs = NULL;
-  ctx->nerrs = ctx->cap = 0;
+  exec_lent lent = gql_exec_lend(ctx, &f->eager);
   ctx->fast = NULL; /* (nothing below is deferred: keep_fields' walk) */
   const plan_set *twin = ctx->p->twins[ps->memo_slot - 1];
   /* (untraced: as exec_object_direct) */
@@ -455,10 +442,7 @@ __attribute__((noinline)) bool gql_exec_fast_defer(exec_ctx *ctx,
           ? gql_exec_members_object(ctx, twin, parent, path)
           : gql_exec_object_direct(ctx, twin, parent, path));
   ctx->fast = f;
-  ctx->out = out;
-  ctx->errs = errs;
-  ctx->nerrs = nerrs;
-  ctx->cap = cap;
+  gql_exec_give_back(ctx, &lent);
   return false;
 }
 
@@ -590,11 +574,7 @@ static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
   fr.parent = &item;
   gql_out io;
   object_out_init(&io, ctx, &fr);
-  exec_error *errs = ctx->errs;
-  uint32_t nerrs = ctx->nerrs, cap = ctx->cap;
-  ctx->errs = NULL;
-  ctx->nerrs = ctx->cap = 0;
-  ctx->out = &f->eager;
+  exec_lent lent = gql_exec_lend(ctx, &f->eager);
   ctx->fast = NULL;
   for (size_t i = 0; i < count; i++, p += stride) {
     item.index = (int64_t)i;
@@ -609,10 +589,7 @@ static __attribute__((noinline)) void fast_array(gql_out *o, const plan_set *ps,
     ctx->nerrs = 0; /* (the array is the next item's) */
   }
   ctx->fast = f;
-  ctx->out = b;
-  ctx->errs = errs;
-  ctx->nerrs = nerrs;
-  ctx->cap = cap;
+  gql_exec_give_back(ctx, &lent);
   f->pfx_frame = NULL;
 }
 
