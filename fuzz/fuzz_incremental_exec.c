@@ -373,44 +373,6 @@ static void on_done(void *ud, const char *out, size_t len, bool errors) {
     apply(r, v);
 }
 
-/* JSON values alike: objects as unordered sets of keys, arrays in order,
- * numbers by value. */
-static bool same(const gql_json_value *x, const gql_json_value *y) {
-  if (x->kind != y->kind)
-    return false;
-  switch (x->kind) {
-  case GQL_JSON_NULL:
-    return true;
-  case GQL_JSON_BOOL:
-    return x->boolean == y->boolean;
-  case GQL_JSON_NUMBER:
-    return x->is_int && y->is_int ? x->number.i == y->number.i
-                                  : x->number.d == y->number.d;
-  case GQL_JSON_STRING:
-    return gql_str_eq(x->string, y->string);
-  case GQL_JSON_ARRAY:
-    if (x->array.count != y->array.count)
-      return false;
-    for (size_t i = 0; i < x->array.count; i++)
-      if (!same(&x->array.items[i], &y->array.items[i]))
-        return false;
-    return true;
-  default:
-    if (x->object.count != y->object.count)
-      return false;
-    for (size_t i = 0; i < x->object.count; i++) {
-      const gql_json_member *m = &x->object.members[i];
-      const gql_json_value *o = gql_json_get(y, m->key);
-      if (!o || !same(&m->value, o))
-        return false;
-    }
-    for (size_t i = 0; i < y->object.count; i++)
-      if (!gql_json_get(x, y->object.members[i].key))
-        return false;
-    return true;
-  }
-}
-
 /* The plain response (gql_execute's), kept in the oracle's arena. */
 typedef struct plain {
   result *r;
@@ -460,7 +422,8 @@ static void compare_plain(result *r, const gql_prepared *p,
     __builtin_trap();
   if (pl.v && !has_errors(pl.v)) {
     const gql_json_value *d = gql_json_get(pl.v, GQL_STR("data"));
-    bool ok = d && r->has_data ? same(&r->data, d) : !d && !r->has_data;
+    bool ok =
+        d && r->has_data ? gql_json_same(&r->data, d) : !d && !r->has_data;
     if (!ok) {
       print_payloads(r);
       print_value("merged data", r->has_data ? &r->data : NULL);

@@ -108,6 +108,11 @@ int gql_json_object_index(gql_arena *arena, gql_json_value *obj);
 /* Structural equality: same kinds, numbers equal as doubles, same strings,
  * same members in the same order. */
 bool gql_json_equal(const gql_json_value *a, const gql_json_value *b);
+/* The same JSON value as a reader of it sees it: objects as sets of keys
+ * (in any order, the last of a repeated key), arrays in order, numbers by
+ * value (two integers exactly). Recursive: for values no deeper than the
+ * parser's limits (gql_json_options.max_depth). */
+bool gql_json_same(const gql_json_value *a, const gql_json_value *b);
 
 /* ------------------------------------------------------------- writer */
 

@@ -844,3 +844,43 @@ bool gql_json_equal(const gql_json_value *a, const gql_json_value *b) {
     gql_alc_free(NULL, st, cap * sizeof *st);
   return eq;
 }
+
+/* Every member of a has an equal one in b (the last of a key, as
+ * JSON.parse keeps it), and b has no key a lacks. */
+static bool object_same(const gql_json_value *a, const gql_json_value *b) {
+  for (size_t i = 0; i < a->object.count; i++) {
+    const gql_json_member *m = &a->object.members[i];
+    const gql_json_value *bv = gql_json_get(b, m->key);
+    if (!bv || !gql_json_same(gql_json_get(a, m->key), bv))
+      return false;
+  }
+  for (size_t i = 0; i < b->object.count; i++)
+    if (!gql_json_get(a, b->object.members[i].key))
+      return false;
+  return true;
+}
+
+bool gql_json_same(const gql_json_value *a, const gql_json_value *b) {
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case GQL_JSON_NULL:
+    return true;
+  case GQL_JSON_BOOL:
+    return a->boolean == b->boolean;
+  case GQL_JSON_NUMBER:
+    return a->is_int && b->is_int ? a->number.i == b->number.i
+                                  : a->number.d == b->number.d;
+  case GQL_JSON_STRING:
+    return gql_str_eq(a->string, b->string);
+  case GQL_JSON_ARRAY:
+    if (a->array.count != b->array.count)
+      return false;
+    for (size_t i = 0; i < a->array.count; i++)
+      if (!gql_json_same(&a->array.items[i], &b->array.items[i]))
+        return false;
+    return true;
+  default:
+    return object_same(a, b);
+  }
+}

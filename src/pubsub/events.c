@@ -106,48 +106,6 @@ void gql_events_stats_get(const gql_events *ev, gql_events_stats *out) {
 
 /* ------------------------------------------------------------ matching */
 
-static bool equal(const gql_json_value *a, const gql_json_value *b);
-
-/* Every member of a has an equal one in b (last one wins, as JSON.parse),
- * and b has no key a lacks. */
-static bool object_equal(const gql_json_value *a, const gql_json_value *b) {
-  for (size_t i = 0; i < a->object.count; i++) {
-    const gql_json_member *m = &a->object.members[i];
-    const gql_json_value *bv = gql_json_get(b, m->key);
-    if (!bv || !equal(gql_json_get(a, m->key), bv))
-      return false;
-  }
-  for (size_t i = 0; i < b->object.count; i++)
-    if (!gql_json_get(a, b->object.members[i].key))
-      return false;
-  return true;
-}
-
-static bool equal(const gql_json_value *a, const gql_json_value *b) {
-  if (a->kind != b->kind)
-    return false;
-  switch (a->kind) {
-  case GQL_JSON_NULL:
-    return true;
-  case GQL_JSON_BOOL:
-    return a->boolean == b->boolean;
-  case GQL_JSON_NUMBER:
-    return a->is_int && b->is_int ? a->number.i == b->number.i
-                                  : a->number.d == b->number.d;
-  case GQL_JSON_STRING:
-    return gql_str_eq(a->string, b->string);
-  case GQL_JSON_ARRAY:
-    if (a->array.count != b->array.count)
-      return false;
-    for (size_t i = 0; i < a->array.count; i++)
-      if (!equal(&a->array.items[i], &b->array.items[i]))
-        return false;
-    return true;
-  default:
-    return object_equal(a, b);
-  }
-}
-
 bool gql_events_match(const gql_json_value *args, const gql_json_value *event) {
   if (!args || args->kind != GQL_JSON_OBJECT)
     return true;
@@ -158,7 +116,7 @@ bool gql_events_match(const gql_json_value *args, const gql_json_value *event) {
     if (m->value.kind == GQL_JSON_NULL) {
       if (p && p->kind != GQL_JSON_NULL)
         return false;
-    } else if (!p || !equal(&m->value, p)) {
+    } else if (!p || !gql_json_same(&m->value, p)) {
       return false;
     }
   }

@@ -891,6 +891,26 @@ Test(json_reader, equal_compares_structure_and_values) {
   cr_assert_not(gql_json_equal(parse_ok("[0]"), parse_ok("[false]")));
 }
 
+Test(json_reader, same_ignores_member_order_and_takes_the_last_of_a_key) {
+  gql_json_value *a =
+      parse_ok("{\"a\":[1,2.5,{\"b\":\"x\",\"c\":2}],\"d\":null}");
+  cr_assert(gql_json_same(
+      a, parse_ok("{\"d\":null,\"a\":[1.0,2.5,{\"c\":2,\"b\":\"x\"}]}")));
+  cr_assert(
+      gql_json_same(parse_ok("{\"a\":1,\"a\":2}"), parse_ok("{\"a\":2}")));
+  cr_assert_not(
+      gql_json_same(parse_ok("{\"a\":1,\"a\":2}"), parse_ok("{\"a\":1}")));
+  /* arrays stay in order; a missing or extra key differs */
+  cr_assert_not(gql_json_same(a, parse_ok("{\"d\":null,\"a\":[2.5,1,{\"c\":2,"
+                                          "\"b\":\"x\"}]}")));
+  cr_assert_not(gql_json_same(a, parse_ok("{\"a\":[1,2.5,{\"b\":\"x\","
+                                          "\"c\":2}]}")));
+  cr_assert_not(
+      gql_json_same(parse_ok("{\"a\":1}"), parse_ok("{\"a\":1,\"b\":null}")));
+  cr_assert_not(gql_json_same(parse_ok("[0]"), parse_ok("[false]")));
+  cr_assert_not(gql_json_same(parse_ok("[\"1\"]"), parse_ok("[1]")));
+}
+
 Test(json_reader, equal_handles_deep_values) {
   char *s = nested(5000, '[', ']');
   gql_json_options opt = {.max_depth = 10000};
