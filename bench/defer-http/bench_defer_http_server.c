@@ -9,9 +9,15 @@
  * Accept: multipart/mixed gets its first payload at once and the deferred
  * one after D ms.
  *
- * Usage: bench_defer_http_server [--threads N]
+ * With --op NAME it serves instead one of the seven execution operations'
+ * schemas (../shared/bench/README.md: bench/exec/ops.c's C resolvers, with
+ * graphql-js 17's @defer and @stream), for server_cost.sh, which asks the
+ * operation with and without a @defer (bench_defer texts).
+ *
+ * Usage: bench_defer_http_server [--threads N] [--op NAME]
  * Listens on a free loopback port, prints "bench_defer_http_server on
  * http://127.0.0.1:PORT/graphql" and runs until SIGINT or SIGTERM. */
+#include "../exec/ops.h"
 #include "gql_http.h"
 
 #include <stdio.h>
@@ -63,21 +69,39 @@ static void slow(const gql_resolve_info *info, const void *parent,
   uv_timer_start(&st->timer, slow_fire, (uint64_t)ms, 0);
 }
 
+/* The schema of --op `name` (borrowed from *ops), or NULL. */
+static gql_schema *op_schema(const char *name, bench_ops **ops) {
+  int i = bench_op_by_name(name);
+  if (i < 0)
+    return NULL;
+  *ops = bench_ops_new_with(BENCH_SHARED_DIR, true);
+  return bench_ops_get(*ops, i)->schema;
+}
+
 int main(int argc, char **argv) {
   unsigned threads = 1;
+  const char *op = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       threads = (unsigned)atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
+      op = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--threads N] [--op NAME]\n", argv[0]);
       return 2;
     }
   }
   gql_schema *s = NULL;
-  if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL) != 0 ||
-      gql_schema_set_resolver(s, "Query", "fast", fast, NULL,
-                              GQL_RESOLVER_SYNC) != 0 ||
-      gql_schema_set_resolver(s, "Query", "slow", slow, NULL, 0) != 0) {
+  bench_ops *ops = NULL;
+  if (op) {
+    if (!(s = op_schema(op, &ops))) {
+      fprintf(stderr, "bench_defer_http_server: no operation %s\n", op);
+      return 2;
+    }
+  } else if (gql_schema_from_sdl(sdl, sizeof sdl - 1, NULL, &s, NULL) != 0 ||
+             gql_schema_set_resolver(s, "Query", "fast", fast, NULL,
+                                     GQL_RESOLVER_SYNC) != 0 ||
+             gql_schema_set_resolver(s, "Query", "slow", slow, NULL, 0) != 0) {
     fprintf(stderr, "bench_defer_http_server: the schema\n");
     return 1;
   }
@@ -85,14 +109,17 @@ int main(int argc, char **argv) {
                         .threads = threads ? threads : 1,
                         .banner = "bench_defer_http_server"};
   gql_http_server *srv = NULL;
-  if (gql_http_server_new(s, &o, &srv) != 0) {
+  int rc = gql_http_server_new(s, &o, &srv);
+  if (rc != 0) {
     fprintf(stderr, "bench_defer_http_server: cannot make the server\n");
-    gql_schema_free(s);
-    return 1;
+  } else {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rc = gql_http_server_run(srv);
+    gql_http_server_free(srv);
   }
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  int rc = gql_http_server_run(srv);
-  gql_http_server_free(srv);
-  gql_schema_free(s);
+  if (ops)
+    bench_ops_free(ops); /* (its schemas with it) */
+  else
+    gql_schema_free(s);
   return rc == 0 ? 0 : 1;
 }
