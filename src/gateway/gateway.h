@@ -55,6 +55,11 @@ struct gql_gw_sel {
                         (introspection), written as merged */
   bool key_field;    /* representations: part of the entity key (a null
                         value means no entity: no representation sent) */
+  bool denied;       /* client tree: a field the plan's request may not
+                        see (@authenticated / @requiresScopes on every
+                        type it can be asked on): never fetched, its
+                        selection not normalised; the projection answers
+                        null with the error */
   /* client tree: the deferred fragment whose payload delivers this field
    * (NULL: the initial result), and the deferred fragments on this
    * node's objects (a list by `next_at`) */
@@ -156,6 +161,13 @@ typedef struct gql_gw_access {
   const uint32_t *scope_set_sizes;
   uint32_t nscope_sets; /* 0: no scopes asked */
 } gql_gw_access;
+
+/* Who asks: authenticated or not, and the scopes the token grants (its
+ * "scope" claim, space-separated). */
+typedef struct gql_gw_who {
+  bool authenticated;
+  gql_str scopes;
+} gql_gw_who;
 
 typedef struct gql_gw_field {
   gql_str name;
@@ -328,10 +340,18 @@ typedef struct gql_gw_batch {
 /* What a plan was made for: the values of the condition variables
  * (@skip / @include) and progressive override labels it depends on. Bit i
  * of cond_mask: variable i of the operation decided something; of
- * label_mask: sg->labels[i] did. */
+ * label_mask: sg->labels[i] did. And the guarded fields (@authenticated,
+ * @requiresScopes) whose verdict for the request decided what is fetched. */
+typedef struct gql_gw_verdict {
+  const struct gql_gw_field *field;
+  bool allowed;
+} gql_gw_verdict;
+
 typedef struct gql_gw_plan_key {
   uint64_t cond_mask, cond_vals;
   uint64_t label_mask, label_vals;
+  gql_gw_verdict *access;
+  uint32_t naccess, access_cap;
 } gql_gw_plan_key;
 
 typedef struct gql_gw_plan_set gql_gw_plan_set;
@@ -363,7 +383,8 @@ typedef struct gql_gw_plan {
 
 /* Plans operation `operation_name` (NULL: the only one) of `doc`, which
  * must be valid against sg->api, for the default values of the condition
- * variables (or false) and every override label off. Returns 0,
+ * variables (or false), every override label off and an anonymous
+ * request (its guarded fields not fetched). Returns 0,
  * GQL_EINVAL (no such operation), GQL_EUNSUPPORTED (no plan exists: a
  * message in *err) or GQL_ENOMEM. */
 int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
@@ -372,12 +393,18 @@ int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
 
 /* The plan of `plan`'s operation for a request: `variables` (the coerced
  * client variables, may be NULL) decide the @skip / @include conditions,
- * `labels` (bit i: sg->labels[i] is on) the progressive overrides. The
+ * `labels` (bit i: sg->labels[i] is on) the progressive overrides, `who`
+ * (NULL: anonymous) which guarded fields are fetched (as Apollo Router,
+ * a field the request may not see is never asked of a subgraph). The
  * plan itself when it fits; else a variant made once and kept with it
  * (at most 64), or made in `arena` when those are taken. */
 int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
-                    uint64_t labels, gql_arena *arena, const gql_gw_plan **out,
-                    const char **err);
+                    uint64_t labels, const gql_gw_who *who, gql_arena *arena,
+                    const gql_gw_plan **out, const char **err);
+
+/* Whether `who` (NULL: anonymous) may see field f: its @authenticated /
+ * @requiresScopes and its type's (access.c). */
+bool gql_gw_allowed(const gql_gw_who *who, const struct gql_gw_field *f);
 
 /* Draws the override labels of one request (percent(N): on with
  * probability N%, from the xorshift state *rng). */

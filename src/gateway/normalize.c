@@ -7,6 +7,12 @@
  * variable consulted recorded in the plan's key so that a request with
  * other values gets another plan (gql_gw_plan_for).
  *
+ * A field guarded by @authenticated / @requiresScopes that the request may
+ * not see on any type it can be asked on is marked denied: the planner
+ * fetches nothing of it (nor of its selection, not normalised), as Apollo
+ * Router filters such fields before planning, and the projection answers
+ * it null with its error. Each verdict consulted is recorded in the key.
+ *
  * Below an abstract type, a fragment on another type keeps that type as
  * the condition of its fields (and the enclosing condition as cond2).
  * The root fields __schema and __type are the gateway's own
@@ -64,6 +70,40 @@ static bool variable_value(gw_planner *p, gql_str name) {
     return v;
   }
   return false;
+}
+
+/* The request's verdict on guarded field f, recorded in the plan's key. */
+static int verdict(gw_planner *p, const gql_gw_field *f, bool *allowed) {
+  gql_gw_plan_key *k = &p->plan->key;
+  *allowed = gql_gw_allowed(p->who, f);
+  for (uint32_t i = 0; i < k->naccess; i++)
+    if (k->access[i].field == f)
+      return 0;
+  gql_gw_verdict v = {f, *allowed};
+  return GQL_ARRAY_PUSH(p->arena, k->access, k->naccess, k->access_cap, v)
+             ? 0
+             : GQL_ENOMEM;
+}
+
+/* Whether client field c (its def on type t) may not be fetched for this
+ * request: its def is denied and, below an abstract type, so is the field
+ * of every object type it can be asked on (the projection judges each
+ * object by its own type's field). */
+static int denied(gw_planner *p, const gql_gw_type *t, const gql_gw_sel *c,
+                  bool *out) {
+  bool ok;
+  *out = false;
+  int rc = verdict(p, c->def, &ok);
+  if (rc || ok)
+    return rc;
+  for (uint32_t i = 0; i < t->npossible; i++) {
+    const gql_gw_field *f =
+        gql_supergraph_field_of(p->sg, t->possible[i], c->name);
+    if (f && f != c->def && ((rc = verdict(p, f, &ok)) || ok))
+      return rc;
+  }
+  *out = true;
+  return 0;
 }
 
 /* ------------------------------------------------------------ @defer */
@@ -280,6 +320,15 @@ static int collect(gw_planner *p, const gql_gw_type *t,
           GW_FAIL(p, GQL_EINVAL, "no field %.*s on %.*s", (int)name.len,
                   name.ptr, (int)(cond ? cond : t)->name.len,
                   (cond ? cond : t)->name.ptr);
+        if (c->def->guarded) {
+          int rc = denied(p, cond ? cond : t, c, &c->denied);
+          if (rc)
+            return rc;
+        }
+      }
+      if (c->denied) {
+        c->has_children = s->selection_set != NULL;
+        continue;
       }
       if (s->selection_set) {
         c->has_children = true;

@@ -37,6 +37,7 @@ typedef struct gw_planner {
    * was consulted goes to plan->key */
   const gql_value *variables;
   uint64_t labels;
+  const gql_gw_who *who; /* NULL: anonymous */
   uint32_t fetch_cap;
   gql_str path[GW_MAX_PATH];
   uint32_t path_len;

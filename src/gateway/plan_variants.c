@@ -1,8 +1,11 @@
 /*
  * Building plans, and the variants of one operation's plan. A plan depends
- * on the values of the operation's @skip / @include condition variables
- * and of the progressive override labels it met while planning (recorded
- * in plan->key). A request whose values agree on those gets the plan; one
+ * on the values of the operation's @skip / @include condition variables,
+ * of the progressive override labels it met while planning and on the
+ * request's verdicts on the guarded fields it met (@authenticated,
+ * @requiresScopes: a field the request may not see is not fetched),
+ * recorded in plan->key. A request whose values agree on those gets the
+ * plan; one
  * that does not gets a variant planned once for its values and kept with
  * the first plan (in that plan's arena, so a plan cache frees it with the
  * plan), up to 64 of them; past that, a request's own plan is made in its
@@ -54,7 +57,8 @@ int gw_plan_run(gw_planner *p) {
 static int build_once(const gql_supergraph *sg, const gql_document *doc,
                       const gql_ast_operation *op, gql_arena *arena,
                       const gql_value *variables, uint64_t labels,
-                      bool exhaustive, gql_gw_plan **out, const char **err) {
+                      const gql_gw_who *who, bool exhaustive, gql_gw_plan **out,
+                      const char **err) {
   gw_planner p;
   memset(&p, 0, sizeof p);
   p.sg = sg;
@@ -64,6 +68,7 @@ static int build_once(const gql_supergraph *sg, const gql_document *doc,
   p.err = err;
   p.variables = variables;
   p.labels = labels;
+  p.who = who;
   p.exhaustive = exhaustive;
   *err = NULL;
   /* a subscription is planned as a query of its root type: its root
@@ -98,11 +103,13 @@ static int build_once(const gql_supergraph *sg, const gql_document *doc,
  * first field it found no way for), as before the cuts. */
 static int build(const gql_supergraph *sg, const gql_document *doc,
                  const gql_ast_operation *op, gql_arena *arena,
-                 const gql_value *variables, uint64_t labels, gql_gw_plan **out,
-                 const char **err) {
-  int rc = build_once(sg, doc, op, arena, variables, labels, false, out, err);
+                 const gql_value *variables, uint64_t labels,
+                 const gql_gw_who *who, gql_gw_plan **out, const char **err) {
+  int rc =
+      build_once(sg, doc, op, arena, variables, labels, who, false, out, err);
   if (rc && rc != GQL_ENOMEM)
-    rc = build_once(sg, doc, op, arena, variables, labels, false, out, err);
+    rc =
+        build_once(sg, doc, op, arena, variables, labels, who, false, out, err);
   return rc;
 }
 
@@ -119,10 +126,10 @@ int gql_gw_plan_build(const gql_supergraph *sg, const gql_document *doc,
     return GQL_EINVAL;
   }
   gql_gw_plan *plan;
-  int rc = build(sg, doc, op, arena, NULL, 0, &plan, err);
+  int rc = build(sg, doc, op, arena, NULL, 0, NULL, &plan, err);
   if (rc)
     return rc;
-  if (plan->key.cond_mask || plan->key.label_mask) {
+  if (plan->key.cond_mask || plan->key.label_mask || plan->key.naccess) {
     gql_gw_plan_set *set = gql_arena_alloc(arena, sizeof *set);
     if (!set)
       return GQL_ENOMEM;
@@ -148,14 +155,20 @@ static bool cond_value(const gql_ast_operation *op, const gql_value *vars,
          vd->default_value->u.boolean;
 }
 
-static bool fits(const gql_gw_plan *v, uint64_t conds, uint64_t labels) {
-  return ((conds ^ v->key.cond_vals) & v->key.cond_mask) == 0 &&
-         ((labels ^ v->key.label_vals) & v->key.label_mask) == 0;
+static bool fits(const gql_gw_plan *v, uint64_t conds, uint64_t labels,
+                 const gql_gw_who *who) {
+  if (((conds ^ v->key.cond_vals) & v->key.cond_mask) != 0 ||
+      ((labels ^ v->key.label_vals) & v->key.label_mask) != 0)
+    return false;
+  for (uint32_t i = 0; i < v->key.naccess; i++)
+    if (gql_gw_allowed(who, v->key.access[i].field) != v->key.access[i].allowed)
+      return false;
+  return true;
 }
 
 int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
-                    uint64_t labels, gql_arena *arena, const gql_gw_plan **out,
-                    const char **err) {
+                    uint64_t labels, const gql_gw_who *who, gql_arena *arena,
+                    const gql_gw_plan **out, const char **err) {
   const char *dummy;
   if (!err)
     err = &dummy;
@@ -168,17 +181,17 @@ int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
   for (uint32_t i = 0; i < op->variables.count && i < 64; i++)
     if (cond_value(op, variables, i))
       conds |= (uint64_t)1 << i;
-  if (fits(plan, conds, labels))
+  if (fits(plan, conds, labels, who))
     return 0;
   for (uint32_t i = 0; i < set->n; i++)
-    if (fits(set->variants[i], conds, labels)) {
+    if (fits(set->variants[i], conds, labels, who)) {
       *out = set->variants[i];
       return 0;
     }
   bool keep = set->n < MAX_VARIANTS;
   gql_gw_plan *v;
   int rc = build(plan->sg, plan->doc, op, keep ? set->arena : arena, variables,
-                 labels, &v, err);
+                 labels, who, &v, err);
   if (rc)
     return rc;
   v->set = set;

@@ -685,7 +685,7 @@ static int place_sel(gw_planner *p, pos *ps, const gql_gw_sel *c, bool internal,
   if (p->budget == 0)
     GW_FAIL(p, GQL_ELIMIT, "the operation is too complex to plan");
   p->budget--;
-  if (c->verbatim || (is_typename(c) && !internal && !ps->pseudo))
+  if (c->verbatim || c->denied || (is_typename(c) && !internal && !ps->pseudo))
     return 0;
   if (p->exhaustive || emit)
     limit = INF;
@@ -839,7 +839,8 @@ static int place_typed(gw_planner *p, pos *aps, const gql_gw_sel *parent,
   bool any = false;
   uint32_t i = 0;
   for (const gql_gw_sel *c = parent->first; c; c = c->next, i++)
-    any |= choice[i] == only && gw_applies(r, c) && !is_typename(c);
+    any |=
+        choice[i] == only && gw_applies(r, c) && !is_typename(c) && !c->denied;
   if (!any)
     return 0;
   pos *rp = malloc(sizeof *rp);
@@ -882,9 +883,10 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
     typed |= typed_view(&aps->g[i]);
   uint32_t nc = 0;
   for (const gql_gw_sel *c = parent->first; c; c = c->next, nc++)
-    if (is_typename(c) ? !internal
-                       : !pl_common(p, x, c) || (c->cond && c->cond != x) ||
-                             (c->cond2 && c->cond2 != x))
+    if (is_typename(c)
+            ? !internal
+            : !c->denied && (!pl_common(p, x, c) || (c->cond && c->cond != x) ||
+                             (c->cond2 && c->cond2 != x)))
       need = true; /* the projection needs the objects' concrete types */
   int rc = 0;
   if (need && !typed) {
@@ -922,6 +924,10 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
       } else {
         rc = emit_local(p, aps, gi, c, true, rep, NULL, NULL, NULL);
       }
+      continue;
+    }
+    if (c->denied) { /* not fetched (normalize.c) */
+      choice[i] = CHOICE_DONE;
       continue;
     }
     if (!pl_common(p, x, c))
@@ -1073,8 +1079,8 @@ static int plan_mutation(gw_planner *p, const gql_gw_type *root) {
   uint32_t segment = 0, before = 0;
   gql_gw_fetch *f = NULL;
   for (gql_gw_sel *c = p->plan->client.first; c; c = c->next) {
-    if (c->verbatim || is_typename(c))
-      continue;
+    if (c->verbatim || c->denied || is_typename(c))
+      continue; /* (a denied mutation field is not run) */
     pos *ps = malloc(sizeof *ps);
     if (!ps)
       return GQL_ENOMEM;

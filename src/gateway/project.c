@@ -75,41 +75,10 @@ static proj runtime_type_error(projector *p, const gql_gw_type *named,
   return PROJ_ERROR;
 }
 
-/* Whether `scopes` (space-separated) holds `want`. */
-static bool has_scope(gql_str scopes, gql_str want) {
-  size_t i = 0;
-  while (i < scopes.len) {
-    while (i < scopes.len && scopes.ptr[i] == ' ')
-      i++;
-    size_t j = i;
-    while (j < scopes.len && scopes.ptr[j] != ' ')
-      j++;
-    if (j - i == want.len && memcmp(scopes.ptr + i, want.ptr, want.len) == 0)
-      return true;
-    i = j;
-  }
-  return false;
-}
-
-static bool access_ok(const gql_gw_request *r, const gql_gw_access *a) {
-  if ((a->authenticated || a->nscope_sets) && !r->authenticated)
-    return false;
-  if (!a->nscope_sets)
-    return true;
-  for (uint32_t s = 0; s < a->nscope_sets; s++) { /* one set held whole */
-    bool all = true;
-    for (uint32_t k = 0; all && k < a->scope_set_sizes[s]; k++)
-      all = has_scope(r->scopes, a->scope_sets[s][k]);
-    if (all)
-      return true;
-  }
-  return false;
-}
-
 /* @authenticated / @requiresScopes of field f (and of its type). */
 static bool allowed(const gql_gw_request *r, const gql_gw_field *f) {
-  return access_ok(r, &f->access) &&
-         (!f->named || access_ok(r, &f->named->access));
+  gql_gw_who who = {r->authenticated, r->scopes};
+  return gql_gw_allowed(&who, f);
 }
 
 /* `named` is the field's type; the object's __typename may name a
@@ -166,7 +135,8 @@ static proj project_object(projector *p, const gql_json_value *v,
       continue;
     }
     seg s = {path, c->key, 0};
-    if (f->guarded && !allowed(p->r, f)) { /* null, the rest stands */
+    /* null, the rest stands (denied: not fetched, by the plan's verdict) */
+    if (c->denied || (f->guarded && !allowed(p->r, f))) {
       gql_gw_add_unauthorized(p->r, gw_path_json(p->r->arena, &s, NULL, 0));
       if (f->type->h.kind == GQL_AST_NON_NULL_TYPE)
         return PROJ_BUBBLED;

@@ -616,20 +616,27 @@ static void on_generation(void *worker, void *ud) {
     probe_start(w, sg);
 }
 
-/* Who asks (the verified claims of the client's request), for the
- * @authenticated and @requiresScopes fields. */
-static void request_access(gw_worker *w, gql_http_exec *req,
-                           gql_gw_request *gr) {
+/* Who asks: the verified claims of the client's request (anonymous
+ * without), for the @authenticated and @requiresScopes fields: what the
+ * plan fetches and what the projection nulls. */
+static gql_gw_who who_of(gw_worker *w, gql_http_exec *req) {
   const gql_json_value *claims = w->ge->opt.claims && req->request
                                      ? w->ge->opt.claims(req->request)
                                      : NULL;
+  gql_gw_who who = {false, {"", 0}};
   if (claims) {
     const gql_json_value *scope = gql_json_get(claims, GQL_STR("scope"));
-    gql_gw_request_set_access(gr, true,
-                              scope && scope->kind == GQL_JSON_STRING
-                                  ? scope->string
-                                  : (gql_str){"", 0});
+    who.authenticated = true;
+    if (scope && scope->kind == GQL_JSON_STRING)
+      who.scopes = scope->string;
   }
+  return who;
+}
+
+static void request_access(gw_worker *w, gql_http_exec *req,
+                           gql_gw_request *gr) {
+  gql_gw_who who = who_of(w, req);
+  gql_gw_request_set_access(gr, who.authenticated, who.scopes);
 }
 
 /* ---- subscriptions (subscribe.c): the root fetch is the subgraph's
@@ -682,6 +689,13 @@ static int subscribe(gw_worker *w, gw_gen *gen, gql_http_exec *req,
                      const gql_gw_plan *plan, gql_gw_plan_ref *ref,
                      const gql_value *variables) {
   const gql_gw_serve_options *o = &w->ge->opt;
+  for (const gql_gw_sel *c = plan->client.first; c; c = c->next)
+    if (c->denied) { /* (its root field: nothing to open) */
+      respond_code(req, "Unauthorized field or type",
+                   "UNAUTHORIZED_FIELD_OR_TYPE");
+      gql_gw_plan_cache_release(ref);
+      return 0;
+    }
   if (!w->ws_pool)
     w->ws_pool = gql_ws_pool_new(&(gql_ws_limits){
         .max_message = o->client.max_response > (1u << 30)
@@ -794,9 +808,10 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_trace_span_tag(req->trace, pspan, "gateway.plan_cache",
                        hit ? "hit" : "miss", hit ? 3 : 4);
   }
-  if (!rc && plan->set) /* conditions or override labels: this request's */
+  gql_gw_who who = who_of(w, req);
+  if (!rc && plan->set) /* conditions, override labels, guarded fields */
     rc = gql_gw_plan_for(plan, variables, gql_gw_draw_labels(gen->sg, &w->rng),
-                         req->arena, &plan, &err);
+                         &who, req->arena, &plan, &err);
   if (rc)
     gql_trace_span_error(req->trace, pspan, err ? err : gql_strerror(rc));
   gql_trace_span_end(req->trace, pspan);
@@ -846,7 +861,7 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return rc;
   }
-  request_access(w, req, e->gr);
+  gql_gw_request_set_access(e->gr, who.authenticated, who.scopes);
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
     rc = gql_gw_introspect(plan, variables, req->arena, &json);

@@ -68,7 +68,7 @@ subscription_peers() {
 # the headers it received) on a free port; sets $sport once it listens.
 echo_subgraph() {
   sport=$(free_port)
-  python3 "$1/tests/gateway/echo_subgraph.py" "$sport" >"$tmp/echo.out" 2>&1 &
+  python3 "$1/tests/gateway/echo_subgraph.py" "$sport" "$tmp/echo.queries" >"$tmp/echo.out" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do grep -q listening "$tmp/echo.out" && break; sleep 0.05; done
 }

@@ -2,8 +2,10 @@
 # @authenticated and @requiresScopes enforced by gql gateway (issue 16,
 # item 5): a field the request may not see is null with Router's
 # UNAUTHORIZED_FIELD_OR_TYPE error and the rest of the response stands
-# (a non-null one nulls its parent); tokens made here (HS256) carry the
-# scopes. The subgraph is tests/gateway/echo_subgraph.py.
+# (a non-null one nulls its parent), and, as Router filters it out before
+# planning, no subgraph is asked it: a mutation field the request may not
+# see is not run. Tokens made here (HS256) carry the scopes. The subgraph
+# is tests/gateway/echo_subgraph.py, which logs the queries it gets.
 # Usage: test_subgraph_auth.sh GQL_BINARY REPO_ROOT
 set -uo pipefail
 gql=${1:?usage: test_subgraph_auth.sh GQL_BINARY REPO_ROOT}
@@ -22,6 +24,7 @@ schema
   @link(url: "https://specs.apollo.dev/requiresScopes/v0.1", for: SECURITY)
 {
   query: Query
+  mutation: Mutation
 }
 directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
 directive @requiresScopes(scopes: [[requiresScopes__Scope!]!]!) on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -44,6 +47,9 @@ type Query @join__type(graph: A) {
   secret: String @authenticated
   admin: String @requiresScopes(scopes: [["admin"], ["root", "write"]])
   me: User
+}
+type Mutation @join__type(graph: A) {
+  wipe: Boolean @authenticated
 }
 type User @join__type(graph: A) {
   name: String
@@ -79,29 +85,64 @@ pids+=($!)
 for _ in $(seq 200); do grep -q "on http://" "$tmp/gw.out" && break; sleep 0.05; done
 grep -q "on http://" "$tmp/gw.out" || fail "gateway did not start: $(cat "$tmp/gw.err")"
 
-ask() { # ask TOKEN|"" QUERY
+ask() { # ask TOKEN|"" QUERY: the response; the subgraph's queries in $asked
   local auth=()
   [[ -n $1 ]] && auth=(-H "authorization: Bearer $1")
+  : >"$tmp/echo.queries"
   curl -s "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' "${auth[@]}" \
     --data-binary "{\"query\":\"$2\"}"
+  asked=$(cat "$tmp/echo.queries")
 }
 U='"extensions":{"code":"UNAUTHORIZED_FIELD_OR_TYPE"}'
 q='{ echoA: __typename secret admin me { name email } }'
 
-got=$(ask "" "$q")
+ask "" "$q" >"$tmp/got"
+got=$(cat "$tmp/got")
 [[ $got == "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":[\"secret\"],$U},{\"message\":\"Unauthorized field or type\",\"path\":[\"admin\"],$U},{\"message\":\"Unauthorized field or type\",\"path\":[\"me\",\"email\"],$U}],\"data\":{\"echoA\":\"Query\",\"secret\":null,\"admin\":null,\"me\":null}}" ]] &&
   ok || fail "anonymous: $got"
-got=$(ask "$(token read)" "$q")
+asked=$(cat "$tmp/echo.queries")
+[[ $asked == *me* && $asked != *secret* && $asked != *admin* && $asked != *email* ]] &&
+  ok || fail "anonymous: the subgraph was asked: $asked"
+ask "$(token read)" "$q" >"$tmp/got"
+got=$(cat "$tmp/got")
+asked=$(cat "$tmp/echo.queries")
 [[ $got == "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":[\"admin\"],$U}],\"data\":{\"echoA\":\"Query\",\"secret\":\"secret\",\"admin\":null,\"me\":{\"name\":\"ann\",\"email\":\"ann@example.com\"}}}" ]] &&
   ok || fail "authenticated without the scope: $got"
-got=$(ask "$(token 'read admin')" "$q")
+[[ $asked == *secret* && $asked == *email* && $asked != *admin* ]] &&
+  ok || fail "authenticated: the subgraph was asked: $asked"
+ask "$(token 'read admin')" "$q" >"$tmp/got"
+got=$(cat "$tmp/got")
+asked=$(cat "$tmp/echo.queries")
 [[ $got == '{"data":{"echoA":"Query","secret":"secret","admin":"admin","me":{"name":"ann","email":"ann@example.com"}}}' ]] &&
   ok || fail "admin scope: $got"
+[[ $asked == *admin* ]] && ok || fail "admin: the subgraph was asked: $asked"
+# a mutation field the request may not see is not run
+ask "" "mutation { wipe }" >"$tmp/got"
+got=$(cat "$tmp/got")
+asked=$(cat "$tmp/echo.queries")
+[[ $got == "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":[\"wipe\"],$U}],\"data\":{\"wipe\":null}}" ]] &&
+  ok || fail "anonymous mutation: $got"
+[[ -z $asked ]] && ok || fail "anonymous mutation: the subgraph was asked: $asked"
+ask "$(token read)" "mutation { wipe }" >"$tmp/got"
+got=$(cat "$tmp/got")
+asked=$(cat "$tmp/echo.queries")
+[[ $got == '{"data":{"wipe":true}}' && $asked == *wipe* ]] &&
+  ok || fail "authenticated mutation: $got (asked: $asked)"
 got=$(ask "$(token 'write root')" "{ admin }")
 [[ $got == '{"data":{"admin":"admin"}}' ]] && ok || fail "root+write set: $got"
 got=$(ask "$(token 'write')" "{ admin }")
 [[ $got == "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":[\"admin\"],$U}],\"data\":{\"admin\":null}}" ]] &&
   ok || fail "half a set: $got"
+# in a deferred fragment: null with its error in the fragment's payload,
+# and not asked
+: >"$tmp/echo.queries"
+got=$(curl -s "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' \
+  -H 'accept: multipart/mixed' \
+  --data-binary '{"query":"{ echoA: __typename ... @defer { secret me { name } } }"}')
+asked=$(cat "$tmp/echo.queries")
+[[ $got == *'{"hasNext":false,"incremental":[{"id":"0","data":{"secret":null,"me":{"name":"ann"}},"errors":[{"message":"Unauthorized field or type","path":["secret"],"extensions":{"code":"UNAUTHORIZED_FIELD_OR_TYPE"}}]}],"completed":[{"id":"0"}]}'* ]] &&
+  ok || fail "deferred: $got"
+[[ $asked == *me* && $asked != *secret* ]] && ok || fail "deferred: the subgraph was asked: $asked"
 # the public schema still shows the fields (introspection is not filtered)
 got=$(ask "" "{ __type(name: \\\"Query\\\") { fields { name } } }")
 [[ $got == *'"name":"secret"'* ]] && ok || fail "introspection: $got"

@@ -2,8 +2,10 @@
 query naming the field echo<NAME> gets {"data":{"echo<NAME>": JSON}} where
 JSON is the list of [name (lower case), value] pairs as received. Fields
 `secret` and `admin` answer their names; `me` answers {"name": "ann",
-"email": "ann@example.com"}. Prints "listening PORT" once ready.
-Usage: echo_subgraph.py PORT"""
+"email": "ann@example.com"}; the mutation field `wipe` answers true. With
+LOG, each query received is appended to that file, one a line (what the
+gateway asked). Prints "listening PORT" once ready.
+Usage: echo_subgraph.py PORT [LOG]"""
 import re
 import json
 import sys
@@ -17,6 +19,9 @@ class Echo(BaseHTTPRequestHandler):
         n = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(n) or b"{}")
         query = body.get("query", "")
+        if len(sys.argv) > 2:
+            with open(sys.argv[2], "a") as log:
+                log.write(query.replace("\n", " ") + "\n")
         seen = [[k.lower(), v] for k, v in self.headers.items()]
         data = {}
         for field in ("echoA", "echoB"):
@@ -25,6 +30,8 @@ class Echo(BaseHTTPRequestHandler):
         for field in ("secret", "admin"):
             if re.search(r"\b%s\b" % field, query):
                 data[field] = field
+        if re.search(r"\bwipe\b", query):
+            data["wipe"] = True
         if re.search(r"\bme\b", query):
             data["me"] = {"name": "ann", "email": "ann@example.com"}
         out = json.dumps({"data": data}).encode()

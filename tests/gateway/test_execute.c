@@ -1400,11 +1400,11 @@ Test(gateway_defer, if_with_a_variable_plans_a_variant_per_value) {
   const gql_value *off = json_in(arena, "{\"d\":false}");
   const gql_gw_plan *v;
   const char *err;
-  cr_assert_eq(gql_gw_plan_for(plan, off, 0, arena, &v, &err), 0);
+  cr_assert_eq(gql_gw_plan_for(plan, off, 0, NULL, arena, &v, &err), 0);
   cr_expect_eq(v->ndefers, 0);
   cr_expect_eq(v->primary_levels, 0);
   const gql_value *on = json_in(arena, "{\"d\":true}");
-  cr_assert_eq(gql_gw_plan_for(plan, on, 0, arena, &v, &err), 0);
+  cr_assert_eq(gql_gw_plan_for(plan, on, 0, NULL, arena, &v, &err), 0);
   cr_expect_eq(v, plan);
   gql_arena_free(arena);
   gql_supergraph_free(sg);

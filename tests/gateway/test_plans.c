@@ -36,16 +36,22 @@ static const gql_value *json(const char *text) {
   return v;
 }
 
-/* The plan of `query` for these variables and labels (through the plan's
- * variants, as a server gets it). */
-static const gql_gw_plan *plan_for(const gql_gw_plan *base,
-                                   const char *variables, uint64_t labels) {
+/* The plan of `query` for these variables, labels and requester
+ * (through the plan's variants, as a server gets it). */
+static const gql_gw_plan *plan_for_who(const gql_gw_plan *base,
+                                       const char *variables, uint64_t labels,
+                                       const gql_gw_who *who) {
   const gql_gw_plan *p;
   const char *err = NULL;
   cr_assert_eq(gql_gw_plan_for(base, variables ? json(variables) : NULL, labels,
-                               arena, &p, &err),
+                               who, arena, &p, &err),
                0, "%s", err ? err : "");
   return p;
+}
+
+static const gql_gw_plan *plan_for(const gql_gw_plan *base,
+                                   const char *variables, uint64_t labels) {
+  return plan_for_who(base, variables, labels, NULL);
 }
 
 Test(plans, skip_and_include_on_variables_plan_per_value) {
@@ -345,4 +351,93 @@ Test(plans, many_subgraphs_keyed_alike_plan_without_trying_every_order) {
     cr_expect(p->batches[i].graph == 0 || p->batches[i].level > 1);
   gql_supergraph_free(sg);
   gql_buf_free(&b);
+}
+
+/* @authenticated / @requiresScopes: Apollo Router filters the fields a
+ * request may not see out of the operation before planning, so that no
+ * subgraph is asked them (nor runs a mutation the client may not). */
+static const char *AUTH_SG =
+    "directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | "
+    "SCALAR | ENUM\n"
+    "directive @requiresScopes(scopes: [[requiresScopes__Scope!]!]!) on "
+    "FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM\n"
+    "scalar requiresScopes__Scope\n"
+    "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") "
+    "B @join__graph(name: \"b\", url: \"http://b\") }\n"
+    "type Query @join__type(graph: A) {\n"
+    "  me: User\n  secret: String @authenticated\n"
+    "  admin: String @requiresScopes(scopes: [[\"admin\"]])\n"
+    "  node: Node\n}\n"
+    "type Mutation @join__type(graph: A) {\n"
+    "  rename(name: String): String\n  wipe: Boolean @authenticated\n}\n"
+    "interface Node @join__type(graph: A) { id: ID! owner: String }\n"
+    "type Doc implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A) {\n  id: ID!\n"
+    "  owner: String @authenticated\n}\n"
+    "type Pic implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A) {\n  id: ID!\n  owner: String\n}\n"
+    "type User @join__type(graph: A, key: \"id\") @join__type(graph: B, "
+    "key: \"id\") {\n  id: ID!\n  name: String @join__field(graph: A)\n"
+    "  email: String @join__field(graph: B) @authenticated\n"
+    "  card: Card @join__field(graph: B)\n}\n"
+    "type Card @join__type(graph: B) @authenticated { number: String }\n";
+
+Test(plans, fields_the_request_may_not_see_are_not_fetched) {
+  gql_supergraph *sg = gw_load_text(AUTH_SG);
+  const char *q = "{ me { name email card { number } } secret admin }";
+  gql_gw_plan *base = gw_plan(sg, arena, q, NULL);
+  cr_assert_not_null(base->set, "the plan depends on who asks");
+  /* anonymous (the base plan): no email, no card, no secret, no admin; b
+   * is not asked at all */
+  const gql_gw_plan *anon = plan_for(base, NULL, 0);
+  cr_expect_eq(anon, base);
+  cr_expect_eq(anon->nbatches, 1, "b has nothing to give");
+  gw_expect_op(anon, "a", 1, "query{me{name}}");
+  /* authenticated: everything but admin */
+  gql_gw_who user = {true, GQL_STR("read")};
+  const gql_gw_plan *u = plan_for_who(base, NULL, 0, &user);
+  cr_expect_neq(u, base);
+  gw_expect_op(u, "a", 1, "query{me{name __typename id} secret}");
+  gw_expect_op(u, "b", 2,
+               "query($representations:[_Any!]!){_entities(representations:"
+               "$representations){...on User{email card{number}}}}");
+  /* the admin scope: admin too; a variant of its own */
+  gql_gw_who admin = {true, GQL_STR("read admin")};
+  const gql_gw_plan *ad = plan_for_who(base, NULL, 0, &admin);
+  cr_expect_neq(ad, u);
+  gw_expect_op(ad, "a", 1, "query{me{name __typename id} secret admin}");
+  /* kept: the same requester gets the same variant */
+  cr_expect_eq(plan_for_who(base, NULL, 0, &user), u);
+  gql_gw_who user2 = {true, GQL_STR("write")};
+  cr_expect_eq(plan_for_who(base, NULL, 0, &user2), u);
+  gql_supergraph_free(sg);
+}
+
+Test(plans, a_mutation_field_the_request_may_not_see_is_not_run) {
+  gql_supergraph *sg = gw_load_text(AUTH_SG);
+  gql_gw_plan *base =
+      gw_plan(sg, arena, "mutation { wipe rename(name: \"x\") }", NULL);
+  const gql_gw_plan *anon = plan_for(base, NULL, 0);
+  cr_expect_eq(anon->nbatches, 1);
+  gw_expect_op(anon, "a", 1, "mutation{rename(name:\"x\")}");
+  gql_gw_plan *only = gw_plan(sg, arena, "mutation { wipe }", NULL);
+  cr_expect_eq(plan_for(only, NULL, 0)->nbatches, 0, "nothing is sent");
+  gql_gw_who user = {true, GQL_STR("")};
+  gw_expect_op(plan_for_who(base, NULL, 0, &user), "a", 1,
+               "mutation{wipe rename(name:\"x\")}");
+  gql_supergraph_free(sg);
+}
+
+Test(plans, an_interface_field_is_fetched_while_some_type_shows_it) {
+  gql_supergraph *sg = gw_load_text(AUTH_SG);
+  /* Doc's owner is guarded, Pic's is not: asked on the interface (the
+   * projection nulls Doc's); asked on Doc alone, not asked */
+  gql_gw_plan *base =
+      gw_plan(sg, arena, "{ node { id owner ... on Doc { owner } } }", NULL);
+  const gql_gw_plan *anon = plan_for(base, NULL, 0);
+  gw_expect_op(anon, "a", 1, "query{node{__typename id owner}}");
+  gql_gw_plan *doc =
+      gw_plan(sg, arena, "{ node { id ... on Doc { owner } } }", NULL);
+  gw_expect_op(plan_for(doc, NULL, 0), "a", 1, "query{node{__typename id}}");
+  gql_supergraph_free(sg);
 }
