@@ -14,8 +14,11 @@
  *
  * Either way the operation is parsed, validated against the API schema
  * and, when valid, planned through a small plan cache (evicting as it
- * goes) and printed. Invariants: a refusal carries a message; a plan's
- * requests are ordered by wave and name known subgraphs. */
+ * goes) and printed, then planned for two requesters who may see more of
+ * the supergraph's guarded fields (@authenticated, @requiresScopes) than
+ * the cached plan's anonymous one. Invariants: a refusal carries a
+ * message; a plan's requests are ordered by wave and name known
+ * subgraphs. */
 #include "gateway/gateway.h"
 #include "schema/schema.h"
 #include "validation/validation.h"
@@ -322,10 +325,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *err = NULL;
         rc = gql_gw_plan_cache_get(cache, text, w.out.len, name, &plan, &ref,
                                    &err);
+        if (rc != 0 && rc != GQL_ENOMEM && (!err || !*err))
+          __builtin_trap(); /* a refusal says why */
         if (rc == 0)
           check_plan(sg, plan);
-        else if (rc != GQL_ENOMEM && (!err || !*err))
-          __builtin_trap(); /* a refusal says why */
+        /* the variants of requesters who may see more: authenticated,
+         * then with a scope (the supergraph's guarded fields) */
+        static const gql_gw_who who[2] = {{true, {"", 0}}, {true, {"a", 1}}};
+        for (int k = 0; rc == 0 && k < 2; k++) {
+          const gql_gw_plan *v = NULL;
+          err = NULL;
+          int vr = gql_gw_plan_for(plan, NULL, 0, &who[k], arena, &v, &err);
+          if (vr == 0)
+            check_plan(sg, v);
+          else if (vr != GQL_ENOMEM && (!err || !*err))
+            __builtin_trap();
+        }
         gql_gw_plan_cache_release(ref);
       }
     }
