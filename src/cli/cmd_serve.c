@@ -221,7 +221,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .schema_ready = gql_cli_serve_events_schema};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};
-  gql_cli_serve_events events;
+  gql_cli_serve_events events = {0};
   if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
   gql_schema *schema = first.schema;
@@ -236,7 +236,8 @@ static int serve(gql_settings *st, int argc, char **argv) {
     o.tracer = tracer;
     o.trace_options = &tracing.options;
   }
-  if (gql_cli_observer_init(&obs, st, "gql serve", false, tracer) < 0) {
+  if (gql_cli_observer_init(&obs, st, "gql serve", false, tracer) < 0 ||
+      gql_cli_serve_events_observe(&events, &obs) < 0) {
     fprintf(stderr, "gql serve: cannot set up metrics\n");
     goto done;
   }
@@ -260,6 +261,7 @@ done:
   gql_http_server_free(srv);
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
+  gql_cli_serve_events_free(&events);
   gql_cli_tracing_stop("gql serve", &tracing);
   if (first.release)
     first.release(first.ud);
