@@ -226,11 +226,14 @@ int gql_cli_serve_events_schema(gql_schema *schema) {
 
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                               gql_cli_redis *redis, gql_http_options *o) {
-  *se = (gql_cli_serve_events){.url = st->redis_url,
-                               .redis = redis,
-                               .prefix = st->subscription.channel_prefix,
-                               .max_event = (size_t)1 << 20,
-                               .http = o};
+  *se = (gql_cli_serve_events){
+      .url = st->redis_url,
+      .redis = redis,
+      .prefix = st->subscription.channel_prefix,
+      .max_event = st->subscription.max_event_bytes
+                       ? (size_t)st->subscription.max_event_bytes
+                       : (size_t)1 << 20,
+      .http = o};
   /* The resolvers under a subscription are the JSON default ones and
    * subscribe_field, which reads only the worker's service: subscribers
    * of one operation with the same variables share each event's

@@ -7,7 +7,8 @@
 # channel and reason at most every 10 s across the workers, the next one
 # telling how many were held back; the subscribers get only the valid
 # events. A redis-server on a free port, curl streams (server-sent events)
-# as subscribers, promtool on the page; then --log-format json.
+# as subscribers, promtool on the page; then --log-format json, and the
+# limit set by subscription.max_event and --subscription-max-event.
 # Usage: test_serve_events_drops.sh GQL_BINARY REPO_ROOT
 set -uo pipefail
 gql=${1:?usage: test_serve_events_drops.sh GQL_BINARY REPO_ROOT}
@@ -31,7 +32,7 @@ pa=$pid porta=$port
 numsub() { redis-cli -p "$rport" PUBSUB NUMSUB gql:messages | sed -n 2p; }
 publish() { redis-cli -p "$rport" PUBLISH gql:messages "$1" >/dev/null; }
 metric() { sed -n "s/^$2 \([0-9]*\)$/\1/p" "$1"; }
-nsubs=0
+nsubs=0 from=0
 # subscribe PORT N: N more streams (their output in $tmp/subK.out)
 subscribe() {
   local k
@@ -43,17 +44,17 @@ subscribe() {
       "http://127.0.0.1:$1/graphql" >"$tmp/sub$k.out" 2>/dev/null &
     pids+=($!)
   done
-  for k in $(seq 0 $((nsubs - 1))); do
+  for k in $(seq "$from" $((nsubs - 1))); do
     for _ in $(seq 200); do
       grep -q '^HTTP/1.1 200' "$tmp/sub$k.head" 2>/dev/null && break
       sleep 0.05
     done
   done
 }
-# wait_text TEXT: until every stream has the event TEXT
+# wait_text TEXT: until every stream (from $from on) has the event TEXT
 wait_text() {
   local k
-  for k in $(seq 0 $((nsubs - 1))); do
+  for k in $(seq "$from" $((nsubs - 1))); do
     for _ in $(seq 200); do
       grep -q "\"text\":\"$1\"" "$tmp/sub$k.out" && break
       sleep 0.05
@@ -129,25 +130,45 @@ grep -q "dropped (malformed): Redis channel gql:messages, 9 bytes, not JSON: .* 
 n=$(grep -c '^event: next' "$tmp/sub0.out")
 expect "events of a subscriber" "$n" 3
 
-# --log-format json: the same warning as a JSON line
+# --log-format json: the same warnings as JSON lines; the event size limit
+# from the file (subscription.max_event), and the flag over it.
 threads=1
-serve j --log-format json --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" || exit 1
+printf 'subscription:\n  max_event: 1kib\n' >"$tmp/small.yaml"
+serve j --config "$tmp/small.yaml" --subscription-max-event 200 --log-format json \
+  --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" || exit 1
 pj=$pid portj=$port
-nsubs=0
+from=$nsubs
 subscribe "$portj" 1
 for _ in $(seq 40); do [[ $(numsub) == 3 ]] && break; sleep 0.05; done
 publish '[1,'
+publish "{\"text\":\"$(printf 'x%.0s' $(seq 300))\"}"
+publish "{\"text\":\"fits $(printf 'y%.0s' $(seq 180))\"}"
 publish '{"text":"json"}'
 wait_text json
-python3 - "$tmp/j.err" <<'PY' && ok || fail "the JSON line: $(cat "$tmp/j.err")"
+expect "events of the small one" "$(grep -c '^event: next' "$tmp/sub$from.out")" 2
+grep -q '"text":"fits y' "$tmp/sub$from.out" && ok || fail "the 193-byte event did not come"
+python3 - "$tmp/j.err" <<'PY' && ok || fail "the JSON lines: $(cat "$tmp/j.err")"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 drops = [l for l in lines if "dropped" in l.get("msg", "")]
-assert len(drops) == 1, lines
-d = drops[0]
-assert d["level"] == "warn" and d["logger"] == "gql serve", d
-assert d["msg"].startswith("subscription event dropped (malformed): Redis channel gql:messages, 3 bytes, not JSON: "), d
+assert len(drops) == 2, lines
+for d in drops:
+    assert d["level"] == "warn" and d["logger"] == "gql serve", d
+assert drops[0]["msg"].startswith("subscription event dropped (malformed): Redis channel gql:messages, 3 bytes, not JSON: "), drops
+assert drops[1]["msg"] == "subscription event dropped (too_big): Redis channel gql:messages, 311 bytes, over the limit of 200 bytes", drops
 PY
+for bad in "--subscription-max-event 63" "--subscription-max-event 268435457" "--subscription-max-event x"; do
+  # shellcheck disable=SC2086
+  "$gql" serve $bad >"$tmp/bad.out" 2>&1
+  rc=$?
+  [[ $rc == 2 ]] && grep -q "^gql serve: --subscription-max-event" "$tmp/bad.out" && ok ||
+    fail "gql serve $bad: exit $rc, $(cat "$tmp/bad.out")"
+done
+printf 'subscription:\n  max_event: 10\n' >"$tmp/tiny.yaml"
+"$gql" serve --config "$tmp/tiny.yaml" >"$tmp/bad.out" 2>&1
+rc=$?
+[[ $rc != 0 ]] && grep -q "subscription.max_event needs a byte size from 64" "$tmp/bad.out" && ok ||
+  fail "max_event: 10: exit $rc, $(cat "$tmp/bad.out")"
 
 for p in "$pa" "$pj"; do
   kill -TERM "$p"
