@@ -20,8 +20,8 @@
  * Each worker counts the messages its bus receives on its channels, and
  * those it drops (not JSON, over the size limit), into its own shard of
  * the server's metrics; a dropped message is also a warning line, at most
- * one per channel and reason every DROP_LOG_INTERVAL across the workers,
- * with the count of those held back since. */
+ * one per channel and reason every 10 s (DROP_LOG_INTERVAL_NS) across the
+ * workers, with the count of those held back since. */
 #include "cli.h"
 
 #include "pubsub/events.h"
@@ -84,7 +84,7 @@ static uint64_t now_ns(void) {
 }
 
 /* A message dropped: a warning, unless this channel's last one for the
- * same reason was less than DROP_LOG_INTERVAL ago (counted, and told in
+ * same reason was less than DROP_LOG_INTERVAL_NS ago (counted, and told in
  * the next line). */
 static void log_drop(gql_cli_serve_events *se, gql_str channel,
                      gql_events_fate fate, size_t bytes, const char *why) {
