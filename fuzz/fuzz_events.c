@@ -4,7 +4,9 @@
  * then messages separated by NUL bytes. A second listener without
  * arguments unlistens the first at a message starting with 'u'. Whatever
  * the input: a listener receives exactly the events its arguments match,
- * the one without arguments every parsed one, and nothing leaks. */
+ * the one without arguments every parsed one, the bus's note tells each
+ * message's fate as the stats count it (a malformed one with the parser's
+ * reason), and nothing leaks. */
 #include "pubsub/events.h"
 
 #include <stdlib.h>
@@ -22,6 +24,22 @@ typedef struct counts {
   unsigned n;
   gql_events_listener *victim;
 } counts;
+
+typedef struct fates {
+  unsigned n[4];
+  size_t last_bytes;
+} fates;
+
+static void on_note(void *ud, gql_str channel, gql_events_fate fate,
+                    size_t bytes, const char *why) {
+  fates *f = ud;
+  CHECK((unsigned)fate < 4);
+  CHECK(channel.len == 5 && memcmp(channel.ptr, "gql:f", 5) == 0);
+  CHECK((fate == GQL_EVENTS_MALFORMED) == (why != NULL));
+  CHECK(!why || why[0]);
+  f->n[fate]++;
+  f->last_bytes = bytes;
+}
 
 static void on_event(void *ud, const gql_json_value *event) {
   counts *c = ud;
@@ -44,7 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (gql_json_parse(a, s, alen, NULL, &args, NULL) != 0)
     args = NULL;
   gql_events *ev;
-  gql_events_options o = {.max_event = 4096, .max_depth = 16};
+  fates f = {.last_bytes = 0};
+  gql_events_options o = {
+      .max_event = 4096, .max_depth = 16, .note = on_note, .note_ud = &f};
   CHECK(gql_events_new(NULL, &o, &ev) == 0);
   counts filtered = {.args = args}, all = {0};
   gql_events_listener *l =
@@ -57,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (i < size && data[i] != 0)
       continue;
     gql_events_inject(ev, GQL_STR("gql:f"), (gql_str){s + start, i - start});
+    CHECK(f.last_bytes == i - start);
     messages++;
     start = i + 1;
   }
@@ -65,6 +86,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(st.received == messages);
   CHECK(all.n + st.malformed + st.too_big == messages);
   CHECK(filtered.n <= all.n);
+  CHECK(f.n[GQL_EVENTS_PARSED] + f.n[GQL_EVENTS_UNHEARD] +
+            f.n[GQL_EVENTS_MALFORMED] + f.n[GQL_EVENTS_TOO_BIG] ==
+        messages);
+  CHECK(f.n[GQL_EVENTS_PARSED] == all.n);
+  CHECK(f.n[GQL_EVENTS_MALFORMED] == st.malformed);
+  CHECK(f.n[GQL_EVENTS_TOO_BIG] == st.too_big);
+  CHECK(f.n[GQL_EVENTS_UNHEARD] == st.unheard);
   gql_events_free(ev);
   gql_arena_free(a);
   return 0;

@@ -6,6 +6,7 @@
 #include "core/core.h"
 #include "gql_http.h"
 #include "observe/log.h"
+#include "observe/log_limit.h"
 #include "observe/server_metrics.h"
 
 #include <stdio.h>
@@ -302,7 +303,12 @@ typedef struct gql_cli_serve_events {
   const char *url;      /* redis_url (NULL: no event source) */
   gql_cli_redis *redis; /* the workers' clients (gql_cli_hooks') */
   const char *prefix;   /* of the channels (NULL: "gql:") */
+  size_t max_event;     /* bytes of one message; larger: dropped */
   gql_http_service service;
+  const gql_http_options *http; /* its log settings, read when logging */
+  gql_cli_observer *obs;        /* the metrics (gql_cli_serve_events_observe) */
+  bool limiting;                /* drops is set up */
+  gql_log_limit drops;          /* the lines of dropped messages */
 } gql_cli_serve_events;
 
 /* Gives every Subscription root field of `schema` (not finalized yet) the
@@ -315,6 +321,14 @@ int gql_cli_serve_events_schema(gql_schema *schema);
  * client from `redis`). 0 or a negative gql_err. */
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                               gql_cli_redis *redis, gql_http_options *o);
+/* After gql_cli_serve_events_init: the families of the messages on the
+ * subscription channels, counted on obs's registry (none without a Redis
+ * URL or with metrics off). 0 or GQL_ENOMEM. */
+int gql_cli_serve_events_observe(gql_cli_serve_events *se,
+                                 gql_cli_observer *obs);
+/* Frees what gql_cli_serve_events_init made (once the server has
+ * stopped); nothing on a zeroed one. */
+void gql_cli_serve_events_free(gql_cli_serve_events *se);
 /* The verified JWT claims of a request served with these hooks (NULL: not
  * authenticated). */
 const struct gql_json_value *gql_cli_request_claims(const gql_http_request *r);

@@ -94,7 +94,9 @@ static const char usage[] =
     "  --subscription-max-message BYTES  a client message (1048576): 1009\n"
     "  --subscription-sse-reservation-ttl MS  a graphql-sse reservation\n"
     "                         no stream opened is dropped (30000)\n"
-    "  --subscription-channel-prefix P  Redis channels P + field (gql:)\n\n"
+    "  --subscription-channel-prefix P  Redis channels P + field (gql:)\n"
+    "  --subscription-max-event BYTES  a Redis message (1048576); larger\n"
+    "                         ones are dropped\n\n"
     "Tracing (a trace per GraphQL request, continuing a client's W3C\n"
     "traceparent; /metrics adds the tracer's counters; at exit a line on\n"
     "stderr: 'trace: N spans queued, N exported, N dropped, N export errors,\n"
@@ -221,7 +223,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
                        .schema_ready = gql_cli_serve_events_schema};
   gql_cli_reload_init(&rl, st, &o);
   gql_http_generation first = {0};
-  gql_cli_serve_events events;
+  gql_cli_serve_events events = {0};
   if (gql_cli_reload_first(&rl, &first) < 0)
     goto done;
   gql_schema *schema = first.schema;
@@ -236,7 +238,8 @@ static int serve(gql_settings *st, int argc, char **argv) {
     o.tracer = tracer;
     o.trace_options = &tracing.options;
   }
-  if (gql_cli_observer_init(&obs, st, "gql serve", false, tracer) < 0) {
+  if (gql_cli_observer_init(&obs, st, "gql serve", false, tracer) < 0 ||
+      gql_cli_serve_events_observe(&events, &obs) < 0) {
     fprintf(stderr, "gql serve: cannot set up metrics\n");
     goto done;
   }
@@ -260,6 +263,7 @@ done:
   gql_http_server_free(srv);
   gql_cli_hooks_free(&hooks);
   gql_cli_observer_free(&obs);
+  gql_cli_serve_events_free(&events);
   gql_cli_tracing_stop("gql serve", &tracing);
   if (first.release)
     first.release(first.ud);

@@ -244,7 +244,8 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
            u->init_timeout_ms != u0->init_timeout_ms ||
            u->max_message_bytes != u0->max_message_bytes ||
            u->sse_reservation_ttl_ms != u0->sse_reservation_ttl_ms ||
-           !same(u->channel_prefix, u0->channel_prefix),
+           !same(u->channel_prefix, u0->channel_prefix) ||
+           u->max_event_bytes != u0->max_event_bytes,
        "the subscription settings (subscription)"},
       {!same(t->otlp, t0->otlp) || !same(t->file, t0->file) ||
            t->collapse != t0->collapse || t->depth != t0->depth ||

@@ -15,27 +15,117 @@
  * (events.c). Redis restarting: the client resubscribes with backoff to
  * the channels still listened to; what is
  * published meanwhile is lost (at most once). Without --redis a
- * subscription answers a clear error. */
+ * subscription answers a clear error.
+ *
+ * Each worker counts the messages its bus receives on its channels, and
+ * those it drops (not JSON, over the size limit), into its own shard of
+ * the server's metrics; a dropped message is also a warning line, at most
+ * one per channel and reason every 10 s (DROP_LOG_INTERVAL_NS) across the
+ * workers, with the count of those held back since. */
 #include "cli.h"
 
 #include "pubsub/events.h"
 #include "schema/schema.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
+
+#define DROP_LOG_INTERVAL_NS (10 * (uint64_t)1000000000)
 
 typedef struct events_worker {
-  const gql_cli_serve_events *se;
+  gql_cli_serve_events *se;
   uv_loop_t *loop;
   gql_redis *redis; /* taken at the first subscription */
   gql_events *events;
+  gql_metrics_shard *sh; /* NULL: metrics off */
   bool stopped;
 } events_worker;
 
 static void *worker_start(void *ud, uv_loop_t *loop) {
+  gql_cli_serve_events *se = ud;
   events_worker *w = calloc(1, sizeof *w);
-  if (w)
-    *w = (events_worker){.se = ud, .loop = loop};
+  if (!w)
+    return NULL;
+  *w = (events_worker){.se = se, .loop = loop};
+  gql_metrics *m = se->obs ? se->obs->metrics : NULL;
+  if (m && se->obs->sm.redis_messages >= 0 &&
+      !(w->sh = gql_metrics_shard_new(m))) {
+    free(w);
+    return NULL;
+  }
   return w;
+}
+
+/* A message line as the server writes its own (gql_http_log): through the
+ * observer (JSON lines) or as text, when the log level lets it through. */
+static void log_line(const gql_http_options *o, gql_http_log_level level,
+                     const char *fmt, ...) {
+  if (level > (o->log_level_set ? o->log_level : GQL_HTTP_LOG_WARN))
+    return;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  const gql_http_observer *ob = o->observer;
+  if (ob && ob->log)
+    ob->log(ob->ud, level, line, NULL);
+  else /* one call: lines do not interleave */
+    fprintf(o->log ? o->log : stderr, "%s: %s: %s\n",
+            o->log_name ? o->log_name : "gql serve", names[level], line);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A message dropped: a warning, unless this channel's last one for the
+ * same reason was less than DROP_LOG_INTERVAL_NS ago (counted, and told in
+ * the next line). */
+static void log_drop(gql_cli_serve_events *se, gql_str channel,
+                     gql_events_fate fate, size_t bytes, const char *why) {
+  if (!se->http || !se->limiting)
+    return;
+  uint64_t held, key = gql_hash(channel.ptr, channel.len, (uint64_t)fate);
+  if (!gql_log_limit_take(&se->drops, key, now_ns(), &held))
+    return;
+  char more[96] = "";
+  if (held)
+    snprintf(more, sizeof more,
+             " (and %llu more like it since this channel's last such line)",
+             (unsigned long long)held);
+  int n = channel.len > 300 ? 300 : (int)channel.len;
+  if (fate == GQL_EVENTS_TOO_BIG)
+    log_line(se->http, GQL_HTTP_LOG_WARN,
+             "subscription event dropped (too_big): Redis channel %.*s, %zu "
+             "bytes, over the limit of %zu bytes%s",
+             n, channel.ptr, bytes, se->max_event, more);
+  else
+    log_line(se->http, GQL_HTTP_LOG_WARN,
+             "subscription event dropped (malformed): Redis channel %.*s, "
+             "%zu bytes, not JSON: %s%s",
+             n, channel.ptr, bytes, why ? why : "", more);
+}
+
+/* The bus's note of each message on its channels (on the worker's loop):
+ * the worker's counts, and the log of the dropped ones. */
+static void on_note(void *ud, gql_str channel, gql_events_fate fate,
+                    size_t bytes, const char *why) {
+  events_worker *w = ud;
+  bool dropped = fate == GQL_EVENTS_MALFORMED || fate == GQL_EVENTS_TOO_BIG;
+  if (w->sh) {
+    const gql_server_metrics *sm = &w->se->obs->sm;
+    gql_metrics_add(w->sh, &sm->redis_received, 1);
+    if (dropped)
+      gql_metrics_add(
+          w->sh, &sm->redis_rejects[fate == GQL_EVENTS_TOO_BIG ? 1 : 0], 1);
+  }
+  if (dropped)
+    log_drop(w->se, channel, fate, bytes, why);
 }
 
 /* The worker's bus on its Redis client, made at its first subscription
@@ -45,7 +135,10 @@ static gql_events *events_of(events_worker *w) {
     return w->events;
   if (!(w->redis = gql_cli_redis_take(w->se->redis, w->loop, false)))
     return NULL;
-  gql_events_options eo = {.prefix = w->se->prefix};
+  gql_events_options eo = {.prefix = w->se->prefix,
+                           .max_event = w->se->max_event,
+                           .note = on_note,
+                           .note_ud = w};
   if (gql_events_new(w->redis, &eo, &w->events) < 0) {
     gql_cli_redis_give(w->se->redis, w->redis);
     w->redis = NULL;
@@ -133,9 +226,14 @@ int gql_cli_serve_events_schema(gql_schema *schema) {
 
 int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                               gql_cli_redis *redis, gql_http_options *o) {
-  *se = (gql_cli_serve_events){.url = st->redis_url,
-                               .redis = redis,
-                               .prefix = st->subscription.channel_prefix};
+  *se = (gql_cli_serve_events){
+      .url = st->redis_url,
+      .redis = redis,
+      .prefix = st->subscription.channel_prefix,
+      .max_event = st->subscription.max_event_bytes
+                       ? (size_t)st->subscription.max_event_bytes
+                       : (size_t)1 << 20,
+      .http = o};
   /* The resolvers under a subscription are the JSON default ones and
    * subscribe_field, which reads only the worker's service: subscribers
    * of one operation with the same variables share each event's
@@ -149,5 +247,21 @@ int gql_cli_serve_events_init(gql_cli_serve_events *se, const gql_settings *st,
                                    .worker_stop = worker_stop,
                                    .worker_free = worker_free};
   o->service = &se->service;
+  gql_log_limit_init(&se->drops, DROP_LOG_INTERVAL_NS);
+  se->limiting = true;
   return 0;
+}
+
+int gql_cli_serve_events_observe(gql_cli_serve_events *se,
+                                 gql_cli_observer *obs) {
+  if (!se->url || !se->redis || !obs->metrics)
+    return 0;
+  se->obs = obs;
+  return gql_server_metrics_events(&obs->sm);
+}
+
+void gql_cli_serve_events_free(gql_cli_serve_events *se) {
+  if (se->limiting)
+    gql_log_limit_free(&se->drops);
+  se->limiting = false;
 }

@@ -15,6 +15,7 @@ static const char *const with_value[] = {
     "--subscription-max-message",
     "--subscription-sse-reservation-ttl",
     "--subscription-channel-prefix",
+    "--subscription-max-event",
 };
 
 int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
@@ -52,6 +53,9 @@ int gql_cli_subscription_flag(const char *cmd, gql_settings *st, int argc,
   } else if (strcmp(a, "--subscription-max-message") == 0) {
     ok = gql_cli_parse_range(cmd, a, v, 64, (unsigned long long)1 << 30, &n);
     sb->max_message_bytes = n;
+  } else if (strcmp(a, "--subscription-max-event") == 0) {
+    ok = gql_cli_parse_range(cmd, a, v, 64, (unsigned long long)256 << 20, &n);
+    sb->max_event_bytes = n;
   } else if (strcmp(a, "--subscription-sse-reservation-ttl") == 0) {
     ok = gql_cli_parse_range(cmd, a, v, 100, 3600000, &n);
     sb->sse_reservation_ttl_ms = n;

@@ -219,6 +219,7 @@ typedef struct gql_cfg_subscription {
   uint64_t max_message_bytes;                /* gql's */
   uint64_t sse_reservation_ttl_ms;           /* gql's: graphql-sse PUT */
   const char *channel_prefix;                /* gql's: Redis channels */
+  uint64_t max_event_bytes;                  /* gql's: Redis events */
   gql_cfg_sub_mode mode;                     /* Router's: the gateway's */
 } gql_cfg_subscription;
 

@@ -9,6 +9,7 @@ static const char *const l_status_op[] = {"status", "operation_type"};
 static const char *const l_code[] = {"code"};
 static const char *const l_subgraph_status[] = {"subgraph", "status"};
 static const char *const l_subgraph[] = {"subgraph"};
+static const char *const l_reason[] = {"reason"};
 
 /* The tracer's counters (gql_tracer_stats), read when scraped. */
 typedef struct tracer_stat {
@@ -82,6 +83,7 @@ int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
   sm->m = m;
   sm->subgraph_requests = sm->subgraph_duration = -1;
   sm->plan_cache_hits = sm->plan_cache_misses = -1;
+  sm->redis_messages = sm->redis_rejected = -1;
   sm->http_requests =
       family(m, "gql_http_requests_total",
              "HTTP requests answered, by status code and GraphQL operation "
@@ -175,6 +177,31 @@ int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
                           .kind = tracer_stats[i].kind};
       ok = gql_metrics_collected(m, &d, collect_tracer, &uds[i]) >= 0;
     }
+  }
+  return ok ? 0 : GQL_ENOMEM;
+}
+
+int gql_server_metrics_events(gql_server_metrics *sm) {
+  static const char *const reasons[2] = {"malformed", "too_big"};
+  sm->redis_messages =
+      family(sm->m, "gql_subscription_redis_messages_total",
+             "Messages received on the Redis channels of subscription "
+             "fields, counted by each worker thread listening to the "
+             "channel.",
+             GQL_METRIC_COUNTER, NULL, 0);
+  sm->redis_rejected =
+      family(sm->m, "gql_subscription_redis_messages_rejected_total",
+             "Messages on subscription channels dropped undelivered, by "
+             "reason: malformed (not JSON) or too_big (over the event size "
+             "limit).",
+             GQL_METRIC_COUNTER, l_reason, 1);
+  bool ok =
+      sm->redis_messages >= 0 && sm->redis_rejected >= 0 &&
+      gql_metrics_series(sm->m, sm->redis_messages, NULL, &sm->redis_received);
+  for (int i = 0; ok && i < 2; i++) {
+    gql_str v = gql_cstr(reasons[i]);
+    ok = gql_metrics_series(sm->m, sm->redis_rejected, &v,
+                            &sm->redis_rejects[i]);
   }
   return ok ? 0 : GQL_ENOMEM;
 }

@@ -27,6 +27,12 @@ typedef struct gql_server_metrics {
    * gql_subscription_executions_total */
   int ws_families[5];
   gql_metric_series ws[5];
+  /* gql serve --redis's subscription channels (gql_server_metrics_events;
+   * -1 without): gql_subscription_redis_messages_total and
+   * gql_subscription_redis_messages_rejected_total{reason}, its series by
+   * reason: malformed, too_big */
+  int redis_messages, redis_rejected;
+  gql_metric_series redis_received, redis_rejects[2];
   /* the series without labels */
   gql_metric_series duration, doc_hits, doc_misses, connections, plan_hits,
       plan_misses;
@@ -47,6 +53,11 @@ typedef enum gql_metric_op {
  * counters, read at scrape time, when `tracer`). 0 or GQL_ENOMEM. */
 int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
                             bool gateway, gql_tracer *tracer);
+
+/* Defines the families of gql serve's subscription events from Redis
+ * (the messages received on the subscription fields' channels, the ones
+ * rejected by reason), each series at 0. 0 or GQL_ENOMEM. */
+int gql_server_metrics_events(gql_server_metrics *sm);
 
 /* The request series' cell, found once (slow path of
  * gql_server_metrics_request); UINT32_MAX when out of memory. */

@@ -322,22 +322,25 @@ static void bury(gql_events *ev) {
 
 /* ------------------------------------------------------------ delivery */
 
-static void deliver(gql_events *ev, chan *c, gql_str message) {
+/* Hands the message to c's listeners: its fate (*why: the parser's reason
+ * when malformed). */
+static gql_events_fate deliver(gql_events *ev, chan *c, gql_str message,
+                               gql_json_error *why) {
   if (!c->listeners) {
     ev->st.unheard++;
-    return;
+    return GQL_EVENTS_UNHEARD;
   }
   if (message.len > ev->o.max_event) {
     ev->st.too_big++;
-    return;
+    return GQL_EVENTS_TOO_BIG;
   }
   gql_arena_reset(ev->arena);
   gql_json_options jo = {.max_depth = ev->o.max_depth,
                          .max_size = ev->o.max_event};
   gql_json_value *v;
-  if (gql_json_parse(ev->arena, message.ptr, message.len, &jo, &v, NULL) != 0) {
+  if (gql_json_parse(ev->arena, message.ptr, message.len, &jo, &v, why) != 0) {
     ev->st.malformed++;
-    return;
+    return GQL_EVENTS_MALFORMED;
   }
   /* Listeners added by a callback get the next event, not this one. */
   gql_events_listener *last = c->tail;
@@ -353,6 +356,7 @@ static void deliver(gql_events *ev, chan *c, gql_str message) {
   if (--ev->delivering == 0)
     bury(ev);
   gql_arena_reset(ev->arena);
+  return GQL_EVENTS_PARSED;
 }
 
 static void on_message(void *ud, gql_str channel, gql_str message) {
@@ -361,7 +365,13 @@ static void on_message(void *ud, gql_str channel, gql_str message) {
   if (!gql_strmap_get(&ev->map, channel, &idx))
     return;
   ev->st.received++;
-  deliver(ev, ev->chans[idx], message);
+  chan *c = ev->chans[idx]; /* (chans may grow during the delivery) */
+  /* (the parser words its reason only when asked) */
+  gql_json_error err;
+  gql_events_fate fate = deliver(ev, c, message, ev->o.note ? &err : NULL);
+  if (ev->o.note)
+    ev->o.note(ev->o.note_ud, (gql_str){c->name, c->len}, fate, message.len,
+               fate == GQL_EVENTS_MALFORMED ? err.message : NULL);
 }
 
 void gql_events_inject(gql_events *ev, gql_str channel, gql_str message) {

@@ -19,10 +19,29 @@
 typedef struct gql_events gql_events;
 typedef struct gql_events_listener gql_events_listener;
 
+/* What became of a message on one of a bus's channels. */
+typedef enum gql_events_fate {
+  GQL_EVENTS_PARSED,   /* handed to the listeners whose arguments match */
+  GQL_EVENTS_UNHEARD,  /* nobody listens to its channel any more */
+  GQL_EVENTS_TOO_BIG,  /* over max_event: dropped */
+  GQL_EVENTS_MALFORMED /* not JSON (or nested past max_depth): dropped */
+} gql_events_fate;
+
+/* Told of every message on one of the bus's channels once its fate is
+ * known (after its delivery): its channel, its size in bytes and, when
+ * malformed, the parser's reason ("Unexpected character 'x' at line 1,
+ * column 1"; NULL otherwise). Called on the bus's loop; it must not free
+ * the bus. The metrics and the log of dropped messages hang here. */
+typedef void (*gql_events_note_fn)(void *ud, gql_str channel,
+                                   gql_events_fate fate, size_t bytes,
+                                   const char *why);
+
 typedef struct gql_events_options {
   const char *prefix; /* of every channel (NULL: "gql:") */
   size_t max_event;   /* bytes of one message (0: 1 MiB); larger: dropped */
   uint32_t max_depth; /* JSON nesting of one message (0: 64) */
+  gql_events_note_fn note; /* NULL: none */
+  void *note_ud;
 } gql_events_options;
 
 typedef struct gql_events_stats {

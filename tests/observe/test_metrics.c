@@ -155,6 +155,11 @@ Test(metrics, a_populated_registry_passes_promtool) {
   gql_metrics_add(a, &sm.plan_hits, 7);
   gql_metrics_add(b, &sm.plan_misses, 1);
   gql_metrics_add(a, &sm.doc_hits, 9);
+  /* gql serve --redis's families, counted by two workers */
+  cr_assert_eq(gql_server_metrics_events(&sm), 0);
+  gql_metrics_add(a, &sm.redis_received, 3);
+  gql_metrics_add(b, &sm.redis_received, 4);
+  gql_metrics_add(b, &sm.redis_rejects[1], 2);
   char *s = scrape(m);
   char out[8192];
   int rc = promtool(s, out, sizeof out);
@@ -168,6 +173,11 @@ Test(metrics, a_populated_registry_passes_promtool) {
                    "gql_graphql_errors_total{code=\"bad \xef\xbf\xbd utf8\"} "
                    "2\n"));
   cr_assert(strstr(s, "gql_http_connections 2\n"));
+  cr_assert(strstr(s, "gql_subscription_redis_messages_total 7\n"));
+  cr_assert(strstr(s, "gql_subscription_redis_messages_rejected_total{reason="
+                      "\"malformed\"} 0\n"));
+  cr_assert(strstr(s, "gql_subscription_redis_messages_rejected_total{reason="
+                      "\"too_big\"} 2\n"));
   cr_assert(strstr(s, "gql_trace_spans_queued_total 0\n"));
   cr_assert(strstr(s, "# TYPE gql_trace_spans_pending gauge\n"));
   cr_assert(strstr(s, "gql_subgraph_request_duration_seconds_bucket{subgraph=\""

@@ -297,6 +297,68 @@ Test(events, oversized_and_deep_messages_are_dropped) {
   stop(&f);
 }
 
+/* What the bus's note says of each message (the metrics and the log of
+ * gql serve hang there). */
+typedef struct notes {
+  int n;
+  int fates[4];
+  char channel[64];
+  size_t bytes[8];
+  char why[8][160];
+} notes;
+
+static void on_note(void *ud, gql_str channel, gql_events_fate fate,
+                    size_t bytes, const char *why) {
+  notes *ns = ud;
+  cr_assert_lt((unsigned)fate, 4);
+  ns->fates[fate]++;
+  snprintf(ns->channel, sizeof ns->channel, "%.*s", (int)channel.len,
+           channel.ptr);
+  if (ns->n < 8) {
+    ns->bytes[ns->n] = bytes;
+    snprintf(ns->why[ns->n], sizeof ns->why[0], "%s", why ? why : "(null)");
+  }
+  ns->n++;
+}
+
+Test(events, every_message_on_a_channel_is_noted_with_its_fate) {
+  fixture f;
+  start(&f, 0);
+  gql_events_free(f.ev);
+  notes ns = {0};
+  gql_events_options o = {.max_event = 64, .note = on_note, .note_ud = &ns};
+  cr_assert_eq(gql_events_new(f.r, &o, &f.ev), 0);
+  got g = {0};
+  gql_events_listener *l =
+      gql_events_listen(f.ev, GQL_STR("f"), NULL, on_event, &g);
+  char big[65];
+  memset(big, ' ', sizeof big);
+  big[0] = '1';
+  gql_events_inject(f.ev, GQL_STR("gql:f"), GQL_STR("nope"));
+  gql_events_inject(f.ev, GQL_STR("gql:f"), (gql_str){big, sizeof big});
+  gql_events_inject(f.ev, GQL_STR("gql:f"), GQL_STR("{\"a\":1}"));
+  gql_events_inject(f.ev, GQL_STR("gql:other"), GQL_STR("1")); /* not ours */
+  gql_events_unlisten(l);
+  gql_events_inject(f.ev, GQL_STR("gql:f"), GQL_STR("2"));
+  cr_assert_eq(g.n, 1);
+  cr_assert_eq(ns.n, 4, "one note per message on our channels");
+  cr_assert_eq(ns.fates[GQL_EVENTS_MALFORMED], 1);
+  cr_assert_eq(ns.fates[GQL_EVENTS_TOO_BIG], 1);
+  cr_assert_eq(ns.fates[GQL_EVENTS_PARSED], 1);
+  cr_assert_eq(ns.fates[GQL_EVENTS_UNHEARD], 1);
+  cr_assert_str_eq(ns.channel, "gql:f");
+  cr_assert_eq(ns.bytes[0], 4);
+  cr_assert_eq(ns.bytes[1], 65);
+  cr_assert_eq(ns.bytes[2], 7);
+  cr_assert_str_eq(ns.why[0], "Unexpected character 'o' at line 1, column 2");
+  cr_assert_str_eq(ns.why[1], "(null)");
+  cr_assert_str_eq(ns.why[2], "(null)");
+  gql_events_stats st;
+  gql_events_stats_get(f.ev, &st);
+  cr_assert_eq(st.received, 4);
+  stop(&f);
+}
+
 Test(events, a_restarted_redis_is_resubscribed_with_backoff) {
   fixture f;
   start(&f, 0);
