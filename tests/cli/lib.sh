@@ -33,6 +33,31 @@ serve() {
   return 1
 }
 
+# chat_schema [ROOM]: the subscription tests' schema in $tmp/chat.graphql
+# (Subscription.messages(room:) of Message { room: ROOM, text: String! },
+# ROOM String by default) and its query data in $tmp/data.json.
+chat_schema() {
+  cat >"$tmp/chat.graphql" <<GQL
+type Query { ok: Boolean }
+type Message { room: ${1:-String}, text: String! }
+type Subscription { messages(room: String): Message }
+GQL
+  echo '{"ok":true}' >"$tmp/data.json"
+}
+
+# stop_cleanly PID...: SIGTERM to each gql serve, each to exit 0 within
+# 10 s (FAIL with the servers' stderr otherwise).
+stop_cleanly() {
+  local p rc
+  for p in "$@"; do
+    kill -TERM "$p"
+    rc=0
+    timeout 10 tail --pid="$p" -f /dev/null || rc=1
+    wait "$p" || rc=$?
+    [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
+  done
+}
+
 # start_redis: redis-server on $rport (a free port when unset; the same one
 # again after a kill, for the tests that restart it), its pid in $rpid;
 # FAIL and exit when it does not answer PING.

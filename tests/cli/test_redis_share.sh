@@ -32,12 +32,7 @@ expect_clients() {
   return 1
 }
 
-cat >"$tmp/chat.graphql" <<'GQL'
-type Query { ok: Boolean }
-type Message { room: String!, text: String! }
-type Subscription { messages(room: String): Message }
-GQL
-echo '{"ok":true}' >"$tmp/data.json"
+chat_schema String!
 printf 'type Query { ok: Boolean }\n' >"$tmp/plain.graphql"
 
 # no APQ, no subscription yet: nothing connects

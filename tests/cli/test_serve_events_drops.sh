@@ -20,12 +20,7 @@ command -v promtool >/dev/null || { echo "FAIL: promtool missing (scripts/deps.s
 expect() { [[ $2 == "$3" ]] && ok || fail "$1: got '$2', expected '$3'"; }
 
 start_redis
-cat >"$tmp/chat.graphql" <<'GQL'
-type Query { ok: Boolean }
-type Message { room: String, text: String! }
-type Subscription { messages(room: String): Message }
-GQL
-echo '{"ok":true}' >"$tmp/data.json"
+chat_schema
 serve a --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" || exit 1
 pa=$pid porta=$port
 
@@ -170,13 +165,7 @@ rc=$?
 [[ $rc != 0 ]] && grep -q "subscription.max_event needs a byte size from 64" "$tmp/bad.out" && ok ||
   fail "max_event: 10: exit $rc, $(cat "$tmp/bad.out")"
 
-for p in "$pa" "$pj"; do
-  kill -TERM "$p"
-  rc=0
-  timeout 10 tail --pid="$p" -f /dev/null || rc=1
-  wait "$p" || rc=$?
-  [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
-done
+stop_cleanly "$pa" "$pj"
 kill "$rpid" 2>/dev/null
 
 echo "passed $passed, failed $failures"

@@ -18,12 +18,7 @@ subscription_peers
 start_redis
 echo "$rpid" >"$tmp/redis.pid"
 
-cat >"$tmp/chat.graphql" <<'GQL'
-type Query { ok: Boolean }
-type Message { room: String!, text: String! }
-type Subscription { messages(room: String): Message }
-GQL
-echo '{"ok":true}' >"$tmp/data.json"
+chat_schema String!
 serve a --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" || exit 1
 pa=$pid porta=$port
 cat >"$tmp/redis.yaml" <<YAML
@@ -105,13 +100,7 @@ else
 fi
 pids+=("$(cat "$tmp/redis.pid")")
 
-for p in "$pa" "$pb" "$pn" "$pl" "$po" "$pf" "$pof"; do
-  kill -TERM "$p"
-  rc=0
-  timeout 10 tail --pid="$p" -f /dev/null || rc=1
-  wait "$p" || rc=$?
-  [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
-done
+stop_cleanly "$pa" "$pb" "$pn" "$pl" "$po" "$pf" "$pof"
 kill "$(cat "$tmp/redis.pid")" 2>/dev/null
 
 echo "passed $passed, failed $failures"

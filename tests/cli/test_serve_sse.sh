@@ -17,12 +17,7 @@ subscription_peers
 
 start_redis
 
-cat >"$tmp/chat.graphql" <<'GQL'
-type Query { ok: Boolean }
-type Message { room: String, text: String! }
-type Subscription { messages(room: String): Message }
-GQL
-echo '{"ok":true}' >"$tmp/data.json"
+chat_schema
 cat >"$tmp/one.yaml" <<YAML
 redis:
   url: redis://127.0.0.1:$rport
@@ -50,13 +45,7 @@ for _ in $(seq 200); do
   grep -q '^HTTP/1.1 200' "$tmp/open.head" 2>/dev/null && break
   sleep 0.05
 done
-for p in "$pa" "$pn"; do
-  kill -TERM "$p"
-  rc=0
-  timeout 10 tail --pid="$p" -f /dev/null || rc=1
-  wait "$p" || rc=$?
-  [[ $rc == 0 ]] || fail "gql serve ($p) did not stop cleanly on SIGTERM (rc $rc): $(cat "$tmp"/*.err)"
-done
+stop_cleanly "$pa" "$pn"
 timeout 5 tail --pid="$cpid" -f /dev/null || fail "the open stream did not end at the stop"
 grep -q "event: complete" "$tmp/open.out" || fail "the open stream did not complete: $(cat "$tmp/open.out")"
 kill "$rpid" 2>/dev/null

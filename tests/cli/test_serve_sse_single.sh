@@ -31,12 +31,7 @@ subscription_peers
 
 start_redis
 
-cat >"$tmp/chat.graphql" <<'GQL'
-type Query { ok: Boolean }
-type Message { room: String, text: String! }
-type Subscription { messages(room: String): Message }
-GQL
-echo '{"ok":true}' >"$tmp/data.json"
+chat_schema
 serve a --schema "$tmp/chat.graphql" --data "$tmp/data.json" --redis "redis://127.0.0.1:$rport" \
   --log-level debug || exit 1
 pa=$pid porta=$port
