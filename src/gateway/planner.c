@@ -883,11 +883,11 @@ static int place_abstract(gw_planner *p, pos *aps, const gql_gw_sel *parent,
     typed |= typed_view(&aps->g[i]);
   uint32_t nc = 0;
   for (const gql_gw_sel *c = parent->first; c; c = c->next, nc++)
-    if (is_typename(c)
-            ? !internal
-            : !c->denied && (!pl_common(p, x, c) || (c->cond && c->cond != x) ||
-                             (c->cond2 && c->cond2 != x)))
-      need = true; /* the projection needs the objects' concrete types */
+    if (is_typename(c) ? !internal
+                       : !pl_common(p, x, c) || (c->cond && c->cond != x) ||
+                             (c->cond2 && c->cond2 != x))
+      need = true; /* the projection needs the objects' concrete types (a
+                      denied field's too: whether its null applies) */
   int rc = 0;
   if (need && !typed) {
     aps->pseudo = true;

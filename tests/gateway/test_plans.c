@@ -439,5 +439,31 @@ Test(plans, an_interface_field_is_fetched_while_some_type_shows_it) {
   gql_gw_plan *doc =
       gw_plan(sg, arena, "{ node { id ... on Doc { owner } } }", NULL);
   gw_expect_op(plan_for(doc, NULL, 0), "a", 1, "query{node{__typename id}}");
+  /* nothing else asked: still each object's type, which tells the
+   * projection where the denied field's null and error go */
+  gql_gw_plan *alone =
+      gw_plan(sg, arena, "{ node { ... on Doc { owner } } }", NULL);
+  gw_expect_op(plan_for(alone, NULL, 0), "a", 1, "query{node{__typename}}");
+  /* (gql_gw_execute's request is anonymous: a Doc's owner is null with
+   * the error, a Pic has no field) */
+  const char *doc_answer[] = {"{\"data\":{\"node\":{\"__typename\":\"Doc\"}}}"},
+             *pic_answer[] = {"{\"data\":{\"node\":{\"__typename\":\"Pic\"}}}"};
+  const char *const *answers[] = {doc_answer, pic_answer};
+  const char *want[] = {
+      "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":"
+      "[\"node\",\"owner\"],\"extensions\":{\"code\":"
+      "\"UNAUTHORIZED_FIELD_OR_TYPE\"}}],\"data\":{\"node\":{\"owner\":null}}}",
+      "{\"data\":{\"node\":{}}}"};
+  for (int k = 0; k < 2; k++) {
+    gql_buf out;
+    gql_buf_init(&out, NULL);
+    cr_assert_eq(gql_gw_execute(plan_for(alone, NULL, 0), NULL, arena,
+                                gw_canned, (void *)answers[k], &out, NULL),
+                 0);
+    char *got = gw_cstr((gql_str){out.data, out.len});
+    cr_expect_str_eq(got, want[k]);
+    free(got);
+    gql_buf_free(&out);
+  }
   gql_supergraph_free(sg);
 }
