@@ -42,5 +42,6 @@ bool gql_gw_allowed(const gql_gw_who *who, const gql_gw_field *f) {
   if (!who)
     who = &anonymous;
   return access_ok(who, &f->access) &&
-         (!f->named || access_ok(who, &f->named->access));
+         (!f->named || access_ok(who, &f->named->access)) &&
+         (!f->parent || access_ok(who, &f->parent->access));
 }

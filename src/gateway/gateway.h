@@ -181,7 +181,8 @@ typedef struct gql_gw_field {
   uint32_t ngraphs;
   bool all_graphs;
   bool inaccessible;
-  bool guarded; /* access (or its type's) asks for something */
+  bool guarded; /* access (its own, its type's or its parent type's) asks
+                   for something */
   gql_gw_access access;
   const gql_gw_type *parent;
 } gql_gw_field;
@@ -403,7 +404,9 @@ int gql_gw_plan_for(const gql_gw_plan *plan, const gql_value *variables,
                     const gql_gw_plan **out, const char **err);
 
 /* Whether `who` (NULL: anonymous) may see field f: its @authenticated /
- * @requiresScopes and its type's (access.c). */
+ * @requiresScopes, its type's and its parent type's (a field of a guarded
+ * type is guarded, as Router filters fragments on such a type and a root
+ * type's fields when the root type is guarded) (access.c). */
 bool gql_gw_allowed(const gql_gw_who *who, const struct gql_gw_field *f);
 
 /* Draws the override labels of one request (percent(N): on with

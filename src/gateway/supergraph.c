@@ -474,7 +474,8 @@ static int link_types(loader *l) {
       f->named = gql_supergraph_type(sg, f->type_name);
       f->guarded = f->access.authenticated || f->access.nscope_sets ||
                    (f->named && (f->named->access.authenticated ||
-                                 f->named->access.nscope_sets));
+                                 f->named->access.nscope_sets)) ||
+                   t->access.authenticated || t->access.nscope_sets;
       for (uint32_t k = 0; k < f->ngraphs; k++) {
         gql_gw_field_graph *fg = &f->graphs[k];
         if (!fg->type) {

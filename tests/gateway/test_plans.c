@@ -376,6 +376,9 @@ static const char *AUTH_SG =
     "  owner: String @authenticated\n}\n"
     "type Pic implements Node @join__implements(graph: A, interface: "
     "\"Node\") @join__type(graph: A) {\n  id: ID!\n  owner: String\n}\n"
+    "type Vault implements Node @join__implements(graph: A, interface: "
+    "\"Node\") @join__type(graph: A) @authenticated {\n  id: ID!\n"
+    "  owner: String\n}\n"
     "type User @join__type(graph: A, key: \"id\") @join__type(graph: B, "
     "key: \"id\") {\n  id: ID!\n  name: String @join__field(graph: A)\n"
     "  email: String @join__field(graph: B) @authenticated\n"
@@ -465,5 +468,69 @@ Test(plans, an_interface_field_is_fetched_while_some_type_shows_it) {
     free(got);
     gql_buf_free(&out);
   }
+  gql_supergraph_free(sg);
+}
+
+/* A guarded object type (Vault) guards its own fields: a fragment on it
+ * is not fetched, and an interface field is judged on each object by its
+ * type, whose __typename is therefore always asked. */
+static char *run_plan(const gql_gw_plan *p, const char *answer) {
+  const char *answers[] = {answer};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL),
+      0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  gql_buf_free(&out);
+  return got;
+}
+
+Test(plans, the_fields_of_a_guarded_type_are_guarded) {
+  gql_supergraph *sg = gw_load_text(AUTH_SG);
+  gql_gw_plan *frag =
+      gw_plan(sg, arena, "{ node { ... on Vault { owner } } }", NULL);
+  gw_expect_op(plan_for(frag, NULL, 0), "a", 1, "query{node{__typename}}");
+  char *got = run_plan(plan_for(frag, NULL, 0),
+                       "{\"data\":{\"node\":{\"__typename\":\"Vault\"}}}");
+  cr_expect_str_eq(
+      got, "{\"errors\":[{\"message\":\"Unauthorized field or type\","
+           "\"path\":[\"node\",\"owner\"],\"extensions\":{\"code\":"
+           "\"UNAUTHORIZED_FIELD_OR_TYPE\"}}],\"data\":{\"node\":{\"owner\":"
+           "null}}}");
+  free(got);
+  gql_gw_who user = {true, GQL_STR("")};
+  gw_expect_op(plan_for_who(frag, NULL, 0, &user), "a", 1,
+               "query{node{__typename ...on Vault{owner}}}");
+  /* an interface field: a Vault's id is not shown (id is non-null: the
+   * node is null), a Pic's is */
+  gql_gw_plan *ids = gw_plan(sg, arena, "{ node { id } }", NULL);
+  gw_expect_op(ids, "a", 1, "query{node{__typename id}}");
+  got = run_plan(ids, "{\"data\":{\"node\":{\"__typename\":\"Vault\",\"id\":"
+                      "\"v1\"}}}");
+  cr_expect_str_eq(
+      got, "{\"errors\":[{\"message\":\"Unauthorized field or type\","
+           "\"path\":[\"node\",\"id\"],\"extensions\":{\"code\":"
+           "\"UNAUTHORIZED_FIELD_OR_TYPE\"}}],\"data\":{\"node\":null}}");
+  free(got);
+  got = run_plan(
+      ids, "{\"data\":{\"node\":{\"__typename\":\"Pic\",\"id\":\"p1\"}}}");
+  cr_expect_str_eq(got, "{\"data\":{\"node\":{\"id\":\"p1\"}}}");
+  free(got);
+  gql_supergraph_free(sg);
+}
+
+Test(plans, a_guarded_root_type_runs_nothing_for_an_anonymous_request) {
+  static const char *GUARDED_MUTATION =
+      "directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | "
+      "SCALAR | ENUM\n"
+      "enum join__Graph { A @join__graph(name: \"a\", url: \"http://a\") }\n"
+      "type Query @join__type(graph: A) { x: Int }\n"
+      "type Mutation @join__type(graph: A) @authenticated { ping: String }\n";
+  gql_supergraph *sg = gw_load_text(GUARDED_MUTATION);
+  gql_gw_plan *base = gw_plan(sg, arena, "mutation { ping }", NULL);
+  cr_expect_eq(plan_for(base, NULL, 0)->nbatches, 0);
+  gql_gw_who user = {true, GQL_STR("")};
+  gw_expect_op(plan_for_who(base, NULL, 0, &user), "a", 1, "mutation{ping}");
   gql_supergraph_free(sg);
 }
