@@ -47,8 +47,8 @@ static void measure_line(gql_cli_cost_report *cr, gql_str operation,
              (unsigned long long)held);
   int n = operation.len > 100 ? 100 : (int)operation.len;
   gql_cli_log(cr->http, GQL_HTTP_LOG_WARN,
-              "demand control (measure): operation %.*s estimated cost %.17g "
-              "exceeds the maximum %.17g; it ran, enforce would refuse "
+              "demand control (measure): operation %.*s estimated cost %.15g "
+              "exceeds the maximum %.15g; it ran, enforce would refuse "
               "it%s",
               n ? n : 1, n ? operation.ptr : "-", cost, max, more);
 }
