@@ -530,6 +530,10 @@ GQL_API void gql_http_request_set_claims(gql_http_request *r,
  * per-generation settings from (hot reload), without a lock. A request in
  * flight keeps its generation until its response is written. */
 GQL_API void *gql_http_request_generation(const gql_http_request *r);
+/* The observer's state for the worker thread serving the request
+ * (gql_http_observer.worker_start's; NULL without it): for a hook or an
+ * admission that counts into that worker's metrics. */
+GQL_API void *gql_http_request_observer(const gql_http_request *r);
 /* Adds a header to the response (name and value copied; no CR or LF
  * allowed). 0, GQL_EINVAL or GQL_ENOMEM. */
 GQL_API int gql_http_request_add_header(gql_http_request *r, const char *name,

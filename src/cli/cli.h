@@ -93,6 +93,13 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
 struct gql_jwt_verifier;
 struct gql_jwt_verifier *gql_cli_jwt_verifier(const char *cmd,
                                               const gql_settings *st);
+/* A log line of the server's own at `level` (server_log.c), routed as
+ * the server's lines are (gql_http_log): the observer's log when it has
+ * one (JSON lines, --log-format json), else "NAME: LEVEL: message" on
+ * o->log (stderr); nothing below the log level (warn unless set). `o` is
+ * read now: its observer may be set after the caller keeps it. */
+void gql_cli_log(const struct gql_http_options *o, gql_http_log_level level,
+                 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Hot reload (reload.c): the files of gql serve (schema, or the Star Wars
  * demo, and data) or of gql gateway (supergraph), loaded as a generation
  * at start and again on SIGHUP or when they or the --config file change.
@@ -152,6 +159,10 @@ typedef struct gql_cli_observer {
 int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
                           const char *name, bool gateway, gql_tracer *tracer);
 void gql_cli_observer_free(gql_cli_observer *o);
+/* The shard of an observer's worker (gql_http_request_observer's), *sm
+ * its families; NULL without a worker or with metrics off. */
+gql_metrics_shard *gql_cli_observer_shard(void *worker,
+                                          gql_server_metrics **sm);
 /* The --trace-* options gql serve and gql gateway share (tracing.c):
  * argv[*i] taken into st->trace (1), not one (0), a bad value (-1). */
 int gql_cli_trace_flag(const char *cmd, gql_settings *st, int argc, char **argv,
@@ -235,12 +246,31 @@ bool gql_cli_demand_control_init(const char *cmd, const gql_settings *st,
                                  const char *weights_sdl, size_t weights_len,
                                  gql_cli_demand_control **out);
 void gql_cli_demand_control_free(gql_cli_demand_control *dc);
-/* The admission's verdict (gql_http_admission.admit) under `dc`. */
-const char *gql_cli_demand_control_admit(gql_cli_demand_control *dc,
-                                         gql_http_request *r,
-                                         const gql_prepared *p,
-                                         const gql_value *variables,
-                                         size_t *len);
+/* What demand control tells operators (cost_report.c): each estimate
+ * counted on /metrics in the worker's shard (gql_cost_requests_total
+ * {result,mode}, gql_cost_estimated{result}); in measure mode, each
+ * operation over the maximum that runs anyway a warning line, at most one
+ * every 10 s with the count held back since. `http`'s log settings and
+ * observer are read when reporting. */
+typedef struct gql_cli_cost_report {
+  const struct gql_http_options *http;
+  bool limiting; /* lines is set up */
+  gql_log_limit lines;
+} gql_cli_cost_report;
+void gql_cli_cost_report_init(gql_cli_cost_report *cr,
+                              const struct gql_http_options *o);
+void gql_cli_cost_report_free(gql_cli_cost_report *cr);
+/* One estimate of the request's operation (`operation` its name, may be
+ * empty), under a maximum `max` in mode enforce or measure. */
+void gql_cli_cost_report_estimate(gql_cli_cost_report *cr, gql_http_request *r,
+                                  gql_str operation, bool enforce,
+                                  gql_cost_result result, double cost,
+                                  double max);
+/* The admission's verdict (gql_http_admission.admit) under `dc`, told to
+ * `cr`. */
+const char *gql_cli_demand_control_admit(
+    gql_cli_demand_control *dc, gql_cli_cost_report *cr, gql_http_request *r,
+    const gql_prepared *p, const gql_value *variables, size_t *len);
 
 /* GraphiQL (graphiql_setup.c): --no-graphiql, --graphiql-assets DIR|URL;
  * sets o->pages unless turned off; false after printing why. */
@@ -284,7 +314,8 @@ typedef struct gql_cli_hooks {
   gql_cli_redis *redis;         /* --redis URL's clients (NULL: none) */
   gql_cli_persisted *persisted;
   gql_cli_graphiql *graphiql;
-  gql_cli_live *first; /* the settings at start: the first generation's */
+  gql_cli_live *first;      /* the settings at start: the first generation's */
+  gql_cli_cost_report cost; /* demand control's metrics and lines */
 } gql_cli_hooks;
 /* Sets o->hooks and o->admission (CORS, authentication and demand control
  * as each generation's settings say: gql_cli_live_of); false after

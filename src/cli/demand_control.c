@@ -4,7 +4,9 @@
  * each generation's schema (the gateway's: the supergraph's API schema,
  * with the @cost / @listSize composition kept), the limits from its
  * settings (hot reload builds one per generation: gql_cli_live.dc); each
- * request's operation is estimated with its variables before it runs. */
+ * request's operation is estimated with its variables before it runs, and
+ * the outcome told to gql_cli_cost_report_estimate (cost_report.c: /metrics,
+ * and measure mode's rate-limited lines). */
 #include "cli.h"
 #include "execution/exec.h"
 #include "validation/cost.h"
@@ -55,38 +57,33 @@ int gql_cli_demand_control_flag(const char *cmd, gql_settings *st, int argc,
   return 1;
 }
 
-const char *gql_cli_demand_control_admit(gql_cli_demand_control *dc,
-                                         gql_http_request *r,
-                                         const gql_prepared *p,
-                                         const gql_value *variables,
-                                         size_t *len) {
+const char *gql_cli_demand_control_admit(
+    gql_cli_demand_control *dc, gql_cli_cost_report *cr, gql_http_request *r,
+    const gql_prepared *p, const gql_value *variables, size_t *len) {
   gql_arena *a = gql_http_request_arena(r);
   double cost = 0;
   const char *error = NULL;
   int rc =
       gql_cost_estimate(dc->cs, p->doc, p->op, variables, a, &cost, &error);
+  gql_str name = {p->op->name.ptr, p->op->name.ptr ? p->op->name.len : 0};
+  gql_cost_result result = rc < 0 ? GQL_COST_QUERY_PARSE_FAILURE
+                           : dc->max > 0 && cost > dc->max
+                               ? GQL_COST_ESTIMATED_TOO_EXPENSIVE
+                               : GQL_COST_OK;
+  gql_cli_cost_report_estimate(cr, r, name, dc->enforce, result, cost, dc->max);
+  if (result == GQL_COST_OK ||
+      (result == GQL_COST_ESTIMATED_TOO_EXPENSIVE && !dc->enforce))
+    return NULL; /* measure: Router runs it and reports the estimate */
   gql_buf b;
   gql_buf_init(&b, NULL);
-  if (rc < 0) {
+  if (rc < 0)
     gql_cost_failure_json(error              ? error
                           : rc == GQL_ELIMIT ? "The operation is too "
                                                "complex to estimate."
                                              : gql_strerror(rc),
                           &b);
-  } else if (dc->max > 0 && cost > dc->max) {
-    if (!dc->enforce) { /* measure: Router runs it and reports the estimate */
-      fprintf(stderr,
-              "gql: demand control (measure): estimated cost %g exceeds the "
-              "maximum %g\n",
-              cost, dc->max);
-      gql_buf_free(&b);
-      return NULL;
-    }
+  else
     gql_cost_too_expensive_json(cost, dc->max, &b);
-  } else {
-    gql_buf_free(&b);
-    return NULL;
-  }
   char *body = b.data ? gql_arena_alloc(a, b.len) : NULL;
   if (body)
     memcpy(body, b.data, b.len);

@@ -44,6 +44,15 @@ static void worker_free(void *worker) {
   free(w); /* the shard is the registry's */
 }
 
+gql_metrics_shard *gql_cli_observer_shard(void *worker,
+                                          gql_server_metrics **sm) {
+  obs_worker *w = worker;
+  if (!w || !w->sh)
+    return NULL;
+  *sm = &w->o->sm;
+  return w->sh;
+}
+
 static void count_code(obs_worker *w, gql_str code) {
   if (code.len > CODE_MAX)
     code.len = CODE_MAX;
@@ -168,6 +177,11 @@ int gql_cli_observer_init(gql_cli_observer *o, const gql_settings *st,
     if (!(o->metrics = gql_metrics_new()))
       return GQL_ENOMEM;
     int rc = gql_server_metrics_init(&o->sm, o->metrics, gateway, tracer);
+    /* demand control's families at 0 from the start (a reload that turns
+     * it on defines them at its first estimate: gql_cli_cost_report_estimate)
+     */
+    if (rc == 0 && st->demand_control.enabled)
+      rc = gql_server_metrics_cost(&o->sm);
     if (rc < 0) {
       gql_metrics_free(o->metrics);
       o->metrics = NULL;

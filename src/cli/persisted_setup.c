@@ -16,6 +16,7 @@ struct gql_cli_persisted {
   gql_cli_redis *redis; /* NULL: no Redis */
   uint32_t redis_timeout_ms;
   bool log_unknown;
+  const gql_http_options *http; /* its log settings, read when logging */
 };
 
 typedef struct pq_worker {
@@ -172,8 +173,8 @@ static int answer(const gql_cli_persisted *p, gql_http_request *r,
   }
   if (p->log_unknown && (dec->error == GQL_PQ_ENOT_IN_LIST ||
                          dec->error == GQL_PQ_ENOT_IN_SAFELIST))
-    fprintf(stderr, "gql: persisted queries: %s (%s)\n",
-            gql_pq_error_code(dec->error), dec->message);
+    gql_cli_log(p->http, GQL_HTTP_LOG_WARN, "persisted queries: %s (%s)",
+                gql_pq_error_code(dec->error), dec->message);
   gql_buf b;
   gql_buf_init(&b, NULL);
   gql_pq_error_json(dec, &b);
@@ -286,6 +287,7 @@ bool gql_cli_persisted_init(const char *cmd, const gql_settings *st,
   p->redis = c->apq ? redis : NULL; /* its URL was checked */
   p->redis_timeout_ms = (uint32_t)st->redis_timeout_ms;
   p->log_unknown = c->log_unknown;
+  p->http = o;
   p->documents = (gql_http_documents){.ud = p,
                                       .worker_start = worker_start,
                                       .worker_stop = worker_stop,
@@ -325,6 +327,7 @@ gql_cli_persisted *gql_cli_persisted_reload(const char *cmd,
                                : c->require_id ? GQL_PQ_SAFELIST_REQUIRE_ID
                                                : GQL_PQ_SAFELIST_ON};
   p->log_unknown = c->log_unknown;
+  p->http = first->http;
   return p;
 }
 

@@ -193,16 +193,21 @@ static void on_execute(void *wp, gql_http_request *r) {
 
 static const char *admit(void *ud, gql_http_request *r, const gql_prepared *p,
                          const gql_value *variables, size_t *len) {
-  const gql_cli_live *l = gql_cli_live_of(ud, r);
-  return l->dc ? gql_cli_demand_control_admit(l->dc, r, p, variables, len)
+  gql_cli_hooks *h = ud;
+  const gql_cli_live *l = gql_cli_live_of(h, r);
+  return l->dc ? gql_cli_demand_control_admit(l->dc, &h->cost, r, p, variables,
+                                              len)
                : NULL;
 }
 
 bool gql_cli_hooks_init(const char *cmd, const gql_settings *st,
                         gql_cli_hooks *h, gql_http_options *o) {
   *h = (gql_cli_hooks){0};
-  if (!(h->first = gql_cli_live_new(cmd, st, NULL, 1)))
+  gql_cli_cost_report_init(&h->cost, o);
+  if (!(h->first = gql_cli_live_new(cmd, st, NULL, 1))) {
+    gql_cli_cost_report_free(&h->cost);
     return false;
+  }
   if (st->redis_url) { /* a bad URL stops the start, not the first worker */
     gql_redis_url u;
     char err[256];
@@ -245,6 +250,7 @@ void gql_cli_hooks_free(gql_cli_hooks *h) {
   h->graphiql = NULL;
   gql_cli_redis_free(h->redis);
   h->redis = NULL;
+  gql_cli_cost_report_free(&h->cost);
 }
 
 const gql_json_value *gql_cli_request_claims(const gql_http_request *r) {

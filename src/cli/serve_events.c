@@ -27,7 +27,6 @@
 #include "pubsub/events.h"
 #include "schema/schema.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -57,26 +56,6 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   return w;
 }
 
-/* A message line as the server writes its own (gql_http_log): through the
- * observer (JSON lines) or as text, when the log level lets it through. */
-static void log_line(const gql_http_options *o, gql_http_log_level level,
-                     const char *fmt, ...) {
-  if (level > (o->log_level_set ? o->log_level : GQL_HTTP_LOG_WARN))
-    return;
-  static const char *const names[] = {"error", "warn", "info", "debug"};
-  char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  const gql_http_observer *ob = o->observer;
-  if (ob && ob->log)
-    ob->log(ob->ud, level, line, NULL);
-  else /* one call: lines do not interleave */
-    fprintf(o->log ? o->log : stderr, "%s: %s: %s\n",
-            o->log_name ? o->log_name : "gql serve", names[level], line);
-}
-
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -100,15 +79,15 @@ static void log_drop(gql_cli_serve_events *se, gql_str channel,
              (unsigned long long)held);
   int n = channel.len > 300 ? 300 : (int)channel.len;
   if (fate == GQL_EVENTS_TOO_BIG)
-    log_line(se->http, GQL_HTTP_LOG_WARN,
-             "subscription event dropped (too_big): Redis channel %.*s, %zu "
-             "bytes, over the limit of %zu bytes%s",
-             n, channel.ptr, bytes, se->max_event, more);
+    gql_cli_log(se->http, GQL_HTTP_LOG_WARN,
+                "subscription event dropped (too_big): Redis channel %.*s, %zu "
+                "bytes, over the limit of %zu bytes%s",
+                n, channel.ptr, bytes, se->max_event, more);
   else
-    log_line(se->http, GQL_HTTP_LOG_WARN,
-             "subscription event dropped (malformed): Redis channel %.*s, "
-             "%zu bytes, not JSON: %s%s",
-             n, channel.ptr, bytes, why ? why : "", more);
+    gql_cli_log(se->http, GQL_HTTP_LOG_WARN,
+                "subscription event dropped (malformed): Redis channel %.*s, "
+                "%zu bytes, not JSON: %s%s",
+                n, channel.ptr, bytes, why ? why : "", more);
 }
 
 /* The bus's note of each message on its channels (on the worker's loop):

@@ -878,6 +878,10 @@ void *gql_http_request_generation(const gql_http_request *r) {
   return p ? p->gen->g.ud : NULL;
 }
 
+void *gql_http_request_observer(const gql_http_request *r) {
+  return r->conn ? r->conn->x->obs_worker : NULL;
+}
+
 int gql_http_request_add_header(gql_http_request *r, const char *name,
                                 const char *value) {
   size_t nl = strlen(name), vl = strlen(value);

@@ -84,15 +84,16 @@ static bool name_ok(const char *s, bool colon) {
 
 static int add_family(gql_metrics *m, const gql_metric_def *def,
                       gql_metric_collect_fn collect, void *ud) {
+  bool hist =
+      def->kind == GQL_METRIC_HISTOGRAM || def->kind == GQL_METRIC_VALUES;
   if (!name_ok(def->name, true) || !def->help ||
-      def->kind > GQL_METRIC_HISTOGRAM || (def->nlabels && !def->labels) ||
-      (collect && def->kind == GQL_METRIC_HISTOGRAM))
+      def->kind > GQL_METRIC_VALUES || (def->nlabels && !def->labels) ||
+      (collect && hist))
     return -1;
   for (uint32_t i = 0; i < def->nlabels; i++)
     if (!name_ok(def->labels[i], false) ||
         strncmp(def->labels[i], "__", 2) == 0 ||
-        (def->kind == GQL_METRIC_HISTOGRAM &&
-         strcmp(def->labels[i], "le") == 0))
+        (hist && strcmp(def->labels[i], "le") == 0))
       return -1;
   family f = {.def = *def, .collect = collect, .ud = ud, .width = 1};
   if (!f.def.max_series)
@@ -114,6 +115,14 @@ static int add_family(gql_metrics *m, const gql_metric_def *def,
       f.bounds[i] = (uint64_t)llround(b * 1e9);
     }
     f.width = f.def.nbuckets + 2; /* the buckets, +Inf, the sum */
+  } else if (def->kind == GQL_METRIC_VALUES) {
+    if (!def->buckets || !def->nbuckets)
+      return -1;
+    for (uint32_t i = 0; i < def->nbuckets; i++)
+      if (!isfinite(def->buckets[i]) ||
+          (i && !(def->buckets[i] > def->buckets[i - 1])))
+        return -1;
+    f.width = f.def.nbuckets + 2; /* the buckets, +Inf, the sum's bits */
   }
   pthread_mutex_lock(&m->mu);
   int idx = -1;
@@ -262,9 +271,11 @@ bool gql_metrics_series(gql_metrics *m, int fi, const gql_str *values,
     }
   }
   if (s)
-    *out = (gql_metric_series){.cell = s->cell,
-                               .nbounds = f->bounds ? f->def.nbuckets : 0,
-                               .bounds = f->bounds};
+    *out = (gql_metric_series){
+        .cell = s->cell,
+        .nbounds = f->width > 1 ? f->def.nbuckets : 0,
+        .bounds = f->bounds,
+        .values = f->def.kind == GQL_METRIC_VALUES ? f->def.buckets : NULL};
   pthread_mutex_unlock(&m->mu);
   gql_arena_free(tmp);
   return s != NULL;
@@ -362,6 +373,24 @@ static uint64_t sum_cell(const gql_metrics *m, uint32_t cell) {
   return v;
 }
 
+/* A GQL_METRIC_VALUES sum (a double's bits in each shard) over the
+ * shards (lock held). */
+static double sum_values(const gql_metrics *m, uint32_t cell) {
+  double v = 0;
+  for (gql_metrics_shard *sh = m->shards; sh; sh = sh->next) {
+    gql_metric_page *p = atomic_load_explicit(
+        &sh->pages[cell / GQL_METRIC_CELLS_PAGE], memory_order_acquire);
+    if (!p)
+      continue;
+    uint64_t bits = atomic_load_explicit(&p->c[cell % GQL_METRIC_CELLS_PAGE],
+                                         memory_order_relaxed);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    v += d;
+  }
+  return v;
+}
+
 static void put_u64(gql_buf *b, uint64_t v) {
   char d[24];
   int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v);
@@ -369,7 +398,8 @@ static void put_u64(gql_buf *b, uint64_t v) {
 }
 
 static void write_family(gql_metrics *m, const family *f, gql_buf *b) {
-  static const char *const types[] = {"counter", "gauge", "histogram"};
+  static const char *const types[] = {"counter", "gauge", "histogram",
+                                      "histogram"};
   gql_buf_puts(b, "# HELP ");
   gql_buf_puts(b, f->def.name);
   gql_buf_putc(b, ' ');
@@ -420,7 +450,10 @@ static void write_family(gql_metrics *m, const family *f, gql_buf *b) {
         gql_buf_putc(b, '\n');
       }
       put_series(b, f, "_sum", s->values, NULL);
-      put_seconds(b, sum_cell(m, s->cell + f->def.nbuckets + 1));
+      if (f->def.kind == GQL_METRIC_VALUES)
+        put_double(b, sum_values(m, s->cell + f->def.nbuckets + 1));
+      else
+        put_seconds(b, sum_cell(m, s->cell + f->def.nbuckets + 1));
       gql_buf_putc(b, '\n');
       put_series(b, f, "_count", s->values, NULL);
       put_u64(b, cum);

@@ -29,6 +29,9 @@ typedef enum gql_metric_kind {
   GQL_METRIC_COUNTER,   /* adds (uint64) */
   GQL_METRIC_GAUGE,     /* adds and subtracts (int64), summed over shards */
   GQL_METRIC_HISTOGRAM, /* durations in ns, buckets in seconds */
+  /* values (a cost, a size) observed as doubles, buckets in the same unit
+   * (any finite ascending bounds); the sum is a double */
+  GQL_METRIC_VALUES,
 } gql_metric_kind;
 
 /* A family's definition; the strings must outlive the registry. */
@@ -39,7 +42,8 @@ typedef struct gql_metric_def {
   const char *const *labels; /* label names, nlabels of them */
   uint32_t nlabels;
   const double *buckets; /* histogram upper bounds in seconds, ascending
-                          * (+Inf is added); NULL: the default set */
+                          * (+Inf is added); NULL: the default set (of
+                          * durations; GQL_METRIC_VALUES needs its own) */
   uint32_t nbuckets;
   uint32_t max_series; /* 0: 256 */
 } gql_metric_def;
@@ -65,12 +69,13 @@ struct gql_metrics_shard {
 };
 
 /* A series: where its cells start (a histogram's: its buckets, then +Inf,
- * then the sum in ns; the count is the buckets' sum) and, for a
- * histogram, its family's bounds in ns. */
+ * then the sum, in ns or a double's bits for GQL_METRIC_VALUES; the count
+ * is the buckets' sum) and, for a histogram, its family's bounds. */
 typedef struct gql_metric_series {
   uint32_t cell;
   uint32_t nbounds;       /* histograms: bounds[0..nbounds) */
-  const uint64_t *bounds; /* in ns */
+  const uint64_t *bounds; /* in ns (GQL_METRIC_HISTOGRAM) */
+  const double *values;   /* GQL_METRIC_VALUES' bounds */
 } gql_metric_series;
 
 gql_metrics *gql_metrics_new(void);
@@ -121,6 +126,23 @@ static inline void gql_metrics_observe_ns(gql_metrics_shard *sh,
     i++;
   gql_metric_cell_add(gql_metric_at(sh, s->cell + i), 1);
   gql_metric_cell_add(gql_metric_at(sh, s->cell + s->nbounds + 1), ns);
+}
+
+/* A value into a GQL_METRIC_VALUES histogram (NaN counts in +Inf and
+ * makes the sum NaN). */
+static inline void gql_metrics_observe(gql_metrics_shard *sh,
+                                       const gql_metric_series *s, double v) {
+  uint32_t i = 0;
+  while (i < s->nbounds && !(v <= s->values[i]))
+    i++;
+  gql_metric_cell_add(gql_metric_at(sh, s->cell + i), 1);
+  gql_metric_cell *c = gql_metric_at(sh, s->cell + s->nbounds + 1);
+  uint64_t bits = atomic_load_explicit(c, memory_order_relaxed);
+  double sum;
+  memcpy(&sum, &bits, sizeof sum); /* a zeroed cell is 0.0 */
+  sum += v;
+  memcpy(&bits, &sum, sizeof bits);
+  atomic_store_explicit(c, bits, memory_order_relaxed);
 }
 
 /* ---- scraping: any thread */

@@ -3,6 +3,7 @@
 
 #include "gql.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 static const char *const l_status_op[] = {"status", "operation_type"};
@@ -84,6 +85,7 @@ int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
   sm->subgraph_requests = sm->subgraph_duration = -1;
   sm->plan_cache_hits = sm->plan_cache_misses = -1;
   sm->redis_messages = sm->redis_rejected = -1;
+  sm->cost_requests = sm->cost_estimated = -1;
   sm->http_requests =
       family(m, "gql_http_requests_total",
              "HTTP requests answered, by status code and GraphQL operation "
@@ -203,5 +205,60 @@ int gql_server_metrics_events(gql_server_metrics *sm) {
     ok = gql_metrics_series(sm->m, sm->redis_rejected, &v,
                             &sm->redis_rejects[i]);
   }
+  return ok ? 0 : GQL_ENOMEM;
+}
+
+int gql_server_metrics_cost(gql_server_metrics *sm) {
+  static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+  static const char *const l_result_mode[] = {"result", "mode"};
+  static const char *const l_result[] = {"result"};
+  static const char *const results[3] = {
+      "COST_OK", "COST_ESTIMATED_TOO_EXPENSIVE", "COST_QUERY_PARSE_FAILURE"};
+  static const char *const modes[2] = {"enforce", "measure"};
+  /* powers of 10, as Router's documentation's view of cost.* */
+  static const double buckets[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+  if (atomic_load_explicit(&sm->cost_ready, memory_order_acquire))
+    return 0;
+  pthread_mutex_lock(&once);
+  bool ok = true;
+  if (!atomic_load_explicit(&sm->cost_ready, memory_order_relaxed)) {
+    if (sm->cost_requests < 0)
+      sm->cost_requests =
+          family(sm->m, "gql_cost_requests_total",
+                 "Operations demand control estimated, by result (Apollo "
+                 "Router's cost.result: COST_OK, "
+                 "COST_ESTIMATED_TOO_EXPENSIVE, COST_QUERY_PARSE_FAILURE) "
+                 "and mode (enforce, measure: an operation over the maximum "
+                 "runs, and counts as COST_ESTIMATED_TOO_EXPENSIVE).",
+                 GQL_METRIC_COUNTER, l_result_mode, 2);
+    if (sm->cost_estimated < 0) {
+      gql_metric_def d = {.name = "gql_cost_estimated",
+                          .help =
+                              "Estimated costs of operations (Apollo Router's "
+                              "cost.estimated), by result: COST_OK or "
+                              "COST_ESTIMATED_TOO_EXPENSIVE.",
+                          .kind = GQL_METRIC_VALUES,
+                          .labels = l_result,
+                          .nlabels = 1,
+                          .buckets = buckets,
+                          .nbuckets = sizeof buckets / sizeof buckets[0]};
+      sm->cost_estimated = gql_metrics_family(sm->m, &d);
+    }
+    ok = sm->cost_requests >= 0 && sm->cost_estimated >= 0;
+    for (int mode = 0; ok && mode < 2; mode++)
+      for (int r = 0; ok && r < 3; r++) {
+        gql_str v[2] = {gql_cstr(results[r]), gql_cstr(modes[mode])};
+        ok = gql_metrics_series(sm->m, sm->cost_requests, v,
+                                &sm->cost_counts[mode][r]);
+      }
+    for (int r = 0; ok && r < 2; r++) {
+      gql_str v = gql_cstr(results[r]);
+      ok = gql_metrics_series(sm->m, sm->cost_estimated, &v,
+                              &sm->cost_estimates[r]);
+    }
+    if (ok)
+      atomic_store_explicit(&sm->cost_ready, true, memory_order_release);
+  }
+  pthread_mutex_unlock(&once);
   return ok ? 0 : GQL_ENOMEM;
 }

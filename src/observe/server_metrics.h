@@ -33,6 +33,13 @@ typedef struct gql_server_metrics {
    * reason: malformed, too_big */
   int redis_messages, redis_rejected;
   gql_metric_series redis_received, redis_rejects[2];
+  /* demand control (gql_server_metrics_cost; cost_ready false before):
+   * gql_cost_requests_total{result,mode}, its series by mode (enforce,
+   * measure) and result (gql_cost_result), and gql_cost_estimated{result},
+   * the estimates, by result (COST_OK, COST_ESTIMATED_TOO_EXPENSIVE) */
+  _Atomic bool cost_ready;
+  int cost_requests, cost_estimated;
+  gql_metric_series cost_counts[2][3], cost_estimates[2];
   /* the series without labels */
   gql_metric_series duration, doc_hits, doc_misses, connections, plan_hits,
       plan_misses;
@@ -58,6 +65,19 @@ int gql_server_metrics_init(gql_server_metrics *sm, gql_metrics *m,
  * (the messages received on the subscription fields' channels, the ones
  * rejected by reason), each series at 0. 0 or GQL_ENOMEM. */
 int gql_server_metrics_events(gql_server_metrics *sm);
+
+/* Demand control's outcome of an estimate, as Apollo Router's cost.result
+ * names it. */
+typedef enum gql_cost_result {
+  GQL_COST_OK,
+  GQL_COST_ESTIMATED_TOO_EXPENSIVE,
+  GQL_COST_QUERY_PARSE_FAILURE
+} gql_cost_result;
+
+/* Defines the families of demand control (the estimates by result and
+ * mode, each series at 0; their histogram), then sets cost_ready. Once:
+ * later calls, from any thread, return at once. 0 or GQL_ENOMEM. */
+int gql_server_metrics_cost(gql_server_metrics *sm);
 
 /* The request series' cell, found once (slow path of
  * gql_server_metrics_request); UINT32_MAX when out of memory. */

@@ -4,6 +4,7 @@
 #include "observe/server_metrics.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,5 +272,59 @@ Test(metrics, bad_definitions_are_refused) {
   gql_metric_def ok = {.name = "ok_total", .help = "h", .kind = 0};
   cr_assert_geq(gql_metrics_family(m, &ok), 0);
   cr_assert_eq(gql_metrics_family(m, &ok), -1, "a name once");
+  gql_metrics_free(m);
+}
+
+/* A histogram of values (costs): bounds in their own unit, a value on a
+ * bound counted in it, the sum a double over the shards; NaN in +Inf. */
+Test(metrics, values_histogram) {
+  gql_metrics *m = gql_metrics_new();
+  static const double bounds[] = {1, 10, 100};
+  static const char *const result[] = {"result"};
+  gql_metric_def def = {.name = "cost",
+                        .help = "Estimated cost.",
+                        .kind = GQL_METRIC_VALUES,
+                        .labels = result,
+                        .nlabels = 1,
+                        .buckets = bounds,
+                        .nbuckets = 3};
+  int f = gql_metrics_family(m, &def);
+  cr_assert_geq(f, 0);
+  gql_metric_def no_bounds = def, down = def;
+  no_bounds.name = "c1";
+  no_bounds.buckets = NULL;
+  static const double desc[] = {10, 1};
+  down.name = "c2";
+  down.buckets = desc;
+  down.nbuckets = 2;
+  cr_assert_eq(gql_metrics_family(m, &no_bounds), -1);
+  cr_assert_eq(gql_metrics_family(m, &down), -1);
+  gql_metric_series ok;
+  gql_str v = S("ok");
+  cr_assert(gql_metrics_series(m, f, &v, &ok));
+  gql_metrics_shard *a = gql_metrics_shard_new(m),
+                    *b = gql_metrics_shard_new(m);
+  gql_metrics_observe(a, &ok, 0);
+  gql_metrics_observe(a, &ok, 1);   /* on the bound: le="1" */
+  gql_metrics_observe(b, &ok, 2.5); /* a fraction */
+  gql_metrics_observe(b, &ok, 100);
+  gql_metrics_observe(b, &ok, 1e6);
+  char *s = scrape(m);
+  cr_assert(strstr(s, "# TYPE cost histogram\n"), "%s", s);
+  cr_assert(strstr(s, "cost_bucket{result=\"ok\",le=\"1\"} 2\n"), "%s", s);
+  cr_assert(strstr(s, "cost_bucket{result=\"ok\",le=\"10\"} 3\n"), "%s", s);
+  cr_assert(strstr(s, "cost_bucket{result=\"ok\",le=\"100\"} 4\n"), "%s", s);
+  cr_assert(strstr(s, "cost_bucket{result=\"ok\",le=\"+Inf\"} 5\n"), "%s", s);
+  cr_assert(strstr(s, "cost_sum{result=\"ok\"} 1000103.5\n"), "%s", s);
+  cr_assert(strstr(s, "cost_count{result=\"ok\"} 5\n"), "%s", s);
+  char out[4096];
+  int rc = promtool(s, out, sizeof out);
+  cr_assert_eq(rc, 0, "promtool: %s\n%s", out, s);
+  free(s);
+  gql_metrics_observe(a, &ok, NAN);
+  s = scrape(m);
+  cr_assert(strstr(s, "cost_bucket{result=\"ok\",le=\"+Inf\"} 6\n"), "%s", s);
+  cr_assert(strstr(s, "cost_sum{result=\"ok\"} NaN\n"), "%s", s);
+  free(s);
   gql_metrics_free(m);
 }

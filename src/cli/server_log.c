@@ -1,0 +1,31 @@
+/* A log line of gql serve's or gql gateway's own (cli.h: gql_cli_log),
+ * routed as the server routes its lines (src/http/log.c's gql_http_log):
+ * through the observer's log (JSON lines with --log-format json), else as
+ * a "NAME: LEVEL: message" text line, and dropped below the log level.
+ * For the parts of the commands outside src/http that speak to operators:
+ * the dropped subscription events, the persisted queries' log_unknown,
+ * demand control's measure mode. */
+#include "cli.h"
+
+#include <stdarg.h>
+
+void gql_cli_log(const gql_http_options *o, gql_http_log_level level,
+                 const char *fmt, ...) {
+  /* the server's resolved level (gql_http_options_resolve): warn unless
+   * set */
+  if (level > (o->log_level_set ? o->log_level : GQL_HTTP_LOG_WARN))
+    return;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  const gql_http_observer *ob = o->observer;
+  if (ob && ob->log)
+    ob->log(ob->ud, level, line, NULL);
+  else /* one call: lines do not interleave */
+    fprintf(o->log ? o->log : stderr, "%s: %s: %s\n",
+            o->log_name ? o->log_name : "gql serve",
+            names[(unsigned)level < 4 ? level : 2], line);
+}
