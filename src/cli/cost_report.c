@@ -10,8 +10,6 @@
  * the exact totals, the line names an example. */
 #include "cli.h"
 
-#include <time.h>
-
 #define MEASURE_LOG_INTERVAL_NS (10 * (uint64_t)1000000000)
 
 void gql_cli_cost_report_init(gql_cli_cost_report *cr,
@@ -26,19 +24,14 @@ void gql_cli_cost_report_free(gql_cli_cost_report *cr) {
   cr->limiting = false;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Measure mode let an operation over the maximum run: a line, unless one
  * was written less than the interval ago (then it is counted, and told in
  * the next one). */
 static void measure_line(gql_cli_cost_report *cr, gql_str operation,
                          double cost, double max) {
   uint64_t held;
-  if (!cr->limiting || !gql_log_limit_take(&cr->lines, 0, now_ns(), &held))
+  if (!cr->limiting ||
+      !gql_log_limit_take(&cr->lines, 0, gql_log_limit_now(), &held))
     return;
   char more[96] = "";
   if (held)

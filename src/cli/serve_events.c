@@ -28,7 +28,6 @@
 #include "schema/schema.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #define DROP_LOG_INTERVAL_NS (10 * (uint64_t)1000000000)
 
@@ -56,12 +55,6 @@ static void *worker_start(void *ud, uv_loop_t *loop) {
   return w;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A message dropped: a warning, unless this channel's last one for the
  * same reason was less than DROP_LOG_INTERVAL_NS ago (counted, and told in
  * the next line). */
@@ -70,7 +63,7 @@ static void log_drop(gql_cli_serve_events *se, gql_str channel,
   if (!se->http || !se->limiting)
     return;
   uint64_t held, key = gql_hash(channel.ptr, channel.len, (uint64_t)fate);
-  if (!gql_log_limit_take(&se->drops, key, now_ns(), &held))
+  if (!gql_log_limit_take(&se->drops, key, gql_log_limit_now(), &held))
     return;
   char more[96] = "";
   if (held)

@@ -2,6 +2,14 @@
  * (64 keys at most, and only when a line is due to be written). */
 #include "log_limit.h"
 
+#include <time.h>
+
+uint64_t gql_log_limit_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void gql_log_limit_init(gql_log_limit *l, uint64_t interval_ns) {
   memset(l, 0, sizeof *l);
   pthread_mutex_init(&l->mu, NULL);

@@ -37,4 +37,7 @@ void gql_log_limit_free(gql_log_limit *l);
 bool gql_log_limit_take(gql_log_limit *l, uint64_t key, uint64_t now_ns,
                         uint64_t *held);
 
+/* The monotonic clock in ns, for gql_log_limit_take's now_ns. */
+uint64_t gql_log_limit_now(void);
+
 #endif
