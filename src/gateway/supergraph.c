@@ -348,8 +348,12 @@ static int read_type(loader *l, const gql_ast_type_def *def) {
                      "isInterfaceObject on %.*s, which is no interface",
                      (int)t->name.len, t->name.ptr);
     const gql_ast_value *key = gw_arg(d, "key");
-    if (!key || key->h.kind != GQL_AST_STRING_VALUE)
+    if (!key)
       continue;
+    if (key->h.kind != GQL_AST_STRING_VALUE) /* (link_field_sets reads it) */
+      return fail_at(l, GQL_ESCHEMA, key->h.start,
+                     "the key of @join__type on %.*s is not a string",
+                     (int)t->name.len, t->name.ptr);
     gql_gw_key *keys = gql_arena_grow(sg->arena, tg->keys, tg->nkeys,
                                       tg->nkeys + 1, sizeof *keys);
     if (!keys)
