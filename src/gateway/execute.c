@@ -162,10 +162,8 @@ static gql_json_value *router_ext(gql_gw_request *r, gql_str service,
 
 /* ------------------------------------------------------------ requests */
 
-void gql_gw_request_set_access(gql_gw_request *r, bool authenticated,
-                               gql_str scopes) {
-  r->authenticated = authenticated;
-  r->scopes = scopes;
+void gql_gw_request_set_access(gql_gw_request *r, const gql_gw_who *who) {
+  r->who = *who;
 }
 
 /* An unauthorized field's error, as Apollo Router words it. */

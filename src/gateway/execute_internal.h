@@ -35,8 +35,7 @@ struct gql_gw_request {
   gql_json_value *errors;
   uint32_t nerrors, errors_cap;
   uint32_t requests, reps_sent, reps_seen;
-  bool authenticated; /* gql_gw_request_set_access */
-  gql_str scopes;
+  gql_gw_who who;     /* gql_gw_request_set_access */
   gw_defer_state *ds; /* incremental delivery (defer.c); NULL: off */
 };
 

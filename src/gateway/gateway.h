@@ -463,12 +463,11 @@ typedef struct gql_gw_request gql_gw_request;
 /* `variables` (may be NULL) are the client's coerced variables. */
 int gql_gw_request_new(const gql_gw_plan *plan, const gql_value *variables,
                        gql_arena *arena, gql_gw_request **out);
-/* Who asks: authenticated or not, and the scopes the token grants (its
- * "scope" claim, space-separated). A field whose @authenticated or
- * @requiresScopes (its own or its type's) the request does not satisfy
- * is null with an UNAUTHORIZED_FIELD_OR_TYPE error; the rest stands. */
-void gql_gw_request_set_access(gql_gw_request *r, bool authenticated,
-                               gql_str scopes);
+/* Who asks (copied; the scopes' bytes must outlive the request). A field
+ * whose @authenticated or @requiresScopes (its own, its type's or its
+ * parent type's) the request does not satisfy is null with an
+ * UNAUTHORIZED_FIELD_OR_TYPE error; the rest stands. Anonymous until set. */
+void gql_gw_request_set_access(gql_gw_request *r, const gql_gw_who *who);
 /* The JSON body {"query":...,"variables":{...}} of batch `i` (its wave's
  * predecessors merged). Returns 0, 1 when the batch has nothing to ask
  * (no object needs it: send nothing), or GQL_ENOMEM. */

@@ -75,12 +75,6 @@ static proj runtime_type_error(projector *p, const gql_gw_type *named,
   return PROJ_ERROR;
 }
 
-/* @authenticated / @requiresScopes of field f (and of its type). */
-static bool allowed(const gql_gw_request *r, const gql_gw_field *f) {
-  gql_gw_who who = {r->authenticated, r->scopes};
-  return gql_gw_allowed(&who, f);
-}
-
 /* `named` is the field's type; the object's __typename may name a
  * concrete type below it. */
 static proj project_object(projector *p, const gql_json_value *v,
@@ -136,7 +130,7 @@ static proj project_object(projector *p, const gql_json_value *v,
     }
     seg s = {path, c->key, 0};
     /* null, the rest stands (denied: not fetched, by the plan's verdict) */
-    if (c->denied || (f->guarded && !allowed(p->r, f))) {
+    if (c->denied || (f->guarded && !gql_gw_allowed(&p->r->who, f))) {
       gql_gw_add_unauthorized(p->r, gw_path_json(p->r->arena, &s, NULL, 0));
       if (f->type->h.kind == GQL_AST_NON_NULL_TYPE)
         return PROJ_BUBBLED;

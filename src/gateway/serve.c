@@ -636,7 +636,7 @@ static gql_gw_who who_of(gw_worker *w, gql_http_exec *req) {
 static void request_access(gw_worker *w, gql_http_exec *req,
                            gql_gw_request *gr) {
   gql_gw_who who = who_of(w, req);
-  gql_gw_request_set_access(gr, who.authenticated, who.scopes);
+  gql_gw_request_set_access(gr, &who);
 }
 
 /* ---- subscriptions (subscribe.c): the root fetch is the subgraph's
@@ -861,7 +861,7 @@ static int execute(void *worker, gql_http_exec *req) {
     gql_gw_plan_cache_release(ref);
     return rc;
   }
-  gql_gw_request_set_access(e->gr, who.authenticated, who.scopes);
+  gql_gw_request_set_access(e->gr, &who);
   if (plan->introspection.len) { /* __schema / __type: the gateway's own */
     gql_str json;
     rc = gql_gw_introspect(plan, variables, req->arena, &json);
