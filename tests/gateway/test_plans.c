@@ -54,6 +54,20 @@ static const gql_gw_plan *plan_for(const gql_gw_plan *base,
   return plan_for_who(base, variables, labels, NULL);
 }
 
+/* The response to plan p when its one subgraph request is answered
+ * `answer` (malloc'ed; an anonymous request). */
+static char *run_plan(const gql_gw_plan *p, const char *answer) {
+  const char *answers[] = {answer};
+  gql_buf out;
+  gql_buf_init(&out, NULL);
+  cr_assert_eq(
+      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL),
+      0);
+  char *got = gw_cstr((gql_str){out.data, out.len});
+  gql_buf_free(&out);
+  return got;
+}
+
 Test(plans, skip_and_include_on_variables_plan_per_value) {
   gql_supergraph *sg = load("conditions");
   const char *q = "query($s: Boolean!) { product { name reviews @skip(if: $s) "
@@ -239,19 +253,12 @@ Test(plans, a_field_typed_otherwise_in_a_subgraph_is_aliased_and_renamed) {
   const gql_gw_fetch *f = gw_batch(p, "b", 1)->fetches[0];
   cr_expect(f->renames);
   /* the answer's alias is renamed back: the client sees id */
-  const char *answers[] = {
-      "{\"data\":{\"accounts\":[{\"__typename\":\"User\",\"id__alias1\":"
-      "\"u1\"},{\"__typename\":\"Admin\",\"id\":\"a1\"}]}}"};
-  gql_buf out;
-  gql_buf_init(&out, NULL);
-  cr_assert_eq(
-      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL),
-      0);
-  char *got = gw_cstr((gql_str){out.data, out.len});
+  char *got = run_plan(
+      p, "{\"data\":{\"accounts\":[{\"__typename\":\"User\",\"id__alias1\":"
+         "\"u1\"},{\"__typename\":\"Admin\",\"id\":\"a1\"}]}}");
   cr_expect_str_eq(got, "{\"data\":{\"accounts\":[{\"id\":\"u1\"},{\"id\":"
                         "\"a1\"}]}}");
   free(got);
-  gql_buf_free(&out);
   gql_supergraph_free(sg);
 }
 
@@ -449,24 +456,17 @@ Test(plans, an_interface_field_is_fetched_while_some_type_shows_it) {
   gw_expect_op(plan_for(alone, NULL, 0), "a", 1, "query{node{__typename}}");
   /* (gql_gw_execute's request is anonymous: a Doc's owner is null with
    * the error, a Pic has no field) */
-  const char *doc_answer[] = {"{\"data\":{\"node\":{\"__typename\":\"Doc\"}}}"},
-             *pic_answer[] = {"{\"data\":{\"node\":{\"__typename\":\"Pic\"}}}"};
-  const char *const *answers[] = {doc_answer, pic_answer};
+  const char *answers[] = {"{\"data\":{\"node\":{\"__typename\":\"Doc\"}}}",
+                           "{\"data\":{\"node\":{\"__typename\":\"Pic\"}}}"};
   const char *want[] = {
       "{\"errors\":[{\"message\":\"Unauthorized field or type\",\"path\":"
       "[\"node\",\"owner\"],\"extensions\":{\"code\":"
       "\"UNAUTHORIZED_FIELD_OR_TYPE\"}}],\"data\":{\"node\":{\"owner\":null}}}",
       "{\"data\":{\"node\":{}}}"};
   for (int k = 0; k < 2; k++) {
-    gql_buf out;
-    gql_buf_init(&out, NULL);
-    cr_assert_eq(gql_gw_execute(plan_for(alone, NULL, 0), NULL, arena,
-                                gw_canned, (void *)answers[k], &out, NULL),
-                 0);
-    char *got = gw_cstr((gql_str){out.data, out.len});
+    char *got = run_plan(plan_for(alone, NULL, 0), answers[k]);
     cr_expect_str_eq(got, want[k]);
     free(got);
-    gql_buf_free(&out);
   }
   gql_supergraph_free(sg);
 }
@@ -474,18 +474,6 @@ Test(plans, an_interface_field_is_fetched_while_some_type_shows_it) {
 /* A guarded object type (Vault) guards its own fields: a fragment on it
  * is not fetched, and an interface field is judged on each object by its
  * type, whose __typename is therefore always asked. */
-static char *run_plan(const gql_gw_plan *p, const char *answer) {
-  const char *answers[] = {answer};
-  gql_buf out;
-  gql_buf_init(&out, NULL);
-  cr_assert_eq(
-      gql_gw_execute(p, NULL, arena, gw_canned, (void *)answers, &out, NULL),
-      0);
-  char *got = gw_cstr((gql_str){out.data, out.len});
-  gql_buf_free(&out);
-  return got;
-}
-
 Test(plans, the_fields_of_a_guarded_type_are_guarded) {
   gql_supergraph *sg = gw_load_text(AUTH_SG);
   gql_gw_plan *frag =
