@@ -18,5 +18,13 @@ if [[ -d "$root/../shared/conformance" ]]; then
 else
   echo "test: ../shared/conformance NOT FOUND: the conformance corpora will not run"
 fi
+# The tests' python3 is Debian's (scripts/deps.sh installs their modules
+# for it: python3-yaml), not a version manager's shim found first on PATH:
+# pyenv's costs 0.6 s a start, and the tests start python3 hundreds of times.
+if [[ -x /usr/bin/python3 && $(command -v python3) != /usr/bin/python3 ]]; then
+  mkdir -p "$build/test-path"
+  ln -sf /usr/bin/python3 "$build/test-path/python3"
+  export PATH="$build/test-path:$PATH"
+fi
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"
