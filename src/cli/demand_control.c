@@ -71,9 +71,10 @@ const char *gql_cli_demand_control_admit(
                                ? GQL_COST_ESTIMATED_TOO_EXPENSIVE
                                : GQL_COST_OK;
   gql_cli_cost_report_estimate(cr, r, name, dc->enforce, result, cost, dc->max);
-  if (result == GQL_COST_OK ||
-      (result == GQL_COST_ESTIMATED_TOO_EXPENSIVE && !dc->enforce))
-    return NULL; /* measure: Router runs it and reports the estimate */
+  /* measure mode refuses nothing, an estimate that failed included: as
+   * Router, which drops every demand-control error unless it enforces */
+  if (result == GQL_COST_OK || !dc->enforce)
+    return NULL;
   gql_buf b;
   gql_buf_init(&b, NULL);
   if (rc < 0)
