@@ -469,6 +469,18 @@ GQL_API int gql_http_server_swap(gql_http_server *server,
                                  const gql_http_generation *g);
 /* How many generations the server has published (0: still the first). */
 GQL_API uint64_t gql_http_server_generation(const gql_http_server *server);
+/* Applies to a running server, from any thread, the options it can change
+ * while it runs; the others in `options` are ignored, zeros take the
+ * defaults as in gql_http_server_new: log_level (with log_level_set), the
+ * request limits max_body, max_header_bytes and max_headers, and
+ * idle_timeout_ms, request_timeout_ms and shutdown_timeout_ms. Each is
+ * stored atomically, and the server reads it so: every worker's next log
+ * line, the bytes of requests still to be read and the timers armed from
+ * then on follow the new values (an idle timer already armed fires as it
+ * was set, then waits out the new value). gql serve and gql gateway call
+ * it on a reload. */
+GQL_API void gql_http_server_update(gql_http_server *server,
+                                    const gql_http_options *options);
 
 /* Frees a stopped (or never started) server. NULL is allowed. */
 GQL_API void gql_http_server_free(gql_http_server *server);

@@ -120,15 +120,19 @@ typedef struct gql_cli_reload {
   /* gql serve: called on each schema loaded, before it is finalized (the
    * Subscription fields' event resolvers); NULL: none. */
   int (*schema_ready)(gql_schema *schema);
+  /* The server, once made (NULL before): a reload updates its live
+   * options (gql_http_server_update). */
+  gql_http_server *server;
   /* set by init */
   const char *config;
+  gql_http_options *opts;       /* the command's: its own lines' log level */
   gql_http_options first;       /* as served: what a reload cannot change */
   const gql_settings *first_st; /* the same, as settings */
   uint64_t serial;              /* the last gql_cli_live's */
   const char *watch[4 + 16];    /* the files, the first 16 key sets' */
 } gql_cli_reload;
 void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
-                         const gql_http_options *o);
+                         gql_http_options *o);
 /* The first generation (the same load as a reload's, the limits aside):
  * 0, or a negative gql_err after saying why. Release it with
  * out->release(out->ud) once the server is freed. */

@@ -55,10 +55,12 @@ static int serve(gql_settings *st, const gql_supergraph *sg,
   o->error_codes = true; /* as Apollo Router words them */
   gql_http_server *srv = NULL;
   rc = gql_http_server_new(sg->api, o, &srv);
-  if (rc < 0)
+  if (rc < 0) {
     fprintf(stderr, "gql gateway: %s\n", gql_strerror(rc));
-  else
+  } else {
+    rl.server = srv;
     rc = gql_http_server_run(srv); /* flushes the tracer */
+  }
   gql_http_server_free(srv);
   gql_gw_executor_free(&ge);
   gql_cli_observer_free(&obs);

@@ -257,6 +257,7 @@ static int serve(gql_settings *st, int argc, char **argv) {
     fprintf(stderr, "gql serve: %s\n", gql_strerror(rc));
     goto done;
   }
+  rl.server = srv;
   rc = gql_http_server_run(srv); /* flushes the tracer */
   status = rc < 0 ? 1 : 0;
 done:

@@ -203,29 +203,20 @@ static void warn_fixed(const gql_cli_reload *r, const gql_http_options *o,
       {r->data && !same(st->serve.data, r->data), "the data path"},
       {r->supergraph && !same(st->gateway.supergraph, r->supergraph),
        "the supergraph path"},
-      {o->max_body != f->max_body ||
-           o->max_header_bytes != f->max_header_bytes ||
-           o->max_headers != f->max_headers,
-       "the HTTP limits (limits.http_*, limits.http1_*)"},
       {memcmp(&o->parse, &f->parse, sizeof o->parse) != 0 ||
            o->max_plan_size != f->max_plan_size,
        "the parser limits (limits.parser_*, limits.max_fields)"},
-      {o->max_connections != f->max_connections ||
-           o->idle_timeout_ms != f->idle_timeout_ms ||
-           o->request_timeout_ms != f->request_timeout_ms ||
-           o->shutdown_timeout_ms != f->shutdown_timeout_ms,
-       "the connection settings (server.max_connections, "
-       "server.idle_timeout, server.request_timeout, "
-       "server.shutdown_timeout)"},
+      {o->max_connections != f->max_connections,
+       "the connection limit (server.max_connections)"},
       {o->cache_bytes != f->cache_bytes ||
            st->gateway.plan_cache_bytes != s0->gateway.plan_cache_bytes,
        "the cache sizes (server.document_cache_bytes, "
        "gateway.plan_cache_bytes)"},
-      {st->server.log_level != s0->server.log_level ||
-           st->server.log_format != s0->server.log_format ||
+      {st->server.log_format != s0->server.log_format ||
            st->server.metrics != s0->server.metrics ||
            !same(st->server.metrics_path, s0->server.metrics_path),
-       "the log and metrics settings (server.log_*, server.metrics*)"},
+       "the log format and metrics settings (server.log_format, "
+       "server.metrics*)"},
       {p->apq != p0->apq || !same(st->redis_url, s0->redis_url) ||
            st->redis_timeout_ms != s0->redis_timeout_ms,
        "APQ and its store (apq, redis)"},
@@ -308,6 +299,11 @@ static int load(void *ud, gql_http_generation *out) {
     return GQL_EINVAL;
   }
   warn_fixed(r, &now, st);
+  /* the server's live options (log level, HTTP limits, timeouts) apply at
+   * once, before "reloaded" is logged at the new level; the command's own
+   * lines (gql_cli_log) read its options' level */
+  __atomic_store_n(&r->opts->log_level, now.log_level, __ATOMIC_RELAXED);
+  gql_http_server_update(r->server, &now);
   l->live = live;
   r->serial = live->serial;
   out->max_depth = now.max_depth;
@@ -323,8 +319,9 @@ int gql_cli_reload_first(gql_cli_reload *r, gql_http_generation *out) {
 }
 
 void gql_cli_reload_init(gql_cli_reload *r, const gql_settings *st,
-                         const gql_http_options *o) {
+                         gql_http_options *o) {
   memcpy(&r->first, o, sizeof r->first);
+  r->opts = o;
   r->first_st = st;
   r->serial = 1; /* the first generation's: gql_cli_hooks.first */
   r->config = st->file;

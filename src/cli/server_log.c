@@ -11,9 +11,9 @@
 
 void gql_cli_log(const gql_http_options *o, gql_http_log_level level,
                  const char *fmt, ...) {
-  /* the server's resolved level (gql_http_options_resolve): warn unless
-   * set */
-  if (level > (o->log_level_set ? o->log_level : GQL_HTTP_LOG_WARN))
+  /* the command's level (gql_cli_http_options sets it; a reload stores
+   * a new one atomically while workers log) */
+  if (level > __atomic_load_n(&o->log_level, __ATOMIC_RELAXED))
     return;
   static const char *const names[] = {"error", "warn", "info", "debug"};
   char line[1024];

@@ -233,10 +233,12 @@ bool gql_cli_http_options(const char *cmd, const gql_settings *st,
       .init_timeout_ms = (uint32_t)sb->init_timeout_ms,
       .max_message = (uint32_t)sb->max_message_bytes,
       .sse_reservation_ttl_ms = (uint32_t)sb->sse_reservation_ttl_ms};
-  if (st->server.log_level) {
-    o->log_level = (gql_http_log_level)(st->server.log_level - 1);
-    o->log_level_set = true;
-  }
+  /* always set (warn by default, as the server's): a reload changes it
+   * in place (reload.c), and gql_cli_log reads it */
+  o->log_level = st->server.log_level
+                     ? (gql_http_log_level)(st->server.log_level - 1)
+                     : GQL_HTTP_LOG_WARN;
+  o->log_level_set = true;
   return true;
 }
 

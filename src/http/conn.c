@@ -36,7 +36,7 @@ static int on_message_begin(llhttp_t *p) {
 /* Counts request-line and header bytes against max_header_bytes (431). */
 static int head_bytes(gql_http_conn *c, size_t n) {
   c->header_bytes += n;
-  if (c->header_bytes > c->x->opt->max_header_bytes)
+  if (c->header_bytes > HTTP_LIVE(c->x->opt, max_header_bytes))
     return refuse(c, 431, "Request header fields too large.");
   return 0;
 }
@@ -44,7 +44,7 @@ static int head_bytes(gql_http_conn *c, size_t n) {
 static int on_url(llhttp_t *p, const char *at, size_t n) {
   gql_http_conn *c = conn_of(p);
   c->header_bytes += n;
-  if (c->header_bytes > c->x->opt->max_header_bytes)
+  if (c->header_bytes > HTTP_LIVE(c->x->opt, max_header_bytes))
     return refuse(c, 414, "URI too long.");
   http_buf_append(&c->url, at, n);
   return 0;
@@ -84,7 +84,7 @@ static bool slice_is(gql_str s, const char *name, size_t n) {
 
 static int on_header_value_complete(llhttp_t *p) {
   gql_http_conn *c = conn_of(p);
-  if (++c->nheaders > c->x->opt->max_headers)
+  if (++c->nheaders > HTTP_LIVE(c->x->opt, max_headers))
     return refuse(c, 431, "Too many request header fields.");
   gql_http_header_at at = {c->hname_start, c->hname_end - c->hname_start,
                            c->hname_end,
@@ -124,7 +124,8 @@ static int on_headers_complete(llhttp_t *p) {
   gql_http_conn *c = conn_of(p);
   if (c->expect_other)
     return refuse(c, 417, "Unsupported expectation.");
-  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > c->x->opt->max_body)
+  if ((p->flags & F_CONTENT_LENGTH) &&
+      p->content_length > HTTP_LIVE(c->x->opt, max_body))
     return refuse(c, 413, "Request body too large.");
   if (c->expect_continue && p->http_major == 1 && p->http_minor >= 1)
     http_buf_puts(&c->out, "HTTP/1.1 100 Continue\r\n\r\n");
@@ -133,7 +134,7 @@ static int on_headers_complete(llhttp_t *p) {
 
 static int on_body(llhttp_t *p, const char *at, size_t n) {
   gql_http_conn *c = conn_of(p);
-  if (c->body.o.len + n > c->x->opt->max_body)
+  if (c->body.o.len + n > HTTP_LIVE(c->x->opt, max_body))
     return refuse(c, 413, "Request body too large.");
   http_buf_append(&c->body, at, n);
   if (c->body.failed)

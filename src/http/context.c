@@ -87,17 +87,19 @@ gql_http_slot *gql_http_slot_take(gql_http_ctx *x) {
   if (s) {
     x->free_slots = s->next;
     x->nfree_slots--;
-    return s;
+  } else {
+    s = calloc(1, sizeof *s);
+    if (!s)
+      return NULL;
+    if (!(s->arena = gql_arena_new(NULL))) {
+      free(s);
+      return NULL;
+    }
   }
-  s = calloc(1, sizeof *s);
-  if (!s)
-    return NULL;
-  if (!(s->arena = gql_arena_new(NULL))) {
-    free(s);
-    return NULL;
-  }
-  /* A request may use memory in proportion to its input, within reason. */
-  gql_arena_set_limit(s->arena, 64 * x->opt->max_body + ((size_t)64 << 20));
+  /* A request may use memory in proportion to its input, within reason
+   * (set again on each take: gql_http_server_update changes max_body). */
+  gql_arena_set_limit(s->arena,
+                      64 * HTTP_LIVE(x->opt, max_body) + ((size_t)64 << 20));
   return s;
 }
 

@@ -25,6 +25,9 @@
 #include <string.h>
 
 #define HTTP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* An option that gql_http_server_update changes while workers run (the
+ * log level, the request limits, the timeouts): read atomically. */
+#define HTTP_LIVE(opt, field) __atomic_load_n(&(opt)->field, __ATOMIC_RELAXED)
 #define http_container_of(ptr, type, member)                                   \
   ((type *)((char *)(ptr)-offsetof(type, member)))
 

@@ -14,7 +14,7 @@ uint64_t gql_http_now_ns(void) {
 
 void gql_http_log(const gql_http_options *opt, gql_http_log_level level,
                   const char *fmt, ...) {
-  if (level > opt->log_level)
+  if (level > HTTP_LIVE(opt, log_level))
     return;
   static const char *const names[] = {"error", "warn", "info", "debug"};
   const gql_http_observer *ob = opt->observer;
@@ -37,7 +37,7 @@ void gql_http_log_request(gql_http_conn *c, gql_http_request_info *info,
                           uint64_t start_ns) {
   const gql_http_options *opt = c->x->opt;
   const gql_http_observer *ob = opt->observer;
-  bool access = opt->log_level >= GQL_HTTP_LOG_INFO;
+  bool access = HTTP_LIVE(opt, log_level) >= GQL_HTTP_LOG_INFO;
   if (!ob && !access)
     return;
   uint64_t now = gql_http_now_ns();

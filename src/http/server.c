@@ -404,7 +404,7 @@ static void on_timer(uv_timer_t *h) {
   }
   if (t->mode == T_IDLE) {
     uint64_t idle = uv_now(&t->w->loop) - t->last_active;
-    uint64_t limit = t->w->x.opt->idle_timeout_ms;
+    uint64_t limit = HTTP_LIVE(t->w->x.opt, idle_timeout_ms);
     if (idle < limit) {
       uv_timer_start(&t->timer, on_timer, limit - idle, 0);
       return;
@@ -510,9 +510,8 @@ static void conn_update(tconn *t) {
   } else if (c->in_request) {
     if (t->mode != T_REQUEST || t->armed_for != c->start_ns) {
       uint64_t elapsed = (gql_http_now_ns() - c->start_ns) / 1000000;
-      uint64_t left = elapsed >= o->request_timeout_ms
-                          ? 1
-                          : o->request_timeout_ms - elapsed;
+      uint64_t limit = HTTP_LIVE(o, request_timeout_ms);
+      uint64_t left = elapsed >= limit ? 1 : limit - elapsed;
       uv_timer_start(&t->timer, on_timer, left, 0);
       t->mode = T_REQUEST;
       t->armed_for = c->start_ns;
@@ -522,7 +521,7 @@ static void conn_update(tconn *t) {
      * when it fires (no timer-heap work per request). */
     t->last_active = uv_now(&t->w->loop);
     if (t->mode != T_IDLE) {
-      uv_timer_start(&t->timer, on_timer, o->idle_timeout_ms, 0);
+      uv_timer_start(&t->timer, on_timer, HTTP_LIVE(o, idle_timeout_ms), 0);
       t->mode = T_IDLE;
     }
   }
@@ -633,7 +632,8 @@ static void on_stop_deadline(uv_timer_t *h) {
     gql_http_log(w->x.opt, GQL_HTTP_LOG_WARN,
                  "stop: closing %u connection%s still open after %u ms "
                  "(server.shutdown_timeout)",
-                 n, n == 1 ? "" : "s", w->srv->opt.shutdown_timeout_ms);
+                 n, n == 1 ? "" : "s",
+                 HTTP_LIVE(&w->srv->opt, shutdown_timeout_ms));
   for (tconn *t = w->conns, *next; t; t = next) {
     next = t->next;
     if (!t->tcp_closed)
@@ -648,7 +648,7 @@ static void on_stop(uv_async_t *a) {
   worker *w = a->data;
   w->x.stopping = true;
   uv_timer_start(&w->stop_timer, on_stop_deadline,
-                 w->srv->opt.shutdown_timeout_ms, 0);
+                 HTTP_LIVE(&w->srv->opt, shutdown_timeout_ms), 0);
   const gql_http_executor *ex = w->srv->opt.executor;
   if (ex && ex->worker_stop && w->x.exec_worker)
     ex->worker_stop(w->x.exec_worker);
@@ -1119,6 +1119,25 @@ int gql_http_server_swap(gql_http_server *s, const gql_http_generation *g) {
 
 uint64_t gql_http_server_generation(const gql_http_server *s) {
   return s ? atomic_load(&((gql_http_server *)s)->generations) : 0;
+}
+
+void gql_http_server_update(gql_http_server *s,
+                            const gql_http_options *options) {
+  if (!s || !options)
+    return;
+  gql_http_options r;
+  gql_http_options_resolve(options, &r);
+  gql_http_options *o = &s->opt;
+#define SET_LIVE(field) __atomic_store_n(&o->field, r.field, __ATOMIC_RELAXED)
+  if ((unsigned)r.log_level <= GQL_HTTP_LOG_DEBUG)
+    SET_LIVE(log_level);
+  SET_LIVE(max_body);
+  SET_LIVE(max_header_bytes);
+  SET_LIVE(max_headers);
+  SET_LIVE(idle_timeout_ms);
+  SET_LIVE(request_timeout_ms);
+  SET_LIVE(shutdown_timeout_ms);
+#undef SET_LIVE
 }
 
 void gql_http_server_free(gql_http_server *s) {

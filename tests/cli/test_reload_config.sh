@@ -5,7 +5,8 @@
 # file alone reloads the verifier (new-key token passes, removed-key token
 # 401); a configuration that does not load is reported with
 # FILE:LINE:COLUMN and the old one keeps serving; a setting that needs a
-# restart says so. gql gateway: a changed header rule reaches the subgraph
+# restart says so; the log level, the HTTP limits and the timeouts apply
+# at once. gql gateway: a changed header rule reaches the subgraph
 # (tests/gateway/echo_subgraph.py echoes what it got), and /ready follows
 # the current supergraph's subgraphs.
 # Usage: test_reload_config.sh GQL_BINARY REPO_ROOT
@@ -157,14 +158,99 @@ if serve s --log-level info --config "$tmp/s/gql.yaml"; then
   cfg https://d.example 1000 'supergraph:
   path: /api
 server:
-  idle_timeout: 5s'
+  max_connections: 500'
   kill -HUP "$pid"
   until_ok 5 origin_is https://d.example https://d.example && ok || fail "restart keys: the reload did not apply"
   grep -q 'the endpoint path (supergraph.path) changed; needs a restart' "$tmp/s.err" && ok ||
     fail "restart keys: the path change not reported: $(cat "$tmp/s.err")"
-  grep -q 'the connection settings (.*) changed; needs a restart' "$tmp/s.err" && ok ||
-    fail "restart keys: idle_timeout not reported"
+  grep -q 'the connection limit (server.max_connections) changed; needs a restart' "$tmp/s.err" && ok ||
+    fail "restart keys: max_connections not reported"
   admitted && ok || fail "demand control: max 1000 again not applied: $(costly)"
+  kill "$pid"
+  wait "$pid" 2>/dev/null
+fi
+
+# ---- the server's live options apply on a reload (the file's values: no
+# flag for them on the command line): server.log_level (the access log at
+# info), limits.http_max_request_bytes, server.idle_timeout; the log
+# format still needs a restart
+mkdir -p "$tmp/l"
+cp "$tmp/s/schema.graphql" "$tmp/s/data.json" "$tmp/l/"
+lcfg() { # lcfg LEVEL ORIGIN [FORMAT [IDLE_TIMEOUT [MAX_BODY]]]
+  cat >"$tmp/l/gql.yaml.new" <<YAML
+serve:
+  schema: schema.graphql
+  data: data.json
+server:
+  log_level: $1
+  log_format: ${3:-text}
+  idle_timeout: ${4:-30s}
+limits:
+  http_max_request_bytes: ${5:-1mib}
+cors:
+  origins: [$2]
+YAML
+  mv "$tmp/l/gql.yaml.new" "$tmp/l/gql.yaml"
+}
+ask() { curl -s "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' -d '{"query":"{hello}"}' >/dev/null; }
+access_lines() { grep -c '^POST /graphql 200 ' "$tmp/l.err"; }
+# big: the status of a 300-byte body (a query padded with spaces)
+big() {
+  curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/graphql" -H 'content-type: application/json' \
+    -d "{\"query\":\"{hello$(printf '%*s' 270 '')}\"}"
+}
+# kept_open SECONDS: whether a keep-alive connection that asked once is
+# still open SECONDS later
+kept_open() {
+  python3 - "$port" "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+body = b'{"query":"{hello}"}'
+s.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+got = b""
+while b'"world"' not in got:
+    got += s.recv(4096)
+time.sleep(float(sys.argv[2]))
+s.settimeout(0.5)
+try:
+    closed = s.recv(1) == b""
+except socket.timeout:
+    closed = False
+sys.exit(1 if closed else 0)
+PY
+}
+lcfg warn https://a.example
+if serve l --config "$tmp/l/gql.yaml"; then
+  ask
+  ask
+  [[ $(access_lines) == 0 ]] && ok || fail "log level warn: access lines: $(cat "$tmp/l.err")"
+  [[ $(big) == 200 ]] && ok || fail "max body 1mib: a 300-byte body refused"
+  kept_open 1.5 && ok || fail "idle timeout 30s: closed within 1.5 s"
+  lcfg info https://b.example text 1s 200
+  kill -HUP "$pid"
+  wait_log "$tmp/l.err" 'reloaded: generation' && ok || fail "log level info: no 'reloaded' line: $(cat "$tmp/l.err")"
+  ask
+  ask
+  [[ $(access_lines) == 2 ]] && ok || fail "log level info: $(access_lines) access lines: $(cat "$tmp/l.err")"
+  [[ $(big) == 413 ]] && ok || fail "max body 200: a 300-byte body not refused: $(big)"
+  ask
+  [[ $(access_lines) == 3 ]] && ok || fail "max body 200: a small request not answered"
+  kept_open 1.5 && fail "idle timeout 1s: still open after 1.5 s" || ok
+  grep -q 'needs a restart' "$tmp/l.err" && fail "live options: reported as needing a restart: $(cat "$tmp/l.err")" || ok
+  lcfg error https://c.example
+  kill -HUP "$pid"
+  until_ok 5 origin_is https://c.example https://c.example && ok || fail "log level error: the reload did not apply"
+  n=$(access_lines)
+  ask
+  ask
+  [[ $(access_lines) == "$n" ]] && ok || fail "log level error: $(access_lines) access lines, $n before: $(cat "$tmp/l.err")"
+  [[ $(big) == 200 ]] && ok || fail "max body back to 1mib: a 300-byte body refused"
+  lcfg error https://d.example json
+  kill -HUP "$pid"
+  until_ok 5 origin_is https://d.example https://d.example && ok || fail "log format: the reload did not apply"
+  grep -q 'the log format and metrics settings (server.log_format, server.metrics\*) changed; needs a restart' "$tmp/l.err" &&
+    ok || fail "log format: not reported as needing a restart: $(cat "$tmp/l.err")"
   kill "$pid"
   wait "$pid" 2>/dev/null
 fi
