@@ -22,9 +22,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+. "$root/bench/common/callgrind.sh"
 sport=$(free_port)
 "$subs" --port "$sport" --reviews "$bench/peers/reviews-data.json" >"$tmp/subs.out" 2>&1 &
 pids+=($!)
@@ -56,8 +54,7 @@ for i in range(n):
 PY
   kill -TERM "$pid"
   wait "$pid" || true
-  callgrind_annotate "$cg" 2>/dev/null |
-    awk '/PROGRAM TOTALS/ && !done {gsub(",","",$1); print $1; done = 1}'
+  cg_total "$cg"
 }
 a=$(run "$n")
 b=$(run $((2 * n)))

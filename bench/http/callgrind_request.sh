@@ -12,7 +12,8 @@ shift $(($# >= 2 ? 2 : $#))
 [[ ${1:-} == -- ]] && shift
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+. "$(dirname "$0")/../common/callgrind.sh"
+port=$(free_port)
 valgrind --tool=callgrind --callgrind-out-file="${CG_OUT:-$tmp/cg.out}" \
   --toggle-collect=gql_http_conn_feed "$gql" serve --threads 1 --port "$port" "$@" \
   >"$tmp/out" 2>"$tmp/err" &
@@ -33,5 +34,5 @@ for i in range(n):
 PY
 kill -TERM "$pid"
 wait "$pid" || true
-total=$(callgrind_annotate "${CG_OUT:-$tmp/cg.out}" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",","",$1); print $1; done = 1}')
+total=$(cg_total "${CG_OUT:-$tmp/cg.out}")
 echo "requests: $n  instructions in gql_http_conn_feed: $total  per request: $((total / n))"
